@@ -1,0 +1,35 @@
+/** Public names of the neutral wire-format module shared by model/ and impl/. */
+export type {
+  AckCommand,
+  AckResult,
+  ClaimCommand,
+  ClaimResult,
+  Command,
+  CommandType,
+  CommitCommand,
+  CommitResult,
+  Config,
+  DeadReason,
+  Delivery,
+  EffectRecord,
+  FailCommand,
+  FailResult,
+  FailureKind,
+  JobRecord,
+  JobStatus,
+  Payload,
+  Rejection,
+  RejectionCode,
+  Reply,
+  Snapshot,
+  SubmitCommand,
+  SubmitResult,
+  Success,
+  TickCommand,
+  TickResult,
+} from './types.ts';
+export { REJECTION_CODES, SNAPSHOT_FORMAT } from './types.ts';
+export type { JobcheckErrorCode } from './errors.ts';
+export { JobcheckError } from './errors.ts';
+export type { ParsedCommand } from './schema.ts';
+export { configSchema, describeValue, parseCommand, parseConfig, parseSnapshot, snapshotSchema } from './schema.ts';

@@ -1,0 +1,254 @@
+/**
+ * Schemas for everything that arrives from outside: commands, configs and snapshots. Both the
+ * model and the implementation validate through these, once, at the boundary; the inside then
+ * trusts its types. Validation never throws for commands (a malformed command is an ordinary
+ * `invalid_argument` reply); configs and snapshots throw a JobcheckError.
+ */
+import { z } from 'zod';
+import { JobcheckError } from './errors.ts';
+import type { Command, Config, Rejection, Snapshot } from './types.ts';
+import { SNAPSHOT_FORMAT } from './types.ts';
+
+const nonEmpty = z.string().min(1, 'must be a non-empty string');
+/** Safe integers only: NaN, fractions and values beyond 2^53-1 are refused. */
+const int = z.int();
+const time = z.int().min(0, 'must be >= 0');
+const positive = z.int().min(1, 'must be >= 1');
+
+/** Schema of a store config. */
+export const configSchema = z
+  .strictObject({
+    capacity: positive,
+    maxAttempts: positive,
+    leaseTicks: positive,
+    backoffBase: positive,
+    backoffCap: positive,
+  })
+  .refine((c) => c.backoffCap >= c.backoffBase, {
+    message: 'must be >= backoffBase',
+    path: ['backoffCap'],
+  });
+
+const submitSchema = z
+  .strictObject({
+    type: z.literal('submit'),
+    id: nonEmpty,
+    account: nonEmpty,
+    key: nonEmpty,
+    amount: int,
+    deadline: time,
+    now: time,
+  })
+  .refine((c) => c.deadline > c.now, { message: 'must be greater than now', path: ['deadline'] });
+const claimSchema = z.strictObject({ type: z.literal('claim'), worker: nonEmpty, now: time });
+const commitSchema = z.strictObject({ type: z.literal('commit'), worker: nonEmpty, token: positive, now: time });
+const ackSchema = z.strictObject({ type: z.literal('ack'), worker: nonEmpty, token: positive, now: time });
+const failSchema = z.strictObject({
+  type: z.literal('fail'),
+  worker: nonEmpty,
+  token: positive,
+  kind: z.enum(['transient', 'permanent']),
+  error: nonEmpty,
+  now: time,
+});
+const tickSchema = z.strictObject({ type: z.literal('tick'), now: time });
+
+const commandSchemas = {
+  submit: submitSchema,
+  claim: claimSchema,
+  commit: commitSchema,
+  ack: ackSchema,
+  fail: failSchema,
+  tick: tickSchema,
+} as const;
+
+/** Renders a value for an error message, short and unambiguous (NaN, undefined and strings stay visible). */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'undefined (missing)';
+  if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  try {
+    const text = JSON.stringify(value);
+    return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  } catch {
+    return String(value);
+  }
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = input;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+function firstIssue(error: z.ZodError, input: unknown): { path: string; message: string } {
+  const issue = error.issues[0];
+  if (issue === undefined) return { path: '', message: 'invalid' };
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    const path = [...issue.path, key].map(String).join('.');
+    return { path, message: `${path}: unknown field` };
+  }
+  const path = issue.path.map(String).join('.');
+  const got = describeValue(valueAt(input, issue.path));
+  return { path, message: `${path === '' ? 'value' : path}: ${issue.message} (got ${got})` };
+}
+
+/** Outcome of parsing a command: the typed command, or the `invalid_argument` rejection to reply with. */
+export type ParsedCommand = { readonly ok: true; readonly command: Command } | { readonly ok: false; readonly rejection: Rejection };
+
+/**
+ * Validates an untrusted command (step 1 of the contract, without the clock check, which needs the
+ * store). Pure; never throws. The message names the first bad field and its value.
+ */
+export function parseCommand(input: unknown): ParsedCommand {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return reject(`command: must be an object (got ${describeValue(input)})`);
+  }
+  const type = (input as { type?: unknown }).type;
+  if (typeof type !== 'string' || !Object.hasOwn(commandSchemas, type)) {
+    return reject(`type: must be one of ${Object.keys(commandSchemas).join(', ')} (got ${describeValue(type)})`);
+  }
+  const schema = commandSchemas[type as keyof typeof commandSchemas];
+  const result = schema.safeParse(input);
+  if (!result.success) return reject(firstIssue(result.error, input).message);
+  return { ok: true, command: result.data as Command };
+}
+
+function reject(message: string): ParsedCommand {
+  return { ok: false, rejection: { ok: false, code: 'invalid_argument', message } };
+}
+
+/** Validates a config; throws JobcheckError `invalid_config` naming the field. Returns a fresh copy. */
+export function parseConfig(input: unknown): Config {
+  const result = configSchema.safeParse(input);
+  if (!result.success) {
+    const { path, message } = firstIssue(result.error, input);
+    throw new JobcheckError('invalid_config', path, `invalid config: ${message}`);
+  }
+  return result.data;
+}
+
+const payloadSchema = z.strictObject({ account: nonEmpty, key: nonEmpty, amount: int, deadline: time });
+const jobSchema = z.strictObject({
+  payload: payloadSchema,
+  seq: positive,
+  status: z.enum(['ready', 'waiting', 'running', 'done', 'dead']),
+  attempts: z.int().min(0, 'must be >= 0'),
+  token: positive.optional(),
+  owner: nonEmpty.optional(),
+  leaseUntil: time.optional(),
+  notBefore: time.optional(),
+  reason: z.enum(['deadline', 'lease_expired', 'permanent', 'attempts_exhausted', 'no_time_for_retry']).optional(),
+  lastError: nonEmpty.optional(),
+});
+const effectSchema = z.strictObject({ amount: int, job: nonEmpty, token: positive });
+
+const FIELDS_BY_STATUS = {
+  ready: [],
+  waiting: ['notBefore'],
+  running: ['token', 'owner', 'leaseUntil'],
+  done: [],
+  dead: ['reason'],
+} as const;
+const STATUS_FIELDS = ['token', 'owner', 'leaseUntil', 'notBefore', 'reason'] as const;
+
+/** Schema of the canonical snapshot, with the cross-field rules that any reachable state obeys. */
+export const snapshotSchema = z
+  .strictObject({
+    format: z.literal(SNAPSHOT_FORMAT),
+    config: configSchema,
+    clock: time,
+    nextToken: positive,
+    nextSeq: positive,
+    jobs: z.record(nonEmpty, jobSchema),
+    balances: z.record(nonEmpty, int),
+    effects: z.record(nonEmpty, z.record(nonEmpty, effectSchema)),
+  })
+  .superRefine((s, ctx) => {
+    const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    const seqs = new Set<number>();
+    const tokens = new Set<number>();
+    const unresolvedByAccount = new Map<string, { seq: number; status: string }[]>();
+    let unresolved = 0;
+    for (const [id, job] of Object.entries(s.jobs)) {
+      const at = (field: string) => ['jobs', id, field];
+      if (job.seq >= s.nextSeq) issue(at('seq'), `must be below nextSeq (${s.nextSeq})`);
+      if (seqs.has(job.seq)) issue(at('seq'), 'must be unique');
+      seqs.add(job.seq);
+      const wanted: readonly string[] = FIELDS_BY_STATUS[job.status];
+      for (const field of STATUS_FIELDS) {
+        const present = job[field] !== undefined;
+        if (present !== wanted.includes(field)) {
+          issue(at(field), present ? `must be absent when status is ${job.status}` : `is required when status is ${job.status}`);
+        }
+      }
+      if (job.attempts > s.config.maxAttempts) issue(at('attempts'), `must be <= maxAttempts (${s.config.maxAttempts})`);
+      const isUnresolved = job.status === 'ready' || job.status === 'waiting' || job.status === 'running';
+      if (isUnresolved) {
+        unresolved += 1;
+        if (job.payload.deadline <= s.clock) issue(['jobs', id, 'payload', 'deadline'], `must be greater than clock (${s.clock}) while unresolved`);
+        const list = unresolvedByAccount.get(job.payload.account) ?? [];
+        list.push({ seq: job.seq, status: job.status });
+        unresolvedByAccount.set(job.payload.account, list);
+      }
+      if ((job.status === 'ready' || job.status === 'waiting') && job.attempts >= s.config.maxAttempts) {
+        issue(at('attempts'), `must be below maxAttempts (${s.config.maxAttempts}) when status is ${job.status}`);
+      }
+      if ((job.status === 'running' || job.status === 'waiting' || job.status === 'done') && job.attempts < 1) {
+        issue(at('attempts'), `must be >= 1 when status is ${job.status}`);
+      }
+      if (job.status === 'running') {
+        if (job.token !== undefined && job.token >= s.nextToken) issue(at('token'), `must be below nextToken (${s.nextToken})`);
+        if (job.token !== undefined && tokens.has(job.token)) issue(at('token'), 'must be unique among running jobs');
+        if (job.token !== undefined) tokens.add(job.token);
+        if (job.leaseUntil !== undefined && job.leaseUntil <= s.clock) issue(at('leaseUntil'), `must be greater than clock (${s.clock})`);
+      }
+      if (job.status === 'waiting' && job.notBefore !== undefined) {
+        if (job.notBefore <= s.clock) issue(at('notBefore'), `must be greater than clock (${s.clock})`);
+        if (job.notBefore >= job.payload.deadline) issue(at('notBefore'), 'must be below the deadline');
+      }
+    }
+    if (unresolved > s.config.capacity) issue(['jobs'], `holds ${unresolved} unresolved jobs, more than capacity (${s.config.capacity})`);
+    for (const [account, list] of unresolvedByAccount) {
+      const head = Math.min(...list.map((j) => j.seq));
+      for (const j of list) {
+        if (j.seq !== head && j.status !== 'ready') {
+          issue(['jobs'], `account ${JSON.stringify(account)}: a ${j.status} job (seq ${j.seq}) is not the account's earliest unresolved job`);
+        }
+      }
+    }
+    for (const [account, ledger] of Object.entries(s.effects)) {
+      let sum = 0;
+      for (const [key, effect] of Object.entries(ledger)) {
+        const job = s.jobs[effect.job];
+        if (job === undefined) issue(['effects', account, key, 'job'], 'must name a job of the snapshot');
+        else if (job.payload.account !== account || job.payload.key !== key || job.payload.amount !== effect.amount) {
+          issue(['effects', account, key], `does not match the payload of job ${JSON.stringify(effect.job)}`);
+        }
+        if (effect.token >= s.nextToken) issue(['effects', account, key, 'token'], `must be below nextToken (${s.nextToken})`);
+        sum += effect.amount;
+      }
+      if (Object.keys(ledger).length === 0) issue(['effects', account], 'must not be empty');
+      if (s.balances[account] !== sum) issue(['balances', account], `must equal the sum of the ledger's amounts (${sum})`);
+    }
+    for (const account of Object.keys(s.balances)) {
+      if (s.effects[account] === undefined) issue(['balances', account], 'has no effect in the ledger');
+    }
+  });
+
+/**
+ * Validates an untrusted snapshot and returns a deep, fresh copy that shares nothing with the
+ * input. Throws JobcheckError `invalid_snapshot` naming the first bad field; pure otherwise.
+ */
+export function parseSnapshot(input: unknown): Snapshot {
+  const result = snapshotSchema.safeParse(input);
+  if (!result.success) {
+    const { path, message } = firstIssue(result.error, input);
+    throw new JobcheckError('invalid_snapshot', path, `invalid snapshot: ${message}`);
+  }
+  return result.data as Snapshot;
+}

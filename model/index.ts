@@ -1,0 +1,12 @@
+/**
+ * The reference model: the xstate machines that specify the job lifecycle and the store policy,
+ * and the pure step function over them. Imports only the neutral wire format (contract/).
+ */
+export type { JobContext, JobEvent, JobInput, JobPolicy } from './jobMachine.ts';
+export { JOB_STATES, TIME_MAX, addTime, backoffDelay, jobMachine } from './jobMachine.ts';
+export type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
+export { claimableHead, isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
+export type { ModelState, StepResult } from './step.ts';
+export { configOf, fromSnapshot, initialState, step, toSnapshot } from './step.ts';
+export type { LifecycleTransition } from './lifecycle.ts';
+export { lifecycleTransitions, transitionOf } from './lifecycle.ts';

@@ -1,0 +1,171 @@
+/**
+ * The model's public face: a pure step function over store states, plus conversion to and from
+ * the canonical snapshot. Built on xstate's pure `transition()`; nothing here mutates its input.
+ */
+import { transition } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
+import type { Config, JobRecord, Reply, Snapshot } from '../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../contract/index.ts';
+import { jobMachine } from './jobMachine.ts';
+import type { JobContext } from './jobMachine.ts';
+import { statusOf, storeMachine } from './storeMachine.ts';
+import type { JobSnapshot, JobStep, StoreContext } from './storeMachine.ts';
+
+/** A state of the reference model: a snapshot of the store machine. Treat it as an immutable value. */
+export type ModelState = SnapshotFrom<typeof storeMachine>;
+
+/** The outcome of one step: the next state, the reply, and the job transitions it caused. */
+export interface StepResult {
+  readonly state: ModelState;
+  readonly reply: Reply;
+  /** Job lifecycle transitions taken, clock advance first, in order. */
+  readonly trace: readonly JobStep[];
+}
+
+function fromContext(context: StoreContext): ModelState {
+  return storeMachine.resolveState({ value: 'open', context });
+}
+
+/** The empty store for a config. Throws JobcheckError `invalid_config` for a bad config. Pure. */
+export function initialState(config: unknown): ModelState {
+  const valid = parseConfig(config);
+  return fromContext({
+    config: valid,
+    clock: 0,
+    nextToken: 1,
+    nextSeq: 1,
+    jobs: {},
+    balances: {},
+    effects: {},
+    reply: undefined,
+    trace: [],
+  });
+}
+
+/**
+ * Evaluates one command in the contract's three steps: validate (a malformed command or a `now`
+ * before the clock is refused and nothing changes), advance the clock, apply. Pure: the input
+ * state is left untouched and may be reused.
+ */
+export function step(state: ModelState, command: unknown): StepResult {
+  const parsed = parseCommand(command);
+  if (!parsed.ok) return { state, reply: parsed.rejection, trace: [] };
+  const cmd = parsed.command;
+  if (cmd.now < state.context.clock) {
+    const reply: Reply = {
+      ok: false,
+      code: 'clock_regressed',
+      message: `now: ${cmd.now} is before the clock (${state.context.clock})`,
+    };
+    return { state, reply, trace: [] };
+  }
+  // Every instant a job waits for (deadline, leaseUntil, notBefore) lies strictly after the clock
+  // once a command is done (leaseTicks, backoffBase >= 1 and deadline > now guarantee it), so an
+  // advance to the current clock can change nothing; it is skipped only to save time.
+  const skip = cmd.now === state.context.clock;
+  const advanced = skip ? state : transition(storeMachine, state, { type: 'advance', now: cmd.now })[0];
+  const [applied] = transition(storeMachine, advanced, cmd);
+  const reply = applied.context.reply;
+  if (reply === undefined) throw new Error(`model: no reply for ${cmd.type}`);
+  const expired = skip ? [] : advanced.context.trace;
+  return { state: applied, reply, trace: [...expired, ...applied.context.trace] };
+}
+
+function jobRecord(job: JobSnapshot): JobRecord {
+  const c = job.context;
+  const record: { -readonly [K in keyof JobRecord]: JobRecord[K] } = {
+    payload: { ...c.payload },
+    seq: c.seq,
+    status: statusOf(job),
+    attempts: c.attempts,
+  };
+  if (c.token !== undefined) record.token = c.token;
+  if (c.owner !== undefined) record.owner = c.owner;
+  if (c.leaseUntil !== undefined) record.leaseUntil = c.leaseUntil;
+  if (c.notBefore !== undefined) record.notBefore = c.notBefore;
+  if (c.reason !== undefined) record.reason = c.reason;
+  if (c.lastError !== undefined) record.lastError = c.lastError;
+  return record;
+}
+
+const sortedKeys = (o: object): string[] => Object.keys(o).sort();
+
+/**
+ * The canonical snapshot of a state: a fresh JSON value (jobs in admission order, accounts and
+ * keys sorted) that shares nothing with the state. Pure.
+ */
+export function toSnapshot(state: ModelState): Snapshot {
+  const c = state.context;
+  const jobs: Record<string, JobRecord> = {};
+  const ordered = Object.values(c.jobs).sort((a, b) => a.context.seq - b.context.seq);
+  for (const job of ordered) jobs[job.context.id] = jobRecord(job);
+  const balances: Record<string, number> = {};
+  for (const account of sortedKeys(c.balances)) balances[account] = c.balances[account] ?? 0;
+  const effects: Record<string, Record<string, Snapshot['effects'][string][string]>> = {};
+  for (const account of sortedKeys(c.effects)) {
+    const ledger = c.effects[account] ?? {};
+    const copy: Record<string, Snapshot['effects'][string][string]> = {};
+    for (const key of sortedKeys(ledger)) {
+      const e = ledger[key];
+      if (e !== undefined) copy[key] = { amount: e.amount, job: e.job, token: e.token };
+    }
+    effects[account] = copy;
+  }
+  return {
+    format: SNAPSHOT_FORMAT,
+    config: { ...c.config },
+    clock: c.clock,
+    nextToken: c.nextToken,
+    nextSeq: c.nextSeq,
+    jobs,
+    balances,
+    effects,
+  };
+}
+
+/**
+ * A state from a snapshot (a restart). Validates the whole snapshot first and throws JobcheckError
+ * `invalid_snapshot` naming the bad field; keeps no alias to the caller's object. Pure.
+ */
+export function fromSnapshot(input: unknown): ModelState {
+  const s = parseSnapshot(input);
+  const { maxAttempts, leaseTicks, backoffBase, backoffCap } = s.config;
+  const policy = { maxAttempts, leaseTicks, backoffBase, backoffCap };
+  const jobs: Record<string, JobSnapshot> = {};
+  const ordered = Object.entries(s.jobs).sort(([, a], [, b]) => a.seq - b.seq);
+  for (const [id, r] of ordered) {
+    const context: JobContext = {
+      id,
+      payload: { ...r.payload },
+      seq: r.seq,
+      policy,
+      attempts: r.attempts,
+      token: r.token,
+      owner: r.owner,
+      leaseUntil: r.leaseUntil,
+      notBefore: r.notBefore,
+      reason: r.reason,
+      lastError: r.lastError,
+    };
+    jobs[id] = jobMachine.resolveState({ value: r.status, context });
+  }
+  const effects: Record<string, Record<string, Snapshot['effects'][string][string]>> = {};
+  for (const [account, ledger] of Object.entries(s.effects)) {
+    effects[account] = {};
+    for (const [key, e] of Object.entries(ledger)) effects[account][key] = { ...e };
+  }
+  return fromContext({
+    config: { ...s.config },
+    clock: s.clock,
+    nextToken: s.nextToken,
+    nextSeq: s.nextSeq,
+    jobs,
+    balances: { ...s.balances },
+    effects,
+    reply: undefined,
+    trace: [],
+  });
+}
+
+/** The store's config. */
+export const configOf = (state: ModelState): Config => state.context.config;

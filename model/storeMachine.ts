@@ -1,0 +1,365 @@
+/**
+ * The store-wide policy, as an xstate v5 machine that composes one lifecycle machine (jobMachine)
+ * per job. It owns what no single job can decide: admission against capacity, per-account order,
+ * token numbering, the effect ledger and balances, and which rejection code a command earns.
+ *
+ * It has a single state, `open`; its substance is the ordered, guarded transitions of each command,
+ * which read as the contract's decision lists (first matching guard wins). Jobs' own transitions
+ * are taken with xstate's pure `transition()` inside `assign`, so the whole store stays a value.
+ *
+ * Every command is preceded by an `advance` event (step 2 of the contract), sent by step.ts.
+ * This model favours clarity over speed: it scans every job where a real store would use an index.
+ */
+import { assign, setup, transition } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
+import type {
+  AckCommand,
+  Command,
+  CommitCommand,
+  Config,
+  DeadReason,
+  EffectRecord,
+  FailCommand,
+  JobStatus,
+  Rejection,
+  RejectionCode,
+  Reply,
+  SubmitCommand,
+} from '../contract/index.ts';
+import { jobMachine } from './jobMachine.ts';
+import type { JobEvent } from './jobMachine.ts';
+
+/** A job inside the model: a snapshot of its own lifecycle machine. */
+export type JobSnapshot = SnapshotFrom<typeof jobMachine>;
+
+/** One transition a job took during a command, as recorded for traces and coverage. */
+export interface JobStep {
+  readonly job: string;
+  readonly from: JobStatus;
+  readonly event: JobEvent['type'];
+  readonly to: JobStatus;
+  /** Set when `to` is `dead`. */
+  readonly reason?: DeadReason;
+}
+
+/** Everything the store knows. `jobs` keeps admission order. */
+export interface StoreContext {
+  readonly config: Config;
+  readonly clock: number;
+  readonly nextToken: number;
+  readonly nextSeq: number;
+  readonly jobs: { readonly [id: string]: JobSnapshot };
+  readonly balances: { readonly [account: string]: number };
+  readonly effects: { readonly [account: string]: { readonly [key: string]: EffectRecord } };
+  /** The reply to the last command. */
+  readonly reply: Reply | undefined;
+  /** Job transitions taken by the last event. */
+  readonly trace: readonly JobStep[];
+}
+
+/** Events of the store: every command, plus the clock advance that precedes each of them. */
+export type StoreEvent = Command | { readonly type: 'advance'; readonly now: number };
+
+/** The status of a job: the state its lifecycle machine is in. */
+export const statusOf = (job: JobSnapshot): JobStatus => job.value as JobStatus;
+
+/** Ready, waiting and running jobs are unresolved: they count against capacity and block their account. */
+export const isUnresolved = (job: JobSnapshot): boolean => {
+  const s = statusOf(job);
+  return s === 'ready' || s === 'waiting' || s === 'running';
+};
+
+/** The running job whose current delivery carries `token`, if any. */
+export function jobByToken(context: StoreContext, token: number): JobSnapshot | undefined {
+  return Object.values(context.jobs).find((j) => statusOf(j) === 'running' && j.context.token === token);
+}
+
+/**
+ * The job a claim would deliver: among accounts, only the earliest-admitted unresolved job (the
+ * head) may run; of the heads that are ready, the one admitted first.
+ */
+export function claimableHead(context: StoreContext): JobSnapshot | undefined {
+  const heads = new Map<string, JobSnapshot>();
+  for (const job of Object.values(context.jobs)) {
+    if (!isUnresolved(job)) continue;
+    const head = heads.get(job.context.payload.account);
+    if (head === undefined || job.context.seq < head.context.seq) heads.set(job.context.payload.account, job);
+  }
+  let best: JobSnapshot | undefined;
+  for (const head of heads.values()) {
+    if (statusOf(head) === 'ready' && (best === undefined || head.context.seq < best.context.seq)) best = head;
+  }
+  return best;
+}
+
+const samePayload = (job: JobSnapshot, c: SubmitCommand): boolean => {
+  const p = job.context.payload;
+  return p.account === c.account && p.key === c.key && p.amount === c.amount && p.deadline === c.deadline;
+};
+
+const rejection = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
+
+/** Sends one event to one job, purely, and records the step it took (if it moved or self-looped). */
+function sendToJob(job: JobSnapshot, event: JobEvent): { job: JobSnapshot; step: JobStep | undefined } {
+  const [next] = transition(jobMachine, job, event);
+  const from = statusOf(job);
+  const to = statusOf(next);
+  // A commit moves nothing but is still a lifecycle transition (running -> running), so it is recorded.
+  if (from === to && event.type !== 'COMMIT') return { job: next, step: undefined };
+  const step: JobStep = { job: job.context.id, from, event: event.type, to };
+  return { job: next, step: to === 'dead' && next.context.reason !== undefined ? { ...step, reason: next.context.reason } : step };
+}
+
+function withJob(context: StoreContext, job: JobSnapshot): StoreContext['jobs'] {
+  return { ...context.jobs, [job.context.id]: job };
+}
+
+type DeliveryCommand = CommitCommand | AckCommand | FailCommand;
+const deliveryOf = (context: StoreContext, event: StoreEvent): JobSnapshot | undefined =>
+  'token' in event ? jobByToken(context, event.token) : undefined;
+
+/** The store machine. */
+export const storeMachine = setup({
+  types: {
+    context: {} as StoreContext,
+    events: {} as StoreEvent,
+    input: {} as StoreContext,
+  },
+  guards: {
+    /** Submit of an id that exists with exactly the same payload: a harmless repeat. */
+    isDuplicateSubmit: ({ context, event }) => {
+      if (event.type !== 'submit') return false;
+      const job = context.jobs[event.id];
+      return job !== undefined && samePayload(job, event);
+    },
+    /** Submit of an id that exists with another payload. */
+    isIdTaken: ({ context, event }) => event.type === 'submit' && context.jobs[event.id] !== undefined,
+    /** Ready + waiting + running jobs already fill the capacity. */
+    atCapacity: ({ context }) => Object.values(context.jobs).filter(isUnresolved).length >= context.config.capacity,
+    /** Some account's head is ready to run. */
+    hasClaimableHead: ({ context }) => claimableHead(context) !== undefined,
+    /** The token is not the current delivery of any running job (never issued, expired or settled). */
+    isStaleToken: ({ context, event }) => deliveryOf(context, event) === undefined,
+    /** The token is current, but held by another worker. */
+    isNotOwner: ({ context, event }) => 'worker' in event && deliveryOf(context, event)?.context.owner !== event.worker,
+    /** The ledger already holds this job's (account, key) with the same amount: reuse it. */
+    isEffectRecorded: ({ context, event }) => {
+      const p = deliveryOf(context, event)?.context.payload;
+      return p !== undefined && context.effects[p.account]?.[p.key]?.amount === p.amount;
+    },
+    /** The ledger holds this job's (account, key) with another amount. */
+    isEffectConflict: ({ context, event }) => {
+      const p = deliveryOf(context, event)?.context.payload;
+      return p !== undefined && context.effects[p.account]?.[p.key] !== undefined;
+    },
+    /** Applying the amount would take the balance outside the safe-integer range. */
+    balanceWouldOverflow: ({ context, event }) => {
+      const p = deliveryOf(context, event)?.context.payload;
+      return p !== undefined && !Number.isSafeInteger((context.balances[p.account] ?? 0) + p.amount);
+    },
+  },
+  actions: {
+    /** Forget the previous command's reply and trace. */
+    begin: assign({ reply: undefined, trace: [] }),
+    /**
+     * Step 2: the clock moves to `now` and every unresolved job hears it, in admission order.
+     * Each job decides for itself (deadline, lease, backoff); see jobMachine.
+     */
+    advanceClock: assign(({ context, event }) => {
+      if (event.type !== 'advance') return {};
+      let jobs = context.jobs;
+      const trace: JobStep[] = [];
+      for (const job of Object.values(context.jobs)) {
+        if (!isUnresolved(job)) continue;
+        const { job: next, step } = sendToJob(job, { type: 'ADVANCE', now: event.now });
+        if (step !== undefined) {
+          jobs = { ...jobs, [next.context.id]: next };
+          trace.push(step);
+        }
+      }
+      return { clock: event.now, jobs, trace };
+    }),
+    /** Reply with a rejection; nothing else changes. */
+    reject: assign(({ context, event }, params: { code: RejectionCode }) => ({
+      reply: rejection(params.code, rejectionMessage(context, event, params.code)),
+    })),
+    replyDuplicate: assign(({ context, event }) => {
+      if (event.type !== 'submit') return {};
+      const job = context.jobs[event.id];
+      return { reply: { ok: true, type: 'submit', id: event.id, seq: job?.context.seq ?? 0, duplicate: true } };
+    }),
+    /** Admit a new job, ready, with the next admission number. */
+    admit: assign(({ context, event }) => {
+      if (event.type !== 'submit') return {};
+      const { id, account, key, amount, deadline } = event;
+      const { maxAttempts, leaseTicks, backoffBase, backoffCap } = context.config;
+      const job = jobMachine.resolveState({
+        value: 'ready',
+        context: {
+          id,
+          payload: { account, key, amount, deadline },
+          seq: context.nextSeq,
+          policy: { maxAttempts, leaseTicks, backoffBase, backoffCap },
+          attempts: 0,
+          token: undefined,
+          owner: undefined,
+          leaseUntil: undefined,
+          notBefore: undefined,
+          reason: undefined,
+          lastError: undefined,
+        },
+      });
+      return {
+        jobs: withJob(context, job),
+        nextSeq: context.nextSeq + 1,
+        reply: { ok: true, type: 'submit', id, seq: context.nextSeq, duplicate: false },
+      };
+    }),
+    /** Deliver the claimable head under a new token. */
+    deliverHead: assign(({ context, event }) => {
+      const head = claimableHead(context);
+      if (event.type !== 'claim' || head === undefined) return {};
+      const { job, step } = sendToJob(head, { type: 'CLAIM', worker: event.worker, token: context.nextToken, now: event.now });
+      const c = job.context;
+      return {
+        jobs: withJob(context, job),
+        nextToken: context.nextToken + 1,
+        trace: step === undefined ? [] : [step],
+        reply: {
+          ok: true,
+          type: 'claim',
+          job: { id: c.id, token: c.token ?? 0, attempt: c.attempts, leaseUntil: c.leaseUntil ?? 0, payload: c.payload },
+        },
+      };
+    }),
+    replyNothingDue: assign({ reply: { ok: true, type: 'claim', job: null } }),
+    /** The effect is already in the ledger: reuse it, the balance stays. */
+    reuseEffect: assign(({ context, event }) => {
+      const current = deliveryOf(context, event);
+      if (event.type !== 'commit' || current === undefined) return {};
+      const { job, step } = sendToJob(current, { type: 'COMMIT', worker: event.worker, token: event.token });
+      const p = job.context.payload;
+      return {
+        jobs: withJob(context, job),
+        trace: step === undefined ? [] : [step],
+        reply: { ok: true, type: 'commit', id: job.context.id, applied: false, balance: context.balances[p.account] ?? 0 },
+      };
+    }),
+    /** Apply the effect: add the amount to the balance and record (account, key) in the ledger. */
+    applyEffect: assign(({ context, event }) => {
+      const current = deliveryOf(context, event);
+      if (event.type !== 'commit' || current === undefined) return {};
+      const { job, step } = sendToJob(current, { type: 'COMMIT', worker: event.worker, token: event.token });
+      const p = job.context.payload;
+      const balance = (context.balances[p.account] ?? 0) + p.amount;
+      const effect: EffectRecord = { amount: p.amount, job: job.context.id, token: event.token };
+      return {
+        jobs: withJob(context, job),
+        balances: { ...context.balances, [p.account]: balance },
+        effects: { ...context.effects, [p.account]: { ...context.effects[p.account], [p.key]: effect } },
+        trace: step === undefined ? [] : [step],
+        reply: { ok: true, type: 'commit', id: job.context.id, applied: true, balance },
+      };
+    }),
+    /** Acknowledge the current delivery: the job is done, committed or not. */
+    settle: assign(({ context, event }) => {
+      const current = deliveryOf(context, event);
+      if (event.type !== 'ack' || current === undefined) return {};
+      const { job, step } = sendToJob(current, { type: 'ACK', worker: event.worker, token: event.token });
+      return {
+        jobs: withJob(context, job),
+        trace: step === undefined ? [] : [step],
+        reply: { ok: true, type: 'ack', id: job.context.id },
+      };
+    }),
+    /** Report a failure of the current delivery; the job decides between retry and death. */
+    recordFailure: assign(({ context, event }) => {
+      const current = deliveryOf(context, event);
+      if (event.type !== 'fail' || current === undefined) return {};
+      const { job, step } = sendToJob(current, {
+        type: 'FAIL',
+        worker: event.worker,
+        token: event.token,
+        kind: event.kind,
+        error: event.error,
+        now: event.now,
+      });
+      const c = job.context;
+      const reply: Reply =
+        statusOf(job) === 'waiting'
+          ? { ok: true, type: 'fail', id: c.id, status: 'waiting', notBefore: c.notBefore ?? 0 }
+          : { ok: true, type: 'fail', id: c.id, status: 'dead', reason: c.reason ?? 'permanent' };
+      return { jobs: withJob(context, job), trace: step === undefined ? [] : [step], reply };
+    }),
+    replyClock: assign(({ context }) => ({ reply: { ok: true, type: 'tick', clock: context.clock } })),
+  },
+}).createMachine({
+  id: 'store',
+  context: ({ input }) => input,
+  initial: 'open',
+  states: {
+    open: {
+      on: {
+        advance: { actions: ['begin', 'advanceClock'] },
+        submit: [
+          { guard: 'isDuplicateSubmit', actions: ['begin', 'replyDuplicate'] },
+          { guard: 'isIdTaken', actions: ['begin', { type: 'reject', params: { code: 'conflict' } }] },
+          { guard: 'atCapacity', actions: ['begin', { type: 'reject', params: { code: 'capacity_exceeded' } }] },
+          { actions: ['begin', 'admit'] },
+        ],
+        claim: [
+          { guard: 'hasClaimableHead', actions: ['begin', 'deliverHead'] },
+          { actions: ['begin', 'replyNothingDue'] },
+        ],
+        commit: [
+          { guard: 'isStaleToken', actions: ['begin', { type: 'reject', params: { code: 'stale_token' } }] },
+          { guard: 'isNotOwner', actions: ['begin', { type: 'reject', params: { code: 'not_owner' } }] },
+          { guard: 'isEffectRecorded', actions: ['begin', 'reuseEffect'] },
+          { guard: 'isEffectConflict', actions: ['begin', { type: 'reject', params: { code: 'conflict' } }] },
+          { guard: 'balanceWouldOverflow', actions: ['begin', { type: 'reject', params: { code: 'out_of_range' } }] },
+          { actions: ['begin', 'applyEffect'] },
+        ],
+        ack: [
+          { guard: 'isStaleToken', actions: ['begin', { type: 'reject', params: { code: 'stale_token' } }] },
+          { guard: 'isNotOwner', actions: ['begin', { type: 'reject', params: { code: 'not_owner' } }] },
+          { actions: ['begin', 'settle'] },
+        ],
+        fail: [
+          { guard: 'isStaleToken', actions: ['begin', { type: 'reject', params: { code: 'stale_token' } }] },
+          { guard: 'isNotOwner', actions: ['begin', { type: 'reject', params: { code: 'not_owner' } }] },
+          { actions: ['begin', 'recordFailure'] },
+        ],
+        tick: { actions: ['begin', 'replyClock'] },
+      },
+    },
+  },
+});
+
+/** The human message of a domain rejection; it names the offending value. */
+function rejectionMessage(context: StoreContext, event: StoreEvent, code: RejectionCode): string {
+  switch (code) {
+    case 'conflict': {
+      if (event.type === 'submit') {
+        const p = context.jobs[event.id]?.context.payload;
+        return `job ${JSON.stringify(event.id)} already exists with another payload (${JSON.stringify(p)})`;
+      }
+      const p = deliveryOf(context, event)?.context.payload;
+      const recorded = p === undefined ? undefined : context.effects[p.account]?.[p.key];
+      return `effect (${JSON.stringify(p?.account)}, ${JSON.stringify(p?.key)}) was recorded with amount ${recorded?.amount}, not ${p?.amount}`;
+    }
+    case 'capacity_exceeded':
+      return `capacity ${context.config.capacity} is full: ${Object.values(context.jobs).filter(isUnresolved).length} unresolved jobs`;
+    case 'stale_token':
+      return `token ${(event as DeliveryCommand).token} is not the current delivery of any running job`;
+    case 'not_owner': {
+      const e = event as DeliveryCommand;
+      return `token ${e.token} is held by worker ${JSON.stringify(deliveryOf(context, e)?.context.owner)}, not ${JSON.stringify(e.worker)}`;
+    }
+    case 'out_of_range': {
+      const p = deliveryOf(context, event)?.context.payload;
+      return `balance of ${JSON.stringify(p?.account)} would leave the safe-integer range`;
+    }
+    default:
+      return code;
+  }
+}
