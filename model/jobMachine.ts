@@ -73,6 +73,14 @@ export function addTime(a: number, b: number): number {
   return a > TIME_MAX - b ? TIME_MAX : a + b;
 }
 
+/** Stands in for the input of the throw-away actor xstate's pure transition() builds. */
+const PLACEHOLDER: JobInput = {
+  id: '',
+  payload: { account: '', key: '', amount: 0, deadline: 0 },
+  seq: 0,
+  policy: { maxAttempts: 1, leaseTicks: 1, backoffBase: 1, backoffCap: 1 },
+};
+
 const now = (event: JobEvent): number => ('now' in event ? event.now : 0);
 
 /** The job lifecycle machine. */
@@ -127,11 +135,10 @@ export const jobMachine = setup({
 }).createMachine({
   id: 'job',
   initial: 'ready',
-  context: ({ input }) => ({
-    id: input.id,
-    payload: input.payload,
-    seq: input.seq,
-    policy: input.policy,
+  // xstate's pure transition() builds a throw-away actor without input; an empty placeholder
+  // keeps that cheap (a thrown error there costs more than the transition itself).
+  context: ({ input }: { input: JobInput | undefined }) => ({
+    ...(input ?? PLACEHOLDER),
     attempts: 0,
     token: undefined,
     owner: undefined,

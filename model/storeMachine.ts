@@ -118,6 +118,18 @@ type DeliveryCommand = CommitCommand | AckCommand | FailCommand;
 const deliveryOf = (context: StoreContext, event: StoreEvent): JobSnapshot | undefined =>
   'token' in event ? jobByToken(context, event.token) : undefined;
 
+const EMPTY_STORE: StoreContext = {
+  config: { capacity: 1, maxAttempts: 1, leaseTicks: 1, backoffBase: 1, backoffCap: 1 },
+  clock: 0,
+  nextToken: 1,
+  nextSeq: 1,
+  jobs: {},
+  balances: {},
+  effects: {},
+  reply: undefined,
+  trace: [],
+};
+
 /** The store machine. */
 export const storeMachine = setup({
   types: {
@@ -295,7 +307,8 @@ export const storeMachine = setup({
   },
 }).createMachine({
   id: 'store',
-  context: ({ input }) => input,
+  // xstate's pure transition() builds a throw-away actor without input: give it an empty store.
+  context: ({ input }: { input: StoreContext | undefined }) => input ?? EMPTY_STORE,
   initial: 'open',
   states: {
     open: {
