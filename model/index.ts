@@ -10,3 +10,17 @@ export type { ModelState, StepResult } from './step.ts';
 export { configOf, fromSnapshot, initialState, step, toSnapshot } from './step.ts';
 export type { LifecycleTransition } from './lifecycle.ts';
 export { lifecycleTransitions, transitionOf } from './lifecycle.ts';
+export type { Fixture, FixtureDriver, FixtureErrorCode, FixtureMismatch, FixtureResult, FixtureStep, PartialJobs } from './fixtures.ts';
+export {
+  FixtureError,
+  assertFixture,
+  fixtureSchema,
+  isSubset,
+  listFixtures,
+  loadFixture,
+  loadFixtures,
+  modelDriver,
+  parseFixture,
+  runFixture,
+  scribble,
+} from './fixtures.ts';
