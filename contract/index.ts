@@ -32,4 +32,4 @@ export { REJECTION_CODES, SNAPSHOT_FORMAT } from './types.ts';
 export type { JobcheckErrorCode } from './errors.ts';
 export { JobcheckError } from './errors.ts';
 export type { ParsedCommand } from './schema.ts';
-export { configSchema, describeValue, parseCommand, parseConfig, parseSnapshot, snapshotSchema } from './schema.ts';
+export { configSchema, describeValue, ownValue, parseCommand, parseConfig, parseSnapshot, snapshotSchema } from './schema.ts';

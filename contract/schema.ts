@@ -132,6 +132,36 @@ export function parseConfig(input: unknown): Config {
   return result.data;
 }
 
+/** Sets an own, enumerable property, even for keys like `__proto__` that assignment treats specially. */
+function put<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The own property `key` of `record`, never one inherited from Object.prototype. */
+export function ownValue<T>(record: { readonly [key: string]: T }, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+const toEntries = (input: unknown): unknown =>
+  input !== null && typeof input === 'object' && !Array.isArray(input) && !(input instanceof Map)
+    ? new Map(Object.entries(input))
+    : input;
+
+/**
+ * A JSON object used as a dictionary with arbitrary string keys. zod's `record` skips a key named
+ * `__proto__` (and its output would lose it), so the object is validated as a map of its own
+ * entries and rebuilt with every key as an own property.
+ */
+function dictionary<V extends z.ZodType>(value: V) {
+  return z
+    .preprocess(toEntries, z.map(nonEmpty, value, { error: 'must be an object' }))
+    .transform((map) => {
+      const out: Record<string, z.output<V>> = {};
+      for (const [key, v] of map) put(out, key, v);
+      return out;
+    });
+}
+
 const payloadSchema = z.strictObject({ account: nonEmpty, key: nonEmpty, amount: int, deadline: time });
 const jobSchema = z.strictObject({
   payload: payloadSchema,
@@ -164,9 +194,9 @@ export const snapshotSchema = z
     clock: time,
     nextToken: positive,
     nextSeq: positive,
-    jobs: z.record(nonEmpty, jobSchema),
-    balances: z.record(nonEmpty, int),
-    effects: z.record(nonEmpty, z.record(nonEmpty, effectSchema)),
+    jobs: dictionary(jobSchema),
+    balances: dictionary(int),
+    effects: dictionary(dictionary(effectSchema)),
   })
   .superRefine((s, ctx) => {
     const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -224,7 +254,7 @@ export const snapshotSchema = z
     for (const [account, ledger] of Object.entries(s.effects)) {
       let sum = 0;
       for (const [key, effect] of Object.entries(ledger)) {
-        const job = s.jobs[effect.job];
+        const job = ownValue(s.jobs, effect.job);
         if (job === undefined) issue(['effects', account, key, 'job'], 'must name a job of the snapshot');
         else if (job.payload.account !== account || job.payload.key !== key || job.payload.amount !== effect.amount) {
           issue(['effects', account, key], `does not match the payload of job ${JSON.stringify(effect.job)}`);
@@ -233,10 +263,10 @@ export const snapshotSchema = z
         sum += effect.amount;
       }
       if (Object.keys(ledger).length === 0) issue(['effects', account], 'must not be empty');
-      if (s.balances[account] !== sum) issue(['balances', account], `must equal the sum of the ledger's amounts (${sum})`);
+      if (ownValue(s.balances, account) !== sum) issue(['balances', account], `must equal the sum of the ledger's amounts (${sum})`);
     }
     for (const account of Object.keys(s.balances)) {
-      if (s.effects[account] === undefined) issue(['balances', account], 'has no effect in the ledger');
+      if (ownValue(s.effects, account) === undefined) issue(['balances', account], 'has no effect in the ledger');
     }
   });
 

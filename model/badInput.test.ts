@@ -140,7 +140,7 @@ describe('malformed commands', () => {
   });
 
   it('are refused even when they would otherwise be duplicates or hit a full store', () => {
-    const full = STATES.find((s) => Object.keys(s.context.jobs).length > 0);
+    const full = STATES.find((s) => s.context.jobs.size > 0);
     if (full === undefined) throw new Error('no fixture state with jobs');
     const [id, job] = Object.entries(toSnapshot(full).jobs)[0] ?? [];
     const now = full.context.clock;

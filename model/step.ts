@@ -4,7 +4,7 @@
  */
 import { transition } from 'xstate';
 import type { SnapshotFrom } from 'xstate';
-import type { Config, JobRecord, Reply, Snapshot } from '../contract/index.ts';
+import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../contract/index.ts';
 import { jobMachine } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
@@ -34,9 +34,9 @@ export function initialState(config: unknown): ModelState {
     clock: 0,
     nextToken: 1,
     nextSeq: 1,
-    jobs: {},
-    balances: {},
-    effects: {},
+    jobs: new Map(),
+    balances: new Map(),
+    effects: new Map(),
     reply: undefined,
     trace: [],
   });
@@ -88,7 +88,16 @@ function jobRecord(job: JobSnapshot): JobRecord {
   return record;
 }
 
-const sortedKeys = (o: object): string[] => Object.keys(o).sort();
+/**
+ * Sets `key` as an own, enumerable property, even for keys such as `__proto__` that plain
+ * assignment would treat specially. Ids, accounts and operation keys are arbitrary strings.
+ */
+function put<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+const byKey = <T>(map: ReadonlyMap<string, T>): [string, T][] =>
+  [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /**
  * The canonical snapshot of a state: a fresh JSON value (jobs in admission order, accounts and
@@ -97,19 +106,15 @@ const sortedKeys = (o: object): string[] => Object.keys(o).sort();
 export function toSnapshot(state: ModelState): Snapshot {
   const c = state.context;
   const jobs: Record<string, JobRecord> = {};
-  const ordered = Object.values(c.jobs).sort((a, b) => a.context.seq - b.context.seq);
-  for (const job of ordered) jobs[job.context.id] = jobRecord(job);
+  const ordered = [...c.jobs.values()].sort((a, b) => a.context.seq - b.context.seq);
+  for (const job of ordered) put(jobs, job.context.id, jobRecord(job));
   const balances: Record<string, number> = {};
-  for (const account of sortedKeys(c.balances)) balances[account] = c.balances[account] ?? 0;
-  const effects: Record<string, Record<string, Snapshot['effects'][string][string]>> = {};
-  for (const account of sortedKeys(c.effects)) {
-    const ledger = c.effects[account] ?? {};
-    const copy: Record<string, Snapshot['effects'][string][string]> = {};
-    for (const key of sortedKeys(ledger)) {
-      const e = ledger[key];
-      if (e !== undefined) copy[key] = { amount: e.amount, job: e.job, token: e.token };
-    }
-    effects[account] = copy;
+  for (const [account, balance] of byKey(c.balances)) put(balances, account, balance);
+  const effects: Record<string, Record<string, EffectRecord>> = {};
+  for (const [account, ledger] of byKey(c.effects)) {
+    const copy: Record<string, EffectRecord> = {};
+    for (const [key, e] of byKey(ledger)) put(copy, key, { amount: e.amount, job: e.job, token: e.token });
+    put(effects, account, copy);
   }
   return {
     format: SNAPSHOT_FORMAT,
@@ -131,7 +136,7 @@ export function fromSnapshot(input: unknown): ModelState {
   const s = parseSnapshot(input);
   const { maxAttempts, leaseTicks, backoffBase, backoffCap } = s.config;
   const policy = { maxAttempts, leaseTicks, backoffBase, backoffCap };
-  const jobs: Record<string, JobSnapshot> = {};
+  const jobs = new Map<string, JobSnapshot>();
   const ordered = Object.entries(s.jobs).sort(([, a], [, b]) => a.seq - b.seq);
   for (const [id, r] of ordered) {
     const context: JobContext = {
@@ -147,12 +152,11 @@ export function fromSnapshot(input: unknown): ModelState {
       reason: r.reason,
       lastError: r.lastError,
     };
-    jobs[id] = jobMachine.resolveState({ value: r.status, context });
+    jobs.set(id, jobMachine.resolveState({ value: r.status, context }));
   }
-  const effects: Record<string, Record<string, Snapshot['effects'][string][string]>> = {};
+  const effects = new Map<string, ReadonlyMap<string, EffectRecord>>();
   for (const [account, ledger] of Object.entries(s.effects)) {
-    effects[account] = {};
-    for (const [key, e] of Object.entries(ledger)) effects[account][key] = { ...e };
+    effects.set(account, new Map(Object.entries(ledger).map(([key, e]) => [key, { ...e }])));
   }
   return fromContext({
     config: { ...s.config },
@@ -160,7 +164,7 @@ export function fromSnapshot(input: unknown): ModelState {
     nextToken: s.nextToken,
     nextSeq: s.nextSeq,
     jobs,
-    balances: { ...s.balances },
+    balances: new Map(Object.entries(s.balances)),
     effects,
     reply: undefined,
     trace: [],

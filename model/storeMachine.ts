@@ -42,15 +42,19 @@ export interface JobStep {
   readonly reason?: DeadReason;
 }
 
-/** Everything the store knows. `jobs` keeps admission order. */
+/**
+ * Everything the store knows. Maps, not plain objects, so that any string (even `__proto__` or
+ * `constructor`) is an ordinary id, account or key. `jobs` keeps admission order. The maps are
+ * never mutated: a change builds a new map.
+ */
 export interface StoreContext {
   readonly config: Config;
   readonly clock: number;
   readonly nextToken: number;
   readonly nextSeq: number;
-  readonly jobs: { readonly [id: string]: JobSnapshot };
-  readonly balances: { readonly [account: string]: number };
-  readonly effects: { readonly [account: string]: { readonly [key: string]: EffectRecord } };
+  readonly jobs: ReadonlyMap<string, JobSnapshot>;
+  readonly balances: ReadonlyMap<string, number>;
+  readonly effects: ReadonlyMap<string, ReadonlyMap<string, EffectRecord>>;
   /** The reply to the last command. */
   readonly reply: Reply | undefined;
   /** Job transitions taken by the last event. */
@@ -71,7 +75,7 @@ export const isUnresolved = (job: JobSnapshot): boolean => {
 
 /** The running job whose current delivery carries `token`, if any. */
 export function jobByToken(context: StoreContext, token: number): JobSnapshot | undefined {
-  return Object.values(context.jobs).find((j) => statusOf(j) === 'running' && j.context.token === token);
+  return [...context.jobs.values()].find((j) => statusOf(j) === 'running' && j.context.token === token);
 }
 
 /**
@@ -80,7 +84,7 @@ export function jobByToken(context: StoreContext, token: number): JobSnapshot | 
  */
 export function claimableHead(context: StoreContext): JobSnapshot | undefined {
   const heads = new Map<string, JobSnapshot>();
-  for (const job of Object.values(context.jobs)) {
+  for (const job of [...context.jobs.values()]) {
     if (!isUnresolved(job)) continue;
     const head = heads.get(job.context.payload.account);
     if (head === undefined || job.context.seq < head.context.seq) heads.set(job.context.payload.account, job);
@@ -111,7 +115,7 @@ function sendToJob(job: JobSnapshot, event: JobEvent): { job: JobSnapshot; step:
 }
 
 function withJob(context: StoreContext, job: JobSnapshot): StoreContext['jobs'] {
-  return { ...context.jobs, [job.context.id]: job };
+  return new Map(context.jobs).set(job.context.id, job);
 }
 
 type DeliveryCommand = CommitCommand | AckCommand | FailCommand;
@@ -123,9 +127,9 @@ const EMPTY_STORE: StoreContext = {
   clock: 0,
   nextToken: 1,
   nextSeq: 1,
-  jobs: {},
-  balances: {},
-  effects: {},
+  jobs: new Map(),
+  balances: new Map(),
+  effects: new Map(),
   reply: undefined,
   trace: [],
 };
@@ -141,13 +145,13 @@ export const storeMachine = setup({
     /** Submit of an id that exists with exactly the same payload: a harmless repeat. */
     isDuplicateSubmit: ({ context, event }) => {
       if (event.type !== 'submit') return false;
-      const job = context.jobs[event.id];
+      const job = context.jobs.get(event.id);
       return job !== undefined && samePayload(job, event);
     },
     /** Submit of an id that exists with another payload. */
-    isIdTaken: ({ context, event }) => event.type === 'submit' && context.jobs[event.id] !== undefined,
+    isIdTaken: ({ context, event }) => event.type === 'submit' && context.jobs.get(event.id) !== undefined,
     /** Ready + waiting + running jobs already fill the capacity. */
-    atCapacity: ({ context }) => Object.values(context.jobs).filter(isUnresolved).length >= context.config.capacity,
+    atCapacity: ({ context }) => [...context.jobs.values()].filter(isUnresolved).length >= context.config.capacity,
     /** Some account's head is ready to run. */
     hasClaimableHead: ({ context }) => claimableHead(context) !== undefined,
     /** The token is not the current delivery of any running job (never issued, expired or settled). */
@@ -157,17 +161,17 @@ export const storeMachine = setup({
     /** The ledger already holds this job's (account, key) with the same amount: reuse it. */
     isEffectRecorded: ({ context, event }) => {
       const p = deliveryOf(context, event)?.context.payload;
-      return p !== undefined && context.effects[p.account]?.[p.key]?.amount === p.amount;
+      return p !== undefined && context.effects.get(p.account)?.get(p.key)?.amount === p.amount;
     },
     /** The ledger holds this job's (account, key) with another amount. */
     isEffectConflict: ({ context, event }) => {
       const p = deliveryOf(context, event)?.context.payload;
-      return p !== undefined && context.effects[p.account]?.[p.key] !== undefined;
+      return p !== undefined && context.effects.get(p.account)?.get(p.key) !== undefined;
     },
     /** Applying the amount would take the balance outside the safe-integer range. */
     balanceWouldOverflow: ({ context, event }) => {
       const p = deliveryOf(context, event)?.context.payload;
-      return p !== undefined && !Number.isSafeInteger((context.balances[p.account] ?? 0) + p.amount);
+      return p !== undefined && !Number.isSafeInteger((context.balances.get(p.account) ?? 0) + p.amount);
     },
   },
   actions: {
@@ -179,17 +183,18 @@ export const storeMachine = setup({
      */
     advanceClock: assign(({ context, event }) => {
       if (event.type !== 'advance') return {};
-      let jobs = context.jobs;
+      let jobs: Map<string, JobSnapshot> | undefined;
       const trace: JobStep[] = [];
-      for (const job of Object.values(context.jobs)) {
+      for (const job of [...context.jobs.values()]) {
         if (!isUnresolved(job)) continue;
         const { job: next, step } = sendToJob(job, { type: 'ADVANCE', now: event.now });
         if (step !== undefined) {
-          jobs = { ...jobs, [next.context.id]: next };
+          jobs ??= new Map(context.jobs);
+          jobs.set(next.context.id, next);
           trace.push(step);
         }
       }
-      return { clock: event.now, jobs, trace };
+      return { clock: event.now, jobs: jobs ?? context.jobs, trace };
     }),
     /** Reply with a rejection; nothing else changes. */
     reject: assign(({ context, event }, params: { code: RejectionCode }) => ({
@@ -197,7 +202,7 @@ export const storeMachine = setup({
     })),
     replyDuplicate: assign(({ context, event }) => {
       if (event.type !== 'submit') return {};
-      const job = context.jobs[event.id];
+      const job = context.jobs.get(event.id);
       return { reply: { ok: true, type: 'submit', id: event.id, seq: job?.context.seq ?? 0, duplicate: true } };
     }),
     /** Admit a new job, ready, with the next admission number. */
@@ -254,7 +259,7 @@ export const storeMachine = setup({
       return {
         jobs: withJob(context, job),
         trace: step === undefined ? [] : [step],
-        reply: { ok: true, type: 'commit', id: job.context.id, applied: false, balance: context.balances[p.account] ?? 0 },
+        reply: { ok: true, type: 'commit', id: job.context.id, applied: false, balance: context.balances.get(p.account) ?? 0 },
       };
     }),
     /** Apply the effect: add the amount to the balance and record (account, key) in the ledger. */
@@ -263,12 +268,12 @@ export const storeMachine = setup({
       if (event.type !== 'commit' || current === undefined) return {};
       const { job, step } = sendToJob(current, { type: 'COMMIT', worker: event.worker, token: event.token });
       const p = job.context.payload;
-      const balance = (context.balances[p.account] ?? 0) + p.amount;
+      const balance = (context.balances.get(p.account) ?? 0) + p.amount;
       const effect: EffectRecord = { amount: p.amount, job: job.context.id, token: event.token };
       return {
         jobs: withJob(context, job),
-        balances: { ...context.balances, [p.account]: balance },
-        effects: { ...context.effects, [p.account]: { ...context.effects[p.account], [p.key]: effect } },
+        balances: new Map(context.balances).set(p.account, balance),
+        effects: new Map(context.effects).set(p.account, new Map(context.effects.get(p.account)).set(p.key, effect)),
         trace: step === undefined ? [] : [step],
         reply: { ok: true, type: 'commit', id: job.context.id, applied: true, balance },
       };
@@ -353,15 +358,15 @@ function rejectionMessage(context: StoreContext, event: StoreEvent, code: Reject
   switch (code) {
     case 'conflict': {
       if (event.type === 'submit') {
-        const p = context.jobs[event.id]?.context.payload;
+        const p = context.jobs.get(event.id)?.context.payload;
         return `job ${JSON.stringify(event.id)} already exists with another payload (${JSON.stringify(p)})`;
       }
       const p = deliveryOf(context, event)?.context.payload;
-      const recorded = p === undefined ? undefined : context.effects[p.account]?.[p.key];
+      const recorded = p === undefined ? undefined : context.effects.get(p.account)?.get(p.key);
       return `effect (${JSON.stringify(p?.account)}, ${JSON.stringify(p?.key)}) was recorded with amount ${recorded?.amount}, not ${p?.amount}`;
     }
     case 'capacity_exceeded':
-      return `capacity ${context.config.capacity} is full: ${Object.values(context.jobs).filter(isUnresolved).length} unresolved jobs`;
+      return `capacity ${context.config.capacity} is full: ${[...context.jobs.values()].filter(isUnresolved).length} unresolved jobs`;
     case 'stale_token':
       return `token ${(event as DeliveryCommand).token} is not the current delivery of any running job`;
     case 'not_owner': {
