@@ -93,7 +93,9 @@ function jobRecord(job: JobSnapshot): JobRecord {
  * assignment would treat specially. Ids, accounts and operation keys are arbitrary strings.
  */
 function put<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  // defineProperty only where needed: it is slow, and leaves the object in a slower shape.
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 const byKey = <T>(map: ReadonlyMap<string, T>): [string, T][] =>
