@@ -1,0 +1,63 @@
+/**
+ * Argument parsing for every subcommand: node's util.parseArgs in strict mode, its errors turned
+ * into a one-line UsageError (exit code 2), and numeric flags checked with zod at the boundary.
+ */
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { z } from 'zod';
+
+/** A bad invocation: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError' as const;
+  readonly code = 'usage' as const;
+}
+
+/** A failure to set up the check (the implementation cannot be started or loaded): one line, exit code 2. */
+export class SetupError extends Error {
+  override name = 'SetupError' as const;
+  readonly code = 'setup' as const;
+}
+
+/** Where a command writes; the process's streams by default, buffers in tests. */
+export interface CliIO {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** Whether stderr is a terminal (progress lines are drawn only then). */
+  readonly isTTY: boolean;
+  /** Needed by `demo --predict`. */
+  readonly stdin?: NodeJS.ReadableStream;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses `argv` strictly against `options`; every parse error becomes a UsageError naming `command`. */
+export function parseCommandArgs<O extends Options>(command: string, argv: readonly string[], options: O, positionals: boolean) {
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: positionals });
+  } catch (error) {
+    const e = error as { code?: string; message: string };
+    const first = e.message.split('. ')[0] ?? e.message;
+    throw new UsageError(`${command}: ${first.replace(/'/g, '')} (see jobcheck ${command} --help)`);
+  }
+}
+
+const wholeNumber = (min: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.int(`must be at most ${Number.MAX_SAFE_INTEGER}`).min(min, `must be at least ${min}`));
+const signedNumber = z
+  .string()
+  .regex(/^-?\d+$/, 'must be an integer')
+  .transform(Number)
+  .pipe(z.int('must be a 32-bit integer').min(-(2 ** 31), 'must be a 32-bit integer').max(2 ** 31 - 1, 'must be a 32-bit integer'));
+
+/** Reads an integer flag (`--runs 500`), or `fallback` when absent; throws UsageError naming the flag and value. */
+export function intFlag(command: string, flag: string, value: string | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  const schema = flag === 'seed' ? signedNumber : wholeNumber(min);
+  const result = schema.safeParse(value);
+  if (!result.success) throw new UsageError(`${command}: --${flag} ${result.error.issues[0]?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`);
+  return result.data;
+}

@@ -1,0 +1,130 @@
+/**
+ * `npm run catalogue`: checks every broken implementation of the catalogue (the in-process
+ * variants of conformance/broken/ and the Python variants of examples/python/broken/, through the
+ * protocol) with the same check as `jobcheck check`, and writes docs/broken-catalogue.md: for each
+ * bug, which phase caught it, the length of the story shown, and the time it took to find.
+ * JOBCHECK_SEED (default 1) and JOBCHECK_RUNS (default 300) choose the campaign; the correct
+ * implementations are checked alongside, as the control.
+ */
+import { writeFile } from 'node:fs/promises';
+import { cpus, platform } from 'node:os';
+import type { AdapterFactory } from '../conformance/adapter.ts';
+import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
+import { CATALOGUE } from '../conformance/broken/catalogue.ts';
+import { processAdapterFactory } from '../conformance/process.ts';
+import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
+import { runCheck } from './check.ts';
+import type { CheckReport } from './check.ts';
+import { renderFailure } from './checkOutput.ts';
+
+const seed = Number(process.env['JOBCHECK_SEED'] ?? 1);
+const runs = Number(process.env['JOBCHECK_RUNS'] ?? 300);
+const out = process.env['JOBCHECK_CATALOGUE_FILE'] ?? 'docs/broken-catalogue.md';
+
+interface Entry {
+  readonly name: string;
+  readonly where: string;
+  readonly description: string;
+  readonly factory: AdapterFactory & { close?: () => Promise<void> };
+}
+
+/** Milliseconds from the start of the check until the first divergence was seen (phases run in order). */
+function timeToFind(r: CheckReport): number | null {
+  let t = 0;
+  for (const f of r.fixtures) {
+    t += f.durationMs;
+    if (!f.result.ok) return t;
+  }
+  for (const [i, o] of r.paths.outcomes.entries()) {
+    t += r.pathMs[i] ?? 0;
+    if (o.result.divergence !== null) return t;
+  }
+  return r.campaign.verdict === 'diverge' ? t + r.campaign.durationMs - r.campaign.shrinkMs : null;
+}
+
+const list = (names: readonly string[]): string => names.map((n) => `\`${n}\``).join(', ');
+const missed = (phase: string, names: readonly string[]): string =>
+  `- Missed by the ${phase} alone${names.length === 0 ? ': none.' : ` (${names.length}): ${list(names)}.`}`;
+const ms = (n: number | null): string => (n === null ? '-' : n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(1)} s`);
+
+const entries: Entry[] = CATALOGUE.map((v) => ({ name: v.name, where: 'impl/JobStore variant', description: v.description, factory: v.factory }));
+const python = findPython();
+if (python !== undefined) {
+  for (const b of PYTHON_BROKEN) {
+    entries.push({ name: `python/${b.name}`, where: 'Python, over the protocol', description: b.description, factory: processAdapterFactory(pythonCommand(python, `examples/python/broken/${b.name}.py`)) });
+  }
+}
+const controls: Entry[] = [{ name: 'impl/JobStore', where: 'built-in', description: 'the optimised implementation', factory: jobStoreFactory() }];
+if (python !== undefined) {
+  controls.push({ name: 'python/jobstore', where: 'Python, over the protocol', description: 'the Python example', factory: processAdapterFactory(pythonCommand(python, 'examples/python/jobstore.py')) });
+}
+
+const rows: string[] = [];
+const controlRows: string[] = [];
+const missedBy = { fixtures: [] as string[], paths: [] as string[], campaign: [] as string[] };
+let example = '';
+for (const e of [...entries, ...controls]) {
+  const report = await runCheck({ factory: e.factory, runs, seed });
+  await e.factory.close?.();
+  const c = report.campaign;
+  const fixturesFailed = report.fixtures.filter((f) => !f.result.ok).length;
+  const campaign = c.verdict === 'diverge' ? `run ${c.runs}, ${ms(c.durationMs - c.shrinkMs)}; ${c.firstFailureLength} → **${c.counterexample?.steps.length}** in ${ms(c.shrinkMs)}` : `not found in ${c.runs} runs`;
+  const shown = report.failure === null ? 'agree' : `**${report.failure.steps}** (${report.failure.source})`;
+  if (!controls.includes(e)) {
+    if (fixturesFailed === 0) missedBy.fixtures.push(e.name);
+    if (report.paths.failures.length === 0) missedBy.paths.push(e.name);
+    if (c.verdict === 'agree') missedBy.campaign.push(e.name);
+  }
+  const row = `| \`${e.name}\` | ${e.where} | ${e.description} | ${fixturesFailed}/${report.fixtures.length} | ${report.paths.failures.length}/${report.paths.outcomes.length} | ${campaign} | ${shown} | ${ms(timeToFind(report))} | ${ms(report.durationMs)} |`;
+  (controls.includes(e) ? controlRows : rows).push(row);
+  if (e.name === 'lease-one-tick-late' && report.failure !== null) {
+    example = renderFailure(report.failure, report, { target: `broken/${e.name}`, flags: `--broken ${e.name}`, seed, runs });
+  }
+  process.stdout.write(`${report.verdict === 'diverge' ? 'caught ' : 'agrees '} ${e.name}\n`);
+}
+
+const doc = `# The catalogue of broken implementations
+
+Each row is a deliberately broken implementation: one small change to a correct one, with a
+comment naming the bug in its source (\`conformance/broken/*.ts\` for the in-process variants of
+impl/JobStore, \`examples/python/broken/*.py\` for the variants of the Python example, checked
+over the jobcheck/1 protocol). \`jobcheck check\` must catch every one; \`cli/catalogue.test.ts\`
+asserts that it does (exit code 1 and a story), and that the correct implementations pass.
+
+Generated by \`npm run catalogue\` (cli/catalogue.ts) from a real run: the same check as
+\`jobcheck check\` (fixture stories, then the path suite, then a random campaign of ${runs} runs,
+seed ${seed}), on ${platform()}, ${cpus().length} cores, Node ${process.version}. Times are wall-clock and
+include starting processes for the Python variants (the harness starts one per restart).
+
+Columns: **fixtures** and **paths**: how many of the fixture stories and of the enumerated paths
+diverge; **campaign**: the random run at which the campaign first diverged and the time it took,
+then the length of that run and of the story it was shrunk to (in steps); **story shown**: the length of the
+shortest story \`jobcheck check\` prints (and where it comes from); **time to find**: from the start
+of the check to the first divergence seen; **check**: the whole check, shrinking included.
+
+| Bug | Implementation | What is broken | Fixtures | Paths | Campaign: found at, shrunk to | Story shown | Time to find | Check |
+|---|---|---|---:|---:|---|---:|---:|---:|
+${rows.join('\n')}
+
+The correct implementations, checked the same way:
+
+| Implementation | Kind | | Fixtures | Paths | Campaign | Verdict | | Check |
+|---|---|---|---:|---:|---|---:|---:|---:|
+${controlRows.join('\n')}
+
+What the table shows: the whole check catches every bug; on its own, each phase would miss
+these:
+${missed('fixture stories', missedBy.fixtures)}
+${missed('path suite', missedBy.paths)}
+${missed('random campaign', missedBy.campaign)}
+
+## One of the stories
+
+The story \`jobcheck check --broken lease-one-tick-late --seed ${seed}\` prints:
+
+\`\`\`
+${example}
+\`\`\`
+`;
+await writeFile(out, doc);
+process.stdout.write(`wrote ${out}\n`);

@@ -1,0 +1,163 @@
+/**
+ * The whole check of one implementation, as data: the failure stories of model/fixtures replayed
+ * against it, the path suite, and a random differential campaign, with merged coverage and, on
+ * failure, the shortest story found. `jobcheck check` prints and writes this; tests call it
+ * in-process.
+ */
+import type { Adapter, AdapterFactory } from '../conformance/adapter.ts';
+import type { CampaignProgress, CampaignResult } from '../conformance/campaign.ts';
+import { runCheck as runEngineCheck } from '../conformance/check.ts';
+import type { Coverage } from '../conformance/coverage.ts';
+import type { PathSuiteResult } from '../conformance/pathSuite.ts';
+import type { LockstepResult } from '../conformance/lockstep.ts';
+import { loadFixtures, runFixture } from '../model/fixtures.ts';
+import type { Fixture, FixtureDriver, FixtureResult } from '../model/fixtures.ts';
+
+/** Where the check is: which phase, how far. */
+export interface CheckProgress {
+  readonly phase: 'fixtures' | 'paths' | 'campaign' | 'shrink';
+  readonly done: number;
+  readonly total: number;
+}
+
+/** Options of a check. */
+export interface CheckOptions {
+  readonly factory: AdapterFactory;
+  /** Random runs of the campaign. */
+  readonly runs: number;
+  /** fast-check seed of the campaign. */
+  readonly seed: number;
+  /** Most commands per random run (default: the engine's). */
+  readonly maxCommands?: number;
+  /** fast-check path of a known counterexample (with its seed): the campaign replays just that. */
+  readonly path?: string;
+  readonly onProgress?: (progress: CheckProgress) => void;
+}
+
+/** One fixture story replayed against the implementation. */
+export interface FixtureOutcome {
+  readonly fixture: Fixture;
+  readonly result: FixtureResult;
+  readonly durationMs: number;
+}
+
+/** The story shown for a failed check: the shortest failure found, from whichever phase. */
+export interface CheckFailure {
+  readonly source: 'campaign' | 'path' | 'fixture';
+  /** The path's name, the fixture's name, or `random campaign`. */
+  readonly name: string;
+  /** Steps of the story. */
+  readonly steps: number;
+  /** The lockstep run (campaign and path failures), which can be written as an artifact. */
+  readonly run?: LockstepResult;
+  /** The fixture outcome (fixture failures). */
+  readonly fixture?: FixtureOutcome;
+}
+
+/** Everything a check found. */
+export interface CheckReport {
+  readonly verdict: 'agree' | 'diverge';
+  readonly fixtures: readonly FixtureOutcome[];
+  readonly paths: PathSuiteResult;
+  /** Milliseconds each path took, in the order of `paths.outcomes`. */
+  readonly pathMs: readonly number[];
+  readonly campaign: CampaignResult;
+  /** Path suite and campaign coverage, merged. */
+  readonly coverage: Coverage;
+  /** The shortest failure story, or null when everything agreed. */
+  readonly failure: CheckFailure | null;
+  readonly durationMs: number;
+}
+
+/**
+ * A FixtureDriver over an Adapter. The Adapter interface has no "restore from this object"
+ * (across a process boundary nothing can alias the caller's object anyway), so `restoreFrom` is a
+ * real restart from the store's own snapshot, which the fixture runner hands over unchanged.
+ */
+function fixtureDriver(adapter: Adapter): FixtureDriver {
+  return {
+    execute: (command) => adapter.execute(command),
+    snapshot: () => adapter.snapshot(),
+    restart: () => adapter.restart(),
+    restoreFrom: () => adapter.restart(),
+  };
+}
+
+/** Replays one fixture against a fresh implementation; a factory that throws is a mismatch, never an exception. */
+async function checkFixture(fixture: Fixture, factory: AdapterFactory): Promise<FixtureOutcome> {
+  const started = performance.now();
+  let adapter: Adapter | undefined;
+  let result: FixtureResult;
+  try {
+    adapter = await factory(fixture.config);
+    result = await runFixture(fixture, fixtureDriver(adapter));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    result = { ok: false, fixture: fixture.name, step: 'final', check: 'error', expected: 'a store', actual: message, message: `${fixture.name}: ${message}` };
+  } finally {
+    await adapter?.close().catch(() => undefined);
+  }
+  return { fixture, result, durationMs: performance.now() - started };
+}
+
+/** The shortest of the failures found (campaign, paths, fixtures); ties go to the campaign, whose story is shrunk. Pure. */
+function shortestFailure(fixtures: readonly FixtureOutcome[], paths: PathSuiteResult, campaign: CampaignResult): CheckFailure | null {
+  const candidates: CheckFailure[] = [];
+  if (campaign.counterexample !== null) {
+    candidates.push({ source: 'campaign', name: 'random campaign', steps: campaign.counterexample.steps.length, run: campaign.counterexample });
+  }
+  for (const f of paths.failures) candidates.push({ source: 'path', name: f.path.name, steps: f.result.steps.length, run: f.result });
+  for (const f of fixtures) {
+    if (!f.result.ok) {
+      const steps = f.result.step === 'final' ? f.fixture.steps.length : f.result.step;
+      candidates.push({ source: 'fixture', name: f.fixture.name, steps, fixture: f });
+    }
+  }
+  let best: CheckFailure | null = null;
+  for (const c of candidates) if (best === null || c.steps < best.steps) best = c;
+  return best;
+}
+
+/** Runs fixtures, path suite and campaign against the implementation. Divergences are data; never throws for them. */
+export async function runCheck(options: CheckOptions): Promise<CheckReport> {
+  const started = performance.now();
+  const progress = options.onProgress ?? (() => undefined);
+  const all = loadFixtures();
+  const fixtures: FixtureOutcome[] = [];
+  for (const fixture of all) {
+    fixtures.push(await checkFixture(fixture, options.factory));
+    progress({ phase: 'fixtures', done: fixtures.length, total: all.length });
+  }
+  const pathMs: number[] = [];
+  let last = performance.now();
+  const engine = await runEngineCheck({
+    factory: options.factory,
+    runs: options.runs,
+    seed: options.seed,
+    ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }),
+    ...(options.path === undefined ? {} : { path: options.path }),
+    // The campaign runs even after a failing path: its shrunk story is often the shortest.
+    campaignAfterPathFailure: true,
+    onPath: (done, total) => {
+      const now = performance.now();
+      pathMs.push(now - last);
+      last = now;
+      progress({ phase: 'paths', done, total });
+    },
+    onProgress: (p: CampaignProgress) =>
+      progress(p.phase === 'generate' ? { phase: 'campaign', done: p.run, total: p.runs } : { phase: 'shrink', done: p.run, total: p.run }),
+  });
+  const campaign = engine.campaign;
+  if (campaign === null) throw new Error('the engine skipped the campaign although it was asked to run it');
+  const failure = shortestFailure(fixtures, engine.pathSuite, campaign);
+  return {
+    verdict: failure === null ? 'agree' : 'diverge',
+    fixtures,
+    paths: engine.pathSuite,
+    pathMs,
+    campaign,
+    coverage: engine.coverage,
+    failure,
+    durationMs: performance.now() - started,
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * `jobcheck check`: fixture stories, path suite and a random campaign against one implementation;
+ * prints the verdict, the shortest failure story and a coverage summary; writes the failure
+ * artifact and coverage reports to the report directory. Exit code 0 agree, 1 diverge.
+ */
+import { writeFile } from 'node:fs/promises';
+import { PATH_CONFIG } from '../conformance/lifecyclePaths.ts';
+import type { CliIO } from './args.ts';
+import { SetupError, UsageError, intFlag, parseCommandArgs } from './args.ts';
+import { runCheck } from './check.ts';
+import { checkJson, renderCheckText, writeReportFiles } from './checkOutput.ts';
+import type { CheckContext } from './checkOutput.ts';
+import { checkJunit } from './junit.ts';
+import { progressLine } from './progress.ts';
+import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
+
+/** Default number of random runs. */
+export const DEFAULT_RUNS = 300;
+/** Default report directory. */
+export const DEFAULT_REPORT_DIR = '.jobcheck/report';
+
+/** Usage text of `jobcheck check`. */
+export const CHECK_USAGE = `Usage: jobcheck check (--impl "<command>" | --module <path> | --builtin | --broken <name>) [options]
+
+Checks an implementation against the reference model: the fixture stories, the path suite and a
+random differential campaign. Prints the verdict, the shortest failure story and a coverage
+summary; writes the failure artifact and the coverage reports to the report directory.
+Exit code: 0 agree, 1 diverge, 2 usage or setup error.
+
+${TARGET_USAGE}
+Options:
+  --runs <n>           random runs (default ${DEFAULT_RUNS})
+  --seed <n>           seed of the random campaign (default: random; printed, so a run can be repeated)
+  --path <path>        with --seed: run only the campaign's counterexample at this fast-check path
+  --max-commands <n>   most commands per random run (default 40)
+  --report <dir>       where to write failure.json and coverage.{json,md,html} (default ${DEFAULT_REPORT_DIR})
+  --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
+  --json               print the result as JSON instead of text
+  -h, --help           show this text
+`;
+
+/** Runs `jobcheck check`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
+export async function checkCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  const { values } = parseCommandArgs('check', argv, {
+    ...TARGET_OPTIONS,
+    runs: { type: 'string' },
+    seed: { type: 'string' },
+    path: { type: 'string' },
+    'max-commands': { type: 'string' },
+    report: { type: 'string' },
+    junit: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, false);
+  if (values.help === true) {
+    io.stdout.write(CHECK_USAGE);
+    return 0;
+  }
+  const runs = intFlag('check', 'runs', values.runs, DEFAULT_RUNS, 1);
+  if (values.path !== undefined && values.seed === undefined) throw new UsageError('check: --path needs the --seed it was found with');
+  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`check: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
+  const seed = intFlag('check', 'seed', values.seed, (Date.now() ^ (Math.random() * 0x100000000)) | 0);
+  const maxCommands = values['max-commands'] === undefined ? undefined : intFlag('check', 'max-commands', values['max-commands'], 40, 1);
+  const timeout = values.timeout === undefined ? undefined : intFlag('check', 'timeout', values.timeout, 5000, 1);
+  const target = await resolveTarget('check', { ...values, timeout }, io);
+  try {
+    const implementation = await preflight(target, PATH_CONFIG);
+    const progress = progressLine(io.isTTY);
+    const report = await runCheck({
+      factory: target.factory,
+      runs,
+      seed,
+      ...(maxCommands === undefined ? {} : { maxCommands }),
+      ...(values.path === undefined ? {} : { path: values.path }),
+      onProgress: (p) => progress.update(p),
+    }).finally(() => progress.stop());
+    const ctx: CheckContext = { target: target.name, flags: target.flags, implementation, seed, runs };
+    const dir = values.report ?? DEFAULT_REPORT_DIR;
+    const files = await writeReportFiles(dir, report, ctx).catch((error: Error) => {
+      throw new SetupError(`check: cannot write the report to ${dir}: ${error.message}`);
+    });
+    const junit = values.junit;
+    if (junit !== undefined) {
+      await writeFile(junit, checkJunit(report, ctx)).catch((error: Error) => {
+        throw new SetupError(`check: cannot write the JUnit file ${junit}: ${error.message}`);
+      });
+    }
+    io.stdout.write(values.json === true ? `${JSON.stringify(checkJson(report, ctx, files), null, 2)}\n` : renderCheckText(report, ctx, files));
+    return report.verdict === 'agree' ? 0 : 1;
+  } finally {
+    await target.close();
+  }
+}

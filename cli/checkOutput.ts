@@ -1,0 +1,169 @@
+/**
+ * What `jobcheck check` shows and writes: the human summary with the failure story, the
+ * machine-readable JSON result, and the report directory (failure artifact, coverage JSON,
+ * Markdown and HTML). Rendering is pure; only writeReportFiles touches the file system.
+ */
+import { mkdir } from 'node:fs/promises';
+import { toArtifact, writeArtifact } from '../conformance/artifact.ts';
+import { COVERAGE_CATEGORIES, categorySummary, neverHit } from '../conformance/coverage.ts';
+import type { Coverage } from '../conformance/coverage.ts';
+import { writeCoverageReport } from '../conformance/coverageFiles.ts';
+import { describeConfig, describeCommand, renderStory } from '../conformance/story.ts';
+import { firstDifference, showValue } from '../conformance/compare.ts';
+import type { CheckFailure, CheckReport, FixtureOutcome } from './check.ts';
+
+/** How the check was run, for headings and reproduction hints. */
+export interface CheckContext {
+  /** The implementation's name for reports (command, module, impl/JobStore...). */
+  readonly target: string;
+  /** The flags that select it again (`--impl "..."`). */
+  readonly flags: string;
+  /** The name the implementation gave itself in hello, if it is a process. */
+  readonly implementation?: string | undefined;
+  readonly seed: number;
+  readonly runs: number;
+}
+
+/** Files written into the report directory. */
+export interface ReportFiles {
+  readonly dir: string;
+  /** The failure artifact, when the check failed with a replayable story. */
+  readonly artifact?: string;
+  readonly coverageJson: string;
+  readonly coverageMd: string;
+  readonly coverageHtml: string;
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+/** `1 step`, `3 steps`. Pure. */
+export const count = (n: number | null | undefined, word: string): string => `${n ?? '?'} ${word}${n === 1 ? '' : 's'}`;
+
+/** Writes the failure artifact (if any) and the coverage files; returns their paths. */
+export async function writeReportFiles(dir: string, report: CheckReport, ctx: CheckContext): Promise<ReportFiles> {
+  await mkdir(dir, { recursive: true });
+  let artifact: string | undefined;
+  const f = report.failure;
+  if (f?.run !== undefined) {
+    const meta = f.source === 'campaign' ? { seed: ctx.seed, path: report.campaign.path } : {};
+    artifact = await writeArtifact(dir, toArtifact(f.run, meta), 'failure.json');
+  }
+  const title = `Conformance coverage of ${ctx.target}: path suite + ${ctx.runs} random runs (seed ${ctx.seed})`;
+  const cov = await writeCoverageReport(dir, report.coverage, { title });
+  return { dir, ...(artifact === undefined ? {} : { artifact }), coverageJson: cov.json, coverageMd: cov.markdown, coverageHtml: cov.html };
+}
+
+/** The story of a fixture that failed: its own words, the steps up to the failing one, and what differed. Pure. */
+export function renderFixtureStory(outcome: FixtureOutcome): string {
+  const { fixture, result } = outcome;
+  if (result.ok) return `fixture ${fixture.name} agrees (${result.steps} steps).`;
+  const lines = [`fixture ${fixture.name} ("${fixture.title}") fails at step ${result.step} (${result.check} check).`, fixture.story, `config: ${describeConfig(fixture.config)}`, ''];
+  const upTo = result.step === 'final' ? fixture.steps.length : result.step;
+  fixture.steps.slice(0, upTo).forEach((s, i) => {
+    const what =
+      'do' in s
+        ? `${describeCommand(s.do)}\n       expect: ${showValue(s.expect)}`
+        : 'restart' in s
+          ? 'restart (snapshot -> JSON -> restore)'
+          : 'aliasSnapshot' in s
+            ? 'take a snapshot, change the object received, take another: it must not have changed'
+            : 'restore from a snapshot object, change that object: the store must not change';
+    lines.push(`${String(i + 1).padStart(3)}. ${what}`);
+  });
+  const d = result.check === 'error' ? undefined : firstDifference(result.expected, result.actual);
+  lines.push(d === undefined ? `       >> ${result.message}` : `       >> ${result.check} differs at ${d.path === '' ? '(value)' : d.path}: expected ${showValue(d.model)}, got ${showValue(d.impl)}`);
+  return lines.join('\n');
+}
+
+/** The story of a failure, whatever found it. Pure. */
+export function renderFailure(failure: CheckFailure, report: CheckReport, ctx: CheckContext, files?: ReportFiles): string {
+  if (failure.fixture !== undefined) return renderFixtureStory(failure.fixture);
+  if (failure.run === undefined) return `${failure.name} failed.`;
+  const replay = files?.artifact === undefined ? undefined : `npx jobcheck replay ${files.artifact} ${ctx.flags}`;
+  return renderStory(failure.run, {
+    ...(failure.source === 'campaign' ? { seed: ctx.seed, path: report.campaign.path } : {}),
+    ...(files?.artifact === undefined ? {} : { artifactFile: files.artifact }),
+    ...(replay === undefined ? {} : { replayCommand: replay }),
+  });
+}
+
+/** The transitions never hit, on one line: all of them when few, the first three and a count otherwise. Pure. */
+export function neverHitLine(missing: readonly string[]): string {
+  if (missing.length === 0) return 'none';
+  if (missing.length <= 4) return missing.join(', ');
+  return `${missing.length}, e.g. ${missing.slice(0, 3).join(', ')} (all in coverage.md)`;
+}
+
+/** One line per coverage category, `transitions 13/13`. Pure. */
+export function coverageSummary(cov: Coverage): string {
+  return COVERAGE_CATEGORIES.map((c) => {
+    const { hit, total } = categorySummary(cov, c);
+    return `${c} ${hit}/${total}`;
+  }).join(', ');
+}
+
+/** The human report of a check: phases, verdict, the failure story, coverage, files. Pure. */
+export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: ReportFiles): string {
+  const lines: string[] = [];
+  const who = ctx.implementation === undefined ? ctx.target : `${ctx.target} (${ctx.implementation})`;
+  lines.push(`jobcheck check: ${who}`);
+  const failedFixtures = report.fixtures.filter((f) => !f.result.ok);
+  lines.push(`  fixture stories  ${report.fixtures.length - failedFixtures.length}/${report.fixtures.length} agree${failedFixtures.length === 0 ? '' : `; diverging: ${failedFixtures.map((f) => f.fixture.name).join(', ')}`}`);
+  const p = report.paths;
+  lines.push(`  path suite       ${p.outcomes.length - p.failures.length}/${p.outcomes.length} paths agree${p.failures.length === 0 ? '' : `; first diverging: ${p.failures[0]?.path.name}`}`);
+  const c = report.campaign;
+  const found = c.verdict === 'agree' ? 'agree' : `diverge after ${count(c.runs, 'run')}, shrunk from ${count(c.firstFailureLength, 'step')} to ${count(c.counterexample?.steps.length, 'step')} in ${seconds(c.shrinkMs)}`;
+  lines.push(`  random campaign  ${count(c.runs, 'run')}, ${count(c.commands, 'command')}, seed ${ctx.seed}: ${found}`);
+  lines.push('');
+  if (report.failure === null) {
+    lines.push(`verdict: AGREE with the model (${seconds(report.durationMs)})`);
+  } else {
+    const f = report.failure;
+    const from = f.source === 'campaign' ? 'the random campaign' : f.source === 'path' ? `the path "${f.name}"` : `the fixture story "${f.name}"`;
+    lines.push(`verdict: DIVERGE from the model (${seconds(report.durationMs)}); the shortest story (${count(f.steps, 'step')}) comes from ${from}:`);
+    lines.push('');
+    lines.push(renderFailure(f, report, ctx, files));
+  }
+  lines.push('');
+  lines.push(`coverage (path suite + campaign): ${coverageSummary(report.coverage)}`);
+  const missing = neverHit(report.coverage, 'transitions');
+  lines.push(`  transitions never hit: ${neverHitLine(missing)}`);
+  if (files !== undefined) {
+    lines.push(`report: ${files.dir} (${[files.artifact, files.coverageJson, files.coverageMd, files.coverageHtml].filter((x) => x !== undefined).map((x) => x.slice(files.dir.length + 1)).join(', ')})`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The machine-readable result of a check (what `--json` prints). Pure. */
+export function checkJson(report: CheckReport, ctx: CheckContext, files?: ReportFiles): unknown {
+  const f = report.failure;
+  const c = report.campaign;
+  return {
+    verdict: report.verdict,
+    target: ctx.target,
+    ...(ctx.implementation === undefined ? {} : { implementation: ctx.implementation }),
+    seed: ctx.seed,
+    durationMs: Math.round(report.durationMs),
+    fixtures: {
+      total: report.fixtures.length,
+      failed: report.fixtures.filter((x) => !x.result.ok).map((x) => ({ name: x.fixture.name, message: x.result.ok ? '' : x.result.message })),
+    },
+    paths: { total: report.paths.outcomes.length, failed: report.paths.failures.map((x) => x.path.name) },
+    campaign: {
+      verdict: c.verdict,
+      runs: c.runs,
+      commands: c.commands,
+      path: c.path,
+      firstFailureLength: c.firstFailureLength,
+      storyLength: c.counterexample?.steps.length ?? null,
+      shrinks: c.shrinks,
+      durationMs: Math.round(c.durationMs),
+      shrinkMs: Math.round(c.shrinkMs),
+    },
+    failure:
+      f === null
+        ? null
+        : { source: f.source, name: f.name, steps: f.steps, story: renderFailure(f, report, ctx, files), ...(files?.artifact === undefined ? {} : { artifact: files.artifact }) },
+    coverage: Object.fromEntries(COVERAGE_CATEGORIES.map((cat) => [cat, categorySummary(report.coverage, cat)])),
+    ...(files === undefined ? {} : { report: files }),
+  };
+}

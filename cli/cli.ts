@@ -1,0 +1,68 @@
+/**
+ * The `jobcheck` command line: dispatches to the subcommands and turns every bad invocation or
+ * setup failure into one line on stderr and exit code 2, never a stack trace. Callable in-process
+ * (tests pass their own streams); cli/main.ts runs it for the real process.
+ */
+import { SetupError, UsageError } from './args.ts';
+import type { CliIO } from './args.ts';
+import { checkCommand } from './checkCommand.ts';
+import { coverageCommand } from './coverageCommand.ts';
+import { runDemo } from './demo.ts';
+import { pathsCommand } from './pathsCommand.ts';
+import { replayCommand } from './replayCommand.ts';
+
+/** Usage text of `jobcheck` itself. */
+export const MAIN_USAGE = `Usage: jobcheck <command> [options]
+
+Holds a job-store implementation against the reference model of the job lifecycle.
+
+Commands:
+  check      check an implementation: fixture stories, path suite, random campaign
+  replay     replay a failure artifact against an implementation
+  coverage   merge coverage JSON files and write the Markdown and HTML reports
+  paths      list the path suite enumerated from the lifecycle machine
+  demo       tell the failure stories step by step, from the reference model
+
+Run "jobcheck <command> --help" for the options of a command. Documentation: docs/cli.md,
+the protocol for implementations in other languages: docs/protocol.md.
+`;
+
+const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<number>> = {
+  check: checkCommand,
+  replay: replayCommand,
+  coverage: coverageCommand,
+  paths: pathsCommand,
+  demo: (argv, io) =>
+    runDemo([...argv], {
+      stdin: io.stdin ?? process.stdin,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      isTTY: (io.stdin as { isTTY?: boolean } | undefined)?.isTTY === true,
+    }),
+};
+
+/** Runs the command line `argv` (without `node jobcheck`); returns the exit code. Never throws. */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? io.stderr : io.stdout).write(MAIN_USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined || !Object.hasOwn(COMMANDS, name)) {
+    io.stderr.write(`jobcheck: unknown command ${JSON.stringify(name)} (commands: ${Object.keys(COMMANDS).join(', ')}; see jobcheck --help)\n`);
+    return 2;
+  }
+  try {
+    return await command(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof SetupError) {
+      io.stderr.write(`jobcheck: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
+      return 2;
+    }
+    const e = error instanceof Error ? error : new Error(String(error));
+    io.stderr.write(`jobcheck: internal error: ${e.message.split('\n')[0]} (set JOBCHECK_DEBUG=1 to see where)\n`);
+    if (process.env['JOBCHECK_DEBUG'] === '1') io.stderr.write(`${e.stack ?? ''}\n`);
+    return 2;
+  }
+}

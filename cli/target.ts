@@ -1,0 +1,119 @@
+/**
+ * The implementation under test, from the command line: a process speaking the protocol
+ * (`--impl "<command>"`), a JS/TS module exporting an AdapterFactory (`--module <path>`), the
+ * built-in impl/JobStore (`--builtin`) or one of the catalogue's broken variants (`--broken <name>`).
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Config } from '../contract/index.ts';
+import type { AdapterFactory } from '../conformance/adapter.ts';
+import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
+import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
+import { ProcessAdapter, processAdapterFactory } from '../conformance/process.ts';
+import { SetupError, UsageError } from './args.ts';
+
+/** The flags that choose an implementation, shared by `check` and `replay`. */
+export const TARGET_OPTIONS = {
+  impl: { type: 'string' },
+  module: { type: 'string' },
+  builtin: { type: 'boolean' },
+  broken: { type: 'string' },
+  timeout: { type: 'string' },
+  fresh: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+} as const;
+
+/** The usage lines of the target flags. */
+export const TARGET_USAGE = `Implementation (exactly one):
+  --impl "<command>"   a program speaking the jobcheck/1 protocol (docs/protocol.md), run by the shell
+  --module <path>      a JS/TS module exporting an AdapterFactory (default export or createAdapter)
+  --builtin            the built-in impl/JobStore
+  --broken <name>      a deliberately broken variant from the catalogue (see docs/broken-catalogue.md)
+Process options (--impl):
+  --timeout <ms>       longest wait for one reply (default 5000; hello gets twice as long)
+  --fresh              start a new process for every store instead of resetting one with hello
+  --verbose            pass the implementation's stderr through`;
+
+/** A chosen implementation: its factory, how to name it, and how to release it. */
+export interface Target {
+  /** For reports: the command, the module path, `impl/JobStore` or `broken/<name>`. */
+  readonly name: string;
+  /** The flags that select it again, for replay hints (e.g. `--impl "python3 x.py"`). */
+  readonly flags: string;
+  readonly factory: AdapterFactory;
+  /** Releases processes the factory keeps. */
+  close(): Promise<void>;
+}
+
+/** The values of the target flags after parsing. */
+export interface TargetFlags {
+  readonly impl?: string | undefined;
+  readonly module?: string | undefined;
+  readonly builtin?: boolean | undefined;
+  readonly broken?: string | undefined;
+  readonly timeout?: number | undefined;
+  readonly fresh?: boolean | undefined;
+  readonly verbose?: boolean | undefined;
+}
+
+const quote = (s: string): string => (/^[\w./:=@-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
+
+/** Resolves the target flags to a Target; throws UsageError for a bad combination, SetupError for a module that will not load. */
+export async function resolveTarget(command: string, flags: TargetFlags, io: { stderr: { write(text: string): unknown } }): Promise<Target> {
+  const chosen = (['impl', 'module', 'builtin', 'broken'] as const).filter((k) => flags[k] !== undefined && flags[k] !== false);
+  if (chosen.length === 0) throw new UsageError(`${command}: say which implementation to check: --impl "<command>", --module <path>, --builtin or --broken <name>`);
+  if (chosen.length > 1) throw new UsageError(`${command}: choose one implementation, not ${chosen.map((k) => `--${k}`).join(' and ')}`);
+  if (flags.impl !== undefined) {
+    const cmd = flags.impl.trim();
+    if (cmd === '') throw new UsageError(`${command}: --impl needs a command, e.g. --impl "python3 examples/python/jobstore.py"`);
+    const factory = processAdapterFactory(cmd, {
+      ...(flags.timeout === undefined ? {} : { replyTimeoutMs: flags.timeout, startTimeoutMs: 2 * flags.timeout }),
+      ...(flags.fresh === true ? { reuse: false } : {}),
+      ...(flags.verbose === true ? { onStderr: (line: string) => io.stderr.write(`[impl] ${line}\n`) } : {}),
+    });
+    return { name: cmd, flags: `--impl ${quote(cmd)}`, factory, close: () => factory.close() };
+  }
+  if (flags.module !== undefined) {
+    const file = resolve(flags.module);
+    if (!existsSync(file)) throw new UsageError(`${command}: --module ${flags.module}: no such file`);
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    } catch (error) {
+      throw new SetupError(`${command}: cannot load module ${flags.module}: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const factory = typeof mod['default'] === 'function' ? mod['default'] : mod['createAdapter'];
+    if (typeof factory !== 'function') {
+      throw new SetupError(`${command}: module ${flags.module} exports no AdapterFactory (expected a default export or createAdapter)`);
+    }
+    return { name: flags.module, flags: `--module ${quote(flags.module)}`, factory: factory as AdapterFactory, close: () => Promise.resolve() };
+  }
+  if (flags.builtin === true) {
+    return { name: 'impl/JobStore', flags: '--builtin', factory: jobStoreFactory(), close: () => Promise.resolve() };
+  }
+  const name = flags.broken ?? '';
+  const variant = catalogueVariant(name);
+  if (variant === undefined) {
+    throw new UsageError(`${command}: no broken variant named ${JSON.stringify(name)} (known: ${CATALOGUE.map((v) => v.name).join(', ')})`);
+  }
+  return { name: `broken/${variant.name}`, flags: `--broken ${variant.name}`, factory: variant.factory, close: () => Promise.resolve() };
+}
+
+/**
+ * Starts the implementation once, before any checking, so that a command that does not start, a
+ * module whose factory throws, or a refused hello is a setup error (exit 2) rather than a
+ * divergence. Returns the name the implementation gives itself (the hello reply), if any.
+ */
+export async function preflight(target: Target, config: Config): Promise<string | undefined> {
+  let adapter;
+  try {
+    adapter = await target.factory(config);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new SetupError(`cannot start the implementation ${target.name}: ${message}`);
+  }
+  const implementation = adapter instanceof ProcessAdapter ? adapter.implementation : undefined;
+  await adapter.close();
+  return implementation;
+}

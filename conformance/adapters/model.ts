@@ -1,0 +1,45 @@
+/**
+ * The reference model behind the adapter interface. Useful as the reference adapter (the engine
+ * run against it must always agree), for developing the engine without an implementation, and as
+ * a template for writing adapters.
+ */
+import type { Config, Reply, Snapshot } from '../../contract/index.ts';
+import { fromSnapshot, initialState, step, toSnapshot } from '../../model/index.ts';
+import type { ModelState } from '../../model/index.ts';
+import type { Adapter, AdapterFactory } from '../adapter.ts';
+
+/** An adapter over the model's pure step function; the state lives in the adapter. */
+export class ModelAdapter implements Adapter {
+  readonly name = 'model';
+  private state: ModelState;
+
+  constructor(config: Config) {
+    this.state = initialState(config);
+  }
+
+  /** Executes one command with the model's step function. */
+  execute(command: unknown): Promise<Reply> {
+    const result = step(this.state, command);
+    this.state = result.state;
+    return Promise.resolve(result.reply);
+  }
+
+  /** The model's canonical snapshot. */
+  snapshot(): Promise<Snapshot> {
+    return Promise.resolve(toSnapshot(this.state));
+  }
+
+  /** Snapshot -> JSON text -> parse -> restore. */
+  restart(): Promise<void> {
+    this.state = fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(this.state))));
+    return Promise.resolve();
+  }
+
+  /** Nothing to release. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Creates model-backed adapters. */
+export const modelFactory: AdapterFactory = (config) => Promise.resolve(new ModelAdapter(config));

@@ -1,0 +1,39 @@
+/**
+ * The whole check in one call, as `jobcheck check` runs it: the path suite, then (if the paths
+ * agree, or always when asked) a random campaign; coverage merged over both.
+ */
+import type { CampaignOptions, CampaignResult } from './campaign.ts';
+import { runCampaign } from './campaign.ts';
+import { mergeCoverage } from './coverage.ts';
+import type { Coverage } from './coverage.ts';
+import type { PathOutcome, PathSuiteResult } from './pathSuite.ts';
+import { runPathSuite } from './pathSuite.ts';
+
+/** Options of a full check: those of the campaign, plus whether to run the campaign after a failing path. */
+export interface CheckOptions extends CampaignOptions {
+  /** Run the campaign even when a path already diverged (default false: the path's story is shorter). */
+  readonly campaignAfterPathFailure?: boolean;
+  /** Called after each path of the suite. */
+  readonly onPath?: (done: number, total: number, outcome: PathOutcome) => void;
+}
+
+/** The outcome of a full check. */
+export interface CheckResult {
+  readonly verdict: 'agree' | 'diverge';
+  readonly adapter: string;
+  readonly pathSuite: PathSuiteResult;
+  /** Null when skipped because a path diverged. */
+  readonly campaign: CampaignResult | null;
+  /** Path suite and campaign coverage, merged. */
+  readonly coverage: Coverage;
+}
+
+/** Runs the path suite and a random campaign against the implementation made by `options.factory`. */
+export async function runCheck(options: CheckOptions): Promise<CheckResult> {
+  const pathSuite = await runPathSuite({ factory: options.factory, ...(options.onPath === undefined ? {} : { onProgress: options.onPath }) });
+  const skip = pathSuite.verdict === 'diverge' && options.campaignAfterPathFailure !== true;
+  const campaign = skip ? null : await runCampaign(options);
+  const verdict = pathSuite.verdict === 'agree' && (campaign === null || campaign.verdict === 'agree') ? 'agree' : 'diverge';
+  const coverage = campaign === null ? pathSuite.coverage : mergeCoverage(pathSuite.coverage, campaign.coverage);
+  return { verdict, adapter: pathSuite.adapter, pathSuite, campaign, coverage };
+}

@@ -1,0 +1,76 @@
+/**
+ * Comparison of replies and snapshots between the model and an implementation. Snapshots are
+ * plain JSON values whose key order carries no meaning, so equality is structural; the first
+ * difference is named by a dotted path (`jobs.a.attempts`) so that a person can find it at once.
+ */
+import type { Reply } from '../contract/index.ts';
+
+/** One place where two JSON values differ: the dotted path, and the value on each side (`undefined` = absent). */
+export interface Difference {
+  readonly path: string;
+  readonly model: unknown;
+  readonly impl: unknown;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const join = (path: string, key: string | number): string => (path === '' ? String(key) : `${path}.${key}`);
+
+/**
+ * The first difference between two JSON values, walking the model's keys in order and then any
+ * keys only the implementation has; `undefined` when they are equal. Object key order is ignored.
+ * Pure.
+ */
+export function firstDifference(model: unknown, impl: unknown, path = ''): Difference | undefined {
+  if (model === impl) return undefined;
+  if (Array.isArray(model) && Array.isArray(impl)) {
+    const n = Math.max(model.length, impl.length);
+    for (let i = 0; i < n; i++) {
+      const d = firstDifference(model[i], impl[i], join(path, i));
+      if (d !== undefined) return d;
+    }
+    return undefined;
+  }
+  if (isObject(model) && isObject(impl)) {
+    for (const key of Object.keys(model)) {
+      const d = firstDifference(model[key], Object.hasOwn(impl, key) ? impl[key] : undefined, join(path, key));
+      if (d !== undefined) return d;
+    }
+    for (const key of Object.keys(impl)) {
+      if (!Object.hasOwn(model, key) && impl[key] !== undefined) return { path: join(path, key), model: undefined, impl: impl[key] };
+    }
+    return undefined;
+  }
+  return { path, model, impl };
+}
+
+/** Renders a value of a difference for people: `absent` for a missing field, JSON otherwise. Pure. */
+export function showValue(value: unknown): string {
+  if (value === undefined) return 'absent';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** `jobs.a.attempts: model 2, impl 1`. Pure. */
+export function describeDifference(d: Difference): string {
+  return `${d.path === '' ? '(value)' : d.path}: model ${showValue(d.model)}, impl ${showValue(d.impl)}`;
+}
+
+/**
+ * A reply as it is compared: a rejection keeps only `ok` and `code` (messages are for people and
+ * may differ between implementations); anything else is returned unchanged. Pure.
+ */
+export function comparableReply(reply: unknown): unknown {
+  if (isObject(reply) && reply.ok === false) {
+    const { message: _message, ...rest } = reply;
+    return rest;
+  }
+  return reply;
+}
+
+/** The first difference between the model's reply and the implementation's, ignoring `message`. Pure. */
+export function replyDifference(model: Reply, impl: unknown): Difference | undefined {
+  return firstDifference(comparableReply(model), comparableReply(impl), 'reply');
+}

@@ -1,0 +1,28 @@
+/**
+ * `npm run coverage`: the coverage report for the built-in implementation (impl/JobStore). Runs
+ * the path suite and a random campaign (JOBCHECK_RUNS runs, default 500; JOBCHECK_SEED, default 1)
+ * and writes reports/coverage.json, reports/coverage.md and reports/coverage.html
+ * (JOBCHECK_REPORT_DIR changes the folder). Exits 1 if the implementation diverges.
+ */
+import { jobStoreFactory } from './adapters/jobStore.ts';
+import { runCheck } from './check.ts';
+import { categorySummary, COVERAGE_CATEGORIES } from './coverage.ts';
+import { writeCoverageReport } from './coverageFiles.ts';
+import { renderStory } from './story.ts';
+
+const runs = Number(process.env['JOBCHECK_RUNS'] ?? 500);
+const seed = Number(process.env['JOBCHECK_SEED'] ?? 1);
+const dir = process.env['JOBCHECK_REPORT_DIR'] ?? 'reports';
+
+const result = await runCheck({ factory: jobStoreFactory(), runs, seed });
+const files = await writeCoverageReport(dir, result.coverage, { title: `Coverage of ${result.adapter}: path suite + ${runs} random runs (seed ${seed})` });
+for (const c of COVERAGE_CATEGORIES) {
+  const { hit, total } = categorySummary(result.coverage, c);
+  console.log(`${c.padEnd(12)} ${String(hit).padStart(4)} / ${total}`);
+}
+console.log(`wrote ${files.json}, ${files.markdown}, ${files.html}`);
+if (result.verdict !== 'agree') {
+  const failing = result.pathSuite.failures[0]?.result ?? result.campaign?.counterexample;
+  if (failing) console.log(renderStory(failing, { seed }));
+  process.exitCode = 1;
+}

@@ -1,0 +1,18 @@
+/**
+ * Typed errors of the conformance engine. A divergence is normally data (a result value); these
+ * are thrown only by `assertConforms` (for test runners) and for unusable input (an artifact
+ * file that does not parse).
+ */
+
+/** Stable codes of conformance errors. */
+export type ConformanceErrorCode = 'divergence' | 'invalid_artifact';
+
+/** An error with a stable `code`; for `divergence` the message is the full story. */
+export class ConformanceError extends Error {
+  override name = 'ConformanceError' as const;
+  readonly code: ConformanceErrorCode;
+  constructor(code: ConformanceErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

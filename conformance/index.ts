@@ -1,0 +1,56 @@
+/**
+ * The conformance engine: holds any implementation of the contract against the reference model.
+ * Entry points: `runCheck` (path suite + campaign), `runCampaign`, `runPathSuite`,
+ * `replayArtifact`; results are data, told to people by `renderStory` and the coverage reports.
+ * `assertConforms` / `assertPathsConform` throw for test runners.
+ */
+export type { Adapter, AdapterFactory } from './adapter.ts';
+export type { JobStoreClass } from './adapters/jobStore.ts';
+export { JobStoreAdapter, jobStoreFactory } from './adapters/jobStore.ts';
+export { ModelAdapter, modelFactory } from './adapters/model.ts';
+export type { Scenario } from './arbitraries.ts';
+export { ACCOUNTS, JOB_IDS, KEYS, configArb, scenarioArb, settleTimeArb, symbolicCommandArb, timeArb, tokenArb, workerRefArb } from './arbitraries.ts';
+export type { Artifact, ArtifactStep } from './artifact.ts';
+export { ARTIFACT_FORMAT, parseArtifact, readArtifact, replayArtifact, toArtifact, writeArtifact } from './artifact.ts';
+export { assertConforms, assertPathsConform } from './assert.ts';
+export type { BrokenVariant } from './broken/index.ts';
+export { BROKEN_VARIANTS, brokenVariant } from './broken/index.ts';
+export type { CampaignOptions, CampaignProgress, CampaignResult } from './campaign.ts';
+export { runCampaign } from './campaign.ts';
+export type { CheckOptions, CheckResult } from './check.ts';
+export { runCheck } from './check.ts';
+export type { Difference } from './compare.ts';
+export { comparableReply, describeDifference, firstDifference, replyDifference, showValue } from './compare.ts';
+export type { Coverage, CoverageCategory } from './coverage.ts';
+export {
+  ADMITTED_ONLY,
+  COVERAGE_CATEGORIES,
+  COVERAGE_FORMAT,
+  CoverageRecorder,
+  PATH_BOUND,
+  categorySummary,
+  coverageOf,
+  coverageUniverse,
+  emptyCoverage,
+  mergeCoverage,
+  neverHit,
+  shortName,
+} from './coverage.ts';
+export type { CoverageFiles } from './coverageFiles.ts';
+export { parseCoverage, readCoverage, writeCoverageReport } from './coverageFiles.ts';
+export { coverageHtml, coverageMarkdown, heatColour, lifecycleSvg } from './coverageReport.ts';
+export type { ConformanceErrorCode } from './errors.ts';
+export { ConformanceError } from './errors.ts';
+export type { LifecyclePath, PathEvent, Walk } from './lifecyclePaths.ts';
+export { PATH_CONFIG, PATH_DEADLINE, PATH_TRAVERSAL_LIMIT, abstractState, lifecyclePaths, walkSize } from './lifecyclePaths.ts';
+export type { Divergence, LockstepResult, LockstepStep, RunInput } from './lockstep.ts';
+export { aliasDifference, runLockstep } from './lockstep.ts';
+export type { PathOutcome, PathSuiteOptions, PathSuiteResult } from './pathSuite.ts';
+export { runPathSuite } from './pathSuite.ts';
+export type { StoryContext } from './story.ts';
+export { describeCommand, describeConfig, describeReply, renderStory } from './story.ts';
+export type { ResolveMemory, ResubmitChange, ScriptStep, SymbolicCommand, TimeRef, TokenRef, WorkerRef } from './symbolic.ts';
+export { MALFORMED_VARIANTS, WORKERS, describeSymbolic, newResolveMemory, resolveCommand, resolveTime } from './symbolic.ts';
+// Not exported here: the broken variants' classes (reach them through BROKEN_VARIANTS, or import
+// conformance/broken/index.ts to subclass further), and the coverage command's entry point
+// (conformance/coverageMain.ts, a script, not a library).

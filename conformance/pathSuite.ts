@@ -1,0 +1,79 @@
+/**
+ * Runs the path suite (lifecyclePaths.ts) against an implementation: each enumerated path is a
+ * concrete script, executed in lockstep with the model, reply by reply and snapshot by snapshot.
+ * The result is data: per-path outcomes, the verdict and the coverage of all paths.
+ */
+import type { AdapterFactory } from './adapter.ts';
+import { coverageOf } from './coverage.ts';
+import type { Coverage } from './coverage.ts';
+import { lifecyclePaths } from './lifecyclePaths.ts';
+import type { LifecyclePath } from './lifecyclePaths.ts';
+import { runLockstep } from './lockstep.ts';
+import type { LockstepResult } from './lockstep.ts';
+import { transitionOf } from '../model/index.ts';
+import { renderStory } from './story.ts';
+
+/** The outcome of one path. */
+export interface PathOutcome {
+  readonly path: LifecyclePath;
+  readonly result: LockstepResult;
+}
+
+/** The outcome of the path suite. */
+export interface PathSuiteResult {
+  /** `agree` when every path agreed with the model. */
+  readonly verdict: 'agree' | 'diverge';
+  readonly adapter: string;
+  readonly outcomes: readonly PathOutcome[];
+  /** The outcomes that diverged (a subset of `outcomes`). */
+  readonly failures: readonly PathOutcome[];
+  /** Coverage of all paths (counted from the model's traces). */
+  readonly coverage: Coverage;
+  readonly durationMs: number;
+  /** The first failing path told as a story; null when every path agreed. */
+  readonly story: string | null;
+}
+
+/** Options of the path suite. */
+export interface PathSuiteOptions {
+  readonly factory: AdapterFactory;
+  /** Paths to run (default: all of lifecyclePaths()). */
+  readonly paths?: readonly LifecyclePath[];
+  /** Called after each path. */
+  readonly onProgress?: (done: number, total: number, outcome: PathOutcome) => void;
+}
+
+/**
+ * Runs every path against the implementation made by `factory`. Divergences are data; throws only
+ * if the model's own trace contradicts the enumerated path (a defect of the engine, not of the
+ * implementation).
+ */
+export async function runPathSuite(options: PathSuiteOptions): Promise<PathSuiteResult> {
+  const started = performance.now();
+  const paths = options.paths ?? lifecyclePaths();
+  const outcomes: PathOutcome[] = [];
+  let adapter = '(unknown)';
+  for (const path of paths) {
+    const result = await runLockstep(path.config, path.script, options.factory);
+    adapter = result.adapter;
+    if (result.divergence === null) {
+      const taken = result.steps.slice(0, path.walkSteps).flatMap((s) => s.trace.filter((t) => t.job === 'a').map((t) => transitionOf(t).id));
+      if (taken.join('\n') !== path.transitions.join('\n')) {
+        throw new Error(`path suite: the model took [${taken.join(', ')}] on path "${path.name}", expected [${path.transitions.join(', ')}]`);
+      }
+    }
+    const outcome = { path, result };
+    outcomes.push(outcome);
+    options.onProgress?.(outcomes.length, paths.length, outcome);
+  }
+  const failures = outcomes.filter((o) => o.result.divergence !== null);
+  return {
+    verdict: failures.length === 0 ? 'agree' : 'diverge',
+    adapter,
+    outcomes,
+    failures,
+    coverage: coverageOf(outcomes.map((o) => o.result), `path suite ${adapter}`),
+    durationMs: performance.now() - started,
+    story: failures[0] === undefined ? null : `path "${failures[0].path.name}" (${failures.length} of ${outcomes.length} paths diverge)\n${renderStory(failures[0].result)}`,
+  };
+}

@@ -1,0 +1,158 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runLockstep } from './lockstep.ts';
+import { ProcessAdapter, encodeCommand, processAdapterFactory } from './process.ts';
+import { ProcessError } from './processError.ts';
+import type { ProcessErrorCode } from './processError.ts';
+import { readFileSync } from 'node:fs';
+
+const FAKE = fileURLToPath(new URL('./processFake.mjs', import.meta.url));
+const fake = (mode: string): string => `'${process.execPath}' '${FAKE}' ${mode}`;
+const config = { capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, backoffCap: 2 };
+
+/** Runs `action` and returns the ProcessError it rejects with (failing the test if it does not). */
+async function processError(action: () => Promise<unknown>): Promise<ProcessError> {
+  try {
+    await action();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProcessError);
+    return error as ProcessError;
+  }
+  throw new Error('expected a ProcessError');
+}
+
+const opened: ProcessAdapter[] = [];
+async function start(mode: string, options = {}): Promise<ProcessAdapter> {
+  const adapter = await ProcessAdapter.start(fake(mode), config, options);
+  opened.push(adapter);
+  return adapter;
+}
+afterAll(() => Promise.all(opened.map((a) => a.close())));
+
+describe('the process adapter reports every misbehaviour as a typed error naming the line it sent', () => {
+  it('reports a reply that is not JSON as protocol_error, with the line sent and the line received (as docs/protocol.md shows)', async () => {
+    const adapter = await start('garbage');
+    await adapter.execute({ type: 'tick', now: 0 });
+    await adapter.execute({ type: 'tick', now: 1 });
+    const error = await processError(() => adapter.execute({ type: 'claim', worker: 'w1', now: 1 }));
+    expect(error.code).toBe<ProcessErrorCode>('protocol_error');
+    expect(error.details).toMatchObject({ sent: '{"type":"claim","worker":"w1","now":1}', lineNumber: 4, received: 'claiming a' });
+    const documented = readFileSync(new URL('../docs/protocol.md', import.meta.url), 'utf8').match(/^protocol_error: .*$/m)?.[0];
+    expect(error.message).toBe(documented);
+  });
+
+  it('reports a reply with a field the contract does not have as protocol_error naming the field', async () => {
+    const adapter = await start('extra-field');
+    const error = await processError(() => adapter.execute({ type: 'tick', now: 5 }));
+    expect(error.code).toBe('protocol_error');
+    expect(error.message).toContain('elapsedMs: unknown field');
+  });
+
+  it('reports a rejection with a code the contract does not have as protocol_error', async () => {
+    const adapter = await start('bad-code');
+    const error = await processError(() => adapter.execute({ type: 'tick', now: 5 }));
+    expect(error.code).toBe('protocol_error');
+    expect(error.message).toContain('code');
+    expect(error.details.received).toContain('too_early');
+  });
+
+  it('reports silence as timeout, kills the process, and keeps failing afterwards', async () => {
+    const adapter = await start('silent', { replyTimeoutMs: 200 });
+    const error = await processError(() => adapter.execute({ type: 'tick', now: 0 }));
+    expect(error.code).toBe('timeout');
+    expect(error.details.sent).toBe('{"type":"tick","now":0}');
+    expect((await processError(() => adapter.snapshot())).code).toBe('timeout');
+  });
+
+  it('reports a process that dies as process_exited, with its exit code and the last line of stderr', async () => {
+    const adapter = await start('exit');
+    const error = await processError(() => adapter.execute({ type: 'tick', now: 0 }));
+    expect(error.code).toBe('process_exited');
+    expect(error.details.exitCode).toBe(3);
+    expect(error.details.stderr).toContain('panic: lost the queue');
+    expect(error.message).toContain('stderr: panic: lost the queue');
+  });
+
+  it('reports a line written when no request was waiting as protocol_error', async () => {
+    const adapter = await start('chatty');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const error = await processError(() => adapter.execute({ type: 'tick', now: 0 }));
+    expect(error.code).toBe('protocol_error');
+    expect(error.details.received).toBe('debug: ready');
+  });
+
+  it('reports a command that cannot start as spawn_failed, with the shell saying why', async () => {
+    const error = await processError(() => ProcessAdapter.start('no-such-jobstore-command-here', config));
+    expect(error.code).toBe('spawn_failed');
+    expect(error.details.exitCode).toBe(127);
+    expect(error.details.stderr?.join('\n')).toMatch(/not found/);
+  });
+
+  it('reports a refused hello as handshake_failed with the implementation\'s reason', async () => {
+    const error = await processError(() => ProcessAdapter.start(fake('refuse-hello'), config));
+    expect(error.code).toBe('handshake_failed');
+    expect(error.message).toContain('unsupported_protocol: only jobcheck/0 here');
+  });
+
+  it('reports a new process refusing its predecessor\'s snapshot as restore_rejected', async () => {
+    const adapter = await start('refuse-restore');
+    const error = await processError(() => adapter.restart());
+    expect(error.code).toBe('restore_rejected');
+    expect(error.message).toContain('invalid_snapshot');
+  });
+
+  it('refuses to send a command that uses a protocol message type or cannot be written as JSON', () => {
+    expect(() => encodeCommand({ type: 'restore', snapshot: {} }, 'x')).toThrow(expect.objectContaining({ code: 'unencodable_command' }));
+    expect(() => encodeCommand({ type: 'tick', now: 1n }, 'x')).toThrow(expect.objectContaining({ code: 'unencodable_command' }));
+    expect(encodeCommand(undefined, 'x')).toBe('null');
+    expect(encodeCommand({ type: 'tick', now: 1 }, 'x')).toBe('{"type":"tick","now":1}');
+  });
+
+  it('turns a garbage-speaking implementation into an impl_error divergence of the lockstep run, not a crash', async () => {
+    const factory = processAdapterFactory(fake('garbage'));
+    try {
+      const result = await runLockstep(config, [{ do: { type: 'claim', worker: 'w1', now: 0 } }], factory);
+      expect(result.divergence).toMatchObject({ step: 1, kind: 'impl_error' });
+      expect(result.divergence?.error).toContain('protocol_error');
+    } finally {
+      await factory.close();
+    }
+  });
+});
+
+describe('process reuse and restarts', () => {
+  it('gives a closed store\'s process to the next store after a resetting hello, and restarts on a process that never served a store', async () => {
+    const factory = processAdapterFactory(fake('counter'));
+    try {
+      const first = (await factory(config)) as ProcessAdapter;
+      expect(await first.execute({ type: 'tick', now: 0 })).toEqual({ ok: true, type: 'tick', clock: 1 });
+      expect(await first.execute({ type: 'tick', now: 0 })).toEqual({ ok: true, type: 'tick', clock: 2 });
+      await first.close();
+      const second = (await factory(config)) as ProcessAdapter;
+      expect(second.implementation).toBe(first.implementation);
+      expect(await second.execute({ type: 'tick', now: 0 })).toEqual({ ok: true, type: 'tick', clock: 1 });
+      await second.restart();
+      // The fake ignores `restore`: only a new process explains the count starting again at 1.
+      expect(await second.execute({ type: 'tick', now: 0 })).toEqual({ ok: true, type: 'tick', clock: 1 });
+      expect(second.restarts).toBe(1);
+      await second.close();
+      expect(factory.processesStarted).toBeGreaterThanOrEqual(2);
+    } finally {
+      await factory.close();
+    }
+  });
+
+  it('starts a process per store when reuse is off', async () => {
+    const factory = processAdapterFactory(fake('counter'), { reuse: false, spares: 0 });
+    try {
+      const a = (await factory(config)) as ProcessAdapter;
+      await a.close();
+      const b = (await factory(config)) as ProcessAdapter;
+      expect(b.implementation).not.toBe(a.implementation);
+      await b.close();
+      expect(factory.processesStarted).toBe(2);
+    } finally {
+      await factory.close();
+    }
+  });
+});

@@ -1,0 +1,242 @@
+/**
+ * An Adapter for an implementation in any language: it starts a shell command and speaks the
+ * jobcheck/1 JSON-lines protocol with it (docs/protocol.md). One request per line on the
+ * process's stdin, one reply per line on its stdout; stderr is kept for error messages.
+ *
+ * Every failure at the boundary (cannot start, garbage, wrong shape, silence, death) becomes a
+ * ProcessError naming the line that was sent; the harness never crashes on an implementation's
+ * output. Restart is real: snapshot, end the process, take a process that has never served a
+ * store, hello, restore.
+ *
+ * Starting a process can cost far more than a hundred commands (an interpreter behind a version
+ * manager takes ~0.2 s here), so a factory keeps a small pool: a store that is closed leaves its
+ * process idle, and the next fresh store gets it back after a `hello`, which the protocol defines
+ * as a reset to an empty store; and one never-used process is started ahead of time for the next
+ * restart. `reuse: false` turns the first off for implementations that cannot reset.
+ */
+import type { Config, Reply, Snapshot } from '../contract/index.ts';
+import type { Adapter, AdapterFactory } from './adapter.ts';
+import { ProcessError } from './processError.ts';
+import { Peer } from './processPeer.ts';
+import type { PeerOptions } from './processPeer.ts';
+import {
+  PROTOCOL_MESSAGE_TYPES,
+  PROTOCOL_VERSION,
+  checkReply,
+  checkShape,
+  helloReplySchema,
+  parseJsonLine,
+  protocolRejectionSchema,
+  restoreReplySchema,
+  snapshotOf,
+  snapshotReplySchema,
+} from './processProtocol.ts';
+import type { LineResult } from './processProtocol.ts';
+
+/** Options of a process adapter or factory. */
+export interface ProcessAdapterOptions extends PeerOptions {
+  /** Longest wait for the reply to a command, snapshot or restore, in ms (default 5000). */
+  readonly replyTimeoutMs?: number;
+  /** Longest wait for the reply to `hello`, in ms (default 10000: it includes the process start). */
+  readonly startTimeoutMs?: number;
+  /** Name for reports (default: the command). */
+  readonly name?: string;
+  /** Give a closed store's process to the next fresh store, after a resetting `hello` (default true). */
+  readonly reuse?: boolean;
+  /** Never-used processes kept started in advance for restarts (default 1). */
+  readonly spares?: number;
+}
+
+const DEFAULT_REPLY_TIMEOUT_MS = 5_000;
+const DEFAULT_START_TIMEOUT_MS = 10_000;
+const MAX_IDLE = 4;
+
+/** The processes of one factory: idle ones that may be reset, and never-used spares. */
+class ProcessPool {
+  private readonly idle: Peer[] = [];
+  private readonly spares: Peer[] = [];
+  private closed = false;
+  /** Processes started so far. */
+  started = 0;
+
+  constructor(
+    readonly command: string,
+    private readonly options: ProcessAdapterOptions,
+  ) {}
+
+  private spawn(): Peer {
+    this.started += 1;
+    return new Peer(this.command, this.options);
+  }
+
+  /** A process that has never served a store. */
+  fresh(): Peer {
+    const peer = this.spares.shift() ?? this.spawn();
+    while (!this.closed && this.spares.length < (this.options.spares ?? 1)) this.spares.push(this.spawn());
+    return peer;
+  }
+
+  /** A process for a new store: an idle one (the hello will reset it) or a fresh one. */
+  any(): Peer {
+    if (this.options.reuse !== false) {
+      for (let peer = this.idle.pop(); peer !== undefined; peer = this.idle.pop()) {
+        if (peer.healthy) return peer;
+        void peer.end();
+      }
+    }
+    return this.fresh();
+  }
+
+  /** Takes back the process of a closed store: kept idle if it may be reused, ended otherwise. */
+  async release(peer: Peer): Promise<void> {
+    if (this.options.reuse !== false && !this.closed && peer.healthy && this.idle.length < MAX_IDLE) this.idle.push(peer);
+    else await peer.end();
+  }
+
+  /** Ends every idle and spare process. The pool may not be used afterwards. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.idle.splice(0), ...this.spares.splice(0)];
+    await Promise.all(all.map((peer) => peer.end()));
+  }
+}
+
+/** Encodes a command as one protocol line, or throws `unencodable_command`. Pure. */
+export function encodeCommand(command: unknown, shellCommand: string): string {
+  const type = command !== null && typeof command === 'object' ? (command as { type?: unknown }).type : undefined;
+  if (typeof type === 'string' && (PROTOCOL_MESSAGE_TYPES as readonly string[]).includes(type)) {
+    throw new ProcessError('unencodable_command', `a command may not use the protocol's own type ${JSON.stringify(type)}`, { command: shellCommand });
+  }
+  try {
+    // JSON.stringify(undefined) is undefined: a missing command travels as `null`, which every
+    // implementation refuses with invalid_argument, as the model refuses `undefined`.
+    return JSON.stringify(command) ?? 'null';
+  } catch (error) {
+    throw new ProcessError('unencodable_command', `cannot encode the command as JSON: ${(error as Error).message}`, { command: shellCommand, cause: error });
+  }
+}
+
+/** Says hello on a peer; returns the implementation's name or throws (after ending the peer). */
+async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions): Promise<string> {
+  const line = JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, config });
+  let reply: string;
+  try {
+    reply = await peer.request(line, options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+  } catch (error) {
+    await peer.end();
+    const e = error as ProcessError;
+    if (e.code === 'process_exited') throw new ProcessError('spawn_failed', `${JSON.stringify(peer.command)} ended before it answered hello`, e.details);
+    throw e;
+  }
+  const json = parseJsonLine(reply);
+  const checked = json.ok ? checkShape(helloReplySchema, json.value) : json;
+  if (checked.ok) return checked.value.implementation;
+  await peer.end();
+  const refusal = json.ok ? checkShape(protocolRejectionSchema, json.value) : undefined;
+  const problem = refusal?.ok === true ? `hello refused (${refusal.value.code}: ${refusal.value.message})` : `the reply to hello is ${checked.problem}`;
+  throw peer.error('handshake_failed', problem, reply);
+}
+
+type RestoreOutcome = { ok: true; type: 'restore' } | { ok: false; code: string; message: string };
+
+/** A running implementation behind a process boundary. */
+export class ProcessAdapter implements Adapter {
+  readonly name: string;
+  /** How many times the process has been replaced by restart(). */
+  restarts = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: ProcessPool,
+    private readonly config: Config,
+    private readonly options: ProcessAdapterOptions,
+    private peer: Peer,
+    /** The name the implementation gave in its hello reply. */
+    readonly implementation: string,
+    private readonly ownsPool: boolean,
+  ) {
+    this.name = options.name ?? pool.command;
+  }
+
+  /** Starts `command`, says hello with the config, and returns the adapter. Throws ProcessError. */
+  static async start(command: string, config: Config, options: ProcessAdapterOptions = {}): Promise<ProcessAdapter> {
+    const pool = new ProcessPool(command, { ...options, reuse: false, spares: options.spares ?? 0 });
+    try {
+      return await ProcessAdapter.open(pool, config, options, true);
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
+  }
+
+  /** An adapter on a process of the pool. Throws ProcessError. */
+  static async open(pool: ProcessPool, config: Config, options: ProcessAdapterOptions, ownsPool: boolean): Promise<ProcessAdapter> {
+    const peer = pool.any();
+    const implementation = await hello(peer, config, options);
+    return new ProcessAdapter(pool, config, options, peer, implementation, ownsPool);
+  }
+
+  private async ask<T>(line: string, check: (value: unknown) => LineResult<T>): Promise<T> {
+    if (this.closed) throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: line });
+    const reply = await this.peer.request(line, this.options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
+    const json = parseJsonLine(reply);
+    const checked = json.ok ? check(json.value) : json;
+    if (!checked.ok) throw this.peer.error('protocol_error', `the reply is ${checked.problem}`, reply);
+    return checked.value;
+  }
+
+  /** Sends one command and returns the implementation's reply, checked for shape. */
+  execute(command: unknown): Promise<Reply> {
+    return this.ask(encodeCommand(command, this.pool.command), checkReply);
+  }
+
+  /** Asks for the canonical snapshot. */
+  async snapshot(): Promise<Snapshot> {
+    return snapshotOf(await this.ask('{"type":"snapshot"}', (v) => checkShape(snapshotReplySchema, v)));
+  }
+
+  /** Snapshot, end the process, take a never-used one, hello, restore the snapshot (as JSON text) into it. */
+  async restart(): Promise<void> {
+    const text = JSON.stringify(await this.snapshot());
+    await this.peer.end();
+    const peer = this.pool.fresh();
+    this.peer = peer;
+    await hello(peer, this.config, this.options);
+    this.restarts += 1;
+    const restored = await this.ask<RestoreOutcome>(`{"type":"restore","snapshot":${text}}`, (v) => {
+      const ok = checkShape(restoreReplySchema, v);
+      if (ok.ok) return ok;
+      const refusal = checkShape(protocolRejectionSchema, v);
+      return refusal.ok ? refusal : ok;
+    });
+    if (!restored.ok) {
+      throw this.peer.error('restore_rejected', `the new process refused the snapshot of the old one (${restored.code}: ${restored.message})`);
+    }
+  }
+
+  /** Gives the process back to the factory's pool (or ends it). Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.release(this.peer);
+    if (this.ownsPool) await this.pool.close();
+  }
+}
+
+/** An AdapterFactory over a process pool; close() ends the pool's processes. */
+export interface ProcessAdapterFactory extends AdapterFactory {
+  /** Ends every process the factory still keeps. Call it when the checking is over. */
+  close(): Promise<void>;
+  /** Processes started so far (restarts, plus stores that found no idle process). */
+  readonly processesStarted: number;
+}
+
+/** A factory that runs `command` for each fresh store, reusing processes as described at the top of this file. */
+export function processAdapterFactory(command: string, options: ProcessAdapterOptions = {}): ProcessAdapterFactory {
+  const pool = new ProcessPool(command, options);
+  const factory = (config: Config): Promise<Adapter> => ProcessAdapter.open(pool, config, options, false);
+  return Object.defineProperties(factory, {
+    close: { value: () => pool.close() },
+    processesStarted: { get: () => pool.started },
+  }) as ProcessAdapterFactory;
+}

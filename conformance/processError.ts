@@ -1,0 +1,66 @@
+/**
+ * The typed error of the process adapter. Everything that can go wrong with an implementation
+ * behind a process boundary (it does not start, answers garbage, answers nothing, dies) becomes a
+ * ProcessError with a stable code and the offending line, never an unhandled exception.
+ */
+
+/** Stable codes of process-boundary failures. */
+export type ProcessErrorCode =
+  /** The command could not be started, or ended before it answered `hello`. */
+  | 'spawn_failed'
+  /** The process answered `hello` with a refusal or with something that is not a hello reply. */
+  | 'handshake_failed'
+  /** A reply that is not JSON, has the wrong shape, or a line nobody asked for. */
+  | 'protocol_error'
+  /** No reply within the timeout; the process has been killed. */
+  | 'timeout'
+  /** The process ended while the harness was waiting for a reply. */
+  | 'process_exited'
+  /** A fresh process refused a snapshot that the previous process had produced. */
+  | 'restore_rejected'
+  /** The harness was handed a command that cannot be written as one JSON line of the protocol. */
+  | 'unencodable_command'
+  /** The adapter was used after close(). */
+  | 'closed';
+
+/** What a ProcessError carries besides its code. */
+export interface ProcessErrorDetails {
+  /** The shell command of the implementation. */
+  readonly command: string;
+  /** The line the harness sent that went wrong, if any. */
+  readonly sent?: string;
+  /** Its number among the lines sent to this process (1 = the hello). */
+  readonly lineNumber?: number;
+  /** The line the implementation answered with, if any. */
+  readonly received?: string;
+  /** The last lines the implementation wrote on stderr. */
+  readonly stderr?: readonly string[];
+  readonly exitCode?: number | null;
+  readonly signal?: string | null;
+  readonly cause?: unknown;
+}
+
+const clip = (s: string, n = 200): string => (s.length > n ? `${s.slice(0, n - 3)}...` : s);
+
+/** A failure at the process boundary: stable `code`, the line sent, the line received, stderr's tail. */
+export class ProcessError extends Error {
+  override name = 'ProcessError' as const;
+  readonly code: ProcessErrorCode;
+  readonly details: ProcessErrorDetails;
+
+  constructor(code: ProcessErrorCode, problem: string, details: ProcessErrorDetails) {
+    const parts = [`${code}: ${problem}`];
+    if (details.sent !== undefined) parts.push(`sent line ${details.lineNumber ?? '?'}: ${clip(details.sent)}`);
+    if (details.received !== undefined) parts.push(`received: ${clip(details.received)}`);
+    const lastErr = details.stderr?.at(-1);
+    if (lastErr !== undefined) parts.push(`stderr: ${clip(lastErr)}`);
+    super(parts.join('; '), details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** True for a ProcessError (also across module copies, by name and code). */
+export function isProcessError(error: unknown): error is ProcessError {
+  return error instanceof ProcessError || (error instanceof Error && error.name === 'ProcessError' && 'code' in error);
+}

@@ -1,0 +1,40 @@
+// A fake implementation for the process adapter's tests: it speaks just enough of the jobcheck/1
+// protocol to misbehave in one chosen way (the first argument), so that each failure the harness
+// must report can be produced on purpose.
+import { createInterface } from 'node:readline';
+
+const mode = process.argv[2] ?? 'counter';
+let commands = 0;
+const send = (value) => process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.type === 'hello') {
+    commands = 0;
+    if (mode === 'refuse-hello') return send({ ok: false, code: 'unsupported_protocol', message: 'only jobcheck/0 here' });
+    send({ ok: true, type: 'hello', protocol: 'jobcheck/1', implementation: `fake-${process.pid}` });
+    if (mode === 'chatty') send('debug: ready');
+    return;
+  }
+  if (msg.type === 'snapshot') return send({ ok: true, type: 'snapshot', snapshot: { commands } });
+  if (msg.type === 'restore') {
+    if (mode === 'refuse-restore') return send({ ok: false, code: 'invalid_snapshot', message: 'invalid snapshot: clock: must be >= 0' });
+    return send({ ok: true, type: 'restore' }); // deliberately ignores the snapshot
+  }
+  commands += 1;
+  switch (mode) {
+    case 'garbage':
+      return msg.type === 'claim' ? send('claiming a') : send({ ok: true, type: 'tick', clock: msg.now });
+    case 'extra-field':
+      return send({ ok: true, type: 'tick', clock: msg.now, elapsedMs: 3 });
+    case 'bad-code':
+      return send({ ok: false, code: 'too_early', message: 'come back later' });
+    case 'silent':
+      return undefined;
+    case 'exit':
+      process.stderr.write('panic: lost the queue\n');
+      return process.exit(3);
+    default:
+      return send({ ok: true, type: 'tick', clock: commands });
+  }
+});

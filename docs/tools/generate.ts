@@ -1,0 +1,136 @@
+/**
+ * Regenerates the generated parts of the docs: the marked regions (diagram, tables, story list,
+ * story quizzes, chapter index) and the outputs of the commands quoted in ```console blocks.
+ *
+ *   npm run docs             rewrite docs/*.md in place
+ *   npm run docs -- --check  change nothing; exit 1 and name the stale files
+ *
+ * The docs test calls `regenerateDoc` in memory and compares, so stale docs fail `npm test`.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { lifecycleMermaid, lifecycleStatesTable, lifecycleTransitionsTable } from './lifecycleDocs.ts';
+import { PROJECT_ROOT, refreshConsoleBlocks, withoutDurations } from './quotedCommands.ts';
+import { findRegions, replaceRegions } from './regions.ts';
+import { predictTranscript, storiesTable, storyQuiz } from './storyDocs.ts';
+import { storyCoverageSvg, storyCoverageTable } from './storyCoverage.ts';
+
+/** The docs folder. */
+export const DOCS_DIR = join(PROJECT_ROOT, 'docs');
+
+/** The Markdown files the generator owns regions in: every `docs/*.md`, sorted. */
+export function docFiles(dir: string = DOCS_DIR): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.md'))
+    .sort();
+}
+
+/** The numbered chapters (`NN-name.md`) with their first heading, for the index. */
+export function chapterIndex(dir: string = DOCS_DIR): string {
+  const lines: string[] = [];
+  for (const file of docFiles(dir).filter((f) => /^\d\d-/.test(f))) {
+    const heading = readFileSync(join(dir, file), 'utf8').match(/^# (.+)$/m)?.[1] ?? file;
+    lines.push(`${lines.length + 1}. [${heading}](${file})`);
+  }
+  return lines.join('\n');
+}
+
+/** The body of one generated region, or undefined for a name the generator does not know. */
+export function renderRegion(name: string, dir: string = DOCS_DIR): string | undefined {
+  const [kind, arg] = name.split(':') as [string, string | undefined];
+  switch (kind) {
+    case 'lifecycle-diagram':
+      return lifecycleMermaid();
+    case 'lifecycle-states':
+      return lifecycleStatesTable();
+    case 'lifecycle-transitions':
+      return lifecycleTransitionsTable();
+    case 'stories':
+      return storiesTable();
+    case 'story-quiz':
+      return arg === undefined ? undefined : storyQuiz(arg);
+    case 'fixture-json':
+      return arg === undefined
+        ? undefined
+        : ['```json', readFileSync(join(PROJECT_ROOT, 'model', 'fixtures', `${arg}.json`), 'utf8').trimEnd(), '```'].join('\n');
+    case 'story-coverage':
+      return storyCoverageTable();
+    case 'chapters':
+      return chapterIndex(dir);
+    default:
+      return undefined;
+  }
+}
+
+/** Whole files the generator owns under docs/ (images), by path relative to docs/, with their renderers. */
+export const GENERATED_FILES: ReadonlyArray<{ readonly path: string; readonly render: () => string }> = [
+  { path: 'images/stories-coverage.svg', render: storyCoverageSvg },
+];
+
+/** The marker by which a reference page asks for its ```console blocks to be run too. */
+export const RUN_CONSOLE_MARKER = '<!-- jobcheck:run-console-blocks -->';
+
+/**
+ * Whether a page's ```console blocks are executed: always in the numbered chapters and the index,
+ * in other pages only when they carry RUN_CONSOLE_MARKER (their examples may be illustrative).
+ */
+export function runsConsoleBlocks(file: string, text: string): boolean {
+  const name = file.split('/').pop() ?? file;
+  return /^\d\d-/.test(name) || name === 'README.md' || text.includes(RUN_CONSOLE_MARKER);
+}
+
+/**
+ * A document with its regions and quoted command outputs regenerated. Runs the quoted commands
+ * (the ```console slow ones only when `runSlow` is not false).
+ */
+export async function regenerateDoc(text: string, doc: string, options: { dir?: string; runSlow?: boolean } = {}): Promise<string> {
+  // Transcripts run the interactive demo, which is asynchronous: render them first, then fill in.
+  const transcripts = new Map<string, string | undefined>();
+  for (const r of findRegions(text, doc)) {
+    if (r.name.startsWith('predict-transcript:')) transcripts.set(r.name, await predictTranscript(r.name.slice('predict-transcript:'.length)));
+  }
+  // The chapters and the index are this generator's own pages: an unknown region there is a mistake.
+  // Reference pages may mark regions for other tools, which are left alone.
+  const own = runsConsoleBlocks(doc, '');
+  const render = (name: string): string | undefined => (transcripts.has(name) ? transcripts.get(name) : renderRegion(name, options.dir ?? DOCS_DIR));
+  const withRegions = replaceRegions(text, render, doc, own);
+  if (!runsConsoleBlocks(doc, text)) return withRegions;
+  return refreshConsoleBlocks(withRegions, doc, options.runSlow === undefined ? {} : { runSlow: options.runSlow });
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
+  const stale: string[] = [];
+  for (const file of docFiles()) {
+    const path = join(DOCS_DIR, file);
+    const before = readFileSync(path, 'utf8');
+    const after = await regenerateDoc(before, `docs/${file}`);
+    // A rerun that differs only in measured durations is not a change worth a diff.
+    if (withoutDurations(after) === withoutDurations(before)) continue;
+    stale.push(`docs/${file}`);
+    if (!values.check) writeFileSync(path, after);
+  }
+  for (const { path, render } of GENERATED_FILES) {
+    const full = join(DOCS_DIR, path);
+    const want = render();
+    if (existsSync(full) && readFileSync(full, 'utf8') === want) continue;
+    stale.push(`docs/${path}`);
+    if (!values.check) {
+      mkdirSync(dirname(full), { recursive: true });
+      writeFileSync(full, want);
+    }
+  }
+  if (values.check) {
+    for (const f of stale) process.stdout.write(`stale: ${f}\n`);
+    return stale.length === 0 ? 0 : 1;
+  }
+  for (const f of stale) process.stdout.write(`updated ${f}\n`);
+  if (stale.length === 0) process.stdout.write('docs are up to date\n');
+  return 0;
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main();
+}

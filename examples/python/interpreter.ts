@@ -1,0 +1,27 @@
+/**
+ * Finding Python for the examples' tests and the catalogue script. `python3` on PATH may be a
+ * version-manager shim that costs a tenth of a second per start; the harness starts a process for
+ * every restart, so tests resolve the real interpreter once and run it with `-S` (the examples use
+ * only the standard library). The programs run are the same as with `python3 <script>`.
+ */
+import { spawnSync } from 'node:child_process';
+
+/** The interpreter behind `python3` (its sys.executable), or undefined when python3 is not installed. */
+export function findPython(): string | undefined {
+  const r = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+  const exe = r.status === 0 ? r.stdout.trim() : '';
+  return exe === '' ? undefined : exe;
+}
+
+/** A shell command running `script` (relative to the project root) with the interpreter `python`. */
+export function pythonCommand(python: string, script: string): string {
+  const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `${quote(python)} -S ${quote(script)}`;
+}
+
+/** The broken variants of the Python example, each one small change with a comment naming the bug. */
+export const PYTHON_BROKEN = [
+  { name: 'lease_one_tick_late', description: 'A lease is still valid at now == leaseUntil (expires one tick late).' },
+  { name: 'commit_not_idempotent', description: 'The ledger is never consulted: a second commit adds the amount again.' },
+  { name: 'restart_resets_tokens', description: 'Restoring a snapshot starts the token counter at 1 again.' },
+] as const;
