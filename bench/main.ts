@@ -344,7 +344,7 @@ function report(results: SizeResult[], restore: RestoreResult, startLoad: number
   );
   lines.push(
     `- **The model.** ${modelRatio === undefined ? '' : `At 1e4 the model takes ${f(at1e4?.model?.perCommand ?? 0, 0)} µs per command, ${f(modelRatio, 0)}× \`execute\`. `}` +
-      'It is written to be read: each command rebuilds the job table (object spreads) and scans every job, so its cost grows linearly with the jobs and the ratio grows with size.',
+      'It is written to be read: each command that changes a job copies the job table (a new Map) and scans every job, so its cost grows linearly with the jobs and the ratio grows with size.',
   );
   lines.push(
     '- **Terminal jobs.** Done and dead jobs stay resident, as the contract requires (they answer queries, deduplicate re-submissions and are part of the snapshot). ' +
