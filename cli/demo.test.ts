@@ -77,6 +77,19 @@ describe('jobcheck demo', () => {
     expect(out).toMatch(/MISMATCH +step 6: expected reply \{"ok":true,"applied":true\}/);
   });
 
+  it('with --all tells every fixture in turn and exits 0 when the model agrees with each', async () => {
+    const { code, out } = await demo(['--all']);
+    expect(code).toBe(0);
+    for (const name of listFixtures()) expect(out).toContain(`Story ${name}:`);
+    expect(out.match(/^The model ends where the story says it ends\.$/gm)?.length).toBe(listFixtures().length);
+  });
+
+  it('refuses --all together with a story name, with exit 2', async () => {
+    const { code, err } = await demo(['--all', 'normal']);
+    expect(code).toBe(2);
+    expect(err).toMatch(/--all/);
+  });
+
   it('refuses an unknown story with exit 2 and names the stories that exist', async () => {
     const { code, err } = await demo(['no-such-story']);
     expect(code).toBe(2);

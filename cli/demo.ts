@@ -26,10 +26,11 @@ export interface DemoIO {
 }
 
 /** The usage text of `jobcheck demo`. */
-export const DEMO_USAGE = `Usage: jobcheck demo [story | story-file.json] [--predict]
+export const DEMO_USAGE = `Usage: jobcheck demo [story | story-file.json | --all] [--predict]
 
   (no story)   list the stories
   story        print the story as a step-by-step trace from the reference model
+  --all        print every story as a trace, one after the other
   --predict    before each step, guess the job's status, token and the balance (needs a terminal)
   -h, --help   show this text
 `;
@@ -93,7 +94,11 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { predict: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+      options: {
+        predict: { type: 'boolean', default: false },
+        all: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     });
   } catch (e) {
     err(`jobcheck demo: ${(e as Error).message}\n\n${DEMO_USAGE}`);
@@ -108,8 +113,21 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
     err(`jobcheck demo: expected at most one story, got ${positionals.length}: ${positionals.join(' ')}\n\n${DEMO_USAGE}`);
     return 2;
   }
+  if (values.all && (positionals.length > 0 || values.predict)) {
+    err(`jobcheck demo: --all tells every story and takes no story name or --predict\n\n${DEMO_USAGE}`);
+    return 2;
+  }
   try {
     const name = positionals[0];
+    if (values.all) {
+      let faithful = true;
+      for (const story of listStories()) {
+        const trace = traceStory(findStory(story.name));
+        streams.stdout.write(`${renderTrace(trace)}\n`);
+        faithful &&= trace.steps.every((s) => s.mismatches.length === 0) && trace.finalMismatches.length === 0;
+      }
+      return faithful ? 0 : 1;
+    }
     if (name === undefined) {
       streams.stdout.write(renderStoryList(listStories()));
       return 0;

@@ -10,8 +10,8 @@
  * path is written as `.`.
  *
  * A block opened with ```console slow quotes commands too slow for every test run (a check of a
- * program in another language takes tens of seconds): `npm run docs` always runs them, the docs
- * test only when JOBCHECK_DOCS_SLOW=1. Durations in outputs (`1.1 s`, `250 ms`) differ from run
+ * program in another language takes tens of seconds): `npm run docs` and the docs test run them
+ * unless JOBCHECK_DOCS_FAST=1. Durations in outputs (`1.1 s`, `250 ms`) differ from run
  * to run and are ignored when outputs are compared.
  */
 import { spawn } from 'node:child_process';
