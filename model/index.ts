@@ -5,7 +5,7 @@
 export type { JobContext, JobEvent, JobInput, JobPolicy } from './jobMachine.ts';
 export { JOB_STATES, TIME_MAX, addTime, backoffDelay, jobMachine } from './jobMachine.ts';
 export type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
-export { claimableHead, isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
+export { claimableHead, emptyStore, isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
 export type { ModelState, StepResult } from './step.ts';
 export { configOf, fromSnapshot, initialState, step, toSnapshot } from './step.ts';
 export type { LifecycleTransition } from './lifecycle.ts';

@@ -8,7 +8,7 @@ import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../contra
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../contract/index.ts';
 import { jobMachine } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
-import { statusOf, storeMachine } from './storeMachine.ts';
+import { emptyStore, statusOf, storeMachine } from './storeMachine.ts';
 import type { JobSnapshot, JobStep, StoreContext } from './storeMachine.ts';
 
 /** A state of the reference model: a snapshot of the store machine. Treat it as an immutable value. */
@@ -28,18 +28,7 @@ function fromContext(context: StoreContext): ModelState {
 
 /** The empty store for a config. Throws JobcheckError `invalid_config` for a bad config. Pure. */
 export function initialState(config: unknown): ModelState {
-  const valid = parseConfig(config);
-  return fromContext({
-    config: valid,
-    clock: 0,
-    nextToken: 1,
-    nextSeq: 1,
-    jobs: new Map(),
-    balances: new Map(),
-    effects: new Map(),
-    reply: undefined,
-    trace: [],
-  });
+  return fromContext(emptyStore(parseConfig(config)));
 }
 
 /**

@@ -122,17 +122,22 @@ type DeliveryCommand = CommitCommand | AckCommand | FailCommand;
 const deliveryOf = (context: StoreContext, event: StoreEvent): JobSnapshot | undefined =>
   'token' in event ? jobByToken(context, event.token) : undefined;
 
-const EMPTY_STORE: StoreContext = {
-  config: { capacity: 1, maxAttempts: 1, leaseTicks: 1, backoffBase: 1, backoffCap: 1 },
-  clock: 0,
-  nextToken: 1,
-  nextSeq: 1,
-  jobs: new Map(),
-  balances: new Map(),
-  effects: new Map(),
-  reply: undefined,
-  trace: [],
-};
+/** The context of an empty store: nothing admitted, clock 0, first token and admission number 1. Pure. */
+export function emptyStore(config: Config): StoreContext {
+  return {
+    config,
+    clock: 0,
+    nextToken: 1,
+    nextSeq: 1,
+    jobs: new Map(),
+    balances: new Map(),
+    effects: new Map(),
+    reply: undefined,
+    trace: [],
+  };
+}
+
+const EMPTY_STORE = emptyStore({ capacity: 1, maxAttempts: 1, leaseTicks: 1, backoffBase: 1, backoffCap: 1 });
 
 /** The store machine. */
 export const storeMachine = setup({
