@@ -81,6 +81,8 @@ export function lifecycleSvg(cov: Coverage): string {
   const parts: string[] = [];
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`);
   parts.push('<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#444"/></marker></defs>');
+  // Labels go on top of every edge, so no later edge is drawn across an earlier label.
+  const labels: string[] = [];
   for (const t of ts) {
     const e = g.edge({ v: t.from, w: t.to, name: t.id });
     const n = cov.items.transitions[t.id] ?? 0;
@@ -89,10 +91,11 @@ export function lifecycleSvg(cov: Coverage): string {
     const colour = heatColour(n, maxT);
     parts.push(`<g class="edge"><title>${esc(t.id)}: ${n} hits</title><path d="${d}" fill="none" stroke="${colour}" stroke-width="${n === 0 ? 2 : 2 + 3 * (Math.log(n + 1) / Math.log(maxT + 1))}" marker-end="url(#arrow)"${n === 0 ? ' stroke-dasharray="6 4"' : ''}/>`);
     if (e.x !== undefined && e.y !== undefined) {
-      parts.push(`<text x="${e.x.toFixed(1)}" y="${(e.y + 4).toFixed(1)}" text-anchor="middle" fill="${n === 0 ? '#b2182b' : '#222'}" paint-order="stroke" stroke="#fff" stroke-width="3">${esc(edgeLabel(t, n))}</text>`);
+      labels.push(`<text x="${e.x.toFixed(1)}" y="${(e.y + 4).toFixed(1)}" text-anchor="middle" fill="${n === 0 ? '#b2182b' : '#222'}" paint-order="stroke" stroke="#fff" stroke-width="7" stroke-linejoin="round"><title>${esc(t.id)}: ${n} hits</title>${esc(edgeLabel(t, n))}</text>`);
     }
     parts.push('</g>');
   }
+  parts.push(...labels);
   for (const s of JOB_STATES) {
     const node = g.node(s);
     const n = cov.items.states[s] ?? 0;
@@ -130,7 +133,7 @@ body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1200px}
 table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{padding:2px 10px;border-bottom:1px solid #eee;text-align:left;font-size:13px}
 td.n{text-align:right;font-variant-numeric:tabular-nums}tr.miss td{color:#b2182b}
 .bar{display:inline-block;height:10px}.key{display:inline-block;width:14px;height:10px;border:1px solid #999}
-summary h2{display:inline;font-size:1.05rem}details{margin:.6rem 0}.diagram{overflow-x:auto;border:1px solid #ddd;padding:8px}
+summary h2{display:inline;font-size:1.05rem}details{margin:.6rem 0}.diagram{overflow-x:auto;border:1px solid #ddd;padding:8px}.diagram svg{max-width:100%;height:auto}
 </style></head><body>
 <h1>${esc(title)}</h1>
 <p>Runs: ${cov.runs}, steps: ${cov.steps}. Sources: ${esc(cov.sources.join('; ') || '-')}.</p>
