@@ -19,7 +19,7 @@
 import { getShortestPaths } from '@xstate/graph';
 import { fromTransition, transition } from 'xstate';
 import type { Config } from '../contract/index.ts';
-import { jobMachine, lifecycleTransitions, transitionOf } from '../model/index.ts';
+import { admittedJob, jobMachine, lifecycleTransitions, policyOf, transitionOf } from '../model/index.ts';
 import type { JobEvent, JobSnapshot, JobStep, LifecycleTransition } from '../model/index.ts';
 import type { ScriptStep } from './symbolic.ts';
 
@@ -136,22 +136,11 @@ export function abstractState(w: Walk): string {
 }
 
 const walkLogic = fromTransition<Walk, PathEvent, never, undefined>(advance, () => {
-  const { maxAttempts, leaseTicks, backoffBase, backoffCap } = PATH_CONFIG;
-  const job = jobMachine.resolveState({
-    value: 'ready',
-    context: {
-      id: JOB,
-      payload: { account: 'x', key: 'k1', amount: 7, deadline: PATH_DEADLINE },
-      seq: 1,
-      policy: { maxAttempts, leaseTicks, backoffBase, backoffCap },
-      attempts: 0,
-      token: undefined,
-      owner: undefined,
-      leaseUntil: undefined,
-      notBefore: undefined,
-      reason: undefined,
-      lastError: undefined,
-    },
+  const job = admittedJob({
+    id: JOB,
+    payload: { account: 'x', key: 'k1', amount: 7, deadline: PATH_DEADLINE },
+    seq: 1,
+    policy: policyOf(PATH_CONFIG),
   });
   return { job, clock: 0, via: null, prevVia: null };
 });

@@ -391,6 +391,11 @@ export class JobStore {
     if (heap.size === 0) return { ok: true, type: 'claim', job: null };
     const job = heap.peekValue();
     heap.pop();
+    return this.deliver(job, c);
+  }
+
+  /** Delivers a ready job to the claiming worker: a new token, one more attempt, a lease. */
+  protected deliver(job: JobEntry, c: ClaimCommand): ClaimResult {
     const token = this.nextToken++;
     job.attempts++;
     job.token = token;

@@ -3,7 +3,7 @@
  * and the pure step function over them. Imports only the neutral wire format (contract/).
  */
 export type { JobContext, JobEvent, JobInput, JobPolicy } from './jobMachine.ts';
-export { JOB_STATES, TIME_MAX, addTime, backoffDelay, jobMachine } from './jobMachine.ts';
+export { JOB_STATES, TIME_MAX, addTime, admittedContext, admittedJob, backoffDelay, jobMachine, policyOf } from './jobMachine.ts';
 export type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
 export { claimableHead, emptyStore, isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
 export type { ModelState, StepResult } from './step.ts';

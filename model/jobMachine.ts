@@ -12,6 +12,7 @@
  * codes) are not here: they live in storeMachine.ts, which composes this machine.
  */
 import { and, assign, not, setup } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
 import type { Config, DeadReason, FailureKind, Payload } from '../contract/index.ts';
 
 /** The parts of the store config a job's own transitions depend on. */
@@ -81,6 +82,26 @@ const PLACEHOLDER: JobInput = {
   policy: { maxAttempts: 1, leaseTicks: 1, backoffBase: 1, backoffCap: 1 },
 };
 
+/** The context of a job just admitted: no attempt yet, nothing that only a later state means. Pure. */
+export function admittedContext(input: JobInput): JobContext {
+  return {
+    ...input,
+    attempts: 0,
+    token: undefined,
+    owner: undefined,
+    leaseUntil: undefined,
+    notBefore: undefined,
+    reason: undefined,
+    lastError: undefined,
+  };
+}
+
+/** The parts of a store config that a job's own transitions read. Pure. */
+export function policyOf(config: Config): JobPolicy {
+  const { maxAttempts, leaseTicks, backoffBase, backoffCap } = config;
+  return { maxAttempts, leaseTicks, backoffBase, backoffCap };
+}
+
 const now = (event: JobEvent): number => ('now' in event ? event.now : 0);
 
 /** The job lifecycle machine. */
@@ -137,16 +158,7 @@ export const jobMachine = setup({
   initial: 'ready',
   // xstate's pure transition() builds a throw-away actor without input; an empty placeholder
   // keeps that cheap (a thrown error there costs more than the transition itself).
-  context: ({ input }: { input: JobInput | undefined }) => ({
-    ...(input ?? PLACEHOLDER),
-    attempts: 0,
-    token: undefined,
-    owner: undefined,
-    leaseUntil: undefined,
-    notBefore: undefined,
-    reason: undefined,
-    lastError: undefined,
-  }),
+  context: ({ input }: { input: JobInput | undefined }) => admittedContext(input ?? PLACEHOLDER),
   states: {
     ready: {
       description: 'Admitted and due: may be claimed when it is the head of its account.',
@@ -223,3 +235,8 @@ export const jobMachine = setup({
 
 /** The lifecycle states, in the order the machine declares them. */
 export const JOB_STATES = ['ready', 'waiting', 'running', 'done', 'dead'] as const;
+
+/** A newly admitted job: the lifecycle machine in state `ready`. Pure. */
+export function admittedJob(input: JobInput): SnapshotFrom<typeof jobMachine> {
+  return jobMachine.resolveState({ value: 'ready', context: admittedContext(input) });
+}

@@ -6,7 +6,7 @@ import { transition } from 'xstate';
 import type { SnapshotFrom } from 'xstate';
 import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../contract/index.ts';
-import { jobMachine } from './jobMachine.ts';
+import { jobMachine, policyOf } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
 import { emptyStore, statusOf, storeMachine } from './storeMachine.ts';
 import type { JobSnapshot, JobStep, StoreContext } from './storeMachine.ts';
@@ -125,8 +125,7 @@ export function toSnapshot(state: ModelState): Snapshot {
  */
 export function fromSnapshot(input: unknown): ModelState {
   const s = parseSnapshot(input);
-  const { maxAttempts, leaseTicks, backoffBase, backoffCap } = s.config;
-  const policy = { maxAttempts, leaseTicks, backoffBase, backoffCap };
+  const policy = policyOf(s.config);
   const jobs = new Map<string, JobSnapshot>();
   const ordered = Object.entries(s.jobs).sort(([, a], [, b]) => a.seq - b.seq);
   for (const [id, r] of ordered) {

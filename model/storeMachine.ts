@@ -26,7 +26,7 @@ import type {
   Reply,
   SubmitCommand,
 } from '../contract/index.ts';
-import { jobMachine } from './jobMachine.ts';
+import { admittedJob, jobMachine, policyOf } from './jobMachine.ts';
 import type { JobEvent } from './jobMachine.ts';
 
 /** A job inside the model: a snapshot of its own lifecycle machine. */
@@ -214,22 +214,11 @@ export const storeMachine = setup({
     admit: assign(({ context, event }) => {
       if (event.type !== 'submit') return {};
       const { id, account, key, amount, deadline } = event;
-      const { maxAttempts, leaseTicks, backoffBase, backoffCap } = context.config;
-      const job = jobMachine.resolveState({
-        value: 'ready',
-        context: {
-          id,
-          payload: { account, key, amount, deadline },
-          seq: context.nextSeq,
-          policy: { maxAttempts, leaseTicks, backoffBase, backoffCap },
-          attempts: 0,
-          token: undefined,
-          owner: undefined,
-          leaseUntil: undefined,
-          notBefore: undefined,
-          reason: undefined,
-          lastError: undefined,
-        },
+      const job = admittedJob({
+        id,
+        payload: { account, key, amount, deadline },
+        seq: context.nextSeq,
+        policy: policyOf(context.config),
       });
       return {
         jobs: withJob(context, job),

@@ -1,10 +1,10 @@
 /**
- * Shared by the broken variants that choose the wrong job to claim: delivers a given ready job
- * exactly as JobStore's claim does (new token, one more attempt, a lease), so that the only bug
- * in those variants is the choice itself.
+ * Shared by the broken variants that choose the wrong job to claim: the chosen job is delivered
+ * by JobStore's own `deliver` (new token, one more attempt, a lease), so that the only bug in
+ * those variants is the choice itself.
  */
 import type { ClaimCommand, Reply } from '../../contract/index.ts';
-import { JobStore, addTime } from '../../impl/index.ts';
+import { JobStore } from '../../impl/index.ts';
 import type { JobEntry } from '../../impl/index.ts';
 
 /** A JobStore whose claim delivers whatever job `choose()` picks. */
@@ -14,17 +14,7 @@ export abstract class ChoosingJobStore extends JobStore {
 
   protected override applyClaim(c: ClaimCommand): Reply {
     const job = this.choose();
-    if (job === undefined) return { ok: true, type: 'claim', job: null };
-    const token = this.nextToken++;
-    job.attempts++;
-    job.token = token;
-    job.owner = c.worker;
-    job.leaseUntil = addTime(c.now, this.cfg.leaseTicks);
-    this.setStatus(job, 'running');
-    this.byToken.set(token, job);
-    this.schedule(job);
-    const payload = { account: job.account, key: job.key, amount: job.amount, deadline: job.deadline };
-    return { ok: true, type: 'claim', job: { id: job.id, token, attempt: job.attempts, leaseUntil: job.leaseUntil, payload } };
+    return job === undefined ? { ok: true, type: 'claim', job: null } : this.deliver(job, c);
   }
 
   /** The unresolved jobs, in admission order. */
