@@ -11,7 +11,7 @@ import { cpus, platform } from 'node:os';
 import type { AdapterFactory } from '../conformance/adapter.ts';
 import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
 import { CATALOGUE } from '../conformance/broken/catalogue.ts';
-import { processAdapterFactory } from '../conformance/process.ts';
+import { processAdapterFactory } from '../conformance/protocol/index.ts';
 import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { runCheck } from './check.ts';
 import type { CheckReport } from './check.ts';

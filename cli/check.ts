@@ -5,6 +5,8 @@
  * in-process.
  */
 import type { Adapter, AdapterFactory } from '../conformance/adapter.ts';
+import { isTimeLimit } from '../conformance/budget.ts';
+import type { Budget } from '../conformance/budget.ts';
 import type { CampaignProgress, CampaignResult } from '../conformance/campaign.ts';
 import { runCheck as runEngineCheck } from '../conformance/check.ts';
 import type { Coverage } from '../conformance/coverage.ts';
@@ -32,6 +34,8 @@ export interface CheckOptions {
   /** fast-check path of a known counterexample (with its seed): the campaign replays just that. */
   readonly path?: string;
   readonly onProgress?: (progress: CheckProgress) => void;
+  /** The check's time budget (`--time-limit`). */
+  readonly budget?: Budget;
 }
 
 /** One fixture story replayed against the implementation. */
@@ -56,8 +60,17 @@ export interface CheckFailure {
 
 /** Everything a check found. */
 export interface CheckReport {
-  readonly verdict: 'agree' | 'diverge';
+  /**
+   * `agree`: every phase ran in full and agreed; `diverge`: something diverged (the story is in
+   * `failure`); `incomplete`: the time limit stopped the check first, and nothing that ran diverged.
+   */
+  readonly verdict: 'agree' | 'diverge' | 'incomplete';
+  /** True when the time limit stopped some phase before it ran in full. */
+  readonly stoppedByTimeLimit: boolean;
+  /** The fixture stories that ran to the end. */
   readonly fixtures: readonly FixtureOutcome[];
+  /** Names of the fixture stories the time limit kept from running to the end. */
+  readonly fixturesNotRun: readonly string[];
   readonly paths: PathSuiteResult;
   /** Milliseconds each path took, in the order of `paths.outcomes`. */
   readonly pathMs: readonly number[];
@@ -83,8 +96,11 @@ function fixtureDriver(adapter: Adapter): FixtureDriver {
   };
 }
 
-/** Replays one fixture against a fresh implementation; a factory that throws is a mismatch, never an exception. */
-async function checkFixture(fixture: Fixture, factory: AdapterFactory): Promise<FixtureOutcome> {
+/**
+ * Replays one fixture against a fresh implementation; a factory that throws is a mismatch, never
+ * an exception. Returns undefined when the time limit cut it short (it did not run to the end).
+ */
+async function checkFixture(fixture: Fixture, factory: AdapterFactory): Promise<FixtureOutcome | undefined> {
   const started = performance.now();
   let adapter: Adapter | undefined;
   let result: FixtureResult;
@@ -92,11 +108,13 @@ async function checkFixture(fixture: Fixture, factory: AdapterFactory): Promise<
     adapter = await factory(fixture.config);
     result = await runFixture(fixture, fixtureDriver(adapter));
   } catch (error) {
+    if (isTimeLimit(error)) return undefined;
     const message = error instanceof Error ? error.message : String(error);
     result = { ok: false, fixture: fixture.name, step: 'final', check: 'error', expected: 'a store', actual: message, message: `${fixture.name}: ${message}` };
   } finally {
     await adapter?.close().catch(() => undefined);
   }
+  if (!result.ok && result.check === 'error' && isTimeLimit(result.error)) return undefined;
   return { fixture, result, durationMs: performance.now() - started };
 }
 
@@ -124,9 +142,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const progress = options.onProgress ?? (() => undefined);
   const all = loadFixtures();
   const fixtures: FixtureOutcome[] = [];
+  const fixturesNotRun: string[] = [];
   for (const fixture of all) {
-    fixtures.push(await checkFixture(fixture, options.factory));
-    progress({ phase: 'fixtures', done: fixtures.length, total: all.length });
+    const outcome = options.budget?.expired === true ? undefined : await checkFixture(fixture, options.factory);
+    if (outcome === undefined) fixturesNotRun.push(fixture.name);
+    else fixtures.push(outcome);
+    progress({ phase: 'fixtures', done: fixtures.length + fixturesNotRun.length, total: all.length });
   }
   const pathMs: number[] = [];
   let last = performance.now();
@@ -136,6 +157,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     seed: options.seed,
     ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }),
     ...(options.path === undefined ? {} : { path: options.path }),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
     // The campaign runs even after a failing path: its shrunk story is often the shortest.
     campaignAfterPathFailure: true,
     onPath: (done, total) => {
@@ -150,9 +172,13 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const campaign = engine.campaign;
   if (campaign === null) throw new Error('the engine skipped the campaign although it was asked to run it');
   const failure = shortestFailure(fixtures, engine.pathSuite, campaign);
+  const stoppedByTimeLimit = fixturesNotRun.length > 0 || engine.pathSuite.notRun.length > 0 || campaign.stoppedByTimeLimit;
+  const complete = fixturesNotRun.length === 0 && engine.pathSuite.notRun.length === 0 && campaign.verdict !== 'incomplete';
   return {
-    verdict: failure === null ? 'agree' : 'diverge',
+    verdict: failure !== null ? 'diverge' : complete ? 'agree' : 'incomplete',
+    stoppedByTimeLimit,
     fixtures,
+    fixturesNotRun,
     paths: engine.pathSuite,
     pathMs,
     campaign,

@@ -6,7 +6,10 @@
 import { writeFile } from 'node:fs/promises';
 import { PATH_CONFIG } from '../conformance/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
-import { SetupError, UsageError, intFlag, parseCommandArgs } from './args.ts';
+import { Budget } from '../conformance/budget.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
+import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { prepareOutputFile, prepareReportDir } from './outputs.ts';
 import { runCheck } from './check.ts';
 import { checkJson, renderCheckText, writeReportFiles } from './checkOutput.ts';
 import type { CheckContext } from './checkOutput.ts';
@@ -18,6 +21,12 @@ import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target
 export const DEFAULT_RUNS = 300;
 /** Default report directory. */
 export const DEFAULT_REPORT_DIR = '.jobcheck/report';
+/** Default time limit of a whole check, in ms (ten minutes). */
+export const DEFAULT_TIME_LIMIT_MS = 600_000;
+/** Longest time limit accepted, in ms (a day). */
+export const MAX_TIME_LIMIT_MS = 86_400_000;
+/** Exit code of a check that the time limit stopped before it finished, with nothing diverging. */
+export const EXIT_INCOMPLETE = 3;
 
 /** Usage text of `jobcheck check`. */
 export const CHECK_USAGE = `Usage: jobcheck check (--impl "<command>" | --module <path> | --builtin | --broken <name>) [options]
@@ -25,10 +34,13 @@ export const CHECK_USAGE = `Usage: jobcheck check (--impl "<command>" | --module
 Checks an implementation against the reference model: the fixture stories, the path suite and a
 random differential campaign. Prints the verdict, the shortest failure story and a coverage
 summary; writes the failure artifact and the coverage reports to the report directory.
-Exit code: 0 agree, 1 diverge, 2 usage or setup error.
+Exit code: 0 agree, 1 diverge, 2 usage or setup error, 3 stopped by the time limit with nothing
+diverging so far (not a pass).
 
 ${TARGET_USAGE}
 Options:
+  --time-limit <s>     time limit of the whole check, in seconds or with a unit: 90, 90s, 10m
+                       (default ${DEFAULT_TIME_LIMIT_MS / 60_000}m); what ran by then is reported, marked as stopped
   --runs <n>           random runs (default ${DEFAULT_RUNS})
   --seed <n>           seed of the random campaign (default: random; printed, so a run can be repeated)
   --path <path>        with --seed: run only the campaign's counterexample at this fast-check path
@@ -50,6 +62,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
     report: { type: 'string' },
     junit: { type: 'string' },
     json: { type: 'boolean' },
+    'time-limit': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   }, false);
   if (values.help === true) {
@@ -61,8 +74,15 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`check: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
   const seed = intFlag('check', 'seed', values.seed, (Date.now() ^ (Math.random() * 0x100000000)) | 0);
   const maxCommands = values['max-commands'] === undefined ? undefined : intFlag('check', 'max-commands', values['max-commands'], 40, 1);
-  const timeout = values.timeout === undefined ? undefined : intFlag('check', 'timeout', values.timeout, 5000, 1);
-  const target = await resolveTarget('check', { ...values, timeout }, io);
+  const timeout = values.timeout === undefined ? undefined : intFlag('check', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const timeLimitMs = durationFlag('check', 'time-limit', values['time-limit'], DEFAULT_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
+  const dir = values.report ?? DEFAULT_REPORT_DIR;
+  const junit = values.junit;
+  // Every destination is checked before any work, so that a bad one costs nothing.
+  await prepareReportDir('check', dir);
+  if (junit !== undefined) await prepareOutputFile('check', 'the JUnit file', junit);
+  const budget = new Budget(timeLimitMs);
+  const target = await resolveTarget('check', { ...values, timeout, budget }, io);
   try {
     const implementation = await preflight(target, PATH_CONFIG);
     const progress = progressLine(io.isTTY);
@@ -70,24 +90,24 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       factory: target.factory,
       runs,
       seed,
+      budget,
       ...(maxCommands === undefined ? {} : { maxCommands }),
       ...(values.path === undefined ? {} : { path: values.path }),
       onProgress: (p) => progress.update(p),
     }).finally(() => progress.stop());
-    const ctx: CheckContext = { target: target.name, flags: target.flags, implementation, seed, runs };
-    const dir = values.report ?? DEFAULT_REPORT_DIR;
+    const ctx: CheckContext = { target: target.name, flags: target.flags, implementation, seed, runs, timeLimitMs };
     const files = await writeReportFiles(dir, report, ctx).catch((error: Error) => {
       throw new SetupError(`check: cannot write the report to ${dir}: ${error.message}`);
     });
-    const junit = values.junit;
     if (junit !== undefined) {
       await writeFile(junit, checkJunit(report, ctx)).catch((error: Error) => {
         throw new SetupError(`check: cannot write the JUnit file ${junit}: ${error.message}`);
       });
     }
     io.stdout.write(values.json === true ? `${JSON.stringify(checkJson(report, ctx, files), null, 2)}\n` : renderCheckText(report, ctx, files));
-    return report.verdict === 'agree' ? 0 : 1;
+    return report.verdict === 'agree' ? 0 : report.verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
   } finally {
+    budget.dispose();
     await target.close();
   }
 }

@@ -10,6 +10,7 @@ import type { Coverage } from '../conformance/coverage.ts';
 import { writeCoverageReport } from '../conformance/coverageFiles.ts';
 import { describeConfig, describeCommand, renderStory } from '../conformance/story.ts';
 import { firstDifference, showValue } from '../conformance/compare.ts';
+import { clipText } from '../contract/index.ts';
 import type { CheckFailure, CheckReport, FixtureOutcome } from './check.ts';
 
 /** How the check was run, for headings and reproduction hints. */
@@ -22,6 +23,8 @@ export interface CheckContext {
   readonly implementation?: string | undefined;
   readonly seed: number;
   readonly runs: number;
+  /** The check's time limit, in ms. */
+  readonly timeLimitMs?: number;
 }
 
 /** Files written into the report directory. */
@@ -43,7 +46,8 @@ export async function writeReportFiles(dir: string, report: CheckReport, ctx: Ch
   await mkdir(dir, { recursive: true });
   let artifact: string | undefined;
   const f = report.failure;
-  if (f?.run !== undefined) {
+  // A failure before the first step (the implementation could not even start a store) has nothing to replay.
+  if (f?.run !== undefined && f.run.steps.length > 0) {
     const meta = f.source === 'campaign' ? { seed: ctx.seed, path: report.campaign.path } : {};
     artifact = await writeArtifact(dir, toArtifact(f.run, meta), 'failure.json');
   }
@@ -101,20 +105,32 @@ export function coverageSummary(cov: Coverage): string {
   }).join(', ');
 }
 
+/** The name an implementation gave itself, cut for headings (it is the implementation's text). Pure. */
+export const implementationName = (ctx: CheckContext): string => (ctx.implementation === undefined ? ctx.target : `${ctx.target} (${clipText(ctx.implementation, 80)})`);
+
+const notRunNote = (n: number): string => (n === 0 ? '' : `; ${n} not run (time limit)`);
+
 /** The human report of a check: phases, verdict, the failure story, coverage, files. Pure. */
 export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: ReportFiles): string {
   const lines: string[] = [];
-  const who = ctx.implementation === undefined ? ctx.target : `${ctx.target} (${ctx.implementation})`;
-  lines.push(`jobcheck check: ${who}`);
+  lines.push(`jobcheck check: ${implementationName(ctx)}`);
   const failedFixtures = report.fixtures.filter((f) => !f.result.ok);
-  lines.push(`  fixture stories  ${report.fixtures.length - failedFixtures.length}/${report.fixtures.length} agree${failedFixtures.length === 0 ? '' : `; diverging: ${failedFixtures.map((f) => f.fixture.name).join(', ')}`}`);
+  const fixtureTotal = report.fixtures.length + report.fixturesNotRun.length;
+  lines.push(
+    `  fixture stories  ${report.fixtures.length - failedFixtures.length}/${fixtureTotal} agree${failedFixtures.length === 0 ? '' : `; diverging: ${failedFixtures.map((f) => f.fixture.name).join(', ')}`}${notRunNote(report.fixturesNotRun.length)}`,
+  );
   const p = report.paths;
-  lines.push(`  path suite       ${p.outcomes.length - p.failures.length}/${p.outcomes.length} paths agree${p.failures.length === 0 ? '' : `; first diverging: ${p.failures[0]?.path.name}`}`);
+  const pathTotal = p.outcomes.length + p.notRun.length;
+  lines.push(`  path suite       ${p.outcomes.length - p.failures.length}/${pathTotal} paths agree${p.failures.length === 0 ? '' : `; first diverging: ${p.failures[0]?.path.name}`}${notRunNote(p.notRun.length)}`);
   const c = report.campaign;
-  const found = c.verdict === 'agree' ? 'agree' : `diverge after ${count(c.runs, 'run')}, shrunk from ${count(c.firstFailureLength, 'step')} to ${count(c.counterexample?.steps.length, 'step')} in ${seconds(c.shrinkMs)}`;
+  const shrunk = `shrunk from ${count(c.firstFailureLength, 'step')} to ${count(c.counterexample?.steps.length, 'step')} in ${seconds(c.shrinkMs)}${c.stoppedByTimeLimit ? ' (shrinking stopped by the time limit)' : ''}`;
+  const found = c.verdict === 'agree' ? 'agree' : c.verdict === 'incomplete' ? `stopped by the time limit after ${c.runs} of ${c.runsPlanned} runs, none diverging` : `diverge after ${count(c.runs, 'run')}, ${shrunk}`;
   lines.push(`  random campaign  ${count(c.runs, 'run')}, ${count(c.commands, 'command')}, seed ${ctx.seed}: ${found}`);
   lines.push('');
-  if (report.failure === null) {
+  if (report.verdict === 'incomplete') {
+    const limit = ctx.timeLimitMs === undefined ? 'the time limit' : `the time limit (${seconds(ctx.timeLimitMs)})`;
+    lines.push(`verdict: INCOMPLETE: stopped by ${limit} before the check ran in full (${seconds(report.durationMs)}); nothing diverged in what ran, which is not a pass`);
+  } else if (report.failure === null) {
     lines.push(`verdict: AGREE with the model (${seconds(report.durationMs)})`);
   } else {
     const f = report.failure;
@@ -124,7 +140,7 @@ export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: 
     lines.push(renderFailure(f, report, ctx, files));
   }
   lines.push('');
-  lines.push(`coverage (path suite + campaign): ${coverageSummary(report.coverage)}`);
+  lines.push(`coverage (path suite + campaign${report.stoppedByTimeLimit ? ', what ran before the time limit' : ''}): ${coverageSummary(report.coverage)}`);
   const missing = neverHit(report.coverage, 'transitions');
   lines.push(`  transitions never hit: ${neverHitLine(missing)}`);
   if (files !== undefined) {
@@ -139,17 +155,22 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
   const c = report.campaign;
   return {
     verdict: report.verdict,
+    stoppedByTimeLimit: report.stoppedByTimeLimit,
     target: ctx.target,
-    ...(ctx.implementation === undefined ? {} : { implementation: ctx.implementation }),
+    ...(ctx.implementation === undefined ? {} : { implementation: clipText(ctx.implementation, 200) }),
     seed: ctx.seed,
     durationMs: Math.round(report.durationMs),
+    ...(ctx.timeLimitMs === undefined ? {} : { timeLimitMs: ctx.timeLimitMs }),
     fixtures: {
-      total: report.fixtures.length,
+      total: report.fixtures.length + report.fixturesNotRun.length,
       failed: report.fixtures.filter((x) => !x.result.ok).map((x) => ({ name: x.fixture.name, message: x.result.ok ? '' : x.result.message })),
+      notRun: report.fixturesNotRun,
     },
-    paths: { total: report.paths.outcomes.length, failed: report.paths.failures.map((x) => x.path.name) },
+    paths: { total: report.paths.outcomes.length + report.paths.notRun.length, failed: report.paths.failures.map((x) => x.path.name), notRun: report.paths.notRun.map((x) => x.name) },
     campaign: {
       verdict: c.verdict,
+      runsPlanned: c.runsPlanned,
+      stoppedByTimeLimit: c.stoppedByTimeLimit,
       runs: c.runs,
       commands: c.commands,
       path: c.path,

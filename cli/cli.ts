@@ -10,6 +10,7 @@ import { coverageCommand } from './coverageCommand.ts';
 import { runDemo } from './demo.ts';
 import { pathsCommand } from './pathsCommand.ts';
 import { replayCommand } from './replayCommand.ts';
+import { serveCommand } from './serveCommand.ts';
 
 /** Usage text of `jobcheck` itself. */
 export const MAIN_USAGE = `Usage: jobcheck <command> [options]
@@ -22,6 +23,7 @@ Commands:
   coverage   merge coverage JSON files and write the Markdown and HTML reports
   paths      list the path suite enumerated from the lifecycle machine
   demo       tell the failure stories step by step, from the reference model
+  serve      serve a built-in store over the jobcheck/1 protocol on stdin and stdout
 
 Run "jobcheck <command> --help" for the options of a command. Documentation: docs/cli.md,
 the protocol for implementations in other languages: docs/protocol.md.
@@ -32,6 +34,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<n
   replay: replayCommand,
   coverage: coverageCommand,
   paths: pathsCommand,
+  serve: serveCommand,
   demo: (argv, io) =>
     runDemo([...argv], {
       stdin: io.stdin ?? process.stdin,

@@ -9,6 +9,7 @@ import { readCoverage, writeCoverageReport } from '../conformance/coverageFiles.
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { coverageSummary, neverHitLine } from './checkOutput.ts';
+import { prepareOutputDir } from './outputs.ts';
 
 /** Default output directory of `jobcheck coverage`. */
 export const DEFAULT_COVERAGE_DIR = '.jobcheck/coverage';
@@ -46,8 +47,15 @@ export async function coverageCommand(argv: readonly string[], io: CliIO): Promi
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('coverage: give at least one coverage JSON file (see jobcheck coverage --help)');
-  const merged = mergeCoverage(...(await Promise.all(positionals.map(readCoverageFile))));
   const dir = values.report ?? DEFAULT_COVERAGE_DIR;
+  await prepareOutputDir('coverage', 'the report directory', dir);
+  const files = await Promise.all(positionals.map(readCoverageFile));
+  let merged: Coverage;
+  try {
+    merged = mergeCoverage(...files);
+  } catch (error) {
+    throw new SetupError(`coverage: ${(error as Error).message}`);
+  }
   const title = values.title ?? `Conformance coverage (${positionals.length} file${positionals.length === 1 ? '' : 's'})`;
   await writeCoverageReport(dir, merged, { title });
   if (values.json === true) {

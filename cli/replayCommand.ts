@@ -3,10 +3,14 @@
  * implementation (usually after a fix) and tells it as a story. Needs no model: the artifact holds
  * the expected replies and snapshots. Exit code 0 when the implementation now agrees, 1 when not.
  */
-import { readArtifact, replayArtifact } from '../conformance/artifact.ts';
+import { readArtifact, replayArtifact, verifyArtifact } from '../conformance/artifact.ts';
+import { Budget } from '../conformance/budget.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
 import { renderStory } from '../conformance/story.ts';
+import { clipText } from '../contract/index.ts';
 import type { CliIO } from './args.ts';
-import { SetupError, UsageError, intFlag, parseCommandArgs } from './args.ts';
+import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
 import { TARGET_OPTIONS, TARGET_USAGE, resolveTarget } from './target.ts';
 
 /** Usage text of `jobcheck replay`. */
@@ -14,42 +18,57 @@ export const REPLAY_USAGE = `Usage: jobcheck replay <artifact.json> (--impl "<co
 
 Replays a failure artifact (written by jobcheck check into its report directory) against an
 implementation, comparing every reply and snapshot with the recorded ones.
-Exit code: 0 the implementation agrees with the artifact, 1 it diverges, 2 usage or setup error.
+The artifact is first checked against the reference model: one whose commands or expectations
+were changed (or that another version of the contract wrote) is refused with exit code 2.
+Exit code: 0 the implementation agrees with the artifact, 1 it diverges, 2 usage or setup error
+(including a changed or unreadable artifact), 3 stopped by the time limit.
 
 ${TARGET_USAGE}
 Options:
+  --time-limit <s>     time limit of the replay (default ${DEFAULT_TIME_LIMIT_MS / 60_000}m), as for check
   --json               print the result as JSON
   -h, --help           show this text
 `;
 
 /** Runs `jobcheck replay`; returns the exit code. */
 export async function replayCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs('replay', argv, { ...TARGET_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+  const { values, positionals } = parseCommandArgs(
+    'replay',
+    argv,
+    { ...TARGET_OPTIONS, json: { type: 'boolean' }, 'time-limit': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
   if (values.help === true) {
     io.stdout.write(REPLAY_USAGE);
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError(`replay: give exactly one artifact file (got ${positionals.length}) (see jobcheck replay --help)`);
   const file = positionals[0] as string;
-  const timeout = values.timeout === undefined ? undefined : intFlag('replay', 'timeout', values.timeout, 5000, 1);
+  const timeout = values.timeout === undefined ? undefined : intFlag('replay', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const timeLimitMs = durationFlag('replay', 'time-limit', values['time-limit'], DEFAULT_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
   let artifact;
   try {
     artifact = await readArtifact(file);
+    verifyArtifact(artifact);
   } catch (error) {
-    throw new SetupError(`replay: ${(error as Error).message}`);
+    throw new SetupError(`replay: ${file}: ${(error as Error).message}`);
   }
-  const target = await resolveTarget('replay', { ...values, timeout }, io);
+  const budget = new Budget(timeLimitMs);
+  const target = await resolveTarget('replay', { ...values, timeout, budget }, io);
   try {
-    const result = await replayArtifact(artifact, target.factory);
+    const result = await replayArtifact(artifact, target.factory, { budget });
     if (result.divergence?.step === 0) throw new SetupError(`replay: cannot start the implementation ${target.name}: ${result.divergence.error ?? ''}`);
-    const story = renderStory(result);
+    const verdict = result.divergence !== null ? 'diverge' : result.interrupted === true ? 'incomplete' : 'agree';
+    const story = verdict === 'incomplete' ? `stopped by the time limit after ${result.steps.length} of ${artifact.steps.length} steps, all agreeing (not a pass)` : renderStory(result);
     if (values.json === true) {
-      io.stdout.write(`${JSON.stringify({ verdict: result.divergence === null ? 'agree' : 'diverge', artifact: file, target: target.name, steps: result.steps.length, divergence: result.divergence, story }, null, 2)}\n`);
+      const divergence = result.divergence === null ? null : (({ implSnapshot: _dropped, ...rest }) => rest)(result.divergence);
+      io.stdout.write(`${JSON.stringify({ verdict, artifact: file, target: target.name, steps: result.steps.length, divergence, story }, null, 2)}\n`);
     } else {
-      io.stdout.write(`jobcheck replay: ${file} (${artifact.steps.length} steps, found against ${artifact.foundAgainst}) on ${target.name}\n\n${story}\n`);
+      io.stdout.write(`jobcheck replay: ${file} (${artifact.steps.length} steps, found against ${clipText(artifact.foundAgainst, 200)}) on ${target.name}\n\n${story}\n`);
     }
-    return result.divergence === null ? 0 : 1;
+    return verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
   } finally {
+    budget.dispose();
     await target.close();
   }
 }

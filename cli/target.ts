@@ -6,11 +6,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { clipText } from '../contract/index.ts';
 import type { Config } from '../contract/index.ts';
 import type { AdapterFactory } from '../conformance/adapter.ts';
+import { guardedFactory } from '../conformance/adapters/guarded.ts';
 import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
+import type { Budget } from '../conformance/budget.ts';
 import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
-import { ProcessAdapter, processAdapterFactory } from '../conformance/process.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS, ProcessAdapter, processAdapterFactory } from '../conformance/protocol/index.ts';
 import { SetupError, UsageError } from './args.ts';
 
 /** The flags that choose an implementation, shared by `check` and `replay`. */
@@ -30,10 +33,11 @@ export const TARGET_USAGE = `Implementation (exactly one):
   --module <path>      a JS/TS module exporting an AdapterFactory (default export or createAdapter)
   --builtin            the built-in impl/JobStore
   --broken <name>      a deliberately broken variant from the catalogue (see docs/broken-catalogue.md)
-Process options (--impl):
-  --timeout <ms>       longest wait for one reply (default 5000; hello gets twice as long)
-  --fresh              start a new process for every store instead of resetting one with hello
-  --verbose            pass the implementation's stderr through`;
+Implementation options:
+  --timeout <ms>       longest wait for one reply or call (--impl, --module; default ${DEFAULT_REPLY_TIMEOUT_MS},
+                       at most ${MAX_REPLY_TIMEOUT_MS}; hello, which starts the process, gets twice as long)
+  --fresh              --impl: start a new process for every store instead of resetting one with hello
+  --verbose            --impl: pass the implementation's stderr through`;
 
 /** A chosen implementation: its factory, how to name it, and how to release it. */
 export interface Target {
@@ -55,6 +59,8 @@ export interface TargetFlags {
   readonly timeout?: number | undefined;
   readonly fresh?: boolean | undefined;
   readonly verbose?: boolean | undefined;
+  /** The check's time budget: every wait on the implementation is cut to it. */
+  readonly budget?: Budget | undefined;
 }
 
 const quote = (s: string): string => (/^[\w./:=@-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
@@ -71,23 +77,27 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
       ...(flags.timeout === undefined ? {} : { replyTimeoutMs: flags.timeout, startTimeoutMs: 2 * flags.timeout }),
       ...(flags.fresh === true ? { reuse: false } : {}),
       ...(flags.verbose === true ? { onStderr: (line: string) => io.stderr.write(`[impl] ${line}\n`) } : {}),
+      ...(flags.budget === undefined ? {} : { budget: flags.budget }),
     });
     return { name: cmd, flags: `--impl ${quote(cmd)}`, factory, close: () => factory.close() };
   }
   if (flags.module !== undefined) {
     const file = resolve(flags.module);
     if (!existsSync(file)) throw new UsageError(`${command}: --module ${flags.module}: no such file`);
+    const timeoutMs = flags.timeout ?? DEFAULT_REPLY_TIMEOUT_MS;
     let mod: Record<string, unknown>;
     try {
-      mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      // A module whose top-level code never settles must not hang the harness either.
+      mod = await withTimeout(import(pathToFileURL(file).href) as Promise<Record<string, unknown>>, 2 * timeoutMs, `loading took more than ${2 * timeoutMs} ms`);
     } catch (error) {
-      throw new SetupError(`${command}: cannot load module ${flags.module}: ${(error as Error).message.split('\n')[0]}`);
+      throw new SetupError(`${command}: cannot load module ${flags.module}: ${clipText(String((error as Error).message).split('\n')[0] ?? '', 300)}`);
     }
     const factory = typeof mod['default'] === 'function' ? mod['default'] : mod['createAdapter'];
     if (typeof factory !== 'function') {
       throw new SetupError(`${command}: module ${flags.module} exports no AdapterFactory (expected a default export or createAdapter)`);
     }
-    return { name: flags.module, flags: `--module ${quote(flags.module)}`, factory: factory as AdapterFactory, close: () => Promise.resolve() };
+    const guarded = guardedFactory(factory as AdapterFactory, { callTimeoutMs: timeoutMs, ...(flags.budget === undefined ? {} : { budget: flags.budget }) });
+    return { name: flags.module, flags: `--module ${quote(flags.module)}`, factory: guarded, close: () => Promise.resolve() };
   }
   if (flags.builtin === true) {
     return { name: 'impl/JobStore', flags: '--builtin', factory: jobStoreFactory(), close: () => Promise.resolve() };
@@ -116,4 +126,13 @@ export async function preflight(target: Target, config: Config): Promise<string 
   const implementation = adapter instanceof ProcessAdapter ? adapter.implementation : undefined;
   await adapter.close();
   return implementation;
+}
+
+/** `promise`, or a rejection with `message` after `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -4,19 +4,21 @@
  * implementation without the model or the generator that found it. Artifacts are read back
  * through a schema, once, at the boundary.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Config, Reply, Snapshot } from '../contract/index.ts';
 import { configSchema, snapshotSchema } from '../contract/index.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from '../model/index.ts';
-import type { JobStep, ModelState } from '../model/index.ts';
-import type { Adapter, AdapterFactory } from './adapter.ts';
-import { firstDifference, replyDifference } from './compare.ts';
+import type { ModelState } from '../model/index.ts';
+import type { AdapterFactory } from './adapter.ts';
+import { firstDifference, replyDifference, showValue } from './compare.ts';
 import type { Difference } from './compare.ts';
 import { ConformanceError } from './errors.ts';
-import { aliasDifference } from './lockstep.ts';
-import type { Divergence, LockstepResult, LockstepStep } from './lockstep.ts';
+import { jsonDepth } from '../contract/index.ts';
+import { runLockstep } from './lockstep.ts';
+import type { Divergence, LockstepOptions, LockstepResult } from './lockstep.ts';
+import type { ScriptStep } from './symbolic.ts';
 
 /** Version tag of the artifact format. */
 export const ARTIFACT_FORMAT = 'jobcheck.artifact/1' as const;
@@ -84,8 +86,20 @@ export function parseArtifact(input: unknown): Artifact {
     const where = issue === undefined ? '' : issue.path.map(String).join('.');
     throw new ConformanceError('invalid_artifact', `invalid artifact: ${where || '(root)'}: ${issue?.message ?? 'invalid'}`);
   }
+  r.data.steps.forEach((s, i) => {
+    // A command is a flat object (a malformed one at most a little deeper); anything deeper could
+    // not even be written to an implementation, and would be blamed on it.
+    if ('do' in s && jsonDepth(s.do, MAX_COMMAND_DEPTH) > MAX_COMMAND_DEPTH) {
+      throw new ConformanceError('invalid_artifact', `invalid artifact: steps.${i}.do: nested deeper than ${MAX_COMMAND_DEPTH} levels`);
+    }
+  });
   return input as Artifact;
 }
+
+/** Deepest nesting of a command in an artifact. */
+const MAX_COMMAND_DEPTH = 16;
+/** Largest artifact file read, in bytes. */
+export const MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
 
 /** A file-name-safe slug of an adapter name. Pure. */
 const slug = (s: string): string => s.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'impl';
@@ -102,6 +116,8 @@ export async function writeArtifact(dir: string, artifact: Artifact, name?: stri
 export async function readArtifact(file: string): Promise<Artifact> {
   let data: unknown;
   try {
+    const size = (await stat(file)).size;
+    if (size > MAX_ARTIFACT_BYTES) throw new Error(`it has ${size} bytes, more than the limit of ${MAX_ARTIFACT_BYTES}`);
     data = JSON.parse(await readFile(file, 'utf8'));
   } catch (e) {
     throw new ConformanceError('invalid_artifact', `cannot read artifact ${file}: ${(e as Error).message}`, { cause: e });
@@ -109,74 +125,47 @@ export async function readArtifact(file: string): Promise<Artifact> {
   return parseArtifact(data);
 }
 
-const errorText = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+/**
+ * Checks that the reference model still answers an artifact's commands exactly as the artifact
+ * records (replies without `message`, and every snapshot). An artifact whose commands or
+ * expectations were edited, or that was written by another version of the contract, fails here:
+ * replaying it would blame the implementation for what is really a changed artifact. Throws
+ * ConformanceError `changed_artifact` naming the step and the field; pure otherwise.
+ */
+export function verifyArtifact(artifact: Artifact): void {
+  if (artifact.steps.length === 0) throw new ConformanceError('invalid_artifact', 'invalid artifact: steps: must hold at least one step');
+  let model: ModelState = initialState(artifact.config);
+  artifact.steps.forEach((s, i) => {
+    const at = `step ${i + 1} of ${artifact.steps.length}`;
+    if ('restart' in s) model = fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(model))));
+    else {
+      const result = step(model, s.do);
+      model = result.state;
+      const d = replyDifference(result.reply, s.expect);
+      if (d !== undefined) throw changed(at, d, 'the reply');
+    }
+    const d = firstDifference(toSnapshot(model), s.snapshot);
+    if (d !== undefined) throw changed(at, d, 'the snapshot');
+  });
+}
+
+function changed(at: string, d: Difference, what: string): ConformanceError {
+  return new ConformanceError(
+    'changed_artifact',
+    `the artifact does not match the reference model at ${at}: ${what} differs at ${d.path || '(value)'} (the model: ${showValue(d.model)}, the artifact: ${showValue(d.impl)}); it was edited, corrupted, or written by another version of the contract, so replaying it would prove nothing about the implementation`,
+  );
+}
+
+/** An artifact step as the lockstep runner takes it. */
+const scriptStep = (s: ArtifactStep): ScriptStep => ('restart' in s ? { restart: true } : { do: s.do });
 
 /**
- * Replays an artifact against the implementation made by `factory`, comparing every reply
- * (without `message`) and snapshot with the recorded expectations, then the aliasing check of
- * runLockstep. The verdict needs no model (the model runs alongside only to record its lifecycle
- * trace, so that replays count towards coverage). Returns a lockstep result, so that
- * `renderStory` and `coverageOf` work on replays as well.
+ * Replays an artifact against the implementation made by `factory`: first checks it against the
+ * reference model (verifyArtifact; throws ConformanceError for a changed artifact), then runs its
+ * commands in lockstep with the model, which now answers exactly what the artifact records. The
+ * result is a lockstep result, so that `renderStory` and `coverageOf` work on replays as well.
  */
-export async function replayArtifact(artifact: Artifact, factory: AdapterFactory): Promise<LockstepResult> {
-  let adapter: Adapter;
-  try {
-    adapter = await factory(artifact.config);
-  } catch (e) {
-    return { adapter: '(factory)', config: artifact.config, steps: [], divergence: { step: 0, kind: 'impl_error', error: errorText(e) } };
-  }
-  const steps: LockstepStep[] = [];
-  // The model runs alongside only to record its lifecycle trace (for coverage); the verdict
-  // comes from the artifact's recorded expectations.
-  let model: ModelState = initialState(artifact.config);
-  try {
-    for (let i = 0; i < artifact.steps.length; i++) {
-      const s = artifact.steps[i] as ArtifactStep;
-      const index = i + 1;
-      let trace: readonly JobStep[] = [];
-      if ('restart' in s) model = fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(model))));
-      else ({ state: model, trace } = step(model, s.do));
-      let implReply: unknown;
-      let error: string | undefined;
-      try {
-        if ('restart' in s) await adapter.restart();
-        else implReply = await adapter.execute(s.do);
-      } catch (e) {
-        error = `${'restart' in s ? 'restart' : 'execute'} threw ${errorText(e)}`;
-      }
-      const record: LockstepStep =
-        'restart' in s
-          ? { index, action: { restart: true }, modelSnapshot: s.snapshot, trace }
-          : { index, action: { do: s.do }, modelReply: s.expect, ...(error === undefined ? { implReply } : {}), modelSnapshot: s.snapshot, trace };
-      steps.push(record);
-      const reply: Difference | undefined = 'restart' in s || error !== undefined ? undefined : replyDifference(s.expect, implReply);
-      let implSnapshot: unknown;
-      let snapshot: Difference | undefined;
-      try {
-        implSnapshot = await adapter.snapshot();
-        snapshot = firstDifference(s.snapshot, implSnapshot);
-      } catch (e) {
-        error ??= `snapshot threw ${errorText(e)}`;
-      }
-      if (error !== undefined || reply !== undefined || snapshot !== undefined) {
-        const divergence: Divergence = {
-          step: index,
-          kind: error !== undefined ? 'impl_error' : reply !== undefined ? 'reply' : 'snapshot',
-          ...(reply === undefined ? {} : { reply }),
-          ...(snapshot === undefined ? {} : { snapshot }),
-          ...(implSnapshot === undefined ? {} : { implSnapshot }),
-          ...(error === undefined ? {} : { error }),
-        };
-        return { adapter: adapter.name, config: artifact.config, steps, divergence };
-      }
-    }
-    const last = steps[steps.length - 1];
-    if (last !== undefined) {
-      const alias = await aliasDifference(adapter, last.modelSnapshot);
-      if (alias !== undefined) return { adapter: adapter.name, config: artifact.config, steps, divergence: { step: last.index, ...alias } };
-    }
-    return { adapter: adapter.name, config: artifact.config, steps, divergence: null };
-  } finally {
-    await adapter.close().catch(() => undefined);
-  }
+export async function replayArtifact(artifact: Artifact, factory: AdapterFactory, options: LockstepOptions = {}): Promise<LockstepResult> {
+  verifyArtifact(artifact);
+  return runLockstep(artifact.config, artifact.steps.map(scriptStep), factory, options);
 }

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import type { Config } from '../contract/index.ts';
 import type { AdapterFactory } from './adapter.ts';
+import type { Budget } from './budget.ts';
 import { scenarioArb } from './arbitraries.ts';
 import type { Scenario } from './arbitraries.ts';
 import { CoverageRecorder } from './coverage.ts';
@@ -41,22 +42,34 @@ export interface CampaignOptions {
   readonly maxCommands?: number;
   /** Fixed configs to draw from instead of random small ones. */
   readonly configs?: readonly Config[];
-  /** Stop generating new scenarios after this many milliseconds (the run still counts as passing). */
-  readonly timeLimitMs?: number;
+  /**
+   * The check's time budget. Once it is spent no new scenario starts and a running one stops where
+   * it is; the campaign then reports `stoppedByTimeLimit` (verdict `incomplete` unless it had
+   * already diverged), never `agree`.
+   */
+  readonly budget?: Budget;
   /** Called after every run. */
   readonly onProgress?: (progress: CampaignProgress) => void;
 }
 
 /** The outcome of a campaign. */
 export interface CampaignResult {
-  /** `agree`: no scenario diverged; `diverge`: `counterexample` holds the shrunk failing run. */
-  readonly verdict: 'agree' | 'diverge';
+  /**
+   * `agree`: every planned scenario ran and none diverged; `diverge`: `counterexample` holds the
+   * (shrunk) failing run; `incomplete`: the time limit stopped the campaign before all its
+   * scenarios ran, and none of those that ran diverged.
+   */
+  readonly verdict: 'agree' | 'diverge' | 'incomplete';
+  /** Scenarios planned (`runs` of the options). */
+  readonly runsPlanned: number;
+  /** True when the time limit stopped generation or shrinking early. */
+  readonly stoppedByTimeLimit: boolean;
   /** The adapter's name. */
   readonly adapter: string;
   readonly seed: number;
   /** fast-check path of the shrunk counterexample (with `seed`, reproduces it); null when agreeing. */
   readonly path: string | null;
-  /** Scenarios run in the generation phase. */
+  /** Scenarios run to the end in the generation phase. */
   readonly runs: number;
   /** Shrinking steps that succeeded. */
   readonly shrinks: number;
@@ -93,11 +106,18 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   let firstFailureLength: number | null = null;
   let firstFailureAt = 0;
   let lastFailure: LockstepResult | null = null;
+  let interrupted = false;
+  const budget = options.budget;
   const started = performance.now();
   const property = fc.asyncProperty(arb, async (scenario: Scenario) => {
-    const result = await runLockstep(scenario.config, scenario.commands, options.factory);
-    adapter = result.adapter;
+    const result = await runLockstep(scenario.config, scenario.commands, options.factory, budget === undefined ? {} : { budget });
+    if (result.adapter !== '(factory)') adapter = result.adapter;
     commands += result.steps.length;
+    if (result.interrupted === true) {
+      // Cut short by the time limit: neither a pass nor a failure, and not counted as a run.
+      interrupted = true;
+      return true;
+    }
     const shrinking = firstFailureLength !== null;
     if (shrinking) shrinkRuns += 1;
     else {
@@ -115,18 +135,25 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     }
     return result.divergence === null;
   });
-  const details = await fc.check(property, {
-    numRuns: runs,
-    seed,
-    ...(options.path === undefined ? {} : { path: options.path }),
-    ...(options.timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: options.timeLimitMs }),
-  });
+  const remaining = budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
+  const details =
+    remaining <= 0
+      ? null
+      : await fc.check(property, {
+          numRuns: runs,
+          seed,
+          ...(options.path === undefined ? {} : { path: options.path }),
+          ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
+        });
   const ended = performance.now();
   const coverage = recorder.toCoverage();
-  const common = { adapter, seed, runs: generated, commands, durationMs: ended - started, coverage };
-  if (!details.failed || lastFailure === null) {
-    if (details.failed && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
-    return { ...common, verdict: 'agree', path: null, shrinks: 0, shrinkMs: 0, counterexample: null, firstFailureLength: null, story: null };
+  const stoppedByTimeLimit = details === null || details.interrupted || interrupted;
+  const common = { adapter, seed, runs: generated, runsPlanned: runs, stoppedByTimeLimit, commands, durationMs: ended - started, coverage };
+  if (details === null || !details.failed || lastFailure === null) {
+    if (details !== null && details.failed && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
+    // A replay of one path is complete once that path ran; otherwise every planned run must have run.
+    const complete = !stoppedByTimeLimit && (options.path !== undefined || generated >= runs);
+    return { ...common, verdict: complete ? 'agree' : 'incomplete', path: null, shrinks: 0, shrinkMs: 0, counterexample: null, firstFailureLength: null, story: null };
   }
   const counterexample: LockstepResult = lastFailure;
   return {

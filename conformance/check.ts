@@ -19,7 +19,8 @@ export interface CheckOptions extends CampaignOptions {
 
 /** The outcome of a full check. */
 export interface CheckResult {
-  readonly verdict: 'agree' | 'diverge';
+  /** `incomplete`: the time limit stopped the check before it ran in full, and nothing diverged in what ran. */
+  readonly verdict: 'agree' | 'diverge' | 'incomplete';
   readonly adapter: string;
   readonly pathSuite: PathSuiteResult;
   /** Null when skipped because a path diverged. */
@@ -30,10 +31,15 @@ export interface CheckResult {
 
 /** Runs the path suite and a random campaign against the implementation made by `options.factory`. */
 export async function runCheck(options: CheckOptions): Promise<CheckResult> {
-  const pathSuite = await runPathSuite({ factory: options.factory, ...(options.onPath === undefined ? {} : { onProgress: options.onPath }) });
+  const pathSuite = await runPathSuite({
+    factory: options.factory,
+    ...(options.onPath === undefined ? {} : { onProgress: options.onPath }),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
+  });
   const skip = pathSuite.verdict === 'diverge' && options.campaignAfterPathFailure !== true;
   const campaign = skip ? null : await runCampaign(options);
-  const verdict = pathSuite.verdict === 'agree' && (campaign === null || campaign.verdict === 'agree') ? 'agree' : 'diverge';
+  const verdicts = [pathSuite.verdict, campaign?.verdict ?? 'agree'];
+  const verdict = verdicts.includes('diverge') ? 'diverge' : verdicts.includes('incomplete') ? 'incomplete' : 'agree';
   const coverage = campaign === null ? pathSuite.coverage : mergeCoverage(pathSuite.coverage, campaign.coverage);
   return { verdict, adapter: pathSuite.adapter, pathSuite, campaign, coverage };
 }

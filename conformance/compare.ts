@@ -3,6 +3,7 @@
  * plain JSON values whose key order carries no meaning, so equality is structural; the first
  * difference is named by a dotted path (`jobs.a.attempts`) so that a person can find it at once.
  */
+import { jsonExcerpt } from '../contract/index.ts';
 import type { Reply } from '../contract/index.ts';
 
 /** One place where two JSON values differ: the dotted path, and the value on each side (`undefined` = absent). */
@@ -43,14 +44,17 @@ export function firstDifference(model: unknown, impl: unknown, path = ''): Diffe
   return { path, model, impl };
 }
 
-/** Renders a value of a difference for people: `absent` for a missing field, JSON otherwise. Pure. */
+/** Most characters of one value shown in a story or message (anything longer is cut, ending in `...`). */
+export const SHOWN_CHARS = 400;
+
+/**
+ * Renders a value for people: `absent` for a missing field, JSON otherwise, cut to SHOWN_CHARS
+ * (a value from an implementation can be a megabyte long, or nested too deep for
+ * JSON.stringify). Pure.
+ */
 export function showValue(value: unknown): string {
   if (value === undefined) return 'absent';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return jsonExcerpt(value, SHOWN_CHARS);
 }
 
 /** `jobs.a.attempts: model 2, impl 1`. Pure. */

@@ -15,6 +15,7 @@
 import { REJECTION_CODES } from '../contract/index.ts';
 import { JOB_STATES, lifecycleTransitions, transitionOf } from '../model/index.ts';
 import type { JobStep, LifecycleTransition } from '../model/index.ts';
+import { ConformanceError } from './errors.ts';
 import type { LockstepResult } from './lockstep.ts';
 
 /** Version tag of the coverage JSON format. */
@@ -151,7 +152,7 @@ export function coverageOf(results: readonly LockstepResult[], source?: string):
   return r.toCoverage();
 }
 
-/** Adds coverage values: counts of the same item add up, runs and steps add, sources concatenate. Pure. */
+/** Adds coverage values: counts of the same item add up, runs and steps add, sources concatenate. Throws ConformanceError if a sum leaves the safe-integer range. Pure. */
 export function mergeCoverage(...list: readonly Coverage[]): Coverage {
   const items = {} as Record<CoverageCategory, Record<string, number>>;
   const base = emptyCoverage();
@@ -168,6 +169,8 @@ export function mergeCoverage(...list: readonly Coverage[]): Coverage {
       for (const [k, v] of Object.entries(cov.items[c] ?? {})) target[k] = (target[k] ?? 0) + v;
     }
   }
+  const sums = [runs, steps, ...COVERAGE_CATEGORIES.flatMap((c) => Object.values(items[c]))];
+  if (!sums.every(Number.isSafeInteger)) throw new ConformanceError('invalid_artifact', 'the merged coverage counts leave the safe-integer range');
   return { format: COVERAGE_FORMAT, runs, steps, sources, items };
 }
 

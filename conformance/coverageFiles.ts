@@ -2,37 +2,62 @@
  * Coverage on disk: writing the three report files and reading coverage JSON back (validated,
  * since it comes from outside), so that runs on several machines can be merged.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { COVERAGE_FORMAT } from './coverage.ts';
-import type { Coverage } from './coverage.ts';
+import { describeValue } from '../contract/index.ts';
+import { MAX_ARTIFACT_BYTES } from './artifact.ts';
+import { COVERAGE_CATEGORIES, COVERAGE_FORMAT, coverageUniverse } from './coverage.ts';
+import type { Coverage, CoverageCategory } from './coverage.ts';
 import { coverageHtml, coverageMarkdown } from './coverageReport.ts';
 import { ConformanceError } from './errors.ts';
 
-const counts = z.record(z.string(), z.int().min(0));
+const count = z.int().min(0);
+
+/**
+ * The counts of one category: an object whose every key is an item of the coverage universe (an
+ * unknown state or transition would otherwise be added to the totals, as if the lifecycle had
+ * grown) and every value a count. Checked key by key, so that no key, not even `__proto__`, is
+ * skipped.
+ */
+const counts = (category: CoverageCategory) =>
+  z.custom<Record<string, number>>().superRefine((value, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an object of counts' });
+      return;
+    }
+    const known = coverageUniverse()[category];
+    for (const [item, n] of Object.entries(value)) {
+      if (!Object.hasOwn(known, item)) ctx.addIssue({ code: 'custom', path: [item], message: `is not a ${category.replace(/s$/, '')} of the lifecycle` });
+      else if (!count.safeParse(n).success) ctx.addIssue({ code: 'custom', path: [item], message: `must be a count (a whole number >= 0), got ${describeValue(n)}` });
+    }
+  });
+
 const coverageSchema = z.strictObject({
   format: z.literal(COVERAGE_FORMAT),
-  runs: z.int().min(0),
-  steps: z.int().min(0),
+  runs: count,
+  steps: count,
   sources: z.array(z.string()),
-  items: z.strictObject({ states: counts, transitions: counts, pairs: counts, rejections: counts, paths: counts }),
+  items: z.strictObject({ states: counts('states'), transitions: counts('transitions'), pairs: counts('pairs'), rejections: counts('rejections'), paths: counts('paths') }),
 });
 
-/** Validates coverage JSON from outside; throws ConformanceError `invalid_artifact` naming the field. */
+/** Validates coverage JSON from outside; throws ConformanceError `invalid_artifact` naming the field. Returns a fresh copy. */
 export function parseCoverage(input: unknown): Coverage {
   const r = coverageSchema.safeParse(input);
   if (!r.success) {
     const issue = r.error.issues[0];
     throw new ConformanceError('invalid_artifact', `invalid coverage file: ${issue?.path.map(String).join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
   }
-  return r.data;
+  const items = Object.fromEntries(COVERAGE_CATEGORIES.map((c) => [c, { ...r.data.items[c] }])) as Coverage['items'];
+  return { format: COVERAGE_FORMAT, runs: r.data.runs, steps: r.data.steps, sources: [...r.data.sources], items };
 }
 
 /** Reads and validates a coverage JSON file. */
 export async function readCoverage(file: string): Promise<Coverage> {
   let data: unknown;
   try {
+    const size = (await stat(file)).size;
+    if (size > MAX_ARTIFACT_BYTES) throw new Error(`it has ${size} bytes, more than the limit of ${MAX_ARTIFACT_BYTES}`);
     data = JSON.parse(await readFile(file, 'utf8'));
   } catch (e) {
     throw new ConformanceError('invalid_artifact', `cannot read coverage file ${file}: ${(e as Error).message}`, { cause: e });

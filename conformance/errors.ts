@@ -5,7 +5,13 @@
  */
 
 /** Stable codes of conformance errors. */
-export type ConformanceErrorCode = 'divergence' | 'invalid_artifact';
+export type ConformanceErrorCode =
+  /** A check diverged (thrown by the assert wrappers only); the message is the story. */
+  | 'divergence'
+  /** An artifact or coverage file that is not one (unreadable, not JSON, wrong shape, unknown items). */
+  | 'invalid_artifact'
+  /** An artifact whose recorded answers the reference model does not give: edited, corrupted or from another contract. */
+  | 'changed_artifact';
 
 /** An error with a stable `code`; for `divergence` the message is the full story. */
 export class ConformanceError extends Error {

@@ -7,6 +7,8 @@ import type { Config, Reply, Snapshot } from '../contract/index.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from '../model/index.ts';
 import type { JobStep, ModelState } from '../model/index.ts';
 import type { Adapter, AdapterFactory } from './adapter.ts';
+import { isTimeLimit } from './budget.ts';
+import type { Budget } from './budget.ts';
 import { firstDifference, replyDifference } from './compare.ts';
 import type { Difference } from './compare.ts';
 import { newResolveMemory, resolveCommand } from './symbolic.ts';
@@ -55,8 +57,19 @@ export interface LockstepResult {
   readonly config: Config;
   /** Steps executed, up to and including the diverging one. */
   readonly steps: readonly LockstepStep[];
-  /** Null when the implementation agreed at every step. */
+  /** Null when the implementation agreed at every step (that was run). */
   readonly divergence: Divergence | null;
+  /**
+   * True when the check's time limit cut the run short: the steps run so far agreed, the rest
+   * were never run. Such a run is neither a pass nor a divergence.
+   */
+  readonly interrupted?: boolean;
+}
+
+/** Options of a lockstep run. */
+export interface LockstepOptions {
+  /** The check's time budget: once it is spent, the run stops where it is (`interrupted`). */
+  readonly budget?: Budget;
 }
 
 /** Input of a run: generated (symbolic) commands, or concrete script steps. */
@@ -76,21 +89,27 @@ export async function runLockstep(
   config: Config,
   inputs: readonly RunInput[],
   factory: AdapterFactory,
+  options: LockstepOptions = {},
 ): Promise<LockstepResult> {
+  const spent = (): boolean => options.budget?.expired === true;
   let model: ModelState = initialState(config);
+  if (spent()) return { adapter: '(factory)', config, steps: [], divergence: null, interrupted: true };
   let adapter: Adapter;
   try {
     adapter = await factory(config);
   } catch (e) {
+    if (isTimeLimit(e)) return { adapter: '(factory)', config, steps: [], divergence: null, interrupted: true };
     const divergence: Divergence = { step: 0, kind: 'impl_error', error: `could not create the implementation: ${errorText(e)}` };
     return { adapter: '(factory)', config, steps: [], divergence };
   }
   const steps: LockstepStep[] = [];
   const memory = newResolveMemory();
+  const interrupted = (): LockstepResult => ({ adapter: adapter.name, config, steps: steps.slice(0, -1), divergence: null, interrupted: true });
   try {
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i];
       if (input === undefined) continue;
+      if (spent()) return { adapter: adapter.name, config, steps, divergence: null, interrupted: true };
       const index = i + 1;
       const action = isSymbolic(input) ? resolveCommand(model, memory, input) : input;
       const symbolic = isSymbolic(input) ? { symbolic: input } : {};
@@ -98,11 +117,13 @@ export async function runLockstep(
       let implReply: unknown;
       let trace: readonly JobStep[] = [];
       let implError: string | undefined;
+      let timeLimit = false;
       if ('restart' in action) {
         model = fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(model))));
         try {
           await adapter.restart();
         } catch (e) {
+          timeLimit = isTimeLimit(e);
           implError = `restart threw ${errorText(e)}`;
         }
       } else {
@@ -114,6 +135,7 @@ export async function runLockstep(
         try {
           implReply = await adapter.execute(action.do);
         } catch (e) {
+          timeLimit = isTimeLimit(e);
           implError = `execute threw ${errorText(e)}`;
         }
       }
@@ -128,6 +150,7 @@ export async function runLockstep(
         trace,
       };
       steps.push(record);
+      if (timeLimit) return interrupted();
       const reply = modelReply === undefined || implError !== undefined ? undefined : replyDifference(modelReply, implReply);
       let implSnapshot: unknown;
       let snapshot: Difference | undefined;
@@ -135,6 +158,7 @@ export async function runLockstep(
         implSnapshot = await adapter.snapshot();
         snapshot = firstDifference(modelSnapshot, implSnapshot);
       } catch (e) {
+        if (isTimeLimit(e) && implError === undefined) return interrupted();
         implError ??= `snapshot threw ${errorText(e)}`;
       }
       if (implError !== undefined || reply !== undefined || snapshot !== undefined) {
@@ -153,6 +177,7 @@ export async function runLockstep(
     const last = steps[steps.length - 1];
     if (last !== undefined) {
       const alias = await aliasDifference(adapter, last.modelSnapshot);
+      if (alias === 'time_limit') return { adapter: adapter.name, config, steps, divergence: null, interrupted: true };
       if (alias !== undefined) return { adapter: adapter.name, config, steps, divergence: { step: last.index, ...alias } };
     }
     return { adapter: adapter.name, config, steps, divergence: null };
@@ -179,13 +204,14 @@ function scribble(value: unknown): void {
  * implementation. Takes a snapshot, changes it deeply, and compares the next snapshot with the
  * model's. Returns the divergence fields, or undefined when the implementation is unaffected.
  */
-export async function aliasDifference(adapter: Adapter, expected: Snapshot): Promise<Omit<Divergence, 'step'> | undefined> {
+export async function aliasDifference(adapter: Adapter, expected: Snapshot): Promise<Omit<Divergence, 'step'> | 'time_limit' | undefined> {
   try {
     scribble(await adapter.snapshot());
     const implSnapshot = await adapter.snapshot();
     const snapshot = firstDifference(expected, implSnapshot);
     return snapshot === undefined ? undefined : { kind: 'alias', snapshot, implSnapshot };
   } catch (e) {
+    if (isTimeLimit(e)) return 'time_limit';
     return { kind: 'impl_error', error: `snapshot threw ${errorText(e)}` };
   }
 }

@@ -4,6 +4,7 @@
  * The result is data: per-path outcomes, the verdict and the coverage of all paths.
  */
 import type { AdapterFactory } from './adapter.ts';
+import type { Budget } from './budget.ts';
 import { coverageOf } from './coverage.ts';
 import type { Coverage } from './coverage.ts';
 import { lifecyclePaths } from './lifecyclePaths.ts';
@@ -21,10 +22,16 @@ export interface PathOutcome {
 
 /** The outcome of the path suite. */
 export interface PathSuiteResult {
-  /** `agree` when every path agreed with the model. */
-  readonly verdict: 'agree' | 'diverge';
+  /**
+   * `agree` when every path ran and agreed with the model; `diverge` when one diverged;
+   * `incomplete` when the time limit stopped the suite before every path ran, none diverging.
+   */
+  readonly verdict: 'agree' | 'diverge' | 'incomplete';
   readonly adapter: string;
+  /** The paths that ran to the end (agreeing or diverging), in order. */
   readonly outcomes: readonly PathOutcome[];
+  /** The paths the time limit kept from running to the end. */
+  readonly notRun: readonly LifecyclePath[];
   /** The outcomes that diverged (a subset of `outcomes`). */
   readonly failures: readonly PathOutcome[];
   /** Coverage of all paths (counted from the model's traces). */
@@ -41,6 +48,8 @@ export interface PathSuiteOptions {
   readonly paths?: readonly LifecyclePath[];
   /** Called after each path. */
   readonly onProgress?: (done: number, total: number, outcome: PathOutcome) => void;
+  /** The check's time budget: paths not run to the end when it is spent are reported in `notRun`. */
+  readonly budget?: Budget;
 }
 
 /**
@@ -52,10 +61,15 @@ export async function runPathSuite(options: PathSuiteOptions): Promise<PathSuite
   const started = performance.now();
   const paths = options.paths ?? lifecyclePaths();
   const outcomes: PathOutcome[] = [];
+  const notRun: LifecyclePath[] = [];
   let adapter = '(unknown)';
   for (const path of paths) {
-    const result = await runLockstep(path.config, path.script, options.factory);
-    adapter = result.adapter;
+    const result = await runLockstep(path.config, path.script, options.factory, options.budget === undefined ? {} : { budget: options.budget });
+    if (result.adapter !== '(factory)') adapter = result.adapter;
+    if (result.interrupted === true) {
+      notRun.push(path);
+      continue;
+    }
     if (result.divergence === null) {
       const taken = result.steps.slice(0, path.walkSteps).flatMap((s) => s.trace.filter((t) => t.job === 'a').map((t) => transitionOf(t).id));
       if (taken.join('\n') !== path.transitions.join('\n')) {
@@ -68,9 +82,10 @@ export async function runPathSuite(options: PathSuiteOptions): Promise<PathSuite
   }
   const failures = outcomes.filter((o) => o.result.divergence !== null);
   return {
-    verdict: failures.length === 0 ? 'agree' : 'diverge',
+    verdict: failures.length > 0 ? 'diverge' : notRun.length > 0 ? 'incomplete' : 'agree',
     adapter,
     outcomes,
+    notRun,
     failures,
     coverage: coverageOf(outcomes.map((o) => o.result), `path suite ${adapter}`),
     durationMs: performance.now() - started,

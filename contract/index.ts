@@ -32,4 +32,5 @@ export { REJECTION_CODES, SNAPSHOT_FORMAT } from './types.ts';
 export type { JobcheckErrorCode } from './errors.ts';
 export { JobcheckError } from './errors.ts';
 export type { ParsedCommand } from './schema.ts';
-export { configSchema, describeValue, ownValue, parseCommand, parseConfig, parseSnapshot, snapshotSchema } from './schema.ts';
+export { CLIPPED, clipText, describeValue, jsonDepth, jsonExcerpt } from './describe.ts';
+export { configSchema, ownValue, parseCommand, parseConfig, parseSnapshot, snapshotSchema } from './schema.ts';

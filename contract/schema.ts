@@ -5,6 +5,7 @@
  * `invalid_argument` reply); configs and snapshots throw a JobcheckError.
  */
 import { z } from 'zod';
+import { describeValue } from './describe.ts';
 import { JobcheckError } from './errors.ts';
 import type { Command, Config, Rejection, Snapshot } from './types.ts';
 import { SNAPSHOT_FORMAT } from './types.ts';
@@ -61,19 +62,6 @@ const commandSchemas = {
   fail: failSchema,
   tick: tickSchema,
 } as const;
-
-/** Renders a value for an error message, short and unambiguous (NaN, undefined and strings stay visible). */
-export function describeValue(value: unknown): string {
-  if (value === undefined) return 'undefined (missing)';
-  if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : String(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  try {
-    const text = JSON.stringify(value);
-    return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-  } catch {
-    return String(value);
-  }
-}
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let cur: unknown = input;
@@ -156,7 +144,10 @@ const toEntries = (input: unknown): unknown =>
  */
 function dictionary<V extends z.ZodType>(value: V) {
   return z
-    .preprocess(toEntries, z.map(nonEmpty, value, { error: 'must be an object' }))
+    .preprocess(toEntries, z.map(z.string(), value, { error: 'must be an object' }))
+    .superRefine((map, ctx) => {
+      if (map.has('')) ctx.addIssue({ code: 'custom', message: 'must not have an empty key (ids, accounts and keys are non-empty strings)' });
+    })
     .transform((map) => {
       const out: Record<string, z.output<V>> = {};
       for (const [key, v] of map) put(out, key, v);

@@ -1,16 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { comparableReply } from '../conformance/compare.ts';
-import { Peer } from '../conformance/processPeer.ts';
+import { Peer } from '../conformance/protocol/index.ts';
 import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
-import { fromSnapshot, initialState, step, toSnapshot } from '../model/index.ts';
-import type { ModelState } from '../model/index.ts';
+import { modelStoreMaker } from '../conformance/adapters/model.ts';
+import { answerLine } from '../impl/protocol/index.ts';
+import type { Session } from '../impl/protocol/index.ts';
+import { protocolLimitsTable } from './tools/protocolLimits.ts';
 
 /**
  * The exchanges in docs/protocol.md are executed: each ```session block in a fresh process of the
  * Python example, and the unlabelled fragments of section 4 (read in order, they form one session
- * too). Replies are compared without `message`, as the harness compares them. The command replies
- * are also checked against the reference model, so the page cannot drift from the contract.
+ * too). Replies are compared without `message`, as the harness compares them. Every exchange,
+ * refusals included, is also answered by the reference model behind the protocol server
+ * (`jobcheck serve --store model`), so the page cannot drift from the contract.
  */
 interface Exchange {
   readonly send: string;
@@ -41,9 +44,20 @@ const python = findPython();
 const peers: Peer[] = [];
 afterAll(() => Promise.all(peers.map((p) => p.end())));
 
+/**
+ * A reply as the harness compares it: without a rejection's `message`, without the optional `path`
+ * of a protocol refusal, and without the name an implementation gives itself in `hello`.
+ */
+function comparable(reply: unknown): unknown {
+  const r = comparableReply(reply);
+  if (typeof r !== 'object' || r === null) return r;
+  const { path: _path, implementation: _name, ...rest } = r as Record<string, unknown>;
+  return rest;
+}
+
 describe('docs/protocol.md', () => {
-  it('holds three session blocks and the section 4 fragments', () => {
-    expect(sessions.map((s) => s.exchanges.length)).toEqual([16, 4, 6, 6]);
+  it('holds five session blocks and the section 4 fragments', () => {
+    expect(sessions.map((s) => s.exchanges.length)).toEqual([16, 4, 6, 10, 6, 6]);
   });
 
   describe.skipIf(python === undefined)(`replayed against examples/python/jobstore.py${python === undefined ? ' (skipped: python3 is not installed)' : ''}`, () => {
@@ -52,34 +66,21 @@ describe('docs/protocol.md', () => {
       peers.push(peer);
       for (const x of session.exchanges) {
         const got = JSON.parse(await peer.request(x.send, 10_000)) as unknown;
-        expect({ send: x.send, reply: comparableReply(got) }).toEqual({ send: x.send, reply: comparableReply(JSON.parse(x.expect)) });
+        expect({ send: x.send, reply: comparable(got) }).toEqual({ send: x.send, reply: comparable(JSON.parse(x.expect)) });
       }
     });
   });
 
-  it.each(sessions.map((s) => [s.name, s] as const))('%s: the reference model gives the documented replies and snapshots', (_name, session) => {
-    let state: ModelState | undefined;
+  it.each(sessions.map((s) => [s.name, s] as const))('%s: the reference model, served over the protocol, gives every documented reply', async (_name, session) => {
+    const served: Session = {};
     for (const x of session.exchanges) {
-      const msg = JSON.parse(x.send) as { type: string; protocol?: string; config?: unknown; snapshot?: unknown };
-      const want = comparableReply(JSON.parse(x.expect));
-      if (msg.type === 'hello') {
-        if (msg.protocol === 'jobcheck/1') state = initialState(msg.config);
-      } else if (msg.type === 'restore') {
-        let restored: ModelState | undefined;
-        try {
-          restored = fromSnapshot(msg.snapshot);
-        } catch {
-          restored = undefined;
-        }
-        expect({ send: x.send, accepted: restored !== undefined }).toEqual({ send: x.send, accepted: (want as { ok: boolean }).ok });
-        if (restored !== undefined) state = restored;
-      } else if (msg.type === 'snapshot') {
-        expect(want).toEqual({ ok: true, type: 'snapshot', snapshot: toSnapshot(state as ModelState) });
-      } else {
-        const result = step(state as ModelState, msg);
-        state = result.state;
-        expect({ send: x.send, reply: comparableReply(result.reply) }).toEqual({ send: x.send, reply: want });
-      }
+      const got = await answerLine(served, x.send, modelStoreMaker);
+      expect({ send: x.send, reply: comparable(got) }).toEqual({ send: x.send, reply: comparable(JSON.parse(x.expect)) });
     }
+  });
+
+  it('states, in its limits table, the constants the harness uses', async () => {
+    const region = page.match(/<!-- generated:protocol-limits -->\n([\s\S]*?)\n<!-- \/generated -->/)?.[1];
+    expect(region).toBe(protocolLimitsTable());
   });
 });

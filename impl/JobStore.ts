@@ -375,6 +375,9 @@ export class JobStore {
     if (this.unresolved >= this.cfg.capacity) {
       return reject('capacity_exceeded', `capacity ${this.cfg.capacity} is full: ${this.unresolved} unresolved jobs`);
     }
+    if (this.nextSeq >= Number.MAX_SAFE_INTEGER) {
+      return reject('out_of_range', `nextSeq is ${this.nextSeq}: a new admission number would leave the safe-integer range`);
+    }
     const seq = this.nextSeq++;
     const job = new JobEntry(c.id, c.account, c.key, c.amount, c.deadline, seq);
     this.jobs.set(c.id, job);
@@ -389,6 +392,9 @@ export class JobStore {
     const heap = this.claimable;
     while (heap.size > 0 && heap.peekTag() !== heap.peekValue().gen) heap.pop();
     if (heap.size === 0) return { ok: true, type: 'claim', job: null };
+    if (this.nextToken >= Number.MAX_SAFE_INTEGER) {
+      return reject('out_of_range', `nextToken is ${this.nextToken}: a new token would leave the safe-integer range`);
+    }
     const job = heap.peekValue();
     heap.pop();
     return this.deliver(job, c);

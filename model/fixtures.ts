@@ -95,6 +95,8 @@ export interface FixtureMismatch {
   readonly expected: unknown;
   readonly actual: unknown;
   readonly message: string;
+  /** What the driver threw (check `error`), for callers that tell kinds of failure apart. */
+  readonly error?: unknown;
 }
 
 /** Outcome of replaying a fixture: a pass with the number of steps, or the first mismatch. */
@@ -237,7 +239,7 @@ export async function runFixture(fixture: Fixture, driver: FixtureDriver): Promi
     const bad = jobMismatch(fixture.final.jobs, snap);
     if (bad !== undefined) return fail('final', 'jobs', fixture.final.jobs[bad.id], bad.actual, `final job ${bad.id}`);
   } catch (error) {
-    return fail(where, 'error', 'no error', String(error), 'the driver threw');
+    return { ...fail(where, 'error', 'no error', String(error), 'the driver threw'), error };
   }
   return { ok: true, fixture: name, steps: fixture.steps.length };
 }

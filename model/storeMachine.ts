@@ -10,7 +10,7 @@
  * Every command is preceded by an `advance` event (step 2 of the contract), sent by step.ts.
  * This model favours clarity over speed: it scans every job where a real store would use an index.
  */
-import { assign, setup, transition } from 'xstate';
+import { and, assign, setup, transition } from 'xstate';
 import type { SnapshotFrom } from 'xstate';
 import type {
   AckCommand,
@@ -173,6 +173,10 @@ export const storeMachine = setup({
       const p = deliveryOf(context, event)?.context.payload;
       return p !== undefined && context.effects.get(p.account)?.get(p.key) !== undefined;
     },
+    /** The next admission number is the largest safe integer: admitting would leave nextSeq outside the range. */
+    seqExhausted: ({ context }) => context.nextSeq >= Number.MAX_SAFE_INTEGER,
+    /** The next token is the largest safe integer: a claim would leave nextToken outside the range. */
+    tokensExhausted: ({ context }) => context.nextToken >= Number.MAX_SAFE_INTEGER,
     /** Applying the amount would take the balance outside the safe-integer range. */
     balanceWouldOverflow: ({ context, event }) => {
       const p = deliveryOf(context, event)?.context.payload;
@@ -317,9 +321,11 @@ export const storeMachine = setup({
           { guard: 'isDuplicateSubmit', actions: ['begin', 'replyDuplicate'] },
           { guard: 'isIdTaken', actions: ['begin', { type: 'reject', params: { code: 'conflict' } }] },
           { guard: 'atCapacity', actions: ['begin', { type: 'reject', params: { code: 'capacity_exceeded' } }] },
+          { guard: 'seqExhausted', actions: ['begin', { type: 'reject', params: { code: 'out_of_range' } }] },
           { actions: ['begin', 'admit'] },
         ],
         claim: [
+          { guard: and(['hasClaimableHead', 'tokensExhausted']), actions: ['begin', { type: 'reject', params: { code: 'out_of_range' } }] },
           { guard: 'hasClaimableHead', actions: ['begin', 'deliverHead'] },
           { actions: ['begin', 'replyNothingDue'] },
         ],
@@ -368,6 +374,8 @@ function rejectionMessage(context: StoreContext, event: StoreEvent, code: Reject
       return `token ${e.token} is held by worker ${JSON.stringify(deliveryOf(context, e)?.context.owner)}, not ${JSON.stringify(e.worker)}`;
     }
     case 'out_of_range': {
+      if (event.type === 'submit') return `nextSeq is ${context.nextSeq}: a new admission number would leave the safe-integer range`;
+      if (event.type === 'claim') return `nextToken is ${context.nextToken}: a new token would leave the safe-integer range`;
       const p = deliveryOf(context, event)?.context.payload;
       return `balance of ${JSON.stringify(p?.account)} would leave the safe-integer range`;
     }

@@ -6,6 +6,7 @@
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from '../../model/index.ts';
 import type { ModelState } from '../../model/index.ts';
+import type { StoreMaker } from '../../impl/protocol/index.ts';
 import type { Adapter, AdapterFactory } from '../adapter.ts';
 
 /** An adapter over the model's pure step function; the state lives in the adapter. */
@@ -43,3 +44,25 @@ export class ModelAdapter implements Adapter {
 
 /** Creates model-backed adapters. */
 export const modelFactory: AdapterFactory = (config) => Promise.resolve(new ModelAdapter(config));
+
+/**
+ * The reference model as a protocol server's store (`jobcheck serve --store model`): the model
+ * itself answering over the protocol, so that documented exchanges and tools can be run against it.
+ */
+export const modelStoreMaker: StoreMaker = {
+  name: 'jobcheck-model',
+  create: (config) => modelStore(initialState(config)),
+  restore: (snapshot) => modelStore(fromSnapshot(snapshot)),
+};
+
+function modelStore(start: ModelState): { execute(command: unknown): Reply; snapshot(): Snapshot } {
+  let state = start;
+  return {
+    execute(command) {
+      const result = step(state, command);
+      state = result.state;
+      return result.reply;
+    },
+    snapshot: () => toSnapshot(state),
+  };
+}

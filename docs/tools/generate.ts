@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { lifecycleMermaid, lifecycleStatesTable, lifecycleTransitionsTable } from './lifecycleDocs.ts';
+import { protocolLimitsTable } from './protocolLimits.ts';
 import { PROJECT_ROOT, refreshConsoleBlocks, withoutDurations } from './quotedCommands.ts';
 import { findRegions, replaceRegions } from './regions.ts';
 import { predictTranscript, storiesTable, storyQuiz } from './storyDocs.ts';
@@ -59,6 +60,8 @@ export function renderRegion(name: string, dir: string = DOCS_DIR): string | und
       return storyCoverageTable();
     case 'chapters':
       return chapterIndex(dir);
+    case 'protocol-limits':
+      return protocolLimitsTable();
     default:
       return undefined;
   }

@@ -48,8 +48,8 @@ def describe(value):
     """Renders a value for a message, short and unambiguous."""
     try:
         text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):
+        text = '(a value too deep or odd to show)'
     return text if len(text) <= 60 else text[:57] + '...'
 
 
@@ -258,6 +258,9 @@ class Store:
         if self.unresolved >= self.config['capacity']:
             raise Rejected('capacity_exceeded', 'capacity %d is full: %d unresolved jobs'
                            % (self.config['capacity'], self.unresolved))
+        if self.next_seq >= MAX_SAFE:
+            raise Rejected('out_of_range', 'nextSeq is %d: a new admission number would leave the safe range'
+                           % self.next_seq)
         job = Job(c['id'], c['account'], c['key'], c['amount'], c['deadline'], self.next_seq)
         self.next_seq += 1
         self.admit(job)
@@ -267,6 +270,10 @@ class Store:
         job = self.next_claimable()
         if job is None:
             return {'ok': True, 'type': 'claim', 'job': None}
+        if self.next_token >= MAX_SAFE:
+            heapq.heappush(self.ready_heads, (job.seq, job.id))  # it stays claimable
+            raise Rejected('out_of_range', 'nextToken is %d: a new token would leave the safe range'
+                           % self.next_token)
         job.status = 'running'
         job.attempts += 1
         job.token = self.next_token
@@ -631,8 +638,8 @@ def main(store_class=Store, stdin=None, stdout=None):
         try:
             try:
                 message = json.loads(line)
-            except ValueError as error:
-                raise Rejected('invalid_argument', 'line is not JSON: %s' % error)
+            except (ValueError, RecursionError) as error:
+                raise Rejected('invalid_argument', 'line is not JSON (or nested too deep): %s' % error)
             reply = handle(session, message, store_class)
         except Rejected as rejection:
             reply = {'ok': False, 'code': rejection.code, 'message': rejection.message}

@@ -4,8 +4,8 @@ import { parseSnapshot } from '../../contract/index.ts';
 import type { Snapshot } from '../../contract/index.ts';
 import { runLockstep } from '../../conformance/lockstep.ts';
 import type { ScriptStep } from '../../conformance/symbolic.ts';
-import { processAdapterFactory } from '../../conformance/process.ts';
-import { Peer } from '../../conformance/processPeer.ts';
+import { processAdapterFactory } from '../../conformance/protocol/index.ts';
+import { Peer } from '../../conformance/protocol/index.ts';
 import { initialState, step, toSnapshot } from '../../model/index.ts';
 import { findPython, pythonCommand } from './interpreter.ts';
 

@@ -1,8 +1,11 @@
 /**
  * The typed error of the process adapter. Everything that can go wrong with an implementation
  * behind a process boundary (it does not start, answers garbage, answers nothing, dies) becomes a
- * ProcessError with a stable code and the offending line, never an unhandled exception.
+ * ProcessError with a stable code and the offending line, never an unhandled exception. Its
+ * message quotes at most an excerpt of anything the implementation wrote.
  */
+import { clipText } from '../../contract/index.ts';
+import { EXCERPT_CHARS } from './limits.ts';
 
 /** Stable codes of process-boundary failures. */
 export type ProcessErrorCode =
@@ -16,10 +19,14 @@ export type ProcessErrorCode =
   | 'timeout'
   /** The process ended while the harness was waiting for a reply. */
   | 'process_exited'
+  /** At a restart, the process did not exit within the grace period once its stdin was closed. */
+  | 'exit_timeout'
   /** A fresh process refused a snapshot that the previous process had produced. */
   | 'restore_rejected'
   /** The harness was handed a command that cannot be written as one JSON line of the protocol. */
   | 'unencodable_command'
+  /** The check's time limit ran out while a reply was awaited (not a fault of the implementation). */
+  | 'time_limit'
   /** The adapter was used after close(). */
   | 'closed';
 
@@ -40,7 +47,7 @@ export interface ProcessErrorDetails {
   readonly cause?: unknown;
 }
 
-const clip = (s: string, n = 200): string => (s.length > n ? `${s.slice(0, n - 3)}...` : s);
+const clip = (s: string): string => clipText(s, EXCERPT_CHARS);
 
 /** A failure at the process boundary: stable `code`, the line sent, the line received, stderr's tail. */
 export class ProcessError extends Error {

@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runLockstep } from './lockstep.ts';
-import { ProcessAdapter, encodeCommand, processAdapterFactory } from './process.ts';
+import { runLockstep } from '../lockstep.ts';
+import { ProcessAdapter, encodeCommand, processAdapterFactory } from './processAdapter.ts';
 import { ProcessError } from './processError.ts';
 import type { ProcessErrorCode } from './processError.ts';
 import { readFileSync } from 'node:fs';
 
-const FAKE = fileURLToPath(new URL('./processFake.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('./fakePeer.mjs', import.meta.url));
 const fake = (mode: string): string => `'${process.execPath}' '${FAKE}' ${mode}`;
 const config = { capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, backoffCap: 2 };
 
@@ -37,7 +37,7 @@ describe('the process adapter reports every misbehaviour as a typed error naming
     const error = await processError(() => adapter.execute({ type: 'claim', worker: 'w1', now: 1 }));
     expect(error.code).toBe<ProcessErrorCode>('protocol_error');
     expect(error.details).toMatchObject({ sent: '{"type":"claim","worker":"w1","now":1}', lineNumber: 4, received: 'claiming a' });
-    const documented = readFileSync(new URL('../docs/protocol.md', import.meta.url), 'utf8').match(/^protocol_error: .*$/m)?.[0];
+    const documented = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8').match(/^protocol_error: .*$/m)?.[0];
     expect(error.message).toBe(documented);
   });
 

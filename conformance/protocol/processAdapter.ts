@@ -3,102 +3,49 @@
  * jobcheck/1 JSON-lines protocol with it (docs/protocol.md). One request per line on the
  * process's stdin, one reply per line on its stdout; stderr is kept for error messages.
  *
- * Every failure at the boundary (cannot start, garbage, wrong shape, silence, death) becomes a
- * ProcessError naming the line that was sent; the harness never crashes on an implementation's
- * output. Restart is real: snapshot, end the process, take a process that has never served a
- * store, hello, restore.
- *
- * Starting a process can cost far more than a hundred commands (an interpreter behind a version
- * manager takes ~0.2 s here), so a factory keeps a small pool: a store that is closed leaves its
- * process idle, and the next fresh store gets it back after a `hello`, which the protocol defines
- * as a reset to an empty store; and one never-used process is started ahead of time for the next
- * restart. `reuse: false` turns the first off for implementations that cannot reset.
+ * Every failure at the boundary (cannot start, garbage, wrong shape, silence, death, a flood)
+ * becomes a ProcessError naming the line that was sent; the harness never crashes on an
+ * implementation's output. Restart is real: snapshot, end the process, take a process that has
+ * never served a store, hello, restore. Processes come from a ProcessPool (pool.ts); each one runs
+ * contained in its own process group (peer.ts).
  */
-import type { Config, Reply, Snapshot } from '../contract/index.ts';
-import type { Adapter, AdapterFactory } from './adapter.ts';
-import { ProcessError } from './processError.ts';
-import { Peer } from './processPeer.ts';
-import type { PeerOptions } from './processPeer.ts';
+import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import {
   PROTOCOL_MESSAGE_TYPES,
   PROTOCOL_VERSION,
-  checkReply,
-  checkShape,
   helloReplySchema,
-  parseJsonLine,
   protocolRejectionSchema,
   restoreReplySchema,
-  snapshotOf,
   snapshotReplySchema,
-} from './processProtocol.ts';
-import type { LineResult } from './processProtocol.ts';
+} from '../../contract/protocol.ts';
+import type { Adapter, AdapterFactory } from '../adapter.ts';
+import type { Budget } from '../budget.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS } from './limits.ts';
+import type { Peer } from './peer.ts';
+import { ProcessPool } from './pool.ts';
+import type { PoolOptions } from './pool.ts';
+import { ProcessError } from './processError.ts';
+import { checkReply, checkShape, parseJsonLine, snapshotOf } from './replies.ts';
+import type { LineResult } from './replies.ts';
 
 /** Options of a process adapter or factory. */
-export interface ProcessAdapterOptions extends PeerOptions {
+export interface ProcessAdapterOptions extends PoolOptions {
   /** Longest wait for the reply to a command, snapshot or restore, in ms (default 5000). */
   readonly replyTimeoutMs?: number;
-  /** Longest wait for the reply to `hello`, in ms (default 10000: it includes the process start). */
+  /** Longest wait for the reply to `hello`, in ms (default twice the reply timeout: it includes the process start). */
   readonly startTimeoutMs?: number;
   /** Name for reports (default: the command). */
   readonly name?: string;
-  /** Give a closed store's process to the next fresh store, after a resetting `hello` (default true). */
-  readonly reuse?: boolean;
-  /** Never-used processes kept started in advance for restarts (default 1). */
-  readonly spares?: number;
+  /** The check's time budget: every wait is cut to what is left of it (error code `time_limit`). */
+  readonly budget?: Budget;
 }
 
-const DEFAULT_REPLY_TIMEOUT_MS = 5_000;
-const DEFAULT_START_TIMEOUT_MS = 10_000;
-const MAX_IDLE = 4;
+const replyTimeout = (o: ProcessAdapterOptions): number => o.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
+const startTimeout = (o: ProcessAdapterOptions): number => o.startTimeoutMs ?? 2 * replyTimeout(o);
 
-/** The processes of one factory: idle ones that may be reset, and never-used spares. */
-class ProcessPool {
-  private readonly idle: Peer[] = [];
-  private readonly spares: Peer[] = [];
-  private closed = false;
-  /** Processes started so far. */
-  started = 0;
-
-  constructor(
-    readonly command: string,
-    private readonly options: ProcessAdapterOptions,
-  ) {}
-
-  private spawn(): Peer {
-    this.started += 1;
-    return new Peer(this.command, this.options);
-  }
-
-  /** A process that has never served a store. */
-  fresh(): Peer {
-    const peer = this.spares.shift() ?? this.spawn();
-    while (!this.closed && this.spares.length < (this.options.spares ?? 1)) this.spares.push(this.spawn());
-    return peer;
-  }
-
-  /** A process for a new store: an idle one (the hello will reset it) or a fresh one. */
-  any(): Peer {
-    if (this.options.reuse !== false) {
-      for (let peer = this.idle.pop(); peer !== undefined; peer = this.idle.pop()) {
-        if (peer.healthy) return peer;
-        void peer.end();
-      }
-    }
-    return this.fresh();
-  }
-
-  /** Takes back the process of a closed store: kept idle if it may be reused, ended otherwise. */
-  async release(peer: Peer): Promise<void> {
-    if (this.options.reuse !== false && !this.closed && peer.healthy && this.idle.length < MAX_IDLE) this.idle.push(peer);
-    else await peer.end();
-  }
-
-  /** Ends every idle and spare process. The pool may not be used afterwards. */
-  async close(): Promise<void> {
-    this.closed = true;
-    const all = [...this.idle.splice(0), ...this.spares.splice(0)];
-    await Promise.all(all.map((peer) => peer.end()));
-  }
+/** A request to a peer, with the reply timeout cut to the budget. */
+function ask(peer: Peer, line: string, timeoutMs: number, budget: Budget | undefined): Promise<string> {
+  return peer.request(line, budget === undefined ? timeoutMs : budget.cap(timeoutMs), budget?.signal);
 }
 
 /** Encodes a command as one protocol line, or throws `unencodable_command`. Pure. */
@@ -121,9 +68,9 @@ async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions)
   const line = JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, config });
   let reply: string;
   try {
-    reply = await peer.request(line, options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    reply = await ask(peer, line, startTimeout(options), options.budget);
   } catch (error) {
-    await peer.end();
+    await peer.kill();
     const e = error as ProcessError;
     if (e.code === 'process_exited') throw new ProcessError('spawn_failed', `${JSON.stringify(peer.command)} ended before it answered hello`, e.details);
     throw e;
@@ -131,7 +78,7 @@ async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions)
   const json = parseJsonLine(reply);
   const checked = json.ok ? checkShape(helloReplySchema, json.value) : json;
   if (checked.ok) return checked.value.implementation;
-  await peer.end();
+  await peer.kill();
   const refusal = json.ok ? checkShape(protocolRejectionSchema, json.value) : undefined;
   const problem = refusal?.ok === true ? `hello refused (${refusal.value.code}: ${refusal.value.message})` : `the reply to hello is ${checked.problem}`;
   throw peer.error('handshake_failed', problem, reply);
@@ -178,10 +125,14 @@ export class ProcessAdapter implements Adapter {
 
   private async ask<T>(line: string, check: (value: unknown) => LineResult<T>): Promise<T> {
     if (this.closed) throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: line });
-    const reply = await this.peer.request(line, this.options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
+    const reply = await ask(this.peer, line, replyTimeout(this.options), this.options.budget);
     const json = parseJsonLine(reply);
     const checked = json.ok ? check(json.value) : json;
-    if (!checked.ok) throw this.peer.error('protocol_error', `the reply is ${checked.problem}`, reply);
+    if (!checked.ok) {
+      const error = this.peer.error('protocol_error', `the reply is ${checked.problem}`, reply);
+      await this.peer.kill();
+      throw error;
+    }
     return checked.value;
   }
 
@@ -198,7 +149,13 @@ export class ProcessAdapter implements Adapter {
   /** Snapshot, end the process, take a never-used one, hello, restore the snapshot (as JSON text) into it. */
   async restart(): Promise<void> {
     const text = JSON.stringify(await this.snapshot());
-    await this.peer.end();
+    const old = this.peer;
+    const ending = await this.pool.end(old);
+    if (ending !== 'exited') {
+      // The protocol asks a process to exit when its stdin closes; one that must be killed would
+      // otherwise cost every restart the grace periods (and hold whatever it holds meanwhile).
+      throw old.error('exit_timeout', `the process did not exit within ${old.grace} ms of its stdin closing; its process group got ${ending}`);
+    }
     const peer = this.pool.fresh();
     this.peer = peer;
     await hello(peer, this.config, this.options);
@@ -225,13 +182,13 @@ export class ProcessAdapter implements Adapter {
 
 /** An AdapterFactory over a process pool; close() ends the pool's processes. */
 export interface ProcessAdapterFactory extends AdapterFactory {
-  /** Ends every process the factory still keeps. Call it when the checking is over. */
+  /** Ends every process the factory started. Call it when the checking is over. */
   close(): Promise<void>;
   /** Processes started so far (restarts, plus stores that found no idle process). */
   readonly processesStarted: number;
 }
 
-/** A factory that runs `command` for each fresh store, reusing processes as described at the top of this file. */
+/** A factory that runs `command` for each fresh store, reusing processes as pool.ts describes. */
 export function processAdapterFactory(command: string, options: ProcessAdapterOptions = {}): ProcessAdapterFactory {
   const pool = new ProcessPool(command, options);
   const factory = (config: Config): Promise<Adapter> => ProcessAdapter.open(pool, config, options, false);

@@ -1,0 +1,38 @@
+/**
+ * `jobcheck serve --store <kind>`: one of the built-in stores speaking the jobcheck/1 protocol on
+ * stdin and stdout until stdin ends, so that any tool (jobcheck itself included) can drive it as
+ * it drives an implementation in another language.
+ */
+import { modelStoreMaker } from '../conformance/adapters/model.ts';
+import { memoryStoreMaker, serveLines } from '../impl/protocol/index.ts';
+import type { StoreMaker } from '../impl/protocol/index.ts';
+import type { CliIO } from './args.ts';
+import { UsageError, parseCommandArgs } from './args.ts';
+
+/** The stores `serve` knows. */
+const STORES: Record<string, StoreMaker> = { memory: memoryStoreMaker, model: modelStoreMaker };
+
+/** Usage text of `jobcheck serve`. */
+export const SERVE_USAGE = `Usage: jobcheck serve --store <kind>
+
+Serves a built-in store over the jobcheck/1 protocol (docs/protocol.md) on stdin and stdout, one
+JSON request per line in and one reply per line out, until stdin ends.
+  --store <kind>   memory: the optimised impl/JobStore; model: the reference model itself
+  -h, --help       show this text
+Example: jobcheck check --impl "npx jobcheck serve --store memory"
+`;
+
+/** Runs `jobcheck serve`; returns the exit code once stdin has ended. */
+export async function serveCommand(argv: readonly string[], io: CliIO & { readonly stdin?: NodeJS.ReadableStream; readonly output?: NodeJS.WritableStream }): Promise<number> {
+  const { values } = parseCommandArgs('serve', argv, { store: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, false);
+  if (values.help === true) {
+    io.stdout.write(SERVE_USAGE);
+    return 0;
+  }
+  const kind = values.store;
+  if (kind === undefined) throw new UsageError(`serve: say which store to serve: --store ${Object.keys(STORES).join(' | ')}`);
+  const maker = Object.hasOwn(STORES, kind) ? STORES[kind] : undefined;
+  if (maker === undefined) throw new UsageError(`serve: no store named ${JSON.stringify(kind)} (known: ${Object.keys(STORES).join(', ')})`);
+  await serveLines(io.stdin ?? process.stdin, io.output ?? process.stdout, maker);
+  return 0;
+}

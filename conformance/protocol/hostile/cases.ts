@@ -1,0 +1,129 @@
+/**
+ * The hostile-peer suite: every misbehaviour of peer.py, run through the real `jobcheck check`
+ * command, with what the harness must make of it. Each run is measured from outside: wall time,
+ * the harness's peak memory (VmHWM of its process, polled), and the processes it left alive (every
+ * process started for a run carries a tag in its environment, which /proc shows after the run).
+ * Used by hostile.test.ts (assertions) and table.ts (the table in docs/hostile-peers.md).
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PEER = 'conformance/protocol/hostile/peer.py';
+
+/** One misbehaviour and what the harness must answer. */
+export interface HostileCase {
+  /** Name in tables and tests. */
+  readonly name: string;
+  /** What the peer does. */
+  readonly what: string;
+  /** The shell command given to `--impl` (`{peer}` stands for the peer script, `{once}` for a fresh marker file). */
+  readonly command: string;
+  /** Extra flags of `jobcheck check`. */
+  readonly flags: readonly string[];
+  /** Expected exit code. */
+  readonly exit: 0 | 1 | 2 | 3;
+  /** Expected outcome: the verdict, and a pattern the output must show. */
+  readonly outcome: string;
+  readonly pattern: RegExp;
+}
+
+/** Flags for peers that answer nothing: a short reply timeout, so that each stall costs little. */
+const SHORT = ['--timeout', '500'];
+
+/** Every case, in the order of the table. */
+export const HOSTILE_CASES: readonly HostileCase[] = [
+  { name: 'correct', what: 'answers correctly (the control)', command: '{peer} correct', flags: [], exit: 0, outcome: 'agree', pattern: /AGREE/ },
+  { name: 'background-helper', what: 'a correct implementation started with a background helper (`sleep 300 & ...`)', command: 'sleep 300 & {peer} correct', flags: [], exit: 0, outcome: 'agree', pattern: /AGREE/ },
+  { name: 'stall', what: 'answers hello, then stops reading stdin and sleeps', command: '{peer} stall', flags: SHORT, exit: 1, outcome: 'diverge: timeout', pattern: /timeout: no reply within 500 ms/ },
+  { name: 'close-stdout', what: 'answers hello, closes its stdout, stays alive', command: '{peer} close-stdout', flags: SHORT, exit: 1, outcome: 'diverge: timeout or stdout closed', pattern: /(timeout: no reply within|closed its stdout)/ },
+  { name: 'fork-holds-stdout', what: 'forks a child that keeps stdout open, then exits', command: '{peer} fork-holds-stdout', flags: SHORT, exit: 1, outcome: 'diverge: process_exited', pattern: /process_exited/ },
+  { name: 'ignore-term', what: 'ignores the end of stdin and SIGTERM', command: '{peer} ignore-term', flags: SHORT, exit: 1, outcome: 'diverge: exit_timeout', pattern: /exit_timeout/ },
+  { name: 'stderr-flood', what: 'writes a 200 MB stderr line (once)', command: '{peer} stderr-flood 200 {once}', flags: [], exit: 0, outcome: 'agree', pattern: /AGREE/ },
+  { name: 'huge-reply', what: 'answers a claim with a 20 MB line', command: '{peer} huge-reply', flags: [], exit: 1, outcome: 'diverge: protocol_error (line limit)', pattern: /longer than the limit of 1048576 bytes/ },
+  { name: 'no-newline', what: 'answers a claim with 200 MB and no newline, then sleeps', command: '{peer} no-newline', flags: SHORT, exit: 1, outcome: 'diverge: protocol_error (line limit)', pattern: /longer than the limit of 1048576 bytes/ },
+  { name: 'flood-lines', what: 'writes lines without end after hello', command: '{peer} flood-lines', flags: [], exit: 1, outcome: 'diverge: protocol_error (unasked line)', pattern: /a line nobody asked for/ },
+  { name: 'two-lines', what: 'answers every request twice', command: '{peer} two-lines', flags: [], exit: 1, outcome: 'diverge: protocol_error at step 1', pattern: /(a line nobody asked for|answered twice)/ },
+  { name: 'bad-utf8', what: 'answers a claim with bytes that are not UTF-8', command: '{peer} bad-utf8', flags: [], exit: 1, outcome: 'diverge: protocol_error (UTF-8)', pattern: /not valid UTF-8/ },
+  { name: 'deep', what: 'sends snapshots nested 100,000 deep', command: '{peer} deep', flags: [], exit: 1, outcome: 'diverge: protocol_error (depth)', pattern: /nested deeper than the limit of 64 levels/ },
+  { name: 'proto-key', what: 'adds a top-level "__proto__" field to every snapshot', command: '{peer} proto-key', flags: [], exit: 1, outcome: 'diverge: snapshot differs at __proto__', pattern: /snapshot differs at __proto__/ },
+  { name: 'exit-midway', what: 'exits during its fifth command', command: '{peer} exit-midway', flags: [], exit: 1, outcome: 'diverge: process_exited', pattern: /process_exited: the implementation ended \(exit code 3\)/ },
+  { name: 'lie', what: 'hands out a wrong token', command: '{peer} lie', flags: [], exit: 1, outcome: 'diverge: reply differs', pattern: /reply differs at reply\.job\.token/ },
+  { name: 'huge-name', what: 'calls itself by a 1 MB name in hello', command: '{peer} huge-name', flags: [], exit: 0, outcome: 'agree (name clipped)', pattern: /AGREE/ },
+  { name: 'slow', what: 'answers every command after 200 ms', command: '{peer} slow', flags: [], exit: 3, outcome: 'incomplete: time limit', pattern: /INCOMPLETE: stopped by the time limit/ },
+  { name: 'hang-hello', what: 'never answers hello', command: '{peer} hang-hello', flags: SHORT, exit: 2, outcome: 'setup error: timeout', pattern: /cannot start the implementation .*timeout/ },
+];
+
+/** What one run of a case measured. */
+export interface HostileRun {
+  readonly exit: number | null;
+  readonly signal: string | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly wallMs: number;
+  /** Peak resident memory of the harness process, in KiB (VmHWM, polled every 20 ms). */
+  readonly peakKiB: number;
+  /** Processes carrying the run's tag still alive a moment after the harness exited. */
+  readonly left: number;
+}
+
+/** Every process whose environment carries `tag`. */
+function tagged(tag: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(tag)) found.push(Number(entry));
+    } catch {
+      // gone already, or not ours to read
+    }
+  }
+  return found;
+}
+
+function peakOf(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m === null ? 0 : Number(m[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Runs one case through `node bin/jobcheck.js check` and measures it. `python` is the interpreter to run the peer with. */
+export async function runHostileCase(c: HostileCase, python: string, options: { timeLimit?: string; hardLimitMs?: number } = {}): Promise<HostileRun> {
+  const tag = `JOBCHECK_HOSTILE_TAG=${randomUUID()}`;
+  const report = mkdtempSync(join(tmpdir(), 'jobcheck-hostile-'));
+  const impl = c.command.replace('{peer}', `'${python}' -S ${PEER}`).replace('{once}', join(report, 'once'));
+  const args = ['bin/jobcheck.js', 'check', '--impl', impl, '--runs', '30', '--seed', '1', '--time-limit', options.timeLimit ?? '8', '--report', report, ...c.flags];
+  const [key, value] = tag.split('=') as [string, string];
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, [key]: value, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  // Only the first 256 KiB of each stream are kept: the harness's own output must be small anyway.
+  child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString('utf8')).slice(0, 262_144)));
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(0, 262_144)));
+  let peakKiB = 0;
+  const poll = setInterval(() => (peakKiB = Math.max(peakKiB, peakOf(child.pid ?? -1))), 20);
+  const hard = setTimeout(() => child.kill('SIGKILL'), options.hardLimitMs ?? 120_000);
+  const [exit, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+  const wallMs = performance.now() - started;
+  clearInterval(poll);
+  clearTimeout(hard);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const survivors = tagged(value);
+  for (const pid of survivors) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(report, { recursive: true, force: true });
+  return { exit, signal, stdout, stderr, wallMs, peakKiB, left: survivors.length };
+}

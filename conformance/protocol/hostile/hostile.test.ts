@@ -1,0 +1,50 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { findPython } from '../../../examples/python/interpreter.ts';
+import { HOSTILE_CASES, runHostileCase } from './cases.ts';
+import type { HostileRun } from './cases.ts';
+
+/**
+ * Every misbehaviour of the hostile peer, through the real command: each must end in bounded
+ * time with its typed outcome and exit code, the harness staying below a memory bound and leaving
+ * no process alive. The bounds are generous on purpose (CI machines are shared); they catch a
+ * hang, a flood read into memory or an orphan, not a slowdown.
+ */
+const python = findPython();
+/** Bound on the wall time of one run: the 8 s time limit, the grace periods, and a loaded machine. */
+const WALL_BOUND_MS = 45_000;
+/** Bound on the harness's peak resident memory (measured 100-200 MiB). */
+const MEMORY_BOUND_KIB = 320 * 1024;
+/** Bound on what the harness prints, whatever the peer wrote (a 20 MB reply, a 1 MB name). */
+const OUTPUT_BOUND = 64 * 1024;
+
+const runs = new Map<string, HostileRun>();
+
+describe.skipIf(python === undefined)('the harness against a hostile implementation', () => {
+  beforeAll(async () => {
+    // Two at a time: the machines running this have two cores.
+    const queue = [...HOSTILE_CASES];
+    const worker = async (): Promise<void> => {
+      for (let c = queue.shift(); c !== undefined; c = queue.shift()) runs.set(c.name, await runHostileCase(c, python as string));
+    };
+    await Promise.all([worker(), worker()]);
+  }, 600_000);
+
+  it.each(HOSTILE_CASES.map((c) => [c.name, c] as const))('%s: ends with the expected outcome, in bounded time and memory, leaving nothing running', (name, c) => {
+    const r = runs.get(name) as HostileRun;
+    const shown = `${r.stdout}\n${r.stderr}`;
+    expect({ exit: r.exit, signal: r.signal, outcome: c.pattern.test(shown) ? c.outcome : shown.slice(0, 2000) }).toEqual({ exit: c.exit, signal: null, outcome: c.outcome });
+    expect(r.left).toBe(0);
+    expect(r.wallMs).toBeLessThan(WALL_BOUND_MS);
+    expect(r.peakKiB).toBeGreaterThan(0);
+    expect(r.peakKiB).toBeLessThan(MEMORY_BOUND_KIB);
+    expect(r.stdout.length + r.stderr.length).toBeLessThan(OUTPUT_BOUND);
+    // Whatever the peer did, the harness never crashed: no internal error, no stack trace.
+    expect(shown).not.toMatch(/internal error|at .+\.ts:\d+/);
+  });
+
+  it('reports the double reply at the step where it happened, never as a start-up failure of 0 steps', () => {
+    const r = runs.get('two-lines') as HostileRun;
+    expect(r.stdout).toMatch(/disagrees with the model at step [1-9]\d* of/);
+    expect(r.stdout).not.toMatch(/could not be started/);
+  });
+});

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""A hostile implementation for the harness's own tests: the correct Python job store of
+examples/python/jobstore.py, misbehaving in exactly one way, chosen by the first argument.
+
+Each mode is something a careless or hostile implementation does to the harness: stall, fork,
+flood, lie, close its pipes, ignore signals, write bytes that are not UTF-8 or values nested too
+deep. The harness must end every one of them in bounded time and memory, with the right typed
+outcome, and leave no process behind (conformance/protocol/hostile/hostile.test.ts).
+
+    python3 conformance/protocol/hostile/peer.py <mode>
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', '..', '..', 'examples', 'python'))
+import jobstore  # noqa: E402
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else 'correct'
+MB = 1024 * 1024
+
+
+def out(text):
+    sys.stdout.write(text + '\n')
+    sys.stdout.flush()
+
+
+def raw(data):
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def sleep_forever():
+    while True:
+        time.sleep(3600)
+
+
+def first_process(marker):
+    """True in the first process to get here: it creates the marker file (stderr-flood floods once per check)."""
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+        return True
+    except FileExistsError:
+        return False
+
+
+def answer(session, message):
+    try:
+        return jobstore.handle(session, message, jobstore.Store)
+    except jobstore.Rejected as rejection:
+        return {'ok': False, 'code': rejection.code, 'message': rejection.message}
+
+
+def main():
+    if MODE == 'ignore-term':
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    session = {}
+    commands = 0
+    for line in iter(sys.stdin.buffer.readline, b''):
+        message = json.loads(line)
+        kind = message.get('type') if isinstance(message, dict) else None
+        reply = answer(session, message)
+        if kind == 'hello':
+            if MODE == 'hang-hello':
+                sleep_forever()
+            if MODE == 'huge-name':
+                reply['implementation'] = 'n' * (MB - 200)
+            out(json.dumps(reply))
+            if MODE == 'two-lines':
+                out(json.dumps(reply))
+            if MODE == 'flood-lines':
+                while True:
+                    out('{"ok":true,"type":"tick","clock":0}')
+            if MODE == 'close-stdout':
+                sys.stdout.close()
+                os.close(1)
+                sleep_forever()
+            continue
+        if kind in ('snapshot', 'restore'):
+            if kind == 'snapshot' and MODE == 'proto-key':
+                reply['snapshot']['__proto__'] = {}
+            if kind == 'snapshot' and MODE == 'deep' and commands >= 1:
+                reply['snapshot']['clock'] = None  # replaced by the deep value below
+                text = json.dumps(reply).replace('"clock": null', '"clock": ' + '[' * 100000 + ']' * 100000)
+                out(text)
+                continue
+            out(json.dumps(reply))
+            if MODE == 'two-lines':
+                out(json.dumps(reply))
+            continue
+        commands += 1
+        if MODE == 'stall':
+            sleep_forever()
+        if MODE == 'fork-holds-stdout' and commands == 1:
+            if os.fork() == 0:
+                sleep_forever()  # the child keeps stdout (and stdin, stderr) open
+            os._exit(0)
+        if MODE == 'exit-midway' and commands == 5:
+            sys.stderr.write('exit-midway: giving up on purpose\n')
+            sys.stderr.flush()
+            os._exit(3)
+        if MODE == 'slow':
+            time.sleep(0.2)
+        if MODE == 'stderr-flood' and commands == 1 and first_process(sys.argv[3]):
+            for _ in range(int(sys.argv[2])):
+                sys.stderr.write('e' * MB)
+            sys.stderr.write('\n')
+            sys.stderr.flush()
+        if MODE == 'huge-reply' and kind == 'claim':
+            reply = dict(reply, padding='x' * (20 * MB))
+        if MODE == 'no-newline' and kind == 'claim':
+            chunk = b'{' * MB
+            for _ in range(200):
+                raw(chunk)
+            sleep_forever()
+        if MODE == 'bad-utf8' and kind == 'claim':
+            raw(b'{"ok":true,"type":"tick","clock":"\xff\xfe"}\n')
+            continue
+        if MODE == 'lie' and kind == 'claim' and reply.get('job'):
+            reply['job']['token'] += 1
+        out(json.dumps(reply))
+        if MODE == 'two-lines':
+            out(json.dumps(reply))
+    if MODE == 'ignore-term':
+        sleep_forever()  # ignores the end of its input too
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,27 @@
+/**
+ * The harness's end of the jobcheck/1 protocol: implementations in any language, run as contained
+ * processes and checked through the same Adapter interface as in-process ones.
+ */
+export type { SplitLine } from './lineSplitter.ts';
+export { LineSplitter, decodeLenientUtf8, decodeStrictUtf8 } from './lineSplitter.ts';
+export {
+  DEFAULT_REPLY_TIMEOUT_MS,
+  END_GRACE_MS,
+  EXCERPT_CHARS,
+  MAX_REPLY_DEPTH,
+  MAX_REPLY_LINE_BYTES,
+  MAX_REPLY_TIMEOUT_MS,
+  PIPE_DRAIN_MS,
+  STDERR_LINES_KEPT,
+  STDERR_LINE_BYTES_KEPT,
+} from './limits.ts';
+export type { PeerEnding, PeerOptions } from './peer.ts';
+export { Peer, killAllPeers, livingPeers } from './peer.ts';
+export type { PoolOptions } from './pool.ts';
+export { ProcessPool } from './pool.ts';
+export type { ProcessAdapterFactory, ProcessAdapterOptions } from './processAdapter.ts';
+export { ProcessAdapter, encodeCommand, processAdapterFactory } from './processAdapter.ts';
+export type { ProcessErrorCode, ProcessErrorDetails } from './processError.ts';
+export { ProcessError, isProcessError } from './processError.ts';
+export type { LineResult } from './replies.ts';
+export { checkReply, checkShape, parseJsonLine, snapshotOf } from './replies.ts';

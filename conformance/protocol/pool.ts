@@ -1,0 +1,81 @@
+/**
+ * The processes of one process-adapter factory. Starting a process can cost far more than a
+ * hundred commands (an interpreter behind a version manager takes ~0.2 s here), so a factory keeps
+ * idle processes whose store was closed (the next fresh store gets one back after a `hello`, which
+ * the protocol defines as a reset), and never-used spares started ahead of time for restarts.
+ * `reuse: false` turns the first off for implementations that cannot reset.
+ */
+import { Peer } from './peer.ts';
+import type { PeerEnding, PeerOptions } from './peer.ts';
+
+/** How a pool keeps processes. */
+export interface PoolOptions extends PeerOptions {
+  /** Give a closed store's process to the next fresh store, after a resetting `hello` (default true). */
+  readonly reuse?: boolean;
+  /** Never-used processes kept started in advance for restarts (default 1). */
+  readonly spares?: number;
+}
+
+const MAX_IDLE = 4;
+
+/** The processes of one factory: idle ones that may be reset, and never-used spares. */
+export class ProcessPool {
+  private readonly idle: Peer[] = [];
+  private readonly spares: Peer[] = [];
+  /** Every peer ever started and not yet known to be ended, so that close() ends them all. */
+  private readonly all = new Set<Peer>();
+  private closed = false;
+  /** Processes started so far. */
+  started = 0;
+
+  constructor(
+    readonly command: string,
+    private readonly options: PoolOptions,
+  ) {}
+
+  private spawn(): Peer {
+    this.started += 1;
+    const peer = new Peer(this.command, this.options);
+    this.all.add(peer);
+    return peer;
+  }
+
+  /** A process that has never served a store. */
+  fresh(): Peer {
+    const peer = this.spares.shift() ?? this.spawn();
+    while (!this.closed && this.spares.length < (this.options.spares ?? 1)) this.spares.push(this.spawn());
+    return peer;
+  }
+
+  /** A process for a new store: an idle one (the hello will reset it) or a fresh one. */
+  any(): Peer {
+    if (this.options.reuse !== false) {
+      for (let peer = this.idle.pop(); peer !== undefined; peer = this.idle.pop()) {
+        if (peer.healthy) return peer;
+        void this.end(peer);
+      }
+    }
+    return this.fresh();
+  }
+
+  /** Ends one process of the pool; says how it ended. */
+  async end(peer: Peer): Promise<PeerEnding> {
+    const ending = await peer.end();
+    this.all.delete(peer);
+    return ending;
+  }
+
+  /** Takes back the process of a closed store: kept idle if it may be reused, ended otherwise. */
+  async release(peer: Peer): Promise<void> {
+    if (this.options.reuse !== false && !this.closed && peer.healthy && this.idle.length < MAX_IDLE) this.idle.push(peer);
+    else await this.end(peer);
+  }
+
+  /** Ends every process the pool started. The pool may not be used afterwards. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.idle.splice(0);
+    this.spares.splice(0);
+    await Promise.all([...this.all].map((peer) => this.end(peer)));
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Reading one reply line of the jobcheck/1 protocol: JSON, no deeper than MAX_REPLY_DEPTH, and
+ * of the shape its request calls for (contract/protocol.ts). A line that fails is described in a
+ * sentence, which the process adapter turns into a `protocol_error`; nothing past this file
+ * trusts the implementation's text. A value that passes is returned exactly as parsed, every
+ * field kept, so that the engine compares (or refuses) each field the implementation sent.
+ */
+import type { z } from 'zod';
+import type { Reply, Snapshot } from '../../contract/index.ts';
+import { describeValue } from '../../contract/index.ts';
+import { rejectionSchema, successSchemas } from '../../contract/protocol.ts';
+import type { snapshotReplySchema } from '../../contract/protocol.ts';
+import { jsonDepth } from '../../contract/index.ts';
+import { MAX_REPLY_DEPTH } from './limits.ts';
+
+/** Result of reading one reply line: the value, or a sentence saying what is wrong with it. */
+export type LineResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
+
+function describeIssues(error: z.ZodError, input: unknown): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'wrong shape';
+  if (issue.code === 'unrecognized_keys') return `${[...issue.path, issue.keys[0] ?? ''].map(String).join('.')}: unknown field`;
+  let value: unknown = input;
+  for (const key of issue.path) value = value !== null && typeof value === 'object' && Object.hasOwn(value, key) ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  const path = issue.path.map(String).join('.');
+  return `${path === '' ? 'reply' : path}: ${issue.message} (got ${describeValue(value)})`;
+}
+
+/** Parses a line as JSON no deeper than MAX_REPLY_DEPTH; pure. */
+export function parseJsonLine(line: string): LineResult<unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(line) as unknown;
+  } catch (error) {
+    return { ok: false, problem: `not JSON (${(error as Error).message})` };
+  }
+  if (jsonDepth(value, MAX_REPLY_DEPTH) > MAX_REPLY_DEPTH) return { ok: false, problem: `nested deeper than the limit of ${MAX_REPLY_DEPTH} levels` };
+  return { ok: true, value };
+}
+
+/** Checks a parsed value against a schema and returns the value itself (not the schema's copy); pure. */
+export function checkShape<T>(schema: z.ZodType<T>, value: unknown): LineResult<T> {
+  const result = schema.safeParse(value);
+  return result.success ? { ok: true, value: value as T } : { ok: false, problem: `wrong shape: ${describeIssues(result.error, value)}` };
+}
+
+/** Checks a command reply: a rejection with a contract code, or a success of one of the six command types. Pure. */
+export function checkReply(value: unknown): LineResult<Reply> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, problem: `wrong shape: reply: must be an object (got ${describeValue(value)})` };
+  }
+  const v = value as { ok?: unknown; type?: unknown };
+  if (v.ok === false) return checkShape(rejectionSchema, value) as LineResult<Reply>;
+  if (v.ok !== true) return { ok: false, problem: `wrong shape: ok: must be true or false (got ${describeValue(v.ok)})` };
+  if (typeof v.type !== 'string' || !Object.hasOwn(successSchemas, v.type)) {
+    const hint = v.type === 'snapshot' || v.type === 'hello' || v.type === 'restore' ? ` (a ${v.type} reply where a command's reply was due: was an earlier request answered twice?)` : '';
+    return { ok: false, problem: `wrong shape: type: must be one of ${Object.keys(successSchemas).join(', ')} (got ${describeValue(v.type)})${hint}` };
+  }
+  return checkShape(successSchemas[v.type as keyof typeof successSchemas] as z.ZodType<Reply>, value);
+}
+
+/** The snapshot carried by a snapshot reply, typed for the engine (which compares it field by field). */
+export const snapshotOf = (reply: z.infer<typeof snapshotReplySchema>): Snapshot => reply.snapshot as unknown as Snapshot;

@@ -1,0 +1,77 @@
+/**
+ * The jobcheck/1 line protocol as schemas: the requests the harness sends besides the contract's
+ * commands (`hello`, `snapshot`, `restore`) and every reply an implementation may write. Both ends
+ * use them: the harness checks each reply line against them, a protocol server checks each request
+ * (docs/protocol.md is the prose version). Schemas only: reading lines, limits and timeouts belong
+ * to whoever holds the pipe.
+ *
+ * Schemas that accept a reply keep no copy of it: callers validate with them and keep the value
+ * they parsed, so that no field is dropped on the way (zod's `record` skips a key named
+ * `__proto__`, which an implementation may well send).
+ */
+import { z } from 'zod';
+import { REJECTION_CODES } from './types.ts';
+
+/** The protocol version this contract describes, sent in `hello` and expected back. */
+export const PROTOCOL_VERSION = 'jobcheck/1' as const;
+
+/** Message types the protocol reserves for itself; a command may not use them. */
+export const PROTOCOL_MESSAGE_TYPES = ['hello', 'snapshot', 'restore'] as const;
+
+/** Codes an implementation may use to refuse `hello`, `snapshot` or `restore` (commands use the contract's codes). */
+export const PROTOCOL_REJECTION_CODES = ['invalid_argument', 'unsupported_protocol', 'invalid_config', 'invalid_snapshot'] as const;
+/** One of PROTOCOL_REJECTION_CODES. */
+export type ProtocolRejectionCode = (typeof PROTOCOL_REJECTION_CODES)[number];
+
+/** Dead reasons a `fail` reply can give: the others (`deadline`, `lease_expired`) come only from the clock. */
+export const FAIL_DEAD_REASONS = ['permanent', 'attempts_exhausted', 'no_time_for_retry'] as const;
+
+const text = z.string().min(1, 'must be a non-empty string');
+const int = z.int();
+const time = z.int().min(0, 'must be >= 0');
+const positive = z.int().min(1, 'must be >= 1');
+const plainObject = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be an object');
+
+/** `hello` as a request: exactly these three fields (the protocol and config are checked next, in that order). */
+export const helloRequestSchema = z.strictObject({ type: z.literal('hello'), protocol: z.unknown(), config: z.unknown() });
+/** `snapshot` as a request. */
+export const snapshotRequestSchema = z.strictObject({ type: z.literal('snapshot') });
+/** `restore` as a request: the snapshot itself is checked by the store (`invalid_snapshot`). */
+export const restoreRequestSchema = z.strictObject({ type: z.literal('restore'), snapshot: z.unknown() });
+
+/** A refused command: one of the contract's codes. */
+export const rejectionSchema = z.strictObject({ ok: z.literal(false), code: z.enum(REJECTION_CODES as [string, ...string[]]), message: z.string() });
+const payloadSchema = z.strictObject({ account: text, key: text, amount: int, deadline: time });
+const deliverySchema = z.strictObject({ id: text, token: positive, attempt: positive, leaseUntil: time, payload: payloadSchema });
+
+/** Success replies by command type; a success is dispatched on `type` so that errors name the right field. */
+export const successSchemas = {
+  submit: z.strictObject({ ok: z.literal(true), type: z.literal('submit'), id: text, seq: positive, duplicate: z.boolean() }),
+  claim: z.strictObject({ ok: z.literal(true), type: z.literal('claim'), job: deliverySchema.nullable() }),
+  commit: z.strictObject({ ok: z.literal(true), type: z.literal('commit'), id: text, applied: z.boolean(), balance: int }),
+  ack: z.strictObject({ ok: z.literal(true), type: z.literal('ack'), id: text }),
+  fail: z.discriminatedUnion('status', [
+    z.strictObject({ ok: z.literal(true), type: z.literal('fail'), id: text, status: z.literal('waiting'), notBefore: time }),
+    z.strictObject({ ok: z.literal(true), type: z.literal('fail'), id: text, status: z.literal('dead'), reason: z.enum(FAIL_DEAD_REASONS) }),
+  ]),
+  tick: z.strictObject({ ok: z.literal(true), type: z.literal('tick'), clock: time }),
+} as const;
+
+/** Reply to `hello`. */
+export const helloReplySchema = z.strictObject({
+  ok: z.literal(true),
+  type: z.literal('hello'),
+  protocol: z.literal(PROTOCOL_VERSION),
+  implementation: text,
+});
+/** Reply to `snapshot`: the snapshot itself is compared field by field by the harness, so only its being an object is checked. */
+export const snapshotReplySchema = z.strictObject({ ok: z.literal(true), type: z.literal('snapshot'), snapshot: plainObject });
+/** Reply to `restore`. */
+export const restoreReplySchema = z.strictObject({ ok: z.literal(true), type: z.literal('restore') });
+/** A refusal of `hello`, `snapshot` or `restore`; `path` may name the bad field of a config or snapshot. */
+export const protocolRejectionSchema = z.strictObject({
+  ok: z.literal(false),
+  code: z.enum(PROTOCOL_REJECTION_CODES),
+  message: z.string(),
+  path: z.string().optional(),
+});
