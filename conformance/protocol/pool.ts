@@ -27,6 +27,8 @@ export class ProcessPool {
   private closed = false;
   /** Processes started so far. */
   started = 0;
+  /** How the processes the pool ended went: by themselves once stdin closed, or only after a signal. */
+  readonly endings: Record<PeerEnding, number> = { exited: 0, SIGTERM: 0, SIGKILL: 0 };
 
   constructor(
     readonly command: string,
@@ -61,7 +63,7 @@ export class ProcessPool {
   /** Ends one process of the pool; says how it ended. */
   async end(peer: Peer): Promise<PeerEnding> {
     const ending = await peer.end();
-    this.all.delete(peer);
+    if (this.all.delete(peer)) this.endings[ending] += 1;
     return ending;
   }
 

@@ -4,7 +4,9 @@ import { runLockstep } from '../lockstep.ts';
 import { ProcessAdapter, encodeCommand, processAdapterFactory } from './processAdapter.ts';
 import { ProcessError } from './processError.ts';
 import type { ProcessErrorCode } from './processError.ts';
-import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { LineSplitter, decodeStrictUtf8, firstInvalidUtf8 } from './lineSplitter.ts';
 
 const FAKE = fileURLToPath(new URL('./fakePeer.mjs', import.meta.url));
 const fake = (mode: string): string => `'${process.execPath}' '${FAKE}' ${mode}`;
@@ -154,5 +156,74 @@ describe('process reuse and restarts', () => {
     } finally {
       await factory.close();
     }
+  });
+});
+
+describe('containment: process groups, and endings that cost a correct implementation nothing', () => {
+  const PEER = fileURLToPath(new URL('./hostile/peer.py', import.meta.url));
+  /** Processes whose environment carries `tag`. */
+  const tagged = (tag: string): number =>
+    readdirSync('/proc').filter((e) => {
+      try {
+        return /^\d+$/.test(e) && readFileSync(`/proc/${e}/environ`, 'latin1').includes(tag);
+      } catch {
+        return false;
+      }
+    }).length;
+
+  it('restarts a correct implementation with a background helper: every old process exits by itself, and the helper dies with its group', async () => {
+    const tag = `JOBCHECK_TEST_TAG=${randomUUID()}`;
+    const [key, value] = tag.split('=') as [string, string];
+    const factory = processAdapterFactory(`sleep 300 & python3 -S '${PEER}' correct`, { env: { ...process.env, [key]: value } });
+    try {
+      const adapter = await factory(config);
+      for (let i = 0; i < 4; i++) await adapter.restart();
+      await adapter.close();
+    } finally {
+      await factory.close();
+    }
+    expect(factory.endings).toEqual({ exited: 6, SIGTERM: 0, SIGKILL: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tagged(value)).toBe(0);
+  });
+
+  it('fails a restart with exit_timeout when the old process ignores the end of stdin and SIGTERM, and still ends it', async () => {
+    const tag = `JOBCHECK_TEST_TAG=${randomUUID()}`;
+    const [key, value] = tag.split('=') as [string, string];
+    const factory = processAdapterFactory(`python3 -S '${PEER}' ignore-term`, { env: { ...process.env, [key]: value }, endGraceMs: 200 });
+    try {
+      const adapter = await factory(config);
+      const error = await processError(() => adapter.restart());
+      expect(error.code).toBe('exit_timeout');
+      await adapter.close();
+    } finally {
+      await factory.close();
+    }
+    expect(factory.endings.SIGTERM + factory.endings.SIGKILL).toBeGreaterThanOrEqual(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tagged(value)).toBe(0);
+  });
+});
+
+describe('reading lines within bounds', () => {
+  it('splits lines across chunks, keeps at most the bound of a long line, and reports the overflow once, before the newline', () => {
+    const lines: { head: string; bytes: number }[] = [];
+    const overflows: number[] = [];
+    const s = new LineSplitter(4, { line: (l) => lines.push({ head: l.head.toString(), bytes: l.bytes }), overflow: (n) => overflows.push(n) });
+    s.push(Buffer.from('ab\ncd'));
+    s.push(Buffer.from('efgh'));
+    expect(overflows).toEqual([6]);
+    s.push(Buffer.from('ij\nk'));
+    s.end();
+    expect(lines).toEqual([{ head: 'ab', bytes: 2 }, { head: 'cdef', bytes: 8 }, { head: 'k', bytes: 1 }]);
+  });
+
+  it('finds the first byte that does not begin a valid UTF-8 sequence', () => {
+    expect(firstInvalidUtf8(Buffer.from('héllo ✓ 𝄞'))).toBe(Buffer.byteLength('héllo ✓ 𝄞'));
+    expect(firstInvalidUtf8(Buffer.from([0x61, 0xff]))).toBe(1);
+    expect(firstInvalidUtf8(Buffer.from([0x61, 0xc0, 0xaf]))).toBe(1); // overlong
+    expect(firstInvalidUtf8(Buffer.from([0xed, 0xa0, 0x80]))).toBe(0); // a surrogate
+    expect(firstInvalidUtf8(Buffer.from([0xe2, 0x9c]))).toBe(0); // cut short
+    expect(decodeStrictUtf8(Buffer.from([0x7b, 0xff]))).toEqual({ ok: false, offset: 1 });
   });
 });

@@ -21,7 +21,7 @@ import {
 import type { Adapter, AdapterFactory } from '../adapter.ts';
 import type { Budget } from '../budget.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS } from './limits.ts';
-import type { Peer } from './peer.ts';
+import type { Peer, PeerEnding } from './peer.ts';
 import { ProcessPool } from './pool.ts';
 import type { PoolOptions } from './pool.ts';
 import { ProcessError } from './processError.ts';
@@ -186,6 +186,8 @@ export interface ProcessAdapterFactory extends AdapterFactory {
   close(): Promise<void>;
   /** Processes started so far (restarts, plus stores that found no idle process). */
   readonly processesStarted: number;
+  /** How the processes ended so far went (a correct implementation exits by itself when its stdin closes). */
+  readonly endings: Readonly<Record<PeerEnding, number>>;
 }
 
 /** A factory that runs `command` for each fresh store, reusing processes as pool.ts describes. */
@@ -195,5 +197,6 @@ export function processAdapterFactory(command: string, options: ProcessAdapterOp
   return Object.defineProperties(factory, {
     close: { value: () => pool.close() },
     processesStarted: { get: () => pool.started },
+    endings: { get: () => ({ ...pool.endings }) },
   }) as ProcessAdapterFactory;
 }
