@@ -7,11 +7,14 @@
 export type { Adapter, AdapterFactory } from './adapter.ts';
 export type { JobStoreClass } from './adapters/jobStore.ts';
 export { JobStoreAdapter, jobStoreFactory } from './adapters/jobStore.ts';
-export { ModelAdapter, modelFactory } from './adapters/model.ts';
+export { ModelAdapter, modelFactory, modelStoreMaker } from './adapters/model.ts';
+export type { AdapterErrorCode, GuardOptions } from './adapters/guarded.ts';
+export { AdapterError, guardedFactory } from './adapters/guarded.ts';
 export type { Scenario } from './arbitraries.ts';
 export { ACCOUNTS, JOB_IDS, KEYS, configArb, scenarioArb, settleTimeArb, symbolicCommandArb, timeArb, tokenArb, workerRefArb } from './arbitraries.ts';
 export type { Artifact, ArtifactStep } from './artifact.ts';
-export { ARTIFACT_FORMAT, parseArtifact, readArtifact, replayArtifact, toArtifact, writeArtifact } from './artifact.ts';
+export { ARTIFACT_FORMAT, MAX_ARTIFACT_BYTES, parseArtifact, readArtifact, replayArtifact, toArtifact, verifyArtifact, writeArtifact } from './artifact.ts';
+export { Budget, TimeLimitReached, isTimeLimit } from './budget.ts';
 export { assertConforms, assertPathsConform } from './assert.ts';
 export type { BrokenVariant } from './broken/index.ts';
 export { BROKEN_VARIANTS, brokenVariant } from './broken/index.ts';
@@ -43,7 +46,8 @@ export type { ConformanceErrorCode } from './errors.ts';
 export { ConformanceError } from './errors.ts';
 export type { LifecyclePath, PathEvent, Walk } from './lifecyclePaths.ts';
 export { PATH_CONFIG, PATH_DEADLINE, PATH_TRAVERSAL_LIMIT, abstractState, lifecyclePaths, walkSize } from './lifecyclePaths.ts';
-export type { Divergence, LockstepResult, LockstepStep, RunInput } from './lockstep.ts';
+export { jsonValueProblem } from './jsonValue.ts';
+export type { Divergence, LockstepOptions, LockstepResult, LockstepStep, RunInput } from './lockstep.ts';
 export { aliasDifference, runLockstep } from './lockstep.ts';
 export type { PathOutcome, PathSuiteOptions, PathSuiteResult } from './pathSuite.ts';
 export { runPathSuite } from './pathSuite.ts';
@@ -51,6 +55,7 @@ export type { StoryContext } from './story.ts';
 export { describeCommand, describeConfig, describeReply, renderStory } from './story.ts';
 export type { ResolveMemory, ResubmitChange, ScriptStep, SymbolicCommand, TimeRef, TokenRef, WorkerRef } from './symbolic.ts';
 export { MALFORMED_VARIANTS, WORKERS, describeSymbolic, newResolveMemory, resolveCommand, resolveTime } from './symbolic.ts';
+// The process adapter of the protocol has its own index (conformance/protocol/index.ts).
 // Not exported here: the broken variants' classes (reach them through BROKEN_VARIANTS, or import
 // conformance/broken/index.ts to subclass further), and the coverage command's entry point
 // (conformance/coverageMain.ts, a script, not a library).
