@@ -118,7 +118,7 @@ async function checkFixture(fixture: Fixture, factory: AdapterFactory): Promise<
   return { fixture, result, durationMs: performance.now() - started };
 }
 
-/** The shortest of the failures found (campaign, paths, fixtures); ties go to the campaign, whose story is shrunk. Pure. */
+/** The shortest of the failures found (campaign, paths, fixtures) with at least one step; ties go to the campaign, whose story is shrunk. Pure. */
 function shortestFailure(fixtures: readonly FixtureOutcome[], paths: PathSuiteResult, campaign: CampaignResult): CheckFailure | null {
   const candidates: CheckFailure[] = [];
   if (campaign.counterexample !== null) {
@@ -131,8 +131,11 @@ function shortestFailure(fixtures: readonly FixtureOutcome[], paths: PathSuiteRe
       candidates.push({ source: 'fixture', name: f.fixture.name, steps, fixture: f });
     }
   }
+  // A failure before the first step (a store that could not even be started) cannot be replayed
+  // and shows less than any story with a step: it is shown only when it is the only kind found.
+  const rank = (f: CheckFailure): number => (f.steps === 0 ? Number.POSITIVE_INFINITY : f.steps);
   let best: CheckFailure | null = null;
-  for (const c of candidates) if (best === null || c.steps < best.steps) best = c;
+  for (const c of candidates) if (best === null || rank(c) < rank(best)) best = c;
   return best;
 }
 

@@ -49,15 +49,15 @@ export class ProcessPool {
     return peer;
   }
 
-  /** A process for a new store: an idle one (the hello will reset it) or a fresh one. */
-  any(): Peer {
+  /** A process for a new store: an idle one (the hello will reset it) or a fresh one; says which. */
+  any(): { readonly peer: Peer; readonly reused: boolean } {
     if (this.options.reuse !== false) {
       for (let peer = this.idle.pop(); peer !== undefined; peer = this.idle.pop()) {
-        if (peer.healthy) return peer;
+        if (peer.healthy) return { peer, reused: true };
         void this.end(peer);
       }
     }
-    return this.fresh();
+    return { peer: this.fresh(), reused: false };
   }
 
   /** Ends one process of the pool; says how it ended. */

@@ -63,8 +63,13 @@ export function encodeCommand(command: unknown, shellCommand: string): string {
   }
 }
 
-/** Says hello on a peer; returns the implementation's name or throws (after ending the peer). */
-async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions): Promise<string> {
+/**
+ * Says hello on a peer; returns the implementation's name or throws (after ending the peer). On a
+ * `reused` peer, a reply that is neither a hello reply nor a refusal is a line the implementation
+ * wrote after the last reply to its previous store, read in place of the hello reply: a
+ * `protocol_error` of the implementation, not a failed handshake.
+ */
+async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions, reused = false): Promise<string> {
   const line = JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, config });
   let reply: string;
   try {
@@ -80,6 +85,9 @@ async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions)
   if (checked.ok) return checked.value.implementation;
   await peer.kill();
   const refusal = json.ok ? checkShape(protocolRejectionSchema, json.value) : undefined;
+  if (reused && refusal?.ok !== true) {
+    throw peer.error('protocol_error', `a process reused for a new store answered hello with a line that is not a hello reply (${checked.problem}): a line nobody asked for, written after its last reply to the previous store`, reply);
+  }
   const problem = refusal?.ok === true ? `hello refused (${refusal.value.code}: ${refusal.value.message})` : `the reply to hello is ${checked.problem}`;
   throw peer.error('handshake_failed', problem, reply);
 }
@@ -118,8 +126,8 @@ export class ProcessAdapter implements Adapter {
 
   /** An adapter on a process of the pool. Throws ProcessError. */
   static async open(pool: ProcessPool, config: Config, options: ProcessAdapterOptions, ownsPool: boolean): Promise<ProcessAdapter> {
-    const peer = pool.any();
-    const implementation = await hello(peer, config, options);
+    const { peer, reused } = pool.any();
+    const implementation = await hello(peer, config, options, reused);
     return new ProcessAdapter(pool, config, options, peer, implementation, ownsPool);
   }
 

@@ -42,8 +42,8 @@ describe.skipIf(python === undefined)('the harness against a hostile implementat
     expect(shown).not.toMatch(/internal error|at .+\.ts:\d+/);
   });
 
-  it('reports the double reply at the step where it happened, never as a start-up failure of 0 steps', () => {
-    const r = runs.get('two-lines') as HostileRun;
+  it.each(['two-lines', 'flood-lines'])('%s: tells the unasked lines at the step where they came, never as a start-up failure of 0 steps', (name) => {
+    const r = runs.get(name) as HostileRun;
     expect(r.stdout).toMatch(/disagrees with the model at step [1-9]\d* of/);
     expect(r.stdout).not.toMatch(/could not be started/);
   });
