@@ -25,7 +25,7 @@ import type { Peer, PeerEnding } from './peer.ts';
 import { ProcessPool } from './pool.ts';
 import type { PoolOptions } from './pool.ts';
 import { ProcessError } from './processError.ts';
-import { checkReply, checkShape, parseJsonLine, snapshotOf } from './replies.ts';
+import { checkReply, checkShape, misplacedReplyHint, parseJsonLine, snapshotOf } from './replies.ts';
 import type { LineResult } from './replies.ts';
 
 /** Options of a process adapter or factory. */
@@ -131,13 +131,14 @@ export class ProcessAdapter implements Adapter {
     return new ProcessAdapter(pool, config, options, peer, implementation, ownsPool);
   }
 
-  private async ask<T>(line: string, check: (value: unknown) => LineResult<T>): Promise<T> {
+  private async ask<T>(line: string, asked: string, check: (value: unknown) => LineResult<T>): Promise<T> {
     if (this.closed) throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: line });
     const reply = await ask(this.peer, line, replyTimeout(this.options), this.options.budget);
     const json = parseJsonLine(reply);
     const checked = json.ok ? check(json.value) : json;
     if (!checked.ok) {
-      const error = this.peer.error('protocol_error', `the reply is ${checked.problem}`, reply);
+      const hint = json.ok ? misplacedReplyHint(asked, json.value) : '';
+      const error = this.peer.error('protocol_error', `the reply is ${checked.problem}${hint}`, reply);
       await this.peer.kill();
       throw error;
     }
@@ -146,12 +147,13 @@ export class ProcessAdapter implements Adapter {
 
   /** Sends one command and returns the implementation's reply, checked for shape. */
   execute(command: unknown): Promise<Reply> {
-    return this.ask(encodeCommand(command, this.pool.command), checkReply);
+    const type = typeof command === 'object' && command !== null ? (command as { type?: unknown }).type : undefined;
+    return this.ask(encodeCommand(command, this.pool.command), typeof type === 'string' ? type : 'command', checkReply);
   }
 
   /** Asks for the canonical snapshot. */
   async snapshot(): Promise<Snapshot> {
-    return snapshotOf(await this.ask('{"type":"snapshot"}', (v) => checkShape(snapshotReplySchema, v)));
+    return snapshotOf(await this.ask('{"type":"snapshot"}', 'snapshot', (v) => checkShape(snapshotReplySchema, v)));
   }
 
   /** Snapshot, end the process, take a never-used one, hello, restore the snapshot (as JSON text) into it. */
@@ -168,7 +170,7 @@ export class ProcessAdapter implements Adapter {
     this.peer = peer;
     await hello(peer, this.config, this.options);
     this.restarts += 1;
-    const restored = await this.ask<RestoreOutcome>(`{"type":"restore","snapshot":${text}}`, (v) => {
+    const restored = await this.ask<RestoreOutcome>(`{"type":"restore","snapshot":${text}}`, 'restore', (v) => {
       const ok = checkShape(restoreReplySchema, v);
       if (ok.ok) return ok;
       const refusal = checkShape(protocolRejectionSchema, v);

@@ -53,11 +53,23 @@ export function checkReply(value: unknown): LineResult<Reply> {
   if (v.ok === false) return checkShape(rejectionSchema, value) as LineResult<Reply>;
   if (v.ok !== true) return { ok: false, problem: `wrong shape: ok: must be true or false (got ${describeValue(v.ok)})` };
   if (typeof v.type !== 'string' || !Object.hasOwn(successSchemas, v.type)) {
-    const hint = v.type === 'snapshot' || v.type === 'hello' || v.type === 'restore' ? ` (a ${v.type} reply where a command's reply was due: was an earlier request answered twice?)` : '';
-    return { ok: false, problem: `wrong shape: type: must be one of ${Object.keys(successSchemas).join(', ')} (got ${describeValue(v.type)})${hint}` };
+    return { ok: false, problem: `wrong shape: type: must be one of ${Object.keys(successSchemas).join(', ')} (got ${describeValue(v.type)})` };
   }
   return checkShape(successSchemas[v.type as keyof typeof successSchemas] as z.ZodType<Reply>, value);
 }
 
 /** The snapshot carried by a snapshot reply, typed for the engine (which compares it field by field). */
 export const snapshotOf = (reply: z.infer<typeof snapshotReplySchema>): Snapshot => reply.snapshot as unknown as Snapshot;
+
+const MESSAGE_TYPES = new Set(['hello', 'snapshot', 'restore', ...Object.keys(successSchemas)]);
+
+/**
+ * A hint for a reply of another request's type (a `tick` reply to a `snapshot` request): such a
+ * reply is almost always a line written unasked, or a second reply to an earlier request, read in
+ * place of the reply that was due. Empty when the reply is of the type asked for. Pure.
+ */
+export function misplacedReplyHint(asked: string, value: unknown): string {
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  if (typeof type !== 'string' || type === asked || !MESSAGE_TYPES.has(type)) return '';
+  return ` (a ${type} reply to a ${asked} request: a line written unasked, or a second reply to an earlier request?)`;
+}
