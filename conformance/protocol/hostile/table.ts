@@ -12,10 +12,12 @@ const python = findPython();
 if (python === undefined) throw new Error('the hostile-peer suite needs python3');
 const out = process.env['JOBCHECK_HOSTILE_FILE'] ?? 'docs/hostile-peers.md';
 const rows: string[] = [];
+let unexpected = 0;
 for (const c of HOSTILE_CASES) {
   const r = await runHostileCase(c, python);
   const shown = `${r.stdout}\n${r.stderr}`;
   const ok = r.exit === c.exit && c.pattern.test(shown) && r.left === 0;
+  if (!ok) unexpected += 1;
   rows.push(`| \`${c.name}\` | ${c.what} | ${c.outcome} | ${r.exit ?? r.signal} | ${(r.wallMs / 1000).toFixed(1)} s | ${Math.round(r.peakKiB / 1024)} MiB | ${r.left} | ${ok ? 'as expected' : '**NOT as expected**'} |`);
   process.stderr.write(`${rows[rows.length - 1]}\n`);
 }
@@ -35,4 +37,5 @@ Machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2
 ${rows.join('\n')}
 `;
 writeFileSync(out, page);
-process.stdout.write(`wrote ${out}\n`);
+process.stdout.write(`wrote ${out}${unexpected === 0 ? '' : `; ${unexpected} case(s) NOT as expected`}\n`);
+process.exitCode = unexpected === 0 ? 0 : 1;
