@@ -93,23 +93,25 @@ export async function runLockstep(
 ): Promise<LockstepResult> {
   const spent = (): boolean => options.budget?.expired === true;
   let model: ModelState = initialState(config);
-  if (spent()) return { adapter: '(factory)', config, steps: [], divergence: null, interrupted: true };
+  const stopped = (name: string, steps: readonly LockstepStep[]): LockstepResult => ({ adapter: name, config, steps, divergence: null, interrupted: true });
+  if (spent()) return stopped('(factory)', []);
   let adapter: Adapter;
   try {
     adapter = await factory(config);
   } catch (e) {
-    if (isTimeLimit(e)) return { adapter: '(factory)', config, steps: [], divergence: null, interrupted: true };
+    if (isTimeLimit(e)) return stopped('(factory)', []);
     const divergence: Divergence = { step: 0, kind: 'impl_error', error: `could not create the implementation: ${errorText(e)}` };
     return { adapter: '(factory)', config, steps: [], divergence };
   }
   const steps: LockstepStep[] = [];
   const memory = newResolveMemory();
-  const interrupted = (): LockstepResult => ({ adapter: adapter.name, config, steps: steps.slice(0, -1), divergence: null, interrupted: true });
+  // A step the time limit cut short is dropped: it did not run to the end on both sides.
+  const interrupted = (): LockstepResult => stopped(adapter.name, steps.slice(0, -1));
   try {
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i];
       if (input === undefined) continue;
-      if (spent()) return { adapter: adapter.name, config, steps, divergence: null, interrupted: true };
+      if (spent()) return stopped(adapter.name, steps);
       const index = i + 1;
       const action = isSymbolic(input) ? resolveCommand(model, memory, input) : input;
       const symbolic = isSymbolic(input) ? { symbolic: input } : {};
@@ -177,7 +179,7 @@ export async function runLockstep(
     const last = steps[steps.length - 1];
     if (last !== undefined) {
       const alias = await aliasDifference(adapter, last.modelSnapshot);
-      if (alias === 'time_limit') return { adapter: adapter.name, config, steps, divergence: null, interrupted: true };
+      if (alias === 'time_limit') return stopped(adapter.name, steps);
       if (alias !== undefined) return { adapter: adapter.name, config, steps, divergence: { step: last.index, ...alias } };
     }
     return { adapter: adapter.name, config, steps, divergence: null };

@@ -33,4 +33,4 @@ export type { JobcheckErrorCode } from './errors.ts';
 export { JobcheckError } from './errors.ts';
 export type { ParsedCommand } from './schema.ts';
 export { CLIPPED, clipText, describeValue, jsonDepth, jsonExcerpt } from './describe.ts';
-export { configSchema, ownValue, parseCommand, parseConfig, parseSnapshot, snapshotSchema } from './schema.ts';
+export { configSchema, describeIssue, ownValue, parseCommand, parseConfig, parseSnapshot, snapshotSchema } from './schema.ts';

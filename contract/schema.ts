@@ -66,13 +66,20 @@ const commandSchemas = {
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let cur: unknown = input;
   for (const key of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, key)) return undefined;
     cur = (cur as Record<PropertyKey, unknown>)[key];
   }
   return cur;
 }
 
-function firstIssue(error: z.ZodError, input: unknown): { path: string; message: string } {
+/**
+ * The first issue of a zod error as `{path, message}`: the dotted path of the bad field and a
+ * sentence naming it and the value it got (`worker: must be a non-empty string (got "")`), an
+ * unknown field as `x: unknown field`, a missing one as `x: is required`. `root` names the value
+ * itself when the path is empty. Used for every input from outside (commands, configs, snapshots,
+ * protocol requests and replies), so all of them are described alike. Pure.
+ */
+export function describeIssue(error: z.ZodError, input: unknown, root = 'value'): { path: string; message: string } {
   const issue = error.issues[0];
   if (issue === undefined) return { path: '', message: 'invalid' };
   if (issue.code === 'unrecognized_keys') {
@@ -81,8 +88,9 @@ function firstIssue(error: z.ZodError, input: unknown): { path: string; message:
     return { path, message: `${path}: unknown field` };
   }
   const path = issue.path.map(String).join('.');
-  const got = describeValue(valueAt(input, issue.path));
-  return { path, message: `${path === '' ? 'value' : path}: ${issue.message} (got ${got})` };
+  const where = path === '' ? root : path;
+  if (issue.code === 'invalid_type' && issue.expected === 'nonoptional') return { path, message: `${where}: is required` };
+  return { path, message: `${where}: ${issue.message} (got ${describeValue(valueAt(input, issue.path))})` };
 }
 
 /** Outcome of parsing a command: the typed command, or the `invalid_argument` rejection to reply with. */
@@ -102,7 +110,7 @@ export function parseCommand(input: unknown): ParsedCommand {
   }
   const schema = commandSchemas[type as keyof typeof commandSchemas];
   const result = schema.safeParse(input);
-  if (!result.success) return reject(firstIssue(result.error, input).message);
+  if (!result.success) return reject(describeIssue(result.error, input).message);
   return { ok: true, command: result.data as Command };
 }
 
@@ -114,7 +122,7 @@ function reject(message: string): ParsedCommand {
 export function parseConfig(input: unknown): Config {
   const result = configSchema.safeParse(input);
   if (!result.success) {
-    const { path, message } = firstIssue(result.error, input);
+    const { path, message } = describeIssue(result.error, input);
     throw new JobcheckError('invalid_config', path, `invalid config: ${message}`);
   }
   return result.data;
@@ -275,7 +283,7 @@ export const snapshotSchema = z
 export function parseSnapshot(input: unknown): Snapshot {
   const result = snapshotSchema.safeParse(input);
   if (!result.success) {
-    const { path, message } = firstIssue(result.error, input);
+    const { path, message } = describeIssue(result.error, input);
     throw new JobcheckError('invalid_snapshot', path, `invalid snapshot: ${message}`);
   }
   return result.data as Snapshot;

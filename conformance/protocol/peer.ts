@@ -277,7 +277,7 @@ export class Peer {
         }
       }
     }
-    if (!(await within(this.done, this.graceMs + PIPE_DRAIN_MS))) this.finish();
+    await this.settle();
     return ending;
   }
 
@@ -286,10 +286,15 @@ export class Peer {
     return this.graceMs;
   }
 
+  /** Waits for the process to be done (exit, then pipes closed), giving up after a grace period: never hangs. */
+  private async settle(): Promise<void> {
+    if (!(await within(this.done, this.graceMs + PIPE_DRAIN_MS))) this.finish();
+  }
+
   /** Kills the group at once (no grace) and stops reading it: for a peer that already failed. */
   async kill(): Promise<void> {
     if (this.failure === undefined) this.failure = new ProcessError('closed', 'the process was killed by the harness', this.details());
     this.killGroup('SIGKILL');
-    if (!(await within(this.done, this.graceMs + PIPE_DRAIN_MS))) this.finish();
+    await this.settle();
   }
 }

@@ -5,7 +5,8 @@ import { ProcessAdapter, encodeCommand, processAdapterFactory } from './processA
 import { ProcessError } from './processError.ts';
 import type { ProcessErrorCode } from './processError.ts';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { taggedProcesses } from './hostile/cases.ts';
 import { LineSplitter, decodeStrictUtf8, firstInvalidUtf8 } from './lineSplitter.ts';
 
 const FAKE = fileURLToPath(new URL('./fakePeer.mjs', import.meta.url));
@@ -161,16 +162,6 @@ describe('process reuse and restarts', () => {
 
 describe('containment: process groups, and endings that cost a correct implementation nothing', () => {
   const PEER = fileURLToPath(new URL('./hostile/peer.py', import.meta.url));
-  /** Processes whose environment carries `tag`. */
-  const tagged = (tag: string): number =>
-    readdirSync('/proc').filter((e) => {
-      try {
-        return /^\d+$/.test(e) && readFileSync(`/proc/${e}/environ`, 'latin1').includes(tag);
-      } catch {
-        return false;
-      }
-    }).length;
-
   it('restarts a correct implementation with a background helper: every old process exits by itself, and the helper dies with its group', async () => {
     const tag = `JOBCHECK_TEST_TAG=${randomUUID()}`;
     const [key, value] = tag.split('=') as [string, string];
@@ -184,7 +175,7 @@ describe('containment: process groups, and endings that cost a correct implement
     }
     expect(factory.endings).toEqual({ exited: 6, SIGTERM: 0, SIGKILL: 0 });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(tagged(value)).toBe(0);
+    expect(taggedProcesses(value)).toEqual([]);
   });
 
   it('fails a restart with exit_timeout when the old process ignores the end of stdin and SIGTERM, and still ends it', async () => {
@@ -201,7 +192,7 @@ describe('containment: process groups, and endings that cost a correct implement
     }
     expect(factory.endings.SIGTERM + factory.endings.SIGKILL).toBeGreaterThanOrEqual(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(tagged(value)).toBe(0);
+    expect(taggedProcesses(value)).toEqual([]);
   });
 });
 

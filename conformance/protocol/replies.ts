@@ -7,24 +7,13 @@
  */
 import type { z } from 'zod';
 import type { Reply, Snapshot } from '../../contract/index.ts';
-import { describeValue } from '../../contract/index.ts';
+import { describeIssue, describeValue, jsonDepth } from '../../contract/index.ts';
 import { rejectionSchema, successSchemas } from '../../contract/protocol.ts';
 import type { snapshotReplySchema } from '../../contract/protocol.ts';
-import { jsonDepth } from '../../contract/index.ts';
 import { MAX_REPLY_DEPTH } from './limits.ts';
 
 /** Result of reading one reply line: the value, or a sentence saying what is wrong with it. */
 export type LineResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
-
-function describeIssues(error: z.ZodError, input: unknown): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return 'wrong shape';
-  if (issue.code === 'unrecognized_keys') return `${[...issue.path, issue.keys[0] ?? ''].map(String).join('.')}: unknown field`;
-  let value: unknown = input;
-  for (const key of issue.path) value = value !== null && typeof value === 'object' && Object.hasOwn(value, key) ? (value as Record<PropertyKey, unknown>)[key] : undefined;
-  const path = issue.path.map(String).join('.');
-  return `${path === '' ? 'reply' : path}: ${issue.message} (got ${describeValue(value)})`;
-}
 
 /** Parses a line as JSON no deeper than MAX_REPLY_DEPTH; pure. */
 export function parseJsonLine(line: string): LineResult<unknown> {
@@ -41,7 +30,7 @@ export function parseJsonLine(line: string): LineResult<unknown> {
 /** Checks a parsed value against a schema and returns the value itself (not the schema's copy); pure. */
 export function checkShape<T>(schema: z.ZodType<T>, value: unknown): LineResult<T> {
   const result = schema.safeParse(value);
-  return result.success ? { ok: true, value: value as T } : { ok: false, problem: `wrong shape: ${describeIssues(result.error, value)}` };
+  return result.success ? { ok: true, value: value as T } : { ok: false, problem: `wrong shape: ${describeIssue(result.error, value, 'reply').message}` };
 }
 
 /** Checks a command reply: a rejection with a contract code, or a success of one of the six command types. Pure. */

@@ -17,7 +17,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
-import { JobcheckError, describeValue, jsonDepth } from '../../contract/index.ts';
+import { JobcheckError, describeIssue, describeValue, jsonDepth } from '../../contract/index.ts';
 import { PROTOCOL_VERSION, helloRequestSchema, restoreRequestSchema, snapshotRequestSchema } from '../../contract/protocol.ts';
 
 /** A store as the server drives it. Methods may be async (a store on a database). */
@@ -49,14 +49,6 @@ const MAX_REQUEST_DEPTH = 64;
 
 const refuse = (code: string, message: string, path?: string): ProtocolReply => ({ ok: false, code, message, ...(path === undefined ? {} : { path }) });
 
-function shapeProblem(error: { issues: readonly { code: string; path: readonly PropertyKey[]; message: string; keys?: readonly string[]; expected?: unknown }[] }): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return 'malformed request';
-  if (issue.code === 'unrecognized_keys') return `${issue.keys?.[0] ?? '?'}: unknown field`;
-  const message = issue.code === 'invalid_type' && issue.expected === 'nonoptional' ? 'is required' : issue.message;
-  return `${issue.path.map(String).join('.') || 'request'}: ${message}`;
-}
-
 async function replace(session: Session, next: ServedStore): Promise<void> {
   const old = session.store;
   session.store = next;
@@ -75,7 +67,7 @@ export async function answerLine(session: Session, line: string, maker: StoreMak
   const type = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as { type?: unknown }).type : undefined;
   if (type === 'hello') {
     const shape = helloRequestSchema.safeParse(message);
-    if (!shape.success) return refuse('invalid_argument', `hello: ${shapeProblem(shape.error)}`);
+    if (!shape.success) return refuse('invalid_argument', `hello: ${describeIssue(shape.error, message, 'request').message}`);
     if (shape.data.protocol !== PROTOCOL_VERSION) {
       return refuse('unsupported_protocol', `protocol: this implementation speaks ${PROTOCOL_VERSION} (got ${describeValue(shape.data.protocol)})`);
     }
@@ -91,12 +83,12 @@ export async function answerLine(session: Session, line: string, maker: StoreMak
   if (store === undefined) return refuse('invalid_argument', `send hello first (got ${describeValue(message)})`);
   if (type === 'snapshot') {
     const shape = snapshotRequestSchema.safeParse(message);
-    if (!shape.success) return refuse('invalid_argument', `snapshot: ${shapeProblem(shape.error)}`);
+    if (!shape.success) return refuse('invalid_argument', `snapshot: ${describeIssue(shape.error, message, 'request').message}`);
     return { ok: true, type: 'snapshot', snapshot: await store.snapshot() };
   }
   if (type === 'restore') {
     const shape = restoreRequestSchema.safeParse(message);
-    if (!shape.success) return refuse('invalid_argument', `restore: ${shapeProblem(shape.error)}`);
+    if (!shape.success) return refuse('invalid_argument', `restore: ${describeIssue(shape.error, message, 'request').message}`);
     try {
       await replace(session, await maker.restore(shape.data.snapshot));
     } catch (error) {

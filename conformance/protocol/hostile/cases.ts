@@ -74,8 +74,8 @@ export interface HostileRun {
   readonly left: number;
 }
 
-/** Every process whose environment carries `tag`. */
-function tagged(tag: string): number[] {
+/** Every process whose environment carries `tag` (processes started for a test carry one, and so do their children). */
+export function taggedProcesses(tag: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -119,7 +119,7 @@ export async function runHostileCase(c: HostileCase, python: string, options: { 
   clearInterval(poll);
   clearTimeout(hard);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const survivors = tagged(value);
+  const survivors = taggedProcesses(value);
   for (const pid of survivors) {
     try {
       process.kill(pid, 'SIGKILL');
