@@ -97,8 +97,11 @@ describe.skipIf(python === undefined)(`the Python example through the protocol${
     const out = await command(['check', '--impl', py('examples/python/jobstore.py'), '--seed', '1', '--runs', '40', '--report', report, '--junit', junit, '--json'], 'npx');
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
-    const result = JSON.parse(out.stdout) as { verdict: string; implementation: string; coverage: { transitions: { hit: number; total: number } } };
-    expect(result).toMatchObject({ verdict: 'agree', implementation: 'python-jobstore' });
+    const result = JSON.parse(out.stdout) as { verdict: string; implementation: string; coverage: { transitions: { hit: number; total: number } }; phases: Record<string, unknown> };
+    expect(result).toMatchObject({ verdict: 'agree', implementation: 'python-jobstore', firstDivergenceMs: null });
+    // Four stores at once; only the fixture stories' two restarts start a process.
+    expect(result.phases).toMatchObject({ parallel: 4, restarts: { cold: 2, warm: expect.any(Number) } });
+    expect((result.phases['restarts'] as { warm: number }).warm).toBeGreaterThan(40);
     expect(result.coverage.transitions.hit).toBe(result.coverage.transitions.total);
     const xml = await readFile(junit, 'utf8');
     expect(xml.match(/<testcase /g)?.length).toBeGreaterThan(50);

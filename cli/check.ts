@@ -12,6 +12,8 @@ import { runCheck as runEngineCheck } from '../conformance/check.ts';
 import type { Coverage } from '../conformance/coverage.ts';
 import type { PathSuiteResult } from '../conformance/pathSuite.ts';
 import type { LockstepResult } from '../conformance/lockstep.ts';
+import { inOrder } from '../conformance/parallel.ts';
+import type { RestartCounts } from '../conformance/protocol/index.ts';
 import { loadFixtures, runFixture } from '../model/fixtures.ts';
 import type { Fixture, FixtureDriver, FixtureResult } from '../model/fixtures.ts';
 
@@ -36,6 +38,31 @@ export interface CheckOptions {
   readonly onProgress?: (progress: CheckProgress) => void;
   /** The check's time budget (`--time-limit`). */
   readonly budget?: Budget;
+  /** Stores checked at once, each on its own implementation (default 1). */
+  readonly parallel?: number;
+  /**
+   * The factory of the path suite's and the campaign's stores, when it differs from `factory`
+   * (which the fixtures use): for a process target, one whose restarts carry the snapshot into
+   * another process of the pool, reset by hello, instead of a newly started one. The fixtures'
+   * restarts stay cold, so every check still sees an old process exit when its stdin closes and
+   * a newly started one restore.
+   */
+  readonly warmFactory?: AdapterFactory;
+  /** Restarts done so far by the target's adapters, when it counts them (a process target). */
+  readonly restarts?: () => RestartCounts;
+}
+
+/** Where the time of a check went. Phases run one after the other; within each, runs may overlap. */
+export interface CheckPhases {
+  readonly fixturesMs: number;
+  readonly pathsMs: number;
+  /** The campaign's generation phase, up to the first failure (and the runs in flight then). */
+  readonly campaignMs: number;
+  readonly shrinkMs: number;
+  /** Restarts over the whole check (a process target only): how many and their summed milliseconds. */
+  readonly restarts: RestartCounts | null;
+  /** Stores checked at once. */
+  readonly parallel: number;
 }
 
 /** One fixture story replayed against the implementation. */
@@ -80,6 +107,9 @@ export interface CheckReport {
   /** The shortest failure story, or null when everything agreed. */
   readonly failure: CheckFailure | null;
   readonly durationMs: number;
+  readonly phases: CheckPhases;
+  /** Milliseconds from the start of the check until the first divergence of any phase ended; null if none. */
+  readonly firstDivergenceMs: number | null;
 }
 
 /**
@@ -144,18 +174,31 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const started = performance.now();
   const progress = options.onProgress ?? (() => undefined);
   const all = loadFixtures();
-  const fixtures: FixtureOutcome[] = [];
-  const fixturesNotRun: string[] = [];
-  for (const fixture of all) {
-    const outcome = options.budget?.expired === true ? undefined : await checkFixture(fixture, options.factory);
-    if (outcome === undefined) fixturesNotRun.push(fixture.name);
-    else fixtures.push(outcome);
-    progress({ phase: 'fixtures', done: fixtures.length + fixturesNotRun.length, total: all.length });
-  }
-  const pathMs: number[] = [];
-  let last = performance.now();
+  const parallel = options.parallel ?? 1;
+  let firstDivergenceMs: number | null = null;
+  const diverged = (): void => {
+    firstDivergenceMs ??= performance.now() - started;
+  };
+  let fixturesDone = 0;
+  const ran = await inOrder(
+    all.length,
+    parallel,
+    async (index) => {
+      const fixture = all[index] as Fixture;
+      const outcome = await checkFixture(fixture, options.factory);
+      if (outcome !== undefined && !outcome.result.ok) diverged();
+      fixturesDone += 1;
+      progress({ phase: 'fixtures', done: fixturesDone, total: all.length });
+      return outcome;
+    },
+    () => options.budget?.expired === true,
+  );
+  const fixtures = ran.filter((o): o is FixtureOutcome => o !== undefined);
+  const fixturesNotRun = all.filter((_, i) => ran[i] === undefined).map((f) => f.name);
+  const fixturesMs = performance.now() - started;
   const engine = await runEngineCheck({
-    factory: options.factory,
+    factory: options.warmFactory ?? options.factory,
+    parallel,
     runs: options.runs,
     seed: options.seed,
     ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }),
@@ -163,10 +206,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     // The campaign runs even after a failing path: its shrunk story is often the shortest.
     campaignAfterPathFailure: true,
-    onPath: (done, total) => {
-      const now = performance.now();
-      pathMs.push(now - last);
-      last = now;
+    onPath: (done, total, outcome) => {
+      if (outcome.result.divergence !== null) diverged();
       progress({ phase: 'paths', done, total });
     },
     onProgress: (p: CampaignProgress) =>
@@ -183,10 +224,19 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     fixtures,
     fixturesNotRun,
     paths: engine.pathSuite,
-    pathMs,
+    pathMs: engine.pathSuite.outcomes.map((o) => o.durationMs),
     campaign,
     coverage: engine.coverage,
     failure,
     durationMs: performance.now() - started,
+    phases: {
+      fixturesMs,
+      pathsMs: engine.pathsMs,
+      campaignMs: campaign.durationMs - campaign.shrinkMs,
+      shrinkMs: campaign.shrinkMs,
+      restarts: options.restarts?.() ?? null,
+      parallel,
+    },
+    firstDivergenceMs: campaign.firstFailureMs !== null && firstDivergenceMs === null ? fixturesMs + engine.pathsMs + campaign.firstFailureMs : firstDivergenceMs,
   };
 }

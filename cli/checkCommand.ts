@@ -15,7 +15,8 @@ import { checkJson, renderCheckText, writeReportFiles } from './checkOutput.ts';
 import type { CheckContext } from './checkOutput.ts';
 import { checkJunit } from './junit.ts';
 import { progressLine } from './progress.ts';
-import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
+import { DEFAULT_PROCESS_PARALLEL, TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
+import { MAX_PARALLEL } from '../conformance/parallel.ts';
 
 /** Default number of random runs. */
 export const DEFAULT_RUNS = 300;
@@ -45,6 +46,8 @@ Options:
   --seed <n>           seed of the random campaign (default: random; printed, so a run can be repeated)
   --path <path>        with --seed: run only the campaign's counterexample at this fast-check path
   --max-commands <n>   most commands per random run (default 40)
+  --parallel <n>       stores checked at once, each on its own implementation (default ${DEFAULT_PROCESS_PARALLEL} for
+                       --impl, 1 otherwise; at most ${MAX_PARALLEL}); the verdict and the story do not depend on it
   --report <dir>       where to write failure.json and coverage.{json,md,html} (default ${DEFAULT_REPORT_DIR})
   --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
   --json               print the result as JSON instead of text
@@ -63,6 +66,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
     junit: { type: 'string' },
     json: { type: 'boolean' },
     'time-limit': { type: 'string' },
+    parallel: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   }, false);
   if (values.help === true) {
@@ -76,13 +80,14 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   const maxCommands = values['max-commands'] === undefined ? undefined : intFlag('check', 'max-commands', values['max-commands'], 40, 1);
   const timeout = values.timeout === undefined ? undefined : intFlag('check', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
   const timeLimitMs = durationFlag('check', 'time-limit', values['time-limit'], DEFAULT_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
+  const parallel = values.parallel === undefined ? undefined : intFlag('check', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
   const dir = values.report ?? DEFAULT_REPORT_DIR;
   const junit = values.junit;
   // Every destination is checked before any work, so that a bad one costs nothing.
   await prepareReportDir('check', dir);
   if (junit !== undefined) await prepareOutputFile('check', 'the JUnit file', junit);
   const budget = new Budget(timeLimitMs);
-  const target = await resolveTarget('check', { ...values, timeout, budget }, io);
+  const target = await resolveTarget('check', { ...values, timeout, budget, parallel }, io);
   try {
     const implementation = await preflight(target, PATH_CONFIG);
     const progress = progressLine(io.isTTY);
@@ -91,6 +96,9 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       runs,
       seed,
       budget,
+      parallel: target.parallel,
+      ...(target.warmFactory === undefined ? {} : { warmFactory: target.warmFactory }),
+      ...(target.restarts === undefined ? {} : { restarts: target.restarts }),
       ...(maxCommands === undefined ? {} : { maxCommands }),
       ...(values.path === undefined ? {} : { path: values.path }),
       onProgress: (p) => progress.update(p),

@@ -110,6 +110,15 @@ export const implementationName = (ctx: CheckContext): string => (ctx.implementa
 
 const notRunNote = (n: number): string => (n === 0 ? '' : `; ${n} not run (time limit)`);
 
+/** Where the time went: each phase, the restarts, how many stores at once. Pure. */
+export function phasesLine(report: CheckReport): string {
+  const p = report.phases;
+  const r = p.restarts;
+  // Counts of restarts vary with the parallel runs under way at a failure: they are in --json only.
+  const restarts = r === null ? '' : `; restarts ${seconds(r.coldMs)} cold, ${seconds(r.warmMs)} warm`;
+  return `fixtures ${seconds(p.fixturesMs)}, paths ${seconds(p.pathsMs)}, campaign ${seconds(p.campaignMs)}, shrinking ${seconds(p.shrinkMs)}${restarts}; ${count(p.parallel, 'store')} at once`;
+}
+
 /** The human report of a check: phases, verdict, the failure story, coverage, files. Pure. */
 export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: ReportFiles): string {
   const lines: string[] = [];
@@ -126,6 +135,7 @@ export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: 
   const shrunk = `shrunk from ${count(c.firstFailureLength, 'step')} to ${count(c.counterexample?.steps.length, 'step')} in ${seconds(c.shrinkMs)}${c.stoppedByTimeLimit ? ' (shrinking stopped by the time limit)' : ''}`;
   const found = c.verdict === 'agree' ? 'agree' : c.verdict === 'incomplete' ? `stopped by the time limit after ${c.runs} of ${c.runsPlanned} runs, none diverging` : `diverge after ${count(c.runs, 'run')}, ${shrunk}`;
   lines.push(`  random campaign  ${count(c.runs, 'run')}, ${count(c.commands, 'command')}, seed ${ctx.seed}: ${found}`);
+  lines.push(`  time             ${phasesLine(report)}`);
   lines.push('');
   if (report.verdict === 'incomplete') {
     const limit = ctx.timeLimitMs === undefined ? 'the time limit' : `the time limit (${seconds(ctx.timeLimitMs)})`;
@@ -135,7 +145,8 @@ export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: 
   } else {
     const f = report.failure;
     const from = f.source === 'campaign' ? 'the random campaign' : f.source === 'path' ? `the path "${f.name}"` : `the fixture story "${f.name}"`;
-    lines.push(`verdict: DIVERGE from the model (${seconds(report.durationMs)}); the shortest story (${count(f.steps, 'step')}) comes from ${from}:`);
+    const first = report.firstDivergenceMs === null ? '' : `, first divergence after ${seconds(report.firstDivergenceMs)}`;
+    lines.push(`verdict: DIVERGE from the model (${seconds(report.durationMs)}${first}); the shortest story (${count(f.steps, 'step')}) comes from ${from}:`);
     lines.push('');
     lines.push(renderFailure(f, report, ctx, files));
   }
@@ -160,6 +171,15 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
     ...(ctx.implementation === undefined ? {} : { implementation: clipText(ctx.implementation, 200) }),
     seed: ctx.seed,
     durationMs: Math.round(report.durationMs),
+    firstDivergenceMs: report.firstDivergenceMs === null ? null : Math.round(report.firstDivergenceMs),
+    phases: {
+      fixturesMs: Math.round(report.phases.fixturesMs),
+      pathsMs: Math.round(report.phases.pathsMs),
+      campaignMs: Math.round(report.phases.campaignMs),
+      shrinkMs: Math.round(report.phases.shrinkMs),
+      restarts: report.phases.restarts === null ? null : { ...report.phases.restarts, coldMs: Math.round(report.phases.restarts.coldMs), warmMs: Math.round(report.phases.restarts.warmMs) },
+      parallel: report.phases.parallel,
+    },
     ...(ctx.timeLimitMs === undefined ? {} : { timeLimitMs: ctx.timeLimitMs }),
     fixtures: {
       total: report.fixtures.length + report.fixturesNotRun.length,
@@ -173,6 +193,9 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
       stoppedByTimeLimit: c.stoppedByTimeLimit,
       runs: c.runs,
       commands: c.commands,
+      commandsDiscarded: c.commandsDiscarded,
+      commandsToFirstFailure: c.commandsToFirstFailure,
+      firstFailureMs: c.firstFailureMs === null ? null : Math.round(c.firstFailureMs),
       path: c.path,
       firstFailureLength: c.firstFailureLength,
       storyLength: c.counterexample?.steps.length ?? null,

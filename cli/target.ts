@@ -14,6 +14,7 @@ import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
 import type { Budget } from '../conformance/budget.ts';
 import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS, ProcessAdapter, processAdapterFactory } from '../conformance/protocol/index.ts';
+import type { RestartCounts } from '../conformance/protocol/index.ts';
 import { SetupError, UsageError } from './args.ts';
 
 /** The flags that choose an implementation, shared by `check` and `replay`. */
@@ -46,6 +47,12 @@ export interface Target {
   /** The flags that select it again, for replay hints (e.g. `--impl "python3 x.py"`). */
   readonly flags: string;
   readonly factory: AdapterFactory;
+  /** The factory for the path suite and campaigns, when it differs (a process target: warm restarts, see cli/check.ts). */
+  readonly warmFactory?: AdapterFactory;
+  /** Stores checked at once unless `--parallel` says otherwise: several for a process, 1 in process. */
+  readonly parallel: number;
+  /** Restarts done so far, cold and warm (a process target). */
+  readonly restarts?: () => RestartCounts;
   /** Releases processes the factory keeps. */
   close(): Promise<void>;
 }
@@ -61,7 +68,18 @@ export interface TargetFlags {
   readonly verbose?: boolean | undefined;
   /** The check's time budget: every wait on the implementation is cut to it. */
   readonly budget?: Budget | undefined;
+  /** `--parallel`, when given. */
+  readonly parallel?: number | undefined;
 }
+
+/**
+ * Stores a process target checks at once by default. The harness and the implementation's
+ * processes share the machine's cores; with four runs in flight, each on its own process, one
+ * side's work overlaps the other's waiting on the pipes (see docs/protocol-bench.md).
+ */
+export const DEFAULT_PROCESS_PARALLEL = 4;
+/** Never-used processes a process target keeps started ahead for cold restarts. */
+const PROCESS_SPARES = 2;
 
 const quote = (s: string): string => (/^[\w./:=@-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
 
@@ -74,12 +92,21 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
     const cmd = flags.impl.trim();
     if (cmd === '') throw new UsageError(`${command}: --impl needs a command, e.g. --impl "python3 examples/python/jobstore.py"`);
     const factory = processAdapterFactory(cmd, {
+      spares: PROCESS_SPARES,
       ...(flags.timeout === undefined ? {} : { replyTimeoutMs: flags.timeout, startTimeoutMs: 2 * flags.timeout }),
       ...(flags.fresh === true ? { reuse: false } : {}),
       ...(flags.verbose === true ? { onStderr: (line: string) => io.stderr.write(`[impl] ${line}\n`) } : {}),
       ...(flags.budget === undefined ? {} : { budget: flags.budget }),
     });
-    return { name: cmd, flags: `--impl ${quote(cmd)}`, factory, close: () => factory.close() };
+    return {
+      name: cmd,
+      flags: `--impl ${quote(cmd)}`,
+      factory,
+      warmFactory: factory.warm,
+      parallel: flags.parallel ?? DEFAULT_PROCESS_PARALLEL,
+      restarts: () => factory.restarts,
+      close: () => factory.close(),
+    };
   }
   if (flags.module !== undefined) {
     const file = resolve(flags.module);
@@ -97,17 +124,17 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
       throw new SetupError(`${command}: module ${flags.module} exports no AdapterFactory (expected a default export or createAdapter)`);
     }
     const guarded = guardedFactory(factory as AdapterFactory, { callTimeoutMs: timeoutMs, ...(flags.budget === undefined ? {} : { budget: flags.budget }) });
-    return { name: flags.module, flags: `--module ${quote(flags.module)}`, factory: guarded, close: () => Promise.resolve() };
+    return { name: flags.module, flags: `--module ${quote(flags.module)}`, factory: guarded, parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
   }
   if (flags.builtin === true) {
-    return { name: 'impl/JobStore', flags: '--builtin', factory: jobStoreFactory(), close: () => Promise.resolve() };
+    return { name: 'impl/JobStore', flags: '--builtin', factory: jobStoreFactory(), parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
   }
   const name = flags.broken ?? '';
   const variant = catalogueVariant(name);
   if (variant === undefined) {
     throw new UsageError(`${command}: no broken variant named ${JSON.stringify(name)} (known: ${CATALOGUE.map((v) => v.name).join(', ')})`);
   }
-  return { name: `broken/${variant.name}`, flags: `--broken ${variant.name}`, factory: variant.factory, close: () => Promise.resolve() };
+  return { name: `broken/${variant.name}`, flags: `--broken ${variant.name}`, factory: variant.factory, parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
 }
 
 /**

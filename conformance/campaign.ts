@@ -14,6 +14,7 @@ import { CoverageRecorder } from './coverage.ts';
 import type { Coverage } from './coverage.ts';
 import { runLockstep } from './lockstep.ts';
 import type { LockstepResult } from './lockstep.ts';
+import { inOrder } from './parallel.ts';
 import { renderStory } from './story.ts';
 
 /** Progress of a campaign, reported after every run. */
@@ -50,6 +51,12 @@ export interface CampaignOptions {
   readonly budget?: Budget;
   /** Called after every run. */
   readonly onProgress?: (progress: CampaignProgress) => void;
+  /**
+   * Runs in flight at once, each on its own implementation (default 1). The outcome does not
+   * depend on it: the failure reported is the one of lowest index, shrunk as a sequential run
+   * would shrink it.
+   */
+  readonly parallel?: number;
 }
 
 /** The outcome of a campaign. */
@@ -73,8 +80,17 @@ export interface CampaignResult {
   readonly runs: number;
   /** Shrinking steps that succeeded. */
   readonly shrinks: number;
-  /** Commands checked, all phases. */
+  /** Commands checked, all phases: of the runs a sequential campaign runs, then of shrinking. */
   readonly commands: number;
+  /**
+   * Commands of parallel runs that were under way when a run of lower index failed: checked, but
+   * not counted in `commands` or coverage, since how many there are depends on timing.
+   */
+  readonly commandsDiscarded: number;
+  /** Commands of the generated runs up to and including the first failing one: what finding it cost. */
+  readonly commandsToFirstFailure: number | null;
+  /** Milliseconds from the start of the campaign until the first failing run ended. */
+  readonly firstFailureMs: number | null;
   readonly durationMs: number;
   /** Milliseconds spent shrinking after the first failure. */
   readonly shrinkMs: number;
@@ -99,71 +115,143 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const configs = options.configs === undefined || options.configs.length === 0 ? undefined : fc.constantFrom(...options.configs);
   const arb = scenarioArb({ ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }), ...(configs === undefined ? {} : { configs }) });
   const recorder = new CoverageRecorder(`campaign seed=${seed}`);
-  let adapter = '(unknown)';
-  let commands = 0;
-  let generated = 0;
-  let shrinkRuns = 0;
-  let firstFailureLength: number | null = null;
-  let firstFailureAt = 0;
-  let lastFailure: LockstepResult | null = null;
-  let interrupted = false;
   const budget = options.budget;
+  const lockstepOptions = budget === undefined ? {} : { budget };
+  let adapter = '(unknown)';
+  // Commands of the runs that count: those a sequential campaign would run, then shrinking's.
+  let commands = 0;
+  // Commands of parallel runs past the first failure, checked but not counted (they vary with timing).
+  let discarded = 0;
+  let underway = 0;
+  let interrupted = false;
   const started = performance.now();
-  const property = fc.asyncProperty(arb, async (scenario: Scenario) => {
-    const result = await runLockstep(scenario.config, scenario.commands, options.factory, budget === undefined ? {} : { budget });
+  const lockstep = async (scenario: Scenario): Promise<LockstepResult> => {
+    const result = await runLockstep(scenario.config, scenario.commands, options.factory, lockstepOptions);
     if (result.adapter !== '(factory)') adapter = result.adapter;
-    commands += result.steps.length;
+    underway += result.steps.length;
+    // Cut short by the time limit: neither a pass nor a failure, and not counted as a run.
     if (result.interrupted === true) {
-      // Cut short by the time limit: neither a pass nor a failure, and not counted as a run.
       interrupted = true;
-      return true;
+      commands += result.steps.length;
     }
-    const shrinking = firstFailureLength !== null;
-    if (shrinking) shrinkRuns += 1;
-    else {
+    return result;
+  };
+
+  // 1. Generation. fast-check's n-th generated value for a seed is the n-th of fc.sample with that
+  //    seed, and `path: "n"` replays it, so the runs can be spread over parallel lanes and the
+  //    first failure (the one of lowest index, as a sequential fc.check would meet it) shrunk after.
+  let firstFailure: { readonly index: number; readonly length: number; readonly result: LockstepResult; readonly at: number } | null = null;
+  let generated = 0;
+  let commandsToFirstFailure: number | null = null;
+  if (options.path === undefined && runs > 0 && (budget?.remainingMs() ?? 1) > 0) {
+    // Generated as needed, in doubling batches (fc.sample's first n values do not depend on how many are asked for).
+    let scenarios: Scenario[] = [];
+    const scenarioAt = (index: number): Scenario => {
+      if (index >= scenarios.length) scenarios = fc.sample(arb, { numRuns: Math.min(runs, Math.max(index + 1, 2 * scenarios.length, 8)), seed });
+      return scenarios[index] as Scenario;
+    };
+    let lowestFailure = Number.POSITIVE_INFINITY;
+    let done = 0;
+    const results = await inOrder(
+      runs,
+      options.parallel ?? 1,
+      async (index) => {
+        const result = await lockstep(scenarioAt(index));
+        if (result.interrupted === true) return undefined;
+        if (result.divergence !== null && index < lowestFailure) lowestFailure = index;
+        done += 1;
+        options.onProgress?.({ phase: 'generate', run: done, runs, commands: underway });
+        return { result, at: performance.now() };
+      },
+      (index) => index > lowestFailure || interrupted || budget?.expired === true,
+    );
+    // Count and cover the runs a sequential campaign would have run: those before the first failure, and it.
+    for (let i = 0; i < results.length; i++) {
+      const r = results[i];
+      if (r === undefined) continue;
+      if (generated < i || firstFailure !== null) {
+        discarded += r.result.steps.length;
+        continue;
+      }
       generated += 1;
-      recorder.recordRun(result);
-    }
-    options.onProgress?.({ phase: shrinking ? 'shrink' : 'generate', run: shrinking ? shrinkRuns : generated, runs, commands });
-    if (result.divergence !== null) {
-      // fast-check's final counterexample is the last value that failed, so this ends up holding it.
-      lastFailure = result;
-      if (firstFailureLength === null) {
-        firstFailureLength = scenario.commands.length;
-        firstFailureAt = performance.now();
+      commands += r.result.steps.length;
+      recorder.recordRun(r.result);
+      if (r.result.divergence !== null) {
+        firstFailure = { index: i, length: scenarios[i]?.commands.length ?? r.result.steps.length, result: r.result, at: r.at };
+        commandsToFirstFailure = commands;
       }
     }
-    return result.divergence === null;
-  });
+  }
+
+  // 2. Shrinking (or the replay of a given path), sequential: each step depends on the last.
+  let shrinkRuns = 0;
+  let replayedLength: number | null = null;
+  let lastFailure: LockstepResult | null = null;
+  let details: fc.RunDetails<[Scenario]> | null = null;
+  const replayPath = options.path ?? (firstFailure === null ? undefined : String(firstFailure.index));
   const remaining = budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
-  const details =
-    remaining <= 0
-      ? null
-      : await fc.check(property, {
-          numRuns: runs,
-          seed,
-          ...(options.path === undefined ? {} : { path: options.path }),
-          ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
-        });
+  if (replayPath !== undefined && remaining > 0) {
+    const replaying = options.path !== undefined;
+    const property = fc.asyncProperty(arb, async (scenario: Scenario) => {
+      const result = await lockstep(scenario);
+      if (result.interrupted === true) return true;
+      commands += result.steps.length;
+      if (replaying && shrinkRuns === 0 && lastFailure === null) {
+        generated += 1;
+        recorder.recordRun(result);
+      } else shrinkRuns += 1;
+      if (replaying && lastFailure === null && result.divergence !== null) {
+        commandsToFirstFailure = result.steps.length;
+        replayedLength = scenario.commands.length;
+      }
+      if (lastFailure !== null || !replaying) options.onProgress?.({ phase: 'shrink', run: shrinkRuns, runs, commands });
+      // fast-check's final counterexample is the last value that failed, so this ends up holding it.
+      if (result.divergence !== null) lastFailure = result;
+      return result.divergence === null;
+    });
+    details = await fc.check(property, {
+      numRuns: 1,
+      seed,
+      path: replayPath,
+      ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
+    });
+    if (details.failed && lastFailure === null && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
+  }
   const ended = performance.now();
   const coverage = recorder.toCoverage();
-  const stoppedByTimeLimit = details === null || details.interrupted || interrupted;
-  const common = { adapter, seed, runs: generated, runsPlanned: runs, stoppedByTimeLimit, commands, durationMs: ended - started, coverage };
-  if (details === null || !details.failed || lastFailure === null) {
-    if (details !== null && details.failed && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
+  const budgetOut = budget !== undefined && budget.remainingMs() <= 0;
+  const cutShort = (firstFailure === null && options.path === undefined && generated < runs) || (replayPath !== undefined && details === null);
+  const stoppedByTimeLimit = interrupted || details?.interrupted === true || (budgetOut && cutShort);
+  const common = {
+    adapter,
+    seed,
+    runs: generated,
+    runsPlanned: runs,
+    stoppedByTimeLimit,
+    commands,
+    commandsDiscarded: discarded,
+    commandsToFirstFailure,
+    durationMs: ended - started,
+    firstFailureMs: firstFailure === null ? (lastFailure === null ? null : ended - started) : firstFailure.at - started,
+    coverage,
+  };
+  const failure: LockstepResult | null = lastFailure ?? firstFailure?.result ?? null;
+  if (failure === null) {
     // A replay of one path is complete once that path ran; otherwise every planned run must have run.
-    const complete = !stoppedByTimeLimit && (options.path !== undefined || generated >= runs);
+    const complete = !stoppedByTimeLimit && (options.path !== undefined ? generated > 0 : generated >= runs);
     return { ...common, verdict: complete ? 'agree' : 'incomplete', path: null, shrinks: 0, shrinkMs: 0, counterexample: null, firstFailureLength: null, story: null };
   }
-  const counterexample: LockstepResult = lastFailure;
+  // A failure that did not fail again when replayed (an implementation that is not deterministic)
+  // is kept as it was generated, unshrunk, with the path that generated it.
+  const path = details !== null && details.failed && details.counterexamplePath !== null ? details.counterexamplePath : (replayPath ?? null);
   return {
     ...common,
     verdict: 'diverge',
-    path: details.counterexamplePath,
-    shrinks: details.numShrinks,
-    shrinkMs: ended - firstFailureAt,
-    counterexample,
-    firstFailureLength,
-    story: renderStory(counterexample, { seed, path: details.counterexamplePath }),
+    path,
+    shrinks: details?.failed === true ? details.numShrinks : 0,
+    shrinkMs: firstFailure === null ? 0 : ended - firstFailure.at,
+    counterexample: failure,
+    firstFailureLength: firstFailure?.length ?? replayedLength,
+    story: renderStory(failure, { seed, path }),
   };
 }

@@ -23,6 +23,8 @@ export interface CheckResult {
   readonly verdict: 'agree' | 'diverge' | 'incomplete';
   readonly adapter: string;
   readonly pathSuite: PathSuiteResult;
+  /** Milliseconds from the start of the check to the end of the path suite. */
+  readonly pathsMs: number;
   /** Null when skipped because a path diverged. */
   readonly campaign: CampaignResult | null;
   /** Path suite and campaign coverage, merged. */
@@ -31,15 +33,18 @@ export interface CheckResult {
 
 /** Runs the path suite and a random campaign against the implementation made by `options.factory`. */
 export async function runCheck(options: CheckOptions): Promise<CheckResult> {
+  const started = performance.now();
   const pathSuite = await runPathSuite({
     factory: options.factory,
     ...(options.onPath === undefined ? {} : { onProgress: options.onPath }),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
   });
+  const pathsMs = performance.now() - started;
   const skip = pathSuite.verdict === 'diverge' && options.campaignAfterPathFailure !== true;
   const campaign = skip ? null : await runCampaign(options);
   const verdicts = [pathSuite.verdict, campaign?.verdict ?? 'agree'];
   const verdict = verdicts.includes('diverge') ? 'diverge' : verdicts.includes('incomplete') ? 'incomplete' : 'agree';
   const coverage = campaign === null ? pathSuite.coverage : mergeCoverage(pathSuite.coverage, campaign.coverage);
-  return { verdict, adapter: pathSuite.adapter, pathSuite, campaign, coverage };
+  return { verdict, adapter: pathSuite.adapter, pathSuite, pathsMs, campaign, coverage };
 }

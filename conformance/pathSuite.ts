@@ -12,12 +12,15 @@ import type { LifecyclePath } from './lifecyclePaths.ts';
 import { runLockstep } from './lockstep.ts';
 import type { LockstepResult } from './lockstep.ts';
 import { transitionOf } from '../model/index.ts';
+import { inOrder } from './parallel.ts';
 import { renderStory } from './story.ts';
 
 /** The outcome of one path. */
 export interface PathOutcome {
   readonly path: LifecyclePath;
   readonly result: LockstepResult;
+  /** Milliseconds the path took, the creation of its store included. */
+  readonly durationMs: number;
 }
 
 /** The outcome of the path suite. */
@@ -50,6 +53,8 @@ export interface PathSuiteOptions {
   readonly onProgress?: (done: number, total: number, outcome: PathOutcome) => void;
   /** The check's time budget: paths not run to the end when it is spent are reported in `notRun`. */
   readonly budget?: Budget;
+  /** Paths run at once, each on its own implementation (default 1); outcomes keep the paths' order. */
+  readonly parallel?: number;
 }
 
 /**
@@ -60,26 +65,27 @@ export interface PathSuiteOptions {
 export async function runPathSuite(options: PathSuiteOptions): Promise<PathSuiteResult> {
   const started = performance.now();
   const paths = options.paths ?? lifecyclePaths();
-  const outcomes: PathOutcome[] = [];
-  const notRun: LifecyclePath[] = [];
   let adapter = '(unknown)';
-  for (const path of paths) {
+  let done = 0;
+  const ran = await inOrder(paths.length, options.parallel ?? 1, async (index) => {
+    const path = paths[index] as LifecyclePath;
+    const pathStarted = performance.now();
     const result = await runLockstep(path.config, path.script, options.factory, options.budget === undefined ? {} : { budget: options.budget });
     if (result.adapter !== '(factory)') adapter = result.adapter;
-    if (result.interrupted === true) {
-      notRun.push(path);
-      continue;
-    }
+    if (result.interrupted === true) return undefined;
     if (result.divergence === null) {
       const taken = result.steps.slice(0, path.walkSteps).flatMap((s) => s.trace.filter((t) => t.job === 'a').map((t) => transitionOf(t).id));
       if (taken.join('\n') !== path.transitions.join('\n')) {
         throw new Error(`path suite: the model took [${taken.join(', ')}] on path "${path.name}", expected [${path.transitions.join(', ')}]`);
       }
     }
-    const outcome = { path, result };
-    outcomes.push(outcome);
-    options.onProgress?.(outcomes.length, paths.length, outcome);
-  }
+    const outcome = { path, result, durationMs: performance.now() - pathStarted };
+    done += 1;
+    options.onProgress?.(done, paths.length, outcome);
+    return outcome;
+  });
+  const outcomes = ran.filter((o): o is PathOutcome => o !== undefined);
+  const notRun = paths.filter((_, i) => ran[i] === undefined);
   const failures = outcomes.filter((o) => o.result.divergence !== null);
   return {
     verdict: failures.length > 0 ? 'diverge' : notRun.length > 0 ? 'incomplete' : 'agree',

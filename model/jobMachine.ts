@@ -74,7 +74,7 @@ export function addTime(a: number, b: number): number {
   return a > TIME_MAX - b ? TIME_MAX : a + b;
 }
 
-/** Stands in for the input of the throw-away actor xstate's pure transition() builds. */
+/** Stands in for the input of the inert actor that pure transitions are given (pureTransition.ts). */
 const PLACEHOLDER: JobInput = {
   id: '',
   payload: { account: '', key: '', amount: 0, deadline: 0 },
@@ -156,8 +156,8 @@ export const jobMachine = setup({
 }).createMachine({
   id: 'job',
   initial: 'ready',
-  // xstate's pure transition() builds a throw-away actor without input; an empty placeholder
-  // keeps that cheap (a thrown error there costs more than the transition itself).
+  // The inert actor of pureTransition.ts (and xstate's own pure transition()) is built without
+  // input; an empty placeholder stands in for it.
   context: ({ input }: { input: JobInput | undefined }) => admittedContext(input ?? PLACEHOLDER),
   states: {
     ready: {

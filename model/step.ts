@@ -1,13 +1,14 @@
 /**
  * The model's public face: a pure step function over store states, plus conversion to and from
- * the canonical snapshot. Built on xstate's pure `transition()`; nothing here mutates its input.
+ * the canonical snapshot. Built on pure transitions of the store machine (pureTransition.ts);
+ * nothing here mutates its input.
  */
-import { transition } from 'xstate';
 import type { SnapshotFrom } from 'xstate';
 import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../contract/index.ts';
 import { jobMachine, policyOf } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
+import { pureTransition } from './pureTransition.ts';
 import { emptyStore, statusOf, storeMachine } from './storeMachine.ts';
 import type { JobSnapshot, JobStep, StoreContext } from './storeMachine.ts';
 
@@ -21,6 +22,8 @@ export interface StepResult {
   /** Job lifecycle transitions taken, clock advance first, in order. */
   readonly trace: readonly JobStep[];
 }
+
+const storeTransition = pureTransition(storeMachine);
 
 function fromContext(context: StoreContext): ModelState {
   return storeMachine.resolveState({ value: 'open', context });
@@ -52,8 +55,8 @@ export function step(state: ModelState, command: unknown): StepResult {
   // once a command is done (leaseTicks, backoffBase >= 1 and deadline > now guarantee it), so an
   // advance to the current clock can change nothing; it is skipped only to save time.
   const skip = cmd.now === state.context.clock;
-  const advanced = skip ? state : transition(storeMachine, state, { type: 'advance', now: cmd.now })[0];
-  const [applied] = transition(storeMachine, advanced, cmd);
+  const advanced = skip ? state : storeTransition(state, { type: 'advance', now: cmd.now });
+  const applied = storeTransition(advanced, cmd);
   const reply = applied.context.reply;
   if (reply === undefined) throw new Error(`model: no reply for ${cmd.type}`);
   const expired = skip ? [] : advanced.context.trace;

@@ -5,12 +5,12 @@
  *
  * It has a single state, `open`; its substance is the ordered, guarded transitions of each command,
  * which read as the contract's decision lists (first matching guard wins). Jobs' own transitions
- * are taken with xstate's pure `transition()` inside `assign`, so the whole store stays a value.
+ * are taken with a pure transition (pureTransition.ts) inside `assign`, so the whole store stays a value.
  *
  * Every command is preceded by an `advance` event (step 2 of the contract), sent by step.ts.
  * This model favours clarity over speed: it scans every job where a real store would use an index.
  */
-import { and, assign, setup, transition } from 'xstate';
+import { and, assign, setup } from 'xstate';
 import type { SnapshotFrom } from 'xstate';
 import type {
   AckCommand,
@@ -28,6 +28,7 @@ import type {
 } from '../contract/index.ts';
 import { admittedJob, jobMachine, policyOf } from './jobMachine.ts';
 import type { JobEvent } from './jobMachine.ts';
+import { pureTransition } from './pureTransition.ts';
 
 /** A job inside the model: a snapshot of its own lifecycle machine. */
 export type JobSnapshot = SnapshotFrom<typeof jobMachine>;
@@ -103,9 +104,11 @@ const samePayload = (job: JobSnapshot, c: SubmitCommand): boolean => {
 
 const rejection = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
 
+const jobTransition = pureTransition(jobMachine);
+
 /** Sends one event to one job, purely, and records the step it took (if it moved or self-looped). */
 function sendToJob(job: JobSnapshot, event: JobEvent): { job: JobSnapshot; step: JobStep | undefined } {
-  const [next] = transition(jobMachine, job, event);
+  const next = jobTransition(job, event);
   const from = statusOf(job);
   const to = statusOf(next);
   // A commit moves nothing but is still a lifecycle transition (running -> running), so it is recorded.
@@ -310,7 +313,7 @@ export const storeMachine = setup({
   },
 }).createMachine({
   id: 'store',
-  // xstate's pure transition() builds a throw-away actor without input: give it an empty store.
+  // The inert actor of pureTransition.ts is built once without input: give it an empty store.
   context: ({ input }: { input: StoreContext | undefined }) => input ?? EMPTY_STORE,
   initial: 'open',
   states: {

@@ -19,7 +19,7 @@ export type { PeerEnding, PeerOptions } from './peer.ts';
 export { Peer, killAllPeers, livingPeers } from './peer.ts';
 export type { PoolOptions } from './pool.ts';
 export { ProcessPool } from './pool.ts';
-export type { ProcessAdapterFactory, ProcessAdapterOptions } from './processAdapter.ts';
+export type { ProcessAdapterFactory, ProcessAdapterOptions, RestartCounts } from './processAdapter.ts';
 export { ProcessAdapter, encodeCommand, processAdapterFactory } from './processAdapter.ts';
 export type { ProcessErrorCode, ProcessErrorDetails } from './processError.ts';
 export { ProcessError, isProcessError } from './processError.ts';

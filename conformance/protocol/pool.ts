@@ -14,6 +14,8 @@ export interface PoolOptions extends PeerOptions {
   readonly reuse?: boolean;
   /** Never-used processes kept started in advance for restarts (default 1). */
   readonly spares?: number;
+  /** Most processes kept idle for reuse (default 4). */
+  readonly maxIdle?: number;
 }
 
 const MAX_IDLE = 4;
@@ -60,6 +62,21 @@ export class ProcessPool {
     return { peer: this.fresh(), reused: false };
   }
 
+  /**
+   * A process other than `current` for a warm restart: an idle one (its hello will reset it) or,
+   * when none is idle or reuse is off, one that has never served a store; says which.
+   */
+  other(current: Peer): { readonly peer: Peer; readonly reused: boolean } {
+    if (this.options.reuse !== false) {
+      const at = this.idle.findIndex((peer) => peer !== current && peer.healthy);
+      if (at >= 0) {
+        const [peer] = this.idle.splice(at, 1);
+        if (peer !== undefined) return { peer, reused: true };
+      }
+    }
+    return { peer: this.fresh(), reused: false };
+  }
+
   /** Ends one process of the pool; says how it ended. */
   async end(peer: Peer): Promise<PeerEnding> {
     const ending = await peer.end();
@@ -69,7 +86,7 @@ export class ProcessPool {
 
   /** Takes back the process of a closed store: kept idle if it may be reused, ended otherwise. */
   async release(peer: Peer): Promise<void> {
-    if (this.options.reuse !== false && !this.closed && peer.healthy && this.idle.length < MAX_IDLE) this.idle.push(peer);
+    if (this.options.reuse !== false && !this.closed && peer.healthy && this.idle.length < (this.options.maxIdle ?? MAX_IDLE)) this.idle.push(peer);
     else await this.end(peer);
   }
 

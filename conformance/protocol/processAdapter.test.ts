@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { findPython, pythonCommand } from '../../examples/python/interpreter.ts';
+import { runCampaign } from '../campaign.ts';
 import { runLockstep } from '../lockstep.ts';
 import { ProcessAdapter, encodeCommand, processAdapterFactory } from './processAdapter.ts';
 import { ProcessError } from './processError.ts';
@@ -217,4 +219,50 @@ describe('reading lines within bounds', () => {
     expect(firstInvalidUtf8(Buffer.from([0xe2, 0x9c]))).toBe(0); // cut short
     expect(decodeStrictUtf8(Buffer.from([0x7b, 0xff]))).toEqual({ ok: false, offset: 1 });
   });
+});
+
+describe('warm restarts: the snapshot crosses into another process of the pool', () => {
+  const python = findPython();
+  it.skipIf(python === undefined)('restore into a process reset by hello, keep the old one for the next store, and start no process for either', async () => {
+    const factory = processAdapterFactory(pythonCommand(python as string, 'examples/python/jobstore.py'), { spares: 0 });
+    try {
+      // Two stores open at once: two processes. Closing the second leaves its process idle.
+      const a = (await factory.warm(config)) as ProcessAdapter;
+      const b = (await factory.warm(config)) as ProcessAdapter;
+      const [first, second] = [a.pid, b.pid];
+      await b.close();
+      expect(factory.processesStarted).toBe(2);
+      await a.execute({ type: 'submit', now: 1, id: 'j1', account: 'acct', key: 'k1', amount: 5, deadline: 50 });
+      const claimed = await a.execute({ type: 'claim', now: 2, worker: 'w1' });
+      const before = await a.snapshot();
+      await a.restart();
+      // The restored process is the idle one, not a new one; the state and the token counter crossed.
+      expect(factory.processesStarted).toBe(2);
+      expect([a.pid, factory.restarts]).toEqual([second, { cold: 0, warm: 1, coldMs: 0, warmMs: expect.any(Number) }]);
+      expect(await a.snapshot()).toEqual(before);
+      expect(await a.execute({ type: 'claim', now: 3, worker: 'w2' })).toMatchObject({ ok: true, job: null });
+      expect(claimed).toMatchObject({ ok: true, job: { id: 'j1', token: 1 } });
+      // The process a left behind serves the next store, reset by its hello.
+      const c = (await factory.warm(config)) as ProcessAdapter;
+      expect([c.pid, factory.processesStarted]).toEqual([first, 2]);
+      expect((await c.snapshot()).jobs).toEqual({});
+      await Promise.all([a.close(), c.close()]);
+    } finally {
+      await factory.close();
+    }
+    expect(factory.endings).toEqual({ exited: 2, SIGTERM: 0, SIGKILL: 0 });
+  });
+
+  it.skipIf(python === undefined)('still catch a restore that resets the token counter, in a campaign whose restarts are all warm', async () => {
+    const factory = processAdapterFactory(pythonCommand(python as string, 'examples/python/broken/restart_resets_tokens.py'));
+    try {
+      const result = await runCampaign({ factory: factory.warm, runs: 100, seed: 1, parallel: 3 });
+      expect(result.verdict).toBe('diverge');
+      expect(result.counterexample?.steps.some((s) => 'restart' in s.action)).toBe(true);
+      expect(factory.restarts.cold).toBe(0);
+      expect(factory.restarts.warm).toBeGreaterThan(0);
+    } finally {
+      await factory.close();
+    }
+  }, 60_000);
 });

@@ -38,6 +38,16 @@ export interface ProcessAdapterOptions extends PoolOptions {
   readonly name?: string;
   /** The check's time budget: every wait is cut to what is left of it (error code `time_limit`). */
   readonly budget?: Budget;
+  /**
+   * How restart() replaces the process. `cold` (default): end it, then restore the snapshot into
+   * a process that has never served a store. `warm`: restore it into another process of the pool,
+   * reset by its hello, and keep the old one for a later store. Both carry the snapshot across a
+   * process boundary as JSON text; only `cold` also shows that the old process exits when its
+   * stdin closes and that a newly started process can restore.
+   */
+  readonly restarts?: 'cold' | 'warm';
+  /** Told of every restart done, with the milliseconds from snapshot to restored. */
+  readonly onRestart?: (kind: 'cold' | 'warm', ms: number) => void;
 }
 
 const replyTimeout = (o: ProcessAdapterOptions): number => o.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
@@ -113,6 +123,11 @@ export class ProcessAdapter implements Adapter {
     this.name = options.name ?? pool.command;
   }
 
+  /** The process id (and process group) of the process now serving the store, for diagnostics. */
+  get pid(): number | undefined {
+    return this.peer.pid;
+  }
+
   /** Starts `command`, says hello with the config, and returns the adapter. Throws ProcessError. */
   static async start(command: string, config: Config, options: ProcessAdapterOptions = {}): Promise<ProcessAdapter> {
     const pool = new ProcessPool(command, { ...options, reuse: false, spares: options.spares ?? 0 });
@@ -156,19 +171,26 @@ export class ProcessAdapter implements Adapter {
     return snapshotOf(await this.ask('{"type":"snapshot"}', 'snapshot', (v) => checkShape(snapshotReplySchema, v)));
   }
 
-  /** Snapshot, end the process, take a never-used one, hello, restore the snapshot (as JSON text) into it. */
+  /** Snapshot, then hello and restore the snapshot (as JSON text) into another process: see `restarts`. */
   async restart(): Promise<void> {
+    const started = performance.now();
     const text = JSON.stringify(await this.snapshot());
     const old = this.peer;
-    const ending = await this.pool.end(old);
-    if (ending !== 'exited') {
-      // The protocol asks a process to exit when its stdin closes; one that must be killed would
-      // otherwise cost every restart the grace periods (and hold whatever it holds meanwhile).
-      throw old.error('exit_timeout', `the process did not exit within ${old.grace} ms of its stdin closing; its process group got ${ending}`);
+    let next: { readonly peer: Peer; readonly reused: boolean };
+    if (this.options.restarts === 'warm') {
+      next = this.pool.other(old);
+      await this.pool.release(old);
+    } else {
+      const ending = await this.pool.end(old);
+      if (ending !== 'exited') {
+        // The protocol asks a process to exit when its stdin closes; one that must be killed would
+        // otherwise cost every restart the grace periods (and hold whatever it holds meanwhile).
+        throw old.error('exit_timeout', `the process did not exit within ${old.grace} ms of its stdin closing; its process group got ${ending}`);
+      }
+      next = { peer: this.pool.fresh(), reused: false };
     }
-    const peer = this.pool.fresh();
-    this.peer = peer;
-    await hello(peer, this.config, this.options);
+    this.peer = next.peer;
+    await hello(next.peer, this.config, this.options, next.reused);
     this.restarts += 1;
     const restored = await this.ask<RestoreOutcome>(`{"type":"restore","snapshot":${text}}`, 'restore', (v) => {
       const ok = checkShape(restoreReplySchema, v);
@@ -179,6 +201,7 @@ export class ProcessAdapter implements Adapter {
     if (!restored.ok) {
       throw this.peer.error('restore_rejected', `the new process refused the snapshot of the old one (${restored.code}: ${restored.message})`);
     }
+    this.options.onRestart?.(this.options.restarts ?? 'cold', performance.now() - started);
   }
 
   /** Gives the process back to the factory's pool (or ends it). Idempotent. */
@@ -194,19 +217,47 @@ export class ProcessAdapter implements Adapter {
 export interface ProcessAdapterFactory extends AdapterFactory {
   /** Ends every process the factory started. Call it when the checking is over. */
   close(): Promise<void>;
+  /** A factory on the same pool whose adapters restart warm (see ProcessAdapterOptions.restarts). */
+  readonly warm: AdapterFactory;
   /** Processes started so far (restarts, plus stores that found no idle process). */
   readonly processesStarted: number;
   /** How the processes ended so far went (a correct implementation exits by itself when its stdin closes). */
   readonly endings: Readonly<Record<PeerEnding, number>>;
+  /** Restarts done so far, cold and warm. */
+  readonly restarts: Readonly<RestartCounts>;
 }
 
-/** A factory that runs `command` for each fresh store, reusing processes as pool.ts describes. */
+/** Restarts of a factory's adapters, and the milliseconds they took from snapshot to restored. */
+export interface RestartCounts {
+  readonly cold: number;
+  readonly warm: number;
+  readonly coldMs: number;
+  readonly warmMs: number;
+}
+
+/**
+ * A factory that runs `command` for each fresh store, reusing processes as pool.ts describes. Its
+ * own adapters restart cold; those of `factory.warm` restart warm (with `reuse: false`, cold too).
+ */
 export function processAdapterFactory(command: string, options: ProcessAdapterOptions = {}): ProcessAdapterFactory {
   const pool = new ProcessPool(command, options);
-  const factory = (config: Config): Promise<Adapter> => ProcessAdapter.open(pool, config, options, false);
+  const counts = { cold: 0, warm: 0, coldMs: 0, warmMs: 0 };
+  const onRestart = (kind: 'cold' | 'warm', ms: number): void => {
+    counts[kind] += 1;
+    counts[kind === 'cold' ? 'coldMs' : 'warmMs'] += ms;
+    options.onRestart?.(kind, ms);
+  };
+  const make = (restarts: 'cold' | 'warm'): AdapterFactory => {
+    const opts = { ...options, restarts, onRestart };
+    return (config: Config): Promise<Adapter> => ProcessAdapter.open(pool, config, opts, false);
+  };
+  const factory = make(options.restarts ?? 'cold');
+  const warm = options.reuse === false ? factory : make('warm');
   return Object.defineProperties(factory, {
     close: { value: () => pool.close() },
+    warm: { value: warm },
     processesStarted: { get: () => pool.started },
     endings: { get: () => ({ ...pool.endings }) },
+    restarts: { get: () => ({ ...counts }) },
   }) as ProcessAdapterFactory;
 }

@@ -1,0 +1,215 @@
+/**
+ * Benchmark of checks over the protocol: `jobcheck check` on the Python example, the harness as it
+ * was (one store at a time, every restart a newly started process) side by side with the harness
+ * as it is (several stores at once, warm restarts in the path suite and campaign), and the pipe's
+ * floor measured in the same run: a Python JSON echo over the same kind of pipe, driven by the
+ * same Peer class, one line at a time.
+ *
+ * Then the bug-finding side: every broken Python variant, on several seeds, under both harnesses:
+ * that each is caught, in how many campaign commands, and how long until the first divergence.
+ *
+ * Times are medians of interleaved repetitions. Wall time is what a user waits for; CPU time is
+ * the harness's own plus that of the implementation processes it started (all of them ended and
+ * reaped when it is read), and the 1-minute load average is printed beside every table.
+ *
+ * Run: npm run bench:protocol   (`--quick` for a short run; `--write` writes docs/protocol-bench.md)
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { runCheck } from '../cli/check.ts';
+import type { CheckOptions, CheckReport } from '../cli/check.ts';
+import { DEFAULT_PROCESS_PARALLEL } from '../cli/target.ts';
+import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
+import { Peer, processAdapterFactory } from '../conformance/protocol/index.ts';
+
+const quick = process.argv.includes('--quick');
+const write = process.argv.includes('--write') || !quick;
+const root = fileURLToPath(new URL('..', import.meta.url));
+process.chdir(root);
+const python = findPython();
+if (python === undefined) throw new Error('bench: python3 is needed');
+
+// --- Measurement helpers. ----------------------------------------------------------------------
+/** CPU ms of this process and of its reaped children (/proc/self/stat: utime stime cutime cstime). */
+function cpuMs(): { self: number; children: number } {
+  const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+  const tick = 100; // USER_HZ on Linux
+  const at = (i: number): number => Number(fields[i - 3] ?? 0);
+  return { self: ((at(14) + at(15)) * 1000) / tick, children: ((at(16) + at(17)) * 1000) / tick };
+}
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? Number.NaN : s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+};
+const fmt = (n: number, digits = 0): string =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
+const load1 = (): string => loadavg()[0]?.toFixed(2) ?? '?';
+const loadAtStart = load1();
+
+// --- The pipe's floor. -------------------------------------------------------------------------
+const ECHO = 'import sys, json\nfor line in sys.stdin:\n    sys.stdout.write(json.dumps(json.loads(line)) + "\\n")\n    sys.stdout.flush()\n';
+const LINE = JSON.stringify({ type: 'submit', now: 12, id: 'job-17', account: 'acct-3', key: 'op-17', amount: 250, deadline: 40 });
+async function echoRoundTrips(n: number): Promise<number> {
+  const peer = new Peer(`'${python}' -S -c '${ECHO.replace(/'/g, `'\\''`)}'`, {});
+  for (let i = 0; i < 200; i++) await peer.request(LINE, 5000); // start-up and warm-up
+  const t = performance.now();
+  for (let i = 0; i < n; i++) await peer.request(LINE, 5000);
+  const rate = (n / (performance.now() - t)) * 1000;
+  await peer.end();
+  return rate;
+}
+
+// --- The two harnesses. ------------------------------------------------------------------------
+type Harness = 'before' | 'now';
+const HARNESSES: readonly Harness[] = ['before', 'now'];
+interface Measured {
+  readonly report: CheckReport;
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly processes: number;
+}
+async function check(harness: Harness, script: string, seed: number, runs: number): Promise<Measured> {
+  // "before" is the pool as it was: one spare process, one store at a time, cold restarts only.
+  const factory = processAdapterFactory(pythonCommand(python as string, script), harness === 'before' ? { spares: 1 } : { spares: 2 });
+  const cpu0 = cpuMs();
+  const t = performance.now();
+  let report: CheckReport;
+  try {
+    const options: CheckOptions =
+      harness === 'before'
+        ? { factory, runs, seed, parallel: 1, restarts: () => factory.restarts }
+        : { factory, warmFactory: factory.warm, runs, seed, parallel: DEFAULT_PROCESS_PARALLEL, restarts: () => factory.restarts };
+    report = await runCheck(options);
+  } finally {
+    await factory.close();
+  }
+  const wallMs = performance.now() - t;
+  const cpu1 = cpuMs();
+  return { report, wallMs, cpuMs: cpu1.self - cpu0.self + cpu1.children - cpu0.children, processes: factory.processesStarted };
+}
+
+// 1. The correct example, default check, interleaved repetitions, with the floor between them.
+const reps = quick ? 3 : 7;
+const echoN = quick ? 5_000 : 20_000;
+const floor: number[] = [];
+const runsOf: Record<Harness, Measured[]> = { before: [], now: [] };
+await check('now', 'examples/python/jobstore.py', 1, 50); // warm-up
+for (let rep = 0; rep < reps; rep++) {
+  floor.push(await echoRoundTrips(echoN));
+  for (const h of rep % 2 === 0 ? HARNESSES : [...HARNESSES].reverse()) {
+    const m = await check(h, 'examples/python/jobstore.py', 1000 + rep, 300);
+    if (m.report.verdict !== 'agree') throw new Error(`bench: the Python example did not agree under ${h} (seed ${1000 + rep})`);
+    runsOf[h].push(m);
+  }
+}
+const floorCommands = median(floor) / 2; // a command plus the snapshot after it
+const stat = (h: Harness, f: (m: Measured) => number): number => median(runsOf[h].map(f));
+const commandsOf = (m: Measured): number =>
+  m.report.campaign.commands + m.report.paths.outcomes.reduce((n, o) => n + o.result.steps.length, 0) + m.report.fixtures.reduce((n, f) => n + f.fixture.steps.length, 0);
+const campaignRate = (m: Measured): number => (m.report.campaign.commands / m.report.phases.campaignMs) * 1000;
+const wholeRate = (m: Measured): number => (commandsOf(m) / m.wallMs) * 1000;
+
+// 1b. What a user waits for: the command line itself, node and the TypeScript loader included.
+const cliWall: number[] = [];
+const reportDir = join(mkdtempSync(join(tmpdir(), 'jobcheck-bench-')), 'report');
+for (let rep = 0; rep < reps; rep++) {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, ['bin/jobcheck.js', 'check', '--impl', 'python3 examples/python/jobstore.py', '--seed', String(2000 + rep), '--report', reportDir], { encoding: 'utf8' });
+  cliWall.push(performance.now() - t);
+  if (r.status !== 0) throw new Error(`bench: jobcheck check exited ${r.status}: ${r.stdout}${r.stderr}`);
+}
+
+// 2. Bug-finding power: every broken variant, several seeds, both harnesses.
+const seeds = quick ? [1, 2, 3] : [1, 2, 3, 4, 5, 6, 7];
+interface Found {
+  readonly caught: number;
+  readonly toFirstFailure: number[];
+  readonly firstDivergenceMs: number[];
+  readonly wallMs: number[];
+  readonly storyLength: number[];
+}
+const found = new Map<string, Record<Harness, Found>>();
+let identical = true;
+for (const variant of PYTHON_BROKEN) {
+  const row: Record<Harness, Found> = {
+    before: { caught: 0, toFirstFailure: [], firstDivergenceMs: [], wallMs: [], storyLength: [] },
+    now: { caught: 0, toFirstFailure: [], firstDivergenceMs: [], wallMs: [], storyLength: [] },
+  };
+  for (const seed of seeds) {
+    const paths: Partial<Record<Harness, string | null>> = {};
+    for (const h of seed % 2 === 0 ? HARNESSES : [...HARNESSES].reverse()) {
+      const m = await check(h, `examples/python/broken/${variant.name}.py`, seed, 300);
+      const r = row[h];
+      if (m.report.verdict === 'diverge') {
+        (r as { caught: number }).caught += 1;
+        if (m.report.firstDivergenceMs !== null) r.firstDivergenceMs.push(m.report.firstDivergenceMs);
+        if (m.report.failure !== null) r.storyLength.push(m.report.failure.steps);
+      }
+      if (m.report.campaign.commandsToFirstFailure !== null) r.toFirstFailure.push(m.report.campaign.commandsToFirstFailure);
+      r.wallMs.push(m.wallMs);
+      paths[h] = m.report.campaign.path;
+    }
+    if (paths.before !== paths.now) identical = false;
+  }
+  found.set(variant.name, row);
+}
+
+// --- Report. -------------------------------------------------------------------------------------
+const ratio = floorCommands / stat('now', campaignRate);
+const wholeRatio = floorCommands / stat('now', wholeRate);
+const lines = [
+  '# Benchmark of checks over the protocol',
+  '',
+  'Generated by `bench/protocol.ts`; do not edit by hand: re-run the command below to refresh it.',
+  '',
+  `- Command: \`npm run bench:protocol\`${quick ? ' (quick run)' : ''}`,
+  `- Machine: ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${cpus().length} cores, ${platform()} ${release()}; Node ${process.version}`,
+  `- 1-minute load average at start / end: ${loadAtStart} / ${load1()}`,
+  `- Implementation: the Python example, \`python3 -S examples/python/jobstore.py\` (the real interpreter, resolved once)`,
+  `- Each figure is the median of ${reps} interleaved repetitions of \`jobcheck check\` with its defaults (13 fixture stories, 42 paths, 300 random runs; a new seed each repetition, the same for both harnesses).`,
+  '',
+  '"Before" is the harness as it was: one store at a time, and every restart ends the process and restores into a newly started one (with one spare process started ahead). "Now" checks several stores at once, each on its own process, and restarts warm in the path suite and the campaign: the snapshot goes, as JSON text, into another process of the pool that its `hello` has reset (docs/cli.md). The fixture stories still restart cold.',
+  '',
+  '## The correct example',
+  '',
+  '| measure | before | now | before / now |',
+  '|---|---:|---:|---:|',
+  `| whole check, wall s | ${fmt(stat('before', (m) => m.wallMs) / 1000, 2)} | ${fmt(stat('now', (m) => m.wallMs) / 1000, 2)} | ${fmt(stat('before', (m) => m.wallMs) / stat('now', (m) => m.wallMs), 1)}× |`,
+  `| whole check, CPU s (harness + implementation processes) | ${fmt(stat('before', (m) => m.cpuMs) / 1000, 2)} | ${fmt(stat('now', (m) => m.cpuMs) / 1000, 2)} | ${fmt(stat('before', (m) => m.cpuMs) / stat('now', (m) => m.cpuMs), 1)}× |`,
+  `| processes started | ${fmt(stat('before', (m) => m.processes))} | ${fmt(stat('now', (m) => m.processes))} | |`,
+  `| restarts cold / warm | ${fmt(stat('before', (m) => m.report.phases.restarts?.cold ?? 0))} / ${fmt(stat('before', (m) => m.report.phases.restarts?.warm ?? 0))} | ${fmt(stat('now', (m) => m.report.phases.restarts?.cold ?? 0))} / ${fmt(stat('now', (m) => m.report.phases.restarts?.warm ?? 0))} | |`,
+  `| fixtures / paths / campaign phase, wall s | ${['fixturesMs', 'pathsMs', 'campaignMs'].map((k) => fmt(stat('before', (m) => m.report.phases[k as 'fixturesMs']) / 1000, 2)).join(' / ')} | ${['fixturesMs', 'pathsMs', 'campaignMs'].map((k) => fmt(stat('now', (m) => m.report.phases[k as 'fixturesMs']) / 1000, 2)).join(' / ')} | |`,
+  `| campaign: commands checked per second | ${fmt(stat('before', campaignRate))} | ${fmt(stat('now', campaignRate))} | ${fmt(stat('now', campaignRate) / stat('before', campaignRate), 1)}× faster |`,
+  `| whole check: commands checked per wall second | ${fmt(stat('before', wholeRate))} | ${fmt(stat('now', wholeRate))} | ${fmt(stat('now', wholeRate) / stat('before', wholeRate), 1)}× faster |`,
+  '',
+  `The command a user types, \`npx jobcheck check --impl "python3 examples/python/jobstore.py"\` (run as \`node bin/jobcheck.js …\`, so with Node's start, the TypeScript loader, and \`python3\` as found on PATH), takes ${fmt(median(cliWall) / 1000, 2)} s wall (median of ${reps}).`,
+  '',
+  `**The pipe's floor**, measured between the repetitions: a Python JSON echo (\`json.loads\` + \`json.dumps\` of a submit line) over a pipe, driven one line at a time by the harness's own Peer class, does ${fmt(median(floor))} round trips per second (median of ${reps}); a command plus the snapshot after it is two round trips, so the floor is ${fmt(floorCommands)} commands per second. The campaign now checks ${fmt(stat('now', campaignRate))} per second, ${fmt(ratio, 1)}× below the floor; the whole check, fixtures and paths included, ${fmt(stat('now', wholeRate))} per wall second, ${fmt(wholeRatio, 1)}× below it. The floor is one process, one line at a time; the check spreads its stores over several processes, which is why it can come close to a floor that pays every round trip's latency in full.`,
+  '',
+  '## Bug-finding power',
+  '',
+  `Every broken variant of the Python example (examples/python/broken/), seeds ${seeds.join(', ')}, under both harnesses (the order of the two alternates by seed). "Campaign commands to the first failure" counts the commands of the generated runs up to and including the first failing one: what finding it cost. The campaign generates the same runs from a seed under both harnesses, so these must be equal${identical ? ', and the shrunk counterexample paths were identical for every variant and seed' : '; **the shrunk paths differed for some seed** (see the table)'}.`,
+  '',
+  '| variant | caught before | caught now | campaign commands to the first failure, median before / now | first divergence, median ms before / now | whole check, median s before / now | shortest story, median steps |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...[...found.entries()].map(([name, r]) => {
+    const cell = (f: (x: Found) => number[], digits = 0, scale = 1): string => `${fmt(median(f(r.before)) / scale, digits)} / ${fmt(median(f(r.now)) / scale, digits)}`;
+    return `| \`${name}\` | ${r.before.caught}/${seeds.length} | ${r.now.caught}/${seeds.length} | ${cell((x) => x.toFirstFailure)} | ${cell((x) => x.firstDivergenceMs)} | ${cell((x) => x.wallMs, 2, 1000)} | ${fmt(median(r.now.storyLength))} |`;
+  }),
+  '',
+  '## Targets',
+  '',
+  '| target | measured | verdict |',
+  '|---|---|---|',
+  `| the Python example's default check in ≤ 10 s wall | the command ${fmt(median(cliWall) / 1000, 2)} s; the check inside it ${fmt(stat('now', (m) => m.wallMs) / 1000, 2)} s (was ${fmt(stat('before', (m) => m.wallMs) / 1000, 2)} s) | ${median(cliWall) <= 10_000 ? 'met' : '**not met**'} |`,
+  `| commands checked per second within 10× of the pipe floor | campaign ${fmt(ratio, 1)}× below, whole check ${fmt(wholeRatio, 1)}× below | ${ratio <= 10 ? 'met' : '**not met**'} (campaign)${wholeRatio <= 10 ? ', met (whole check)' : ', **not met** (whole check)'} |`,
+  `| every broken Python variant still caught, in no more campaign commands | ${[...found.values()].every((r) => r.now.caught === seeds.length && r.before.caught === seeds.length) ? 'all caught on every seed' : 'some not caught'}; commands ${[...found.values()].every((r) => median(r.now.toFirstFailure) <= median(r.before.toFirstFailure)) ? 'no more' : 'more for some variant'} | ${[...found.values()].every((r) => r.now.caught >= r.before.caught && median(r.now.toFirstFailure) <= median(r.before.toFirstFailure)) ? 'met' : '**not met**'} |`,
+  '',
+];
+const text = lines.join('\n');
+process.stdout.write(`${text}\n`);
+if (write) writeFileSync(join(root, 'docs', 'protocol-bench.md'), text);
