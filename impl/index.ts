@@ -2,9 +2,9 @@
  * The optimised implementation: a JobStore that speaks the contract (contract/) with O(log n)
  * commands. Imports only the neutral wire format, never the reference model.
  */
-export type { AccountLedger, AccountQueue, ArgsOf, Effect, StatusCounts } from './JobStore.ts';
-export { JobStore } from './JobStore.ts';
+export type { AccountLedger, AccountQueue, ArgsOf, Effect, StatusCounts } from './memory/JobStore.ts';
+export { JobStore } from './memory/JobStore.ts';
 // These and the storage types above are exported for subclasses and tests that build variants of
 // the store; using it needs only JobStore.
-export { JobEntry, NO_TIME, NO_TOKEN, TIME_MAX, addTime, isUnresolvedStatus, retryDelay } from './JobEntry.ts';
-export { MinHeap } from './heap.ts';
+export { JobEntry, NO_TIME, NO_TOKEN, TIME_MAX, addTime, isUnresolvedStatus, retryDelay } from './memory/JobEntry.ts';
+export { MinHeap } from './memory/heap.ts';

@@ -1,5 +1,5 @@
 /** The built-in in-memory JobStore as a protocol server's store (`jobcheck serve --store memory`). */
-import { JobStore } from '../JobStore.ts';
+import { JobStore } from '../memory/JobStore.ts';
 import type { StoreMaker } from './server.ts';
 
 /** Makes JobStores: empty ones for a config, restored ones from a snapshot. */

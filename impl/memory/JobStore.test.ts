@@ -5,9 +5,9 @@
  * worked out by hand from the contract's rules.
  */
 import { describe, expect, it } from 'vitest';
-import { JobcheckError } from '../contract/index.ts';
-import type { Config, Snapshot } from '../contract/index.ts';
-import { JobStore } from './index.ts';
+import { JobcheckError } from '../../contract/index.ts';
+import type { Config, Snapshot } from '../../contract/index.ts';
+import { JobStore } from '../index.ts';
 
 const CONFIG: Config = { capacity: 3, maxAttempts: 2, leaseTicks: 5, backoffBase: 2, backoffCap: 8 };
 

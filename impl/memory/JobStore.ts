@@ -54,8 +54,8 @@ import type {
   SubmitResult,
   TickCommand,
   TickResult,
-} from '../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../contract/index.ts';
+} from '../../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
 import { MinHeap } from './heap.ts';
 import { JobEntry, NO_TIME, NO_TOKEN, addTime, isUnresolvedStatus, retryDelay } from './JobEntry.ts';
 

@@ -4,7 +4,7 @@
  * for all jobs and the hot paths stay monomorphic. It is never handed out: replies, queries and
  * snapshots copy what they need into fresh plain objects.
  */
-import type { DeadReason, JobRecord, JobStatus } from '../contract/index.ts';
+import type { DeadReason, JobRecord, JobStatus } from '../../contract/index.ts';
 
 /** Sentinel for "no token" (real tokens are >= 1). */
 export const NO_TOKEN = 0;
