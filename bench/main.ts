@@ -1,16 +1,23 @@
 /**
  * The benchmark (run through bench/run.ts, i.e. `npm run bench [-- --quick] [-- --write]`).
  *
- * For each resident size it builds a store by running the mixed workload (bench/workload.ts),
- * takes its snapshot, records a stream of further commands, and then replays that same stream,
- * side by side in one process, through: JobStore.execute (validated, the real entry point),
+ * For each resident size it builds a store by running the contended workload (bench/workload.ts)
+ * until it holds that many jobs, takes its snapshot, and records streams of further commands from
+ * it: each stream continues the same store and driver state with its own seed and is a tenth of
+ * the resident size long. Then, side by side in one process, each stream is replayed on a fresh
+ * copy of the store through: JobStore.execute (validated, the real entry point),
  * JobStore.executeTrusted (schema parse skipped), the floor (bench/floor.ts), and at 1e3 and 1e4
  * the reference model. At the largest size it also times snapshot -> JSON.stringify -> JSON.parse
- * -> JobStore.restore against JSON.stringify + JSON.parse alone. Medians of several repetitions.
+ * -> JobStore.restore against JSON.stringify + JSON.parse alone.
  *
- * Small sizes are replayed from a fresh copy of the store each repetition (so the store stays at
- * its size); large ones run consecutive segments of one long stream on one copy (each segment
- * adds about a quarter as many jobs as it has commands, so the store grows by ~13% at most).
+ * The same mode at every size: a fresh copy per stream, built just before it is replayed (not
+ * timed), so that every size is measured on a store of that size (a stream a tenth as long as the
+ * store adds about 2% to it) in the same cache state: just built. Small sizes replay several
+ * streams in one repetition, so that each repetition times at least MIN_TIMED commands.
+ * Times are CPU time. All sizes are prepared first and then raced in the same rounds: in each
+ * round every size, and within it every contender, is timed once, in orders that rotate, so that
+ * load from elsewhere on the machine falls alike on the 1e3 and the 1e6 rows; each cell is the
+ * median of the rounds. The model runs after the rounds (its margin to its target is wide).
  */
 import { writeFileSync } from 'node:fs';
 import type { Command, Snapshot } from '../contract/index.ts';
@@ -19,124 +26,98 @@ import { JobStore } from '../impl/index.ts';
 import { fromSnapshot, step } from '../model/index.ts';
 import type { ModelState } from '../model/index.ts';
 import { FloorQueue } from './floor.ts';
-import { PreloadedStore, canCollect, collect, heapUsed, loadAverage, machine, median, timed } from './measure.ts';
-import { MIX, buildStore, recordStream, shapeFor } from './workload.ts';
-import type { WorkloadShape } from './workload.ts';
+import { PreloadedStore, canCollect, collect, collectYoung, heapUsed, loadAverage, median, timed } from './measure.ts';
+import { report } from './report.ts';
+import type { RestoreResult, SizeResult } from './report.ts';
+import { buildStore, configFor, recordStream, shapeFor } from './workload.ts';
+import type { Stream } from './workload.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const write = !quick || args.includes('--write');
-const command = `npm run bench${quick ? ' -- --quick' : ''}`;
 
-const SIZES = quick ? [1e3, 1e4, 1e5] : [1e3, 1e4, 1e5, 1e6];
-const MODEL_COMMANDS: Record<number, number> = quick ? { 1000: 100, 10000: 20 } : { 1000: 300, 10000: 60 };
+/** Resident sizes; `--sizes=1000,100000` picks others (for a look at one size, never for the report's targets). */
+const sizesArg = args.find((a) => a.startsWith('--sizes='));
+const SIZES = sizesArg !== undefined ? sizesArg.slice('--sizes='.length).split(',').map(Number) : quick ? [1e3, 1e4, 1e5] : [1e3, 1e4, 1e5, 1e6];
+/** Fewest commands timed in one repetition (several streams in a row at small sizes). */
+const MIN_TIMED = quick ? 10_000 : 20_000;
+/** Model: commands per repetition (whole streams at 1e3, a prefix of the first at 1e4), repetitions. */
+const MODEL_COMMANDS: Record<number, number> = quick ? { 1000: 200, 10000: 30 } : { 1000: 300, 10000: 100 };
 const MODEL_REPS = 3;
+/** Interleaved rounds in which every size and contender is timed once. */
+const REPS = quick ? 3 : 5;
+/** Commands each contender runs untimed at each size before it is measured (whole rounds, at least one). */
+const WARMUP = quick ? 30_000 : 100_000;
 
-/** How a size is replayed: fresh copies for small stores, consecutive segments for large ones. */
-interface Plan {
-  readonly mode: 'fresh' | 'segments';
-  /** Commands per timed repetition. */
+/** How a size is measured (`reps` is the same at every size: the rounds are shared). */
+export interface Plan {
+  /** Commands per stream (a tenth of the resident size). */
   readonly commands: number;
+  /** Streams replayed in one repetition, each on its own fresh copy. */
+  readonly streams: number;
   readonly reps: number;
-  /** Untimed repetitions first (fresh mode only), so that every contender is compiled and warm. */
-  readonly warmup: number;
-  /** Fresh copies replayed one after the other in one timed repetition (fresh mode only). */
-  readonly copies: number;
 }
-
-/** Fewest commands in one timed section of fresh mode (copies of the store are replayed in a row). */
-const MIN_TIMED_COMMANDS = 20_000;
-/** Commands each contender runs untimed before a fresh-mode size is measured. */
-const WARMUP_COMMANDS = quick ? 30_000 : 100_000;
 
 function planFor(resident: number): Plan {
-  if (resident <= 1e4) {
-    return { mode: 'fresh', commands: resident, reps: quick ? 9 : 21, warmup: Math.ceil(WARMUP_COMMANDS / resident), copies: Math.ceil(MIN_TIMED_COMMANDS / resident) };
-  }
-  return { mode: 'segments', commands: resident / 10, reps: quick ? 3 : 5, warmup: 0, copies: 1 };
+  const commands = Math.max(100, Math.floor(resident / 10));
+  return { commands, streams: Math.ceil(MIN_TIMED / commands), reps: REPS };
 }
 
-/** One way of running the command stream. */
+/** One way of running the command streams. */
 interface Contender<T> {
   readonly name: string;
   /** A new target holding the measured store's state (not timed). */
   readonly fresh: () => T;
-  readonly run: (target: T, command: Command) => unknown;
+  readonly run: (target: T, command: unknown, wellFormed: number, hint: number) => unknown;
+}
+
+/** Replays the first `limit` commands of `stream` on `target`; CPU ms. */
+function replay<T>(contender: Contender<T>, target: T, stream: Stream, limit: number): number {
+  const { commands, wellFormed, hints } = stream;
+  const run = contender.run;
+  return timed(() => {
+    for (let j = 0; j < limit; j++) run(target, commands[j], wellFormed[j] as number, hints[j] as number);
+  });
 }
 
 /**
- * Replays `stream` through each contender and returns each one's median microseconds per
- * command. Repetitions are interleaved (contender order rotates each round), so that load from
- * elsewhere on the machine falls on all contenders alike.
+ * Replays the streams through each contender (untimed rounds first, so that every contender is
+ * compiled and warm) and returns each one's median microseconds per command. Repetitions are
+ * interleaved: contender order rotates each round, so load from elsewhere on the machine falls on
+ * all contenders alike. Every stream starts on a fresh copy built just before it (not timed; a
+ * young-generation collection follows the build, a full one starts each contender's turn).
  */
-function race(plan: Plan, stream: readonly Command[], contenders: readonly Contender<unknown>[]): number[] {
+function race(reps: number, streams: readonly Stream[], limit: number, contenders: readonly Contender<unknown>[], warmup: number): number[] {
   const perCommand: number[][] = contenders.map(() => []);
   const n = contenders.length;
-  if (plan.mode === 'fresh') {
-    // Several fresh copies per repetition, so that each timed section runs long enough to be read.
-    const copies = plan.copies;
-    for (let r = 0; r < plan.warmup + plan.reps; r++) {
-      for (let k = 0; k < n; k++) {
-        const i = (r + k) % n;
-        const contender = contenders[i] as Contender<unknown>;
-        const warm = r < plan.warmup;
-        const targets = Array.from({ length: warm ? 1 : copies }, () => contender.fresh());
-        if (!warm) collect();
-        const ms = timed(() => {
-          for (const target of targets) for (const c of stream) contender.run(target, c);
-        });
-        if (!warm) perCommand[i]?.push((ms * 1000) / (stream.length * targets.length));
+  for (let r = -warmup; r < reps; r++) {
+    for (let k = 0; k < n; k++) {
+      const i = (r + warmup + k) % n;
+      const contender = contenders[i] as Contender<unknown>;
+      collect();
+      let ms = 0;
+      let commands = 0;
+      for (const stream of streams) {
+        const target = contender.fresh();
+        collectYoung();
+        const count = Math.min(limit, stream.commands.length);
+        ms += replay(contender, target, stream, count);
+        commands += count;
       }
-    }
-  } else {
-    const targets = contenders.map((c) => c.fresh());
-    for (let r = 0; r < plan.reps; r++) {
-      const from = r * plan.commands;
-      for (let k = 0; k < n; k++) {
-        const i = (r + k) % n;
-        const contender = contenders[i] as Contender<unknown>;
-        const target = targets[i];
-        collect();
-        const ms = timed(() => {
-          for (let j = from; j < from + plan.commands; j++) contender.run(target, stream[j] as Command);
-        });
-        perCommand[i]?.push((ms * 1000) / plan.commands);
-      }
+      if (r >= 0) perCommand[i]?.push((ms * 1000) / commands);
     }
   }
   return perCommand.map((list) => median(list));
 }
 
-interface SizeResult {
-  readonly shape: WorkloadShape;
-  readonly jobs: number;
-  readonly plan: Plan;
-  readonly bytesPerJob: number;
-  readonly mix: Record<string, number>;
-  readonly execute: number;
-  readonly trusted: number;
-  readonly floor: number;
-  readonly model?: { readonly perCommand: number; readonly commands: number };
-}
-
-interface RestoreResult {
-  readonly jobs: number;
-  readonly jsonMiB: number;
-  readonly snapshot: number;
-  readonly stringify: number;
-  readonly parse: number;
-  readonly restore: number;
-  readonly validate: number;
-  readonly load: number;
-}
-
 /**
  * Times the restart path at the store's size. `JobStore.restore(x)` is exactly
  * `parseSnapshot(x)` followed by building the store from the result, so the two halves are timed
- * one after the other and reported apart as well as summed (see impl/JobStore.ts).
+ * one after the other and reported apart as well as summed (see impl/memory/JobStore.ts).
  */
 function measureRestore(store: JobStore, reps: number): RestoreResult {
-  const rows: Omit<RestoreResult, 'jobs' | 'jsonMiB' | 'restore'>[] = [];
+  const loadStart = loadAverage();
+  const rows: { snapshot: number; stringify: number; parse: number; validate: number; load: number }[] = [];
   let jsonMiB = 0;
   for (let r = 0; r < reps; r++) {
     collect();
@@ -174,202 +155,175 @@ function measureRestore(store: JobStore, reps: number): RestoreResult {
   return {
     jobs: store.size,
     jsonMiB,
+    reps,
     snapshot: med('snapshot'),
     stringify: med('stringify'),
     parse: med('parse'),
     restore: median(rows.map((row) => row.validate + row.load)),
     validate: med('validate'),
     load: med('load'),
+    bare: median(rows.map((row) => row.stringify + row.parse)),
+    full: median(rows.map((row) => row.snapshot + row.stringify + row.parse + row.validate + row.load)),
+    fast: median(rows.map((row) => row.snapshot + row.stringify + row.parse + row.load)),
+    loadStart,
+    loadEnd: loadAverage(),
   };
 }
 
-function measureSize(resident: number, largest: boolean): { size: SizeResult; restore?: RestoreResult } {
+function tally(into: Map<string, number>, from: Map<string, number>): void {
+  for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + v);
+}
+
+/** A size ready to be raced: its snapshot, its streams, and what was learnt while making them. */
+interface Prepared {
+  readonly resident: number;
+  /**
+   * The snapshot as JSON text: copies are parsed from it. Held as one string rather than as the
+   * snapshot's objects, so that a full garbage collection during a small size's turn does not
+   * have to mark the large sizes' snapshots (a cost that would fall on the small sizes only).
+   */
+  readonly snapText: string;
+  readonly streams: Stream[];
+  readonly contenders: Contender<unknown>[];
+  readonly result: Omit<SizeResult, 'execute' | 'trusted' | 'floor' | 'model' | 'spread'>;
+}
+
+function prepareSize(resident: number, largest: boolean): { prepared: Prepared; restore?: RestoreResult } {
   const shape = shapeFor(resident);
   const plan = planFor(resident);
-  console.log(`\n== ${resident} resident jobs (${shape.accounts} accounts, backlog ${shape.backlog}); ${plan.mode}, ${plan.commands} commands x ${plan.reps}`);
+  console.log(`\n== ${resident} resident jobs (capacity ${shape.capacity}, ${shape.accounts} accounts, ${shape.hot} hot, ${shape.workers} workers); ${plan.streams} stream(s) of ${plan.commands} commands x ${plan.reps}`);
   const before = heapUsed();
-  let store: JobStore | undefined = buildStore(shape);
+  const built = buildStore(JobStore.create(configFor(shape)), shape);
+  const store = built.store;
   const bytesPerJob = (heapUsed() - before) / store.size;
   const jobs = store.size;
-  console.log(`  built ${jobs} jobs ${JSON.stringify(store.counts())}; ${bytesPerJob.toFixed(0)} heap bytes per job`);
+  console.log(`  built ${jobs} jobs ${JSON.stringify(store.counts())} at clock ${store.clock}; ${bytesPerJob.toFixed(0)} heap bytes per job`);
   const restore = largest ? measureRestore(store, quick ? 2 : 3) : undefined;
   const snap = store.snapshot();
-  const stream = recordStream(store, shape, plan.mode === 'fresh' ? plan.commands : plan.commands * plan.reps);
-  store = undefined;
-  const mix: Record<string, number> = {};
-  for (const c of stream) mix[c.type] = (mix[c.type] ?? 0) + 1;
-
-  const contenders = [
-    { name: 'impl execute', fresh: () => PreloadedStore.fromValidated(snap), run: (t: JobStore, c: Command) => t.execute(c) },
-    { name: 'impl trusted', fresh: () => PreloadedStore.fromValidated(snap), run: (t: JobStore, c: Command) => t.executeTrusted(c) },
-    { name: 'floor', fresh: () => FloorQueue.fromSnapshot(snap), run: (t: FloorQueue, c: Command) => t.execute(c) },
-  ] as Contender<unknown>[];
-  const [execute, trusted, floor] = race(plan, stream, contenders) as [number, number, number];
-  console.log(`  impl execute ${execute.toFixed(3)}, impl trusted ${trusted.toFixed(3)}, floor ${floor.toFixed(3)} µs/command`);
-
-  let model: SizeResult['model'];
-  const modelCommands = MODEL_COMMANDS[resident];
-  if (modelCommands !== undefined) {
-    const prefix = stream.slice(0, modelCommands);
-    const modelPlan: Plan = { mode: 'fresh', commands: modelCommands, reps: MODEL_REPS, warmup: resident === SIZES[0] ? 1 : 0, copies: 1 };
-    const modelContender: Contender<{ state: ModelState }> = {
-      name: 'model',
-      fresh: () => ({ state: fromSnapshot(snap) }),
-      run: (box, c) => {
-        box.state = step(box.state, c).state;
-      },
-    };
-    const [perCommand] = race(modelPlan, prefix, [modelContender as Contender<unknown>]) as [number];
-    model = { perCommand, commands: modelCommands };
-    console.log(`  model          ${perCommand.toFixed(1)} µs/command (first ${modelCommands} commands)`);
+  const statuses: Record<string, number> = {};
+  const unresolvedPerAccount = new Map<string, number>();
+  for (const job of Object.values(snap.jobs)) {
+    const k = job.status === 'dead' ? `dead: ${job.reason}` : job.status;
+    statuses[k] = (statuses[k] ?? 0) + 1;
+    if (job.status === 'ready' || job.status === 'waiting' || job.status === 'running') {
+      unresolvedPerAccount.set(job.payload.account, (unresolvedPerAccount.get(job.payload.account) ?? 0) + 1);
+    }
   }
-  const size: SizeResult = { shape, jobs, plan, bytesPerJob, mix, execute, trusted, floor, ...(model === undefined ? {} : { model }) };
-  return restore === undefined ? { size } : { size, restore };
+  const queues = [...unresolvedPerAccount.values()].sort((a, b) => b - a);
+  const streams: Stream[] = [];
+  const replies = new Map<string, number>();
+  for (let s = 0; s < plan.streams; s++) {
+    // The last stream continues the built store itself; the others a copy of it.
+    const target = s === plan.streams - 1 ? store : PreloadedStore.fromValidated(snap);
+    const recorded = recordStream(target, shape, built.state, plan.commands, 1000 + s);
+    streams.push(recorded.stream);
+    tally(replies, recorded.replies);
+  }
+  const growth = (store.size - jobs) / jobs;
+  // How often the floor's settlements found no delivery, beside how often the store's did not.
+  let settles = 0;
+  let floorMisses = 0;
+  for (const stream of streams) {
+    const check = FloorQueue.fromSnapshot(snap);
+    stream.commands.forEach((c, j) => {
+      const type = (c as { type?: unknown }).type;
+      if (stream.wellFormed[j] === 1 && (type === 'commit' || type === 'ack' || type === 'fail')) settles++;
+      check.execute(c as Command, stream.wellFormed[j] as number, stream.hints[j] as number);
+    });
+    floorMisses += check.misses;
+  }
+  const stale = [...replies].filter(([k]) => /^(commit|ack|fail): stale_token$/.test(k)).reduce((a, [, v]) => a + v, 0);
+  const snapText = JSON.stringify(snap);
+  const copy = (): Snapshot => JSON.parse(snapText) as Snapshot;
+  const contenders = [
+    { name: 'impl execute', fresh: () => PreloadedStore.fromValidated(copy()), run: (t: JobStore, c: unknown) => t.execute(c) },
+    { name: 'impl trusted', fresh: () => PreloadedStore.fromValidated(copy()), run: (t: JobStore, c: unknown, ok: number) => (ok === 1 ? t.executeTrusted(c as Command) : t.execute(c)) },
+    { name: 'floor', fresh: () => FloorQueue.fromSnapshot(copy()), run: (t: FloorQueue, c: unknown, ok: number, hint: number) => t.execute(c as Command, ok, hint) },
+  ] as Contender<unknown>[];
+  const result = {
+    shape,
+    jobs,
+    clock: snap.clock,
+    plan,
+    bytesPerJob,
+    growth,
+    statuses,
+    queues: { accounts: queues.length, top: queues.slice(0, 3), median: queues[queues.length >> 1] ?? 0 },
+    replies,
+    settles: { total: settles, floorMisses, stale },
+  };
+  const prepared: Prepared = { resident, snapText, streams, contenders, result };
+  return restore === undefined ? { prepared } : { prepared, restore };
 }
 
-// ------------------------------------------------------------------------------------------------
-
-const f = (x: number, digits = 2): string => (x >= 100 ? x.toFixed(0) : x.toFixed(digits));
-const rate = (usPerCommand: number): string => `${Math.round(1e6 / usPerCommand).toLocaleString('en-US')}`;
-const verdict = (met: boolean): string => (met ? 'met' : '**not met**');
-
-function report(results: SizeResult[], restore: RestoreResult, startLoad: number, endLoad: number, seconds: number): string {
-  const m = machine();
-  const first = results[0] as SizeResult;
-  const last = results[results.length - 1] as SizeResult;
-  const at1e4 = results.find((r) => r.shape.resident === 1e4);
-  const ratioExec = last.execute / first.execute;
-  const ratioTrusted = last.trusted / first.trusted;
-  const floorRatios = results.map((r) => r.execute / r.floor);
-  const trustedFloorRatios = results.map((r) => r.trusted / r.floor);
-  const ratioFloor = last.floor / first.floor;
-  const bare = restore.stringify + restore.parse;
-  const fullPath = restore.snapshot + restore.stringify + restore.parse + restore.restore;
-  const fastPath = restore.snapshot + restore.stringify + restore.parse + restore.load;
-  const modelRatio = at1e4?.model === undefined ? undefined : at1e4.model.perCommand / at1e4.execute;
-  const mixLine = Object.entries(last.mix)
-    .map(([k, v]) => `${k} ${((100 * v) / Object.values(last.mix).reduce((a, b) => a + b, 0)).toFixed(1)}%`)
-    .join(', ');
-
-  const lines: string[] = [];
-  lines.push('# Benchmarks');
-  lines.push('');
-  lines.push('Generated by `bench/main.ts`; do not edit by hand: re-run the command below to refresh it.');
-  lines.push('');
-  lines.push(`- Command: \`${command}\` (${seconds.toFixed(0)} s)`);
-  lines.push('- A smaller run: `npm run bench -- --quick` (prints the table; add `-- --write` to write this file)');
-  lines.push(`- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB memory, ${m.os}`);
-  lines.push(`- Runtime: Node ${m.node}, flags \`--expose-gc --max-old-space-size=8192\` (set by bench/run.ts)`);
-  lines.push(`- 1-minute load average at start / end: ${startLoad} / ${endLoad} (other work on the machine inflates every column; ratios within one run are the fairer reading)`);
-  lines.push('');
-  lines.push('## Workload');
-  lines.push('');
-  lines.push(
-    'A closed-loop driver (bench/workload.ts, seeded) plays producers and 64 workers: each clock tick it submits a job ' +
-      'while the backlog is below its target, claims one, and settles the delivery: commit + ack, or a transient ' +
-      `failure (${MIX.transientFail * 100}%; the job waits out a capped exponential backoff and is claimed again), or nothing ` +
-      `(${MIX.abandon * 100}%; the lease of 20 ticks is left to expire). ${MIX.shortDeadline * 100}% of jobs get a 5-tick deadline ` +
-      'and many of those die by it. The backlog is a tenth of the resident jobs, the accounts a tenth too (300 to 100 000); ' +
-      'everything else is terminal (done or dead) and stays resident, as the contract requires.',
-  );
-  lines.push('');
-  lines.push(`The store is first built to the resident size by running the workload; then a stream of further commands is recorded once and replayed, identically, through each contender. Command mix of the largest stream: ${mixLine}.`);
-  lines.push('');
-  lines.push('- **impl execute**: `JobStore.execute(command)`, the entry point for outside input (zod schema parse, clock, apply).');
-  lines.push('- **impl trusted**: `JobStore.executeTrusted(command)`, the same without the schema parse.');
-  lines.push('- **floor**: bench/floor.ts, a plain FIFO array with Maps for lookups and no semantics: the least work any queue does for the stream, replies included.');
-  lines.push('- **model**: the reference model\'s `step` (xstate), on the first commands of the same stream (it is slow: it copies and scans every job each command).');
-  lines.push('');
-  lines.push(`Small sizes (≤ 1e4) are replayed from a fresh copy of the store each repetition, after ${WARMUP_COMMANDS.toLocaleString('en-US')} untimed warm-up commands per contender; 1e5 and 1e6 run consecutive segments of one long stream on one copy (after the smaller sizes have warmed everything up), so the store grows by at most ~13% while measured. Repetitions of the contenders are interleaved, a full garbage collection runs before each, and each cell is the median.`);
-  lines.push('');
-  lines.push('## Commands');
-  lines.push('');
-  lines.push('Times are CPU time of the benchmark process (user + system, garbage collection included), not wall time: on a small shared machine wall time mostly measures the other work.');
-  lines.push('');
-  lines.push('| resident jobs | accounts | backlog | timed commands × reps | impl execute µs/cmd | impl execute cmd/s | impl trusted µs/cmd | floor µs/cmd | execute / floor | trusted / floor | model µs/cmd | model / impl execute | heap bytes / job |');
-  lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  results.forEach((r, i) => {
-    lines.push(
-      `| ${r.jobs.toLocaleString('en-US')} | ${r.shape.accounts.toLocaleString('en-US')} | ${r.shape.backlog.toLocaleString('en-US')} | ${r.plan.copies > 1 ? `${r.plan.commands.toLocaleString('en-US')} on ${r.plan.copies} copies` : r.plan.commands.toLocaleString('en-US')} × ${r.plan.reps} | ${f(r.execute, 3)} | ${rate(r.execute)} | ${f(r.trusted, 3)} | ${f(r.floor, 3)} | ${f(floorRatios[i] as number)} | ${f(trustedFloorRatios[i] as number)} | ${r.model === undefined ? '–' : `${f(r.model.perCommand, 0)} (${r.model.commands} cmds)`} | ${r.model === undefined ? '–' : f(r.model.perCommand / r.execute, 0)} | ${r.bytesPerJob.toFixed(0)} |`,
-    );
-  });
-  lines.push('');
-  lines.push(`Heap bytes per job: the growth of the V8 heap (after a full collection) while building the store, divided by its jobs. It includes everything a resident job costs: its record, its strings, its slot in the id index, and the ledger entry of its committed effect (most jobs commit); terminal jobs hold no heap or FIFO entries. At ${last.jobs.toLocaleString('en-US')} jobs that is about ${((last.bytesPerJob * last.jobs) / 2 ** 20).toFixed(0)} MiB.`);
-  lines.push('');
-  lines.push(`## Snapshot and restore at ${restore.jobs.toLocaleString('en-US')} jobs (${restore.jsonMiB.toFixed(0)} MiB of JSON)`);
-  lines.push('');
-  lines.push('| step | CPU ms (median) |');
-  lines.push('|---|---:|');
-  lines.push(`| \`store.snapshot()\` | ${f(restore.snapshot, 0)} |`);
-  lines.push(`| \`JSON.stringify\` | ${f(restore.stringify, 0)} |`);
-  lines.push(`| \`JSON.parse\` | ${f(restore.parse, 0)} |`);
-  lines.push(`| \`JobStore.restore\` = \`parseSnapshot\` + rebuild | ${f(restore.restore, 0)} |`);
-  lines.push(`| of which \`parseSnapshot\` (zod schema + cross-field rules) | ${f(restore.validate, 0)} |`);
-  lines.push(`| of which rebuilding the store and its indexes | ${f(restore.load, 0)} |`);
-  lines.push(`| **full path**: snapshot + stringify + parse + restore | ${f(fullPath, 0)} |`);
-  lines.push(`| **bare JSON**: stringify + parse of the same data | ${f(bare, 0)} |`);
-  lines.push('');
-  lines.push('## Targets');
-  lines.push('');
-  lines.push('| target | measured | verdict |');
-  lines.push('|---|---|---|');
-  lines.push(
-    `| per-command cost at ${sizeName(last)} within 2× of ${sizeName(first)} | execute ${f(ratioExec)}×, trusted ${f(ratioTrusted)}× (the floor itself: ${f(ratioFloor)}×) | ${verdict(ratioExec <= 2)} |`,
-  );
-  lines.push(`| impl within 4× of the floor, through \`execute\` | ${floorRatios.map((x) => `${f(x)}×`).join(' / ')} (by size) | ${verdict(floorRatios.every((x) => x <= 4))} |`);
-  lines.push(`| impl within 4× of the floor, through \`executeTrusted\` | ${trustedFloorRatios.map((x) => `${f(x)}×`).join(' / ')} (by size) | ${verdict(trustedFloorRatios.every((x) => x <= 4))} |`);
-  lines.push(`| snapshot + restore within 3× of bare JSON | ${f(fullPath / bare)}× (without the schema check: ${f(fastPath / bare)}×) | ${verdict(fullPath / bare <= 3)} |`);
-  lines.push(`| at least 100× faster than the model at 1e4 | ${modelRatio === undefined ? 'not measured' : `${f(modelRatio, 0)}×`} | ${verdict(modelRatio !== undefined && modelRatio >= 100)} |`);
-  lines.push('');
-  lines.push('## Reading the numbers');
-  lines.push('');
-  const parseCost = results.map((r) => r.execute - r.trusted);
-  lines.push(
-    `- **Growth with size.** No command scans the jobs (the indexes are described in impl/JobStore.ts), yet the cost per command grows from ${sizeName(first)} to ${sizeName(last)}: ` +
-      `${f(ratioTrusted)}× for the store's own work, while the floor, which does little more than a Map lookup or two and an array push per command, grows ${f(ratioFloor)}×. ` +
-      `The growth is the memory hierarchy, not the algorithm: at ${sizeName(first)} the whole store sits in the CPU caches; at ${sizeName(last)} (about ${((last.bytesPerJob * last.jobs) / 2 ** 20).toFixed(0)} MiB of heap) ` +
-      'each Map lookup, heap sift and job record touched is likely a cache and TLB miss. Any store with a hash index over all resident ids pays this; ' +
-      `${ratioTrusted <= ratioFloor ? 'impl grows no faster than the floor, so' : ratioTrusted <= ratioFloor * 1.1 ? 'impl grows about as fast as the floor (within 10%), so' : 'impl grows somewhat faster than the floor (it touches more records per command: the account FIFO, two heaps, the ledger), and'} ` +
-      'the 2× target is bounded by the machine rather than by the O(log n) structure. The `execute` ratio is lower only because the schema parse, whose work does not grow with the store, dilutes it.',
-  );
-  lines.push(
-    `- **Distance to the floor.** The store's own work (\`executeTrusted\`) costs ${trustedFloorRatios.map((x) => `${f(x)}×`).join(' / ')} the floor by size. ` +
-      `\`execute\` adds the zod schema parse of contract/schema.ts (\`parseCommand\`), about ${parseCost.map((x) => f(x, 2)).join(' / ')} µs per command by size (execute − trusted), ` +
-      "work that does not depend on the jobs in the store (the spread across sizes comes from subtracting two medians, and likely from its garbage costing more to collect in a larger heap), comparable to or larger than the floor's whole cost. Proposal (not applied): a hand-written command validator with the same rules and messages, held equal to the zod schema by a property test over random valid and invalid commands, would bring `execute` close to `executeTrusted`.",
-  );
-  lines.push(
-    `- **Snapshot and restore.** The schema check (\`parseSnapshot\`: zod over every job, then the cross-field rules) takes ${f(restore.validate, 0)} of the ${f(fullPath, 0)} CPU ms of the full path; ` +
-      `rebuilding the store with all its indexes takes ${f(restore.load, 0)} ms and \`snapshot()\` ${f(restore.snapshot, 0)} ms. Without the schema check the path is ${f(fastPath / bare)}× bare JSON. ` +
-      'Restore must validate (a snapshot is outside input), so the proposal (not applied) is a single-pass hand-written snapshot validator with the same rules, again held equal to the zod schema by a property test over valid and mutated snapshots.',
-  );
-  lines.push(
-    `- **The model.** ${modelRatio === undefined ? '' : `At 1e4 the model takes ${f(at1e4?.model?.perCommand ?? 0, 0)} µs per command, ${f(modelRatio, 0)}× \`execute\`. `}` +
-      'It is written to be read: each command that changes a job copies the job table (a new Map) and scans every job, so its cost grows linearly with the jobs and the ratio grows with size.',
-  );
-  lines.push(
-    '- **Terminal jobs.** Done and dead jobs stay resident, as the contract requires (they answer queries, deduplicate re-submissions and are part of the snapshot). ' +
-      'They hold no heap or FIFO entries, only their record, strings, id-index slot and ledger entry: the heap bytes per job above are almost entirely theirs, since nine in ten resident jobs are terminal. ' +
-      'A store that runs forever needs a retention policy on top, which the contract leaves out.',
-  );
-  return lines.join('\n');
+/**
+ * Races every size's contenders in the same rounds: warm-up rounds for each size first (untimed),
+ * then in each round every size (in an order that rotates) and within it every contender (also
+ * rotating), so that load from elsewhere on the machine falls alike on all sizes and contenders.
+ * Returns per size the median microseconds per command of each contender.
+ */
+function raceSizes(sizes: readonly Prepared[], reps: number): number[][] {
+  for (const p of sizes) race(0, p.streams, p.result.plan.commands, p.contenders, Math.ceil(WARMUP / (p.streams.length * p.result.plan.commands)));
+  const perCommand = sizes.map((p) => p.contenders.map((): number[] => []));
+  for (let r = 0; r < reps; r++) {
+    for (let q = 0; q < sizes.length; q++) {
+      const s = (r + q) % sizes.length;
+      const p = sizes[s] as Prepared;
+      const times = race(1, p.streams, p.result.plan.commands, p.contenders.map((_, k) => p.contenders[(r + k) % p.contenders.length] as Contender<unknown>), 0);
+      times.forEach((t, k) => perCommand[s]?.[(r + k) % p.contenders.length]?.push(t));
+    }
+    perCommand.forEach((lists, i) => (spreads[i] = lists.map((l) => [Math.min(...l), Math.max(...l)] as [number, number])));
+    console.log(`  round ${r + 1}/${reps}: ${sizes.map((p, s) => `${p.resident}: ${perCommand[s]?.map((l) => (l[l.length - 1] ?? 0).toFixed(3)).join(' / ')}`).join('; ')}`);
+  }
+  return perCommand.map((lists) => lists.map((l) => median(l)));
 }
 
-const sizeName = (r: SizeResult): string => r.shape.resident.toExponential(0).replace('+', '');
+/** Lowest and highest of each contender's per-round figures, filled in by raceSizes. */
+const spreads: [number, number][][] = [];
+
+function measureModel(p: Prepared): SizeResult['model'] {
+  const modelCommands = MODEL_COMMANDS[p.resident];
+  if (modelCommands === undefined) return undefined;
+  const commands = p.result.plan.commands;
+  const modelStreams = p.streams.slice(0, Math.ceil(modelCommands / commands));
+  const modelContender: Contender<{ state: ModelState }> = {
+    name: 'model',
+    fresh: () => ({ state: fromSnapshot(JSON.parse(p.snapText) as Snapshot) }),
+    run: (box, c) => {
+      box.state = step(box.state, c).state;
+    },
+  };
+  const limit = Math.min(commands, modelCommands);
+  const [perCommand] = race(MODEL_REPS, modelStreams, limit, [modelContender as Contender<unknown>], 1) as [number];
+  console.log(`  model at ${p.resident}: ${perCommand.toFixed(1)} µs/command (${limit * modelStreams.length} commands)`);
+  return { perCommand, commands: limit * modelStreams.length };
+}
 
 // ------------------------------------------------------------------------------------------------
 
 if (!canCollect()) console.warn('bench: run through `npm run bench` (needs --expose-gc); heap figures will be rough');
 const startLoad = loadAverage();
 const started = performance.now();
-const results: SizeResult[] = [];
+const prepared: Prepared[] = [];
 let restoreResult: RestoreResult | undefined;
 for (const resident of SIZES) {
-  const { size, restore } = measureSize(resident, resident === SIZES[SIZES.length - 1]);
-  results.push(size);
+  const { prepared: p, restore } = prepareSize(resident, resident === SIZES[SIZES.length - 1]);
+  prepared.push(p);
   if (restore !== undefined) restoreResult = restore;
 }
+console.log('\n== racing all sizes in the same rounds');
+const commandsLoad = { start: loadAverage(), end: 0 };
+const times = raceSizes(prepared, REPS);
+commandsLoad.end = loadAverage();
+const modelLoad = { start: loadAverage(), end: 0 };
+const results: SizeResult[] = prepared.map((p, s) => {
+  const [execute, trusted, floor] = times[s] as [number, number, number];
+  const model = measureModel(p);
+  return { ...p.result, execute, trusted, floor, spread: spreads[s] ?? [], ...(model === undefined ? {} : { model }) };
+});
+modelLoad.end = loadAverage();
 const seconds = (performance.now() - started) / 1000;
-const text = report(results, restoreResult as RestoreResult, startLoad, loadAverage(), seconds);
+const text = report({ results, restore: restoreResult as RestoreResult, startLoad, endLoad: loadAverage(), commandsLoad, modelLoad, seconds, quick, minTimed: MIN_TIMED, warmup: WARMUP, modelReps: MODEL_REPS });
 console.log(`\n${text}`);
 if (write) {
   writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), `${text}\n`);

@@ -12,6 +12,11 @@ export function collect(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
+/** Runs a young-generation collection (a scavenge) when Node was started with --expose-gc. */
+export function collectYoung(): void {
+  (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc?.({ type: 'minor' });
+}
+
 /** True when a full collection can be forced (needed for heap bytes per job). */
 export const canCollect = (): boolean => typeof (globalThis as { gc?: unknown }).gc === 'function';
 

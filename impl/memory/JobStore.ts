@@ -28,8 +28,8 @@
  * Memory: terminal jobs (done, dead) stay resident, as the contract requires (they are queryable,
  * deduplicate re-submissions, and are part of the snapshot). Each costs its JobEntry (17 fields),
  * its id and key strings, a slot in `jobs` and, once committed, its ledger entry; terminal jobs
- * hold no heap or FIFO entries. Measured: about 375 heap bytes per resident job at 1e5 to 1e6 jobs,
- * nine in ten of them terminal (docs/benchmarks.md), so a million jobs take about 360 MiB. A store
+ * hold no heap or FIFO entries. Measured: about 325 to 375 heap bytes per resident job at 1e4 to 1e6
+ * jobs, most of them terminal (docs/benchmarks.md), so a million jobs take about 310 to 360 MiB. A store
  * that must run forever needs a retention policy on top, which the contract leaves out.
  */
 import type {
