@@ -1,7 +1,7 @@
 /**
  * Finding Python for the examples' tests and the catalogue script. `python3` on PATH may be a
- * version-manager shim that costs a tenth of a second per start; the harness starts a process for
- * every restart, so tests resolve the real interpreter once and run it with `-S` (the examples use
+ * version-manager shim that costs a tenth of a second per start; the harness starts processes for
+ * stores and cold restarts (and for every restart under --fresh), so tests resolve the real interpreter once and run it with `-S` (the examples use
  * only the standard library). The programs run are the same as with `python3 <script>`.
  */
 import { spawnSync } from 'node:child_process';
