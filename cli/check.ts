@@ -13,13 +13,16 @@ import type { Coverage } from '../conformance/coverage.ts';
 import type { PathSuiteResult } from '../conformance/pathSuite.ts';
 import type { LockstepResult } from '../conformance/lockstep.ts';
 import { inOrder } from '../conformance/parallel.ts';
+import { CHECK_EXPLORATION, runExploration } from '../conformance/explore/index.ts';
+import type { ExploreResult } from '../conformance/explore/index.ts';
+import { mergeCoverage } from '../conformance/coverage.ts';
 import type { RestartCounts } from '../conformance/protocol/index.ts';
 import { loadFixtures, runFixture } from '../model/fixtures.ts';
 import type { Fixture, FixtureDriver, FixtureResult } from '../model/fixtures.ts';
 
 /** Where the check is: which phase, how far. */
 export interface CheckProgress {
-  readonly phase: 'fixtures' | 'paths' | 'campaign' | 'shrink';
+  readonly phase: 'fixtures' | 'paths' | 'campaign' | 'shrink' | 'explore';
   readonly done: number;
   readonly total: number;
 }
@@ -50,6 +53,14 @@ export interface CheckOptions {
   readonly warmFactory?: AdapterFactory;
   /** Restarts done so far by the target's adapters, when it counts them (a process target). */
   readonly restarts?: () => RestartCounts;
+  /** Leave out the exploration phase (`--no-explore`). */
+  readonly noExplore?: boolean;
+  /**
+   * The factory of the campaign's stores, when it differs from `warmFactory`: for a process
+   * target, one that also crash-restarts an implementation whose hello reply says it is durable
+   * (SIGKILL, a new process resuming the storage, no snapshot crossing).
+   */
+  readonly campaignFactory?: AdapterFactory;
 }
 
 /** Where the time of a check went. Phases run one after the other; within each, runs may overlap. */
@@ -59,6 +70,8 @@ export interface CheckPhases {
   /** The campaign's generation phase, up to the first failure (and the runs in flight then). */
   readonly campaignMs: number;
   readonly shrinkMs: number;
+  /** The exploration of CHECK_EXPLORATION (conformance/explore/scope.ts). */
+  readonly exploreMs: number;
   /** Restarts over the whole check (a process target only): how many and their summed milliseconds. */
   readonly restarts: RestartCounts | null;
   /** Stores checked at once. */
@@ -74,7 +87,7 @@ export interface FixtureOutcome {
 
 /** The story shown for a failed check: the shortest failure found, from whichever phase. */
 export interface CheckFailure {
-  readonly source: 'campaign' | 'path' | 'fixture';
+  readonly source: 'campaign' | 'path' | 'fixture' | 'explore';
   /** The path's name, the fixture's name, or `random campaign`. */
   readonly name: string;
   /** Steps of the story. */
@@ -83,6 +96,8 @@ export interface CheckFailure {
   readonly run?: LockstepResult;
   /** The fixture outcome (fixture failures). */
   readonly fixture?: FixtureOutcome;
+  /** The story, when there is no run to tell it from (an exploration's divergence that did not repeat). */
+  readonly story?: string;
 }
 
 /** Everything a check found. */
@@ -102,7 +117,11 @@ export interface CheckReport {
   /** Milliseconds each path took, in the order of `paths.outcomes`. */
   readonly pathMs: readonly number[];
   readonly campaign: CampaignResult;
-  /** Path suite and campaign coverage, merged. */
+  /** The small exhaustive exploration beside the path suite; null when left out or when the time limit came first. */
+  readonly exploration: ExploreResult | null;
+  /** True when the exploration was left out on purpose (`--no-explore`). */
+  readonly explorationLeftOut: boolean;
+  /** Path suite, campaign and exploration coverage, merged. */
   readonly coverage: Coverage;
   /** The shortest failure story, or null when everything agreed. */
   readonly failure: CheckFailure | null;
@@ -149,8 +168,17 @@ async function checkFixture(fixture: Fixture, factory: AdapterFactory): Promise<
 }
 
 /** The shortest of the failures found (campaign, paths, fixtures) with at least one step; ties go to the campaign, whose story is shrunk. Pure. */
-function shortestFailure(fixtures: readonly FixtureOutcome[], paths: PathSuiteResult, campaign: CampaignResult): CheckFailure | null {
+function shortestFailure(fixtures: readonly FixtureOutcome[], paths: PathSuiteResult, campaign: CampaignResult, exploration: ExploreResult | null): CheckFailure | null {
   const candidates: CheckFailure[] = [];
+  for (const c of exploration?.configs ?? []) {
+    const x = c.counterexample;
+    if (x === null) continue;
+    const name = `exploration ${c.part}/${c.name}`;
+    // A divergence that a second run of its steps did not show again is told, not replayed: its
+    // run agrees, so an artifact of it would replay as a pass.
+    if (x.run !== undefined && x.run.divergence !== null) candidates.push({ source: 'explore', name, steps: x.run.steps.length, run: x.run });
+    else candidates.push({ source: 'explore', name, steps: x.path.length, story: x.story });
+  }
   if (campaign.counterexample !== null) {
     candidates.push({ source: 'campaign', name: 'random campaign', steps: campaign.counterexample.steps.length, run: campaign.counterexample });
   }
@@ -163,7 +191,8 @@ function shortestFailure(fixtures: readonly FixtureOutcome[], paths: PathSuiteRe
   }
   // A failure before the first step (a store that could not even be started) cannot be replayed
   // and shows less than any story with a step: it is shown only when it is the only kind found.
-  const rank = (f: CheckFailure): number => (f.steps === 0 ? Number.POSITIVE_INFINITY : f.steps);
+  // A story that did not repeat cannot be replayed either: it too is shown only when nothing else was found.
+  const rank = (f: CheckFailure): number => (f.steps === 0 || f.story !== undefined ? Number.POSITIVE_INFINITY : f.steps);
   let best: CheckFailure | null = null;
   for (const c of candidates) if (best === null || rank(c) < rank(best)) best = c;
   return best;
@@ -198,6 +227,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const fixturesMs = performance.now() - started;
   const engine = await runEngineCheck({
     factory: options.warmFactory ?? options.factory,
+    ...(options.campaignFactory === undefined ? {} : { campaignFactory: options.campaignFactory }),
     parallel,
     runs: options.runs,
     seed: options.seed,
@@ -215,9 +245,26 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   });
   const campaign = engine.campaign;
   if (campaign === null) throw new Error('the engine skipped the campaign although it was asked to run it');
-  const failure = shortestFailure(fixtures, engine.pathSuite, campaign);
-  const stoppedByTimeLimit = fixturesNotRun.length > 0 || engine.pathSuite.notRun.length > 0 || campaign.stoppedByTimeLimit;
-  const complete = fixturesNotRun.length === 0 && engine.pathSuite.notRun.length === 0 && campaign.verdict !== 'incomplete';
+  const explored = performance.now();
+  const skipExploration = options.noExplore === true;
+  const exploration =
+    skipExploration || options.budget?.expired === true
+      ? null
+      : await runExploration({
+          parts: CHECK_EXPLORATION,
+          factory: options.warmFactory ?? options.factory,
+          ...(options.budget === undefined ? {} : { budget: options.budget }),
+          onProgress: (p) => progress({ phase: 'explore', done: p.states, total: 0 }),
+        });
+  // An invariant the model itself breaks is a defect of the specification, not of the implementation.
+  const violation = exploration?.configs.find((c) => c.verdict === 'violation');
+  if (violation !== undefined) throw new Error(`the model breaks an invariant in the exploration ${violation.part}/${violation.name}: ${violation.counterexample?.message ?? ''}`);
+  if (exploration !== null && exploration.verdict === 'diverge' && firstDivergenceMs === null && campaign.firstFailureMs === null) diverged();
+  const exploreMs = performance.now() - explored;
+  const failure = shortestFailure(fixtures, engine.pathSuite, campaign, exploration);
+  const explorationComplete = skipExploration || (exploration !== null && exploration.verdict !== 'incomplete');
+  const stoppedByTimeLimit = fixturesNotRun.length > 0 || engine.pathSuite.notRun.length > 0 || campaign.stoppedByTimeLimit || !explorationComplete;
+  const complete = fixturesNotRun.length === 0 && engine.pathSuite.notRun.length === 0 && campaign.verdict !== 'incomplete' && explorationComplete;
   return {
     verdict: failure !== null ? 'diverge' : complete ? 'agree' : 'incomplete',
     stoppedByTimeLimit,
@@ -226,7 +273,9 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     paths: engine.pathSuite,
     pathMs: engine.pathSuite.outcomes.map((o) => o.durationMs),
     campaign,
-    coverage: engine.coverage,
+    exploration,
+    explorationLeftOut: skipExploration,
+    coverage: exploration === null ? engine.coverage : mergeCoverage(engine.coverage, exploration.coverage),
     failure,
     durationMs: performance.now() - started,
     phases: {
@@ -234,6 +283,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       pathsMs: engine.pathsMs,
       campaignMs: campaign.durationMs - campaign.shrinkMs,
       shrinkMs: campaign.shrinkMs,
+      exploreMs,
       restarts: options.restarts?.() ?? null,
       parallel,
     },

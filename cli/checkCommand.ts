@@ -48,6 +48,7 @@ Options:
   --max-commands <n>   most commands per random run (default 40)
   --parallel <n>       stores checked at once, each on its own implementation (default ${DEFAULT_PROCESS_PARALLEL} for
                        --impl, 1 otherwise; at most ${MAX_PARALLEL}); the verdict and the story do not depend on it
+  --no-explore         leave out the exploration phase (for an implementation too slow for it)
   --report <dir>       where to write failure.json and coverage.{json,md,html} (default ${DEFAULT_REPORT_DIR})
   --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
   --json               print the result as JSON instead of text
@@ -67,6 +68,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
     json: { type: 'boolean' },
     'time-limit': { type: 'string' },
     parallel: { type: 'string' },
+    'no-explore': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, false);
   if (values.help === true) {
@@ -97,7 +99,9 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       seed,
       budget,
       parallel: target.parallel,
+      noExplore: values['no-explore'] === true,
       ...(target.warmFactory === undefined ? {} : { warmFactory: target.warmFactory }),
+      ...(target.campaignFactory === undefined ? {} : { campaignFactory: target.campaignFactory }),
       ...(target.restarts === undefined ? {} : { restarts: target.restarts }),
       ...(maxCommands === undefined ? {} : { maxCommands }),
       ...(values.path === undefined ? {} : { path: values.path }),

@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { toArtifact, writeArtifact } from '../conformance/artifact.ts';
 import { COVERAGE_CATEGORIES, categorySummary, neverHit } from '../conformance/coverage.ts';
 import type { Coverage } from '../conformance/coverage.ts';
+import type { CheckReportContext } from '../conformance/coverageReport.ts';
 import { writeCoverageReport } from '../conformance/coverageFiles.ts';
 import { describeConfig, describeCommand, renderStory } from '../conformance/story.ts';
 import { firstDifference, showValue } from '../conformance/compare.ts';
@@ -41,6 +42,21 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 /** `1 step`, `3 steps`. Pure. */
 export const count = (n: number | null | undefined, word: string): string => `${n ?? '?'} ${word}${n === 1 ? '' : 's'}`;
 
+/**
+ * What the coverage page says about a check: its verdict, its story, and how much of it ran. The
+ * check stopped early when the time limit stopped it, or when its campaign ended at the first
+ * divergence with runs still planned: coverage at zero then means "not reached". Pure.
+ */
+export function reportContext(report: CheckReport, story: string | null): CheckReportContext {
+  const c = report.campaign;
+  const pathsPlanned = report.paths.outcomes.length + report.paths.notRun.length;
+  const stoppedEarly = report.stoppedByTimeLimit ? 'time-limit' : c.runs < c.runsPlanned && report.verdict === 'diverge' ? 'divergence' : null;
+  return { kind: 'check', verdict: report.verdict, story, runsPlanned: c.runsPlanned, runsRun: c.runs, pathsPlanned, pathsRun: report.paths.outcomes.length, stoppedEarly };
+}
+
+/** The title of a check's coverage reports. It names what was asked for; the page's context says how much of it ran. Pure. */
+export const reportTitle = (ctx: CheckContext): string => `Conformance coverage of ${ctx.target}: path suite + ${ctx.runs} random runs planned (seed ${ctx.seed})`;
+
 /** Writes the failure artifact (if any) and the coverage files; returns their paths. */
 export async function writeReportFiles(dir: string, report: CheckReport, ctx: CheckContext): Promise<ReportFiles> {
   await mkdir(dir, { recursive: true });
@@ -51,8 +67,8 @@ export async function writeReportFiles(dir: string, report: CheckReport, ctx: Ch
     const meta = f.source === 'campaign' ? { seed: ctx.seed, path: report.campaign.path } : {};
     artifact = await writeArtifact(dir, toArtifact(f.run, meta), 'failure.json');
   }
-  const title = `Conformance coverage of ${ctx.target}: path suite + ${ctx.runs} random runs (seed ${ctx.seed})`;
-  const cov = await writeCoverageReport(dir, report.coverage, { title });
+  const story = f === null ? null : renderFailure(f, report, ctx, artifact === undefined ? {} : { artifact });
+  const cov = await writeCoverageReport(dir, report.coverage, { title: reportTitle(ctx), context: reportContext(report, story) });
   return { dir, ...(artifact === undefined ? {} : { artifact }), coverageJson: cov.json, coverageMd: cov.markdown, coverageHtml: cov.html };
 }
 
@@ -79,9 +95,9 @@ export function renderFixtureStory(outcome: FixtureOutcome): string {
 }
 
 /** The story of a failure, whatever found it. Pure. */
-export function renderFailure(failure: CheckFailure, report: CheckReport, ctx: CheckContext, files?: ReportFiles): string {
+export function renderFailure(failure: CheckFailure, report: CheckReport, ctx: CheckContext, files?: Pick<ReportFiles, 'artifact'>): string {
   if (failure.fixture !== undefined) return renderFixtureStory(failure.fixture);
-  if (failure.run === undefined) return `${failure.name} failed.`;
+  if (failure.run === undefined) return failure.story ?? `${failure.name} failed.`;
   const replay = files?.artifact === undefined ? undefined : `npx jobcheck replay ${files.artifact} ${ctx.flags}`;
   return renderStory(failure.run, {
     ...(failure.source === 'campaign' ? { seed: ctx.seed, path: report.campaign.path } : {}),
@@ -110,13 +126,24 @@ export const implementationName = (ctx: CheckContext): string => (ctx.implementa
 
 const notRunNote = (n: number): string => (n === 0 ? '' : `; ${n} not run (time limit)`);
 
+/** What the check's exploration did: states, transitions, and whether it ran in full and agreed. Pure. */
+export function explorationLine(report: CheckReport): string {
+  const x = report.exploration;
+  if (x === null) return report.explorationLeftOut ? 'left out (--no-explore)' : 'not run (time limit)';
+  const configs = x.configs.length + x.notRun.length;
+  const what = `${count(x.states, 'state')}, ${count(x.transitions, 'transition')}, ${count(configs, 'config')}`;
+  const diverging = x.configs.find((c) => c.counterexample !== null);
+  if (diverging !== undefined) return `${what}: diverges in ${diverging.part}/${diverging.name}`;
+  return x.verdict === 'incomplete' ? `${what}: stopped by the time limit before the scope was explored in full` : `${what}: every transition agrees`;
+}
+
 /** Where the time went: each phase, the restarts, how many stores at once. Pure. */
 export function phasesLine(report: CheckReport): string {
   const p = report.phases;
   const r = p.restarts;
   // Counts of restarts vary with the parallel runs under way at a failure: they are in --json only.
-  const restarts = r === null ? '' : `; restarts ${seconds(r.coldMs)} cold, ${seconds(r.warmMs)} warm`;
-  return `fixtures ${seconds(p.fixturesMs)}, paths ${seconds(p.pathsMs)}, campaign ${seconds(p.campaignMs)}, shrinking ${seconds(p.shrinkMs)}${restarts}; ${count(p.parallel, 'store')} at once`;
+  const restarts = r === null ? '' : `; restarts ${seconds(r.coldMs)} cold, ${seconds(r.warmMs)} warm${r.crash === undefined ? '' : `, ${seconds(r.crashMs ?? 0)} crash`}`;
+  return `fixtures ${seconds(p.fixturesMs)}, paths ${seconds(p.pathsMs)}, campaign ${seconds(p.campaignMs)}, shrinking ${seconds(p.shrinkMs)}, exploration ${seconds(p.exploreMs)}${restarts}; ${count(p.parallel, 'store')} at once`;
 }
 
 /** The human report of a check: phases, verdict, the failure story, coverage, files. Pure. */
@@ -135,6 +162,7 @@ export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: 
   const shrunk = `shrunk from ${count(c.firstFailureLength, 'step')} to ${count(c.counterexample?.steps.length, 'step')} in ${seconds(c.shrinkMs)}${c.stoppedByTimeLimit ? ' (shrinking stopped by the time limit)' : ''}`;
   const found = c.verdict === 'agree' ? 'agree' : c.verdict === 'incomplete' ? `stopped by the time limit after ${c.runs} of ${c.runsPlanned} runs, none diverging` : `diverge after ${count(c.runs, 'run')}, ${shrunk}`;
   lines.push(`  random campaign  ${count(c.runs, 'run')}, ${count(c.commands, 'command')}, seed ${ctx.seed}: ${found}`);
+  lines.push(`  exploration      ${explorationLine(report)}`);
   lines.push(`  time             ${phasesLine(report)}`);
   lines.push('');
   if (report.verdict === 'incomplete') {
@@ -144,14 +172,14 @@ export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: 
     lines.push(`verdict: AGREE with the model (${seconds(report.durationMs)})`);
   } else {
     const f = report.failure;
-    const from = f.source === 'campaign' ? 'the random campaign' : f.source === 'path' ? `the path "${f.name}"` : `the fixture story "${f.name}"`;
+    const from = f.source === 'campaign' ? 'the random campaign' : f.source === 'path' ? `the path "${f.name}"` : f.source === 'explore' ? `the ${f.name}` : `the fixture story "${f.name}"`;
     const first = report.firstDivergenceMs === null ? '' : `, first divergence after ${seconds(report.firstDivergenceMs)}`;
     lines.push(`verdict: DIVERGE from the model (${seconds(report.durationMs)}${first}); the shortest story (${count(f.steps, 'step')}) comes from ${from}:`);
     lines.push('');
     lines.push(renderFailure(f, report, ctx, files));
   }
   lines.push('');
-  lines.push(`coverage (path suite + campaign${report.stoppedByTimeLimit ? ', what ran before the time limit' : ''}): ${coverageSummary(report.coverage)}`);
+  lines.push(`coverage (path suite + campaign + exploration${report.stoppedByTimeLimit ? ', what ran before the time limit' : ''}): ${coverageSummary(report.coverage)}`);
   const missing = neverHit(report.coverage, 'transitions');
   lines.push(`  transitions never hit: ${neverHitLine(missing)}`);
   if (files !== undefined) {
@@ -177,6 +205,7 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
       pathsMs: Math.round(report.phases.pathsMs),
       campaignMs: Math.round(report.phases.campaignMs),
       shrinkMs: Math.round(report.phases.shrinkMs),
+      exploreMs: Math.round(report.phases.exploreMs),
       restarts: report.phases.restarts === null ? null : { ...report.phases.restarts, coldMs: Math.round(report.phases.restarts.coldMs), warmMs: Math.round(report.phases.restarts.warmMs) },
       parallel: report.phases.parallel,
     },
@@ -187,6 +216,16 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
       notRun: report.fixturesNotRun,
     },
     paths: { total: report.paths.outcomes.length + report.paths.notRun.length, failed: report.paths.failures.map((x) => x.path.name), notRun: report.paths.notRun.map((x) => x.name) },
+    exploration:
+      report.exploration === null
+        ? null
+        : {
+            verdict: report.exploration.verdict,
+            states: report.exploration.states,
+            transitions: report.exploration.transitions,
+            configs: report.exploration.configs.map((x) => ({ part: x.part, name: x.name, verdict: x.verdict, states: x.states, transitions: x.transitions })),
+            notRun: report.exploration.notRun,
+          },
     campaign: {
       verdict: c.verdict,
       runsPlanned: c.runsPlanned,

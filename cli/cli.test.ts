@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CHECK_EXPLORATION } from '../conformance/explore/index.ts';
 import { lifecyclePaths } from '../conformance/lifecyclePaths.ts';
 import { listFixtures } from '../model/fixtures.ts';
 import { runCli } from './cli.ts';
@@ -67,7 +68,7 @@ describe('bad invocations: one line on stderr, exit code 2', () => {
 });
 
 describe('help', () => {
-  it.each(['check', 'replay', 'coverage', 'paths', 'demo'])('jobcheck %s --help prints the usage of the command and exits 0', async (command) => {
+  it.each(['check', 'explore', 'replay', 'coverage', 'paths', 'demo'])('jobcheck %s --help prints the usage of the command and exits 0', async (command) => {
     const out = await cli(command, '--help');
     expect(out.code).toBe(0);
     expect(out.stdout).toContain(`Usage: jobcheck ${command}`);
@@ -123,13 +124,14 @@ describe('check, replay and coverage work together', () => {
     expect(JSON.parse(out.stdout)).toMatchObject({ verdict: 'agree', target: 'examples/typescript/jobStoreModule.ts' });
   });
 
-  it('writes JUnit XML with one test case per fixture story, per path and for the campaign, the failing ones carrying their story', async () => {
+  it('writes JUnit XML with one test case per fixture story, per path, for the campaign and per explored config, the failing ones carrying their story', async () => {
     const file = join(dir, 'junit.xml');
     const out = await cli('check', '--broken', 'dead-job-blocks', '--seed', '1', '--runs', '50', '--report', join(dir, 'junit'), '--junit', file);
     expect(out.code).toBe(1);
     const xml = await readFile(file, 'utf8');
     const cases = xml.match(/<testcase /g)?.length ?? 0;
-    expect(cases).toBe(listFixtures().length + lifecyclePaths().length + 1);
+    expect(cases).toBe(listFixtures().length + lifecyclePaths().length + 1 + CHECK_EXPLORATION[0]!.configs.length);
+    expect(xml).toContain('classname="jobcheck.exploration" name="exploration one-job/basic"');
     const failures = xml.match(/<failure /g)?.length ?? 0;
     expect(xml).toMatch(new RegExp(`<testsuites [^>]*tests="${cases}" failures="${failures}"`));
     expect(failures).toBeGreaterThan(1);
@@ -159,7 +161,7 @@ describe('paths and demo', () => {
 
 describe('docs/cli.md', () => {
   const page = readFile(join(ROOT, 'docs', 'cli.md'), 'utf8');
-  it.each(['check', 'replay', 'coverage', 'paths'])('shows the --help text of jobcheck %s as the command prints it', async (command) => {
+  it.each(['check', 'explore', 'replay', 'coverage', 'paths'])('shows the --help text of jobcheck %s as the command prints it', async (command) => {
     const blocks = [...(await page).matchAll(/^```text\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
     const shown = blocks.find((b) => b.startsWith(`Usage: jobcheck ${command} `) || b.startsWith(`Usage: jobcheck ${command}\n`));
     expect(shown).toBe((await cli(command, '--help')).stdout);

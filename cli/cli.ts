@@ -7,6 +7,7 @@ import { SetupError, UsageError } from './args.ts';
 import type { CliIO } from './args.ts';
 import { checkCommand } from './checkCommand.ts';
 import { coverageCommand } from './coverageCommand.ts';
+import { exploreCommand } from './exploreCommand.ts';
 import { runDemo } from './demo.ts';
 import { pathsCommand } from './pathsCommand.ts';
 import { replayCommand } from './replayCommand.ts';
@@ -19,6 +20,7 @@ Holds a job-store implementation against the reference model of the job lifecycl
 
 Commands:
   check      check an implementation: fixture stories, path suite, random campaign
+  explore    explore every command sequence of a bounded scope, against the model or an implementation
   replay     replay a failure artifact against an implementation
   coverage   merge coverage JSON files and write the Markdown and HTML reports
   paths      list the path suite enumerated from the lifecycle machine
@@ -31,6 +33,7 @@ the protocol for implementations in other languages: docs/protocol.md.
 
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<number>> = {
   check: checkCommand,
+  explore: exploreCommand,
   replay: replayCommand,
   coverage: coverageCommand,
   paths: pathsCommand,

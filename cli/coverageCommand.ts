@@ -57,7 +57,7 @@ export async function coverageCommand(argv: readonly string[], io: CliIO): Promi
     throw new SetupError(`coverage: ${(error as Error).message}`);
   }
   const title = values.title ?? `Conformance coverage (${positionals.length} file${positionals.length === 1 ? '' : 's'})`;
-  await writeCoverageReport(dir, merged, { title });
+  await writeCoverageReport(dir, merged, { title, context: { kind: 'merged', files: positionals.length } });
   if (values.json === true) {
     io.stdout.write(`${JSON.stringify(merged, null, 2)}\n`);
     return 0;

@@ -86,13 +86,29 @@ export function checkJunit(report: CheckReport, ctx: CheckContext): string {
           : {}),
     },
   ];
-  const all = [...fixtures, ...paths, ...campaign];
+  // One case per explored config: complete, diverging (with its story), or not run to the end.
+  const exploration: Case[] =
+    report.exploration === null
+      ? report.explorationLeftOut
+        ? []
+        : [{ name: 'exploration', ms: 0, skipped: NOT_RUN }]
+      : report.exploration.configs.map((x) => ({
+          name: `exploration ${x.part}/${x.name}`,
+          ms: x.durationMs,
+          ...(x.counterexample !== null
+            ? { failure: { message: x.counterexample.message, text: x.counterexample.story } }
+            : x.verdict === 'incomplete'
+              ? { error: `stopped after ${x.states} states, before the scope was explored in full (not a pass)` }
+              : {}),
+        }));
+  const all = [...fixtures, ...paths, ...campaign, ...exploration];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${xmlEscape(`jobcheck ${ctx.target}`)}" tests="${all.length}" failures="${countOf(all, 'failure')}" errors="${countOf(all, 'error')}" skipped="${countOf(all, 'skipped')}" time="${(report.durationMs / 1000).toFixed(3)}">`,
     suite('jobcheck.fixtures', fixtures),
     suite('jobcheck.paths', paths),
     suite('jobcheck.campaign', campaign),
+    suite('jobcheck.exploration', exploration),
     '</testsuites>',
     '',
   ].join('\n');

@@ -16,6 +16,7 @@ const LABELS: Record<CheckProgress['phase'], string> = {
   paths: 'path suite     ',
   campaign: 'random runs    ',
   shrink: 'shrinking      ',
+  explore: 'exploration    ',
 };
 
 /** A progress line on `stream` when `enabled` (a terminal), a silent one otherwise. */
@@ -33,7 +34,8 @@ export function progressLine(enabled: boolean, stream: NodeJS.WritableStream = p
         phase = p.phase;
         bar.start(Math.max(p.total, 1), p.done, { label: LABELS[p.phase] });
       }
-      if (p.phase === 'shrink') bar.setTotal(Math.max(p.total, 1));
+      // Shrinking and exploration do not know their total in advance: the bar shows the count so far.
+      if (p.phase === 'shrink' || p.phase === 'explore') bar.setTotal(Math.max(p.total, p.done, 1));
       bar.update(p.done, { label: LABELS[p.phase] });
     },
     stop() {

@@ -4,7 +4,7 @@
  * it drives an implementation in another language.
  */
 import { modelStoreMaker } from '../conformance/adapters/model.ts';
-import { memoryStoreMaker, serveLines } from '../impl/protocol/index.ts';
+import { memoryStoreMaker, serveLines, sqliteStoreMaker } from '../impl/protocol/index.ts';
 import type { StoreMaker } from '../impl/protocol/index.ts';
 import type { CliIO } from './args.ts';
 import { UsageError, parseCommandArgs } from './args.ts';
@@ -12,14 +12,21 @@ import { UsageError, parseCommandArgs } from './args.ts';
 /** The stores `serve` knows. */
 const STORES: Record<string, StoreMaker> = { memory: memoryStoreMaker, model: modelStoreMaker };
 
+/** The prefix of `--store sqlite:<file>`. */
+const SQLITE_PREFIX = 'sqlite:';
+
 /** Usage text of `jobcheck serve`. */
 export const SERVE_USAGE = `Usage: jobcheck serve --store <kind>
 
 Serves a built-in store over the jobcheck/1 protocol (docs/protocol.md) on stdin and stdout, one
 JSON request per line in and one reply per line out, until stdin ends.
-  --store <kind>   memory: the optimised impl/JobStore; model: the reference model itself
+  --store <kind>   memory: the optimised impl/JobStore; model: the reference model itself;
+                   sqlite:<file>: impl/SqliteStore, durable; each store gets a new file beside
+                   <file> (jobs.db: jobs-<pid>-<n>.db), removed when the store is replaced or the
+                   process ends, kept only by a process that is killed, for a crash restart
   -h, --help       show this text
 Example: jobcheck check --impl "npx jobcheck serve --store memory"
+         jobcheck check --impl "npx jobcheck serve --store sqlite:jobs.db"
 `;
 
 /** Runs `jobcheck serve`; returns the exit code once stdin has ended. */
@@ -30,9 +37,14 @@ export async function serveCommand(argv: readonly string[], io: CliIO & { readon
     return 0;
   }
   const kind = values.store;
-  if (kind === undefined) throw new UsageError(`serve: say which store to serve: --store ${Object.keys(STORES).join(' | ')}`);
-  const maker = Object.hasOwn(STORES, kind) ? STORES[kind] : undefined;
-  if (maker === undefined) throw new UsageError(`serve: no store named ${JSON.stringify(kind)} (known: ${Object.keys(STORES).join(', ')})`);
+  if (kind === undefined) throw new UsageError(`serve: say which store to serve: --store ${[...Object.keys(STORES), 'sqlite:<file>'].join(' | ')}`);
+  let maker = Object.hasOwn(STORES, kind) ? STORES[kind] : undefined;
+  if (kind.startsWith(SQLITE_PREFIX)) {
+    const file = kind.slice(SQLITE_PREFIX.length);
+    if (file === '') throw new UsageError('serve: --store sqlite:<file> needs a file, e.g. --store sqlite:jobs.db');
+    maker = sqliteStoreMaker(file);
+  }
+  if (maker === undefined) throw new UsageError(`serve: no store named ${JSON.stringify(kind)} (known: ${[...Object.keys(STORES), 'sqlite:<file>'].join(', ')})`);
   await serveLines(io.stdin ?? process.stdin, io.output ?? process.stdout, maker);
   return 0;
 }

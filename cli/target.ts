@@ -49,6 +49,8 @@ export interface Target {
   readonly factory: AdapterFactory;
   /** The factory for the path suite and campaigns, when it differs (a process target: warm restarts, see cli/check.ts). */
   readonly warmFactory?: AdapterFactory;
+  /** The factory for the campaign, when it differs (a process target: crash restarts of a durable implementation). */
+  readonly campaignFactory?: AdapterFactory;
   /** Stores checked at once unless `--parallel` says otherwise: several for a process, 1 in process. */
   readonly parallel: number;
   /** Restarts done so far, cold and warm (a process target). */
@@ -103,6 +105,7 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
       flags: `--impl ${quote(cmd)}`,
       factory,
       warmFactory: factory.warm,
+      campaignFactory: factory.crash,
       parallel: flags.parallel ?? DEFAULT_PROCESS_PARALLEL,
       restarts: () => factory.restarts,
       close: () => factory.close(),

@@ -15,6 +15,8 @@ export interface CheckOptions extends CampaignOptions {
   readonly campaignAfterPathFailure?: boolean;
   /** Called after each path of the suite. */
   readonly onPath?: (done: number, total: number, outcome: PathOutcome) => void;
+  /** The factory of the campaign's stores, when it differs from `factory` (a durable process target: crash restarts). */
+  readonly campaignFactory?: CampaignOptions['factory'];
 }
 
 /** The outcome of a full check. */
@@ -42,7 +44,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   });
   const pathsMs = performance.now() - started;
   const skip = pathSuite.verdict === 'diverge' && options.campaignAfterPathFailure !== true;
-  const campaign = skip ? null : await runCampaign(options);
+  const campaign = skip ? null : await runCampaign({ ...options, factory: options.campaignFactory ?? options.factory });
   const verdicts = [pathSuite.verdict, campaign?.verdict ?? 'agree'];
   const verdict = verdicts.includes('diverge') ? 'diverge' : verdicts.includes('incomplete') ? 'incomplete' : 'agree';
   const coverage = campaign === null ? pathSuite.coverage : mergeCoverage(pathSuite.coverage, campaign.coverage);

@@ -56,12 +56,35 @@ describe('coverage counts', () => {
     const md = coverageMarkdown(cov);
     expect(md).toContain('| Lifecycle states entered | 4 | 5 | 80% |');
     expect(md).toMatch(/Lifecycle states entered \(1\): `dead`/);
-    const html = coverageHtml(cov);
-    expect(html.match(/<g class="state">/g)).toHaveLength(5);
-    expect(html.match(/<g class="edge">/g)).toHaveLength(13);
-    expect(html).toContain('stroke-dasharray'); // never-taken transitions are dashed
+    const html = await coverageHtml(cov);
+    expect(html.match(/<g class="state"/g)).toHaveLength(5);
+    expect(html.match(/<g class="edge"/g)).toHaveLength(13);
+    expect(html.match(/<g class="edge" [^>]*data-mark="never"[^>]*>[^]*?stroke-dasharray/g)).toHaveLength(13 - 5); // never-taken transitions are dashed
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/); // self-contained
     expect(categorySummary(cov, 'transitions').hit).toBe(5);
+  });
+
+  it('marks the transitions at zero not reached when the check stopped early, and never taken when it ran in full', async () => {
+    const cov = coverageOf([await runLockstep(config, story, jobStoreFactory())]);
+    const check = { kind: 'check', verdict: 'diverge', story: null, runsPlanned: 300, runsRun: 2, pathsPlanned: 42, pathsRun: 42 } as const;
+    const early = await coverageHtml(cov, { context: { ...check, stoppedEarly: 'divergence' } });
+    const full = await coverageHtml(cov, { context: { ...check, stoppedEarly: null } });
+    expect(early.match(/<g class="edge" [^>]*data-mark="not-reached"/g)).toHaveLength(13 - 5);
+    expect(early).not.toMatch(/<g class="edge" [^>]*data-mark="never"/);
+    expect(full.match(/<g class="edge" [^>]*data-mark="never"/g)).toHaveLength(13 - 5);
+    expect(early).toContain('Random runs: <span data-runs="run">2</span> of <span data-runs="planned">300</span> planned (the campaign stops at its first divergence)');
+  });
+
+  it('shows the verdict and the story of a check, escaped, and no verdict for merged coverage', async () => {
+    const cov = emptyCoverage();
+    const context = { kind: 'check', verdict: 'diverge', story: 'step 1: <script>alert("x")</script> & more', runsPlanned: 10, runsRun: 1, pathsPlanned: 42, pathsRun: 42, stoppedEarly: 'divergence' } as const;
+    const html = await coverageHtml(cov, { title: '<b>t</b>', context });
+    expect(html).toContain('Verdict: DIVERGE from the model');
+    expect(html).toContain('<pre class="story">step 1: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more</pre>');
+    expect(html).not.toContain('<b>t</b>');
+    const merged = await coverageHtml(cov, { context: { kind: 'merged', files: 3 } });
+    expect(merged).toMatch(/Merged coverage of <span data-count="files">3<\/span> files/);
+    expect(merged).not.toContain('Verdict');
   });
 
   it('writes JSON, Markdown and HTML files, and the JSON reads back to the same coverage', async () => {

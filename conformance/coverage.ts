@@ -102,6 +102,12 @@ export class CoverageRecorder {
     if (m !== undefined) m.set(item, (m.get(item) ?? 0) + n);
   }
 
+  /** Adds runs and steps counted elsewhere (an exploration counts its transitions as steps). */
+  count(runs: number, steps: number): void {
+    this.runs += runs;
+    this.steps += steps;
+  }
+
   /** Counts the model's side of one lockstep run (its replies and traces). */
   recordRun(result: LockstepResult): void {
     this.runs += 1;

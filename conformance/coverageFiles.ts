@@ -10,6 +10,7 @@ import { MAX_ARTIFACT_BYTES } from './artifact.ts';
 import { COVERAGE_CATEGORIES, COVERAGE_FORMAT, coverageUniverse } from './coverage.ts';
 import type { Coverage, CoverageCategory } from './coverage.ts';
 import { coverageHtml, coverageMarkdown } from './coverageReport.ts';
+import type { ReportContext } from './coverageReport.ts';
 import { ConformanceError } from './errors.ts';
 
 const count = z.int().min(0);
@@ -72,13 +73,24 @@ export interface CoverageFiles {
   readonly html: string;
 }
 
+/** Options of a coverage report: its file names, its title, and what the page says about the run. */
+export interface CoverageReportOptions {
+  /** Base name of the files (default `coverage`). */
+  readonly basename?: string;
+  readonly title?: string;
+  /** The verdict and runs of the check, or the number of merged files, for the HTML page. */
+  readonly context?: ReportContext;
+}
+
 /** Writes `<basename>.json`, `.md` and `.html` (default basename `coverage`) into `dir`, creating it. */
-export async function writeCoverageReport(dir: string, cov: Coverage, options: { basename?: string; title?: string } = {}): Promise<CoverageFiles> {
+export async function writeCoverageReport(dir: string, cov: Coverage, options: CoverageReportOptions = {}): Promise<CoverageFiles> {
+  // The page is rendered first: its layout is the only step that can fail, and then nothing is half written.
+  const html = await coverageHtml(cov, { ...(options.title === undefined ? {} : { title: options.title }), ...(options.context === undefined ? {} : { context: options.context }) });
   await mkdir(dir, { recursive: true });
   const base = join(dir, options.basename ?? 'coverage');
   const files = { json: `${base}.json`, markdown: `${base}.md`, html: `${base}.html` };
   await writeFile(files.json, `${JSON.stringify(cov, null, 2)}\n`);
   await writeFile(files.markdown, coverageMarkdown(cov, options.title));
-  await writeFile(files.html, coverageHtml(cov, options.title));
+  await writeFile(files.html, html);
   return files;
 }

@@ -8,6 +8,7 @@ import { jobStoreFactory } from './adapters/jobStore.ts';
 import { runCheck } from './check.ts';
 import { categorySummary, COVERAGE_CATEGORIES } from './coverage.ts';
 import { writeCoverageReport } from './coverageFiles.ts';
+import type { CheckReportContext } from './coverageReport.ts';
 import { renderStory } from './story.ts';
 
 const runs = Number(process.env['JOBCHECK_RUNS'] ?? 500);
@@ -15,14 +16,26 @@ const seed = Number(process.env['JOBCHECK_SEED'] ?? 1);
 const dir = process.env['JOBCHECK_REPORT_DIR'] ?? 'reports';
 
 const result = await runCheck({ factory: jobStoreFactory(), runs, seed });
-const files = await writeCoverageReport(dir, result.coverage, { title: `Coverage of ${result.adapter}: path suite + ${runs} random runs (seed ${seed})` });
+const failing = result.pathSuite.failures[0]?.result ?? result.campaign?.counterexample ?? undefined;
+const story = failing === undefined ? null : renderStory(failing, { seed });
+const runsRun = result.campaign?.runs ?? 0;
+const context: CheckReportContext = {
+  kind: 'check',
+  verdict: result.verdict,
+  story,
+  runsPlanned: runs,
+  runsRun,
+  pathsPlanned: result.pathSuite.outcomes.length + result.pathSuite.notRun.length,
+  pathsRun: result.pathSuite.outcomes.length,
+  stoppedEarly: result.verdict === 'diverge' && runsRun < runs ? 'divergence' : null,
+};
+const files = await writeCoverageReport(dir, result.coverage, { title: `Coverage of ${result.adapter}: path suite + ${runs} random runs (seed ${seed})`, context });
 for (const c of COVERAGE_CATEGORIES) {
   const { hit, total } = categorySummary(result.coverage, c);
   console.log(`${c.padEnd(12)} ${String(hit).padStart(4)} / ${total}`);
 }
 console.log(`wrote ${files.json}, ${files.markdown}, ${files.html}`);
 if (result.verdict !== 'agree') {
-  const failing = result.pathSuite.failures[0]?.result ?? result.campaign?.counterexample;
-  if (failing) console.log(renderStory(failing, { seed }));
+  if (story !== null) console.log(story);
   process.exitCode = 1;
 }

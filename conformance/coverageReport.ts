@@ -1,14 +1,43 @@
 /**
- * Coverage reports for people: a Markdown summary and a self-contained HTML page whose centre is
- * the lifecycle diagram, laid out by @dagrejs/dagre from the machine's declared transitions
- * (model/lifecycle.ts) and drawn as inline SVG with every state and transition coloured by its
- * hit count. Nothing in the diagram is drawn by hand. The format is described in docs/coverage-format.md.
+ * Coverage reports for people: a Markdown summary and a self-contained HTML page. The page says
+ * what was run (the verdict, the story when the run diverged, how many runs were planned and how
+ * many ran) and centres on the lifecycle diagram of conformance/lifecycleDiagram.ts, every state
+ * and transition coloured by its hit count. Nothing in the diagram is drawn by hand. The format
+ * is described in docs/coverage-format.md.
  */
-import dagre from '@dagrejs/dagre';
 import { JOB_STATES, lifecycleTransitions } from '../model/index.ts';
-import type { LifecycleTransition } from '../model/index.ts';
 import { COVERAGE_CATEGORIES, categorySummary, neverHit, shortName } from './coverage.ts';
 import type { Coverage, CoverageCategory } from './coverage.ts';
+import { NEVER_COLOUR, NEVER_DASH, NOT_REACHED_COLOUR, NOT_REACHED_DASH, heatColour, lifecycleSvg } from './lifecycleDiagram.ts';
+
+/** What the page says about the check whose coverage it shows. */
+export interface CheckReportContext {
+  readonly kind: 'check';
+  readonly verdict: 'agree' | 'diverge' | 'incomplete';
+  /** The shortest failure story as plain text, when the check diverged. */
+  readonly story: string | null;
+  /** Random runs planned (`--runs`) and run. */
+  readonly runsPlanned: number;
+  readonly runsRun: number;
+  /** Paths of the path suite, and how many of them ran to the end. */
+  readonly pathsPlanned: number;
+  readonly pathsRun: number;
+  /**
+   * Why the check stopped before it ran in full (the time limit, or the campaign ending at its
+   * first divergence), or null when every planned run ran: then an item at zero was never taken
+   * by a full run, otherwise it was only not reached.
+   */
+  readonly stoppedEarly: 'time-limit' | 'divergence' | null;
+}
+
+/** What the page says about coverage merged from files (`jobcheck coverage`): there is no verdict. */
+export interface MergedReportContext {
+  readonly kind: 'merged';
+  readonly files: number;
+}
+
+/** What the HTML page says about the run besides its counts. */
+export type ReportContext = CheckReportContext | MergedReportContext;
 
 const TITLES: Record<CoverageCategory, string> = {
   states: 'Lifecycle states entered',
@@ -49,66 +78,6 @@ export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage'):
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** Colour of a hit count: red for never hit, then pale to deep green on a log scale up to `max`. Pure. */
-export function heatColour(count: number, max: number): string {
-  if (count <= 0) return '#d73027';
-  const f = max <= 1 ? 1 : Math.log(count + 1) / Math.log(max + 1);
-  const mix = (a: number, b: number): number => Math.round(a + (b - a) * f);
-  return `rgb(${mix(199, 26)},${mix(233, 152)},${mix(192, 80)})`;
-}
-
-function edgeLabel(t: LifecycleTransition, n: number): string {
-  return `${t.event}${t.guard === null ? '' : ` [${t.guard}]`} \u00d7${n}`;
-}
-
-/** The lifecycle diagram as an SVG element, laid out by dagre and coloured by hit counts. Pure. */
-export function lifecycleSvg(cov: Coverage): string {
-  const g = new dagre.graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: 'LR', nodesep: 40, ranksep: 120, edgesep: 20, marginx: 20, marginy: 20 });
-  g.setDefaultEdgeLabel(() => ({}));
-  for (const s of JOB_STATES) g.setNode(s, { width: 110, height: 48 });
-  const ts = lifecycleTransitions();
-  for (const t of ts) {
-    const label = edgeLabel(t, cov.items.transitions[t.id] ?? 0);
-    g.setEdge({ v: t.from, w: t.to, name: t.id }, { width: label.length * 6.2, height: 14, labelpos: 'c' });
-  }
-  dagre.layout(g);
-  const maxT = Math.max(1, ...ts.map((t) => cov.items.transitions[t.id] ?? 0));
-  const maxS = Math.max(1, ...JOB_STATES.map((s) => cov.items.states[s] ?? 0));
-  const graph = g.graph();
-  const width = Math.ceil(Number(graph.width ?? 800));
-  const height = Math.ceil(Number(graph.height ?? 400));
-  const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`);
-  parts.push('<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#444"/></marker></defs>');
-  // Labels go on top of every edge, so no later edge is drawn across an earlier label.
-  const labels: string[] = [];
-  for (const t of ts) {
-    const e = g.edge({ v: t.from, w: t.to, name: t.id });
-    const n = cov.items.transitions[t.id] ?? 0;
-    const pts: { x: number; y: number }[] = e.points ?? [];
-    const d = pts.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
-    const colour = heatColour(n, maxT);
-    parts.push(`<g class="edge"><title>${esc(t.id)}: ${n} hits</title><path d="${d}" fill="none" stroke="${colour}" stroke-width="${n === 0 ? 2 : 2 + 3 * (Math.log(n + 1) / Math.log(maxT + 1))}" marker-end="url(#arrow)"${n === 0 ? ' stroke-dasharray="6 4"' : ''}/>`);
-    if (e.x !== undefined && e.y !== undefined) {
-      labels.push(`<text x="${e.x.toFixed(1)}" y="${(e.y + 4).toFixed(1)}" text-anchor="middle" fill="${n === 0 ? '#b2182b' : '#222'}" paint-order="stroke" stroke="#fff" stroke-width="7" stroke-linejoin="round"><title>${esc(t.id)}: ${n} hits</title>${esc(edgeLabel(t, n))}</text>`);
-    }
-    parts.push('</g>');
-  }
-  parts.push(...labels);
-  for (const s of JOB_STATES) {
-    const node = g.node(s);
-    const n = cov.items.states[s] ?? 0;
-    const x = (node.x ?? 0) - node.width / 2;
-    const y = (node.y ?? 0) - node.height / 2;
-    parts.push(`<g class="state"><title>${s}: entered ${n} times</title><rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${node.width}" height="${node.height}" rx="10" fill="${heatColour(n, maxS)}" stroke="#333"/>`);
-    parts.push(`<text x="${(node.x ?? 0).toFixed(1)}" y="${((node.y ?? 0) - 2).toFixed(1)}" text-anchor="middle" font-size="13" font-weight="bold">${s}</text>`);
-    parts.push(`<text x="${(node.x ?? 0).toFixed(1)}" y="${((node.y ?? 0) + 14).toFixed(1)}" text-anchor="middle">\u00d7${n}</text></g>`);
-  }
-  parts.push('</svg>');
-  return parts.join('\n');
-}
-
 function table(cov: Coverage, c: CoverageCategory): string {
   const entries = Object.entries(cov.items[c]);
   const max = Math.max(1, ...entries.map(([, n]) => n));
@@ -119,31 +88,88 @@ function table(cov: Coverage, c: CoverageCategory): string {
   return `<details${c === 'paths' || c === 'pairs' ? '' : ' open'}><summary><h2>${esc(TITLES[c])}: ${hit} / ${total} (${pct(hit, total)})</h2></summary><table><tr><th>Item</th><th>Hits</th><th></th></tr>\n${rows}\n</table></details>`;
 }
 
-/** The self-contained HTML report: summary, coloured lifecycle diagram, and every item with its count. Pure. */
-export function coverageHtml(cov: Coverage, title = 'Conformance coverage'): string {
+const VERDICTS: Record<CheckReportContext['verdict'], { readonly css: string; readonly text: string }> = {
+  agree: { css: 'agree', text: 'AGREE with the model' },
+  diverge: { css: 'diverge', text: 'DIVERGE from the model' },
+  incomplete: { css: 'incomplete', text: 'INCOMPLETE: the time limit stopped the check before it ran in full; nothing diverged in what ran, which is not a pass' },
+};
+
+const STOPPED: Record<NonNullable<CheckReportContext['stoppedEarly']>, string> = {
+  'time-limit': 'stopped by the time limit',
+  divergence: 'the campaign stops at its first divergence',
+};
+
+/** The verdict, the runs and the story: what the page says about the check before its counts. Pure. */
+function contextHtml(cov: Coverage, context: ReportContext | undefined): string {
+  const counted = `Coverage counts <span data-count="lockstep-runs">${cov.runs}</span> lockstep runs and ${cov.steps} steps.`;
+  if (context === undefined) return `<p class="runs">${counted}</p>`;
+  if (context.kind === 'merged') {
+    return `<p class="verdict merged" data-verdict="merged">Merged coverage of <span data-count="files">${context.files}</span> file${context.files === 1 ? '' : 's'} (no verdict: the files may come from different checks).</p>\n<p class="runs">${counted}</p>`;
+  }
+  const v = VERDICTS[context.verdict];
+  const stopped = context.stoppedEarly === null ? '' : ` (${STOPPED[context.stoppedEarly]})`;
+  const runs = `Random runs: <span data-runs="run">${context.runsRun}</span> of <span data-runs="planned">${context.runsPlanned}</span> planned${stopped}. Path suite: ${context.pathsRun} of ${context.pathsPlanned} paths.`;
+  const story = context.story === null ? '' : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(context.story)}</pre>`;
+  return `<p class="verdict ${v.css}" data-verdict="${context.verdict}">Verdict: ${esc(v.text)}</p>\n<p class="runs">${runs} ${counted}</p>${story}`;
+}
+
+/** A short line of the given stroke, for the legend. */
+const swatch = (colour: string, dash: string, width = 2.5): string =>
+  `<svg class="swatch" width="36" height="10" viewBox="0 0 36 10"><line x1="2" y1="5" x2="34" y2="5" stroke="${colour}" stroke-width="${width}"${dash === '' ? '' : ` stroke-dasharray="${dash}" stroke-linecap="round"`}/></svg>`;
+
+function legendHtml(context: ReportContext | undefined): string {
+  const heat = [1, 10, 100].map((n) => `${swatch(heatColour(n, 100), '', 2 + 3 * (Math.log(n + 1) / Math.log(101)))} ${n}`).join(' &nbsp; ');
+  const never = `${swatch(NEVER_COLOUR, NEVER_DASH)} never taken${context?.kind === 'merged' ? ' in any of the files' : ' (the run ran in full)'}`;
+  const notReached = `${swatch(NOT_REACHED_COLOUR, NOT_REACHED_DASH)} not reached: the run stopped early, so a full run might have taken it`;
+  return `<p class="legend">Hits: ${heat} &nbsp;&nbsp; ${never} &nbsp;&nbsp; ${notReached}</p>`;
+}
+
+/** Options of the HTML page. */
+export interface CoverageHtmlOptions {
+  readonly title?: string;
+  /** The verdict and runs of the check (or the merge) the coverage comes from. */
+  readonly context?: ReportContext;
+}
+
+/**
+ * The self-contained HTML report: the verdict, the runs and the story, the summary, the lifecycle
+ * diagram coloured by hits, and every item with its count. Asynchronous only because the
+ * diagram's layout engine is (see lifecycleDiagram.ts); it reads and writes nothing.
+ */
+export async function coverageHtml(cov: Coverage, options: CoverageHtmlOptions = {}): Promise<string> {
+  const title = options.title ?? 'Conformance coverage';
+  const context = options.context;
+  const stoppedEarly = context?.kind === 'check' && context.stoppedEarly !== null;
   const summary = COVERAGE_CATEGORIES.map((c) => {
     const { hit, total } = categorySummary(cov, c);
     return `<tr><td>${esc(TITLES[c])}</td><td class="n">${hit}</td><td class="n">${total}</td><td class="n">${pct(hit, total)}</td></tr>`;
   }).join('\n');
-  const legend = [0, 1, 10, 100].map((n) => `<span class="key" style="background:${heatColour(n, 100)}"></span> ${n === 0 ? 'never hit' : `${n}`}`).join(' &nbsp; ');
+  const diagram = await lifecycleSvg(cov, { stoppedEarly });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
-body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1200px}
+body{font-family:system-ui,sans-serif;margin:1.5rem 2rem;color:#222;max-width:1200px;font-size:15px}
+h1{font-size:1.5rem}h2{font-size:1.1rem}
 table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{padding:2px 10px;border-bottom:1px solid #eee;text-align:left;font-size:13px}
 td.n{text-align:right;font-variant-numeric:tabular-nums}tr.miss td{color:#b2182b}
-.bar{display:inline-block;height:10px}.key{display:inline-block;width:14px;height:10px;border:1px solid #999}
-summary h2{display:inline;font-size:1.05rem}details{margin:.6rem 0}.diagram{overflow-x:auto;border:1px solid #ddd;padding:8px}.diagram svg{max-width:100%;height:auto}
+.bar{display:inline-block;height:10px}.swatch{vertical-align:middle}
+.verdict{font-weight:bold;padding:.4rem .7rem;border-left:6px solid #999;background:#f4f4f4}
+.verdict.agree{border-color:#1a9850}.verdict.diverge{border-color:#d73027;background:#fdecea}.verdict.incomplete{border-color:#e08214;background:#fef3e2}
+pre.story{font-size:13px;line-height:1.35;background:#f7f7f7;border:1px solid #ddd;padding:.6rem .8rem;overflow-x:auto;white-space:pre}
+summary h2{display:inline;font-size:1.05rem}details{margin:.6rem 0}
+.diagram{overflow-x:auto;border:1px solid #ddd;padding:8px;width:max-content;max-width:calc(100% - 18px)}.diagram svg{display:block}
 </style></head><body>
 <h1>${esc(title)}</h1>
-<p>Runs: ${cov.runs}, steps: ${cov.steps}. Sources: ${esc(cov.sources.join('; ') || '-')}.</p>
+${contextHtml(cov, context)}
+<p>Sources: ${esc(cov.sources.join('; ') || '-')}.</p>
 <table><tr><th>Category</th><th>Hit</th><th>Total</th><th>Coverage</th></tr>
 ${summary}
 </table>
-<h2>Lifecycle (generated from the machine; colour and width by hit count)</h2>
-<p>${legend}. Dashed red: never taken.</p>
+<h2>Lifecycle (generated from the machine, laid out by Graphviz; colour and width by hit count)</h2>
+${legendHtml(context)}
 <div class="diagram">
-${lifecycleSvg(cov)}
+${diagram}
 </div>
 ${COVERAGE_CATEGORIES.map((c) => table(cov, c)).join('\n')}
 <p>Transition names in pairs and paths: ${lifecycleTransitions().map((t) => `<code>${esc(shortName(t))}</code>`).join(', ')}.</p>

@@ -8,6 +8,8 @@ export type { Adapter, AdapterFactory } from './adapter.ts';
 export type { JobStoreClass } from './adapters/jobStore.ts';
 export { JobStoreAdapter, jobStoreFactory } from './adapters/jobStore.ts';
 export { ModelAdapter, modelFactory, modelStoreMaker } from './adapters/model.ts';
+export type { SqliteFactoryOptions, SqliteRestart } from './adapters/sqlite.ts';
+export { SqliteAdapter, sqliteFactory } from './adapters/sqlite.ts';
 export type { AdapterErrorCode, GuardOptions } from './adapters/guarded.ts';
 export { AdapterError, guardedFactory } from './adapters/guarded.ts';
 export type { Scenario } from './arbitraries.ts';
@@ -39,9 +41,12 @@ export {
   neverHit,
   shortName,
 } from './coverage.ts';
-export type { CoverageFiles } from './coverageFiles.ts';
+export type { CoverageFiles, CoverageReportOptions } from './coverageFiles.ts';
 export { parseCoverage, readCoverage, writeCoverageReport } from './coverageFiles.ts';
-export { coverageHtml, coverageMarkdown, heatColour, lifecycleSvg } from './coverageReport.ts';
+export type { CheckReportContext, CoverageHtmlOptions, MergedReportContext, ReportContext } from './coverageReport.ts';
+export { coverageHtml, coverageMarkdown } from './coverageReport.ts';
+export type { DiagramMark, DiagramOptions } from './lifecycleDiagram.ts';
+export { heatColour, lifecycleDot, lifecycleSvg } from './lifecycleDiagram.ts';
 export type { ConformanceErrorCode } from './errors.ts';
 export { ConformanceError } from './errors.ts';
 export type { LifecyclePath, PathEvent, Walk } from './lifecyclePaths.ts';
@@ -55,7 +60,9 @@ export type { StoryContext } from './story.ts';
 export { describeCommand, describeConfig, describeReply, renderStory } from './story.ts';
 export type { ResolveMemory, ResubmitChange, ScriptStep, SymbolicCommand, TimeRef, TokenRef, WorkerRef } from './symbolic.ts';
 export { MALFORMED_VARIANTS, WORKERS, describeSymbolic, newResolveMemory, resolveCommand, resolveTime } from './symbolic.ts';
-// The process adapter of the protocol has its own index (conformance/protocol/index.ts).
+// The process adapter of the protocol has its own index (conformance/protocol/index.ts), and so
+// do the crash campaign (conformance/crash/index.ts) and the broken SQLite variants
+// (conformance/broken/sqlite/index.ts).
 // Not exported here: the broken variants' classes (reach them through BROKEN_VARIANTS, or import
 // conformance/broken/index.ts to subclass further), and the coverage command's entry point
 // (conformance/coverageMain.ts, a script, not a library).

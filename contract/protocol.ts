@@ -32,8 +32,12 @@ const time = z.int().min(0, 'must be >= 0');
 const positive = z.int().min(1, 'must be >= 1');
 const plainObject = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be an object');
 
-/** `hello` as a request: exactly these three fields (the protocol and config are checked next, in that order). */
-export const helloRequestSchema = z.strictObject({ type: z.literal('hello'), protocol: z.unknown(), config: z.unknown() });
+/**
+ * `hello` as a request: exactly these three fields (the protocol and config are checked next, in
+ * that order), and `resume` only towards a durable implementation: the storage named by a hello
+ * reply's `durable`, which a new process opens instead of starting empty (a crash restart).
+ */
+export const helloRequestSchema = z.strictObject({ type: z.literal('hello'), protocol: z.unknown(), config: z.unknown(), resume: z.unknown().optional() });
 /** `snapshot` as a request. */
 export const snapshotRequestSchema = z.strictObject({ type: z.literal('snapshot') });
 /** `restore` as a request: the snapshot itself is checked by the store (`invalid_snapshot`). */
@@ -57,17 +61,22 @@ export const successSchemas = {
   tick: z.strictObject({ ok: z.literal(true), type: z.literal('tick'), clock: time }),
 } as const;
 
+/** What a durable store says in the reply to a request that made it (hello, restore): where it lives, for a later hello's `resume`. */
+const durableSchema = z.strictObject({ storage: text });
+
 /** Reply to `hello`. */
 export const helloReplySchema = z.strictObject({
   ok: z.literal(true),
   type: z.literal('hello'),
   protocol: z.literal(PROTOCOL_VERSION),
   implementation: text,
+  /** Present when the store survives the death of its process: `storage` names where it lives, for a later hello's `resume`. */
+  durable: durableSchema.optional(),
 });
 /** Reply to `snapshot`: the snapshot itself is compared field by field by the harness, so only its being an object is checked. */
 export const snapshotReplySchema = z.strictObject({ ok: z.literal(true), type: z.literal('snapshot'), snapshot: plainObject });
 /** Reply to `restore`. */
-export const restoreReplySchema = z.strictObject({ ok: z.literal(true), type: z.literal('restore') });
+export const restoreReplySchema = z.strictObject({ ok: z.literal(true), type: z.literal('restore'), durable: durableSchema.optional() });
 /** A refusal of `hello`, `snapshot` or `restore`; `path` may name the bad field of a config or snapshot. */
 export const protocolRejectionSchema = z.strictObject({
   ok: z.literal(false),

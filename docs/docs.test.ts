@@ -24,9 +24,9 @@ describe('the committed docs', () => {
     runSlow ? 600_000 : 60_000,
   );
 
-  it.each(GENERATED_FILES.map((f) => f.path))('docs/%s is what the generator makes of the model and the fixtures today', (path) => {
+  it.each(GENERATED_FILES.map((f) => f.path))('docs/%s is what the generator makes of the model and the fixtures today', async (path) => {
     const file = GENERATED_FILES.find((f) => f.path === path);
-    expect(readFileSync(join(DOCS_DIR, path), 'utf8'), 'run `npm run docs` to regenerate').toBe(file?.render());
+    expect(readFileSync(join(DOCS_DIR, path), 'utf8'), 'run `npm run docs` to regenerate').toBe(await file?.render());
   });
 
   it('tell every fixture as a quiz in the failure-stories chapter', () => {

@@ -8,3 +8,5 @@ export { JobStore } from './memory/JobStore.ts';
 // the store; using it needs only JobStore.
 export { JobEntry, NO_TIME, NO_TOKEN, TIME_MAX, addTime, isUnresolvedStatus, retryDelay } from './memory/JobEntry.ts';
 export { MinHeap } from './memory/heap.ts';
+// The SQLite store has its own index (impl/sqlite/index.ts: SqliteStore, openSqliteStore), so that
+// importing the in-memory store never loads the native better-sqlite3 module.

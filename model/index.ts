@@ -8,6 +8,9 @@ export type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMach
 export { claimableHead, emptyStore, isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
 export type { ModelState, StepResult } from './step.ts';
 export { configOf, fromSnapshot, initialState, step, toSnapshot } from './step.ts';
+export type { StoreInvariant } from './invariants.ts';
+export { STORE_INVARIANTS, brokenInvariant, violatedInvariant } from './invariants.ts';
+export { jobSnapshotOf, modelStateOf } from './stateOf.ts';
 export type { LifecycleTransition } from './lifecycle.ts';
 export { lifecycleTransitions, transitionOf } from './lifecycle.ts';
 export type { Fixture, FixtureDriver, FixtureErrorCode, FixtureMismatch, FixtureResult, FixtureStep, PartialJobs } from './fixtures.ts';

@@ -5,11 +5,10 @@
  * here would be a generator bug, and is reported as one. `JOBCHECK_RUNS` raises the run count.
  */
 import fc from 'fast-check';
-import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Config, Snapshot } from '../contract/index.ts';
-import { fromSnapshot, initialState, step, toSnapshot } from './step.ts';
-import type { ModelState } from './step.ts';
+import { brokenInvariant } from './invariants.ts';
+import { initialState, step, toSnapshot } from './step.ts';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const RUNS = Number(process.env['JOBCHECK_RUNS'] ?? 300);
@@ -93,31 +92,6 @@ function concretize(move: Move, snap: Snapshot): Record<string, unknown> {
       return move.op === 'fail' ? { ...base, kind: move.kind, error: move.error } : base;
     }
   }
-}
-
-/** The invariants every reachable state keeps; returns the first broken one, or undefined. */
-function brokenInvariant(state: ModelState): string | undefined {
-  const s = toSnapshot(state);
-  const jobs = Object.values(s.jobs);
-  const unresolved = jobs.filter((j) => j.status === 'ready' || j.status === 'waiting' || j.status === 'running');
-  if (unresolved.length > s.config.capacity) return `${unresolved.length} unresolved jobs exceed capacity ${s.config.capacity}`;
-  const runningAccounts = new Set<string>();
-  const tokens = new Set<number>();
-  for (const j of jobs.filter((x) => x.status === 'running')) {
-    if (runningAccounts.has(j.payload.account)) return `two running jobs for account ${j.payload.account}`;
-    runningAccounts.add(j.payload.account);
-    if (j.token === undefined || j.token >= s.nextToken) return `running token ${j.token} not below nextToken ${s.nextToken}`;
-    if (tokens.has(j.token)) return `token ${j.token} held by two running jobs`;
-    tokens.add(j.token);
-  }
-  const sums: Record<string, number> = {};
-  for (const [account, ledger] of Object.entries(s.effects)) {
-    sums[account] = Object.values(ledger).reduce((sum, e) => sum + e.amount, 0);
-  }
-  if (!isDeepStrictEqual(sums, { ...s.balances })) return `balances ${JSON.stringify(s.balances)} differ from ledger sums ${JSON.stringify(sums)}`;
-  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(s)), s)) return 'snapshot does not survive JSON';
-  if (!isDeepStrictEqual(toSnapshot(fromSnapshot(s)), s)) return 'snapshot does not survive fromSnapshot -> toSnapshot';
-  return undefined;
 }
 
 describe('the store invariants', () => {

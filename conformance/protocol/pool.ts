@@ -84,6 +84,12 @@ export class ProcessPool {
     return ending;
   }
 
+  /** Kills one process of the pool at once (SIGKILL to its group): a crash restart. */
+  async kill(peer: Peer): Promise<void> {
+    await peer.kill();
+    if (this.all.delete(peer)) this.endings.SIGKILL += 1;
+  }
+
   /** Takes back the process of a closed store: kept idle if it may be reused, ended otherwise. */
   async release(peer: Peer): Promise<void> {
     if (this.options.reuse !== false && !this.closed && peer.healthy && this.idle.length < (this.options.maxIdle ?? MAX_IDLE)) this.idle.push(peer);

@@ -6,8 +6,10 @@
  * Every failure at the boundary (cannot start, garbage, wrong shape, silence, death, a flood)
  * becomes a ProcessError naming the line that was sent; the harness never crashes on an
  * implementation's output. Restart is real: snapshot, end the process, take a process that has
- * never served a store, hello, restore. Processes come from a ProcessPool (pool.ts); each one runs
- * contained in its own process group (peer.ts).
+ * never served a store, hello, restore; or, for an implementation whose hello reply says it is
+ * durable, a crash restart: SIGKILL, a new process, hello with `resume`, and no snapshot crossing.
+ * Processes come from a ProcessPool (pool.ts); each one runs contained in its own process group
+ * (peer.ts).
  */
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import {
@@ -43,12 +45,19 @@ export interface ProcessAdapterOptions extends PoolOptions {
    * a process that has never served a store. `warm`: restore it into another process of the pool,
    * reset by its hello, and keep the old one for a later store. Both carry the snapshot across a
    * process boundary as JSON text; only `cold` also shows that the old process exits when its
-   * stdin closes and that a newly started process can restore.
+   * stdin closes and that a newly started process can restore. `crash`: when the implementation
+   * said in its hello reply that it is durable, every other restart (the first, third, ...) kills
+   * its process group with SIGKILL, starts a new process with the same command and says hello
+   * with `resume` naming the storage, so that only the storage crosses the restart; the others,
+   * and every restart of an implementation that is not durable, are `warm`.
    */
-  readonly restarts?: 'cold' | 'warm';
-  /** Told of every restart done, with the milliseconds from snapshot to restored. */
-  readonly onRestart?: (kind: 'cold' | 'warm', ms: number) => void;
+  readonly restarts?: RestartKind;
+  /** Told of every restart done, with the milliseconds from snapshot (or kill) to restored. */
+  readonly onRestart?: (kind: RestartKind, ms: number) => void;
 }
+
+/** How a process adapter restarts (see ProcessAdapterOptions.restarts). */
+export type RestartKind = 'cold' | 'warm' | 'crash';
 
 const replyTimeout = (o: ProcessAdapterOptions): number => o.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
 const startTimeout = (o: ProcessAdapterOptions): number => o.startTimeoutMs ?? 2 * replyTimeout(o);
@@ -73,14 +82,20 @@ export function encodeCommand(command: unknown, shellCommand: string): string {
   }
 }
 
+/** What a hello reply told: the implementation's name, and its storage when it is durable. */
+interface Greeting {
+  readonly implementation: string;
+  readonly storage: string | undefined;
+}
+
 /**
- * Says hello on a peer; returns the implementation's name or throws (after ending the peer). On a
+ * Says hello on a peer (with `resume` for a crash restart); returns what the reply told or throws (after ending the peer). On a
  * `reused` peer, a reply that is neither a hello reply nor a refusal is a line the implementation
  * wrote after the last reply to its previous store, read in place of the hello reply: a
  * `protocol_error` of the implementation, not a failed handshake.
  */
-async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions, reused = false): Promise<string> {
-  const line = JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, config });
+async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions, reused = false, resume?: string): Promise<Greeting> {
+  const line = JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, config, ...(resume === undefined ? {} : { resume }) });
   let reply: string;
   try {
     reply = await ask(peer, line, startTimeout(options), options.budget);
@@ -92,7 +107,7 @@ async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions,
   }
   const json = parseJsonLine(reply);
   const checked = json.ok ? checkShape(helloReplySchema, json.value) : json;
-  if (checked.ok) return checked.value.implementation;
+  if (checked.ok) return { implementation: checked.value.implementation, storage: checked.value.durable?.storage };
   await peer.kill();
   const refusal = json.ok ? checkShape(protocolRejectionSchema, json.value) : undefined;
   if (reused && refusal?.ok !== true) {
@@ -102,7 +117,7 @@ async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions,
   throw peer.error('handshake_failed', problem, reply);
 }
 
-type RestoreOutcome = { ok: true; type: 'restore' } | { ok: false; code: string; message: string };
+type RestoreOutcome = { ok: true; type: 'restore'; durable?: { storage: string } | undefined } | { ok: false; code: string; message: string };
 
 /** A running implementation behind a process boundary. */
 export class ProcessAdapter implements Adapter {
@@ -119,6 +134,8 @@ export class ProcessAdapter implements Adapter {
     /** The name the implementation gave in its hello reply. */
     readonly implementation: string,
     private readonly ownsPool: boolean,
+    /** Where the store lives, when the implementation said it is durable (the last hello or restore reply). */
+    private storage: string | undefined,
   ) {
     this.name = options.name ?? pool.command;
   }
@@ -142,8 +159,8 @@ export class ProcessAdapter implements Adapter {
   /** An adapter on a process of the pool. Throws ProcessError. */
   static async open(pool: ProcessPool, config: Config, options: ProcessAdapterOptions, ownsPool: boolean): Promise<ProcessAdapter> {
     const { peer, reused } = pool.any();
-    const implementation = await hello(peer, config, options, reused);
-    return new ProcessAdapter(pool, config, options, peer, implementation, ownsPool);
+    const greeting = await hello(peer, config, options, reused);
+    return new ProcessAdapter(pool, config, options, peer, greeting.implementation, ownsPool, greeting.storage);
   }
 
   private async ask<T>(line: string, asked: string, check: (value: unknown) => LineResult<T>): Promise<T> {
@@ -173,11 +190,13 @@ export class ProcessAdapter implements Adapter {
 
   /** Snapshot, then hello and restore the snapshot (as JSON text) into another process: see `restarts`. */
   async restart(): Promise<void> {
+    // Crash restarts alternate with warm ones, so that the campaign also carries snapshots across.
+    if (this.options.restarts === 'crash' && this.storage !== undefined && this.restarts % 2 === 0) return this.crash(this.storage);
     const started = performance.now();
     const text = JSON.stringify(await this.snapshot());
     const old = this.peer;
     let next: { readonly peer: Peer; readonly reused: boolean };
-    if (this.options.restarts === 'warm') {
+    if (this.options.restarts === 'warm' || this.options.restarts === 'crash') {
       next = this.pool.other(old);
       await this.pool.release(old);
     } else {
@@ -190,7 +209,7 @@ export class ProcessAdapter implements Adapter {
       next = { peer: this.pool.fresh(), reused: false };
     }
     this.peer = next.peer;
-    await hello(next.peer, this.config, this.options, next.reused);
+    this.storage = (await hello(next.peer, this.config, this.options, next.reused)).storage;
     this.restarts += 1;
     const restored = await this.ask<RestoreOutcome>(`{"type":"restore","snapshot":${text}}`, 'restore', (v) => {
       const ok = checkShape(restoreReplySchema, v);
@@ -201,7 +220,23 @@ export class ProcessAdapter implements Adapter {
     if (!restored.ok) {
       throw this.peer.error('restore_rejected', `the new process refused the snapshot of the old one (${restored.code}: ${restored.message})`);
     }
-    this.options.onRestart?.(this.options.restarts ?? 'cold', performance.now() - started);
+    this.storage = restored.durable?.storage;
+    this.options.onRestart?.(this.options.restarts === 'cold' || this.options.restarts === undefined ? 'cold' : 'warm', performance.now() - started);
+  }
+
+  /**
+   * A crash restart of a durable implementation: SIGKILL to the process group while no request
+   * is in flight, then a process that has never served a store reopens `storage` (hello with
+   * `resume`). Nothing but the storage crosses; the next snapshot shows whether it kept everything.
+   */
+  private async crash(storage: string): Promise<void> {
+    const started = performance.now();
+    await this.pool.kill(this.peer);
+    const next = this.pool.fresh();
+    this.peer = next;
+    this.storage = (await hello(next, this.config, this.options, false, storage)).storage;
+    this.restarts += 1;
+    this.options.onRestart?.('crash', performance.now() - started);
   }
 
   /** Gives the process back to the factory's pool (or ends it). Idempotent. */
@@ -219,6 +254,8 @@ export interface ProcessAdapterFactory extends AdapterFactory {
   close(): Promise<void>;
   /** A factory on the same pool whose adapters restart warm (see ProcessAdapterOptions.restarts). */
   readonly warm: AdapterFactory;
+  /** A factory on the same pool whose adapters crash-restart a durable implementation, and restart any other warm. */
+  readonly crash: AdapterFactory;
   /** Processes started so far (restarts, plus stores that found no idle process). */
   readonly processesStarted: number;
   /** How the processes ended so far went (a correct implementation exits by itself when its stdin closes). */
@@ -227,12 +264,15 @@ export interface ProcessAdapterFactory extends AdapterFactory {
   readonly restarts: Readonly<RestartCounts>;
 }
 
-/** Restarts of a factory's adapters, and the milliseconds they took from snapshot to restored. */
+/** Restarts of a factory's adapters, and the milliseconds they took from snapshot (or kill) to restored. */
 export interface RestartCounts {
   readonly cold: number;
   readonly warm: number;
   readonly coldMs: number;
   readonly warmMs: number;
+  /** Crash restarts (a durable implementation only); absent while there were none. */
+  readonly crash?: number;
+  readonly crashMs?: number;
 }
 
 /**
@@ -242,22 +282,30 @@ export interface RestartCounts {
 export function processAdapterFactory(command: string, options: ProcessAdapterOptions = {}): ProcessAdapterFactory {
   const pool = new ProcessPool(command, options);
   const counts = { cold: 0, warm: 0, coldMs: 0, warmMs: 0 };
-  const onRestart = (kind: 'cold' | 'warm', ms: number): void => {
-    counts[kind] += 1;
-    counts[kind === 'cold' ? 'coldMs' : 'warmMs'] += ms;
+  const crashes = { crash: 0, crashMs: 0 };
+  const onRestart = (kind: RestartKind, ms: number): void => {
+    if (kind === 'crash') {
+      crashes.crash += 1;
+      crashes.crashMs += ms;
+    } else {
+      counts[kind] += 1;
+      counts[kind === 'cold' ? 'coldMs' : 'warmMs'] += ms;
+    }
     options.onRestart?.(kind, ms);
   };
-  const make = (restarts: 'cold' | 'warm'): AdapterFactory => {
+  const make = (restarts: RestartKind): AdapterFactory => {
     const opts = { ...options, restarts, onRestart };
     return (config: Config): Promise<Adapter> => ProcessAdapter.open(pool, config, opts, false);
   };
   const factory = make(options.restarts ?? 'cold');
   const warm = options.reuse === false ? factory : make('warm');
+  const crash = make('crash');
   return Object.defineProperties(factory, {
     close: { value: () => pool.close() },
     warm: { value: warm },
+    crash: { value: crash },
     processesStarted: { get: () => pool.started },
     endings: { get: () => ({ ...pool.endings }) },
-    restarts: { get: () => ({ ...counts }) },
+    restarts: { get: () => ({ ...counts, ...(crashes.crash === 0 ? {} : crashes) }) },
   }) as ProcessAdapterFactory;
 }

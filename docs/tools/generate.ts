@@ -6,6 +6,11 @@
  *   npm run docs -- --check  change nothing; exit 1 and name the stale files
  *
  * The docs test calls `regenerateDoc` in memory and compares, so stale docs fail `npm test`.
+ *
+ * The screenshots of the coverage page (docs/images/coverage-*.png) are taken in headless Chromium
+ * on every run that writes. A browser's PNG bytes are not stable across versions, so neither
+ * `--check` nor the docs test compares them; the page's layout is tested from its DOM instead
+ * (docs/coveragePage.test.ts).
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -16,6 +21,8 @@ import { protocolLimitsTable } from './protocolLimits.ts';
 import { PROJECT_ROOT, refreshConsoleBlocks, withoutDurations } from './quotedCommands.ts';
 import { findRegions, replaceRegions } from './regions.ts';
 import { predictTranscript, storiesTable, storyQuiz } from './storyDocs.ts';
+import { ChromiumUnavailableError } from './chromium.ts';
+import { coverageScreenshots } from './coveragePages.ts';
 import { storyCoverageSvg, storyCoverageTable } from './storyCoverage.ts';
 
 /** The docs folder. */
@@ -67,8 +74,8 @@ export function renderRegion(name: string, dir: string = DOCS_DIR): string | und
   }
 }
 
-/** Whole files the generator owns under docs/ (images), by path relative to docs/, with their renderers. */
-export const GENERATED_FILES: ReadonlyArray<{ readonly path: string; readonly render: () => string }> = [
+/** Whole text files the generator owns under docs/ (images), by path relative to docs/, with their renderers. */
+export const GENERATED_FILES: ReadonlyArray<{ readonly path: string; readonly render: () => Promise<string> }> = [
   { path: 'images/stories-coverage.svg', render: storyCoverageSvg },
 ];
 
@@ -117,12 +124,28 @@ async function main(): Promise<number> {
   }
   for (const { path, render } of GENERATED_FILES) {
     const full = join(DOCS_DIR, path);
-    const want = render();
+    const want = await render();
     if (existsSync(full) && readFileSync(full, 'utf8') === want) continue;
     stale.push(`docs/${path}`);
     if (!values.check) {
       mkdirSync(dirname(full), { recursive: true });
       writeFileSync(full, want);
+    }
+  }
+  let screenshotsTaken = true;
+  if (!values.check) {
+    try {
+      for (const [path, png] of await coverageScreenshots()) {
+        const full = join(DOCS_DIR, path);
+        if (existsSync(full) && readFileSync(full).equals(png)) continue;
+        mkdirSync(dirname(full), { recursive: true });
+        writeFileSync(full, png);
+        stale.push(`docs/${path}`);
+      }
+    } catch (error) {
+      if (!(error instanceof ChromiumUnavailableError)) throw error;
+      process.stderr.write(`the screenshots of the coverage page were not taken: ${error.message}\n`);
+      screenshotsTaken = false;
     }
   }
   if (values.check) {
@@ -131,7 +154,7 @@ async function main(): Promise<number> {
   }
   for (const f of stale) process.stdout.write(`updated ${f}\n`);
   if (stale.length === 0) process.stdout.write('docs are up to date\n');
-  return 0;
+  return screenshotsTaken ? 0 : 1;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

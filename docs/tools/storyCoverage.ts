@@ -9,7 +9,7 @@ import { traceStory } from '../../cli/demoTrace.ts';
 import { REJECTION_CODES } from '../../contract/index.ts';
 import { CoverageRecorder } from '../../conformance/coverage.ts';
 import type { Coverage } from '../../conformance/coverage.ts';
-import { lifecycleSvg } from '../../conformance/coverageReport.ts';
+import { lifecycleSvg } from '../../conformance/lifecycleDiagram.ts';
 import { lifecycleTransitions } from '../../model/index.ts';
 
 /** Per item, the names of the stories that hit it and the total number of hits. */
@@ -71,7 +71,7 @@ export function storyCoverageValue(stories: readonly Story[] = listStories()): C
   return recorder.toCoverage();
 }
 
-/** The lifecycle diagram coloured by the stories' coverage, as a standalone SVG file (red: never). */
-export function storyCoverageSvg(stories: readonly Story[] = listStories()): string {
-  return `${lifecycleSvg(storyCoverageValue(stories))}\n`;
+/** The lifecycle diagram coloured by the stories' coverage, as a standalone SVG file (dashed red: never). */
+export async function storyCoverageSvg(stories: readonly Story[] = listStories()): Promise<string> {
+  return `${await lifecycleSvg(storyCoverageValue(stories))}\n`;
 }

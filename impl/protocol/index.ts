@@ -2,3 +2,5 @@
 export type { ProtocolReply, ServedStore, Session, StoreMaker } from './server.ts';
 export { answerLine, serveLines } from './server.ts';
 export { memoryStoreMaker } from './memoryStore.ts';
+export type { SqliteMakerOptions } from './sqliteStore.ts';
+export { sqliteStoreMaker } from './sqliteStore.ts';

@@ -9,7 +9,9 @@
  * 2. before the first `hello`, every other request is `invalid_argument` ("send hello first");
  * 3. `hello` must have exactly `type`, `protocol` and `config` (else `invalid_argument`), then the
  *    protocol must be jobcheck/1 (else `unsupported_protocol`), then the config must be valid
- *    (else `invalid_config`, with `path`); it replaces the store by an empty one;
+ *    (else `invalid_config`, with `path`); it replaces the store by an empty one. A durable maker
+ *    also takes `resume`, naming the storage a killed process left: that store is reopened
+ *    instead (its config must be the hello's), and the reply's `durable` names its storage;
  * 4. `snapshot` must have only `type`; `restore` exactly `type` and `snapshot` (else
  *    `invalid_argument`); a snapshot the contract refuses is `invalid_snapshot` with `path`, and
  *    leaves the store as it was; `restore` is accepted at any time after `hello`;
@@ -26,6 +28,8 @@ export interface ServedStore {
   snapshot(): Snapshot | Promise<Snapshot>;
   /** Releases what the store holds (a database connection); called when it is replaced. */
   close?(): void | Promise<void>;
+  /** Where a durable store lives (told in the hello reply, for a later hello's `resume`); absent for a store in memory. */
+  readonly storage?: string;
 }
 
 /** How the server makes stores: empty for a config, or restored from a snapshot. Both throw JobcheckError. */
@@ -34,6 +38,13 @@ export interface StoreMaker {
   readonly name: string;
   create(config: Config): ServedStore | Promise<ServedStore>;
   restore(snapshot: unknown): ServedStore | Promise<ServedStore>;
+  /**
+   * A durable maker: reopens the store in `storage` (named by an earlier hello reply, perhaps of a
+   * process that was killed). Returns the store, or a sentence saying why that storage cannot be
+   * resumed (refused as `invalid_argument`); throws JobcheckError `invalid_config` when the store
+   * there has another config.
+   */
+  resume?(storage: string, config: Config): ServedStore | string | Promise<ServedStore | string>;
 }
 
 /** The server's state: the current store, once `hello` made one. */
@@ -68,16 +79,26 @@ export async function answerLine(session: Session, line: string, maker: StoreMak
   if (type === 'hello') {
     const shape = helloRequestSchema.safeParse(message);
     if (!shape.success) return refuse('invalid_argument', `hello: ${describeIssue(shape.error, message, 'request').message}`);
+    const resume = shape.data.resume;
+    if (resume !== undefined && maker.resume === undefined) return refuse('invalid_argument', 'hello: resume: unknown field (this implementation keeps no storage)');
+    if (resume !== undefined && (typeof resume !== 'string' || resume === '')) {
+      return refuse('invalid_argument', `hello: resume: must be a non-empty string (got ${describeValue(resume)})`);
+    }
     if (shape.data.protocol !== PROTOCOL_VERSION) {
       return refuse('unsupported_protocol', `protocol: this implementation speaks ${PROTOCOL_VERSION} (got ${describeValue(shape.data.protocol)})`);
     }
+    let store: ServedStore;
     try {
-      await replace(session, await maker.create(shape.data.config as Config));
+      const config = shape.data.config as Config;
+      const made = resume === undefined || maker.resume === undefined ? await maker.create(config) : await maker.resume(resume, config);
+      if (typeof made === 'string') return refuse('invalid_argument', `hello: resume: ${made}`);
+      store = made;
     } catch (error) {
       if (error instanceof JobcheckError) return refuse(error.code, error.message, error.path);
       throw error;
     }
-    return { ok: true, type: 'hello', protocol: PROTOCOL_VERSION, implementation: maker.name };
+    await replace(session, store);
+    return { ok: true, type: 'hello', protocol: PROTOCOL_VERSION, implementation: maker.name, ...(store.storage === undefined ? {} : { durable: { storage: store.storage } }) };
   }
   const store = session.store;
   if (store === undefined) return refuse('invalid_argument', `send hello first (got ${describeValue(message)})`);
@@ -89,13 +110,15 @@ export async function answerLine(session: Session, line: string, maker: StoreMak
   if (type === 'restore') {
     const shape = restoreRequestSchema.safeParse(message);
     if (!shape.success) return refuse('invalid_argument', `restore: ${describeIssue(shape.error, message, 'request').message}`);
+    let restored: ServedStore;
     try {
-      await replace(session, await maker.restore(shape.data.snapshot));
+      restored = await maker.restore(shape.data.snapshot);
     } catch (error) {
       if (error instanceof JobcheckError) return refuse(error.code, error.message, error.path);
       throw error;
     }
-    return { ok: true, type: 'restore' };
+    await replace(session, restored);
+    return { ok: true, type: 'restore', ...(restored.storage === undefined ? {} : { durable: { storage: restored.storage } }) };
   }
   return store.execute(message);
 }

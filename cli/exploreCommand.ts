@@ -1,0 +1,244 @@
+/**
+ * `jobcheck explore`: bounded exhaustive exploration of the model (conformance/explore/), alone
+ * or against an implementation. Prints one line per config explored, the verdict and, on
+ * failure, the shortest counterexample; writes the coverage reports (and, for a divergence, the
+ * failure artifact) to the report directory. Exit code 0 complete, 1 violation or divergence,
+ * 3 incomplete.
+ */
+import { join } from 'node:path';
+import { toArtifact, writeArtifact } from '../conformance/artifact.ts';
+import { Budget } from '../conformance/budget.ts';
+import { writeCoverageReport } from '../conformance/coverageFiles.ts';
+import { neverHit } from '../conformance/coverage.ts';
+import { DEFAULT_EXPLORATION, DEFAULT_MAX_STATES, DEFAULT_SCOPE, EXPLORE_CONFIGS, collisionProbability, explore, exploreConfig } from '../conformance/explore/index.ts';
+import type { ExplorePart, ExploreResult, ExploreScope } from '../conformance/explore/index.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
+import type { CliIO } from './args.ts';
+import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { coverageSummary, neverHitLine } from './checkOutput.ts';
+import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
+import { prepareReportDir } from './outputs.ts';
+import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
+import type { Target } from './target.ts';
+
+/** Default report directory of `jobcheck explore`. */
+export const DEFAULT_EXPLORE_REPORT_DIR = '.jobcheck/explore';
+
+const list = (xs: readonly number[]): string => xs.join(',');
+
+/** Usage text of `jobcheck explore`. */
+export const EXPLORE_USAGE = `Usage: jobcheck explore [--impl "<command>" | --module <path> | --builtin | --broken <name>] [options]
+
+Explores the reference model breadth-first over every command sequence of a bounded scope and
+holds every state reached to the store invariants; with an implementation, every explored
+transition is also run against it and compared. Without scope flags it explores the default
+scope (one job over a long horizon, then two jobs over a short one); any scope flag explores
+that one scope (the flags changing the base scope below) instead.
+Exit code: 0 complete (no invariant broken, the implementation agreed), 1 an invariant broken or
+a divergence, 2 usage or setup error, 3 stopped by --max-states or --time-limit first (not a pass).
+
+${TARGET_USAGE.replace('Implementation (exactly one):', 'Implementation (at most one; without one, the model alone):')}
+Scope (base: ${DEFAULT_SCOPE.jobs} jobs, ${DEFAULT_SCOPE.accounts} accounts, ${DEFAULT_SCOPE.workers} workers, ${DEFAULT_SCOPE.keys} key, amounts ${list(DEFAULT_SCOPE.amounts)}, lifetimes ${list(DEFAULT_SCOPE.lifetimes)}, horizon ${DEFAULT_SCOPE.horizon}):
+  --jobs <n>           job ids (a, b, ...)
+  --accounts <n>       accounts (x, y, ...)
+  --workers <n>        workers (w1, w2, ...)
+  --keys <n>           operation keys (k1, k2, ...)
+  --amounts <list>     amounts a job may carry, e.g. 1,2
+  --lifetimes <list>   deadlines a job may be submitted with, as now + lifetime, e.g. 3,6
+  --horizon <t>        no command's now passes it
+  --configs <names>    configs to explore: ${EXPLORE_CONFIGS.map((c) => c.name).join(', ')} (default: all)
+  --no-restarts        no restarts in the alphabet
+  --no-probes          no refused commands (stale tokens, duplicates, ...) in the alphabet
+  --no-symmetry        no reduction by renaming ids, accounts, keys and workers
+Options:
+  --max-states <n>     most distinct states per config (default ${DEFAULT_MAX_STATES})
+  --time-limit <s>     time limit of the whole exploration, as for check (default ${DEFAULT_TIME_LIMIT_MS / 60_000}m)
+  --threads <n>        worker threads, model alone only (default 1)
+  --report <dir>       where to write coverage.{json,md,html} and failure.json (default ${DEFAULT_EXPLORE_REPORT_DIR})
+  --json               print the result as JSON instead of text
+  -h, --help           show this text
+`;
+
+const SCOPE_FLAGS = ['jobs', 'accounts', 'workers', 'keys', 'amounts', 'lifetimes', 'horizon', 'configs', 'no-restarts', 'no-probes', 'no-symmetry'] as const;
+
+function numberList(flag: string, value: string): number[] {
+  const parts = value.split(',').map((s) => s.trim());
+  if (parts.length === 0 || parts.some((p) => !/^-?\d+$/.test(p))) throw new UsageError(`explore: --${flag} must be a comma-separated list of integers (got ${JSON.stringify(value)})`);
+  return parts.map(Number);
+}
+
+/** The parts the flags ask for: the default exploration, or one scope from DEFAULT_SCOPE changed by the flags. */
+function partsOf(values: Record<string, string | boolean | undefined>): ExplorePart[] {
+  if (!SCOPE_FLAGS.some((f) => values[f] !== undefined)) return [...DEFAULT_EXPLORATION];
+  const str = (f: string): string | undefined => (typeof values[f] === 'string' ? (values[f] as string) : undefined);
+  const scope: Partial<{ -readonly [K in keyof ExploreScope]: ExploreScope[K] }> = {};
+  const counts = ['jobs', 'accounts', 'workers', 'keys'] as const;
+  for (const f of counts) if (str(f) !== undefined) scope[f] = intFlag('explore', f, str(f), DEFAULT_SCOPE[f], 1, f === 'jobs' ? 15 : 64);
+  if (str('horizon') !== undefined) scope.horizon = intFlag('explore', 'horizon', str('horizon'), DEFAULT_SCOPE.horizon, 0, 10_000);
+  if (str('amounts') !== undefined) scope.amounts = numberList('amounts', str('amounts') ?? '');
+  if (str('lifetimes') !== undefined) {
+    scope.lifetimes = numberList('lifetimes', str('lifetimes') ?? '');
+    if (scope.lifetimes.some((l) => l < 1 || l > 10_000)) throw new UsageError(`explore: --lifetimes must be from 1 to 10000 (got ${JSON.stringify(str('lifetimes'))})`);
+  }
+  if (scope.amounts?.some((a) => Math.abs(a) > 1_000_000) === true) throw new UsageError(`explore: --amounts must be from -1000000 to 1000000 (got ${JSON.stringify(str('amounts'))})`);
+  if (values['no-restarts'] === true) scope.restarts = false;
+  if (values['no-probes'] === true) scope.probes = false;
+  if (values['no-symmetry'] === true) scope.symmetry = false;
+  const names = str('configs')?.split(',').map((s) => s.trim()) ?? EXPLORE_CONFIGS.map((c) => c.name);
+  for (const n of names) {
+    if (exploreConfig(n) === undefined) throw new UsageError(`explore: no config named ${JSON.stringify(n)} (known: ${EXPLORE_CONFIGS.map((c) => c.name).join(', ')})`);
+  }
+  return [{ name: 'scope', scope, configs: names }];
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** The text report of an exploration. Pure. */
+export function renderExploreText(result: ExploreResult, target: string, files: { dir: string; artifact?: string }, replayFlags: string | undefined): string {
+  const lines = [`jobcheck explore: ${target}`];
+  for (const p of result.parts) {
+    const s = p.scope;
+    lines.push(
+      `  scope ${p.name}: ${s.jobs} jobs, ${s.accounts} accounts, ${s.workers} workers, ${s.keys} keys, amounts ${list(s.amounts)}, lifetimes ${list(s.lifetimes)}, horizon ${s.horizon}${s.restarts ? '' : ', no restarts'}${s.probes ? '' : ', no probes'}${s.symmetry ? ', symmetry' : ', no symmetry'}`,
+    );
+  }
+  for (const c of result.configs) {
+    const b = c.boundaries;
+    lines.push(
+      `  ${`${c.part}/${c.name}`.padEnd(28)} ${c.verdict.padEnd(10)} ${String(c.states).padStart(8)} states ${String(c.transitions).padStart(9)} transitions  depth ${String(c.depth).padStart(2)}  ${seconds(c.durationMs)}${c.verdict !== 'complete' ? '' : `  boundaries ${b.expected.length - b.missing.length}/${b.expected.length}${b.missing.length > 0 ? ` (missing ${b.missing.join(', ')})` : ''}`}${c.stoppedBy === undefined ? '' : `  stopped by ${c.stoppedBy}`}`,
+    );
+  }
+  for (const n of result.notRun) lines.push(`  ${n.padEnd(28)} not run`);
+  lines.push('');
+  const against = result.adapter === null ? '' : ', and the implementation agreed on every transition';
+  const verdicts = {
+    complete: `verdict: COMPLETE: every state of the scope reached, no invariant broken${against} (${seconds(result.durationMs)})`,
+    violation: `verdict: VIOLATION: the model breaks an invariant (${seconds(result.durationMs)}); the shortest path:`,
+    diverge: `verdict: DIVERGE from the model (${seconds(result.durationMs)}); the shortest story:`,
+    incomplete: `verdict: INCOMPLETE: stopped before every state of the scope was reached (${seconds(result.durationMs)}); nothing broke in what ran, which is not a pass`,
+  };
+  lines.push(verdicts[result.verdict]);
+  if (result.story !== null) {
+    lines.push('', result.story);
+    if (files.artifact !== undefined) {
+      lines.push('', `artifact: ${files.artifact}`);
+      if (replayFlags !== undefined) lines.push(`replay: npx jobcheck replay ${files.artifact} ${replayFlags}`);
+    }
+  }
+  lines.push('');
+  lines.push(`states: ${result.states} distinct, ${result.transitions} transitions; CPU ${seconds(result.cpuMs)}`);
+  lines.push(`fingerprints: 64-bit; chance that two of these states collided: about ${collisionProbability(Math.max(...result.configs.map((c) => c.states), 0)).toExponential(1)} per config`);
+  lines.push(`coverage (exploration): ${coverageSummary(result.coverage)}`);
+  lines.push(`  transitions never hit: ${neverHitLine(neverHit(result.coverage, 'transitions'))}`);
+  lines.push(`report: ${files.dir} (${files.artifact === undefined ? '' : 'failure.json, '}coverage.json, coverage.md, coverage.html)`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The JSON report of an exploration (counterexample runs shortened to their steps). Pure. */
+export function exploreJson(result: ExploreResult, target: string, files: { dir: string; artifact?: string }): unknown {
+  return {
+    verdict: result.verdict,
+    target,
+    adapter: result.adapter,
+    durationMs: Math.round(result.durationMs),
+    cpuMs: Math.round(result.cpuMs),
+    states: result.states,
+    transitions: result.transitions,
+    parts: result.parts,
+    configs: result.configs.map((c) => ({
+      part: c.part,
+      name: c.name,
+      config: c.config,
+      verdict: c.verdict,
+      ...(c.stoppedBy === undefined ? {} : { stoppedBy: c.stoppedBy }),
+      states: c.states,
+      transitions: c.transitions,
+      depth: c.depth,
+      levels: c.levels,
+      durationMs: Math.round(c.durationMs),
+      cpuMs: Math.round(c.cpuMs),
+      bytesPerState: Math.round(c.bytesPerState * 10) / 10,
+      collisionProbability: c.collisionProbability,
+      boundaries: c.boundaries,
+      ...(c.differential === undefined ? {} : { differential: c.differential }),
+      counterexample:
+        c.counterexample === null
+          ? null
+          : { kind: c.counterexample.kind, invariant: c.counterexample.invariant ?? null, message: c.counterexample.message, steps: c.counterexample.path.length, path: c.counterexample.path },
+    })),
+    notRun: result.notRun,
+    story: result.story,
+    coverage: result.coverage.items,
+    report: { dir: files.dir, ...(files.artifact === undefined ? {} : { artifact: files.artifact }) },
+  };
+}
+
+/** Runs `jobcheck explore`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
+export async function exploreCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  const { values } = parseCommandArgs('explore', argv, {
+    ...TARGET_OPTIONS,
+    jobs: { type: 'string' },
+    accounts: { type: 'string' },
+    workers: { type: 'string' },
+    keys: { type: 'string' },
+    amounts: { type: 'string' },
+    lifetimes: { type: 'string' },
+    horizon: { type: 'string' },
+    configs: { type: 'string' },
+    'no-restarts': { type: 'boolean' },
+    'no-probes': { type: 'boolean' },
+    'no-symmetry': { type: 'boolean' },
+    'max-states': { type: 'string' },
+    'time-limit': { type: 'string' },
+    threads: { type: 'string' },
+    report: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, false);
+  if (values.help === true) {
+    io.stdout.write(EXPLORE_USAGE);
+    return 0;
+  }
+  const parts = partsOf(values);
+  const maxStates = intFlag('explore', 'max-states', values['max-states'], DEFAULT_MAX_STATES, 1, 100_000_000);
+  const threads = intFlag('explore', 'threads', values.threads, 1, 1, 64);
+  const timeLimitMs = durationFlag('explore', 'time-limit', values['time-limit'], DEFAULT_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
+  const timeout = values.timeout === undefined ? undefined : intFlag('explore', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const chosen = (['impl', 'module', 'builtin', 'broken'] as const).some((k) => values[k] !== undefined && values[k] !== false);
+  if (chosen && threads > 1) throw new UsageError('explore: --threads is for the model alone; an implementation is explored on one thread');
+  const dir = values.report ?? DEFAULT_EXPLORE_REPORT_DIR;
+  await prepareReportDir('explore', dir);
+  const budget = new Budget(timeLimitMs);
+  let target: Target | undefined;
+  try {
+    if (chosen) {
+      target = await resolveTarget('explore', { ...values, timeout, budget }, io);
+      const first = exploreConfig(parts[0]?.configs[0] ?? '') ?? EXPLORE_CONFIGS[0];
+      if (first !== undefined) await preflight(target, first.config);
+    }
+    let result: ExploreResult;
+    try {
+      result = await explore({ parts, maxStates, budget, threads, ...(target === undefined ? {} : { factory: target.warmFactory ?? target.factory }) });
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(`explore: ${error.message}`);
+      throw error;
+    }
+    const name = target?.name ?? 'the model alone';
+    const run = result.configs.find((c) => c.counterexample?.run !== undefined)?.counterexample?.run;
+    const files: { dir: string; artifact?: string } = { dir };
+    try {
+      await writeCoverageReport(dir, result.coverage, { title: `Exploration coverage: ${name}` });
+      if (run !== undefined && run.steps.length > 0 && run.divergence !== null) {
+        files.artifact = await writeArtifact(dir, { ...toArtifact(run), foundAgainst: name }, 'failure.json');
+      }
+    } catch (error) {
+      throw new SetupError(`explore: cannot write the report to ${dir}: ${(error as Error).message}`);
+    }
+    if (files.artifact !== undefined) files.artifact = join(dir, 'failure.json');
+    io.stdout.write(values.json === true ? `${JSON.stringify(exploreJson(result, name, files), null, 2)}\n` : renderExploreText(result, name, files, target?.flags));
+    return result.verdict === 'complete' ? 0 : result.verdict === 'incomplete' ? EXIT_INCOMPLETE : 1;
+  } finally {
+    budget.dispose();
+    await target?.close();
+  }
+}

@@ -1,0 +1,16 @@
+/** Codes of the SQLite store's own errors (a bad config or snapshot is a JobcheckError, as for every store). */
+export type SqliteStoreErrorCode = 'store_exists' | 'no_store' | 'schema_mismatch' | 'config_mismatch' | 'unusable_file';
+
+/**
+ * A typed error about the store's file: it holds something else than asked for (a store where an
+ * empty file was wanted, none where one was wanted, another layout or config), or SQLite cannot
+ * use it the way the store needs. `code` is stable; the message names the file.
+ */
+export class SqliteStoreError extends Error {
+  override name = 'SqliteStoreError' as const;
+  readonly code: SqliteStoreErrorCode;
+  constructor(code: SqliteStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
