@@ -7,7 +7,7 @@
 import type { Adapter, AdapterFactory } from '../conformance/adapter.ts';
 import { isTimeLimit } from '../conformance/budget.ts';
 import type { Budget } from '../conformance/budget.ts';
-import type { CampaignProgress, CampaignResult } from '../conformance/campaign.ts';
+import type { CampaignProgress, CampaignResult, CampaignShard } from '../conformance/campaign.ts';
 import { runCheck as runEngineCheck } from '../conformance/check.ts';
 import type { Coverage } from '../conformance/coverage.ts';
 import type { PathSuiteResult } from '../conformance/pathSuite.ts';
@@ -61,6 +61,12 @@ export interface CheckOptions {
    * (SIGKILL, a new process resuming the storage, no snapshot crossing).
    */
   readonly campaignFactory?: AdapterFactory;
+  /**
+   * Runs one of `count` parts of the check (`--shard i/n`): the campaign's runs of index `i - 1`
+   * modulo `n`; the fixture stories, the path suite and the exploration run in shard 1 only, so
+   * that the coverage of all shards adds up to that of one unsharded check.
+   */
+  readonly shard?: CampaignShard;
 }
 
 /** Where the time of a check went. Phases run one after the other; within each, runs may overlap. */
@@ -129,6 +135,8 @@ export interface CheckReport {
   readonly phases: CheckPhases;
   /** Milliseconds from the start of the check until the first divergence of any phase ended; null if none. */
   readonly firstDivergenceMs: number | null;
+  /** The part of the check this was (`--shard`), or null for the whole check. */
+  readonly shard: CampaignShard | null;
 }
 
 /**
@@ -202,7 +210,9 @@ function shortestFailure(fixtures: readonly FixtureOutcome[], paths: PathSuiteRe
 export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const started = performance.now();
   const progress = options.onProgress ?? (() => undefined);
-  const all = loadFixtures();
+  // Fixtures, paths and exploration are not split: shard 1 runs them, the other shards only their runs.
+  const restShard = options.shard !== undefined && options.shard.index > 1;
+  const all = restShard ? [] : loadFixtures();
   const parallel = options.parallel ?? 1;
   let firstDivergenceMs: number | null = null;
   const diverged = (): void => {
@@ -234,6 +244,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }),
     ...(options.path === undefined ? {} : { path: options.path }),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.shard === undefined ? {} : { shard: options.shard }),
+    ...(restShard ? { paths: [] } : {}),
     // The campaign runs even after a failing path: its shrunk story is often the shortest.
     campaignAfterPathFailure: true,
     onPath: (done, total, outcome) => {
@@ -246,7 +258,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const campaign = engine.campaign;
   if (campaign === null) throw new Error('the engine skipped the campaign although it was asked to run it');
   const explored = performance.now();
-  const skipExploration = options.noExplore === true;
+  const skipExploration = options.noExplore === true || restShard;
   const exploration =
     skipExploration || options.budget?.expired === true
       ? null
@@ -275,6 +287,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     campaign,
     exploration,
     explorationLeftOut: skipExploration,
+    shard: options.shard ?? null,
     coverage: exploration === null ? engine.coverage : mergeCoverage(engine.coverage, exploration.coverage),
     failure,
     durationMs: performance.now() - started,

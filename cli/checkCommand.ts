@@ -13,10 +13,11 @@ import { prepareOutputFile, prepareReportDir } from './outputs.ts';
 import { runCheck } from './check.ts';
 import { checkJson, renderCheckText, writeReportFiles } from './checkOutput.ts';
 import type { CheckContext } from './checkOutput.ts';
-import { checkJunit } from './junit.ts';
+import { checkJunit, setupErrorJunit } from './junit.ts';
 import { progressLine } from './progress.ts';
 import { DEFAULT_PROCESS_PARALLEL, TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
 import { MAX_PARALLEL } from '../conformance/parallel.ts';
+import type { CampaignShard } from '../conformance/campaign.ts';
 
 /** Default number of random runs. */
 export const DEFAULT_RUNS = 300;
@@ -48,12 +49,34 @@ Options:
   --max-commands <n>   most commands per random run (default 40)
   --parallel <n>       stores checked at once, each on its own implementation (default ${DEFAULT_PROCESS_PARALLEL} for
                        --impl, 1 otherwise; at most ${MAX_PARALLEL}); the verdict and the story do not depend on it
+  --shard <i/n>        run part i of n of the campaign (runs i, i+n, i+2n, ...; the fixture
+                       stories, paths and exploration in part 1): n CI jobs with one --seed and
+                       --runs check one campaign; jobcheck coverage adds up their coverage.json
   --no-explore         leave out the exploration phase (for an implementation too slow for it)
   --report <dir>       where to write failure.json and coverage.{json,md,html} (default ${DEFAULT_REPORT_DIR})
   --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
   --json               print the result as JSON instead of text
   -h, --help           show this text
 `;
+
+/** Parses `--shard i/n` (1 <= i <= n <= MAX_SHARDS). */
+function shardFlag(value: string | undefined): CampaignShard | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d{1,9})\/(\d{1,9})$/.exec(value);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (m === null || index < 1 || index > count || count > MAX_SHARDS) throw new UsageError(`check: --shard must be i/n with 1 <= i <= n <= ${MAX_SHARDS}, e.g. 2/3 (got ${JSON.stringify(value)})`);
+  return { index, count };
+}
+
+/** Writes the JUnit file of a check that could not start, if one was asked for and the error is a setup or usage error. */
+async function writeSetupJunit(file: string | undefined, error: unknown, target: string, startedAt: Date): Promise<void> {
+  if (file === undefined || !(error instanceof SetupError || error instanceof UsageError)) return;
+  await writeFile(file, setupErrorJunit(error.message.replace(/\s*\n\s*/g, ' '), target, startedAt)).catch(() => undefined);
+}
+
+/** Most parts `--shard` splits a check into. */
+export const MAX_SHARDS = 1000;
 
 /** Runs `jobcheck check`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
 export async function checkCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -69,6 +92,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
     'time-limit': { type: 'string' },
     parallel: { type: 'string' },
     'no-explore': { type: 'boolean' },
+    shard: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   }, false);
   if (values.help === true) {
@@ -78,6 +102,8 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   const runs = intFlag('check', 'runs', values.runs, DEFAULT_RUNS, 1);
   if (values.path !== undefined && values.seed === undefined) throw new UsageError('check: --path needs the --seed it was found with');
   if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`check: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
+  const shard = shardFlag(values.shard);
+  if (shard !== undefined && values.path !== undefined) throw new UsageError('check: --path repeats one run of the whole campaign: leave out --shard');
   const seed = intFlag('check', 'seed', values.seed, (Date.now() ^ (Math.random() * 0x100000000)) | 0);
   const maxCommands = values['max-commands'] === undefined ? undefined : intFlag('check', 'max-commands', values['max-commands'], 40, 1);
   const timeout = values.timeout === undefined ? undefined : intFlag('check', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
@@ -88,10 +114,19 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   // Every destination is checked before any work, so that a bad one costs nothing.
   await prepareReportDir('check', dir);
   if (junit !== undefined) await prepareOutputFile('check', 'the JUnit file', junit);
+  const startedAt = new Date();
   const budget = new Budget(timeLimitMs);
-  const target = await resolveTarget('check', { ...values, timeout, budget, parallel }, io);
+  // A check that cannot start (exit 2) still writes its JUnit file: one error case, so that the CI page says why.
+  const target = await resolveTarget('check', { ...values, timeout, budget, parallel }, io).catch(async (error: unknown) => {
+    budget.dispose();
+    await writeSetupJunit(junit, error, 'check', startedAt);
+    throw error;
+  });
   try {
-    const implementation = await preflight(target, PATH_CONFIG);
+    const implementation = await preflight(target, PATH_CONFIG).catch(async (error: unknown) => {
+      await writeSetupJunit(junit, error, target.name, startedAt);
+      throw error;
+    });
     const progress = progressLine(io.isTTY);
     const report = await runCheck({
       factory: target.factory,
@@ -105,14 +140,15 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       ...(target.restarts === undefined ? {} : { restarts: target.restarts }),
       ...(maxCommands === undefined ? {} : { maxCommands }),
       ...(values.path === undefined ? {} : { path: values.path }),
+      ...(shard === undefined ? {} : { shard }),
       onProgress: (p) => progress.update(p),
     }).finally(() => progress.stop());
-    const ctx: CheckContext = { target: target.name, flags: target.flags, implementation, seed, runs, timeLimitMs };
+    const ctx: CheckContext = { target: target.name, flags: target.flags, implementation, seed, runs, timeLimitMs, ...(maxCommands === undefined ? {} : { maxCommands }), ...(shard === undefined ? {} : { shard }) };
     const files = await writeReportFiles(dir, report, ctx).catch((error: Error) => {
       throw new SetupError(`check: cannot write the report to ${dir}: ${error.message}`);
     });
     if (junit !== undefined) {
-      await writeFile(junit, checkJunit(report, ctx)).catch((error: Error) => {
+      await writeFile(junit, checkJunit(report, ctx, startedAt)).catch((error: Error) => {
         throw new SetupError(`check: cannot write the JUnit file ${junit}: ${error.message}`);
       });
     }

@@ -13,6 +13,8 @@ import { describeConfig, describeCommand, renderStory } from '../conformance/sto
 import { firstDifference, showValue } from '../conformance/compare.ts';
 import { clipText } from '../contract/index.ts';
 import type { CheckFailure, CheckReport, FixtureOutcome } from './check.ts';
+import { CHECK_JSON_FORMAT } from './checkJsonSchema.ts';
+import type { CheckResultJson } from './checkJsonSchema.ts';
 
 /** How the check was run, for headings and reproduction hints. */
 export interface CheckContext {
@@ -24,6 +26,10 @@ export interface CheckContext {
   readonly implementation?: string | undefined;
   readonly seed: number;
   readonly runs: number;
+  /** `--max-commands`, when given: it shapes the generated runs, so a reproduction repeats it. */
+  readonly maxCommands?: number;
+  /** `--shard i/n`, when given. */
+  readonly shard?: { readonly index: number; readonly count: number };
   /** The check's time limit, in ms. */
   readonly timeLimitMs?: number;
 }
@@ -94,13 +100,23 @@ export function renderFixtureStory(outcome: FixtureOutcome): string {
   return lines.join('\n');
 }
 
+/**
+ * The command that repeats a campaign's shrunk run: the target's flags, the seed and the path
+ * (and `--max-commands`, which shapes the runs). No `--shard` or `--runs`: the path names the run
+ * by its index in the whole campaign. Pure.
+ */
+export function reproduceCommand(ctx: CheckContext, path: string): string {
+  return `npx jobcheck check ${ctx.flags}${ctx.maxCommands === undefined ? '' : ` --max-commands ${ctx.maxCommands}`} --seed ${ctx.seed} --path ${path}`;
+}
+
 /** The story of a failure, whatever found it. Pure. */
 export function renderFailure(failure: CheckFailure, report: CheckReport, ctx: CheckContext, files?: Pick<ReportFiles, 'artifact'>): string {
   if (failure.fixture !== undefined) return renderFixtureStory(failure.fixture);
   if (failure.run === undefined) return failure.story ?? `${failure.name} failed.`;
   const replay = files?.artifact === undefined ? undefined : `npx jobcheck replay ${files.artifact} ${ctx.flags}`;
+  const path = report.campaign.path;
   return renderStory(failure.run, {
-    ...(failure.source === 'campaign' ? { seed: ctx.seed, path: report.campaign.path } : {}),
+    ...(failure.source === 'campaign' ? { seed: ctx.seed, path, ...(path === null ? {} : { reproduceCommand: reproduceCommand(ctx, path) }) } : {}),
     ...(files?.artifact === undefined ? {} : { artifactFile: files.artifact }),
     ...(replay === undefined ? {} : { replayCommand: replay }),
   });
@@ -129,7 +145,7 @@ const notRunNote = (n: number): string => (n === 0 ? '' : `; ${n} not run (time 
 /** What the check's exploration did: states, transitions, and whether it ran in full and agreed. Pure. */
 export function explorationLine(report: CheckReport): string {
   const x = report.exploration;
-  if (x === null) return report.explorationLeftOut ? 'left out (--no-explore)' : 'not run (time limit)';
+  if (x === null) return report.shard !== null && report.shard.index > 1 ? 'in shard 1' : report.explorationLeftOut ? 'left out (--no-explore)' : 'not run (time limit)';
   const configs = x.configs.length + x.notRun.length;
   const what = `${count(x.states, 'state')}, ${count(x.transitions, 'transition')}, ${count(configs, 'config')}`;
   const diverging = x.configs.find((c) => c.counterexample !== null);
@@ -150,6 +166,10 @@ export function phasesLine(report: CheckReport): string {
 export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: ReportFiles): string {
   const lines: string[] = [];
   lines.push(`jobcheck check: ${implementationName(ctx)}`);
+  if (report.shard !== null) {
+    const { index, count: n } = report.shard;
+    lines.push(`  shard            ${index}/${n}: the campaign's runs ${index}, ${index + n}, ${index + 2 * n}, ... of ${ctx.runs}${index === 1 ? ', and the fixture stories, paths and exploration' : '; the fixture stories, paths and exploration are in shard 1'}`);
+  }
   const failedFixtures = report.fixtures.filter((f) => !f.result.ok);
   const fixtureTotal = report.fixtures.length + report.fixturesNotRun.length;
   lines.push(
@@ -188,16 +208,20 @@ export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: 
   return `${lines.join('\n')}\n`;
 }
 
-/** The machine-readable result of a check (what `--json` prints). Pure. */
-export function checkJson(report: CheckReport, ctx: CheckContext, files?: ReportFiles): unknown {
+/** The machine-readable result of a check (what `--json` prints), in the format of cli/checkJsonSchema.ts. Pure. */
+export function checkJson(report: CheckReport, ctx: CheckContext, files?: ReportFiles): CheckResultJson {
   const f = report.failure;
   const c = report.campaign;
+  const r = report.phases.restarts;
   return {
+    format: CHECK_JSON_FORMAT,
     verdict: report.verdict,
     stoppedByTimeLimit: report.stoppedByTimeLimit,
     target: ctx.target,
     ...(ctx.implementation === undefined ? {} : { implementation: clipText(ctx.implementation, 200) }),
     seed: ctx.seed,
+    runs: ctx.runs,
+    shard: report.shard === null ? null : { index: report.shard.index, count: report.shard.count },
     durationMs: Math.round(report.durationMs),
     firstDivergenceMs: report.firstDivergenceMs === null ? null : Math.round(report.firstDivergenceMs),
     phases: {
@@ -206,14 +230,14 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
       campaignMs: Math.round(report.phases.campaignMs),
       shrinkMs: Math.round(report.phases.shrinkMs),
       exploreMs: Math.round(report.phases.exploreMs),
-      restarts: report.phases.restarts === null ? null : { ...report.phases.restarts, coldMs: Math.round(report.phases.restarts.coldMs), warmMs: Math.round(report.phases.restarts.warmMs) },
+      restarts: r === null ? null : { ...r, coldMs: Math.round(r.coldMs), warmMs: Math.round(r.warmMs), ...(r.crashMs === undefined ? {} : { crashMs: Math.round(r.crashMs) }) },
       parallel: report.phases.parallel,
     },
     ...(ctx.timeLimitMs === undefined ? {} : { timeLimitMs: ctx.timeLimitMs }),
     fixtures: {
       total: report.fixtures.length + report.fixturesNotRun.length,
       failed: report.fixtures.filter((x) => !x.result.ok).map((x) => ({ name: x.fixture.name, message: x.result.ok ? '' : x.result.message })),
-      notRun: report.fixturesNotRun,
+      notRun: [...report.fixturesNotRun],
     },
     paths: { total: report.paths.outcomes.length + report.paths.notRun.length, failed: report.paths.failures.map((x) => x.path.name), notRun: report.paths.notRun.map((x) => x.name) },
     exploration:
@@ -224,7 +248,7 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
             states: report.exploration.states,
             transitions: report.exploration.transitions,
             configs: report.exploration.configs.map((x) => ({ part: x.part, name: x.name, verdict: x.verdict, states: x.states, transitions: x.transitions })),
-            notRun: report.exploration.notRun,
+            notRun: [...report.exploration.notRun],
           },
     campaign: {
       verdict: c.verdict,
@@ -245,8 +269,15 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
     failure:
       f === null
         ? null
-        : { source: f.source, name: f.name, steps: f.steps, story: renderFailure(f, report, ctx, files), ...(files?.artifact === undefined ? {} : { artifact: files.artifact }) },
-    coverage: Object.fromEntries(COVERAGE_CATEGORIES.map((cat) => [cat, categorySummary(report.coverage, cat)])),
+        : {
+            source: f.source,
+            name: f.name,
+            steps: f.steps,
+            story: renderFailure(f, report, ctx, files),
+            ...(files?.artifact === undefined ? {} : { artifact: files.artifact }),
+            ...(f.source === 'campaign' && c.path !== null ? { reproduce: reproduceCommand(ctx, c.path) } : {}),
+          },
+    coverage: Object.fromEntries(COVERAGE_CATEGORIES.map((cat) => [cat, categorySummary(report.coverage, cat)])) as CheckResultJson['coverage'],
     ...(files === undefined ? {} : { report: files }),
   };
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CHECK_EXPLORATION } from '../conformance/explore/index.ts';
 import { lifecyclePaths } from '../conformance/lifecyclePaths.ts';
 import { listFixtures } from '../model/fixtures.ts';
-import { runCli } from './cli.ts';
+import { VERSION, runCli } from './cli.ts';
+import { checkResultSchema } from './checkJsonSchema.ts';
 import { xmlEscape } from './junit.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -131,6 +132,12 @@ describe('check, replay and coverage work together', () => {
     const xml = await readFile(file, 'utf8');
     const cases = xml.match(/<testcase /g)?.length ?? 0;
     expect(cases).toBe(listFixtures().length + lifecyclePaths().length + 1 + CHECK_EXPLORATION[0]!.configs.length);
+    expect(xml).toMatch(/<testsuites [^>]*timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"/);
+    expect(xml.match(/<testsuite [^>]*timestamp="/g)).toHaveLength(4);
+    expect(xml).toContain('<property name="seed" value="1"/>');
+    expect(xml).toContain('<property name="runs" value="50"/>');
+    expect(xml).toMatch(/<property name="path" value="\d+(:\d+)*"\/>/);
+    expect(xml).toContain('reproduce: npx jobcheck check --broken dead-job-blocks --seed 1 --path ');
     expect(xml).toContain('classname="jobcheck.exploration" name="exploration one-job/basic"');
     const failures = xml.match(/<failure /g)?.length ?? 0;
     expect(xml).toMatch(new RegExp(`<testsuites [^>]*tests="${cases}" failures="${failures}"`));
@@ -140,8 +147,103 @@ describe('check, replay and coverage work together', () => {
     for (const text of inside) expect(text).not.toMatch(/[<>]/);
   });
 
+  it('names the JUnit test cases the same from seed to seed: the seed is a property, not part of a name', async () => {
+    const names = async (seed: string): Promise<string[]> => {
+      const file = join(dir, `junit-${seed}.xml`);
+      await cli('check', '--builtin', '--seed', seed, '--runs', '10', '--report', join(dir, `junit-${seed}`), '--junit', file);
+      return [...(await readFile(file, 'utf8')).matchAll(/<testcase classname="([^"]*)" name="([^"]*)"/g)].map((m) => `${m[1]} ${m[2]}`);
+    };
+    const [a, b] = [await names('1'), await names('2')];
+    expect(a).toEqual(b);
+    expect(a).toContain('jobcheck.campaign random campaign');
+  });
+
+  it('writes a JUnit file with one error case naming the problem when the implementation cannot start (exit 2)', async () => {
+    const file = join(dir, 'junit-setup.xml');
+    const out = await cli('check', '--impl', 'no-such-jobstore-binary --serve', '--report', join(dir, 'setup'), '--junit', file);
+    expect(out.code).toBe(2);
+    const xml = await readFile(file, 'utf8');
+    expect(xml).toMatch(/<testsuites [^>]*tests="1" failures="0" errors="1" skipped="0" [^>]*timestamp="/);
+    expect(xml).toMatch(/<testcase classname="jobcheck.setup" name="setup"[^>]*>\s*<error message="cannot start the implementation no-such-jobstore-binary --serve: spawn_failed[^"]*" type="setup_error">/);
+  });
+
   it('escapes what XML cannot hold as it is', () => {
     expect(xmlEscape(`a<b>&"c'\u0001`)).toBe('a&lt;b&gt;&amp;&quot;c&apos;');
+  });
+});
+
+describe('--json', () => {
+  it('prints results that the published schema parses, field for field: agree, diverge and incomplete', async () => {
+    const outs = [
+      await cli('check', '--builtin', '--seed', '1', '--runs', '10', '--report', join(dir, 'json-agree'), '--json'),
+      await cli('check', '--broken', 'dead-job-blocks', '--seed', '1', '--runs', '50', '--report', join(dir, 'json-diverge'), '--json'),
+      await cli('check', '--builtin', '--seed', '1', '--runs', '1000000', '--time-limit', '1', '--no-explore', '--report', join(dir, 'json-incomplete'), '--json'),
+    ];
+    expect(outs.map((o) => o.code)).toEqual([0, 1, 3]);
+    for (const out of outs) {
+      const raw = JSON.parse(out.stdout) as unknown;
+      const parsed = checkResultSchema.parse(raw);
+      // Nothing the schema leaves out (it would strip an undocumented field).
+      expect(parsed).toEqual(raw);
+      expect(parsed.format).toBe('jobcheck.check/1');
+    }
+    const diverge = checkResultSchema.parse(JSON.parse(outs[1]!.stdout));
+    expect(diverge.failure?.reproduce).toBe(`npx jobcheck check --broken dead-job-blocks --seed 1 --path ${diverge.campaign.path}`);
+  });
+});
+
+describe('--shard', () => {
+  type Cov = { runs: number; steps: number; sources: string[]; items: Record<string, Record<string, number>> };
+  const read = async (d: string): Promise<Cov> => JSON.parse(await readFile(join(d, 'coverage.json'), 'utf8')) as Cov;
+
+  it('splits one campaign into disjoint parts whose merged coverage equals that of one unsharded check of the same runs', async () => {
+    const parts = [];
+    for (const i of [1, 2, 3]) {
+      const out = await cli('check', '--builtin', '--seed', '7', '--runs', '25', '--shard', `${i}/3`, '--report', join(dir, `shard-${i}`), '--json');
+      expect(out.code).toBe(0);
+      parts.push(JSON.parse(out.stdout) as { campaign: { runs: number }; fixtures: { total: number }; paths: { total: number } });
+    }
+    expect(parts.map((p) => p.campaign.runs)).toEqual([9, 8, 8]);
+    expect(parts.map((p) => p.fixtures.total > 0 && p.paths.total > 0)).toEqual([true, false, false]);
+    await cli('check', '--builtin', '--seed', '7', '--runs', '25', '--report', join(dir, 'shard-all'));
+    const merged = join(dir, 'shard-merged');
+    expect((await cli('coverage', ...[1, 2, 3].map((i) => join(dir, `shard-${i}`, 'coverage.json')), '--report', merged)).code).toBe(0);
+    const [whole, sum] = [await read(join(dir, 'shard-all')), await read(merged)];
+    expect({ ...sum, sources: [] }).toEqual({ ...whole, sources: [] });
+  });
+
+  it('reports a shard\'s failure with a reproduce line without the shard, which repeats it', async () => {
+    const out = await cli('check', '--broken', 'dead-job-blocks', '--seed', '3', '--runs', '60', '--shard', '2/2', '--report', join(dir, 'shard-fail'), '--json');
+    expect(out.code).toBe(1);
+    const { failure, campaign } = JSON.parse(out.stdout) as { failure: { reproduce: string }; campaign: { path: string; storyLength: number } };
+    expect(failure.reproduce).toBe(`npx jobcheck check --broken dead-job-blocks --seed 3 --path ${campaign.path}`);
+    expect(Number(campaign.path.split(':')[0]) % 2).toBe(1);
+    const again = await cli('check', '--broken', 'dead-job-blocks', '--seed', '3', '--path', campaign.path, '--report', join(dir, 'shard-again'), '--json');
+    expect(JSON.parse(again.stdout)).toMatchObject({ campaign: { verdict: 'diverge', runs: 1, path: campaign.path, storyLength: campaign.storyLength } });
+  });
+
+  it.each([['0/3'], ['4/3'], ['1/0'], ['two']])('refuses --shard %s', async (value) => {
+    const out = await cli('check', '--builtin', '--shard', value);
+    expect(out.code).toBe(2);
+    expectOneLineError(out.stderr, /--shard must be i\/n/);
+  });
+});
+
+describe('--version and closed pipes', () => {
+  it('prints the version of the package', async () => {
+    const out = await cli('--version');
+    expect(out).toEqual({ code: 0, stdout: `jobcheck ${VERSION}\n`, stderr: '' });
+    expect(VERSION).toBe((JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  });
+
+  it('ends quietly when the reader of its output goes away early (jobcheck demo --all | head)', async () => {
+    const child = spawn(process.execPath, ['bin/jobcheck.js', 'demo', '--all'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });
 

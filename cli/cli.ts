@@ -3,6 +3,7 @@
  * setup failure into one line on stderr and exit code 2, never a stack trace. Callable in-process
  * (tests pass their own streams); cli/main.ts runs it for the real process.
  */
+import { readFileSync } from 'node:fs';
 import { SetupError, UsageError } from './args.ts';
 import type { CliIO } from './args.ts';
 import { checkCommand } from './checkCommand.ts';
@@ -27,9 +28,13 @@ Commands:
   demo       tell the failure stories step by step, from the reference model
   serve      serve a built-in store over the jobcheck/1 protocol on stdin and stdout
 
-Run "jobcheck <command> --help" for the options of a command. Documentation: docs/cli.md,
-the protocol for implementations in other languages: docs/protocol.md.
+Run "jobcheck <command> --help" for the options of a command, "jobcheck --version" for the
+version. Documentation: docs/cli.md, the protocol for implementations in other languages:
+docs/protocol.md.
 `;
+
+/** The version of the package (package.json), as `jobcheck --version` prints it. */
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<number>> = {
   check: checkCommand,
@@ -53,6 +58,10 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     (name === undefined ? io.stderr : io.stdout).write(MAIN_USAGE);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version') {
+    io.stdout.write(`jobcheck ${VERSION}\n`);
+    return 0;
   }
   const command = COMMANDS[name];
   if (command === undefined || !Object.hasOwn(COMMANDS, name)) {

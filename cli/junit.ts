@@ -1,12 +1,15 @@
 /**
  * JUnit XML for CI systems: one test suite per phase of the check, one test case per fixture
  * story, per path of the path suite, and one for the random campaign; a failing case carries its
- * story as the failure text. Pure.
+ * story as the failure text. Test names are the same from run to run (CI systems track a test's
+ * history by its name): what varies, the seed, the runs, the path of a counterexample, goes into
+ * the suite's `<properties>`. A check that could not start (exit 2) is one `<error>` case, so
+ * that the CI page says why. Pure, given the timestamp.
  */
 import { renderStory } from '../conformance/story.ts';
 import type { CheckReport } from './check.ts';
 import type { CheckContext } from './checkOutput.ts';
-import { renderFixtureStory } from './checkOutput.ts';
+import { renderFixtureStory, reproduceCommand } from './checkOutput.ts';
 
 /** Escapes text for XML attributes and content, dropping characters XML 1.0 cannot hold. Pure. */
 export function xmlEscape(text: string): string {
@@ -28,28 +31,59 @@ interface Case {
   readonly skipped?: string;
   /** A case that could not reach a verdict (the time limit stopped it): a JUnit error, so that CI shows it. */
   readonly error?: string;
+  /** The error's type (default `time_limit`). */
+  readonly errorType?: string;
 }
 
 function testcase(suiteName: string, c: Case): string {
   const head = `    <testcase classname="${xmlEscape(suiteName)}" name="${xmlEscape(c.name)}" time="${(c.ms / 1000).toFixed(3)}"`;
   if (c.failure !== undefined) return `${head}>\n      <failure message="${xmlEscape(c.failure.message)}" type="divergence">${xmlEscape(c.failure.text)}</failure>\n    </testcase>`;
-  if (c.error !== undefined) return `${head}>\n      <error message="${xmlEscape(c.error)}" type="time_limit"/>\n    </testcase>`;
+  if (c.error !== undefined) return `${head}>\n      <error message="${xmlEscape(c.error)}" type="${c.errorType ?? 'time_limit'}">${xmlEscape(c.error)}</error>\n    </testcase>`;
   if (c.skipped !== undefined) return `${head}>\n      <skipped message="${xmlEscape(c.skipped)}"/>\n    </testcase>`;
   return `${head}/>`;
 }
 
 const countOf = (cases: readonly Case[], key: 'failure' | 'error' | 'skipped'): number => cases.filter((c) => c[key] !== undefined).length;
 
-function suite(name: string, cases: readonly Case[]): string {
+/** A suite's `<properties>`: name and value pairs, none when empty. */
+type Properties = ReadonlyArray<readonly [string, string | number]>;
+
+function suite(name: string, cases: readonly Case[], timestamp: string, properties: Properties = []): string {
   const time = cases.reduce((t, c) => t + c.ms, 0) / 1000;
-  const head = `  <testsuite name="${xmlEscape(name)}" tests="${cases.length}" failures="${countOf(cases, 'failure')}" errors="${countOf(cases, 'error')}" skipped="${countOf(cases, 'skipped')}" time="${time.toFixed(3)}">`;
-  return [head, ...cases.map((c) => testcase(name, c)), '  </testsuite>'].join('\n');
+  const head = `  <testsuite name="${xmlEscape(name)}" tests="${cases.length}" failures="${countOf(cases, 'failure')}" errors="${countOf(cases, 'error')}" skipped="${countOf(cases, 'skipped')}" time="${time.toFixed(3)}" timestamp="${timestamp}">`;
+  const props =
+    properties.length === 0 ? [] : ['    <properties>', ...properties.map(([k, v]) => `      <property name="${xmlEscape(k)}" value="${xmlEscape(String(v))}"/>`), '    </properties>'];
+  return [head, ...props, ...cases.map((c) => testcase(name, c)), '  </testsuite>'].join('\n');
+}
+
+/** An ISO timestamp without milliseconds, as JUnit readers expect (`2025-01-31T12:00:00Z`). Pure. */
+const isoSeconds = (at: Date): string => `${at.toISOString().slice(0, 19)}Z`;
+
+function document(name: string, all: readonly Case[], ms: number, timestamp: string, suites: readonly string[]): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xmlEscape(name)}" tests="${all.length}" failures="${countOf(all, 'failure')}" errors="${countOf(all, 'error')}" skipped="${countOf(all, 'skipped')}" time="${(ms / 1000).toFixed(3)}" timestamp="${timestamp}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The JUnit XML of a check that could not start (exit code 2: an implementation that does not
+ * start, a module that does not load): one test case `setup` whose error names the problem. Pure.
+ */
+export function setupErrorJunit(message: string, target: string, startedAt: Date): string {
+  const timestamp = isoSeconds(startedAt);
+  const cases: Case[] = [{ name: 'setup', ms: 0, error: message, errorType: 'setup_error' }];
+  return document(`jobcheck ${target}`, cases, 0, timestamp, [suite('jobcheck.setup', cases, timestamp)]);
 }
 
 const NOT_RUN = 'not run: the time limit of the check was reached first';
 
-/** The JUnit XML document of a check. Pure. */
-export function checkJunit(report: CheckReport, ctx: CheckContext): string {
+/** The JUnit XML document of a check that started at `startedAt`. Pure. */
+export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Date): string {
+  const timestamp = isoSeconds(startedAt);
   const fixtures: Case[] = [
     ...report.fixtures.map((f) => ({
       name: f.fixture.name,
@@ -72,13 +106,13 @@ export function checkJunit(report: CheckReport, ctx: CheckContext): string {
   const c = report.campaign;
   const campaign: Case[] = [
     {
-      name: `random campaign (seed ${ctx.seed}, ${ctx.runs} runs)`,
+      name: 'random campaign',
       ms: c.durationMs,
       ...(c.counterexample !== null
         ? {
             failure: {
               message: `diverges; shrunk from ${c.firstFailureLength} to ${c.counterexample.steps.length} steps`,
-              text: renderStory(c.counterexample, { seed: ctx.seed, path: c.path }),
+              text: renderStory(c.counterexample, { seed: ctx.seed, path: c.path, ...(c.path === null ? {} : { reproduceCommand: reproduceCommand(ctx, c.path) }) }),
             },
           }
         : c.verdict === 'incomplete'
@@ -102,14 +136,17 @@ export function checkJunit(report: CheckReport, ctx: CheckContext): string {
               : {}),
         }));
   const all = [...fixtures, ...paths, ...campaign, ...exploration];
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xmlEscape(`jobcheck ${ctx.target}`)}" tests="${all.length}" failures="${countOf(all, 'failure')}" errors="${countOf(all, 'error')}" skipped="${countOf(all, 'skipped')}" time="${(report.durationMs / 1000).toFixed(3)}">`,
-    suite('jobcheck.fixtures', fixtures),
-    suite('jobcheck.paths', paths),
-    suite('jobcheck.campaign', campaign),
-    suite('jobcheck.exploration', exploration),
-    '</testsuites>',
-    '',
-  ].join('\n');
+  const properties: Properties = [
+    ['seed', ctx.seed],
+    ['runs', ctx.runs],
+    ...(ctx.maxCommands === undefined ? [] : [['max-commands', ctx.maxCommands] as const]),
+    ...(ctx.shard === undefined ? [] : [['shard', `${ctx.shard.index}/${ctx.shard.count}`] as const]),
+    ...(c.path === null ? [] : [['path', c.path] as const]),
+  ];
+  return document(`jobcheck ${ctx.target}`, all, report.durationMs, timestamp, [
+    suite('jobcheck.fixtures', fixtures, timestamp),
+    suite('jobcheck.paths', paths, timestamp),
+    suite('jobcheck.campaign', campaign, timestamp, properties),
+    suite('jobcheck.exploration', exploration, timestamp),
+  ]);
 }

@@ -15,9 +15,23 @@ for (const [signal, code] of Object.entries(SIGNAL_EXIT)) {
   });
 }
 
+// A reader that goes away early (`jobcheck demo --all | head`) closes the pipe: the write that
+// meets it fails with EPIPE. That is no failure of the command: what follows is dropped, and the
+// command ends as it would have, quietly. Any other error of the standard streams is one line.
+const closed = new Set<NodeJS.WritableStream>();
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    closed.add(stream);
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    if (!closed.has(process.stderr)) process.stderr.write(`jobcheck: cannot write ${stream === process.stdout ? 'stdout' : 'stderr'}: ${error.message}\n`);
+    process.exitCode = 2;
+  });
+}
+const unlessClosed = (stream: NodeJS.WriteStream): { write(text: string): boolean } => ({ write: (text) => (closed.has(stream) ? true : stream.write(text)) });
+
 process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
+  stdout: unlessClosed(process.stdout),
+  stderr: unlessClosed(process.stderr),
   isTTY: process.stderr.isTTY === true,
   stdin: process.stdin,
 });

@@ -57,6 +57,24 @@ export interface CampaignOptions {
    * would shrink it.
    */
   readonly parallel?: number;
+  /**
+   * Runs only one part of the campaign: the runs whose index is `index - 1` modulo `count` (`index`
+   * from 1 to `count`). The runs are generated from the seed by index, so the parts of one seed are
+   * disjoint, together are the whole campaign, and a failure's path names its run by its index in
+   * the whole campaign: `{ seed, path }` repeats it without the shard.
+   */
+  readonly shard?: CampaignShard;
+}
+
+/** One of `count` disjoint parts of a campaign, `index` from 1 to `count`. */
+export interface CampaignShard {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** How many of `runs` runs fall to a shard (all of them without one). Pure. */
+export function shardRuns(runs: number, shard?: CampaignShard): number {
+  return shard === undefined ? runs : Math.max(0, Math.ceil((runs - (shard.index - 1)) / shard.count));
 }
 
 /** The outcome of a campaign. */
@@ -67,7 +85,7 @@ export interface CampaignResult {
    * scenarios ran, and none of those that ran diverged.
    */
   readonly verdict: 'agree' | 'diverge' | 'incomplete';
-  /** Scenarios planned (`runs` of the options). */
+  /** Scenarios planned (`runs` of the options; of a shard, its part of them). */
   readonly runsPlanned: number;
   /** True when the time limit stopped generation or shrinking early. */
   readonly stoppedByTimeLimit: boolean;
@@ -110,11 +128,18 @@ export interface CampaignResult {
  * (e.g. the model throwing), never one of the implementation (that is an `impl_error` divergence).
  */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
-  const runs = options.runs ?? 100;
+  const shard = options.shard;
+  if (shard !== undefined && !(Number.isSafeInteger(shard.index) && Number.isSafeInteger(shard.count) && shard.index >= 1 && shard.index <= shard.count)) {
+    throw new RangeError(`a shard is i/n with 1 <= i <= n (got ${shard.index}/${shard.count})`);
+  }
+  const allRuns = options.runs ?? 100;
+  // Without a path, a shard runs its part of the campaign: its k-th run is the campaign's run indexOf(k).
+  const runs = options.path === undefined ? shardRuns(allRuns, shard) : allRuns;
+  const indexOf = (k: number): number => (shard === undefined ? k : shard.index - 1 + k * shard.count);
   const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
   const configs = options.configs === undefined || options.configs.length === 0 ? undefined : fc.constantFrom(...options.configs);
   const arb = scenarioArb({ ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }), ...(configs === undefined ? {} : { configs }) });
-  const recorder = new CoverageRecorder(`campaign seed=${seed}`);
+  const recorder = new CoverageRecorder(`campaign seed=${seed}${shard === undefined || options.path !== undefined ? '' : ` shard=${shard.index}/${shard.count}`}`);
   const budget = options.budget;
   const lockstepOptions = budget === undefined ? {} : { budget };
   let adapter = '(unknown)';
@@ -147,7 +172,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     // Generated as needed, in doubling batches (fc.sample's first n values do not depend on how many are asked for).
     let scenarios: Scenario[] = [];
     const scenarioAt = (index: number): Scenario => {
-      if (index >= scenarios.length) scenarios = fc.sample(arb, { numRuns: Math.min(runs, Math.max(index + 1, 2 * scenarios.length, 8)), seed });
+      if (index >= scenarios.length) scenarios = fc.sample(arb, { numRuns: Math.min(allRuns, Math.max(index + 1, 2 * scenarios.length, 8)), seed });
       return scenarios[index] as Scenario;
     };
     let lowestFailure = Number.POSITIVE_INFINITY;
@@ -156,7 +181,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       runs,
       options.parallel ?? 1,
       async (index) => {
-        const result = await lockstep(scenarioAt(index));
+        const result = await lockstep(scenarioAt(indexOf(index)));
         if (result.interrupted === true) return undefined;
         if (result.divergence !== null && index < lowestFailure) lowestFailure = index;
         done += 1;
@@ -177,7 +202,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       commands += r.result.steps.length;
       recorder.recordRun(r.result);
       if (r.result.divergence !== null) {
-        firstFailure = { index: i, length: scenarios[i]?.commands.length ?? r.result.steps.length, result: r.result, at: r.at };
+        firstFailure = { index: indexOf(i), length: scenarios[indexOf(i)]?.commands.length ?? r.result.steps.length, result: r.result, at: r.at };
         commandsToFirstFailure = commands;
       }
     }

@@ -6,6 +6,7 @@ import type { CampaignOptions, CampaignResult } from './campaign.ts';
 import { runCampaign } from './campaign.ts';
 import { mergeCoverage } from './coverage.ts';
 import type { Coverage } from './coverage.ts';
+import type { LifecyclePath } from './lifecyclePaths.ts';
 import type { PathOutcome, PathSuiteResult } from './pathSuite.ts';
 import { runPathSuite } from './pathSuite.ts';
 
@@ -17,6 +18,8 @@ export interface CheckOptions extends CampaignOptions {
   readonly onPath?: (done: number, total: number, outcome: PathOutcome) => void;
   /** The factory of the campaign's stores, when it differs from `factory` (a durable process target: crash restarts). */
   readonly campaignFactory?: CampaignOptions['factory'];
+  /** Paths of the path suite (default: all of lifecyclePaths(); none for a shard other than the first). */
+  readonly paths?: readonly LifecyclePath[];
 }
 
 /** The outcome of a full check. */
@@ -41,6 +44,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     ...(options.onPath === undefined ? {} : { onProgress: options.onPath }),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
+    ...(options.paths === undefined ? {} : { paths: options.paths }),
   });
   const pathsMs = performance.now() - started;
   const skip = pathSuite.verdict === 'diverge' && options.campaignAfterPathFailure !== true;

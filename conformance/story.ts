@@ -14,6 +14,11 @@ export interface StoryContext {
   readonly seed?: number;
   /** fast-check path of the counterexample. */
   readonly path?: string | null;
+  /**
+   * The command line that repeats the shrunk run (the CLI's `npx jobcheck check ... --seed N
+   * --path P`); without it, the library call `runCampaign({ seed, path })` is named.
+   */
+  readonly reproduceCommand?: string;
   /** Where the artifact was written. */
   readonly artifactFile?: string;
   /** The command that replays the artifact (default: `npx jobcheck replay <artifactFile> ...`). */
@@ -87,7 +92,8 @@ export function renderStory(result: LockstepResult, ctx: StoryContext = {}): str
   lines.push('');
   for (const s of result.steps) lines.push(...renderStep(s, d !== null && s.index === d.step, result, ctx));
   const repro: string[] = [];
-  if (ctx.seed !== undefined) repro.push(`seed: ${ctx.seed}${ctx.path ? `  path: ${ctx.path}` : ''}  (runCampaign({ seed, path }) repeats the shrunk run)`);
+  if (ctx.reproduceCommand !== undefined) repro.push(`reproduce: ${ctx.reproduceCommand}`);
+  else if (ctx.seed !== undefined) repro.push(`seed: ${ctx.seed}${ctx.path ? `  path: ${ctx.path}` : ''}  (runCampaign({ seed, path }) repeats the shrunk run)`);
   if (ctx.artifactFile !== undefined) repro.push(`artifact: ${ctx.artifactFile}`);
   const replay = ctx.replayCommand ?? (ctx.artifactFile === undefined ? undefined : `npx jobcheck replay ${ctx.artifactFile} --impl "<command>"`);
   if (replay !== undefined) repro.push(`replay: ${replay}`);

@@ -24,6 +24,7 @@ import { predictTranscript, storiesTable, storyQuiz } from './storyDocs.ts';
 import { ChromiumUnavailableError } from './chromium.ts';
 import { coverageScreenshots } from './coveragePages.ts';
 import { storyCoverageSvg, storyCoverageTable } from './storyCoverage.ts';
+import { checkResultFieldsTable, checkResultSchemaFile } from '../../cli/checkJsonSchema.ts';
 
 /** The docs folder. */
 export const DOCS_DIR = join(PROJECT_ROOT, 'docs');
@@ -69,6 +70,8 @@ export function renderRegion(name: string, dir: string = DOCS_DIR): string | und
       return chapterIndex(dir);
     case 'protocol-limits':
       return protocolLimitsTable();
+    case 'check-json-fields':
+      return checkResultFieldsTable();
     default:
       return undefined;
   }
@@ -77,6 +80,7 @@ export function renderRegion(name: string, dir: string = DOCS_DIR): string | und
 /** Whole text files the generator owns under docs/ (images), by path relative to docs/, with their renderers. */
 export const GENERATED_FILES: ReadonlyArray<{ readonly path: string; readonly render: () => Promise<string> }> = [
   { path: 'images/stories-coverage.svg', render: storyCoverageSvg },
+  { path: 'check-result.schema.json', render: async () => checkResultSchemaFile() },
 ];
 
 /** The marker by which a reference page asks for its ```console blocks to be run too. */

@@ -4,3 +4,4 @@ export { answerLine, serveLines } from './server.ts';
 export { memoryStoreMaker } from './memoryStore.ts';
 export type { SqliteMakerOptions } from './sqliteStore.ts';
 export { sqliteStoreMaker } from './sqliteStore.ts';
+export { postgresStoreMaker } from './postgresStore.ts';

@@ -1,0 +1,17 @@
+/** Codes of the PostgreSQL store's own errors (a bad config or snapshot is a JobcheckError, as for every store). */
+export type PostgresStoreErrorCode = 'no_store' | 'schema_mismatch' | 'config_mismatch' | 'bad_target' | 'lost_guard' | 'out_of_range';
+
+/**
+ * A typed error about the store's database: no store in the named schema, another layout or
+ * config there, a connection target that cannot be used, or a guarded write that found its row
+ * changed (which the store's locking rules out; seeing it means another writer broke them).
+ * `code` is stable; the message names the schema or the value.
+ */
+export class PostgresStoreError extends Error {
+  override name = 'PostgresStoreError' as const;
+  readonly code: PostgresStoreErrorCode;
+  constructor(code: PostgresStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

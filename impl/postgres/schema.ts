@@ -1,0 +1,108 @@
+/**
+ * The PostgreSQL store's tables and indexes, one schema per store (`jobcheck_<random>`): the same
+ * layout as the SQLite store's (impl/sqlite/schema.ts, which explains the derived `due` and
+ * `claimable` columns and the partial indexes), with every integer a `bigint` (the contract's
+ * integers go up to 2^53 - 1) and every string `bytea` (strings.ts).
+ */
+import pg from 'pg';
+import { PostgresStoreError } from './PostgresStoreError.ts';
+
+/** The tag of this layout, kept in `meta.layout`; a schema with another one is not opened. */
+export const SCHEMA_VERSION = 'jobcheck.postgres/1';
+
+/** The prefix of every store's schema name. */
+export const SCHEMA_PREFIX = 'jobcheck_';
+
+/** Quotes an identifier for SQL text. Pure. */
+export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** The statements that create an empty store's tables and indexes in schema `s` (quoted). */
+export function schemaSql(s: string): string {
+  return `
+CREATE SCHEMA ${s};
+CREATE TABLE ${s}.meta (
+  id            integer PRIMARY KEY CHECK (id = 1),
+  layout        text    NOT NULL,
+  capacity      bigint  NOT NULL,
+  max_attempts  bigint  NOT NULL,
+  lease_ticks   bigint  NOT NULL,
+  backoff_base  bigint  NOT NULL,
+  backoff_cap   bigint  NOT NULL,
+  clock         bigint  NOT NULL,
+  next_token    bigint  NOT NULL,
+  next_seq      bigint  NOT NULL,
+  unresolved    bigint  NOT NULL
+);
+CREATE TABLE ${s}.jobs (
+  seq         bigint  PRIMARY KEY,
+  id          bytea   NOT NULL UNIQUE,
+  account     bytea   NOT NULL,
+  key         bytea   NOT NULL,
+  amount      bigint  NOT NULL,
+  deadline    bigint  NOT NULL,
+  status      text    NOT NULL,
+  attempts    bigint  NOT NULL,
+  token       bigint,
+  owner       bytea,
+  lease_until bigint,
+  not_before  bigint,
+  reason      text,
+  last_error  bytea,
+  due         bigint,
+  claimable   boolean
+);
+CREATE UNIQUE INDEX jobs_token ON ${s}.jobs (token) WHERE token IS NOT NULL;
+CREATE INDEX jobs_due ON ${s}.jobs (due) WHERE due IS NOT NULL;
+CREATE INDEX jobs_account ON ${s}.jobs (account, seq) WHERE due IS NOT NULL;
+CREATE INDEX jobs_claimable ON ${s}.jobs (seq) WHERE claimable;
+CREATE TABLE ${s}.balances (
+  account bytea  PRIMARY KEY,
+  balance bigint NOT NULL
+);
+CREATE TABLE ${s}.effects (
+  account bytea  NOT NULL,
+  key     bytea  NOT NULL,
+  amount  bigint NOT NULL,
+  job     bytea  NOT NULL,
+  token   bigint NOT NULL,
+  PRIMARY KEY (account, key)
+);
+`;
+}
+
+/** A bigint column as a JS number; throws beyond the safe-integer range (the contract's limit). */
+function parseInt8(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new PostgresStoreError('out_of_range', `bigint ${value} is outside the safe-integer range`);
+  return n;
+}
+
+const INT8_OID = 20;
+
+/** Type parsers of a store's pool: bigint as number (node-postgres gives a string by default), the rest as usual. */
+export const STORE_TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser,
+};
+
+/** Options of a store's connection pool. */
+export interface PostgresPoolOptions {
+  /** Connections at most, one per worker lane (default 4). */
+  readonly max?: number;
+  /** The application_name the server shows (default `jobcheck`). */
+  readonly applicationName?: string;
+  /** Let the process exit while connections idle in the pool (default false; a server process sets it). */
+  readonly allowExitOnIdle?: boolean;
+}
+
+/**
+ * A connection pool for stores, to `target`: a `postgres://` or `postgresql://` URL, a unix socket
+ * folder (a path starting with `/`), or empty for libpq's environment (PGHOST, PGDATABASE, PGUSER,
+ * ...). Throws PostgresStoreError `bad_target` for anything else. Connects lazily.
+ */
+export function postgresPool(target = '', options: PostgresPoolOptions = {}): pg.Pool {
+  const common = { max: options.max ?? 4, application_name: options.applicationName ?? 'jobcheck', types: STORE_TYPES, allowExitOnIdle: options.allowExitOnIdle ?? false };
+  if (target === '') return new pg.Pool(common);
+  if (/^postgres(ql)?:\/\//.test(target)) return new pg.Pool({ ...common, connectionString: target });
+  if (target.startsWith('/')) return new pg.Pool({ ...common, host: target });
+  throw new PostgresStoreError('bad_target', `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`);
+}

@@ -1,0 +1,51 @@
+/**
+ * The PostgreSQL store as a protocol server's store (`jobcheck serve --store postgres:<target>`,
+ * the target a postgres:// URL or a unix socket folder; `postgres:` alone uses PGHOST and the rest
+ * of libpq's environment).
+ *
+ * Each store this process makes (hello or restore) gets a schema of its own, `jobcheck_<random>`,
+ * and the hello reply names it as the store's storage. A schema is dropped when its store is
+ * replaced or the process ends normally; only a process that is killed leaves it, and a new
+ * process started with the same command reopens it when a hello says `resume` (docs/protocol.md,
+ * "Crash restarts"), without a snapshot crossing.
+ */
+import type { Config } from '../../contract/index.ts';
+import { parseConfig } from '../../contract/index.ts';
+import { PostgresStore, PostgresStoreError, isStoreSchema, postgresPool } from '../postgres/index.ts';
+import type { ServedStore, StoreMaker } from './server.ts';
+
+/** A served store over one PostgresStore; closing it drops the schema. */
+function served(store: PostgresStore): ServedStore {
+  return {
+    storage: store.schema,
+    execute: (command) => store.execute(command),
+    snapshot: () => store.snapshot(),
+    close: () => store.drop(),
+  };
+}
+
+/** A StoreMaker of PostgreSQL stores on the server at `target`, one new schema per store (see the file comment). Connects lazily. */
+export function postgresStoreMaker(target: string): StoreMaker {
+  // The pool is made at the first store, so that a bad target is told as the hello's error.
+  let pool: ReturnType<typeof postgresPool> | undefined;
+  const db = (): ReturnType<typeof postgresPool> => (pool ??= postgresPool(target, { max: 2, allowExitOnIdle: true }));
+  return {
+    name: 'jobcheck-postgres',
+    create: async (config: Config) => served(await PostgresStore.create(db(), config)),
+    restore: async (snapshot: unknown) => served(await PostgresStore.restore(db(), snapshot)),
+    resume: async (storage: string, config: Config) => {
+      const cfg = parseConfig(config);
+      if (!isStoreSchema(storage)) return `${JSON.stringify(storage)} is not the name of a store's schema`;
+      let store: PostgresStore;
+      try {
+        store = await PostgresStore.open(db(), storage);
+      } catch (error) {
+        if (error instanceof PostgresStoreError) return error.message;
+        throw error;
+      }
+      const held = store.config;
+      if ((Object.keys(cfg) as (keyof Config)[]).some((k) => held[k] !== cfg[k])) return `${JSON.stringify(storage)} holds a store with another config (${JSON.stringify(held)})`;
+      return served(store);
+    },
+  };
+}
