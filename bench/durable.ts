@@ -1,5 +1,6 @@
 /**
- * `npm run bench:durable`: the SQLite store's speed, written to docs/durable-bench.md.
+ * `npm run bench:durable`: the durable stores' speed (SQLite, and PostgreSQL when a server is
+ * named), written to docs/durable-bench.md.
  *
  * 1. Commands per second, single worker: the store running whole job lifecycles (submit, claim,
  *    commit, ack), against a floor of bare better-sqlite3 transactions that each do one comparable
@@ -10,6 +11,8 @@
  *    at synchronous=NORMAL, so that a disk flush of the same cost at every size does not hide it).
  * Medians of repeated batches, wall and CPU time; the load average is printed beside the tables,
  * since the machine may be shared.
+ * 3. The PostgreSQL store's figures (bench/durablePg.ts) when PGHOST names a server
+ *    (`npm run bench:durable:pg`); without one, a line saying how to get them.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../impl/sqlite/index.ts';
 import type { Synchronous } from '../impl/sqlite/index.ts';
+import { postgresSections } from './durablePg.ts';
 
 const OUT = fileURLToPath(new URL('../docs/durable-bench.md', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'jobcheck-durable-bench-'));
@@ -175,6 +179,10 @@ for (const n of QUICK ? [1e3, 1e4] : [1e3, 1e4, 1e5, 1e6]) {
   say(`| ${n.toLocaleString('en-US')} | ${build.toFixed(1)} | ${us(g.claim.wallUs)} (${us(g.claim.cpuUs)}) | ${us(g.expiry.wallUs)} (${us(g.expiry.cpuUs)}) |`);
 }
 say('');
-say(`Load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(', ')}; the whole run took ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+say(`Load average at the end of the SQLite part: ${loadavg().map((l) => l.toFixed(2)).join(', ')}.`);
 rmSync(dir, { recursive: true, force: true });
+say('');
+await postgresSections(say);
+say('');
+say(`The whole run took ${((performance.now() - started) / 1000).toFixed(0)} s.`);
 if (!QUICK) writeFileSync(OUT, `${lines.join('\n')}\n`);

@@ -1,7 +1,17 @@
 #!/usr/bin/env node
-// The `jobcheck` command: registers tsx so that the TypeScript sources run as they are, then
-// starts cli/main.ts.
-import { register } from 'tsx/esm/api';
+// The `jobcheck` command. Which code it runs depends on where it sits:
+// - in the installed package, which ships the compiled dist/ and no TypeScript sources
+//   (package.json "files"), it runs dist/cli/main.js on plain node: no tsx, a quick start;
+// - in the source checkout (cli/main.ts beside this folder) it registers tsx and runs the sources
+//   as they are. Tests and the docs' console blocks start this file; running the sources means no
+//   stale dist/ can ever answer for a change not yet built. The compiled path is held by
+//   cli/pack.test.ts, which packs the package and runs it installed.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../cli/main.ts');
+if (existsSync(new URL('../cli/main.ts', import.meta.url))) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../cli/main.ts');
+} else {
+  await import('../dist/cli/main.js');
+}

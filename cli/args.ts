@@ -5,18 +5,10 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
+import { UsageError } from './errors.ts';
 
-/** A bad invocation: printed as one line, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError' as const;
-  readonly code = 'usage' as const;
-}
-
-/** A failure to set up the check (the implementation cannot be started or loaded): one line, exit code 2. */
-export class SetupError extends Error {
-  override name = 'SetupError' as const;
-  readonly code = 'setup' as const;
-}
+// The errors live in errors.ts so that cli.ts can catch them without loading zod (see there).
+export { SetupError, UsageError } from './errors.ts';
 
 /** Where a command writes; the process's streams by default, buffers in tests. */
 export interface CliIO {
@@ -29,9 +21,11 @@ export interface CliIO {
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+/** What parseArgs gives for `options`, spelled out so that the declaration file can name it. */
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean }>>;
 
 /** Parses `argv` strictly against `options`; every parse error becomes a UsageError naming `command`. */
-export function parseCommandArgs<O extends Options>(command: string, argv: readonly string[], options: O, positionals: boolean) {
+export function parseCommandArgs<O extends Options>(command: string, argv: readonly string[], options: O, positionals: boolean): Parsed<O> {
   try {
     return parseArgs({ args: [...argv], options, strict: true, allowPositionals: positionals });
   } catch (error) {

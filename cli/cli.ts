@@ -3,16 +3,9 @@
  * setup failure into one line on stderr and exit code 2, never a stack trace. Callable in-process
  * (tests pass their own streams); cli/main.ts runs it for the real process.
  */
-import { readFileSync } from 'node:fs';
-import { SetupError, UsageError } from './args.ts';
+import { existsSync, readFileSync } from 'node:fs';
 import type { CliIO } from './args.ts';
-import { checkCommand } from './checkCommand.ts';
-import { coverageCommand } from './coverageCommand.ts';
-import { exploreCommand } from './exploreCommand.ts';
-import { runDemo } from './demo.ts';
-import { pathsCommand } from './pathsCommand.ts';
-import { replayCommand } from './replayCommand.ts';
-import { serveCommand } from './serveCommand.ts';
+import { SetupError, UsageError } from './errors.ts';
 
 /** Usage text of `jobcheck` itself. */
 export const MAIN_USAGE = `Usage: jobcheck <command> [options]
@@ -33,18 +26,28 @@ version. Documentation: docs/cli.md, the protocol for implementations in other l
 docs/protocol.md.
 `;
 
-/** The version of the package (package.json), as `jobcheck --version` prints it. */
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/**
+ * The version of the package (package.json), as `jobcheck --version` prints it. The file is one
+ * folder up from the sources (cli/) and two from the built code (dist/cli/).
+ */
+export const VERSION: string = ((): string => {
+  const file = ['../package.json', '../../package.json'].map((up) => new URL(up, import.meta.url)).find((url) => existsSync(url));
+  if (file === undefined) return 'unknown';
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+})();
 
+// Each command is loaded when it is run, not before: together they load the engine, zod,
+// fast-check and xstate, which would make `jobcheck --help` several times slower to start than
+// node itself (docs/startup-bench.md).
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<number>> = {
-  check: checkCommand,
-  explore: exploreCommand,
-  replay: replayCommand,
-  coverage: coverageCommand,
-  paths: pathsCommand,
-  serve: serveCommand,
-  demo: (argv, io) =>
-    runDemo([...argv], {
+  check: async (argv, io) => (await import('./checkCommand.ts')).checkCommand(argv, io),
+  explore: async (argv, io) => (await import('./exploreCommand.ts')).exploreCommand(argv, io),
+  replay: async (argv, io) => (await import('./replayCommand.ts')).replayCommand(argv, io),
+  coverage: async (argv, io) => (await import('./coverageCommand.ts')).coverageCommand(argv, io),
+  paths: async (argv, io) => (await import('./pathsCommand.ts')).pathsCommand(argv, io),
+  serve: async (argv, io) => (await import('./serveCommand.ts')).serveCommand(argv, io),
+  demo: async (argv, io) =>
+    (await import('./demo.ts')).runDemo([...argv], {
       stdin: io.stdin ?? process.stdin,
       stdout: io.stdout,
       stderr: io.stderr,

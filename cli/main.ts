@@ -2,7 +2,8 @@
  * Entry point of the `jobcheck` command (bin/jobcheck.js loads it): runs the command line on the
  * process's own streams and sets the exit code.
  */
-import { killAllPeers } from '../conformance/protocol/index.ts';
+// peer.ts itself rather than the protocol's index, which loads zod: `--help` should start quickly.
+import { killAllPeers } from '../conformance/protocol/peer.ts';
 import { runCli } from './cli.ts';
 
 // Implementations run in process groups of their own (conformance/protocol/peer.ts), so a Ctrl-C

@@ -3,8 +3,9 @@
  * (`--impl "<command>"`), a JS/TS module exporting an AdapterFactory (`--module <path>`), the
  * built-in impl/JobStore (`--builtin`) or one of the catalogue's broken variants (`--broken <name>`).
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { clipText } from '../contract/index.ts';
 import type { Config } from '../contract/index.ts';
@@ -15,7 +16,7 @@ import type { Budget } from '../conformance/budget.ts';
 import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS, ProcessAdapter, processAdapterFactory } from '../conformance/protocol/index.ts';
 import type { RestartCounts } from '../conformance/protocol/index.ts';
-import { SetupError, UsageError } from './args.ts';
+import { SetupError, UsageError } from './errors.ts';
 
 /** The flags that choose an implementation, shared by `check` and `replay`. */
 export const TARGET_OPTIONS = {
@@ -118,7 +119,7 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
     let mod: Record<string, unknown>;
     try {
       // A module whose top-level code never settles must not hang the harness either.
-      mod = await withTimeout(import(pathToFileURL(file).href) as Promise<Record<string, unknown>>, 2 * timeoutMs, `loading took more than ${2 * timeoutMs} ms`);
+      mod = await withTimeout(importModule(file), 2 * timeoutMs, `loading took more than ${2 * timeoutMs} ms`);
     } catch (error) {
       throw new SetupError(`${command}: cannot load module ${flags.module}: ${clipText(String((error as Error).message).split('\n')[0] ?? '', 300)}`);
     }
@@ -156,6 +157,42 @@ export async function preflight(target: Target, config: Config): Promise<string 
   const implementation = adapter instanceof ProcessAdapter ? adapter.implementation : undefined;
   await adapter.close();
   return implementation;
+}
+
+/** A TypeScript file, by its name. */
+const TYPESCRIPT_FILE = /\.[cm]?ts$/;
+
+/**
+ * Imports the module at `file`. A TypeScript module needs a loader: from the sources (bin/ in the
+ * checkout, vitest) tsx is registered already and import() takes it, but the installed package is
+ * plain JavaScript on a node that runs no TypeScript (node 20). It then loads the module with the
+ * tsx of the module's own project (tsImport, which registers nothing globally), and without one
+ * says in one line how to get one.
+ */
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(file).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    if (!TYPESCRIPT_FILE.test(file) || (error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+  }
+  let api: string;
+  try {
+    // tsx's ESM build of its API, found through its own exports map (its CommonJS build cannot
+    // import its ESM half from a linked folder); require.resolve finds the project's tsx.
+    const manifest = createRequire(file).resolve('tsx/package.json');
+    const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api'];
+    if (exported === undefined) throw new Error('tsx exports no esm/api');
+    api = join(dirname(manifest), exported.import.default);
+  } catch {
+    throw new Error(`${basename(file)} is TypeScript, which node ${process.version} does not run by itself: install tsx in its project (npm install --save-dev tsx) or compile the module to JavaScript`);
+  }
+  const tsx = (await import(pathToFileURL(api).href)) as { tsImport(specifier: string, parentURL: string): Promise<unknown> };
+  const mod = (await tsx.tsImport(url, import.meta.url)) as Record<string, unknown>;
+  // A .ts file of a CommonJS project is compiled to CommonJS: its `export default` arrives as
+  // module.exports.default, one level down.
+  const inner = mod['default'];
+  return typeof inner === 'object' && inner !== null && (inner as { __esModule?: unknown }).__esModule === true ? (inner as Record<string, unknown>) : mod;
 }
 
 /** `promise`, or a rejection with `message` after `ms`. */

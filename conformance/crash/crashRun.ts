@@ -65,7 +65,11 @@ export interface CrashRunResult {
   readonly workerError: string | undefined;
 }
 
-const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
+// From the sources (tests, tsx) the worker is a .ts file that node runs through tsx; in the built
+// package (dist/) it is plain JavaScript beside this file, and tsx may not be installed at all.
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER = fileURLToPath(new URL(FROM_SOURCE ? './worker.ts' : './worker.js', import.meta.url));
+const WORKER_ARGS: readonly string[] = FROM_SOURCE ? ['--import', 'tsx', WORKER] : [WORKER];
 
 /** The output of a finished worker process. */
 export interface WorkerOutcome {
@@ -87,7 +91,7 @@ export function runWorker(request: WorkerRequest, fault?: Fault, gate?: StartGat
     const env = { ...process.env };
     if (fault === undefined) delete env[FAULT_ENV];
     else env[FAULT_ENV] = `${fault.point}@${fault.at}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...WORKER_ARGS], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {

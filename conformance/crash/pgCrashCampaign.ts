@@ -26,7 +26,11 @@ import type { CrashProperty, Fault, PropertyFailure } from './crashRun.ts';
 import { lostAcknowledgements } from './crashRun.ts';
 import { CRASH_CONFIG, Rng, crashScript, modelStates } from './script.ts';
 
-const WORKER = fileURLToPath(new URL('./pgWorker.ts', import.meta.url));
+// From the sources (tests, tsx) the worker is a .ts file that node runs through tsx; in the built
+// package (dist/) it is plain JavaScript beside this file, and tsx may not be installed at all.
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER = fileURLToPath(new URL(FROM_SOURCE ? './pgWorker.ts' : './pgWorker.js', import.meta.url));
+const WORKER_ARGS: readonly string[] = FROM_SOURCE ? ['--import', 'tsx', WORKER] : [WORKER];
 
 /** What one PostgreSQL crash run saw. */
 export interface PostgresCrashRun {
@@ -65,7 +69,7 @@ export interface PostgresCrashOptions {
 function runWorker(schema: string, commands: readonly Command[], fault: Fault): Promise<{ lines: unknown[]; signal: NodeJS.Signals | null; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, [FAULT_ENV]: `${fault.point}@${fault.at}` };
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...WORKER_ARGS], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));

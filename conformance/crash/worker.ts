@@ -6,7 +6,8 @@
  * own points fire inside its transactions, the worker's point between a commit's reply and the
  * ack that follows it.
  *
- * Started as `node --import tsx conformance/crash/worker.ts`, with one JSON request on stdin:
+ * Started as `node --import tsx conformance/crash/worker.ts` (dist/conformance/crash/worker.js
+ * when built), with one JSON request on stdin:
  * - `{"mode":"script","file","variant","commands":[...]}` runs the commands in order;
  * - `{"mode":"contend","file","variant","worker","rounds"}` runs `rounds` times submit, claim,
  *   commit and ack at now 0 as fast as it can, against another worker on the same file; a command

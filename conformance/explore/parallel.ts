@@ -61,7 +61,9 @@ export interface FinishReply {
 const CHUNK_STATES = 256;
 /** Chunks in flight per worker. */
 const IN_FLIGHT = 2;
-const ENTRY = fileURLToPath(new URL('./workerEntry.mjs', import.meta.url));
+// From the sources a worker thread registers tsx itself (workerEntry.mjs) before loading
+// worker.ts; in the built package (dist/) the worker is plain JavaScript and needs no tsx.
+const ENTRY = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('./workerEntry.mjs', import.meta.url) : new URL('./worker.js', import.meta.url));
 
 const cpuNow = (): number => {
   const u = process.cpuUsage();

@@ -4,7 +4,9 @@
  * ProcessError with a stable code and the offending line, never an unhandled exception. Its
  * message quotes at most an excerpt of anything the implementation wrote.
  */
-import { clipText } from '../../contract/index.ts';
+// describe.ts itself, not the contract's index: the index loads zod, and cli/main.ts loads this file
+// (through peer.ts) before any command, `jobcheck --help` included.
+import { clipText } from '../../contract/describe.ts';
 import { EXCERPT_CHARS } from './limits.ts';
 
 /** Stable codes of process-boundary failures. */
