@@ -257,6 +257,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   });
   const campaign = engine.campaign;
   if (campaign === null) throw new Error('the engine skipped the campaign although it was asked to run it');
+  // The campaign tells when its first failing run ended; phases run one after the other.
+  if (campaign.firstFailureMs !== null) firstDivergenceMs ??= fixturesMs + engine.pathsMs + campaign.firstFailureMs;
   const explored = performance.now();
   const skipExploration = options.noExplore === true || restShard;
   const exploration =
@@ -271,7 +273,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   // An invariant the model itself breaks is a defect of the specification, not of the implementation.
   const violation = exploration?.configs.find((c) => c.verdict === 'violation');
   if (violation !== undefined) throw new Error(`the model breaks an invariant in the exploration ${violation.part}/${violation.name}: ${violation.counterexample?.message ?? ''}`);
-  if (exploration !== null && exploration.verdict === 'diverge' && firstDivergenceMs === null && campaign.firstFailureMs === null) diverged();
+  if (exploration?.verdict === 'diverge') diverged();
   const exploreMs = performance.now() - explored;
   const failure = shortestFailure(fixtures, engine.pathSuite, campaign, exploration);
   const explorationComplete = skipExploration || (exploration !== null && exploration.verdict !== 'incomplete');
@@ -300,6 +302,6 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       restarts: options.restarts?.() ?? null,
       parallel,
     },
-    firstDivergenceMs: campaign.firstFailureMs !== null && firstDivergenceMs === null ? fixturesMs + engine.pathsMs + campaign.firstFailureMs : firstDivergenceMs,
+    firstDivergenceMs,
   };
 }

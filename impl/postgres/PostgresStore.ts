@@ -46,36 +46,12 @@ import type {
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
 import { addTime, retryDelay } from '../memory/JobEntry.ts';
+import type { Counters, Job } from '../rows.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';
 import { SCHEMA_PREFIX, SCHEMA_VERSION, quoteIdent, schemaSql } from './schema.ts';
 import { fromBytes, toBytes, toBytesOrNull } from './strings.ts';
 
-/** The clock and the counters, as one command reads and changes them (the `meta` row). */
-export interface Counters {
-  clock: number;
-  nextToken: number;
-  nextSeq: number;
-  unresolved: number;
-}
-
-/** A job as one command works on it: its row, strings decoded. */
-export interface Job {
-  readonly seq: number;
-  readonly id: string;
-  readonly account: string;
-  readonly key: string;
-  readonly amount: number;
-  readonly deadline: number;
-  status: JobStatus;
-  attempts: number;
-  token: number | null;
-  owner: string | null;
-  leaseUntil: number | null;
-  notBefore: number | null;
-  reason: DeadReason | null;
-  lastError: string | null;
-  claimable: boolean;
-}
+export type { Counters, Job } from '../rows.ts';
 
 interface JobRow {
   seq: number;

@@ -42,39 +42,14 @@ import type {
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
 import { addTime, retryDelay } from '../memory/JobEntry.ts';
+import type { Counters, Job } from '../rows.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts';
 import type { SqliteOptions } from './schema.ts';
 import { SqliteStoreError } from './SqliteStoreError.ts';
 import { fromStored, toStored, toStoredOrNull } from './strings.ts';
 import type { StoredString } from './strings.ts';
 
-/** The clock and the counters, as one command reads and changes them (the `meta` row). */
-export interface Counters {
-  clock: number;
-  nextToken: number;
-  nextSeq: number;
-  unresolved: number;
-}
-
-/** A job as one command works on it: its row, strings decoded. */
-export interface Job {
-  readonly seq: number;
-  readonly id: string;
-  readonly account: string;
-  readonly key: string;
-  readonly amount: number;
-  readonly deadline: number;
-  status: JobStatus;
-  attempts: number;
-  token: number | null;
-  owner: string | null;
-  leaseUntil: number | null;
-  notBefore: number | null;
-  reason: DeadReason | null;
-  lastError: string | null;
-  /** Ready and the head of its account. */
-  claimable: boolean;
-}
+export type { Counters, Job } from '../rows.ts';
 
 interface JobRow {
   seq: number;
