@@ -16,6 +16,8 @@ export interface CliIO {
   readonly stderr: { write(text: string): unknown };
   /** Whether stderr is a terminal (progress lines are drawn only then). */
   readonly isTTY: boolean;
+  /** Whether stdout is a terminal (the verdict is coloured only then, unless NO_COLOR/FORCE_COLOR say otherwise); false when absent. */
+  readonly stdoutIsTTY?: boolean;
   /** Needed by `demo --predict`. */
   readonly stdin?: NodeJS.ReadableStream;
 }

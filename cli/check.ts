@@ -17,14 +17,28 @@ import { CHECK_EXPLORATION, runExploration } from '../conformance/explore/index.
 import type { ExploreResult } from '../conformance/explore/index.ts';
 import { mergeCoverage } from '../conformance/coverage.ts';
 import type { RestartCounts } from '../conformance/protocol/index.ts';
+import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
+import type { ConcurrentCampaignResult } from '../conformance/concurrent/campaign.ts';
+import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
 import { loadFixtures, runFixture } from '../model/fixtures.ts';
 import type { Fixture, FixtureDriver, FixtureResult } from '../model/fixtures.ts';
 
 /** Where the check is: which phase, how far. */
 export interface CheckProgress {
-  readonly phase: 'fixtures' | 'paths' | 'campaign' | 'shrink' | 'explore';
+  readonly phase: 'fixtures' | 'paths' | 'campaign' | 'shrink' | 'explore' | 'concurrent';
   readonly done: number;
   readonly total: number;
+}
+
+/** The concurrent campaign of a check (`--workers`). */
+export interface ConcurrentCheckOptions {
+  readonly factory: ConcurrentFactory;
+  /** Worker lanes (2 or more). */
+  readonly workers: number;
+  /** Scenarios to generate. */
+  readonly runs: number;
+  /** fast-check path of a known concurrent counterexample (with the check's seed): replays just that. */
+  readonly path?: string;
 }
 
 /** Options of a check. */
@@ -67,6 +81,8 @@ export interface CheckOptions {
    * that the coverage of all shards adds up to that of one unsharded check.
    */
   readonly shard?: CampaignShard;
+  /** Also run a concurrent campaign of competing workers, after the exploration (in shard 1 only). */
+  readonly concurrent?: ConcurrentCheckOptions;
 }
 
 /** Where the time of a check went. Phases run one after the other; within each, runs may overlap. */
@@ -78,6 +94,8 @@ export interface CheckPhases {
   readonly shrinkMs: number;
   /** The exploration of CHECK_EXPLORATION (conformance/explore/scope.ts). */
   readonly exploreMs: number;
+  /** The concurrent campaign, shrinking included (0 when there was none). */
+  readonly concurrentMs: number;
   /** Restarts over the whole check (a process target only): how many and their summed milliseconds. */
   readonly restarts: RestartCounts | null;
   /** Stores checked at once. */
@@ -93,7 +111,7 @@ export interface FixtureOutcome {
 
 /** The story shown for a failed check: the shortest failure found, from whichever phase. */
 export interface CheckFailure {
-  readonly source: 'campaign' | 'path' | 'fixture' | 'explore';
+  readonly source: 'campaign' | 'path' | 'fixture' | 'explore' | 'concurrent';
   /** The path's name, the fixture's name, or `random campaign`. */
   readonly name: string;
   /** Steps of the story. */
@@ -104,6 +122,8 @@ export interface CheckFailure {
   readonly fixture?: FixtureOutcome;
   /** The story, when there is no run to tell it from (an exploration's divergence that did not repeat). */
   readonly story?: string;
+  /** The concurrent campaign that failed (concurrent failures: its story is told from it). */
+  readonly concurrent?: ConcurrentCampaignResult;
 }
 
 /** Everything a check found. */
@@ -137,6 +157,8 @@ export interface CheckReport {
   readonly firstDivergenceMs: number | null;
   /** The part of the check this was (`--shard`), or null for the whole check. */
   readonly shard: CampaignShard | null;
+  /** The concurrent campaign (`--workers`), or null when there was none. */
+  readonly concurrent: ConcurrentCampaignResult | null;
 }
 
 /**
@@ -176,8 +198,19 @@ async function checkFixture(fixture: Fixture, factory: AdapterFactory): Promise<
 }
 
 /** The shortest of the failures found (campaign, paths, fixtures) with at least one step; ties go to the campaign, whose story is shrunk. Pure. */
-function shortestFailure(fixtures: readonly FixtureOutcome[], paths: PathSuiteResult, campaign: CampaignResult, exploration: ExploreResult | null): CheckFailure | null {
+function shortestFailure(
+  fixtures: readonly FixtureOutcome[],
+  paths: PathSuiteResult,
+  campaign: CampaignResult,
+  exploration: ExploreResult | null,
+  concurrent: ConcurrentCampaignResult | null,
+): CheckFailure | null {
   const candidates: CheckFailure[] = [];
+  const racing = concurrent?.failure;
+  if (concurrent !== null && racing !== undefined && racing !== null) {
+    const requests = racing.run?.rounds.reduce((n, r) => n + r.requests.length, 0) ?? 0;
+    candidates.push({ source: 'concurrent', name: 'concurrent campaign', steps: requests, concurrent });
+  }
   for (const c of exploration?.configs ?? []) {
     const x = c.counterexample;
     if (x === null) continue;
@@ -201,6 +234,9 @@ function shortestFailure(fixtures: readonly FixtureOutcome[], paths: PathSuiteRe
   // and shows less than any story with a step: it is shown only when it is the only kind found.
   // A story that did not repeat cannot be replayed either: it too is shown only when nothing else was found.
   const rank = (f: CheckFailure): number => (f.steps === 0 || f.story !== undefined ? Number.POSITIVE_INFINITY : f.steps);
+  // A race is told only when no sequential story was found: one client's story is the simpler one.
+  const sequential = candidates.filter((c) => c.source !== 'concurrent');
+  if (sequential.length > 0 && candidates.length > sequential.length) candidates.splice(0, candidates.length, ...sequential);
   let best: CheckFailure | null = null;
   for (const c of candidates) if (best === null || rank(c) < rank(best)) best = c;
   return best;
@@ -275,10 +311,28 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   if (violation !== undefined) throw new Error(`the model breaks an invariant in the exploration ${violation.part}/${violation.name}: ${violation.counterexample?.message ?? ''}`);
   if (exploration?.verdict === 'diverge') diverged();
   const exploreMs = performance.now() - explored;
-  const failure = shortestFailure(fixtures, engine.pathSuite, campaign, exploration);
+  const racing = performance.now();
+  const concurrent =
+    options.concurrent === undefined || restShard || options.budget?.expired === true
+      ? null
+      : await runConcurrentCampaign({
+          factory: options.concurrent.factory,
+          workers: options.concurrent.workers,
+          numRuns: options.concurrent.runs,
+          seed: options.seed,
+          ...(options.concurrent.path === undefined ? {} : { path: options.concurrent.path }),
+          ...(options.budget === undefined ? {} : { budget: options.budget }),
+        });
+  if (concurrent?.verdict === 'failed') firstDivergenceMs ??= racing - started + concurrent.durationMs;
+  progress({ phase: 'concurrent', done: concurrent?.runs ?? 0, total: concurrent?.runsPlanned ?? 0 });
+  const concurrentMs = performance.now() - racing;
+  const failure = shortestFailure(fixtures, engine.pathSuite, campaign, exploration, concurrent);
   const explorationComplete = skipExploration || (exploration !== null && exploration.verdict !== 'incomplete');
-  const stoppedByTimeLimit = fixturesNotRun.length > 0 || engine.pathSuite.notRun.length > 0 || campaign.stoppedByTimeLimit || !explorationComplete;
-  const complete = fixturesNotRun.length === 0 && engine.pathSuite.notRun.length === 0 && campaign.verdict !== 'incomplete' && explorationComplete;
+  // A concurrent campaign whose checker ran out of budget on some history (`unknown`) did not pass either.
+  const concurrentComplete = options.concurrent === undefined || restShard || concurrent?.verdict === 'passed' || concurrent?.verdict === 'failed';
+  const stoppedByTimeLimit =
+    fixturesNotRun.length > 0 || engine.pathSuite.notRun.length > 0 || campaign.stoppedByTimeLimit || !explorationComplete || concurrent?.stoppedByTimeLimit === true || (options.concurrent !== undefined && !restShard && concurrent === null);
+  const complete = fixturesNotRun.length === 0 && engine.pathSuite.notRun.length === 0 && campaign.verdict !== 'incomplete' && explorationComplete && concurrentComplete;
   return {
     verdict: failure !== null ? 'diverge' : complete ? 'agree' : 'incomplete',
     stoppedByTimeLimit,
@@ -290,6 +344,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     exploration,
     explorationLeftOut: skipExploration,
     shard: options.shard ?? null,
+    concurrent,
     coverage: exploration === null ? engine.coverage : mergeCoverage(engine.coverage, exploration.coverage),
     failure,
     durationMs: performance.now() - started,
@@ -299,6 +354,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       campaignMs: campaign.durationMs - campaign.shrinkMs,
       shrinkMs: campaign.shrinkMs,
       exploreMs,
+      concurrentMs,
       restarts: options.restarts?.() ?? null,
       parallel,
     },

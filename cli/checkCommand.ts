@@ -11,7 +11,7 @@ import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/p
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { prepareOutputFile, prepareReportDir } from './outputs.ts';
 import { runCheck } from './check.ts';
-import { checkJson, renderCheckText, writeReportFiles } from './checkOutput.ts';
+import { checkJson, renderCheckText, terminalColors, writeReportFiles } from './checkOutput.ts';
 import type { CheckContext } from './checkOutput.ts';
 import { checkJunit, setupErrorJunit } from './junit.ts';
 import { progressLine } from './progress.ts';
@@ -29,15 +29,21 @@ export const DEFAULT_TIME_LIMIT_MS = 600_000;
 export const MAX_TIME_LIMIT_MS = 86_400_000;
 /** Exit code of a check that the time limit stopped before it finished, with nothing diverging. */
 export const EXIT_INCOMPLETE = 3;
+/** Most worker lanes `--workers` accepts. */
+export const MAX_WORKERS = 16;
+/** Default scenarios of the concurrent campaign. */
+export const DEFAULT_CONCURRENT_RUNS = 100;
 
 /** Usage text of `jobcheck check`. */
 export const CHECK_USAGE = `Usage: jobcheck check (--impl "<command>" | --module <path> | --builtin | --broken <name>) [options]
 
-Checks an implementation against the reference model: the fixture stories, the path suite and a
-random differential campaign. Prints the verdict, the shortest failure story and a coverage
-summary; writes the failure artifact and the coverage reports to the report directory.
-Exit code: 0 agree, 1 diverge, 2 usage or setup error, 3 stopped by the time limit with nothing
-diverging so far (not a pass).
+Checks an implementation against the reference model: the fixture stories, the path suite, a
+random differential campaign, a small exhaustive exploration and, with --workers, a concurrent
+campaign of competing workers checked for linearizability. Prints the verdict, the shortest
+failure story and a coverage summary; writes the failure artifact and the coverage reports to the
+report directory.
+Exit code: 0 agree, 1 diverge, 2 usage or setup error, 3 stopped by the time limit (or a concurrent
+history the checker could not decide) with nothing diverging so far (not a pass).
 
 ${TARGET_USAGE}
 Options:
@@ -53,6 +59,13 @@ Options:
                        stories, paths and exploration in part 1): n CI jobs with one --seed and
                        --runs check one campaign; jobcheck coverage adds up their coverage.json
   --no-explore         leave out the exploration phase (for an implementation too slow for it)
+  --workers <n>        also run a concurrent campaign of n competing worker lanes, 2 to ${MAX_WORKERS}, each history
+                       checked for linearizability against the model (default 1: none); --impl is
+                       offered jobcheck/2, a module is driven through its createConcurrentAdapter
+                       export; a jobcheck/1 process or a module without it gets one request at a time
+  --concurrent-runs <n>  scenarios of the concurrent campaign (default ${DEFAULT_CONCURRENT_RUNS})
+  --concurrent-path <path>  with --seed and --workers: the concurrent campaign runs only its counterexample
+                       at this path (the other phases run as usual)
   --report <dir>       where to write failure.json and coverage.{json,md,html} (default ${DEFAULT_REPORT_DIR})
   --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
   --json               print the result as JSON instead of text
@@ -93,6 +106,9 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
     parallel: { type: 'string' },
     'no-explore': { type: 'boolean' },
     shard: { type: 'string' },
+    workers: { type: 'string' },
+    'concurrent-runs': { type: 'string' },
+    'concurrent-path': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   }, false);
   if (values.help === true) {
@@ -103,6 +119,14 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   if (values.path !== undefined && values.seed === undefined) throw new UsageError('check: --path needs the --seed it was found with');
   if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`check: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
   const shard = shardFlag(values.shard);
+  const workers = intFlag('check', 'workers', values.workers, 1, 1, MAX_WORKERS);
+  const concurrentRuns = intFlag('check', 'concurrent-runs', values['concurrent-runs'], DEFAULT_CONCURRENT_RUNS, 1);
+  const concurrentPath = values['concurrent-path'];
+  if (concurrentPath !== undefined) {
+    if (values.seed === undefined || workers < 2) throw new UsageError('check: --concurrent-path needs the --seed and the --workers it was found with');
+    if (!/^\d+(:\d+)*$/.test(concurrentPath)) throw new UsageError(`check: --concurrent-path must look like 3:0:1 (got ${JSON.stringify(concurrentPath)})`);
+  }
+  if (workers < 2 && values['concurrent-runs'] !== undefined) throw new UsageError('check: --concurrent-runs needs --workers 2 or more');
   if (shard !== undefined && values.path !== undefined) throw new UsageError('check: --path repeats one run of the whole campaign: leave out --shard');
   const seed = intFlag('check', 'seed', values.seed, (Date.now() ^ (Math.random() * 0x100000000)) | 0);
   const maxCommands = values['max-commands'] === undefined ? undefined : intFlag('check', 'max-commands', values['max-commands'], 40, 1);
@@ -141,9 +165,10 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       ...(maxCommands === undefined ? {} : { maxCommands }),
       ...(values.path === undefined ? {} : { path: values.path }),
       ...(shard === undefined ? {} : { shard }),
+      ...(workers < 2 ? {} : { concurrent: { factory: target.concurrentFactory, workers, runs: concurrentRuns, ...(concurrentPath === undefined ? {} : { path: concurrentPath }) } }),
       onProgress: (p) => progress.update(p),
     }).finally(() => progress.stop());
-    const ctx: CheckContext = { target: target.name, flags: target.flags, implementation, seed, runs, timeLimitMs, ...(maxCommands === undefined ? {} : { maxCommands }), ...(shard === undefined ? {} : { shard }) };
+    const ctx: CheckContext = { target: target.name, flags: target.flags, implementation, seed, runs, timeLimitMs, ...(maxCommands === undefined ? {} : { maxCommands }), ...(shard === undefined ? {} : { shard }), ...(workers < 2 ? {} : { workers }) };
     const files = await writeReportFiles(dir, report, ctx).catch((error: Error) => {
       throw new SetupError(`check: cannot write the report to ${dir}: ${error.message}`);
     });
@@ -152,7 +177,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
         throw new SetupError(`check: cannot write the JUnit file ${junit}: ${error.message}`);
       });
     }
-    io.stdout.write(values.json === true ? `${JSON.stringify(checkJson(report, ctx, files), null, 2)}\n` : renderCheckText(report, ctx, files));
+    io.stdout.write(values.json === true ? `${JSON.stringify(checkJson(report, ctx, files), null, 2)}\n` : renderCheckText(report, ctx, files, terminalColors(io.stdoutIsTTY === true)));
     return report.verdict === 'agree' ? 0 : report.verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
   } finally {
     budget.dispose();

@@ -38,6 +38,7 @@ export const checkResultSchema = z
         campaignMs: ms.describe('the campaign up to its first failure (without shrinking)'),
         shrinkMs: ms.describe("shrinking the campaign's first failure"),
         exploreMs: ms.describe('the exploration'),
+        concurrentMs: ms.describe('the concurrent campaign (--workers), shrinking included; 0 when there was none'),
         restarts: z
           .object({ cold: count, warm: count, coldMs: ms, warmMs: ms, crash: count.optional(), crashMs: ms.optional() })
           .nullable()
@@ -86,19 +87,34 @@ export const checkResultSchema = z
         shrinkMs: ms.describe('the time spent shrinking'),
       })
       .describe('the random campaign'),
+    concurrent: z
+      .object({
+        verdict: z.enum(['passed', 'failed', 'unknown', 'time_limit']).describe('failed: a history no order of the model explains; unknown: the checker ran out of budget on a history (not a pass); time_limit: the check\'s time limit stopped it'),
+        workers: z.int().min(1).describe('worker lanes (--workers)'),
+        runsPlanned: count.describe('scenarios planned'),
+        runs: count.describe('scenarios run, up to the first failing one'),
+        unknownRuns: count.describe('histories the checker could not decide within its budget'),
+        path: z.string().nullable().describe('the fast-check path of the shrunk failure: with seed, --workers and --concurrent-path repeat it; null unless failed'),
+        firstFailureRequests: count.nullable().describe('requests of the first failing scenario before shrinking'),
+        storyRequests: count.nullable().describe('requests of the shrunk story'),
+        shrinks: count.describe('shrinking steps that succeeded'),
+        durationMs: ms.describe('the time of the concurrent campaign'),
+      })
+      .nullable()
+      .describe('the concurrent campaign of competing workers (--workers 2 or more); null when there was none'),
     failure: z
       .object({
-        source: z.enum(['campaign', 'path', 'fixture', 'explore']).describe('the phase that found it'),
+        source: z.enum(['campaign', 'path', 'fixture', 'explore', 'concurrent']).describe('the phase that found it'),
         name: z.string().describe('the path, the fixture story, the explored config, or "random campaign"'),
         steps: count.describe('steps of the story'),
         story: z.string().describe('the story as the text output tells it, with the commands that repeat it'),
         artifact: z.string().optional().describe('the failure artifact written, for jobcheck replay'),
-        reproduce: z.string().optional().describe('campaign failures: the command that repeats the shrunk run, npx jobcheck check ... --seed N --path P'),
+        reproduce: z.string().optional().describe('campaign failures: the command that repeats the shrunk run, npx jobcheck check ... --seed N --path P (concurrent ones: --workers W --seed N --concurrent-path P)'),
       })
       .nullable()
       .describe('the shortest failure story found; null when the verdict is agree or incomplete'),
     coverage: z
-      .object({ states: hitTotal, transitions: hitTotal, pairs: hitTotal, rejections: hitTotal, paths: hitTotal })
+      .object({ states: hitTotal, transitions: hitTotal, pairs: hitTotal, rejections: hitTotal, paths: hitTotal, rules: hitTotal })
       .describe('per coverage category, items hit and items in all (the counts are in the report directory\'s coverage.json)'),
     report: z
       .object({

@@ -2,16 +2,25 @@
  * What `jobcheck check` shows and writes: the human summary with the failure story, the
  * machine-readable JSON result, and the report directory (failure artifact, coverage JSON,
  * Markdown and HTML). Rendering is pure; only writeReportFiles touches the file system.
+ *
+ * The verdict is coloured (picocolors) only for a terminal: NO_COLOR turns colour off, FORCE_COLOR
+ * turns it on for any output, and otherwise only a stdout that is a TTY gets colour. picocolors'
+ * own detection is not used as it stands: it also colours whenever CI is set, into logs and pipes.
  */
 import { mkdir } from 'node:fs/promises';
+import pc from 'picocolors';
 import { toArtifact, writeArtifact } from '../conformance/artifact.ts';
 import { COVERAGE_CATEGORIES, categorySummary, neverHit } from '../conformance/coverage.ts';
 import type { Coverage } from '../conformance/coverage.ts';
 import type { CheckReportContext } from '../conformance/coverageReport.ts';
 import { writeCoverageReport } from '../conformance/coverageFiles.ts';
 import { describeConfig, describeCommand, renderStory } from '../conformance/story.ts';
+import { renderConcurrentStory } from '../conformance/concurrent/story.ts';
+import { renderTimeline } from '../conformance/concurrent/timeline.ts';
+import type { ConcurrentCampaignResult } from '../conformance/concurrent/campaign.ts';
 import { firstDifference, showValue } from '../conformance/compare.ts';
 import { clipText } from '../contract/index.ts';
+import type { RuleId } from '../contract/rules.ts';
 import type { CheckFailure, CheckReport, FixtureOutcome } from './check.ts';
 import { CHECK_JSON_FORMAT } from './checkJsonSchema.ts';
 import type { CheckResultJson } from './checkJsonSchema.ts';
@@ -32,6 +41,8 @@ export interface CheckContext {
   readonly shard?: { readonly index: number; readonly count: number };
   /** The check's time limit, in ms. */
   readonly timeLimitMs?: number;
+  /** `--workers`, when 2 or more: the concurrent campaign's lanes (its scenarios depend on it). */
+  readonly workers?: number;
 }
 
 /** Files written into the report directory. */
@@ -46,7 +57,7 @@ export interface ReportFiles {
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 /** `1 step`, `3 steps`. Pure. */
-export const count = (n: number | null | undefined, word: string): string => `${n ?? '?'} ${word}${n === 1 ? '' : 's'}`;
+export const count = (n: number | null | undefined, word: string, plural = `${word}s`): string => `${n ?? '?'} ${n === 1 ? word : plural}`;
 
 /**
  * What the coverage page says about a check: its verdict, its story, and how much of it ran. The
@@ -57,7 +68,22 @@ export function reportContext(report: CheckReport, story: string | null): CheckR
   const c = report.campaign;
   const pathsPlanned = report.paths.outcomes.length + report.paths.notRun.length;
   const stoppedEarly = report.stoppedByTimeLimit ? 'time-limit' : c.runs < c.runsPlanned && report.verdict === 'diverge' ? 'divergence' : null;
-  return { kind: 'check', verdict: report.verdict, story, runsPlanned: c.runsPlanned, runsRun: c.runs, pathsPlanned, pathsRun: report.paths.outcomes.length, stoppedEarly };
+  const racing = report.failure?.concurrent?.failure;
+  const timeline =
+    racing?.run === null || racing?.run === undefined
+      ? undefined
+      : renderTimeline(racing.run.history, racing.witness === null ? undefined : { verdict: 'not_linearizable', witness: racing.witness, steps: 0 });
+  return {
+    kind: 'check',
+    verdict: report.verdict,
+    story,
+    runsPlanned: c.runsPlanned,
+    runsRun: c.runs,
+    pathsPlanned,
+    pathsRun: report.paths.outcomes.length,
+    stoppedEarly,
+    ...(timeline === undefined ? {} : { timeline }),
+  };
 }
 
 /** The title of a check's coverage reports. It names what was asked for; the page's context says how much of it ran. Pure. */
@@ -109,9 +135,28 @@ export function reproduceCommand(ctx: CheckContext, path: string): string {
   return `npx jobcheck check ${ctx.flags}${ctx.maxCommands === undefined ? '' : ` --max-commands ${ctx.maxCommands}`} --seed ${ctx.seed} --path ${path}`;
 }
 
+/**
+ * The command that repeats a concurrent campaign's shrunk failure: the target's flags, the
+ * workers, the seed and the concurrent path. (The sequential phases run again too: they are the
+ * same with the same seed.) Pure.
+ */
+export function concurrentReproduceCommand(ctx: CheckContext, workers: number, path: string): string {
+  return `npx jobcheck check ${ctx.flags} --workers ${workers} --seed ${ctx.seed} --concurrent-path ${path}`;
+}
+
 /** The story of a failure, whatever found it. Pure. */
 export function renderFailure(failure: CheckFailure, report: CheckReport, ctx: CheckContext, files?: Pick<ReportFiles, 'artifact'>): string {
   if (failure.fixture !== undefined) return renderFixtureStory(failure.fixture);
+  const racing = failure.concurrent;
+  if (racing !== undefined && racing.failure !== null) {
+    return renderConcurrentStory(racing.failure, {
+      adapter: racing.adapter,
+      workers: racing.workers,
+      seed: racing.seed,
+      path: racing.path,
+      ...(racing.path === null ? {} : { reproduceCommand: concurrentReproduceCommand(ctx, racing.workers, racing.path) }),
+    });
+  }
   if (failure.run === undefined) return failure.story ?? `${failure.name} failed.`;
   const replay = files?.artifact === undefined ? undefined : `npx jobcheck replay ${files.artifact} ${ctx.flags}`;
   const path = report.campaign.path;
@@ -122,11 +167,14 @@ export function renderFailure(failure: CheckFailure, report: CheckReport, ctx: C
   });
 }
 
-/** The transitions never hit, on one line: all of them when few, the first three and a count otherwise. Pure. */
-export function neverHitLine(missing: readonly string[]): string {
+/**
+ * Items never hit, on one line: all of them when few, the first three and a count otherwise,
+ * saying where the whole list is (`where`; null when no file lists them). Pure.
+ */
+export function neverHitLine(missing: readonly string[], where: string | null = 'coverage.md'): string {
   if (missing.length === 0) return 'none';
   if (missing.length <= 4) return missing.join(', ');
-  return `${missing.length}, e.g. ${missing.slice(0, 3).join(', ')} (all in coverage.md)`;
+  return `${missing.length}, e.g. ${missing.slice(0, 3).join(', ')} ${where === null ? `and ${missing.length - 3} more` : `(all in ${where})`}`;
 }
 
 /** One line per coverage category, `transitions 13/13`. Pure. */
@@ -159,11 +207,54 @@ export function phasesLine(report: CheckReport): string {
   const r = p.restarts;
   // Counts of restarts vary with the parallel runs under way at a failure: they are in --json only.
   const restarts = r === null ? '' : `; restarts ${seconds(r.coldMs)} cold, ${seconds(r.warmMs)} warm${r.crash === undefined ? '' : `, ${seconds(r.crashMs ?? 0)} crash`}`;
-  return `fixtures ${seconds(p.fixturesMs)}, paths ${seconds(p.pathsMs)}, campaign ${seconds(p.campaignMs)}, shrinking ${seconds(p.shrinkMs)}, exploration ${seconds(p.exploreMs)}${restarts}; ${count(p.parallel, 'store')} at once`;
+  return `fixtures ${seconds(p.fixturesMs)}, paths ${seconds(p.pathsMs)}, campaign ${seconds(p.campaignMs)}, shrinking ${seconds(p.shrinkMs)}, exploration ${seconds(p.exploreMs)}${report.concurrent === null ? '' : `, competing workers ${seconds(p.concurrentMs)}`}${restarts}; ${count(p.parallel, 'store')} at once`;
 }
 
-/** The human report of a check: phases, verdict, the failure story, coverage, files. Pure. */
-export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: ReportFiles): string {
+/** The colours of the terminal summary: picocolors' functions, or functions that return their text unchanged. */
+export type Colors = ReturnType<typeof pc.createColors>;
+
+/**
+ * Whether output to a stream gets colour: never with NO_COLOR (non-empty), always with
+ * FORCE_COLOR (non-empty, whatever its value, as picocolors and force-color.org read it), else
+ * only on a TTY whose TERM is not `dumb`. Pure.
+ */
+export function colorEnabled(isTTY: boolean, env: Readonly<Record<string, string | undefined>>): boolean {
+  if ((env['NO_COLOR'] ?? '') !== '') return false;
+  if ((env['FORCE_COLOR'] ?? '') !== '') return true;
+  return isTTY && env['TERM'] !== 'dumb';
+}
+
+/** The colours for an output stream (default: this process's stdout and environment). */
+export function terminalColors(isTTY: boolean = process.stdout.isTTY === true, env: Readonly<Record<string, string | undefined>> = process.env): Colors {
+  return pc.createColors(colorEnabled(isTTY, env));
+}
+
+/** The verdict word, coloured: AGREE green, DIVERGE red, INCOMPLETE yellow, each bold. Pure. */
+export function verdictWord(verdict: CheckReport['verdict'], colors: Colors): string {
+  if (verdict === 'agree') return colors.bold(colors.green('AGREE'));
+  if (verdict === 'diverge') return colors.bold(colors.red('DIVERGE'));
+  return colors.bold(colors.yellow('INCOMPLETE'));
+}
+
+/** The rules no step of the run was decided by, in contract order. Pure. */
+export function rulesNeverHit(cov: Coverage): readonly RuleId[] {
+  return neverHit(cov, 'rules') as RuleId[];
+}
+
+/** The "never hit" lines of the summary: rejection codes, transitions and rules no step reached. Pure. */
+export function neverHitLines(cov: Coverage): string[] {
+  return [
+    `  rejection codes never hit: ${neverHitLine(neverHit(cov, 'rejections'))}`,
+    `  transitions never hit: ${neverHitLine(neverHit(cov, 'transitions'))}`,
+    `  rules never hit: ${neverHitLine(rulesNeverHit(cov), null)}`,
+  ];
+}
+
+/**
+ * The human report of a check: phases, verdict, the failure story, coverage and what it never
+ * hit, files. Pure apart from the default `colors`, which reads this process's stdout and environment.
+ */
+export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: ReportFiles, colors: Colors = terminalColors()): string {
   const lines: string[] = [];
   lines.push(`jobcheck check: ${implementationName(ctx)}`);
   if (report.shard !== null) {
@@ -172,36 +263,56 @@ export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: 
   }
   const failedFixtures = report.fixtures.filter((f) => !f.result.ok);
   const fixtureTotal = report.fixtures.length + report.fixturesNotRun.length;
+  // A shard after the first runs no fixture stories and no paths: shard 1 does (cli/check.ts).
+  const inShardOne = report.shard !== null && report.shard.index > 1;
   lines.push(
-    `  fixture stories  ${report.fixtures.length - failedFixtures.length}/${fixtureTotal} agree${failedFixtures.length === 0 ? '' : `; diverging: ${failedFixtures.map((f) => f.fixture.name).join(', ')}`}${notRunNote(report.fixturesNotRun.length)}`,
+    inShardOne
+      ? `  fixture stories  in shard 1`
+      : `  fixture stories  ${report.fixtures.length - failedFixtures.length}/${fixtureTotal} agree${failedFixtures.length === 0 ? '' : `; diverging: ${failedFixtures.map((f) => f.fixture.name).join(', ')}`}${notRunNote(report.fixturesNotRun.length)}`,
   );
   const p = report.paths;
   const pathTotal = p.outcomes.length + p.notRun.length;
-  lines.push(`  path suite       ${p.outcomes.length - p.failures.length}/${pathTotal} paths agree${p.failures.length === 0 ? '' : `; first diverging: ${p.failures[0]?.path.name}`}${notRunNote(p.notRun.length)}`);
+  lines.push(
+    inShardOne
+      ? `  path suite       in shard 1`
+      : `  path suite       ${p.outcomes.length - p.failures.length}/${pathTotal} paths agree${p.failures.length === 0 ? '' : `; first diverging: ${p.failures[0]?.path.name}`}${notRunNote(p.notRun.length)}`,
+  );
   const c = report.campaign;
   const shrunk = `shrunk from ${count(c.firstFailureLength, 'step')} to ${count(c.counterexample?.steps.length, 'step')} in ${seconds(c.shrinkMs)}${c.stoppedByTimeLimit ? ' (shrinking stopped by the time limit)' : ''}`;
   const found = c.verdict === 'agree' ? 'agree' : c.verdict === 'incomplete' ? `stopped by the time limit after ${c.runs} of ${c.runsPlanned} runs, none diverging` : `diverge after ${count(c.runs, 'run')}, ${shrunk}`;
   lines.push(`  random campaign  ${count(c.runs, 'run')}, ${count(c.commands, 'command')}, seed ${ctx.seed}: ${found}`);
   lines.push(`  exploration      ${explorationLine(report)}`);
+  if (report.concurrent !== null) lines.push(`  concurrent       ${concurrentLine(report.concurrent)}`);
   lines.push(`  time             ${phasesLine(report)}`);
   lines.push('');
-  if (report.verdict === 'incomplete') {
+  if (report.verdict === 'incomplete' && report.concurrent?.verdict === 'unknown') {
+    lines.push(`verdict: ${verdictWord('incomplete', colors)}: the checker ran out of its budget on ${count(report.concurrent.unknownRuns, 'history', 'histories')} of the concurrent campaign before deciding it (${seconds(report.durationMs)}); nothing diverged, which is not a pass`);
+  } else if (report.verdict === 'incomplete') {
     const limit = ctx.timeLimitMs === undefined ? 'the time limit' : `the time limit (${seconds(ctx.timeLimitMs)})`;
-    lines.push(`verdict: INCOMPLETE: stopped by ${limit} before the check ran in full (${seconds(report.durationMs)}); nothing diverged in what ran, which is not a pass`);
+    lines.push(`verdict: ${verdictWord('incomplete', colors)}: stopped by ${limit} before the check ran in full (${seconds(report.durationMs)}); nothing diverged in what ran, which is not a pass`);
   } else if (report.failure === null) {
-    lines.push(`verdict: AGREE with the model (${seconds(report.durationMs)})`);
+    lines.push(`verdict: ${verdictWord('agree', colors)} with the model (${seconds(report.durationMs)})`);
   } else {
     const f = report.failure;
-    const from = f.source === 'campaign' ? 'the random campaign' : f.source === 'path' ? `the path "${f.name}"` : f.source === 'explore' ? `the ${f.name}` : `the fixture story "${f.name}"`;
+    const from =
+      f.source === 'campaign'
+        ? 'the random campaign'
+        : f.source === 'path'
+          ? `the path "${f.name}"`
+          : f.source === 'explore'
+            ? `the ${f.name}`
+            : f.source === 'concurrent'
+              ? 'the concurrent campaign of competing workers'
+              : `the fixture story "${f.name}"`;
     const first = report.firstDivergenceMs === null ? '' : `, first divergence after ${seconds(report.firstDivergenceMs)}`;
-    lines.push(`verdict: DIVERGE from the model (${seconds(report.durationMs)}${first}); the shortest story (${count(f.steps, 'step')}) comes from ${from}:`);
+    const size = f.source === 'concurrent' ? count(f.steps, 'request') : count(f.steps, 'step');
+    lines.push(`verdict: ${verdictWord('diverge', colors)} from the model (${seconds(report.durationMs)}${first}); the shortest story (${size}) comes from ${from}:`);
     lines.push('');
     lines.push(renderFailure(f, report, ctx, files));
   }
   lines.push('');
   lines.push(`coverage (path suite + campaign + exploration${report.stoppedByTimeLimit ? ', what ran before the time limit' : ''}): ${coverageSummary(report.coverage)}`);
-  const missing = neverHit(report.coverage, 'transitions');
-  lines.push(`  transitions never hit: ${neverHitLine(missing)}`);
+  lines.push(...neverHitLines(report.coverage));
   if (files !== undefined) {
     lines.push(`report: ${files.dir} (${[files.artifact, files.coverageJson, files.coverageMd, files.coverageHtml].filter((x) => x !== undefined).map((x) => x.slice(files.dir.length + 1)).join(', ')})`);
   }
@@ -230,6 +341,7 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
       campaignMs: Math.round(report.phases.campaignMs),
       shrinkMs: Math.round(report.phases.shrinkMs),
       exploreMs: Math.round(report.phases.exploreMs),
+      concurrentMs: Math.round(report.phases.concurrentMs),
       restarts: r === null ? null : { ...r, coldMs: Math.round(r.coldMs), warmMs: Math.round(r.warmMs), ...(r.crashMs === undefined ? {} : { crashMs: Math.round(r.crashMs) }) },
       parallel: report.phases.parallel,
     },
@@ -266,6 +378,7 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
       durationMs: Math.round(c.durationMs),
       shrinkMs: Math.round(c.shrinkMs),
     },
+    concurrent: report.concurrent === null ? null : concurrentJson(report.concurrent),
     failure:
       f === null
         ? null
@@ -276,8 +389,43 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
             story: renderFailure(f, report, ctx, files),
             ...(files?.artifact === undefined ? {} : { artifact: files.artifact }),
             ...(f.source === 'campaign' && c.path !== null ? { reproduce: reproduceCommand(ctx, c.path) } : {}),
+            ...(f.source === 'concurrent' && f.concurrent?.path != null ? { reproduce: concurrentReproduceCommand(ctx, f.concurrent.workers, f.concurrent.path) } : {}),
           },
     coverage: Object.fromEntries(COVERAGE_CATEGORIES.map((cat) => [cat, categorySummary(report.coverage, cat)])) as CheckResultJson['coverage'],
     ...(files === undefined ? {} : { report: files }),
+  };
+}
+
+/** Requests of a concurrent run, over its rounds. Pure. */
+const requestsOf = (r: ConcurrentCampaignResult): number | null => r.failure?.run?.rounds.reduce((n, round) => n + round.requests.length, 0) ?? null;
+
+/** The concurrent campaign on one line of the summary. Pure. */
+export function concurrentLine(r: ConcurrentCampaignResult): string {
+  const what = `${count(r.runs, 'run')} of ${r.workers} workers, seed ${r.seed}`;
+  switch (r.verdict) {
+    case 'passed':
+      return `${what}: every history linearizable`;
+    case 'failed':
+      return `${what}: a history no order of the model explains, shrunk from ${count(r.firstFailureRequests ?? 0, 'request')} to ${count(requestsOf(r) ?? 0, 'request')}`;
+    case 'unknown':
+      return `${what}: ${count(r.unknownRuns, 'history', 'histories')} the checker could not decide within its budget (not a pass)`;
+    default:
+      return `stopped by the time limit after ${r.runs} of ${r.runsPlanned} runs, none failing`;
+  }
+}
+
+/** The concurrent campaign in the --json output. Pure. */
+function concurrentJson(r: ConcurrentCampaignResult): NonNullable<CheckResultJson['concurrent']> {
+  return {
+    verdict: r.verdict,
+    workers: r.workers,
+    runsPlanned: r.runsPlanned,
+    runs: r.runs,
+    unknownRuns: r.unknownRuns,
+    path: r.path,
+    firstFailureRequests: r.firstFailureRequests,
+    storyRequests: requestsOf(r),
+    shrinks: r.shrinks,
+    durationMs: Math.round(r.durationMs),
   };
 }

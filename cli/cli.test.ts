@@ -222,6 +222,15 @@ describe('--shard', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ campaign: { verdict: 'diverge', runs: 1, path: campaign.path, storyLength: campaign.storyLength } });
   });
 
+  it('says, in a shard after the first, that the fixture stories, paths and exploration run in shard 1, not "0/0"', async () => {
+    const out = await cli('check', '--builtin', '--seed', '7', '--runs', '4', '--shard', '2/2', '--report', join(dir, 'shard-text'));
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^ {2}fixture stories {2}in shard 1$/m);
+    expect(out.stdout).toMatch(/^ {2}path suite {7}in shard 1$/m);
+    expect(out.stdout).toMatch(/^ {2}exploration {6}in shard 1$/m);
+    expect(out.stdout).not.toContain('0/0');
+  });
+
   it.each([['0/3'], ['4/3'], ['1/0'], ['two']])('refuses --shard %s', async (value) => {
     const out = await cli('check', '--builtin', '--shard', value);
     expect(out.code).toBe(2);
@@ -263,9 +272,41 @@ describe('paths and demo', () => {
 
 describe('docs/cli.md', () => {
   const page = readFile(join(ROOT, 'docs', 'cli.md'), 'utf8');
-  it.each(['check', 'explore', 'replay', 'coverage', 'paths'])('shows the --help text of jobcheck %s as the command prints it', async (command) => {
+  it.each(['check', 'profile', 'explore', 'replay', 'coverage', 'paths'])('shows the --help text of jobcheck %s as the command prints it', async (command) => {
     const blocks = [...(await page).matchAll(/^```text\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
     const shown = blocks.find((b) => b.startsWith(`Usage: jobcheck ${command} `) || b.startsWith(`Usage: jobcheck ${command}\n`));
     expect(shown).toBe((await cli(command, '--help')).stdout);
+  });
+});
+
+describe('the summary of a check', () => {
+  it('names the rejection codes, transitions and rules never hit, and colours the verdict only when asked to', async () => {
+    const plain = await cli('check', '--builtin', '--seed', '5', '--runs', '3', '--no-explore', '--report', join(dir, 'summary-plain'));
+    expect(plain.code).toBe(0);
+    // Three short runs cannot reach the counters' edge: no generated run gets near TIME_MAX.
+    expect(plain.stdout).toMatch(/^ {2}rejection codes never hit: .+$/m);
+    expect(plain.stdout).toMatch(/^ {2}transitions never hit: .+$/m);
+    const json = JSON.parse((await cli('check', '--builtin', '--seed', '5', '--runs', '3', '--no-explore', '--report', join(dir, 'summary-json'), '--json')).stdout) as { coverage: { rules: { hit: number; total: number } } };
+    const missing = json.coverage.rules.total - json.coverage.rules.hit;
+    expect(missing).toBeGreaterThan(0);
+    expect(plain.stdout).toMatch(missing <= 4 ? /^ {2}rules never hit: .*counters-stay-safe/m : new RegExp(`^ {2}rules never hit: ${missing}, e\\.g\\. .+ and ${missing - 3} more$`, 'm'));
+    // The tests' stdout is no terminal: no colour, unless FORCE_COLOR asks for it.
+    expect(plain.stdout).toContain('verdict: AGREE with the model');
+    expect(plain.stdout).not.toContain('\u001b[');
+    const saved = { FORCE_COLOR: process.env['FORCE_COLOR'], NO_COLOR: process.env['NO_COLOR'] };
+    try {
+      delete process.env['NO_COLOR'];
+      process.env['FORCE_COLOR'] = '1';
+      const forced = await cli('check', '--builtin', '--seed', '5', '--runs', '3', '--no-explore', '--report', join(dir, 'summary-forced'));
+      expect(forced.stdout).toContain('verdict: \u001b[1m\u001b[32mAGREE');
+      process.env['NO_COLOR'] = '1';
+      const none = await cli('check', '--builtin', '--seed', '5', '--runs', '3', '--no-explore', '--report', join(dir, 'summary-none'));
+      expect(none.stdout).toContain('verdict: AGREE with the model');
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
 });

@@ -13,13 +13,15 @@ export const MAIN_USAGE = `Usage: jobcheck <command> [options]
 Holds a job-store implementation against the reference model of the job lifecycle.
 
 Commands:
-  check      check an implementation: fixture stories, path suite, random campaign
+  check      check an implementation: fixture stories, path suite, random campaign, exploration,
+             and with --workers competing workers checked for linearizability
+  profile    check an implementation rule by rule: conforms / departs / unsupported / not reached
   explore    explore every command sequence of a bounded scope, against the model or an implementation
   replay     replay a failure artifact against an implementation
   coverage   merge coverage JSON files and write the Markdown and HTML reports
   paths      list the path suite enumerated from the lifecycle machine
   demo       tell the failure stories step by step, from the reference model
-  serve      serve a built-in store over the jobcheck/1 protocol on stdin and stdout
+  serve      serve a built-in store over the jobcheck/1 and jobcheck/2 protocols on stdin and stdout
 
 Run "jobcheck <command> --help" for the options of a command, "jobcheck --version" for the
 version. Documentation: docs/cli.md, the protocol for implementations in other languages:
@@ -45,6 +47,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<n
   replay: async (argv, io) => (await import('./replayCommand.ts')).replayCommand(argv, io),
   coverage: async (argv, io) => (await import('./coverageCommand.ts')).coverageCommand(argv, io),
   paths: async (argv, io) => (await import('./pathsCommand.ts')).pathsCommand(argv, io),
+  profile: async (argv, io) => (await import('./profileCommand.ts')).profileCommand(argv, io),
   serve: async (argv, io) => (await import('./serveCommand.ts')).serveCommand(argv, io),
   demo: async (argv, io) =>
     (await import('./demo.ts')).runDemo([...argv], {

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ruleOf } from '../contract/rules.ts';
 import { listFixtures } from '../model/fixtures.ts';
 import { NOT_INTERACTIVE, runDemo } from './demo.ts';
-import { parsePrediction, scorePrediction } from './demoPredict.ts';
+import { parsePrediction, ruleLines, scorePrediction } from './demoPredict.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'jobcheck-demo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -122,6 +123,17 @@ describe('jobcheck demo', () => {
     expect(out).toContain('job a: done, token -, attempts 2; alice balance 7');
   });
 
+  it('answers a wrong guess with the contract rule that decides the step, and a right one without', async () => {
+    // Step 3 commits: the classic mistake is to think the job is settled. Step 1 is guessed right.
+    const answers = ['ready - 0\n', 'running 1 0\n', 'done - 7\n', 'q\n'];
+    const { out } = await demo(['--predict', storyFile('lost-ack', story)], answers, true);
+    const steps = out.split(/\nStep \d of \d+\n/);
+    const commitKeeps = ruleOf('commit-keeps-delivery');
+    expect(steps[3]).toContain(`rule     commit-keeps-delivery: ${commitKeeps.sentence}`);
+    expect(steps[1]).not.toContain('rule ');
+    expect(steps[2]).not.toContain('rule ');
+  });
+
   it('tells every fixture without disagreeing with it', async () => {
     for (const name of listFixtures()) {
       const { code, out } = await demo([name]);
@@ -141,6 +153,13 @@ describe('predictions', () => {
     expect(parsePrediction('sleeping 1 0')).toEqual({ error: expect.stringContaining('"sleeping"') });
     expect(parsePrediction('ready x 0')).toEqual({ error: expect.stringContaining('token "x"') });
     expect(parsePrediction('ready 1 lots')).toEqual({ error: expect.stringContaining('balance "lots"') });
+  });
+
+  it('names a rule with its sentence, without bold marks, and says so when no rule decided the step', () => {
+    expect(ruleLines(['last-error-kept'])).toEqual([
+      `  rule     last-error-kept: ${ruleOf('last-error-kept').sentence.replaceAll('**', '')} (docs/contract.md#rule-last-error-kept)`,
+    ]);
+    expect(ruleLines([])).toEqual([expect.stringContaining('no contract rule decided this step')]);
   });
 
   it('gives one point per field that matches', () => {

@@ -2,12 +2,13 @@
  * `jobcheck demo [story] [--predict]`: tells a failure story as a step-by-step trace from the
  * reference model. Without a story it lists the stories. With `--predict` on a terminal it pauses
  * before each step and asks the reader to predict the focus job's status and token and the
- * account's balance, then shows the answer and keeps score; when stdin is not a terminal it says so
+ * account's balance, then shows the answer, answers a wrong guess with the contract rule that
+ * decided the step, and keeps score; when stdin is not a terminal it says so
  * in one line and prints the trace without pausing, so scripts and docs can run it.
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { PREDICT_HINT, parsePrediction, scorePrediction } from './demoPredict.ts';
+import { PREDICT_HINT, parsePrediction, ruleLines, scorePrediction } from './demoPredict.ts';
 import { renderFinal, renderStepAfter, renderStepBefore, renderStoryHeader, renderStoryList, renderTrace } from './demoRender.ts';
 import { StoryError, findStory, listStories } from './demoStory.ts';
 import { traceStory } from './demoTrace.ts';
@@ -69,6 +70,8 @@ async function playPredict(trace: StoryTrace, io: DemoIO): Promise<void> {
           points += p;
           asked += 3;
           out(`  verdict  ${verdict}\n`);
+          // A wrong guess is answered with the rule that decides it.
+          if (p < 3) out(`${ruleLines(s.rules).join('\n')}\n`);
           break;
         }
       }

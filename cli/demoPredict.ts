@@ -5,6 +5,8 @@
  * the lifecycle the reader had not yet internalised.
  */
 import type { JobStatus } from '../contract/index.ts';
+import { RULES } from '../contract/rules.ts';
+import type { RuleId } from '../contract/rules.ts';
 import type { FocusView } from './demoTrace.ts';
 
 /** A reader's guess for one step. Null status means "not submitted yet"; null token means "no delivery". */
@@ -56,4 +58,14 @@ export function scorePrediction(guess: Prediction, actual: FocusView): { readonl
     return `${name} wrong (you said ${show(g)}, it is ${show(a)})`;
   });
   return { points, verdict: parts.join(', ') };
+}
+
+/**
+ * The answer to a wrong guess: the contract rules that decided the step, each with its sentence
+ * from docs/contract.md (bold marks dropped), one line each; a note when no rule decided it. Pure.
+ */
+export function ruleLines(rules: readonly RuleId[]): string[] {
+  const decided = RULES.filter((r) => rules.includes(r.id));
+  if (decided.length === 0) return ['  rule     no contract rule decided this step: nothing was due to change'];
+  return decided.map((r) => `  rule     ${r.id}: ${r.sentence.replace(/\*\*/g, '')} (docs/contract.md#rule-${r.id})`);
 }

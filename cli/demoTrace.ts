@@ -7,7 +7,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JobStatus, Reply, Snapshot } from '../contract/index.ts';
 import { isSubset, scribble } from '../model/fixtures.ts';
-import { fromSnapshot, initialState, step, toSnapshot, transitionOf } from '../model/index.ts';
+import type { RuleId } from '../contract/rules.ts';
+import { RESTART_RULES, fromSnapshot, initialState, rulesExercised, step, toSnapshot, transitionOf } from '../model/index.ts';
 import type { ModelState } from '../model/index.ts';
 import type { Story, StoryStep } from './demoStory.ts';
 
@@ -38,6 +39,8 @@ export interface TracedStep {
   readonly transitions: readonly string[];
   readonly focus: FocusView;
   readonly note?: string;
+  /** The contract rules that decided the step (model/rules.ts), in RULE_IDS order. */
+  readonly rules: readonly RuleId[];
   /** Differences between the story's expectations and the model, empty when it behaved as told. */
   readonly mismatches: readonly string[];
 }
@@ -85,10 +88,12 @@ export function traceStory(story: Story): StoryTrace {
     let command: unknown;
     let reply: Reply | undefined;
     let outcome: string | undefined;
+    let rules: readonly RuleId[] = [];
     if ('do' in s) {
       kind = 'do';
       command = s.do;
       const result = step(state, s.do);
+      rules = rulesExercised(state, s.do, result);
       state = result.state;
       reply = result.reply;
       transitions = result.trace.map((t) => transitionOf(t).id);
@@ -98,10 +103,12 @@ export function traceStory(story: Story): StoryTrace {
       }
     } else if ('restart' in s) {
       kind = 'restart';
+      rules = RESTART_RULES;
       state = fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
       outcome = `restarted from a JSON copy of the snapshot at clock ${state.context.clock}, next token ${state.context.nextToken}`;
     } else if ('aliasSnapshot' in s) {
       kind = 'aliasSnapshot';
+      rules = ['snapshot-is-a-copy'];
       const taken = toSnapshot(state);
       const before = structuredClone(taken);
       scribble(taken);
@@ -130,6 +137,7 @@ export function traceStory(story: Story): StoryTrace {
       kind,
       moved,
       transitions,
+      rules,
       focus: focusOf(snapshot, story.focus),
       mismatches,
       ...(command !== undefined ? { command } : {}),

@@ -9,7 +9,7 @@
 import { renderStory } from '../conformance/story.ts';
 import type { CheckReport } from './check.ts';
 import type { CheckContext } from './checkOutput.ts';
-import { renderFixtureStory, reproduceCommand } from './checkOutput.ts';
+import { concurrentLine, renderFailure, renderFixtureStory, reproduceCommand } from './checkOutput.ts';
 
 /** Escapes text for XML attributes and content, dropping characters XML 1.0 cannot hold. Pure. */
 export function xmlEscape(text: string): string {
@@ -135,7 +135,24 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
               ? { error: `stopped after ${x.states} states, before the scope was explored in full (not a pass)` }
               : {}),
         }));
-  const all = [...fixtures, ...paths, ...campaign, ...exploration];
+  const k = report.concurrent;
+  const concurrent: Case[] =
+    k === null
+      ? []
+      : [
+          {
+            name: 'concurrent campaign',
+            ms: k.durationMs,
+            ...(k.verdict === 'failed' && report.failure?.source === 'concurrent'
+              ? { failure: { message: `not linearizable: ${concurrentLine(k)}`, text: renderFailure(report.failure, report, ctx) } }
+              : k.verdict === 'failed'
+                ? { failure: { message: `not linearizable: ${concurrentLine(k)}`, text: k.story ?? '' } }
+                : k.verdict === 'passed'
+                  ? {}
+                  : { error: concurrentLine(k) }),
+          },
+        ];
+  const all = [...fixtures, ...paths, ...campaign, ...exploration, ...concurrent];
   const properties: Properties = [
     ['seed', ctx.seed],
     ['runs', ctx.runs],
@@ -148,5 +165,6 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
     suite('jobcheck.paths', paths, timestamp),
     suite('jobcheck.campaign', campaign, timestamp, properties),
     suite('jobcheck.exploration', exploration, timestamp),
+    ...(k === null ? [] : [suite('jobcheck.concurrent', concurrent, timestamp, [['workers', k.workers], ['seed', k.seed], ...(k.path === null ? [] : [['path', k.path] as const])])]),
   ]);
 }

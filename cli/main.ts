@@ -34,6 +34,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
   stdout: unlessClosed(process.stdout),
   stderr: unlessClosed(process.stderr),
   isTTY: process.stderr.isTTY === true,
+  stdoutIsTTY: process.stdout.isTTY === true,
   stdin: process.stdin,
 });
 // Everything the commands start is closed by them; should an implementation's process or a

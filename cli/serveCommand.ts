@@ -1,5 +1,5 @@
 /**
- * `jobcheck serve --store <kind>`: one of the built-in stores speaking the jobcheck/1 protocol on
+ * `jobcheck serve --store <kind>`: one of the built-in stores speaking the jobcheck/1 and jobcheck/2 protocols on
  * stdin and stdout until stdin ends, so that any tool (jobcheck itself included) can drive it as
  * it drives an implementation in another language.
  */
@@ -20,8 +20,8 @@ const POSTGRES_PREFIX = 'postgres:';
 /** Usage text of `jobcheck serve`. */
 export const SERVE_USAGE = `Usage: jobcheck serve --store <kind>
 
-Serves a built-in store over the jobcheck/1 protocol (docs/protocol.md) on stdin and stdout, one
-JSON request per line in and one reply per line out, until stdin ends.
+Serves a built-in store over the jobcheck/1 and jobcheck/2 protocols (docs/protocol.md) on stdin
+and stdout, one JSON request per line in and one reply per line out, until stdin ends.
   --store <kind>   memory: the optimised impl/JobStore; model: the reference model itself;
                    sqlite:<file>: impl/SqliteStore, durable; each store gets a new file beside
                    <file> (jobs.db: jobs-<pid>-<n>.db), removed when the store is replaced or the

@@ -16,6 +16,10 @@ import type { Budget } from '../conformance/budget.ts';
 import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS, ProcessAdapter, processAdapterFactory } from '../conformance/protocol/index.ts';
 import type { RestartCounts } from '../conformance/protocol/index.ts';
+import { concurrentProcessFactory } from '../conformance/protocol/index.ts';
+import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
+import { lockedJobStoreFactory, sequentialFactory } from '../conformance/concurrent/inProcess.ts';
+import { CONCURRENT_BROKEN_VARIANTS, concurrentBrokenVariant } from '../conformance/broken/concurrent/index.ts';
 import { SetupError, UsageError } from './errors.ts';
 
 /** The flags that choose an implementation, shared by `check` and `replay`. */
@@ -56,6 +60,12 @@ export interface Target {
   readonly parallel: number;
   /** Restarts done so far, cold and warm (a process target). */
   readonly restarts?: () => RestartCounts;
+  /**
+   * Stores for the concurrent campaign (`--workers`): the implementation taking requests from
+   * several lanes at once, or one at a time when it cannot (a jobcheck/1 process, a module without
+   * createConcurrentAdapter), which the checker then finds trivially linearizable.
+   */
+  readonly concurrentFactory: ConcurrentFactory;
   /** Releases processes the factory keeps. */
   close(): Promise<void>;
 }
@@ -101,15 +111,23 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
       ...(flags.verbose === true ? { onStderr: (line: string) => io.stderr.write(`[impl] ${line}\n`) } : {}),
       ...(flags.budget === undefined ? {} : { budget: flags.budget }),
     });
+    const concurrent = concurrentProcessFactory(cmd, {
+      ...(flags.timeout === undefined ? {} : { replyTimeoutMs: flags.timeout, startTimeoutMs: 2 * flags.timeout }),
+      ...(flags.verbose === true ? { onStderr: (line: string) => io.stderr.write(`[impl] ${line}\n`) } : {}),
+      ...(flags.budget === undefined ? {} : { budget: flags.budget }),
+    });
     return {
       name: cmd,
       flags: `--impl ${quote(cmd)}`,
       factory,
       warmFactory: factory.warm,
       campaignFactory: factory.crash,
+      concurrentFactory: concurrent,
       parallel: flags.parallel ?? DEFAULT_PROCESS_PARALLEL,
       restarts: () => factory.restarts,
-      close: () => factory.close(),
+      close: async () => {
+        await Promise.all([factory.close(), concurrent.close()]);
+      },
     };
   }
   if (flags.module !== undefined) {
@@ -128,17 +146,35 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
       throw new SetupError(`${command}: module ${flags.module} exports no AdapterFactory (expected a default export or createAdapter)`);
     }
     const guarded = guardedFactory(factory as AdapterFactory, { callTimeoutMs: timeoutMs, ...(flags.budget === undefined ? {} : { budget: flags.budget }) });
-    return { name: flags.module, flags: `--module ${quote(flags.module)}`, factory: guarded, parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
+    const concurrent = mod['createConcurrentAdapter'];
+    if (concurrent !== undefined && typeof concurrent !== 'function') {
+      throw new SetupError(`${command}: module ${flags.module} exports createConcurrentAdapter, but it is not a function (got ${typeof concurrent})`);
+    }
+    return {
+      name: flags.module,
+      flags: `--module ${quote(flags.module)}`,
+      factory: guarded,
+      concurrentFactory: concurrent === undefined ? sequentialFactory(guarded) : (concurrent as ConcurrentFactory),
+      parallel: flags.parallel ?? 1,
+      close: () => Promise.resolve(),
+    };
   }
   if (flags.builtin === true) {
-    return { name: 'impl/JobStore', flags: '--builtin', factory: jobStoreFactory(), parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
+    return { name: 'impl/JobStore', flags: '--builtin', factory: jobStoreFactory(), concurrentFactory: lockedJobStoreFactory(), parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
   }
   const name = flags.broken ?? '';
+  const racy = concurrentBrokenVariant(name);
+  if (racy !== undefined) {
+    // One request at a time a racy variant keeps the contract; only the concurrent campaign can tell.
+    const flagsOf = `--broken ${racy.name}`;
+    return { name: `broken/${racy.name}`, flags: flagsOf, factory: jobStoreFactory(racy.Store, `broken/${racy.name}`), concurrentFactory: racy.factory, parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
+  }
   const variant = catalogueVariant(name);
   if (variant === undefined) {
-    throw new UsageError(`${command}: no broken variant named ${JSON.stringify(name)} (known: ${CATALOGUE.map((v) => v.name).join(', ')})`);
+    const known = [...CATALOGUE, ...CONCURRENT_BROKEN_VARIANTS].map((v) => v.name).join(', ');
+    throw new UsageError(`${command}: no broken variant named ${JSON.stringify(name)} (known: ${known})`);
   }
-  return { name: `broken/${variant.name}`, flags: `--broken ${variant.name}`, factory: variant.factory, parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
+  return { name: `broken/${variant.name}`, flags: `--broken ${variant.name}`, factory: variant.factory, concurrentFactory: sequentialFactory(variant.factory), parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
 }
 
 /**

@@ -18,6 +18,13 @@ export interface Adapter {
    * which then replaces the current one.
    */
   restart(): Promise<void>;
+  /**
+   * Optional: replaces the state with `snapshot` (a canonical snapshot, possibly one no command
+   * sequence from an empty store reaches in reasonable time, such as counters near TIME_MAX), as a
+   * restore into a fresh instance does. Profiles use it to reach the counters' edge; an adapter
+   * without it leaves that rule not reached.
+   */
+  restoreFrom?(snapshot: Snapshot): Promise<void>;
   /** Releases resources (ends a process, closes a database). Idempotent. */
   close(): Promise<void>;
 }

@@ -78,3 +78,41 @@ export function comparableReply(reply: unknown): unknown {
 export function replyDifference(model: Reply, impl: unknown): Difference | undefined {
   return firstDifference(comparableReply(model), comparableReply(impl), 'reply');
 }
+
+/**
+ * Every difference between two JSON values, in the order firstDifference would find them one
+ * after the other (the model's keys in order, then keys only the implementation has); at most
+ * `limit` are collected, and `total` counts them all. Object key order is ignored. Pure.
+ */
+export function allDifferences(model: unknown, impl: unknown, path = '', limit = Number.POSITIVE_INFINITY): { readonly differences: readonly Difference[]; readonly total: number } {
+  const differences: Difference[] = [];
+  let total = 0;
+  const add = (d: Difference): void => {
+    total += 1;
+    if (differences.length < limit) differences.push(d);
+  };
+  // An explicit stack, not recursion: an implementation's value may be nested very deep.
+  const stack: Array<{ readonly model: unknown; readonly impl: unknown; readonly path: string }> = [{ model, impl, path }];
+  while (stack.length > 0) {
+    const top = stack.pop();
+    if (top === undefined || top.model === top.impl) continue;
+    const children: Array<{ readonly model: unknown; readonly impl: unknown; readonly path: string }> = [];
+    if (Array.isArray(top.model) && Array.isArray(top.impl)) {
+      const n = Math.max(top.model.length, top.impl.length);
+      for (let i = 0; i < n; i++) children.push({ model: top.model[i], impl: top.impl[i], path: join(top.path, i) });
+    } else if (isObject(top.model) && isObject(top.impl)) {
+      const m = top.model;
+      const im = top.impl;
+      for (const key of Object.keys(m)) children.push({ model: m[key], impl: Object.hasOwn(im, key) ? im[key] : undefined, path: join(top.path, key) });
+      for (const key of Object.keys(im)) if (!Object.hasOwn(m, key) && im[key] !== undefined) children.push({ model: undefined, impl: im[key], path: join(top.path, key) });
+    } else {
+      add({ path: top.path, model: top.model, impl: top.impl });
+      continue;
+    }
+    for (let i = children.length - 1; i >= 0; i--) {
+      const c = children[i];
+      if (c !== undefined) stack.push(c);
+    }
+  }
+  return { differences, total };
+}

@@ -7,12 +7,13 @@
  * - `transitions`: declared transitions (source, event, guard outcome, target), by lifecycle id;
  * - `pairs`: two consecutive transitions of one job (`t1 >> t2`), among those the graph allows;
  * - `rejections`: each rejection code the model replied with;
- * - `paths`: bounded path classes, a job's transition sequence truncated to PATH_BOUND steps.
+ * - `paths`: bounded path classes, a job's transition sequence truncated to PATH_BOUND steps;
+ * - `rules`: the contract's rules (contract/rules.ts) that decided a step (model/rules.ts).
  *
  * Counts come from the model's step trace, so they mean "the implementation was checked in this
  * situation". A coverage value is plain JSON; merging two adds their counts (see docs/coverage-format.md).
  */
-import { REJECTION_CODES } from '../contract/index.ts';
+import { REJECTION_CODES, RULE_IDS } from '../contract/index.ts';
 import { JOB_STATES, lifecycleTransitions, transitionOf } from '../model/index.ts';
 import type { JobStep, LifecycleTransition } from '../model/index.ts';
 import { ConformanceError } from './errors.ts';
@@ -23,7 +24,7 @@ export const COVERAGE_FORMAT = 'jobcheck.coverage/1' as const;
 /** Path classes are job transition sequences truncated to this many transitions. */
 export const PATH_BOUND = 4;
 /** The categories of coverage items. */
-export const COVERAGE_CATEGORIES = ['states', 'transitions', 'pairs', 'rejections', 'paths'] as const;
+export const COVERAGE_CATEGORIES = ['states', 'transitions', 'pairs', 'rejections', 'paths', 'rules'] as const;
 /** One category of coverage items. */
 export type CoverageCategory = (typeof COVERAGE_CATEGORIES)[number];
 
@@ -74,6 +75,7 @@ export function coverageUniverse(): Coverage['items'] {
     pairs: zero(pairs),
     rejections: zero(REJECTION_CODES),
     paths: zero(paths),
+    rules: zero(RULE_IDS),
   };
   return universe;
 }
@@ -115,13 +117,17 @@ export class CoverageRecorder {
     for (const s of result.steps) {
       this.steps += 1;
       const reply = s.modelReply;
-      if (reply === undefined) continue;
+      if (reply === undefined) {
+        for (const rule of s.rules ?? []) this.hit('rules', rule);
+        continue;
+      }
       if (!reply.ok) this.hit('rejections', reply.code);
       else if (reply.type === 'submit' && !reply.duplicate) {
         this.hit('states', 'ready');
         history.set(reply.id, []);
       }
       for (const js of s.trace) this.recordTransition(history, js);
+      for (const rule of s.rules ?? []) this.hit('rules', rule);
     }
     for (const seq of history.values()) this.hit('paths', seq.length === 0 ? ADMITTED_ONLY : seq.slice(0, PATH_BOUND).join(SEP));
   }

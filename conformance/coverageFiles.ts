@@ -39,7 +39,7 @@ const coverageSchema = z.strictObject({
   runs: count,
   steps: count,
   sources: z.array(z.string()),
-  items: z.strictObject({ states: counts('states'), transitions: counts('transitions'), pairs: counts('pairs'), rejections: counts('rejections'), paths: counts('paths') }),
+  items: z.strictObject({ states: counts('states'), transitions: counts('transitions'), pairs: counts('pairs'), rejections: counts('rejections'), paths: counts('paths'), rules: counts('rules') }),
 });
 
 /** Validates coverage JSON from outside; throws ConformanceError `invalid_artifact` naming the field. Returns a fresh copy. */

@@ -28,6 +28,11 @@ export interface CheckReportContext {
    * by a full run, otherwise it was only not reached.
    */
   readonly stoppedEarly: 'time-limit' | 'divergence' | null;
+  /**
+   * A concurrent failure's lanes on a timeline (conformance/concurrent/timeline.ts: an HTML
+   * fragment whose text is escaped), drawn under the story.
+   */
+  readonly timeline?: string;
 }
 
 /** What the page says about coverage merged from files (`jobcheck coverage`): there is no verdict. */
@@ -45,6 +50,7 @@ const TITLES: Record<CoverageCategory, string> = {
   pairs: 'Consecutive transition pairs of one job',
   rejections: 'Rejection codes',
   paths: 'Path classes (job transition sequences, first 4)',
+  rules: 'Contract rules that decided a step (docs/contract.md)',
 };
 const pct = (hit: number, total: number): string => (total === 0 ? '-' : `${Math.round((100 * hit) / total)}%`);
 const LIST_LIMIT = 25;
@@ -110,7 +116,8 @@ function contextHtml(cov: Coverage, context: ReportContext | undefined): string 
   const stopped = context.stoppedEarly === null ? '' : ` (${STOPPED[context.stoppedEarly]})`;
   const runs = `Random runs: <span data-runs="run">${context.runsRun}</span> of <span data-runs="planned">${context.runsPlanned}</span> planned${stopped}. Path suite: ${context.pathsRun} of ${context.pathsPlanned} paths.`;
   const story = context.story === null ? '' : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(context.story)}</pre>`;
-  return `<p class="verdict ${v.css}" data-verdict="${context.verdict}">Verdict: ${esc(v.text)}</p>\n<p class="runs">${runs} ${counted}</p>${story}`;
+  const timeline = context.timeline === undefined ? '' : `\n<h2>The requests on their lanes</h2>\n${context.timeline}`;
+  return `<p class="verdict ${v.css}" data-verdict="${context.verdict}">Verdict: ${esc(v.text)}</p>\n<p class="runs">${runs} ${counted}</p>${story}${timeline}`;
 }
 
 /** A short line of the given stroke, for the legend. */

@@ -10,6 +10,9 @@ export { JobStoreAdapter, jobStoreFactory } from './adapters/jobStore.ts';
 export { ModelAdapter, modelFactory, modelStoreMaker } from './adapters/model.ts';
 export type { SqliteFactoryOptions, SqliteRestart } from './adapters/sqlite.ts';
 export { SqliteAdapter, sqliteFactory } from './adapters/sqlite.ts';
+export { SqliteConcurrentAdapter, sqliteConcurrentFactory } from './adapters/sqliteConcurrent.ts';
+export { PostgresConcurrentAdapter, postgresConcurrentFactory } from './adapters/postgresConcurrent.ts';
+export { LaneAdapterError, STORE_ERROR, isStoreError, storeErrorReply } from './adapters/laneErrors.ts';
 export type { AdapterErrorCode, GuardOptions } from './adapters/guarded.ts';
 export { AdapterError, guardedFactory } from './adapters/guarded.ts';
 export type { Scenario } from './arbitraries.ts';
@@ -25,7 +28,7 @@ export { runCampaign } from './campaign.ts';
 export type { CheckOptions, CheckResult } from './check.ts';
 export { runCheck } from './check.ts';
 export type { Difference } from './compare.ts';
-export { comparableReply, describeDifference, firstDifference, replyDifference, showValue } from './compare.ts';
+export { allDifferences, comparableReply, describeDifference, firstDifference, replyDifference, showValue } from './compare.ts';
 export type { Coverage, CoverageCategory } from './coverage.ts';
 export {
   ADMITTED_ONLY,
@@ -57,12 +60,16 @@ export { aliasDifference, runLockstep } from './lockstep.ts';
 export type { PathOutcome, PathSuiteOptions, PathSuiteResult } from './pathSuite.ts';
 export { runPathSuite } from './pathSuite.ts';
 export type { StoryContext } from './story.ts';
-export { describeCommand, describeConfig, describeReply, renderStory } from './story.ts';
+export { SHOWN_DIFFERENCES, describeCommand, describeConfig, describeReply, renderStory, stepRules } from './story.ts';
+export type { Departure, Profile, ProfileOptions, ProfileTarget, RuleDeclaration, RuleResult, RuleStatus } from './profile/index.ts';
+export { PROFILE_FORMAT, ProfileError, profileSchema, renderProfileMarkdown, renderProfileText, runProfile } from './profile/index.ts';
+export type { ConcurrentAdapter, ConcurrentCampaignOptions, ConcurrentCampaignResult, ConcurrentFactory, History, Operation, SequentialModel } from './concurrent/index.ts';
+export { CONCURRENT_BROKEN_VARIANTS, IndefiniteOutcome, checkLinearizability, jobModel, lockedJobStoreFactory, runConcurrentCampaign } from './concurrent/index.ts';
 export type { ResolveMemory, ResubmitChange, ScriptStep, SymbolicCommand, TimeRef, TokenRef, WorkerRef } from './symbolic.ts';
 export { MALFORMED_VARIANTS, WORKERS, describeSymbolic, newResolveMemory, resolveCommand, resolveTime } from './symbolic.ts';
 // The process adapter of the protocol has its own index (conformance/protocol/index.ts), and so
-// do the crash campaign (conformance/crash/index.ts) and the broken SQLite variants
-// (conformance/broken/sqlite/index.ts).
+// do competing workers (conformance/concurrent/index.ts), the crash campaign (conformance/crash/index.ts) and the broken SQLite variants
+// (conformance/broken/sqlite/index.ts, conformance/broken/postgres/index.ts).
 // Not exported here: the broken variants' classes (reach them through BROKEN_VARIANTS, or import
 // conformance/broken/index.ts to subclass further), and the coverage command's entry point
 // (conformance/coverageMain.ts, a script, not a library).

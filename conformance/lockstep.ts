@@ -4,7 +4,8 @@
  * difference ends the run and is returned as data, never thrown.
  */
 import type { Config, Reply, Snapshot } from '../contract/index.ts';
-import { fromSnapshot, initialState, step, toSnapshot } from '../model/index.ts';
+import { RESTART_RULES, fromSnapshot, initialState, rulesExercised, step, toSnapshot } from '../model/index.ts';
+import type { RuleId } from '../contract/index.ts';
 import type { JobStep, ModelState } from '../model/index.ts';
 import type { Adapter, AdapterFactory } from './adapter.ts';
 import { isTimeLimit } from './budget.ts';
@@ -30,6 +31,8 @@ export interface LockstepStep {
   readonly modelSnapshot: Snapshot;
   /** The lifecycle transitions the model took in this step. */
   readonly trace: readonly JobStep[];
+  /** The contract's rules that decided the model's side of this step (model/rules.ts); absent in steps built elsewhere. */
+  readonly rules?: readonly RuleId[];
 }
 
 /** Why a run stopped: the first step at which the implementation disagreed with the model. */
@@ -118,6 +121,7 @@ export async function runLockstep(
       let modelReply: Reply | undefined;
       let implReply: unknown;
       let trace: readonly JobStep[] = [];
+      let rules: readonly RuleId[] = RESTART_RULES;
       let implError: string | undefined;
       let timeLimit = false;
       if ('restart' in action) {
@@ -130,6 +134,7 @@ export async function runLockstep(
         }
       } else {
         const result = step(model, action.do);
+        rules = rulesExercised(model, action.do, result);
         model = result.state;
         modelReply = result.reply;
         trace = result.trace;
@@ -150,6 +155,7 @@ export async function runLockstep(
         ...(implError === undefined && modelReply !== undefined ? { implReply } : {}),
         modelSnapshot,
         trace,
+        rules,
       };
       steps.push(record);
       if (timeLimit) return interrupted();

@@ -42,7 +42,7 @@ describe.skipIf(missing !== undefined)(`PostgresStore in process${missing === un
     } finally {
       await pool.end();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('passes them reopening the same schema through a new pool at every restart (the durable restart)', async () => {
     const report = await runCheck({ factory: postgresFactory({ restart: 'reopen' }), runs: 40, seed: 2, noExplore: true });

@@ -1,12 +1,21 @@
 /**
  * Stories: a failing run told so that a person can follow it. Numbered steps, each with the
- * command, the model's reply and the implementation's reply; at the diverging step, the first
- * differing field of the reply and of the snapshot, named by path; then how to reproduce it.
+ * command, the model's reply and the implementation's reply; at the diverging step, the model's
+ * lifecycle transitions with their guards, the contract rules that decided the expected value
+ * (id and sentence from docs/contract.md), and every differing field of the reply and of the
+ * snapshot, named by path; then how to reproduce it.
  */
 import type { Config, Reply } from '../contract/index.ts';
-import { comparableReply, describeDifference, showValue } from './compare.ts';
-import type { LockstepResult, LockstepStep } from './lockstep.ts';
+import { RULES } from '../contract/rules.ts';
+import type { Rule, RuleId } from '../contract/rules.ts';
+import { RESTART_RULES, describeTransition, fromSnapshot, initialState, rulesExercised, step } from '../model/index.ts';
+import { allDifferences, comparableReply, describeDifference, showValue } from './compare.ts';
+import type { Difference } from './compare.ts';
+import type { Divergence, LockstepResult, LockstepStep } from './lockstep.ts';
 import { describeSymbolic } from './symbolic.ts';
+
+/** Most differing fields a story lists for the reply and for the snapshot each; the rest are counted. */
+export const SHOWN_DIFFERENCES = 8;
 
 /** How to reproduce the run, printed under the story. All optional. */
 export interface StoryContext {
@@ -50,28 +59,71 @@ export function describeReply(reply: unknown): string {
   return typeof message === 'string' ? `${text}  -- ${message}` : text;
 }
 
+/** The rules that decided the model's side of a step: as the lockstep runner recorded them, or worked out again from the state before it. Pure. */
+export function stepRules(result: Pick<LockstepResult, 'config' | 'steps'>, s: LockstepStep): readonly Rule[] {
+  let ids: readonly RuleId[];
+  if (s.rules !== undefined) ids = s.rules;
+  else if ('restart' in s.action) ids = RESTART_RULES;
+  else {
+    const previous = result.steps[result.steps.indexOf(s) - 1];
+    const before = previous === undefined ? initialState(result.config) : fromSnapshot(previous.modelSnapshot);
+    ids = rulesExercised(before, s.action.do, step(before, s.action.do));
+  }
+  return RULES.filter((r) => ids.includes(r.id));
+}
+
+/** `>> <what> differs at <field>` for every differing field, at most SHOWN_DIFFERENCES, then a count. Pure. */
+function differenceLines(what: string, first: Difference, model: unknown, impl: unknown, path = ''): string[] {
+  const all = allDifferences(model, impl, path, SHOWN_DIFFERENCES);
+  // The runner's own first difference leads, whatever this walk finds (they agree for JSON values).
+  const shown = all.total === 0 ? [first] : all.differences;
+  const lines = shown.map((d) => `       >> ${what} differs at ${describeDifference(d)}`);
+  const more = Math.max(all.total, 1) - shown.length;
+  if (more > 0) lines.push(`       >> and ${more} more ${what} field${more === 1 ? '' : 's'}`);
+  return lines;
+}
+
+/** What the model did and why, at the diverging step: its transitions (guards as written) and the rules that decided it. */
+function modelReasons(result: LockstepResult, s: LockstepStep): string[] {
+  const lines: string[] = [];
+  if ('do' in s.action) {
+    if (s.trace.length === 0) lines.push('       model took no lifecycle transition');
+    for (const t of s.trace) lines.push(`       model took ${t.job}: ${describeTransition(t)}`);
+  }
+  lines.push(...ruleLines(stepRules(result, s)));
+  return lines;
+}
+
+/** `rule <id> (docs/contract.md#rule-<id>): <sentence>`, the sentence without its bold marks (this is plain text). Pure. */
+const ruleLines = (rules: readonly Rule[]): string[] =>
+  rules.map((rule) => `       rule ${rule.id} (docs/contract.md#rule-${rule.id}): ${rule.sentence.replace(/\*\*/g, '')}`);
+
+function divergenceLines(d: Divergence, s: LockstepStep, result: LockstepResult): string[] {
+  // An alias is found after the last step, by changing a snapshot: the step's own command agreed.
+  const lines = d.kind === 'alias' ? ruleLines(RULES.filter((r) => r.id === 'snapshot-is-a-copy')) : modelReasons(result, s);
+  if (d.kind === 'impl_error' && s.modelReply === undefined) lines.push(`       impl:  ${d.error ?? 'error'}`);
+  if (d.reply !== undefined) lines.push(...differenceLines('reply', d.reply, comparableReply(s.modelReply), comparableReply(s.implReply), 'reply'));
+  if (d.kind === 'alias' && d.snapshot !== undefined) {
+    lines.push('       >> the caller then changed the snapshot it was given (every field overwritten)');
+    lines.push(...differenceLines('snapshot', d.snapshot, s.modelSnapshot, d.implSnapshot).map((l) => l.replace('>> snapshot differs', '>> and the next snapshot differs')));
+  } else if (d.snapshot !== undefined) lines.push(...differenceLines('snapshot', d.snapshot, s.modelSnapshot, d.implSnapshot));
+  else if (d.kind !== 'impl_error') lines.push('       >> snapshots are equal');
+  return lines;
+}
+
 function renderStep(s: LockstepStep, diverging: boolean, result: LockstepResult, ctx: StoryContext): string[] {
   const lines: string[] = [];
   const what = 'restart' in s.action ? 'restart (snapshot -> JSON -> restore)' : describeCommand(s.action.do);
   lines.push(`${String(s.index).padStart(3)}. ${what}`);
   if (ctx.symbolic === true && s.symbolic !== undefined) lines.push(`       generated as: ${describeSymbolic(s.symbolic)}`);
+  const d = diverging ? result.divergence : null;
   if (s.modelReply !== undefined) {
     lines.push(`       model: ${describeReply(s.modelReply)}`);
-    const d = diverging ? result.divergence : null;
     if (d?.kind === 'impl_error') lines.push(`       impl:  ${d.error ?? 'error'}`);
     else if (d?.reply !== undefined) lines.push(`       impl:  ${describeReply(s.implReply)}`);
     else lines.push('       impl:  same');
   }
-  if (diverging) {
-    const d = result.divergence;
-    if (d?.kind === 'impl_error' && s.modelReply === undefined) lines.push(`       impl:  ${d.error ?? 'error'}`);
-    if (d?.reply !== undefined) lines.push(`       >> reply differs at ${describeDifference(d.reply)}`);
-    if (d?.kind === 'alias' && d.snapshot !== undefined) {
-      lines.push('       >> the caller then changed the snapshot it was given (every field overwritten)');
-      lines.push(`       >> and the next snapshot differs at ${describeDifference(d.snapshot)}`);
-    } else if (d?.snapshot !== undefined) lines.push(`       >> snapshot differs at ${describeDifference(d.snapshot)}`);
-    else if (d?.kind !== 'impl_error') lines.push('       >> snapshots are equal');
-  }
+  if (d !== null) lines.push(...divergenceLines(d, s, result));
   return lines;
 }
 

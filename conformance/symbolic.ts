@@ -9,6 +9,9 @@
 import type { Command, FailureKind } from '../contract/index.ts';
 import type { ModelState } from '../model/index.ts';
 
+
+/** Stale tokens are picked among the last this many handed out (more than any generated run from an empty store hands out). */
+const STALE_WINDOW = 1024;
 /** A time: relative to the clock, to an instant of one job (±1 tick), or deliberately in the past. */
 export type TimeRef =
   | { readonly at: 'clock'; readonly plus: number }
@@ -131,8 +134,10 @@ function resolveToken(state: ModelState, memory: ResolveMemory, ref: TokenRef): 
     case 'stale': {
       const current = new Set<number>();
       for (const job of [...c.jobs.values()]) if (job.context.token !== undefined) current.add(job.context.token);
+      // The latest STALE_WINDOW tokens handed out are the candidates: every token of a generated
+      // run from an empty store, and a bounded list for one that starts near the counters' edge.
       const stale: number[] = [];
-      for (let t = 1; t < c.nextToken; t++) if (!current.has(t)) stale.push(t);
+      for (let t = Math.max(1, c.nextToken - STALE_WINDOW); t < c.nextToken; t++) if (!current.has(t)) stale.push(t);
       return stale.length === 0 ? c.nextToken + 1 : (stale[ref.pick % stale.length] ?? 1);
     }
   }

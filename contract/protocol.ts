@@ -1,5 +1,5 @@
 /**
- * The jobcheck/1 line protocol as schemas: the requests the harness sends besides the contract's
+ * The jobcheck/1 and jobcheck/2 line protocols as schemas: the requests the harness sends besides the contract's
  * commands (`hello`, `snapshot`, `restore`) and every reply an implementation may write. Both ends
  * use them: the harness checks each reply line against them, a protocol server checks each request
  * (docs/protocol.md is the prose version). Schemas only: reading lines, limits and timeouts belong
@@ -14,6 +14,17 @@ import { REJECTION_CODES } from './types.ts';
 
 /** The protocol version this contract describes, sent in `hello` and expected back. */
 export const PROTOCOL_VERSION = 'jobcheck/1' as const;
+/**
+ * The backwards-compatible revision for concurrent requests (docs/protocol.md, section 9): the
+ * harness offers it in `hello` and falls back to PROTOCOL_VERSION when the implementation refuses
+ * it with `unsupported_protocol`. Commands then travel in request envelopes, replies in reply
+ * envelopes, matched by id and in any order.
+ */
+export const PROTOCOL_VERSION_2 = 'jobcheck/2' as const;
+/** Every protocol version there is, oldest first. */
+export const PROTOCOL_VERSIONS = [PROTOCOL_VERSION, PROTOCOL_VERSION_2] as const;
+/** One of PROTOCOL_VERSIONS. */
+export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
 
 /** Message types the protocol reserves for itself; a command may not use them. */
 export const PROTOCOL_MESSAGE_TYPES = ['hello', 'snapshot', 'restore'] as const;
@@ -83,4 +94,43 @@ export const protocolRejectionSchema = z.strictObject({
   code: z.enum(PROTOCOL_REJECTION_CODES),
   message: z.string(),
   path: z.string().optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// jobcheck/2: envelopes around the contract's commands and replies.
+
+/** A request id or a lane number: a safe integer >= 0. */
+const wireNumber = z.int().min(0, 'must be >= 0');
+
+/**
+ * A command in a jobcheck/2 session: `id` names the request (unique in the process's life, chosen
+ * by the harness), `lane` the worker lane that sends it (at most one request per lane is in
+ * flight), `command` is the contract's command, unchanged (a malformed one is the store's
+ * `invalid_argument`, answered in a reply envelope). An envelope that does not match this exactly
+ * is answered by a bare `invalid_argument` refusal and its command is not executed.
+ */
+export const requestEnvelopeSchema = z.strictObject({ type: z.literal('request'), id: wireNumber, lane: wireNumber, command: z.unknown() });
+/** A request envelope as parsed. */
+export type RequestEnvelope = z.infer<typeof requestEnvelopeSchema>;
+
+/**
+ * The reply to a request envelope: the same `id`, and the command's reply (checked by the harness
+ * as a jobcheck/1 command reply is). Exactly one per request id, in any order.
+ */
+export const replyEnvelopeSchema = z.strictObject({ type: z.literal('reply'), id: wireNumber, reply: z.unknown() });
+/** A reply envelope as parsed. */
+export type ReplyEnvelope = z.infer<typeof replyEnvelopeSchema>;
+
+/**
+ * Reply to a `hello` that offered jobcheck/2, from an implementation that speaks it: `concurrent`
+ * says whether it accepts several requests in flight at once (when false the harness keeps at most
+ * one in flight, still in envelopes).
+ */
+export const helloReplyV2Schema = z.strictObject({
+  ok: z.literal(true),
+  type: z.literal('hello'),
+  protocol: z.literal(PROTOCOL_VERSION_2),
+  implementation: text,
+  concurrent: z.boolean(),
+  durable: durableSchema.optional(),
 });

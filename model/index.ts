@@ -27,3 +27,17 @@ export {
   runFixture,
   scribble,
 } from './fixtures.ts';
+export type { RuleCarrier, StoreTransition } from './rules.ts';
+export {
+  RESTART_RULES,
+  RULE_CARRIERS,
+  carrierOf,
+  describeTransition,
+  machineGuards,
+  rulesExercised,
+  storeTransitions,
+} from './rules.ts';
+export type { Model, ModelMachines, StepChoice } from './step.ts';
+export { buildModel } from './step.ts';
+export type { ModelVariant, VariantName } from './variants.ts';
+export { MODEL_VARIANTS, VARIANT_NAMES, composeVariants, modelVariant, uncappedDelay } from './variants.ts';

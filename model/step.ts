@@ -2,6 +2,10 @@
  * The model's public face: a pure step function over store states, plus conversion to and from
  * the canonical snapshot. Built on pure transitions of the store machine (pureTransition.ts);
  * nothing here mutates its input.
+ *
+ * `buildModel` makes the same three functions for other machines: a variant of the model
+ * (model/variants.ts) is the store and job machines with some guards and actions provided
+ * differently, stepped by exactly this code. The default `step` is `buildModel()`'s, built once.
  */
 import type { SnapshotFrom } from 'xstate';
 import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../contract/index.ts';
@@ -9,6 +13,7 @@ import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../co
 import { jobMachine, policyOf } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
 import { pureTransition } from './pureTransition.ts';
+import type { PureTransition } from './pureTransition.ts';
 import { emptyStore, statusOf, storeMachine } from './storeMachine.ts';
 import type { JobSnapshot, JobStep, StoreContext } from './storeMachine.ts';
 
@@ -23,15 +28,48 @@ export interface StepResult {
   readonly trace: readonly JobStep[];
 }
 
-const storeTransition = pureTransition(storeMachine);
+/**
+ * Extra fields a nondeterministic variant of the model reads from the store event of one step (for
+ * `jittered-backoff`, the delay the implementation chose); the default model reads none.
+ */
+export type StepChoice = Readonly<Record<string, unknown>>;
 
-function fromContext(context: StoreContext): ModelState {
-  return storeMachine.resolveState({ value: 'open', context });
+/** The store and job machines a model is built from; a variant provides some of their guards and actions differently. */
+export interface ModelMachines {
+  readonly store: typeof storeMachine;
+  readonly job: typeof jobMachine;
 }
+
+/** A model: its empty state, its pure step, and restore from a snapshot (toSnapshot serves every model). */
+export interface Model {
+  /** The empty store for a config. Throws JobcheckError `invalid_config` for a bad config. Pure. */
+  readonly initialState: (config: unknown) => ModelState;
+  /** One command in the contract's three steps; `choice` is merged into the store event after validation. Pure. */
+  readonly step: (state: ModelState, command: unknown, choice?: StepChoice) => StepResult;
+  /** A state from a snapshot; throws JobcheckError `invalid_snapshot`. Pure. */
+  readonly fromSnapshot: (input: unknown) => ModelState;
+}
+
+/**
+ * The model over the given machines (default: the reference machines). A state carries its machine
+ * (xstate resolves guards and actions through `snapshot.machine`), so each model's states must come
+ * from its own `initialState` or `fromSnapshot`. Pure.
+ */
+export function buildModel(machines: ModelMachines = { store: storeMachine, job: jobMachine }): Model {
+  const storeTransition = pureTransition(machines.store);
+  const fromContext = (context: StoreContext): ModelState => machines.store.resolveState({ value: 'open', context });
+  return {
+    initialState: (config) => fromContext(emptyStore(parseConfig(config))),
+    step: (state, command, choice) => stepWith(storeTransition, state, command, choice),
+    fromSnapshot: (input) => fromContext(restoredContext(input, machines.job)),
+  };
+}
+
+const reference = buildModel();
 
 /** The empty store for a config. Throws JobcheckError `invalid_config` for a bad config. Pure. */
 export function initialState(config: unknown): ModelState {
-  return fromContext(emptyStore(parseConfig(config)));
+  return reference.initialState(config);
 }
 
 /**
@@ -40,9 +78,13 @@ export function initialState(config: unknown): ModelState {
  * state is left untouched and may be reused.
  */
 export function step(state: ModelState, command: unknown): StepResult {
+  return reference.step(state, command);
+}
+
+function stepWith(storeTransition: PureTransition<typeof storeMachine>, state: ModelState, command: unknown, choice: StepChoice | undefined): StepResult {
   const parsed = parseCommand(command);
   if (!parsed.ok) return { state, reply: parsed.rejection, trace: [] };
-  const cmd = parsed.command;
+  const cmd = choice === undefined ? parsed.command : ({ ...parsed.command, ...choice } as typeof parsed.command);
   if (cmd.now < state.context.clock) {
     const reply: Reply = {
       ok: false,
@@ -127,6 +169,10 @@ export function toSnapshot(state: ModelState): Snapshot {
  * `invalid_snapshot` naming the bad field; keeps no alias to the caller's object. Pure.
  */
 export function fromSnapshot(input: unknown): ModelState {
+  return reference.fromSnapshot(input);
+}
+
+function restoredContext(input: unknown, machine: typeof jobMachine): StoreContext {
   const s = parseSnapshot(input);
   const policy = policyOf(s.config);
   const jobs = new Map<string, JobSnapshot>();
@@ -145,13 +191,13 @@ export function fromSnapshot(input: unknown): ModelState {
       reason: r.reason,
       lastError: r.lastError,
     };
-    jobs.set(id, jobMachine.resolveState({ value: r.status, context }));
+    jobs.set(id, machine.resolveState({ value: r.status, context }));
   }
   const effects = new Map<string, ReadonlyMap<string, EffectRecord>>();
   for (const [account, ledger] of Object.entries(s.effects)) {
     effects.set(account, new Map(Object.entries(ledger).map(([key, e]) => [key, { ...e }])));
   }
-  return fromContext({
+  return {
     config: { ...s.config },
     clock: s.clock,
     nextToken: s.nextToken,
@@ -161,7 +207,7 @@ export function fromSnapshot(input: unknown): ModelState {
     effects,
     reply: undefined,
     trace: [],
-  });
+  };
 }
 
 /** The store's config. */

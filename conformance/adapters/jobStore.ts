@@ -34,6 +34,12 @@ export class JobStoreAdapter implements Adapter {
     return Promise.resolve();
   }
 
+  /** Restores a copy of `snapshot` into a fresh store of the same class (throws JobcheckError for a bad one). */
+  restoreFrom(snapshot: Snapshot): Promise<void> {
+    this.store = this.Store.restore(JSON.parse(JSON.stringify(snapshot)));
+    return Promise.resolve();
+  }
+
   /** Nothing to release. */
   close(): Promise<void> {
     return Promise.resolve();

@@ -14,7 +14,10 @@ export abstract class ChoosingJobStore extends JobStore {
 
   protected override applyClaim(c: ClaimCommand): Reply {
     const job = this.choose();
-    return job === undefined ? { ok: true, type: 'claim', job: null } : this.deliver(job, c);
+    if (job === undefined) return { ok: true, type: 'claim', job: null };
+    // The token counter's edge is kept as JobStore keeps it: only the choice is wrong.
+    if (this.nextToken >= Number.MAX_SAFE_INTEGER) return { ok: false, code: 'out_of_range', message: `nextToken is ${this.nextToken}: a new token would leave the safe-integer range` };
+    return this.deliver(job, c);
   }
 
   /** The unresolved jobs, in admission order. */

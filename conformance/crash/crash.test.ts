@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FAULT_POINTS, parseFault } from '../../impl/faults.ts';
 import { SqliteStore } from '../../impl/sqlite/index.ts';
 import { runCrashCampaign } from './crashCampaign.ts';
-import { integrityProblem } from './crashRun.ts';
+import { integrityProblem } from './sqliteCrash.ts';
 import { CRASH_CONFIG } from './script.ts';
 
 /** Kills of the correct store's campaign (JOBCHECK_CRASH_KILLS for more). */

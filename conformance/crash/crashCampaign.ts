@@ -1,27 +1,26 @@
 /**
- * The crash campaign: a bounded number of crash runs (crashRun.ts), each a random script and a
- * worker process killed at a random fault point with SIGKILL, then a contention check: two
- * worker processes on one file, writing as fast as they can. Deterministic for a seed (the
- * scripts and fault points; the contention's interleaving is the machine's).
+ * The crash campaign, one loop for every durable store: a bounded number of crash runs
+ * (crashRun.ts), each a random script and a worker process killed at a random fault point with
+ * SIGKILL, then a contention check: worker processes (or lanes) competing for one store, writing
+ * as fast as they can. The store is a CrashTarget: sqliteCrash.ts for SQLite files (the default),
+ * pgCrashCampaign.ts for PostgreSQL schemas. Deterministic for a seed (the scripts and fault
+ * points; the contention's interleaving is the machine's).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { Command, Reply } from '../../contract/index.ts';
-import { parseSnapshot } from '../../contract/index.ts';
+import type { Command } from '../../contract/index.ts';
 import { FAULT_POINTS } from '../../impl/faults.ts';
 import type { FaultPointName } from '../../impl/faults.ts';
-import { SqliteStore } from '../../impl/sqlite/index.ts';
 import { step, toSnapshot } from '../../model/index.ts';
-import { sqliteVariant } from '../broken/sqlite/index.ts';
-import { crashRun, runWorker } from './crashRun.ts';
-import type { CrashRunResult, Fault } from './crashRun.ts';
+import { crashRun } from './crashRun.ts';
+import type { ContentionResult, CrashRunResult, CrashTarget, Fault } from './crashRun.ts';
 import { CRASH_CONFIG, Rng, crashScript, modelStates } from './script.ts';
+import { sqliteCrashTarget } from './sqliteCrash.ts';
 
 /** Options of a crash campaign. */
 export interface CrashCampaignOptions {
-  /** The store: `sqlite` or a broken variant's name (conformance/broken/sqlite/). */
+  /** The store (default: `sqliteCrashTarget(variant)`); the campaign closes it. */
+  readonly target?: CrashTarget;
+  /** Without a target: `sqlite` or a broken variant's name (conformance/broken/sqlite/). */
   readonly variant?: string;
   /** Crash runs (each one process killed). */
   readonly kills: number;
@@ -38,15 +37,6 @@ export interface CrashCampaignOptions {
   readonly points?: readonly FaultPointName[];
 }
 
-/** What the contention check saw. */
-export interface ContentionResult {
-  /** Commands that threw (SQLITE_BUSY and the like) instead of getting a reply. */
-  readonly errors: readonly string[];
-  /** Broken properties besides errors: repeated tokens, a snapshot that breaks the contract, lost claims. */
-  readonly problems: readonly string[];
-  readonly commands: number;
-}
-
 /** One crash run of a campaign, with its script. */
 export interface CampaignRun {
   readonly index: number;
@@ -56,6 +46,7 @@ export interface CampaignRun {
 
 /** The outcome of a crash campaign. */
 export interface CrashCampaignResult {
+  /** The store's name (the target's). */
   readonly variant: string;
   readonly seed: number;
   readonly runs: readonly CampaignRun[];
@@ -110,58 +101,6 @@ async function pool<T>(count: number, parallel: number, task: (i: number) => Pro
   return results;
 }
 
-/** Worker processes on one file at once; checks that every command got a contract reply and nothing was handed out twice. */
-export async function runContention(variant: string, dir: string, rounds: number): Promise<ContentionResult> {
-  const v = sqliteVariant(variant);
-  if (v === undefined) throw new Error(`no SQLite variant named ${JSON.stringify(variant)}`);
-  const file = join(dir, 'contention.db');
-  SqliteStore.create.call(v.Store, file, { capacity: 10_000, maxAttempts: 3, leaseTicks: 1_000_000, backoffBase: 1, backoffCap: 1 }).close();
-  let release = (): void => undefined;
-  const go = new Promise<void>((resolve) => (release = resolve));
-  let ready = 0;
-  const names = ['a', 'b', 'c', 'd'].slice(0, CONTENDERS);
-  const gate = { ready: () => (++ready === names.length ? release() : undefined), go };
-  const outs = await Promise.all(names.map((worker) => runWorker({ mode: 'contend', file, variant, worker, rounds }, undefined, gate)));
-  const errors: string[] = [];
-  const problems: string[] = [];
-  const tokens = new Map<number, string>();
-  let claims = 0;
-  let commands = 0;
-  outs.forEach((out, w) => {
-    if (out.code !== 0) problems.push(`worker ${w === 0 ? 'a' : 'b'} ended with ${out.signal ?? `exit code ${out.code}`}: ${out.stderr.split('\n').slice(-3).join(' ')}`);
-    for (const line of out.lines) {
-      commands += 1;
-      const l = line as { error?: string; code?: string; command?: unknown } & Reply;
-      if (l.error !== undefined) {
-        errors.push(`${l.code ?? 'error'}: ${l.error} (during ${JSON.stringify(l.command)})`);
-        continue;
-      }
-      if (l.ok && l.type === 'claim' && l.job !== null) {
-        claims += 1;
-        const seen = tokens.get(l.job.token);
-        if (seen !== undefined) problems.push(`token ${l.job.token} was handed out twice (${seen} and ${l.job.id})`);
-        tokens.set(l.job.token, l.job.id);
-      }
-    }
-  });
-  const store = SqliteStore.open(file);
-  try {
-    const snap = store.snapshot();
-    try {
-      parseSnapshot(JSON.parse(JSON.stringify(snap)));
-    } catch (error) {
-      problems.push(`the final snapshot breaks the contract: ${(error as Error).message}`);
-    }
-    if (snap.nextToken - 1 !== claims) problems.push(`${snap.nextToken - 1} tokens were issued, ${claims} claims were answered`);
-  } finally {
-    store.close();
-  }
-  return { errors, problems, commands };
-}
-
-/** Worker processes of the contention check: with two, one often sleeps in its busy handler while the other runs alone. */
-const CONTENDERS = 3;
-
 const clip = (s: string, n = 300): string => (s.length > n ? `${s.slice(0, n - 3)}...` : s);
 
 /** The story of a failing crash run: the fault point, what was acknowledged, the interrupted command, every broken property. Pure. */
@@ -178,10 +117,21 @@ export function crashStory(variant: string, seed: number, run: CampaignRun): str
   return lines.join('\n');
 }
 
-/** Runs a crash campaign. Failures are data; throws only for a setup error. */
+/** The story of a contention check that saw errors or problems, or null. Pure. */
+export function contentionStory(variant: string, c: ContentionResult): string | null {
+  if (c.errors.length === 0 && c.problems.length === 0) return null;
+  return [
+    `contention (store ${variant}): ${c.setup}, ${c.commands} commands`,
+    ...c.errors.slice(0, 3).map((e) => `  a command threw instead of replying: ${clip(e)}`),
+    ...(c.errors.length > 3 ? [`  ... ${c.errors.length} commands failed in all`] : []),
+    ...c.problems.slice(0, 3).map((p) => `  ${clip(p)}`),
+  ].join('\n');
+}
+
+/** Runs a crash campaign against `options.target` (default: the SQLite store). Failures are data; throws only for a setup error. */
 export async function runCrashCampaign(options: CrashCampaignOptions): Promise<CrashCampaignResult> {
-  const variant = options.variant ?? 'sqlite';
-  const dir = mkdtempSync(join(tmpdir(), 'jobcheck-crash-'));
+  const target = options.target ?? sqliteCrashTarget(options.variant ?? 'sqlite');
+  const variant = target.name;
   const stopAtFailure = options.stopAtFailure ?? true;
   let failed = false;
   try {
@@ -196,7 +146,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
       options.parallel ?? 2,
       async (index): Promise<CampaignRun> => {
         const plan = plans[index] as (typeof plans)[number];
-        const result = await crashRun({ file: join(dir, `crash-${index + 1}.db`), variant, config: CRASH_CONFIG, ...plan });
+        const result = await crashRun(target, { index, config: CRASH_CONFIG, ...plan });
         if (result.failures.length > 0 || result.workerError !== undefined) failed = true;
         return { index, commands: plan.commands, result };
       },
@@ -207,18 +157,10 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     for (const r of runs) if (r.result.killed) byPoint[r.result.fault.point] += 1;
     const failure = runs.find((r) => r.result.failures.length > 0 || r.result.workerError !== undefined) ?? null;
     const rounds = options.contentionRounds ?? 100;
-    const contention = failure !== null && stopAtFailure ? null : rounds === 0 ? null : await runContention(variant, dir, rounds);
-    let story: string | null = failure === null ? null : crashStory(variant, options.seed, failure);
-    if (story === null && contention !== null && (contention.errors.length > 0 || contention.problems.length > 0)) {
-      story = [
-        `contention (store ${variant}): two worker processes on one file, ${contention.commands} commands`,
-        ...contention.errors.slice(0, 3).map((e) => `  a command failed instead of waiting for the lock: ${clip(e)}`),
-        ...(contention.errors.length > 3 ? [`  ... ${contention.errors.length} commands failed in all`] : []),
-        ...contention.problems.slice(0, 3).map((p) => `  ${clip(p)}`),
-      ].join('\n');
-    }
+    const contention = (failure !== null && stopAtFailure) || rounds === 0 || target.contention === undefined ? null : await target.contention(rounds);
+    const story = failure !== null ? crashStory(variant, options.seed, failure) : contention === null ? null : contentionStory(variant, contention);
     return { variant, seed: options.seed, runs, kills: runs.filter((r) => r.result.killed).length, byPoint, failure, contention, story };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await target.close();
   }
 }

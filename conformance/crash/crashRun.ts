@@ -1,17 +1,22 @@
 /**
- * One crash run with a real kill, and what the harness checks afterwards.
+ * One crash run with a real kill, and what the harness checks afterwards, whatever the store's
+ * database: the store is reached through a CrashTarget (sqliteCrash.ts for SQLite files,
+ * pgCrashCampaign.ts for PostgreSQL schemas), which says where a run's store lives, how its
+ * worker process is started, how a new process opens it and how its rows are checked.
  *
- * A worker process (worker.ts) runs a command script against an SQLite store file with one fault
- * point switched on (impl/faults.ts) and dies by SIGKILL when it reaches it. The harness, a new
- * process as far as the file is concerned, then opens the same file and checks:
- * - `intact`: `PRAGMA integrity_check` says ok, the store reopens, and its snapshot is one the
- *   contract accepts (balances agree with the ledger, every rule of a restore);
+ * A worker process runs a command script against a fresh store with one fault point switched on
+ * (impl/faults.ts) and dies by SIGKILL when it reaches it. The harness, a new process as far as
+ * the store is concerned, then opens the same store and checks:
+ * - `intact`: the storage itself is sound (SQLite's `PRAGMA integrity_check`), the store reopens,
+ *   and its snapshot is one the contract accepts (balances agree with the ledger, every rule of
+ *   a restore);
  * - `replies`: the replies the worker handed out before it died are the model's;
  * - `state`: the store's state is the model's after the acknowledged commands, with the
  *   interrupted command either wholly applied or not at all;
  * - `acknowledged`: nothing acknowledged is lost (an applied commit's ledger row, a submitted job,
  *   a claim's attempt, an acknowledged job's `done`);
- * - `ledger`: at most one ledger row per (account, key), and each balance is its ledger's sum;
+ * - `ledger`: at most one ledger row per (account, key), and each balance is its ledger's sum,
+ *   checked on the rows themselves;
  * - `recovery`: after the leases expire another worker claims, commits and acknowledges whatever
  *   is left, and the balances equal the model's doing the same, each effect counted once.
  * A failing run's story names the fault point, the interrupted command and every property broken.
@@ -19,17 +24,13 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import Database from 'better-sqlite3';
 import type { Command, Config, Reply, Snapshot } from '../../contract/index.ts';
 import { parseSnapshot } from '../../contract/index.ts';
 import { FAULT_ENV } from '../../impl/faults.ts';
 import type { FaultPointName } from '../../impl/faults.ts';
-import { SqliteStore } from '../../impl/sqlite/index.ts';
 import { step, toSnapshot } from '../../model/index.ts';
 import type { ModelState } from '../../model/index.ts';
-import { sqliteVariant } from '../broken/sqlite/index.ts';
 import { comparableReply, describeDifference, firstDifference } from '../compare.ts';
-import type { WorkerRequest } from './worker.ts';
 
 /** The properties a crash run checks, in the order they are checked. */
 export const CRASH_PROPERTIES = ['intact', 'replies', 'state', 'acknowledged', 'ledger', 'recovery'] as const;
@@ -65,11 +66,46 @@ export interface CrashRunResult {
   readonly workerError: string | undefined;
 }
 
-// From the sources (tests, tsx) the worker is a .ts file that node runs through tsx; in the built
-// package (dist/) it is plain JavaScript beside this file, and tsx may not be installed at all.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER = fileURLToPath(new URL(FROM_SOURCE ? './worker.ts' : './worker.js', import.meta.url));
-const WORKER_ARGS: readonly string[] = FROM_SOURCE ? ['--import', 'tsx', WORKER] : [WORKER];
+/** What a contention check (competing workers on one store, no kill) saw. */
+export interface ContentionResult {
+  /** How the workers competed, for the story (`3 worker processes on one file`). */
+  readonly setup: string;
+  /** Commands that threw (SQLITE_BUSY, a unique violation and the like) instead of getting a reply. */
+  readonly errors: readonly string[];
+  /** Broken properties besides errors: repeated tokens, a snapshot that breaks the contract, lost claims. */
+  readonly problems: readonly string[];
+  readonly commands: number;
+}
+
+/** A store that a new process opened after the crash (async whatever the database, so that one harness serves both). */
+export interface CrashStore {
+  readonly config: Config;
+  execute(command: unknown): Promise<Reply>;
+  snapshot(): Promise<Snapshot>;
+  close(): Promise<void>;
+}
+
+/** A store under crash test, as the harness sees it: the opener and the checkers of one database. */
+export interface CrashTarget {
+  /** The store's name in stories (`sqlite`, `postgres`, a broken variant's name). */
+  readonly name: string;
+  /** Makes a fresh, empty store with `config` for run `index`; returns where it lives (a file, a schema). */
+  create(index: number, config: Config): Promise<string>;
+  /** Runs a worker process on the store at `location` with the commands and the fault, until it ends. */
+  work(location: string, commands: readonly Command[], fault: Fault): Promise<WorkerOutcome>;
+  /** What is wrong with the storage itself before any store opens it (SQLite's integrity_check), or undefined. */
+  integrity(location: string): Promise<string | undefined>;
+  /** Opens the store found at `location`, as a new process does. */
+  open(location: string): Promise<CrashStore>;
+  /** The ledger checked on the rows themselves: duplicate rows, balances that are not their ledger's sum. */
+  ledger(location: string): Promise<string[]>;
+  /** Removes a run's store. */
+  discard(location: string): Promise<void>;
+  /** Competing workers on one store for `rounds` rounds each, no kill; absent when the target has no such check. */
+  contention?(rounds: number): Promise<ContentionResult>;
+  /** Releases what the target holds (a scratch folder, a pool). */
+  close(): Promise<void>;
+}
 
 /** The output of a finished worker process. */
 export interface WorkerOutcome {
@@ -85,15 +121,31 @@ export interface StartGate {
   readonly go: Promise<void>;
 }
 
-/** Starts a worker process with `request` and the fault (if any), and waits for it to end. */
-export function runWorker(request: WorkerRequest, fault?: Fault, gate?: StartGate): Promise<WorkerOutcome> {
+/**
+ * The node arguments that start the worker script `name` (`worker` or `pgWorker`) beside this
+ * file: from the sources (tests, tsx) a .ts file that node runs through tsx; in the built package
+ * (dist/) plain JavaScript, and tsx may not be installed at all.
+ */
+export function workerArgs(name: string): string[] {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const file = fileURLToPath(new URL(fromSource ? `./${name}.ts` : `./${name}.js`, import.meta.url));
+  return fromSource ? ['--import', 'tsx', file] : [file];
+}
+
+/**
+ * Starts a worker process (`script`, default the SQLite worker) with `request` on stdin and the
+ * fault (if any) switched on, and waits for it to end. With a gate, the worker first says
+ * `{"ready":true}` and starts at the gate's `go`.
+ */
+export function runWorker(request: unknown, fault?: Fault, gate?: StartGate, script = 'worker'): Promise<WorkerOutcome> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env };
     if (fault === undefined) delete env[FAULT_ENV];
     else env[FAULT_ENV] = `${fault.point}@${fault.at}`;
-    const child = spawn(process.execPath, [...WORKER_ARGS], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, workerArgs(script), { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    let started = false;
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString('utf8');
       if (gate !== undefined && stdout.startsWith('{"ready":true}\n') && !started) {
@@ -101,7 +153,6 @@ export function runWorker(request: WorkerRequest, fault?: Fault, gate?: StartGat
         gate.ready();
       }
     });
-    let started = false;
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code, signal) => {
@@ -117,51 +168,21 @@ export function runWorker(request: WorkerRequest, fault?: Fault, gate?: StartGat
   });
 }
 
-/** Opens a raw connection and runs `fn` on it (integrity and ledger checks look at the file itself). */
-function withRaw<T>(file: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(file);
+/** What is wrong with the store at the end of a contention check that answered `claims` deliveries: a snapshot the contract refuses, tokens issued that no claim was told. Pure. */
+export function contentionEndProblems(snapshot: Snapshot, claims: number): string[] {
+  const problems: string[] = [];
   try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
-
-/** `PRAGMA integrity_check` of the file: undefined when ok, else what it said. */
-export function integrityProblem(file: string): string | undefined {
-  try {
-    const rows = withRaw(file, (db) => db.pragma('integrity_check') as { integrity_check: string }[]);
-    const said = rows.map((r) => r.integrity_check);
-    return said.length === 1 && said[0] === 'ok' ? undefined : said.slice(0, 3).join('; ');
+    parseSnapshot(JSON.parse(JSON.stringify(snapshot)));
   } catch (error) {
-    return `cannot open the file: ${(error as Error).message}`;
+    problems.push(`the final snapshot breaks the contract: ${(error as Error).message}`);
   }
-}
-
-/** The ledger checked on the rows themselves: duplicate (account, key) rows, balances that are not their ledger's sum. */
-export function ledgerProblems(file: string): string[] {
-  return withRaw(file, (db) => {
-    const problems: string[] = [];
-    for (const r of db.prepare('SELECT account, key, COUNT(*) AS n FROM effects GROUP BY account, key HAVING COUNT(*) > 1').all() as { account: unknown; key: unknown; n: number }[]) {
-      problems.push(`${r.n} ledger rows for (${String(r.account)}, ${String(r.key)})`);
-    }
-    const sums = db
-      .prepare(
-        `SELECT b.account AS account, b.balance AS balance, e.total AS total FROM balances b LEFT JOIN (SELECT account, SUM(amount) AS total FROM effects GROUP BY account) e ON e.account = b.account
-         UNION ALL SELECT e.account, NULL, e.total FROM (SELECT account, SUM(amount) AS total FROM effects GROUP BY account) e WHERE e.account NOT IN (SELECT account FROM balances)`,
-      )
-      .all() as { account: unknown; balance: number | null; total: number | null }[];
-    for (const r of sums) {
-      if (r.balance !== r.total) problems.push(`balance of ${String(r.account)} is ${r.balance ?? 'missing'}, its ledger sums to ${r.total ?? 'nothing'}`);
-    }
-    return problems;
-  });
+  if (snapshot.nextToken - 1 !== claims) problems.push(`${snapshot.nextToken - 1} tokens were issued, ${claims} claims were answered`);
+  return problems;
 }
 
 /** Facts that an acknowledged reply established and that no later command can undo; a list of those the snapshot lacks. Pure. */
 export function lostAcknowledgements(commands: readonly Command[], replies: readonly unknown[], snapshot: Snapshot): string[] {
   const lost: string[] = [];
-  const jobByToken = new Map<number, string>();
   replies.forEach((reply, i) => {
     const c = commands[i] as Command;
     const r = reply as Reply;
@@ -169,7 +190,6 @@ export function lostAcknowledgements(commands: readonly Command[], replies: read
       lost.push(`command ${i + 1}: it was answered at now ${c.now}, the store's clock is back at ${snapshot.clock}`);
     }
     if (!r.ok) return;
-    if (r.type === 'claim' && r.job !== null) jobByToken.set(r.job.token, r.job.id);
     const job = (id: string) => (Object.hasOwn(snapshot.jobs, id) ? snapshot.jobs[id] : undefined);
     if (r.type === 'submit' && job(r.id) === undefined) lost.push(`command ${i + 1}: job ${r.id} was admitted, the store has no such job`);
     if (r.type === 'claim' && r.job !== null && (job(r.job.id)?.attempts ?? 0) < r.job.attempt) lost.push(`command ${i + 1}: attempt ${r.job.attempt} of ${r.job.id} was delivered, the store counts fewer`);
@@ -188,19 +208,18 @@ export function lostAcknowledgements(commands: readonly Command[], replies: read
  * until nothing is due. Driven by the store's replies; the model takes the same commands from
  * each candidate state. Returns the store's balances and each candidate's.
  */
-function recover(store: SqliteStore, candidates: readonly ModelState[]): { store: Snapshot['balances']; models: Snapshot['balances'][] } {
-  const clock = store.snapshot().clock;
-  const now = clock + store.config.leaseTicks;
+async function recover(store: CrashStore, candidates: readonly ModelState[]): Promise<{ store: Snapshot['balances']; models: Snapshot['balances'][] }> {
+  const now = (await store.snapshot()).clock + store.config.leaseTicks;
   const commands: Command[] = [{ type: 'tick', now }];
-  store.execute(commands[0]);
+  await store.execute(commands[0]);
   for (let i = 0; i < 50; i++) {
     const claim: Command = { type: 'claim', worker: 'recovery', now };
     commands.push(claim);
-    const r = store.execute(claim);
+    const r = await store.execute(claim);
     if (!r.ok || r.type !== 'claim' || r.job === null) break;
     for (const c of [{ type: 'commit', worker: 'recovery', token: r.job.token, now }, { type: 'ack', worker: 'recovery', token: r.job.token, now }] as Command[]) {
       commands.push(c);
-      store.execute(c);
+      await store.execute(c);
     }
   }
   const models = candidates.map((state) => {
@@ -208,13 +227,13 @@ function recover(store: SqliteStore, candidates: readonly ModelState[]): { store
     for (const c of commands) s = step(s, c).state;
     return toSnapshot(s).balances;
   });
-  return { store: store.snapshot().balances, models };
+  return { store: (await store.snapshot()).balances, models };
 }
 
-/** Options of one crash run. */
+/** One crash run's plan. */
 export interface CrashRunOptions {
-  readonly file: string;
-  readonly variant: string;
+  /** The run's number in its campaign (names its store). */
+  readonly index: number;
   readonly config: Config;
   readonly commands: readonly Command[];
   /** `states[i]`: the model after the first i commands (modelStates). */
@@ -222,38 +241,47 @@ export interface CrashRunOptions {
   readonly fault: Fault;
 }
 
-/** Runs one crash run: a fresh store file, a worker killed at the fault point, the checks. */
-export async function crashRun(o: CrashRunOptions): Promise<CrashRunResult> {
-  const variant = sqliteVariant(o.variant);
-  if (variant === undefined) throw new Error(`no SQLite variant named ${JSON.stringify(o.variant)}`);
-  SqliteStore.create.call(variant.Store, o.file, o.config).close();
-  const out = await runWorker({ mode: 'script', file: o.file, variant: o.variant, commands: o.commands }, o.fault);
+/** Runs one crash run on `target`: a fresh store, a worker killed at the fault point, the checks. The run's store is discarded. */
+export async function crashRun(target: CrashTarget, o: CrashRunOptions): Promise<CrashRunResult> {
+  const location = await target.create(o.index, o.config);
+  try {
+    return await checkRun(target, location, o);
+  } finally {
+    await target.discard(location);
+  }
+}
+
+async function checkRun(target: CrashTarget, location: string, o: CrashRunOptions): Promise<CrashRunResult> {
+  const out = await target.work(location, o.commands, o.fault);
   const killed = out.signal === 'SIGKILL';
   const workerError = !killed && out.code !== 0 ? `the worker ended with ${out.signal ?? `exit code ${out.code}`}: ${out.stderr}` : undefined;
   const replies = out.lines;
   const k = replies.length;
   const interrupted = killed && k < o.commands.length ? o.commands[k] : undefined;
   const failures: PropertyFailure[] = [];
-  const fail = (property: CrashProperty, detail: string): void => {
-    failures.push({ property, detail });
-  };
+  const fail = (property: CrashProperty, detail: string): void => void failures.push({ property, detail });
   const done = (applied: boolean | null): CrashRunResult => ({ fault: o.fault, killed, acknowledged: k, interrupted, applied, failures, workerError });
 
-  const integrity = integrityProblem(o.file);
+  const integrity = await target.integrity(location);
   if (integrity !== undefined) {
-    fail('intact', `integrity_check: ${integrity}`);
+    fail('intact', integrity);
     return done(null);
   }
-  let store: SqliteStore;
+  let store: CrashStore;
   let snapshot: Snapshot;
   try {
-    store = SqliteStore.open.call(variant.Store, o.file);
-    snapshot = store.snapshot();
+    store = await target.open(location);
   } catch (error) {
     fail('intact', `the store does not reopen: ${(error as Error).message}`);
     return done(null);
   }
   try {
+    try {
+      snapshot = await store.snapshot();
+    } catch (error) {
+      fail('intact', `the reopened store gives no snapshot: ${(error as Error).message}`);
+      return done(null);
+    }
     try {
       parseSnapshot(JSON.parse(JSON.stringify(snapshot)));
     } catch (error) {
@@ -275,34 +303,33 @@ export async function crashRun(o: CrashRunOptions): Promise<CrashRunResult> {
       candidates.push(before);
     }
     if (after !== undefined && isDeepStrictEqual(snapshot, toSnapshot(after))) {
-      applied = applied === null ? true : applied;
+      applied ??= true;
       candidates.push(after);
     }
     if (candidates.length === 0) {
-      const diff = firstDifference(toSnapshot(before), snapshot);
-      const diffAfter = after === undefined ? undefined : firstDifference(toSnapshot(after), snapshot);
-      const told = (d: typeof diff) => (d === undefined ? 'equal' : describeDifference(d).replace('impl', 'store'));
+      const told = (d: ReturnType<typeof firstDifference>) => (d === undefined ? 'equal' : describeDifference(d).replace('impl', 'store'));
+      const diff = told(firstDifference(toSnapshot(before), snapshot));
       fail(
         'state',
         after === undefined
-          ? `the reopened store is not the model's state after the ${k} acknowledged commands: ${told(diff)}`
-          : `the reopened store is the model's state neither before command ${k + 1} (${told(diff)}) nor after it (${told(diffAfter)})`,
+          ? `the reopened store is not the model's state after the ${k} acknowledged commands: ${diff}`
+          : `the reopened store is the model's state neither before command ${k + 1} (${diff}) nor after it (${told(firstDifference(toSnapshot(after), snapshot))})`,
       );
       candidates.push(before, ...(after === undefined ? [] : [after]));
     }
     const lost = lostAcknowledgements(o.commands, replies, snapshot);
     if (lost.length > 0) fail('acknowledged', lost.slice(0, 3).join('; '));
-    const ledger = ledgerProblems(o.file);
+    const ledger = await target.ledger(location);
     if (ledger.length > 0) fail('ledger', ledger.slice(0, 3).join('; '));
-    const recovered = recover(store, candidates);
+    const recovered = await recover(store, candidates);
     if (!recovered.models.some((m) => isDeepStrictEqual(m, recovered.store))) {
       fail('recovery', `after another worker finished the jobs, the balances are ${JSON.stringify(recovered.store)}; the model's are ${recovered.models.map((m) => JSON.stringify(m)).join(' or ')}`);
     } else {
-      const afterRecovery = ledgerProblems(o.file);
+      const afterRecovery = await target.ledger(location);
       if (afterRecovery.length > 0) fail('recovery', `after another worker finished the jobs: ${afterRecovery.slice(0, 3).join('; ')}`);
     }
     return done(applied);
   } finally {
-    store.close();
+    await store.close();
   }
 }

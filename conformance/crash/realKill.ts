@@ -17,7 +17,8 @@ import { FAULT_POINTS, parseFault } from '../../impl/faults.ts';
 import type { FaultPointName } from '../../impl/faults.ts';
 import { SqliteStore } from '../../impl/sqlite/index.ts';
 import { sqliteVariant } from '../broken/sqlite/index.ts';
-import { integrityProblem, ledgerProblems, runWorker } from './crashRun.ts';
+import { runWorker } from './crashRun.ts';
+import { integrityProblem, ledgerProblems } from './sqliteCrash.ts';
 
 const { values } = parseArgs({ options: { store: { type: 'string', default: 'sqlite' }, fault: { type: 'string', default: FAULT_POINTS.workerBeforeAck } } });
 const variant = sqliteVariant(values.store);

@@ -40,6 +40,17 @@ export interface PeerOptions {
 /** How a peer ended: by itself, or only after the harness signalled its group. */
 export type PeerEnding = 'exited' | 'SIGTERM' | 'SIGKILL';
 
+/**
+ * Receives a peer's output in place of request(): for a protocol with several requests in flight
+ * (jobcheck/2), where a line is not the reply to the line sent last.
+ */
+export interface PeerListener {
+  /** A line of stdout, already checked to be UTF-8 within the line limit. */
+  readonly line: (text: string) => void;
+  /** The peer failed (exit, flood, bad UTF-8, ended or killed by the harness); called once, with its first failure. */
+  readonly failed: (error: ProcessError) => void;
+}
+
 interface Waiter {
   readonly resolve: (line: string) => void;
   readonly reject: (error: ProcessError) => void;
@@ -66,6 +77,8 @@ export class Peer {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly stderr: string[] = [];
   private waiter: Waiter | undefined;
+  private listener: PeerListener | undefined;
+  private listenerTold = false;
   private failure: ProcessError | undefined;
   private linesSent = 0;
   private repliesReceived = 0;
@@ -176,6 +189,11 @@ export class Peer {
       this.abort('protocol_error', `a reply line is not valid UTF-8: byte ${at} starts the bytes ${hex}, after ${JSON.stringify(before)}; the process group was killed`);
       return;
     }
+    if (this.listener !== undefined && this.waiter === undefined) {
+      this.repliesReceived += 1;
+      this.listener.line(decoded.text);
+      return;
+    }
     const waiter = this.waiter;
     if (waiter === undefined) {
       const after = this.repliesReceived === 0 ? 'before any request' : `after its reply to line ${this.linesSent}`;
@@ -193,6 +211,43 @@ export class Peer {
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.reject(this.failure);
+    this.tellListener();
+  }
+
+  private tellListener(): void {
+    if (this.listener === undefined || this.listenerTold || this.failure === undefined) return;
+    this.listenerTold = true;
+    this.listener.failed(this.failure);
+  }
+
+  /**
+   * From now on every line of output goes to `listener` (while no request() waits), and the
+   * peer's failure is told to it once (at once if the peer has already failed). For protocols with
+   * several requests in flight; request() keeps working for a line answered in turn.
+   */
+  listen(listener: PeerListener): void {
+    this.listener = listener;
+    this.tellListener();
+  }
+
+  /** Writes one line without waiting for anything (see listen()). Says whether it was written: not once the peer failed. */
+  send(line: string): boolean {
+    if (this.failure !== undefined) return false;
+    this.linesSent += 1;
+    this.lastSent = line;
+    this.child.stdin.write(`${line}\n`);
+    return true;
+  }
+
+  /** The number of lines sent so far (the hello is line 1). */
+  get sent(): number {
+    return this.linesSent;
+  }
+
+  /** Fails the peer with `error` and kills its process group at once (a violation its listener found). */
+  failWith(error: ProcessError): void {
+    this.fail(error);
+    this.killGroup('SIGKILL');
   }
 
   /** Fails the peer with a new error and kills its process group at once. */
@@ -265,6 +320,7 @@ export class Peer {
    */
   async end(): Promise<PeerEnding> {
     if (this.failure === undefined) this.failure = new ProcessError('closed', 'the process was ended by the harness', this.details());
+    this.tellListener();
     let ending: PeerEnding = 'exited';
     if (!this.finished && this.exit === undefined) {
       this.child.stdin.end();
@@ -294,6 +350,7 @@ export class Peer {
   /** Kills the group at once (no grace) and stops reading it: for a peer that already failed. */
   async kill(): Promise<void> {
     if (this.failure === undefined) this.failure = new ProcessError('closed', 'the process was killed by the harness', this.details());
+    this.tellListener();
     this.killGroup('SIGKILL');
     await this.settle();
   }

@@ -32,6 +32,24 @@ export type ProcessErrorCode =
   /** The adapter was used after close(). */
   | 'closed';
 
+/**
+ * Which rule of jobcheck/2's reply envelopes a `protocol_error` broke (docs/protocol.md, section 9),
+ * when it is one of those: stable names for tests and reports.
+ */
+export type ProtocolViolation =
+  /** A line that is not JSON, nested too deep, or not a reply envelope of the right shape. */
+  | 'malformed_line'
+  /** A reply envelope without an id, or a bare reply while requests were in flight: it cannot be matched. */
+  | 'missing_id'
+  /** A reply envelope whose id the harness never sent. */
+  | 'unknown_id'
+  /** A second reply envelope for an id already answered. */
+  | 'duplicate_id'
+  /** A well-formed envelope whose reply is not a command reply of the contract. */
+  | 'bad_reply'
+  /** A line written when no request was in flight. */
+  | 'unasked_line';
+
 /** What a ProcessError carries besides its code. */
 export interface ProcessErrorDetails {
   /** The shell command of the implementation. */
@@ -47,6 +65,10 @@ export interface ProcessErrorDetails {
   readonly exitCode?: number | null;
   readonly signal?: string | null;
   readonly cause?: unknown;
+  /** For a `protocol_error` of jobcheck/2's envelopes: which rule was broken. */
+  readonly violation?: ProtocolViolation;
+  /** For a jobcheck/2 request: its id. */
+  readonly requestId?: number;
 }
 
 const clip = (s: string): string => clipText(s, EXCERPT_CHARS);

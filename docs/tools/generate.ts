@@ -20,6 +20,7 @@ import { lifecycleMermaid, lifecycleStatesTable, lifecycleTransitionsTable } fro
 import { protocolLimitsTable } from './protocolLimits.ts';
 import { PROJECT_ROOT, refreshConsoleBlocks, withoutDurations } from './quotedCommands.ts';
 import { findRegions, replaceRegions } from './regions.ts';
+import { refreshUsageBlocks } from './usageBlocks.ts';
 import { predictTranscript, storiesTable, storyQuiz } from './storyDocs.ts';
 import { ChromiumUnavailableError } from './chromium.ts';
 import { coverageScreenshots } from './coveragePages.ts';
@@ -109,7 +110,7 @@ export async function regenerateDoc(text: string, doc: string, options: { dir?: 
   // Reference pages may mark regions for other tools, which are left alone.
   const own = runsConsoleBlocks(doc, '');
   const render = (name: string): string | undefined => (transcripts.has(name) ? transcripts.get(name) : renderRegion(name, options.dir ?? DOCS_DIR));
-  const withRegions = replaceRegions(text, render, doc, own);
+  const withRegions = await refreshUsageBlocks(replaceRegions(text, render, doc, own));
   if (!runsConsoleBlocks(doc, text)) return withRegions;
   return refreshConsoleBlocks(withRegions, doc, options.runSlow === undefined ? {} : { runSlow: options.runSlow });
 }

@@ -5,6 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { runDemo } from '../../cli/demo.ts';
+import { ruleLines } from '../../cli/demoPredict.ts';
 import { renderFinal, renderStepAfter } from '../../cli/demoRender.ts';
 import { findStory, listStories } from '../../cli/demoStory.ts';
 import type { Story } from '../../cli/demoStory.ts';
@@ -35,9 +36,16 @@ function stepQuestion(step: TracedStep): string {
   }
 }
 
+/** The answer to one step: what it produced and, when a contract rule decided it, that rule with its sentence. Pure. */
+export function stepAnswer(step: TracedStep, story: Parameters<typeof renderStepAfter>[1]): string {
+  const after = renderStepAfter(step, story);
+  return step.rules.length === 0 ? after : `${after}\n${ruleLines(step.rules).join('\n')}`;
+}
+
 /**
  * One story as a quiz in Markdown: the story, then per step the command, the prediction prompt,
- * and the answer folded in a `<details>` block so that it stays hidden until the reader opens it.
+ * and the answer (with the rules that decided the step) folded in a `<details>` block so that it
+ * stays hidden until the reader opens it.
  */
 export function storyQuiz(name: string): string {
   const story = findStory(name);
@@ -60,7 +68,7 @@ export function storyQuiz(name: string): string {
       '<details><summary>Answer</summary>',
       '',
       '```text',
-      renderStepAfter(step, story),
+      stepAnswer(step, story),
       '```',
       '',
       '</details>',

@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""A complete job store in Python 3 (standard library only) that speaks the jobcheck/1 protocol.
+"""A complete job store in Python 3 (standard library only) that speaks the jobcheck/1 protocol
+and its concurrent revision jobcheck/2.
 
 It implements the contract of docs/contract.md and talks to the harness over JSON lines as
 docs/protocol.md describes: one request per line on stdin, one reply per line on stdout, nothing
 else on stdout (logs would go to stderr). Check it with
 
     npx jobcheck check --impl "python3 examples/python/jobstore.py"
+
+When the harness offers jobcheck/2 it accepts concurrent requests: each request envelope runs in
+a thread of its own, over the one store, which a lock guards (`Store.execute_concurrently`), and
+its reply is written as soon as it is ready, whatever the order. Under jobcheck/1 everything runs
+on the main thread, one request at a time, as before.
 
 It is written from the contract, not translated from the TypeScript store, and it is meant to be
 read: the `Store` class keeps each rule in its own small method, which is also what the broken
@@ -23,8 +29,13 @@ Data structures, chosen so that no command scans every job:
 import heapq
 import json
 import sys
+import threading
+import traceback
 
 PROTOCOL = 'jobcheck/1'
+# The revision for concurrent requests: commands travel in request envelopes with an id and a lane.
+PROTOCOL_2 = 'jobcheck/2'
+PROTOCOLS = (PROTOCOL, PROTOCOL_2)
 SNAPSHOT_FORMAT = 'jobcheck.snapshot/1'
 IMPLEMENTATION = 'python-jobstore'
 # Largest integer the contract allows (JavaScript's Number.MAX_SAFE_INTEGER): every integer of the
@@ -208,16 +219,28 @@ class Store:
         self.ready_heads = []
         self.balances = {}
         self.effects = {}
+        # Guards every field above when requests run in threads (jobcheck/2).
+        self.lock = threading.Lock()
 
     # -- the three steps of every command ------------------------------------------------------
 
     def execute(self, message):
+        command = self.begin(message)
+        return getattr(self, 'do_' + command['type'])(command)
+
+    def execute_concurrently(self, message):
+        """execute() for a request running in a thread of its own: one command at a time holds the store."""
+        with self.lock:
+            return self.execute(message)
+
+    def begin(self, message):
+        """Steps 1 and 2: the command checked, the clock not going back, then moved to `now`."""
         command = parse_command(message)
         now = command['now']
         if now < self.clock:
             raise Rejected('clock_regressed', 'now: %d is before the clock (%d)' % (now, self.clock))
         self.advance(now)
-        return getattr(self, 'do_' + command['type'])(command)
+        return command
 
     def advance(self, now):
         """Step 2: the clock moves to `now`; every job with an instant at or before `now` is looked at."""
@@ -270,6 +293,10 @@ class Store:
         job = self.next_claimable()
         if job is None:
             return {'ok': True, 'type': 'claim', 'job': None}
+        return self.deliver(job, c)
+
+    def deliver(self, job, c):
+        """A claim hands `job` (just taken off the ready heads) to c's worker with a new token."""
         if self.next_token >= MAX_SAFE:
             heapq.heappush(self.ready_heads, (job.seq, job.id))  # it stays claimable
             raise Rejected('out_of_range', 'nextToken is %d: a new token would leave the safe range'
@@ -369,6 +396,13 @@ class Store:
         job.status = 'ready'
         if self.is_head(job):
             heapq.heappush(self.ready_heads, (job.seq, job.id))
+
+    def peek_claimable(self):
+        """The job the next claim would get, left claimable."""
+        job = self.next_claimable()
+        if job is not None:
+            heapq.heappush(self.ready_heads, (job.seq, job.id))
+        return job
 
     def next_claimable(self):
         """The ready account head admitted first, or None. Stale heap entries are dropped on the way."""
@@ -605,15 +639,20 @@ def check_snapshot(value):
 
 
 def handle(session, message, store_class):
-    """One request -> one reply. `session` holds the current store (None before hello)."""
+    """One request -> one reply. `session` holds the current store (None before hello) and the
+    protocol its hello asked for. Request envelopes of a jobcheck/2 session are main()'s."""
     kind = message.get('type') if type(message) is dict else None
     if kind == 'hello':
         as_object(message, '', 'invalid_argument', ('type', 'protocol', 'config'))
-        if message['protocol'] != PROTOCOL:
+        if message['protocol'] not in PROTOCOLS:
             raise Rejected('unsupported_protocol', 'protocol: this implementation speaks %s (got %s)'
-                           % (PROTOCOL, describe(message['protocol'])))
+                           % (' and '.join(PROTOCOLS), describe(message['protocol'])))
         session['store'] = store_class(parse_config(message['config']))
-        return {'ok': True, 'type': 'hello', 'protocol': PROTOCOL, 'implementation': IMPLEMENTATION}
+        session['protocol'] = message['protocol']
+        reply = {'ok': True, 'type': 'hello', 'protocol': message['protocol'], 'implementation': IMPLEMENTATION}
+        if message['protocol'] == PROTOCOL_2:
+            reply['concurrent'] = True
+        return reply
     store = session.get('store')
     if store is None:
         raise Rejected('invalid_argument', 'send hello first (got %s)' % describe(message))
@@ -624,7 +663,33 @@ def handle(session, message, store_class):
         as_object(message, '', 'invalid_argument', ('type', 'snapshot'))
         session['store'] = store_class.from_snapshot(message['snapshot'])
         return {'ok': True, 'type': 'restore'}
+    if session.get('protocol') == PROTOCOL_2:
+        raise Rejected('invalid_argument', 'in a %s session a command travels in a request envelope (got %s)'
+                       % (PROTOCOL_2, describe(message)))
     return store.execute(message)
+
+
+def parse_envelope(message):
+    """A jobcheck/2 request envelope: (id, command), or Rejected(invalid_argument) for a malformed one."""
+    as_object(message, 'request', 'invalid_argument', ('type', 'id', 'lane', 'command'))
+    request_id = as_int(message['id'], 'request.id', 'invalid_argument', 0)
+    as_int(message['lane'], 'request.lane', 'invalid_argument', 0)
+    return request_id, message['command']
+
+
+def run_request(store, request_id, command, write):
+    """One request envelope, in a thread of its own: the store's reply, written in a reply envelope."""
+    try:
+        try:
+            reply = store.execute_concurrently(command)
+        except Rejected as rejection:
+            reply = {'ok': False, 'code': rejection.code, 'message': rejection.message}
+        write({'type': 'reply', 'id': request_id, 'reply': reply})
+    except Exception:  # a bug of the store: say so and end, so that the harness sees the process die
+        traceback.print_exc()
+        sys.stderr.flush()
+        import os
+        os._exit(70)
 
 
 def main(store_class=Store, stdin=None, stdout=None):
@@ -632,6 +697,20 @@ def main(store_class=Store, stdin=None, stdout=None):
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout
     session = {}
+    writing = threading.Lock()
+    running = []  # the threads of jobcheck/2 requests that may not have replied yet
+
+    def write(reply):
+        with writing:
+            stdout.write(json.dumps(reply, separators=(',', ':')) + '\n')
+            stdout.flush()
+
+    def settle():
+        """Waits for every request in flight (hello, snapshot and restore come when none is)."""
+        for thread in running:
+            thread.join()
+        del running[:]
+
     for line in iter(stdin.readline, b''):
         if not line.strip():
             continue
@@ -640,11 +719,18 @@ def main(store_class=Store, stdin=None, stdout=None):
                 message = json.loads(line)
             except (ValueError, RecursionError) as error:
                 raise Rejected('invalid_argument', 'line is not JSON (or nested too deep): %s' % error)
+            if session.get('protocol') == PROTOCOL_2 and type(message) is dict and message.get('type') == 'request':
+                request_id, command = parse_envelope(message)
+                thread = threading.Thread(target=run_request, args=(session['store'], request_id, command, write), daemon=True)
+                thread.start()
+                running[:] = [t for t in running if t.is_alive()] + [thread]
+                continue
+            settle()
             reply = handle(session, message, store_class)
         except Rejected as rejection:
             reply = {'ok': False, 'code': rejection.code, 'message': rejection.message}
-        stdout.write(json.dumps(reply, separators=(',', ':')) + '\n')
-        stdout.flush()
+        write(reply)
+    settle()
 
 
 if __name__ == '__main__':

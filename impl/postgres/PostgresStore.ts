@@ -192,7 +192,7 @@ function newSchemaName(): string {
 export const isStoreSchema = (name: string): boolean => new RegExp(`^${SCHEMA_PREFIX}[0-9a-f]{16}$`).test(name);
 
 /** The connection one command runs on, with the per-transaction state. */
-interface Tx {
+export interface Tx {
   readonly client: pg.PoolClient;
   wrote: boolean;
 }
@@ -200,7 +200,8 @@ interface Tx {
 /**
  * A job store in one PostgreSQL schema. Several stores (in one process or on several machines)
  * may open the same schema: each command is one transaction holding the meta row's lock, so they
- * queue up. Each concurrent `execute` takes a connection of its own from the pool.
+ * queue up. Each concurrent `execute` takes a connection of its own from the pool. Methods are
+ * overridable and internals protected, so that test variants can be built by subclassing.
  */
 export class PostgresStore {
   protected readonly q: Queries;
@@ -217,13 +218,13 @@ export class PostgresStore {
   }
 
   /** A new, empty store in a new schema. Throws JobcheckError `invalid_config` for a bad config. */
-  static async create(pool: pg.Pool, config: unknown): Promise<PostgresStore> {
+  static async create<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: pg.Pool, config: unknown): Promise<T> {
     const cfg = parseConfig(config);
     const schema = newSchemaName();
     await build(pool, schema, async (client, q) => {
       await client.query(q.insertMeta, [SCHEMA_VERSION, cfg.capacity, cfg.maxAttempts, cfg.leaseTicks, cfg.backoffBase, cfg.backoffCap, 0, 1, 1, 0]);
     });
-    return new PostgresStore(pool, cfg, schema);
+    return new this(pool, cfg, schema);
   }
 
   /**
@@ -231,7 +232,7 @@ export class PostgresStore {
    * snapshot first (JobcheckError `invalid_snapshot` naming the field, before anything is
    * written), then writes every row in one transaction. Keeps no reference to the caller's object.
    */
-  static async restore(pool: pg.Pool, snapshot: unknown): Promise<PostgresStore> {
+  static async restore<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: pg.Pool, snapshot: unknown): Promise<T> {
     const s = parseSnapshot(snapshot);
     const schema = newSchemaName();
     await build(pool, schema, async (client, q) => {
@@ -263,14 +264,14 @@ export class PostgresStore {
         }
       }
     });
-    return new PostgresStore(pool, s.config, schema);
+    return new this(pool, s.config, schema);
   }
 
   /**
    * The store already in `schema` (a reopen: what a new process does after the old one died).
    * Throws PostgresStoreError `no_store` when the schema holds none, `schema_mismatch` for another layout.
    */
-  static async open(pool: pg.Pool, schema: string): Promise<PostgresStore> {
+  static async open<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: pg.Pool, schema: string): Promise<T> {
     if (!isStoreSchema(schema)) throw new PostgresStoreError('no_store', `${JSON.stringify(schema)} is not the name of a store's schema (${SCHEMA_PREFIX}<16 hex digits>)`);
     const found = await pool.query("SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'meta'", [schema]);
     if (found.rowCount === 0) throw new PostgresStoreError('no_store', `schema ${schema} holds no job store`);
@@ -279,7 +280,7 @@ export class PostgresStore {
     if (meta === undefined) throw new PostgresStoreError('no_store', `schema ${schema} holds no job store (its meta row is missing)`);
     if (meta.layout !== SCHEMA_VERSION) throw new PostgresStoreError('schema_mismatch', `schema ${schema} holds a store of layout ${JSON.stringify(meta.layout)}, not ${SCHEMA_VERSION}`);
     const cfg = parseConfig({ capacity: meta.capacity, maxAttempts: meta.maxAttempts, leaseTicks: meta.leaseTicks, backoffBase: meta.backoffBase, backoffCap: meta.backoffCap });
-    return new PostgresStore(pool, cfg, schema);
+    return new this(pool, cfg, schema);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -296,7 +297,7 @@ export class PostgresStore {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const results = (await client.query(this.q.begin)) as unknown as pg.QueryResult[];
+      const results = (await client.query(this.beginSql(parsed.command))) as unknown as pg.QueryResult[];
       const tx: Tx = { client, wrote: false };
       faultPoint(FAULT_POINTS.afterBegin);
       let reply: Reply;
@@ -316,6 +317,19 @@ export class PostgresStore {
       // A connection whose transaction failed is dropped rather than reused.
       client.release(broken);
     }
+  }
+
+  /**
+   * The statements that open a command's transaction and read the counters: BEGIN and the meta
+   * row `FOR UPDATE`, for every command (a hook for the broken variants of the concurrency tests).
+   */
+  protected beginSql(_command: Command): string {
+    return this.q.begin;
+  }
+
+  /** The statement that reads the lowest-seq claimable job, locking it (a hook for the broken variants). */
+  protected claimHeadSql(): string {
+    return this.q.claimHead;
   }
 
   /** Runs one statement of the command's transaction; rows as `T`. */
@@ -405,7 +419,7 @@ export class PostgresStore {
   }
 
   protected async applyClaim(tx: Tx, m: Counters, c: ClaimCommand): Promise<Reply> {
-    const [row] = await this.read<JobRow>(tx, this.q.claimHead, []);
+    const [row] = await this.read<JobRow>(tx, this.claimHeadSql(), []);
     if (row === undefined) return { ok: true, type: 'claim', job: null };
     if (m.nextToken >= Number.MAX_SAFE_INTEGER) {
       return reject('out_of_range', `nextToken is ${m.nextToken}: a new token would leave the safe-integer range`);
@@ -595,6 +609,9 @@ export class PostgresStore {
     this.closed = true;
   }
 }
+
+/** The constructor of PostgresStore or of a subclass of it (the broken variants of the crash and concurrency tests). */
+export type PostgresStoreClass<T extends PostgresStore = PostgresStore> = new (pool: pg.Pool, cfg: Config, schema: string) => T;
 
 /** The canonical snapshot of a store's rows. Pure. */
 function assemble(

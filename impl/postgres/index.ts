@@ -4,7 +4,7 @@
  * `postgresPool` makes the connection pool; `PostgresStore` has the constructors for a new schema,
  * a restore and a reopen.
  */
-export type { Counters, Job, Queries } from './PostgresStore.ts';
+export type { Counters, Job, PostgresStoreClass, Queries, Tx } from './PostgresStore.ts';
 export { PostgresStore, dueOf, isStoreSchema, jobRecord, queries } from './PostgresStore.ts';
 export type { PostgresPoolOptions } from './schema.ts';
 export { SCHEMA_PREFIX, SCHEMA_VERSION, STORE_TYPES, postgresPool, quoteIdent, schemaSql } from './schema.ts';

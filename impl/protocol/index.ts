@@ -1,7 +1,7 @@
-/** The implementation's end of the jobcheck/1 protocol: serving any store over JSON lines. */
-export type { ProtocolReply, ServedStore, Session, StoreMaker } from './server.ts';
+/** The implementation's end of the jobcheck/1 and jobcheck/2 protocols: serving any store over JSON lines. */
+export type { ProtocolReply, ReplyEnvelopeOut, ServedStore, Session, StoreMaker } from './server.ts';
 export { answerLine, serveLines } from './server.ts';
 export { memoryStoreMaker } from './memoryStore.ts';
 export type { SqliteMakerOptions } from './sqliteStore.ts';
 export { sqliteStoreMaker } from './sqliteStore.ts';
-export { postgresStoreMaker } from './postgresStore.ts';
+export { MAX_SERVE_CONNECTIONS, postgresStoreMaker } from './postgresStore.ts';

@@ -14,10 +14,21 @@ import { parseConfig } from '../../contract/index.ts';
 import { PostgresStore, PostgresStoreError, isStoreSchema, postgresPool } from '../postgres/index.ts';
 import type { ServedStore, StoreMaker } from './server.ts';
 
-/** A served store over one PostgresStore; closing it drops the schema. */
+/**
+ * Most connections one serving process holds: in a jobcheck/2 session each lane's command runs
+ * on a pooled connection of its own, up to this many at once (more lanes queue for one).
+ */
+export const MAX_SERVE_CONNECTIONS = 8;
+
+/**
+ * A served store over one PostgresStore; closing it drops the schema. It is `concurrent`: each
+ * command is a transaction of its own that first locks the store's meta row (impl/postgres), so
+ * commands of several lanes may run at once and are serialised by the database.
+ */
 function served(store: PostgresStore): ServedStore {
   return {
     storage: store.schema,
+    concurrent: true,
     execute: (command) => store.execute(command),
     snapshot: () => store.snapshot(),
     close: () => store.drop(),
@@ -28,7 +39,7 @@ function served(store: PostgresStore): ServedStore {
 export function postgresStoreMaker(target: string): StoreMaker {
   // The pool is made at the first store, so that a bad target is told as the hello's error.
   let pool: ReturnType<typeof postgresPool> | undefined;
-  const db = (): ReturnType<typeof postgresPool> => (pool ??= postgresPool(target, { max: 2, allowExitOnIdle: true }));
+  const db = (): ReturnType<typeof postgresPool> => (pool ??= postgresPool(target, { max: MAX_SERVE_CONNECTIONS, allowExitOnIdle: true }));
   return {
     name: 'jobcheck-postgres',
     create: async (config: Config) => served(await PostgresStore.create(db(), config)),

@@ -1,26 +1,46 @@
 /**
- * The implementation's end of the jobcheck/1 protocol, for any store with the contract's API:
- * one request per line in, one reply per line out, in order (docs/protocol.md). `jobcheck serve`
- * runs it on stdio, so that any tool (the harness included) can drive the built-in stores as it
- * drives an implementation in another language.
+ * The implementation's end of the jobcheck/1 and jobcheck/2 protocols, for any store with the
+ * contract's API (docs/protocol.md). `jobcheck serve` runs it on stdio, so that any tool (the
+ * harness included) can drive the built-in stores as it drives an implementation in another
+ * language.
  *
  * How a request is answered, in order:
  * 1. a line that is not JSON, or JSON nested deeper than the store could use, is `invalid_argument`;
  * 2. before the first `hello`, every other request is `invalid_argument` ("send hello first");
  * 3. `hello` must have exactly `type`, `protocol` and `config` (else `invalid_argument`), then the
- *    protocol must be jobcheck/1 (else `unsupported_protocol`), then the config must be valid
- *    (else `invalid_config`, with `path`); it replaces the store by an empty one. A durable maker
- *    also takes `resume`, naming the storage a killed process left: that store is reopened
- *    instead (its config must be the hello's), and the reply's `durable` names its storage;
+ *    protocol must be jobcheck/1 or jobcheck/2 (else `unsupported_protocol`), then the config must
+ *    be valid (else `invalid_config`, with `path`); it replaces the store by an empty one and sets
+ *    the session's protocol. A durable maker also takes `resume`, naming the storage a killed
+ *    process left: that store is reopened instead (its config must be the hello's), and the
+ *    reply's `durable` names its storage. A jobcheck/2 reply says `concurrent: true`;
  * 4. `snapshot` must have only `type`; `restore` exactly `type` and `snapshot` (else
  *    `invalid_argument`); a snapshot the contract refuses is `invalid_snapshot` with `path`, and
  *    leaves the store as it was; `restore` is accepted at any time after `hello`;
- * 5. anything else is a command, answered by the store (a malformed one is `invalid_argument`).
+ * 5. in a jobcheck/2 session, a `request` envelope carries a command: a malformed envelope is a
+ *    bare `invalid_argument`; a good one is answered `{type: "reply", id, reply}`; a bare command
+ *    is `invalid_argument`;
+ * 6. in a jobcheck/1 session, anything else is a command, answered by the store (a malformed one
+ *    is `invalid_argument`).
+ *
+ * Concurrency (jobcheck/2): a store that says `concurrent` (PostgreSQL: each command is its own
+ * transaction on a pooled connection) has the envelopes of different lanes executed at once, each
+ * lane's in arrival order; every other store (memory, the model, SQLite, whose driver is
+ * synchronous) has every request executed one at a time in arrival order, which is trivially
+ * linearizable. `hello`, `snapshot` and `restore` wait until nothing is in flight.
  */
 import { createInterface } from 'node:readline';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import { JobcheckError, describeIssue, describeValue, jsonDepth } from '../../contract/index.ts';
-import { PROTOCOL_VERSION, helloRequestSchema, restoreRequestSchema, snapshotRequestSchema } from '../../contract/protocol.ts';
+import {
+  PROTOCOL_VERSION,
+  PROTOCOL_VERSION_2,
+  PROTOCOL_VERSIONS,
+  helloRequestSchema,
+  requestEnvelopeSchema,
+  restoreRequestSchema,
+  snapshotRequestSchema,
+} from '../../contract/protocol.ts';
+import type { ProtocolVersion } from '../../contract/protocol.ts';
 
 /** A store as the server drives it. Methods may be async (a store on a database). */
 export interface ServedStore {
@@ -30,6 +50,12 @@ export interface ServedStore {
   close?(): void | Promise<void>;
   /** Where a durable store lives (told in the hello reply, for a later hello's `resume`); absent for a store in memory. */
   readonly storage?: string;
+  /**
+   * True when `execute` may be called again before an earlier call has settled, each call seeing
+   * a consistent store (a store whose commands are transactions on connections of their own).
+   * Absent or false: the server executes one command at a time.
+   */
+  readonly concurrent?: boolean;
 }
 
 /** How the server makes stores: empty for a config, or restored from a snapshot. Both throw JobcheckError. */
@@ -50,10 +76,18 @@ export interface StoreMaker {
 /** The server's state: the current store, once `hello` made one. */
 export interface Session {
   store?: ServedStore;
+  /** The protocol the last accepted `hello` asked for. */
+  protocol?: ProtocolVersion;
 }
 
 /** A reply of the protocol: a command's reply, or the reply to hello, snapshot or restore. */
 export type ProtocolReply = Reply | { readonly ok: boolean; readonly [field: string]: unknown };
+/** A jobcheck/2 reply envelope, as the server writes it (answerLine returns one typed as a ProtocolReply). */
+export interface ReplyEnvelopeOut {
+  readonly type: 'reply';
+  readonly id: number;
+  readonly reply: Reply;
+}
 
 /** Deeper than any request the protocol has (a restore of a snapshot is 6 deep). */
 const MAX_REQUEST_DEPTH = 64;
@@ -66,16 +100,44 @@ async function replace(session: Session, next: ServedStore): Promise<void> {
   await old?.close?.();
 }
 
-/** Answers one request line. Never throws for bad input; a store's own failure (I/O) propagates. */
-export async function answerLine(session: Session, line: string, maker: StoreMaker): Promise<ProtocolReply> {
+/** A reply envelope, typed as the protocol replies it travels among. */
+const envelopeReply = (id: number, reply: Reply): ProtocolReply => ({ type: 'reply', id, reply }) satisfies ReplyEnvelopeOut as unknown as ProtocolReply;
+
+/** A request line as JSON, or the refusal of a line that is not a request at all. Pure. */
+function parseLine(line: string): { readonly ok: true; readonly message: unknown } | { readonly ok: false; readonly reply: ProtocolReply } {
   let message: unknown;
   try {
     message = JSON.parse(line);
   } catch (error) {
-    return refuse('invalid_argument', `the line is not JSON (${(error as Error).message})`);
+    return { ok: false, reply: refuse('invalid_argument', `the line is not JSON (${(error as Error).message})`) };
   }
-  if (jsonDepth(message, MAX_REQUEST_DEPTH) > MAX_REQUEST_DEPTH) return refuse('invalid_argument', `the request is nested deeper than ${MAX_REQUEST_DEPTH} levels`);
-  const type = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as { type?: unknown }).type : undefined;
+  if (jsonDepth(message, MAX_REQUEST_DEPTH) > MAX_REQUEST_DEPTH) return { ok: false, reply: refuse('invalid_argument', `the request is nested deeper than ${MAX_REQUEST_DEPTH} levels`) };
+  return { ok: true, message };
+}
+
+const typeOf = (message: unknown): unknown =>
+  typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as { type?: unknown }).type : undefined;
+
+/** Answers one request line. Never throws for bad input; a store's own failure (I/O) propagates. */
+export async function answerLine(session: Session, line: string, maker: StoreMaker): Promise<ProtocolReply> {
+  const parsed = parseLine(line);
+  return parsed.ok ? answerMessage(session, parsed.message, maker) : parsed.reply;
+}
+
+/**
+ * A request envelope of a jobcheck/2 session checked: the envelope, or the bare refusal of a
+ * malformed one (whose command is not executed). Pure.
+ */
+function checkEnvelope(message: unknown): { readonly ok: true; readonly id: number; readonly lane: number; readonly command: unknown } | { readonly ok: false; readonly reply: ProtocolReply } {
+  const shape = requestEnvelopeSchema.safeParse(message);
+  if (!shape.success) return { ok: false, reply: refuse('invalid_argument', `request: ${describeIssue(shape.error, message, 'request').message}`) };
+  // The command as parsed from the line, not zod's copy (which may drop a `__proto__` key).
+  return { ok: true, id: shape.data.id, lane: shape.data.lane, command: (message as { command: unknown }).command };
+}
+
+/** Answers one parsed request (see the file comment for the order of the checks). */
+async function answerMessage(session: Session, message: unknown, maker: StoreMaker): Promise<ProtocolReply> {
+  const type = typeOf(message);
   if (type === 'hello') {
     const shape = helloRequestSchema.safeParse(message);
     if (!shape.success) return refuse('invalid_argument', `hello: ${describeIssue(shape.error, message, 'request').message}`);
@@ -84,8 +146,9 @@ export async function answerLine(session: Session, line: string, maker: StoreMak
     if (resume !== undefined && (typeof resume !== 'string' || resume === '')) {
       return refuse('invalid_argument', `hello: resume: must be a non-empty string (got ${describeValue(resume)})`);
     }
-    if (shape.data.protocol !== PROTOCOL_VERSION) {
-      return refuse('unsupported_protocol', `protocol: this implementation speaks ${PROTOCOL_VERSION} (got ${describeValue(shape.data.protocol)})`);
+    const protocol = PROTOCOL_VERSIONS.find((v) => v === shape.data.protocol);
+    if (protocol === undefined) {
+      return refuse('unsupported_protocol', `protocol: this implementation speaks ${PROTOCOL_VERSIONS.join(' and ')} (got ${describeValue(shape.data.protocol)})`);
     }
     let store: ServedStore;
     try {
@@ -98,7 +161,10 @@ export async function answerLine(session: Session, line: string, maker: StoreMak
       throw error;
     }
     await replace(session, store);
-    return { ok: true, type: 'hello', protocol: PROTOCOL_VERSION, implementation: maker.name, ...(store.storage === undefined ? {} : { durable: { storage: store.storage } }) };
+    session.protocol = protocol;
+    const durable = store.storage === undefined ? {} : { durable: { storage: store.storage } };
+    if (protocol === PROTOCOL_VERSION) return { ok: true, type: 'hello', protocol, implementation: maker.name, ...durable };
+    return { ok: true, type: 'hello', protocol, implementation: maker.name, concurrent: true, ...durable };
   }
   const store = session.store;
   if (store === undefined) return refuse('invalid_argument', `send hello first (got ${describeValue(message)})`);
@@ -120,23 +186,69 @@ export async function answerLine(session: Session, line: string, maker: StoreMak
     await replace(session, restored);
     return { ok: true, type: 'restore', ...(restored.storage === undefined ? {} : { durable: { storage: restored.storage } }) };
   }
+  if (session.protocol === PROTOCOL_VERSION_2) {
+    if (type !== 'request') return refuse('invalid_argument', `in a ${PROTOCOL_VERSION_2} session a command travels in a request envelope (got ${describeValue(message)})`);
+    const envelope = checkEnvelope(message);
+    if (!envelope.ok) return envelope.reply;
+    return envelopeReply(envelope.id, await store.execute(envelope.command));
+  }
   return store.execute(message);
 }
 
 /**
- * Serves the protocol on `input`/`output` until the input ends, one reply line per request line,
- * in order (blank lines are skipped). Resolves when the input has ended and the store is closed.
+ * Serves the protocol on `input`/`output` until the input ends, one reply line per request line
+ * (blank lines are skipped). Requests are answered in arrival order, one at a time, except the
+ * request envelopes of a jobcheck/2 session on a `concurrent` store: those of different lanes run
+ * at once and are replied to as they finish. Resolves when the input has ended, every request is
+ * answered and the store is closed; rejects with a store's own failure (I/O).
  */
 export async function serveLines(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, maker: StoreMaker): Promise<void> {
   const session: Session = {};
   const lines = createInterface({ input, crlfDelay: Infinity });
+  const write = async (reply: ProtocolReply): Promise<void> => {
+    if (!output.write(`${JSON.stringify(reply)}\n`)) await new Promise((resolve) => output.once('drain', resolve));
+  };
+  /** The last request of each lane still running, and every request in flight. */
+  const lanes = new Map<number, Promise<void>>();
+  const inFlight = new Set<Promise<void>>();
+  let failure: { readonly error: unknown } | undefined;
+  const settle = async (): Promise<void> => {
+    while (inFlight.size > 0) await Promise.all(inFlight);
+    lanes.clear();
+    if (failure !== undefined) throw failure.error;
+  };
   try {
     for await (const line of lines) {
       if (line.trim() === '') continue;
-      const reply = await answerLine(session, line, maker);
-      if (!output.write(`${JSON.stringify(reply)}\n`)) await new Promise((resolve) => output.once('drain', resolve));
+      if (failure !== undefined) throw failure.error;
+      const parsed = parseLine(line);
+      const store = session.store;
+      if (parsed.ok && session.protocol === PROTOCOL_VERSION_2 && store?.concurrent === true && typeOf(parsed.message) === 'request') {
+        const envelope = checkEnvelope(parsed.message);
+        if (envelope.ok) {
+          const before = lanes.get(envelope.lane) ?? Promise.resolve();
+          const run = before
+            .then(async () => write(envelopeReply(envelope.id, await store.execute(envelope.command))))
+            .catch((error: unknown) => {
+              failure ??= { error };
+              // End at once, as a failing jobcheck/1 request does, rather than at the next line.
+              lines.close();
+            });
+          const tracked = run.finally(() => {
+            inFlight.delete(tracked);
+            if (lanes.get(envelope.lane) === tracked) lanes.delete(envelope.lane);
+          });
+          inFlight.add(tracked);
+          lanes.set(envelope.lane, tracked);
+          continue;
+        }
+      }
+      await settle();
+      await write(parsed.ok ? await answerMessage(session, parsed.message, maker) : parsed.reply);
     }
+    await settle();
   } finally {
+    await Promise.allSettled(inFlight);
     await session.store?.close?.();
   }
 }

@@ -49,6 +49,9 @@ def first_process(marker):
 
 def answer(session, message):
     try:
+        # A jobcheck/1 peer: its loop reads one request and writes one reply, so it refuses jobcheck/2.
+        if type(message) is dict and message.get('type') == 'hello' and message.get('protocol') == jobstore.PROTOCOL_2:
+            raise jobstore.Rejected('unsupported_protocol', 'protocol: this implementation speaks %s' % jobstore.PROTOCOL)
         return jobstore.handle(session, message, jobstore.Store)
     except jobstore.Rejected as rejection:
         return {'ok': False, 'code': rejection.code, 'message': rejection.message}

@@ -1,0 +1,475 @@
+/**
+ * The contract's commands on the real BullMQ, PostgreSQL backend, through its manual-fetching API
+ * (README.md says rule by rule what is mapped, translated or declared, and why):
+ * - submit -> `queue.add(name, data, {jobId, attempts, backoff})`; a known jobId is whatever BullMQ
+ *   does with it (it keeps the first job and ignores the new data);
+ * - claim -> `worker.getNextJob(lockToken, {block: false})` on a BullMQ Worker named after the
+ *   contract's worker, with a fresh lock token per claim (the contract's token -> (job id, lock
+ *   token) is kept in the adapter's `jobcheck_deliveries` table);
+ * - commit -> the adapter's effect ledger, one transaction: what the contract asks of a worker.
+ *   BullMQ has no fence for a worker's own writes, so none is added;
+ * - ack -> `job.moveToCompleted(null, lockToken, false)`; fail -> `job.moveToFailed(err, lockToken)`
+ *   with `UnrecoverableError` for a permanent failure. The stale-token check is BullMQ's own (the
+ *   finish functions compare the row's lock token, SQLSTATE BM001 codes -1/-2/-3/-6);
+ * - every command that passes validation first runs BullMQ's stalled-job sweep
+ *   (`moveStalledJobsToWait`, the Worker's own backend call) at its `now`; due delayed jobs are
+ *   promoted by BullMQ inside the next claim, so the snapshot reads a due delayed job as ready.
+ * Time: every BullMQ call runs with `Date.now()` answering the command's `now` (clock.ts).
+ * Isolation: each adapter has a schema of its own, BullMQ's tables (made by BullMQ's migrations)
+ * and the adapter's (tables.ts); closing drops it.
+ */
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { Job, UnrecoverableError, createPostgresBackend, runMigrations, withBackend } from 'bullmq';
+import type { JobProgress, PostgresConnectionOptions, PostgresPoolConfig, PostgresQueueBackend, Queue, Worker } from 'bullmq';
+import type {
+  AckCommand,
+  ClaimCommand,
+  CommitCommand,
+  Config,
+  DeadReason,
+  FailCommand,
+  JobRecord,
+  Rejection,
+  RejectionCode,
+  Reply,
+  Snapshot,
+  SubmitCommand,
+} from '../../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
+import { postgresPool, quoteIdent } from '../../impl/postgres/index.ts';
+import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
+import { BullmqAdapterError } from './BullmqAdapterError.ts';
+import { MS_PER_TICK, acquireClock, atTick, millisTick, tickMillis } from './clock.ts';
+import { QUEUE, SCHEMA_PREFIX, jobRows, tablesSql } from './tables.ts';
+import type { BullmqRow, JobData } from './tables.ts';
+
+/** Options of a BullMQ adapter factory. */
+export interface BullmqFactoryOptions {
+  /** Where the server is: a postgres:// URL, a unix socket folder, or empty for PGHOST and the rest (default). */
+  readonly target?: string;
+  /** Name for reports (default `bullmq <version> (PostgreSQL)`). */
+  readonly name?: string;
+}
+
+/** The BullMQ job name every submit uses (BullMQ requires one; the contract has none). */
+const JOB_NAME = 'jobcheck';
+
+/** Largest value of a PostgreSQL `integer` column (BullMQ's `max_attempts`). */
+const INT4_MAX = 2_147_483_647;
+
+/** BullMQ's finish errors that mean "this lock token does not hold the job" (ErrorCode). */
+const LOST_LOCK_CODES = new Set([-1, -2, -3, -6]);
+
+const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
+
+/** The BullMQ connection option for `target`: a pool config BullMQ builds, its tables in `schema` (unquoted). */
+function bullmqConnection(target: string, schema: string): PostgresPoolConfig {
+  const common = { schema, max: 1, application_name: 'jobcheck-bullmq' };
+  if (target === '') return common;
+  if (/^postgres(ql)?:\/\//.test(target)) return { ...common, connectionString: target };
+  if (target.startsWith('/')) return { ...common, host: target };
+  throw new BullmqAdapterError('bad_target', `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`);
+}
+
+/** Creates BullMQ's tables and functions in a new schema, by BullMQ's own migrations. */
+async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await runMigrations(client, schema);
+  } finally {
+    client.release();
+  }
+}
+
+/** Refuses a config whose times BullMQ cannot hold exactly in milliseconds. */
+function checkRepresentable(config: Config): void {
+  for (const field of ['leaseTicks', 'backoffBase', 'backoffCap'] as const) {
+    if (!Number.isSafeInteger(config[field] * MS_PER_TICK)) {
+      throw new BullmqAdapterError('unsupported_config', `${field}: ${config[field]} ticks of ${MS_PER_TICK} ms is not a safe integer of milliseconds, which BullMQ's times are`);
+    }
+  }
+  if (config.maxAttempts > INT4_MAX) {
+    throw new BullmqAdapterError('unsupported_config', `maxAttempts: ${config.maxAttempts} does not fit BullMQ's attempts column (at most ${INT4_MAX})`);
+  }
+}
+
+interface Meta {
+  config: Config;
+  clock: number;
+  nextToken: number;
+  nextSeq: number;
+}
+
+interface Delivery {
+  token: number;
+  job: string;
+  lockToken: string;
+  worker: string;
+}
+
+/** BullMQ's classes bound to its PostgreSQL backend (BullMQ's documented way to type them). */
+const PG = withBackend(createPostgresBackend);
+
+type BullmqQueue = Queue<JobData, unknown, string, JobData, unknown, string, PostgresQueueBackend, PostgresConnectionOptions>;
+type BullmqWorker = Worker<JobData, unknown, string, PostgresQueueBackend, JobProgress, PostgresConnectionOptions>;
+
+/** The BullMQ clients of one adapter incarnation: a Queue (producer), a Worker per contract worker, and the Worker that sweeps. */
+class Clients {
+  readonly workers = new Map<string, BullmqWorker>();
+  readonly queue: BullmqQueue;
+  readonly sweeper: BullmqWorker;
+
+  constructor(
+    private readonly schema: string,
+    private readonly config: Config,
+    private readonly target: string,
+  ) {
+    this.queue = new PG.Queue<JobData, unknown>(QUEUE, { connection: bullmqConnection(target, schema) });
+    this.sweeper = this.newWorker(undefined);
+  }
+
+  private newWorker(name: string | undefined): BullmqWorker {
+    return new PG.Worker<JobData, unknown>(
+      QUEUE,
+      undefined,
+      {
+        connection: bullmqConnection(this.target, this.schema),
+        ...(name === undefined ? {} : { name }),
+        autorun: false,
+        // leaseTicks: the lock a claim takes, and the stalled check may run at every tick.
+        lockDuration: this.config.leaseTicks * MS_PER_TICK,
+        stalledInterval: MS_PER_TICK,
+        // attempts count deliveries: BullMQ's counter of deliveries is attemptsStarted.
+        maxStartedAttempts: this.config.maxAttempts,
+        maxStalledCount: this.config.maxAttempts,
+      },
+    );
+  }
+
+  /** The BullMQ Worker standing for the contract's worker `name` (made on first use). */
+  worker(name: string): BullmqWorker {
+    let w = this.workers.get(name);
+    if (w === undefined) {
+      w = this.newWorker(name);
+      this.workers.set(name, w);
+    }
+    return w;
+  }
+
+  async ready(): Promise<void> {
+    await this.queue.waitUntilReady();
+    await this.sweeper.waitUntilReady();
+  }
+
+  /** Closes every client (and so every connection and timer BullMQ opened). */
+  async close(): Promise<void> {
+    const all = [this.sweeper, ...this.workers.values()];
+    await Promise.allSettled(all.map((w) => w.close()));
+    await this.queue.close();
+  }
+}
+
+/** A fresh name: `<prefix><16 hex digits>`. */
+const freshName = (prefix: string): string => `${prefix}${randomBytes(8).toString('hex')}`;
+
+/** An adapter over one BullMQ queue on PostgreSQL, in a schema of its own; a restart closes every client and opens new ones on the same tables. */
+export class BullmqPostgresAdapter implements Adapter {
+  private closed = false;
+  private readonly release: () => void;
+  /** The schema, quoted for SQL text. */
+  private readonly s: string;
+
+  private constructor(
+    readonly name: string,
+    private pool: pg.Pool,
+    private clients: Clients,
+    /** The adapter's schema (BullMQ's tables and the adapter's), unquoted. */
+    readonly schema: string,
+    private readonly config: Config,
+    private readonly target: string,
+  ) {
+    this.s = quoteIdent(schema);
+    this.release = acquireClock();
+  }
+
+  /** Creates a schema with BullMQ's tables (its own migrations) and the adapter's, and opens BullMQ's clients on it. */
+  static async create(config: Config, options: BullmqFactoryOptions, version: string): Promise<BullmqPostgresAdapter> {
+    const cfg = parseConfig(config);
+    checkRepresentable(cfg);
+    const target = options.target ?? '';
+    const schema = freshName(SCHEMA_PREFIX);
+    bullmqConnection(target, schema);
+    const s = quoteIdent(schema);
+    const pool = postgresPool(target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' });
+    let clients: Clients | undefined;
+    try {
+      await migrate(pool, schema);
+      await pool.query(tablesSql(s));
+      await pool.query(`INSERT INTO ${s}.jobcheck_meta (config, clock, next_token, next_seq) VALUES ($1, 0, 1, 1)`, [JSON.stringify(cfg)]);
+      clients = new Clients(schema, cfg, target);
+      await clients.ready();
+      return new BullmqPostgresAdapter(options.name ?? `bullmq ${version} (PostgreSQL)`, pool, clients, schema, cfg, target);
+    } catch (error) {
+      await clients?.close().catch(() => undefined);
+      await pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch(() => undefined);
+      await pool.end();
+      throw error;
+    }
+  }
+
+  private async meta(): Promise<Meta> {
+    const { rows } = await this.pool.query<Meta>(`SELECT config, clock, next_token AS "nextToken", next_seq AS "nextSeq" FROM ${this.s}.jobcheck_meta`);
+    const row = rows[0];
+    if (row === undefined) throw new BullmqAdapterError('queue_error', `the adapter's meta row in ${this.s} is missing`);
+    return row;
+  }
+
+  private async delivery(token: number): Promise<Delivery | undefined> {
+    const { rows } = await this.pool.query<Delivery>(`SELECT token, job, lock_token AS "lockToken", worker FROM ${this.s}.jobcheck_deliveries WHERE token = $1`, [token]);
+    return rows[0];
+  }
+
+  private async row(id: string): Promise<BullmqRow | undefined> {
+    const { rows } = await this.pool.query<BullmqRow>(`${jobRows(this.s)} AND id = $1`, [id]);
+    return rows[0];
+  }
+
+  async execute(command: unknown): Promise<Reply> {
+    const parsed = parseCommand(command);
+    if (!parsed.ok) return parsed.rejection;
+    const c = parsed.command;
+    const meta = await this.meta();
+    if (c.now < meta.clock) return reject('clock_regressed', `now: ${c.now} is before the clock (${meta.clock})`);
+    if (!Number.isSafeInteger(tickMillis(c.now))) {
+      throw new BullmqAdapterError('queue_error', `${c.type}: now ${c.now} is beyond BullMQ's millisecond clock (${tickMillis(c.now)} ms is not a safe integer)`);
+    }
+    await this.pool.query(`UPDATE ${this.s}.jobcheck_meta SET clock = $1`, [c.now]);
+    return atTick(c.now, async () => {
+      // Step 2 as BullMQ does it: its stalled-job sweep at this instant.
+      await this.clients.sweeper.getBackend().moveStalledJobsToWait();
+      switch (c.type) {
+        case 'submit':
+          return this.submit(c, meta);
+        case 'claim':
+          return this.claim(c, meta);
+        case 'commit':
+          return this.commit(c);
+        case 'ack':
+          return this.ack(c);
+        case 'fail':
+          return this.fail(c);
+        case 'tick':
+          return { ok: true, type: 'tick', clock: c.now };
+      }
+    });
+  }
+
+  private async submit(c: SubmitCommand, meta: Meta): Promise<Reply> {
+    // Whether BullMQ already has the id decides the reply's `duplicate` and `seq`; the add is issued either way.
+    const before = await this.row(c.id);
+    const data: JobData = { account: c.account, key: c.key, amount: c.amount, deadline: c.deadline, seq: meta.nextSeq };
+    try {
+      await this.clients.queue.add(JOB_NAME, data, {
+        jobId: c.id,
+        attempts: this.config.maxAttempts,
+        backoff: { type: 'exponential', delay: this.config.backoffBase * MS_PER_TICK },
+        removeOnComplete: false,
+        removeOnFail: false,
+      });
+    } catch (error) {
+      throw new BullmqAdapterError('queue_error', `submit: BullMQ refused job id ${JSON.stringify(c.id)}: ${(error as Error).message}`, { cause: error });
+    }
+    if (before !== undefined) return { ok: true, type: 'submit', id: c.id, seq: before.data.seq, duplicate: true };
+    await this.pool.query(`UPDATE ${this.s}.jobcheck_meta SET next_seq = next_seq + 1`);
+    return { ok: true, type: 'submit', id: c.id, seq: data.seq, duplicate: false };
+  }
+
+  private async claim(c: ClaimCommand, meta: Meta): Promise<Reply> {
+    const token = meta.nextToken;
+    const lockToken = `jobcheck:${token}`;
+    const job = await this.clients.worker(c.worker).getNextJob(lockToken, { block: false });
+    if (job === undefined || job.id === undefined) return { ok: true, type: 'claim', job: null };
+    await this.pool.query(`INSERT INTO ${this.s}.jobcheck_deliveries (token, job, lock_token, worker) VALUES ($1, $2, $3, $4)`, [token, job.id, lockToken, c.worker]);
+    await this.pool.query(`UPDATE ${this.s}.jobcheck_meta SET next_token = next_token + 1`);
+    const d = job.data;
+    return {
+      ok: true,
+      type: 'claim',
+      job: {
+        id: job.id,
+        token,
+        attempt: job.attemptsStarted,
+        leaseUntil: millisTick((job.processedOn ?? tickMillis(c.now)) + this.config.leaseTicks * MS_PER_TICK),
+        payload: { account: d.account, key: d.key, amount: d.amount, deadline: d.deadline },
+      },
+    };
+  }
+
+  /** The worker's commit: the effect ledger, in one transaction; no lock check (BullMQ has none for a worker's writes). */
+  private async commit(c: CommitCommand): Promise<Reply> {
+    const delivery = await this.delivery(c.token);
+    if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
+    const row = await this.row(delivery.job);
+    if (row === undefined) throw new BullmqAdapterError('queue_error', `commit: BullMQ has no job ${JSON.stringify(delivery.job)}`);
+    const { account, key, amount } = row.data;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const effect = await client.query<{ amount: number }>(`SELECT amount FROM ${this.s}.jobcheck_effects WHERE account = $1 AND key = $2 FOR UPDATE`, [account, key]);
+      const balanceRow = await client.query<{ balance: number }>(`SELECT balance FROM ${this.s}.jobcheck_balances WHERE account = $1 FOR UPDATE`, [account]);
+      const balance = balanceRow.rows[0]?.balance ?? 0;
+      const recorded = effect.rows[0];
+      let reply: Reply;
+      if (recorded !== undefined) {
+        reply = recorded.amount === amount ? { ok: true, type: 'commit', id: delivery.job, applied: false, balance } : reject('conflict', `commit: effect (${account}, ${key}) was applied with amount ${recorded.amount}, not ${amount}`);
+      } else if (!Number.isSafeInteger(balance + amount)) {
+        reply = reject('out_of_range', `commit: balance ${balance} + ${amount} is not a safe integer`);
+      } else {
+        await client.query(`INSERT INTO ${this.s}.jobcheck_effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`, [account, key, amount, delivery.job, c.token]);
+        await client.query(`INSERT INTO ${this.s}.jobcheck_balances (account, balance) VALUES ($1, $2) ON CONFLICT (account) DO UPDATE SET balance = excluded.balance`, [account, balance + amount]);
+        reply = { ok: true, type: 'commit', id: delivery.job, applied: true, balance: balance + amount };
+      }
+      await client.query('COMMIT');
+      return reply;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The job as the commanding worker's BullMQ Worker loads it (what a worker process holding the job has). */
+  private async loadJob(delivery: Delivery, worker: string): Promise<Job<JobData>> {
+    const job = await Job.fromId<JobData>(this.clients.worker(worker), delivery.job);
+    if (job === undefined) throw new BullmqAdapterError('queue_error', `BullMQ has no job ${JSON.stringify(delivery.job)}`);
+    return job;
+  }
+
+  /** Runs a BullMQ finish call; a lost lock (BullMQ's own check) is `stale_token`. */
+  private async finish(what: string, delivery: Delivery, call: () => Promise<unknown>): Promise<Rejection | undefined> {
+    try {
+      await call();
+      return undefined;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'number' && LOST_LOCK_CODES.has(code)) return reject('stale_token', `${what}: BullMQ refused lock ${delivery.lockToken}: ${(error as Error).message}`);
+      throw new BullmqAdapterError('queue_error', `${what}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  private async ack(c: AckCommand): Promise<Reply> {
+    const delivery = await this.delivery(c.token);
+    if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
+    const job = await this.loadJob(delivery, c.worker);
+    const refused = await this.finish('ack', delivery, () => job.moveToCompleted(null, delivery.lockToken, false));
+    return refused ?? { ok: true, type: 'ack', id: delivery.job };
+  }
+
+  private async fail(c: FailCommand): Promise<Reply> {
+    const delivery = await this.delivery(c.token);
+    if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
+    const job = await this.loadJob(delivery, c.worker);
+    const error = c.kind === 'permanent' ? new UnrecoverableError(c.error) : new Error(c.error);
+    const refused = await this.finish('fail', delivery, () => job.moveToFailed(error, delivery.lockToken, false));
+    if (refused !== undefined) return refused;
+    const row = await this.row(delivery.job);
+    if (row?.state === 'delayed' && row.process_at_ms !== null) return { ok: true, type: 'fail', id: delivery.job, status: 'waiting', notBefore: millisTick(row.process_at_ms) };
+    if (row?.state === 'failed') {
+      const reason: DeadReason = c.kind === 'permanent' ? 'permanent' : 'attempts_exhausted';
+      await this.pool.query(`INSERT INTO ${this.s}.jobcheck_reasons (job, reason) VALUES ($1, $2) ON CONFLICT (job) DO UPDATE SET reason = excluded.reason`, [delivery.job, reason]);
+      return { ok: true, type: 'fail', id: delivery.job, status: 'dead', reason };
+    }
+    throw new BullmqAdapterError('queue_error', `fail: BullMQ left job ${JSON.stringify(delivery.job)} in state ${row?.state ?? '(missing)'}, which the contract has no reply for`);
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    const meta = await this.meta();
+    const clockMs = tickMillis(meta.clock);
+    const [jobs, deliveries, reasons, effects, balances] = await Promise.all([
+      this.pool.query<BullmqRow>(jobRows(this.s)),
+      this.pool.query<{ token: number; lock_token: string }>(`SELECT token, lock_token FROM ${this.s}.jobcheck_deliveries`),
+      this.pool.query<{ job: string; reason: DeadReason }>(`SELECT job, reason FROM ${this.s}.jobcheck_reasons`),
+      this.pool.query<{ account: string; key: string; amount: number; job: string; token: number }>(`SELECT account, key, amount, job, token FROM ${this.s}.jobcheck_effects ORDER BY account, key`),
+      this.pool.query<{ account: string; balance: number }>(`SELECT account, balance FROM ${this.s}.jobcheck_balances ORDER BY account`),
+    ]);
+    const tokenOf = new Map(deliveries.rows.map((d) => [d.lock_token, d.token]));
+    const reasonOf = new Map(reasons.rows.map((r) => [r.job, r.reason]));
+    const out: Record<string, JobRecord> = {};
+    for (const row of [...jobs.rows].sort((a, b) => a.data.seq - b.data.seq)) out[row.id] = record(row, clockMs, tokenOf, reasonOf);
+    const effectsOut: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
+    for (const e of effects.rows) (effectsOut[e.account] ??= {})[e.key] = { amount: e.amount, job: e.job, token: e.token };
+    const balancesOut: Record<string, number> = {};
+    for (const b of balances.rows) balancesOut[b.account] = b.balance;
+    return {
+      format: SNAPSHOT_FORMAT,
+      config: { ...meta.config },
+      clock: meta.clock,
+      nextToken: meta.nextToken,
+      nextSeq: meta.nextSeq,
+      jobs: out,
+      balances: balancesOut,
+      effects: effectsOut,
+    };
+  }
+
+  /** The durable restart: every BullMQ client and the adapter's pool are closed, and new ones open the same schema. */
+  async restart(): Promise<void> {
+    await this.clients.close();
+    await this.pool.end();
+    this.pool = postgresPool(this.target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' });
+    this.clients = new Clients(this.schema, this.config, this.target);
+    await this.clients.ready();
+  }
+
+  /** Closes every BullMQ client (their connections and timers), then drops the schema and ends the pool. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.clients.close();
+      await this.pool.query(`DROP SCHEMA IF EXISTS ${this.s} CASCADE`);
+    } finally {
+      await this.pool.end().catch(() => undefined);
+      this.release();
+    }
+  }
+}
+
+/** The contract's record of a BullMQ job row (README.md, "Snapshot"). Pure. */
+function record(row: BullmqRow, clockMs: number, tokenOf: Map<string, number>, reasonOf: Map<string, DeadReason>): JobRecord {
+  const d = row.data;
+  const base = { payload: { account: d.account, key: d.key, amount: d.amount, deadline: d.deadline }, seq: d.seq, attempts: row.attempts_started };
+  const lastError = row.failed_reason === null ? {} : { lastError: row.failed_reason };
+  switch (row.state) {
+    case 'waiting':
+      return { ...base, status: 'ready', ...lastError };
+    case 'delayed':
+      // BullMQ promotes a due delayed job inside the next claim, before it chooses: it is ready now.
+      if (row.process_at_ms === null || row.process_at_ms <= clockMs) return { ...base, status: 'ready', ...lastError };
+      return { ...base, status: 'waiting', notBefore: millisTick(row.process_at_ms), ...lastError };
+    case 'active':
+      return {
+        ...base,
+        status: 'running',
+        // An active job's lock token is always one the adapter handed to getNextJob.
+        token: row.lock_token === null ? 0 : (tokenOf.get(row.lock_token) ?? 0),
+        owner: row.processed_by ?? '',
+        leaseUntil: row.locked_until_ms === null ? 0 : millisTick(row.locked_until_ms),
+        ...lastError,
+      };
+    case 'completed':
+      return { ...base, status: 'done', ...lastError };
+    case 'failed':
+      // Only the adapter's fail moves a job to failed, and it records the reason as it replies.
+      return { ...base, status: 'dead', reason: reasonOf.get(row.id) ?? 'attempts_exhausted', ...lastError };
+    case 'waiting-children':
+      throw new BullmqAdapterError('queue_error', `snapshot: job ${JSON.stringify(row.id)} is waiting for children, which no contract command creates`);
+  }
+}
+
+/** A factory of adapters over BullMQ's PostgreSQL backend, each in a schema of its own (dropped when it closes). `version` names it in reports. */
+export function bullmqPostgresFactory(version: string, options: BullmqFactoryOptions = {}): AdapterFactory {
+  return (config) => BullmqPostgresAdapter.create(config, options, version);
+}

@@ -1,0 +1,454 @@
+/**
+ * The real pg-boss queue behind the contract's commands: one queue per adapter instance, in a
+ * PostgreSQL schema of its own (pg-boss's tables and the adapter's, see tables.ts), dropped on close.
+ *
+ * An adapter translates, it never repairs. Each command becomes the call a pg-boss user makes:
+ * - time: pg-boss's own TestClock, attached to the schema, which moves JavaScript's time and the
+ *   database's (`job_now()`) together. One tick is one second, pg-boss's unit for every duration.
+ *   A command whose `now` is after the clock sets the test clock to that instant and then runs
+ *   pg-boss's maintenance pass (`supervise`) for the queue, which is where pg-boss expires leases;
+ * - submit: `send` with the job's uuid (the adapter's map from the contract's id) and
+ *   `singletonKey` = account on a `key_strict_fifo` queue (pg-boss's per-key order);
+ * - claim: `fetch`; the adapter hands out the contract's token and remembers which attempt
+ *   (`{id, retryCount}`) it names;
+ * - commit: in one transaction, pg-boss's fenced `touch` of that attempt (its own "is this claim
+ *   still mine" check), then the ledger row and the balance in the adapter's tables;
+ * - ack: fenced `complete`; fail transient: fenced `fail`; fail permanent: fenced `cancel`, pg-boss's
+ *   only "do not retry" that keeps the job's record;
+ * - the deadline: the job's `retentionSeconds` (how long it may wait before maintenance deletes it);
+ * - stale tokens: whatever the fence answers. A settle pg-boss performs is reported as performed.
+ * Validation (the contract's parseCommand and the clock check) happens before pg-boss is called.
+ * Nothing else is checked: no capacity and no owner. See README.md, rule by rule.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { PgBoss, TestClock } from 'pg-boss';
+import type { Config, FailResult, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
+import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
+import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
+import { PgBossAdapterError } from './PgBossAdapterError.ts';
+import { EXPIRY_TEXT, QUEUE, failureText, jobRowsSql, tablesSql, tickMillis } from './tables.ts';
+import type { JobRow } from './tables.ts';
+
+/** The largest value of pg-boss's integer columns (retry_limit, retry_delay, retention seconds). */
+const MAX_INT = 2 ** 31 - 1;
+
+/** pg-boss refuses an expiration longer than this (its POLICY.MAX_EXPIRATION_HOURS, 24 hours). */
+const MAX_LEASE_SECONDS = 24 * 60 * 60;
+
+/**
+ * A uuid named by `id` (the layout of RFC 9562's name-based version 5: the SHA-1 of a namespace and
+ * the name): as arbitrary an order as random uuids give, but the same on every run. Pure.
+ */
+export function nameUuid(id: string): string {
+  const h = createHash('sha1').update('jobcheck pg-boss profile\u0000').update(id).digest();
+  h[6] = ((h[6] as number) & 0x0f) | 0x50;
+  h[8] = ((h[8] as number) & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+/** Options of a pg-boss adapter factory. */
+export interface PgBossFactoryOptions {
+  /** Where the server is: a postgres:// URL, a unix socket folder, or empty for PGHOST and the rest (default). */
+  readonly target?: string;
+  /** Name for reports (default `pg-boss`). */
+  readonly name?: string;
+  /**
+   * The uuid a new job with the contract's id `id` is sent under (default: a random one, as
+   * pg-boss's own gen_random_uuid()). pg-boss breaks ties between jobs sent at the same instant by
+   * this id, so a test can fix it, and a profile derives it from the id (nameUuid) to be repeatable.
+   */
+  readonly newId?: (id: string) => string;
+}
+
+/** A transaction's client as pg-boss's `db` option: its statements run inside the caller's transaction. */
+interface TxDb {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+interface Meta {
+  capacity: number;
+  clock: number;
+  nextToken: number;
+  nextSeq: number;
+}
+
+interface Claim {
+  job: string;
+  retryCount: number;
+  worker: string;
+  data: { account: string; key: string; amount: number; deadline: number };
+}
+
+function connection(target: string): pg.PoolConfig {
+  if (target === '') return {};
+  if (/^postgres(ql)?:\/\//.test(target)) return { connectionString: target };
+  if (target.startsWith('/')) return { host: target };
+  throw new PgBossAdapterError('bad_target', `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`);
+}
+
+/** The queue options a pg-boss user would pick for this config. Throws `unsupported_config` for one pg-boss refuses. Pure. */
+export function queueOptions(config: Config): Record<string, unknown> {
+  if (config.leaseTicks > MAX_LEASE_SECONDS) {
+    throw new PgBossAdapterError('unsupported_config', `leaseTicks: pg-boss expires a job after at most ${MAX_LEASE_SECONDS} seconds (got ${config.leaseTicks})`);
+  }
+  for (const field of ['backoffBase', 'backoffCap', 'maxAttempts'] as const) {
+    if (config[field] > MAX_INT) throw new PgBossAdapterError('unsupported_config', `${field}: pg-boss stores it as a 32-bit integer (got ${config[field]})`);
+  }
+  return {
+    policy: 'key_strict_fifo',
+    retryLimit: config.maxAttempts - 1,
+    retryDelay: config.backoffBase,
+    retryBackoff: true,
+    retryDelayMax: config.backoffCap,
+    expireInSeconds: config.leaseTicks,
+  };
+}
+
+const staleToken = (token: number): Reply => ({ ok: false, code: 'stale_token', message: `token: pg-boss holds no current attempt for token ${token}` });
+
+/** Sets an own, enumerable property, also for keys like `__proto__`. */
+function put<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** An adapter over one pg-boss queue; see the top of the file. */
+export class PgBossAdapter implements Adapter {
+  private closed = false;
+  private readonly errors: unknown[] = [];
+  private boss!: PgBoss;
+  private clock!: TestClock;
+
+  private constructor(
+    private pool: pg.Pool,
+    readonly schema: string,
+    readonly name: string,
+    private readonly target: string,
+    private readonly newId: (id: string) => string,
+  ) {}
+
+  /** Creates a queue for `config` in a new schema. Throws JobcheckError for a bad config, PgBossAdapterError for one pg-boss refuses. */
+  static async create(config: Config, options: PgBossFactoryOptions = {}): Promise<PgBossAdapter> {
+    const checked = parseConfig(config);
+    const queue = queueOptions(checked);
+    const target = options.target ?? '';
+    const schema = `jcpgboss_${randomBytes(6).toString('hex')}`;
+    const adapter = new PgBossAdapter(new pg.Pool({ ...connection(target), max: 2 }), schema, options.name ?? 'pg-boss', target, options.newId ?? ((): string => randomUUID()));
+    try {
+      await adapter.pool.query(`CREATE SCHEMA ${schema}`);
+      await adapter.pool.query(tablesSql(schema));
+      await adapter.pool.query(`INSERT INTO ${schema}.jobcheck_meta (capacity, clock, next_token, next_seq) VALUES ($1, 0, 1, 1)`, [checked.capacity]);
+      await adapter.open(0);
+      await adapter.boss.createQueue(QUEUE, queue);
+      return adapter;
+    } catch (error) {
+      await adapter.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Starts a pg-boss instance on the schema with a test clock at `tick`. */
+  private async open(tick: number): Promise<void> {
+    this.clock = new TestClock(tickMillis(tick));
+    this.boss = new PgBoss({
+      ...(connection(this.target) as object),
+      schema: this.schema,
+      clock: this.clock,
+      max: 2,
+      // Maintenance is driven at each `now` (supervise below); nothing runs on timers.
+      supervise: false,
+      schedule: false,
+      registerInstance: false,
+      useListenNotify: false,
+      // Index rebuilds are storage upkeep, not lifecycle: left out of the per-command pass.
+      reindex: false,
+      // The shortest pg-boss allows: with one tick per second every new `now` is a pass that
+      // expires leases (monitor) and deletes what retention ended (maintenance).
+      monitorIntervalSeconds: 1,
+      maintenanceIntervalSeconds: 1,
+    } as ConstructorParameters<typeof PgBoss>[0]);
+    this.boss.on('error', (error: unknown) => this.errors.push(error));
+    await this.boss.start();
+  }
+
+  private healthy(): void {
+    if (this.closed) throw new PgBossAdapterError('queue_error', 'the adapter is closed');
+    const error = this.errors.shift();
+    if (error !== undefined) throw new PgBossAdapterError('queue_error', `pg-boss reported an error: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+
+  private async meta(db: pg.Pool | pg.PoolClient = this.pool): Promise<Meta> {
+    const { rows } = await db.query(`SELECT capacity::text, clock::text, next_token::text, next_seq::text FROM ${this.schema}.jobcheck_meta`);
+    const row = rows[0] as { capacity: string; clock: string; next_token: string; next_seq: string };
+    return { capacity: Number(row.capacity), clock: Number(row.clock), nextToken: Number(row.next_token), nextSeq: Number(row.next_seq) };
+  }
+
+  /** Runs `fn` in one transaction whose pg-boss statements read the test clock. */
+  private async transaction<T>(fn: (client: pg.PoolClient, db: TxDb) => Promise<{ commit: boolean; value: T }>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL pgboss.test_clock = 'on'`);
+      const db: TxDb = { executeSql: (text, values) => client.query(text, values) };
+      const { commit, value } = await fn(client, db);
+      await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+      return value;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async execute(input: unknown): Promise<Reply> {
+    this.healthy();
+    const parsed = parseCommand(input);
+    if (!parsed.ok) return parsed.rejection;
+    const command = parsed.command;
+    const { clock } = await this.meta();
+    if (command.now < clock) return { ok: false, code: 'clock_regressed', message: `now: ${command.now} is before the clock (${clock})` };
+    if (command.now > clock) await this.advance(command.now);
+    const reply = await this.apply(command);
+    this.healthy();
+    return reply;
+  }
+
+  /** Moves the test clock (JavaScript and database) to `now`, then runs pg-boss's maintenance pass there. */
+  private async advance(now: number): Promise<void> {
+    await this.clock.setTime(tickMillis(now));
+    await this.pool.query(`UPDATE ${this.schema}.jobcheck_meta SET clock = $1`, [now]);
+    await this.boss.supervise(QUEUE);
+  }
+
+  private apply(command: Exclude<ReturnType<typeof parseCommand>, { ok: false }>['command']): Promise<Reply> {
+    switch (command.type) {
+      case 'submit':
+        return this.submit(command);
+      case 'claim':
+        return this.claim(command);
+      case 'commit':
+        return this.commit(command);
+      case 'ack':
+        return this.ack(command);
+      case 'fail':
+        return this.fail(command);
+      case 'tick':
+        return Promise.resolve({ ok: true, type: 'tick', clock: command.now });
+    }
+  }
+
+  private async submit(c: SubmitCommand): Promise<Reply> {
+    const data = { account: c.account, key: c.key, amount: c.amount, deadline: c.deadline };
+    return this.transaction<Reply>(async (client, db) => {
+      const known = (await client.query(`SELECT job, seq::text FROM ${this.schema}.jobcheck_ids WHERE id = $1`, [c.id])).rows[0] as { job: string; seq: string } | undefined;
+      const uuid = known?.job ?? this.newId(c.id);
+      // The deadline as pg-boss's retention: how long a job may wait in created or retry before
+      // maintenance deletes it (an int of seconds; no generated deadline comes near its limit).
+      const retentionSeconds = Math.min(c.deadline - c.now, MAX_INT);
+      const sent = await this.boss.send(QUEUE, data, { id: uuid, singletonKey: c.account, retentionSeconds, db });
+      // pg-boss inserts with ON CONFLICT DO NOTHING: a known id is not inserted, whatever its data.
+      if (sent === null && known !== undefined) return { commit: true, value: { ok: true, type: 'submit', id: c.id, seq: Number(known.seq), duplicate: true } };
+      if (sent === null) throw new Error(`pg-boss did not insert job ${JSON.stringify(c.id)} (uuid ${uuid})`);
+      const { nextSeq } = await this.meta(client);
+      await client.query(`DELETE FROM ${this.schema}.jobcheck_ids WHERE id = $1`, [c.id]);
+      await client.query(`INSERT INTO ${this.schema}.jobcheck_ids (id, job, seq) VALUES ($1, $2, $3)`, [c.id, uuid, nextSeq]);
+      await client.query(`UPDATE ${this.schema}.jobcheck_meta SET next_seq = $1`, [nextSeq + 1]);
+      return { commit: true, value: { ok: true, type: 'submit', id: c.id, seq: nextSeq, duplicate: false } };
+    });
+  }
+
+  private async contractId(uuid: string, db: pg.Pool | pg.PoolClient = this.pool): Promise<string> {
+    const row = (await db.query(`SELECT id FROM ${this.schema}.jobcheck_ids WHERE job = $1`, [uuid])).rows[0] as { id: string } | undefined;
+    if (row === undefined) throw new Error(`pg-boss delivered job ${uuid}, which the adapter never submitted`);
+    return row.id;
+  }
+
+  private async claim(c: ClaimCommand): Promise<Reply> {
+    const [job] = await this.boss.fetch<Claim['data']>(QUEUE);
+    if (job === undefined) return { ok: true, type: 'claim', job: null };
+    const id = await this.contractId(job.id);
+    const { nextToken } = await this.meta();
+    await this.pool.query(`INSERT INTO ${this.schema}.jobcheck_claims (token, job, retry_count, worker, data) VALUES ($1, $2, $3, $4, $5)`, [
+      nextToken,
+      job.id,
+      job.retryCount,
+      c.worker,
+      JSON.stringify(job.data),
+    ]);
+    await this.pool.query(`UPDATE ${this.schema}.jobcheck_meta SET next_token = $1`, [nextToken + 1]);
+    const { account, key, amount, deadline } = job.data;
+    return {
+      ok: true,
+      type: 'claim',
+      job: { id, token: nextToken, attempt: job.retryCount + 1, leaseUntil: c.now + job.expireInSeconds, payload: { account, key, amount, deadline } },
+    };
+  }
+
+  private async claimOf(token: number, db: pg.Pool | pg.PoolClient = this.pool): Promise<Claim | undefined> {
+    const row = (await db.query(`SELECT job, retry_count, worker, data FROM ${this.schema}.jobcheck_claims WHERE token = $1`, [token])).rows[0] as
+      | { job: string; retry_count: number; worker: string; data: Claim['data'] }
+      | undefined;
+    return row === undefined ? undefined : { job: row.job, retryCount: row.retry_count, worker: row.worker, data: row.data };
+  }
+
+  private async commit(c: CommitCommand): Promise<Reply> {
+    return this.transaction<Reply>(async (client, db) => {
+      const claim = await this.claimOf(c.token, client);
+      if (claim === undefined) return { commit: false, value: staleToken(c.token) };
+      // pg-boss's own answer to "is this attempt still mine": the fenced touch of it, in this transaction.
+      const touched = (await this.boss.touch(QUEUE, { id: claim.job, retryCount: claim.retryCount }, { db })) as { affected: number };
+      if (touched.affected === 0) return { commit: false, value: staleToken(c.token) };
+      const { account, key, amount } = claim.data;
+      const id = await this.contractId(claim.job, client);
+      const effect = (await client.query(`SELECT amount::text FROM ${this.schema}.jobcheck_effects WHERE account = $1 AND key = $2 FOR UPDATE`, [account, key])).rows[0] as
+        | { amount: string }
+        | undefined;
+      const balanceRow = (await client.query(`SELECT balance::text FROM ${this.schema}.jobcheck_balances WHERE account = $1 FOR UPDATE`, [account])).rows[0] as
+        | { balance: string }
+        | undefined;
+      const balance = balanceRow === undefined ? 0 : Number(balanceRow.balance);
+      if (effect !== undefined && Number(effect.amount) === amount) return { commit: true, value: { ok: true, type: 'commit', id, applied: false, balance } };
+      if (effect !== undefined) return { commit: false, value: { ok: false, code: 'conflict', message: `key: ${JSON.stringify(key)} was applied with amount ${effect.amount}, not ${amount}` } };
+      const next = balance + amount;
+      if (!Number.isSafeInteger(next)) return { commit: false, value: { ok: false, code: 'out_of_range', message: `amount: ${amount} would take ${JSON.stringify(account)}'s balance ${balance} out of the safe-integer range` } };
+      await client.query(`INSERT INTO ${this.schema}.jobcheck_effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`, [account, key, amount, id, c.token]);
+      await client.query(
+        `INSERT INTO ${this.schema}.jobcheck_balances (account, balance) VALUES ($1, $2) ON CONFLICT (account) DO UPDATE SET balance = EXCLUDED.balance`,
+        [account, next],
+      );
+      return { commit: true, value: { ok: true, type: 'commit', id, applied: true, balance: next } };
+    });
+  }
+
+  private async ack(c: AckCommand): Promise<Reply> {
+    const claim = await this.claimOf(c.token);
+    if (claim === undefined) return staleToken(c.token);
+    const done = (await this.boss.complete(QUEUE, { id: claim.job, retryCount: claim.retryCount })) as { affected: number };
+    if (done.affected === 0) return staleToken(c.token);
+    return { ok: true, type: 'ack', id: await this.contractId(claim.job) };
+  }
+
+  private async fail(c: FailCommand): Promise<Reply> {
+    const claim = await this.claimOf(c.token);
+    if (claim === undefined) return staleToken(c.token);
+    const attempt = { id: claim.job, retryCount: claim.retryCount };
+    // pg-boss's fail() always retries while retries remain; its "do not retry" is cancel(), which
+    // keeps the record (in state cancelled) but no failure text.
+    const failed = (c.kind === 'permanent' ? await this.boss.cancel(QUEUE, attempt) : await this.boss.fail(QUEUE, attempt, { message: c.error })) as { affected: number };
+    if (failed.affected === 0) return staleToken(c.token);
+    const id = await this.contractId(claim.job);
+    const row = (await this.jobRows()).find((r) => r.id === id);
+    if (row === undefined) throw new Error(`job ${JSON.stringify(id)} is gone from pg-boss after its fail`);
+    const record = this.record(row, c.now);
+    const reply: FailResult =
+      record.status === 'waiting'
+        ? { ok: true, type: 'fail', id, status: 'waiting', notBefore: record.notBefore ?? Number(row.ready_at) }
+        : { ok: true, type: 'fail', id, status: 'dead', reason: record.reason ?? 'attempts_exhausted' };
+    return reply;
+  }
+
+  private async jobRows(): Promise<JobRow[]> {
+    return (await this.pool.query(jobRowsSql(this.schema), [QUEUE])).rows as JobRow[];
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    this.healthy();
+    const meta = await this.meta();
+    const config = (await this.pool.query(`SELECT retry_limit, retry_delay, retry_delay_max, expire_seconds FROM ${this.schema}.queue WHERE name = $1`, [QUEUE])).rows[0] as {
+      retry_limit: number;
+      retry_delay: number;
+      retry_delay_max: number;
+      expire_seconds: number;
+    };
+    const jobs: Record<string, JobRecord> = {};
+    for (const row of await this.jobRows()) put(jobs, row.id, this.record(row, meta.clock));
+    const balances: Record<string, number> = {};
+    for (const row of (await this.pool.query(`SELECT account, balance::text FROM ${this.schema}.jobcheck_balances ORDER BY account`)).rows as { account: string; balance: string }[]) {
+      put(balances, row.account, Number(row.balance));
+    }
+    const effects: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
+    const effectRows = (await this.pool.query(`SELECT account, key, amount::text, job, token::text FROM ${this.schema}.jobcheck_effects ORDER BY account, key`)).rows as {
+      account: string;
+      key: string;
+      amount: string;
+      job: string;
+      token: string;
+    }[];
+    for (const row of effectRows) {
+      if (!Object.hasOwn(effects, row.account)) put(effects, row.account, {});
+      put(effects[row.account]!, row.key, { amount: Number(row.amount), job: row.job, token: Number(row.token) });
+    }
+    return {
+      format: SNAPSHOT_FORMAT,
+      config: { capacity: meta.capacity, maxAttempts: config.retry_limit + 1, leaseTicks: config.expire_seconds, backoffBase: config.retry_delay, backoffCap: config.retry_delay_max },
+      clock: meta.clock,
+      nextToken: meta.nextToken,
+      nextSeq: meta.nextSeq,
+      jobs,
+      balances,
+      effects,
+    };
+  }
+
+  /** A pg-boss job row as the contract's job record, at `clock`. Pure. */
+  private record(row: JobRow, clock: number): JobRecord {
+    const payload = { account: row.data.account, key: row.data.key, amount: row.data.amount, deadline: row.data.deadline };
+    const attempts = row.started ? row.retry_count + 1 : 0;
+    const text = failureText(row.output);
+    const lastError = text === undefined ? {} : { lastError: text };
+    const base = { payload, seq: Number(row.seq), attempts };
+    switch (row.state) {
+      case 'created':
+      case 'retry':
+        return Number(row.ready_at) <= clock ? { ...base, status: 'ready', ...lastError } : { ...base, status: 'waiting', notBefore: Number(row.ready_at), ...lastError };
+      case 'active':
+        return {
+          ...base,
+          status: 'running',
+          ...(row.token === null ? {} : { token: Number(row.token) }),
+          ...(row.worker === null ? {} : { owner: row.worker }),
+          leaseUntil: Number(row.lease_until),
+          ...lastError,
+        };
+      case 'completed':
+        return { ...base, status: 'done', ...lastError };
+      case 'failed':
+        return { ...base, status: 'dead', reason: text === EXPIRY_TEXT ? 'lease_expired' : 'attempts_exhausted', ...lastError };
+      case 'cancelled':
+        return { ...base, status: 'dead', reason: 'permanent', ...lastError };
+    }
+  }
+
+  /** The durable restart: stops pg-boss and ends every connection, then opens the same schema anew. Nothing but the database crosses it. */
+  async restart(): Promise<void> {
+    this.healthy();
+    await this.boss.stop({ graceful: false, close: true });
+    await this.pool.end();
+    this.pool = new pg.Pool({ ...connection(this.target), max: 2 });
+    const { clock } = await this.meta();
+    await this.open(clock);
+  }
+
+  /** Stops pg-boss, drops the schema and ends the pool. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.boss?.stop({ graceful: false, close: true });
+    } finally {
+      try {
+        await this.pool.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`);
+      } finally {
+        await this.pool.end();
+      }
+    }
+  }
+}
+
+/** A factory of pg-boss adapters, each queue in a new schema. */
+export function pgBossFactory(options: PgBossFactoryOptions = {}): AdapterFactory {
+  return (config) => PgBossAdapter.create(config, options);
+}

@@ -1,0 +1,98 @@
+/**
+ * `jobcheck check --workers N`: the built-in store behind a mutex passes; each broken concurrent
+ * variant of the catalogue exits 1 with a story of lanes and the command that repeats it, which
+ * does repeat it; the concurrent Python example passes over jobcheck/2 and its broken variant
+ * (a claim that lets go of the lock between reading and writing) fails; bad flags exit 2.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
+import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
+import { checkResultSchema } from './checkJsonSchema.ts';
+import { runCli } from './cli.ts';
+
+const dir = await mkdtemp(join(tmpdir(), 'jobcheck-workers-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, isTTY: false });
+  return { code, stdout, stderr };
+}
+
+/** The quick part of a check: the sequential phases small, no exploration. */
+const QUICK = ['--runs', '20', '--no-explore', '--seed', '7'];
+
+describe('jobcheck check --workers', () => {
+  it('passes the built-in store behind a mutex with 4 workers, and says so in the summary, JSON and JUnit', async () => {
+    const junit = join(dir, 'builtin.xml');
+    const out = await cli('check', '--builtin', '--workers', '4', ...QUICK, '--report', join(dir, 'builtin'), '--junit', junit);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/concurrent +100 runs of 4 workers, seed 7: every history linearizable/);
+    const json = checkResultSchema.parse(JSON.parse((await cli('check', '--builtin', '--workers', '4', ...QUICK, '--report', join(dir, 'builtin-json'), '--json')).stdout));
+    expect(json.concurrent).toMatchObject({ verdict: 'passed', workers: 4, runs: 100, unknownRuns: 0 });
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).toContain('<testsuite name="jobcheck.concurrent"');
+    expect(xml).toMatch(/<testcase classname="jobcheck.concurrent" name="concurrent campaign" time="[\d.]+"\/>/);
+  });
+
+  it.each(CONCURRENT_BROKEN_VARIANTS.map((v) => v.name))('catches %s with a story of lanes that its reproduce line repeats', async (name) => {
+    const out = await cli('check', '--broken', name, '--workers', '4', ...QUICK, '--concurrent-runs', '2000', '--report', join(dir, name));
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain('comes from the concurrent campaign of competing workers');
+    expect(out.stdout).toMatch(/round +now \| lane 0 \(w1\)/);
+    expect(out.stdout).toContain('no request that could come next is explained');
+    const reproduce = /reproduce: npx jobcheck (check .*)$/m.exec(out.stdout)?.[1];
+    expect(reproduce).toBeDefined();
+    const again = await cli(...(reproduce as string).split(' ').filter((w) => w !== ''), '--runs', '20', '--no-explore', '--report', join(dir, `${name}-again`));
+    expect(again.code).toBe(1);
+    const story = (text: string): string => text.slice(text.indexOf(': no order of the model explains the replies'), text.indexOf('\nseed: '));
+    expect(story(again.stdout)).toBe(story(out.stdout));
+    // The HTML report draws the lanes on a timeline.
+    expect(await readFile(join(dir, name, 'coverage.html'), 'utf8')).toContain('The requests on their lanes');
+  });
+
+  it('refuses --workers out of range, --concurrent-path without its seed and workers, and --concurrent-runs alone', async () => {
+    for (const args of [
+      ['--workers', '0'],
+      ['--workers', '17'],
+      ['--workers', 'x'],
+      ['--workers', '4', '--concurrent-path', '1:2'],
+      ['--seed', '1', '--concurrent-path', '1:2'],
+      ['--concurrent-runs', '5'],
+    ]) {
+      const out = await cli('check', '--builtin', ...args);
+      expect(out.code, args.join(' ')).toBe(2);
+      expect(out.stderr).toMatch(/^jobcheck: check: /);
+    }
+  });
+});
+
+const python = findPython();
+describe.skipIf(python === undefined)('the Python example over jobcheck/2', () => {
+  it('passes in its concurrent mode, leaving no listener behind on the time limit per process started', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name);
+    };
+    process.on('warning', onWarning);
+    const out = await cli('check', '--impl', pythonCommand(python as string, 'examples/python/jobstore.py'), '--workers', '4', ...QUICK, '--concurrent-runs', '30', '--report', join(dir, 'python'));
+    expect(out.code, out.stdout).toBe(0);
+    expect(out.stdout).toMatch(/concurrent +30 runs of 4 workers, seed 7: every history linearizable/);
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
+  it('catches its broken concurrent variant (a claim that lets go of the lock between reading and writing)', async () => {
+    const out = await cli('check', '--impl', pythonCommand(python as string, 'examples/python/broken/concurrent_double_claim.py'), '--workers', '4', ...QUICK, '--report', join(dir, 'python-broken'));
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain('comes from the concurrent campaign of competing workers');
+    // The checker is stuck at a claim that got a job where the model, after every order, has none left.
+    expect(out.stdout).toMatch(/claim by w\d \(round \d+, lane \d\)\n +model: +no job\n +observed: job \w+ token=/);
+
+  });
+});

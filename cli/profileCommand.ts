@@ -1,0 +1,174 @@
+/**
+ * `jobcheck profile`: an implementation checked rule by rule (conformance/profile/). Prints a
+ * table rule → result (or the profile as JSON), writes the Markdown page on request. Exit code 0
+ * when every checked rule conforms or is declared, 1 on a departure, 2 on bad input or setup, 3
+ * when the time limit stopped a rule's campaign with nothing departing (not a pass).
+ */
+import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { RULE_IDS } from '../contract/rules.ts';
+import type { RuleId } from '../contract/rules.ts';
+import { Budget } from '../conformance/budget.ts';
+import { MAX_PARALLEL } from '../conformance/parallel.ts';
+import { ProfileError, renderProfileMarkdown, renderProfileText, runProfile } from '../conformance/profile/index.ts';
+import type { ProfileTarget } from '../conformance/profile/index.ts';
+import { PATH_CONFIG } from '../conformance/lifecyclePaths.ts';
+import type { CliIO } from './args.ts';
+import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { prepareOutputFile } from './outputs.ts';
+import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
+import type { Target, TargetFlags } from './target.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
+import { EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
+
+/** Default targeted runs per rule. */
+export const DEFAULT_PROFILE_RUNS = 30;
+/** Default seed: profiles are meant to be repeated, so the seed is fixed unless given. */
+export const DEFAULT_PROFILE_SEED = 1;
+/** Default most commands per run. */
+export const DEFAULT_PROFILE_MAX_COMMANDS = 30;
+/** Default time limit of a profile, in ms (ten minutes). */
+export const DEFAULT_PROFILE_TIME_LIMIT_MS = 600_000;
+
+/** Usage text of `jobcheck profile`. */
+export const PROFILE_USAGE = `Usage: jobcheck profile (--impl "<command>" | --module <path> | --builtin [--variant <name>]) [options]
+
+Checks an implementation rule by rule against the model: for each rule of the contract, the fixture
+stories that exercise it and a targeted random campaign whose runs exercise it. Prints a table
+rule -> conforms (with the number of commands that exercised it) / departs (with its shortest
+story) / unsupported (as declared) / not reached. A module may export a ProfileTarget (as
+\`profileTarget\`, the default export, or any exported value with \`queue\`, \`factory\` and
+\`declarations\`): its rules declared unsupported are left out, and its declared variants of the
+model checked in place of their rules.
+Exit code: 0 every checked rule conforms or is declared, 1 a departure, 2 usage or setup error, 3 the
+time limit stopped a campaign with nothing departing so far (not a pass).
+
+${TARGET_USAGE}
+  --variant <name>     with --builtin: the catalogue's broken variant of that name (same as --broken)
+Options:
+  --runs <n>           targeted runs per rule that exercise it (default ${DEFAULT_PROFILE_RUNS})
+  --seed <n>           seed of the profile (default ${DEFAULT_PROFILE_SEED}: profiles are repeatable)
+  --max-commands <n>   most commands per run (default ${DEFAULT_PROFILE_MAX_COMMANDS})
+  --rule <id>          only this rule's campaign (the fixtures still run)
+  --path <path>        with --rule: replay that campaign's run at this fast-check path (a departure's replay line)
+  --time-limit <s>     time limit of the whole profile (default ${DEFAULT_PROFILE_TIME_LIMIT_MS / 60_000}m)
+  --parallel <n>       rules' campaigns in flight at once (default: the target's)
+  --markdown <file>    also write the profile as Markdown (what docs/profiles/ holds)
+  --json               print the profile as JSON (format jobcheck.profile/1) instead of text
+  -h, --help           show this text
+`;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+const isProfileTarget = (v: unknown): v is ProfileTarget => isRecord(v) && typeof v['factory'] === 'function' && isRecord(v['declarations']) && typeof v['queue'] === 'string';
+
+/** The ProfileTarget a module exports, if it exports one (`profileTarget`, the default export, or any exported value that is one). */
+async function moduleProfileTarget(file: string): Promise<ProfileTarget | undefined> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+  } catch {
+    return undefined; // resolveTarget loads it again and says why it cannot
+  }
+  const candidate = mod['profileTarget'] ?? mod['default'];
+  return isProfileTarget(candidate) ? candidate : Object.values(mod).find(isProfileTarget);
+}
+
+const quote = (s: string): string => (/^[\w./:=@-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
+
+/** Runs `jobcheck profile`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
+export async function profileCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  const { values } = parseCommandArgs(
+    'profile',
+    argv,
+    {
+      ...TARGET_OPTIONS,
+      variant: { type: 'string' },
+      runs: { type: 'string' },
+      seed: { type: 'string' },
+      'max-commands': { type: 'string' },
+      rule: { type: 'string' },
+      path: { type: 'string' },
+      'time-limit': { type: 'string' },
+      parallel: { type: 'string' },
+      markdown: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    false,
+  );
+  if (values.help === true) {
+    io.stdout.write(PROFILE_USAGE);
+    return 0;
+  }
+  const runs = intFlag('profile', 'runs', values.runs, DEFAULT_PROFILE_RUNS, 1, 100_000);
+  const seed = intFlag('profile', 'seed', values.seed, DEFAULT_PROFILE_SEED);
+  const maxCommands = intFlag('profile', 'max-commands', values['max-commands'], DEFAULT_PROFILE_MAX_COMMANDS, 1, 1000);
+  const timeLimitMs = durationFlag('profile', 'time-limit', values['time-limit'], DEFAULT_PROFILE_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
+  const parallel = values.parallel === undefined ? undefined : intFlag('profile', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
+  const rule = values.rule;
+  if (rule !== undefined && !(RULE_IDS as readonly string[]).includes(rule)) {
+    throw new UsageError(`profile: --rule ${JSON.stringify(rule)} is not a rule of the contract (see docs/contract.md; e.g. account-head-only)`);
+  }
+  if (values.path !== undefined && rule === undefined) throw new UsageError('profile: --path replays one run of a rule\'s campaign: give its --rule too');
+  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`profile: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
+  if (values.variant !== undefined && values.builtin !== true) throw new UsageError('profile: --variant names a broken variant of the built-in store: use it with --builtin');
+  if (values.variant !== undefined && values.broken !== undefined) throw new UsageError('profile: give --variant or --broken, not both');
+  if (values.markdown !== undefined) await prepareOutputFile('profile', 'the Markdown file', values.markdown);
+  if (values.module !== undefined && !existsSync(resolve(values.module))) throw new UsageError(`profile: --module ${values.module}: no such file`);
+
+  const budget = new Budget(timeLimitMs);
+  const timeout = values.timeout === undefined ? undefined : intFlag('profile', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const flags: TargetFlags = {
+    impl: values.impl,
+    module: values.module,
+    builtin: values.variant === undefined ? values.builtin : undefined,
+    broken: values.variant ?? values.broken,
+    timeout,
+    fresh: values.fresh,
+    verbose: values.verbose,
+    budget,
+    ...(parallel === undefined ? {} : { parallel }),
+  };
+  let target: Target | undefined;
+  let declared: ProfileTarget | undefined;
+  try {
+    declared = values.module === undefined ? undefined : await moduleProfileTarget(values.module);
+    if (declared === undefined) target = await resolveTarget('profile', flags, io);
+    const profileTarget: ProfileTarget = declared ?? {
+      queue: target?.name ?? '(unknown)',
+      version: 'unversioned',
+      factory: (target as Target).factory,
+      declarations: {},
+    };
+    const shown = values.variant === undefined ? (target?.flags ?? `--module ${quote(values.module ?? '')}`) : `--builtin --variant ${quote(values.variant)}`;
+    if (target !== undefined) await preflight(target, PATH_CONFIG);
+    const replayFlags = `${shown}${seed === DEFAULT_PROFILE_SEED ? '' : ` --seed ${seed}`}${maxCommands === DEFAULT_PROFILE_MAX_COMMANDS ? '' : ` --max-commands ${maxCommands}`}`;
+    const profile = await runProfile(profileTarget, {
+      runs,
+      seed,
+      maxCommands,
+      budget,
+      parallel: parallel ?? target?.parallel ?? 1,
+      ...(rule === undefined ? {} : { rules: [rule as RuleId] }),
+      ...(rule !== undefined && values.path !== undefined ? { replay: { rule: rule as RuleId, path: values.path } } : {}),
+      replayCommand: (departing, campaign, path) =>
+        campaign === undefined || path === undefined ? `npx jobcheck profile ${replayFlags} --rule ${departing}` : `npx jobcheck profile ${replayFlags} --rule ${campaign} --path ${path}`,
+    }).catch((error: unknown) => {
+      if (error instanceof ProfileError) throw new SetupError(`profile: ${error.message}`);
+      throw error;
+    });
+    if (values.markdown !== undefined) {
+      await writeFile(values.markdown, renderProfileMarkdown(profile)).catch((error: Error) => {
+        throw new SetupError(`profile: cannot write the Markdown file ${values.markdown}: ${error.message}`);
+      });
+    }
+    io.stdout.write(values.json === true ? `${JSON.stringify(profile, null, 2)}\n` : renderProfileText(profile));
+    return profile.verdict === 'conforms' ? 0 : profile.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;
+  } finally {
+    budget.dispose();
+    await target?.close();
+    await declared?.close?.();
+  }
+}

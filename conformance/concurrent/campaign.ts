@@ -1,0 +1,258 @@
+/**
+ * Concurrent campaigns: fast-check generates concurrent scenarios (generate.ts), each runs against
+ * a fresh implementation with competing workers (run.ts), and each recorded history is checked
+ * for linearizability against the job model (linearizability.ts, jobModel.ts). The first history
+ * no order explains is shrunk by fast-check (fewer rounds, fewer requests, fewer workers) and
+ * told as a story (story.ts).
+ *
+ * In-process adapters that accept await points (inProcess.ts, SchedulableFactory) run under
+ * `fc.scheduler()`: the interleaving is chosen by the property's own randomness, so the seed and
+ * path replay it exactly and shrinking keeps it. Other adapters (a process, a database) run with
+ * real concurrency: their interleavings are what the operating system makes, so a failure found
+ * there may need several runs to come back, and is reported unshrunk if it does not fail again.
+ *
+ * Verdicts: `passed` (every run's history is linearizable), `failed` (with the shrunk run, the
+ * witness, seed and path), `unknown` (the checker's budget ran out on some history and none
+ * failed: never a pass), `time_limit` (the campaign's budget ran out first: never a pass).
+ */
+import fc from 'fast-check';
+import type { Config } from '../../contract/index.ts';
+import type { Budget } from '../budget.ts';
+import type { ConcurrentFactory, ConcurrentAdapter } from './adapter.ts';
+import { concurrentScenarioArb } from './generate.ts';
+import type { ConcurrentScenario } from './generate.ts';
+import type { CheckBudget, CheckOutcome, Witness } from './history.ts';
+import { isSchedulable } from './inProcess.ts';
+import type { PauseMaker } from './inProcess.ts';
+import { jobModel } from './jobModel.ts';
+import { checkLinearizability } from './linearizability.ts';
+import { bounded, closeBounded, runScenario } from './run.ts';
+import type { ConcurrentRun, Settle } from './run.ts';
+import { renderConcurrentStory } from './story.ts';
+
+/** Stable codes of a concurrent campaign's usage errors. */
+export type ConcurrentCampaignErrorCode = 'invalid_option';
+
+/** A campaign option that is not one; the message names the option and the value. */
+export class ConcurrentCampaignError extends Error {
+  override name = 'ConcurrentCampaignError' as const;
+  readonly code: ConcurrentCampaignErrorCode = 'invalid_option';
+}
+
+/** Options of a concurrent campaign. */
+export interface ConcurrentCampaignOptions {
+  /** Creates a fresh implementation for a config and a number of lanes. */
+  readonly factory: ConcurrentFactory;
+  /** A fixed config (default: random small ones). */
+  readonly config?: Config;
+  /** Most worker lanes of a scenario (1 to 64); shrinking may use fewer. */
+  readonly workers: number;
+  /** Scenarios to generate (default 100). */
+  readonly numRuns?: number;
+  /** fast-check seed (default: random); reported so that a campaign can be repeated. */
+  readonly seed?: number;
+  /** fast-check path of a known failure, with its seed: replays that counterexample directly. */
+  readonly path?: string;
+  /** The campaign's time budget; when it runs out the verdict is `time_limit` unless a run failed. */
+  readonly budget?: Budget;
+  /** The checker's budget for each history (default: checkLinearizability's). */
+  readonly checkBudget?: CheckBudget;
+  /** Milliseconds a request may take before it is indefinite (default 2000). */
+  readonly timeoutMs?: number;
+  /** Most rounds per scenario (default 8). */
+  readonly maxRounds?: number;
+}
+
+/** A run whose history no order of the model explains, or whose adapter failed outright. */
+export interface ConcurrentFailure {
+  /** `not_linearizable`: the checker's verdict; `impl_error`: the adapter threw (not an IndefiniteOutcome) or could not be created. */
+  readonly kind: 'not_linearizable' | 'impl_error';
+  readonly scenario: ConcurrentScenario;
+  /** The run (null when the adapter could not be created). */
+  readonly run: ConcurrentRun | null;
+  /** Where the checker's search ended (for `not_linearizable`). */
+  readonly witness: Witness<unknown> | null;
+  /** What went wrong, for `impl_error`. */
+  readonly error: string | null;
+}
+
+/** The outcome of a concurrent campaign. */
+export interface ConcurrentCampaignResult {
+  readonly verdict: 'passed' | 'failed' | 'unknown' | 'time_limit';
+  readonly adapter: string;
+  readonly seed: number;
+  /** fast-check path of the shrunk failure (with `seed`, replays it); null unless failed. */
+  readonly path: string | null;
+  readonly workers: number;
+  /** Runs planned. */
+  readonly runsPlanned: number;
+  /** Runs that ran to the end in the generation phase (the failing one included). */
+  readonly runs: number;
+  /** Shrinking steps that succeeded. */
+  readonly shrinks: number;
+  /** Requests of the first failing run as generated, before shrinking (null unless failed). */
+  readonly firstFailureRequests: number | null;
+  /** Runs whose check ran out of its budget (`unknown`); never counted as passes. */
+  readonly unknownRuns: number;
+  /** The first such run, to look at. */
+  readonly firstUnknown: { readonly scenario: ConcurrentScenario; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' } | null;
+  /** True when the budget stopped the campaign before it ran in full. */
+  readonly stoppedByTimeLimit: boolean;
+  /** The shrunk failure; null unless failed. */
+  readonly failure: ConcurrentFailure | null;
+  /** The shrunk failure told as a story; null unless failed. */
+  readonly story: string | null;
+  readonly durationMs: number;
+}
+
+type Evaluation =
+  | { readonly status: 'ok' }
+  | { readonly status: 'interrupted' }
+  | { readonly status: 'unknown'; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' }
+  | { readonly status: 'failed'; readonly failure: ConcurrentFailure };
+
+function validate(o: ConcurrentCampaignOptions): void {
+  const bad = (name: string, value: unknown, rule: string): never => {
+    throw new ConcurrentCampaignError(`${name}: ${rule} (got ${JSON.stringify(value) ?? String(value)})`);
+  };
+  if (!Number.isSafeInteger(o.workers) || o.workers < 1 || o.workers > 64) bad('workers', o.workers, 'must be an integer from 1 to 64');
+  if (o.numRuns !== undefined && (!Number.isSafeInteger(o.numRuns) || o.numRuns < 0)) bad('numRuns', o.numRuns, 'must be an integer >= 0');
+  if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === 'number' && o.timeoutMs > 0 && Number.isFinite(o.timeoutMs))) bad('timeoutMs', o.timeoutMs, 'must be a number > 0');
+  if (o.maxRounds !== undefined && (!Number.isSafeInteger(o.maxRounds) || o.maxRounds < 1)) bad('maxRounds', o.maxRounds, 'must be an integer >= 1');
+  if (o.seed !== undefined && !Number.isSafeInteger(o.seed)) bad('seed', o.seed, 'must be an integer');
+  if (o.path !== undefined && !/^\d+(:\d+)*$/.test(o.path)) bad('path', o.path, 'must be a fast-check path such as 12:0:3');
+}
+
+/**
+ * Runs a concurrent campaign. Never throws for what the implementation does (a failure is the
+ * `failed` verdict); throws ConcurrentCampaignError `invalid_option` for a bad option.
+ */
+export async function runConcurrentCampaign(options: ConcurrentCampaignOptions): Promise<ConcurrentCampaignResult> {
+  validate(options);
+  const started = performance.now();
+  const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
+  const numRuns = options.numRuns ?? 100;
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const budget = options.budget;
+  const factory = options.factory;
+  // A function, not a property read, so that each call looks again (the budget runs out in between).
+  const spent = (): boolean => budget?.expired === true;
+  const scheduled = isSchedulable(factory);
+  const arb = concurrentScenarioArb({
+    workers: options.workers,
+    ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
+    ...(options.config === undefined ? {} : { config: options.config }),
+  });
+  let adapterName = '(factory)';
+  let runs = 0;
+  let failedOnce = false;
+  let interrupted = false;
+  let unknownRuns = 0;
+  let firstUnknown: ConcurrentCampaignResult['firstUnknown'] = null;
+  let lastFailure: ConcurrentFailure | null = null;
+  let firstFailureRequests: number | null = null;
+
+  const evaluate = async (scenario: ConcurrentScenario, s: fc.Scheduler | null): Promise<Evaluation> => {
+    if (spent()) return { status: 'interrupted' };
+    const pause: PauseMaker | undefined = s === null ? undefined : (label) => s.schedule(Promise.resolve(), label);
+    const settle: Settle | undefined = s === null ? undefined : (p) => s.waitFor(p);
+    const lanes = { workers: scenario.workers };
+    const created = await bounded(
+      scheduled && pause !== undefined ? factory.withPause(scenario.config, { ...lanes, pause }) : factory(scenario.config, lanes),
+      budget === undefined ? timeoutMs : budget.cap(timeoutMs),
+    );
+    if (!created.ok) {
+      if (spent()) return { status: 'interrupted' };
+      return { status: 'failed', failure: { kind: 'impl_error', scenario, run: null, witness: null, error: `the implementation could not be created: ${created.message}` } };
+    }
+    const adapter = created.value as ConcurrentAdapter;
+    adapterName = adapter.name;
+    let run: ConcurrentRun;
+    try {
+      run = await runScenario(scenario, adapter, { timeoutMs, ...(settle === undefined ? {} : { settle }), ...(budget === undefined ? {} : { budget }) });
+    } finally {
+      await closeBounded(adapter, timeoutMs);
+    }
+    if (run.interrupted) return { status: 'interrupted' };
+    if (run.errors.length > 0) {
+      const error = run.errors.map((e) => `request #${e.id}: ${e.message}`).join('; ');
+      return { status: 'failed', failure: { kind: 'impl_error', scenario, run, witness: null, error } };
+    }
+    const checkBudget: CheckBudget = {
+      ...options.checkBudget,
+      ...(budget === undefined ? {} : { timeoutMs: Math.min(options.checkBudget?.timeoutMs ?? Number.POSITIVE_INFINITY, budget.remainingMs()) }),
+    };
+    const outcome: CheckOutcome<unknown> = checkLinearizability(jobModel(scenario.config), run.history, checkBudget);
+    switch (outcome.verdict) {
+      case 'linearizable':
+        return { status: 'ok' };
+      case 'not_linearizable':
+        return { status: 'failed', failure: { kind: 'not_linearizable', scenario, run, witness: outcome.witness, error: null } };
+      case 'unknown':
+        if (spent()) return { status: 'interrupted' };
+        return { status: 'unknown', run, reason: outcome.reason };
+    }
+  };
+
+  const predicate = async (scenario: ConcurrentScenario, s: fc.Scheduler | null): Promise<boolean> => {
+    const e = await evaluate(scenario, s);
+    if (!failedOnce && e.status !== 'interrupted') runs += 1;
+    switch (e.status) {
+      case 'ok':
+        return true;
+      case 'interrupted':
+        interrupted = true;
+        return true; // cut short: neither a pass nor a failure
+      case 'unknown':
+        if (!failedOnce) {
+          unknownRuns += 1;
+          firstUnknown ??= { scenario, run: e.run, reason: e.reason };
+        }
+        return true; // undecided: not a failure to shrink, and counted so that it is never a pass
+      case 'failed':
+        if (!failedOnce) firstFailureRequests = scenario.rounds.reduce((n, r) => n + r.requests.length, 0);
+        failedOnce = true;
+        // fast-check's final counterexample is the last value that failed, so this ends up holding it.
+        lastFailure = e.failure;
+        return false;
+    }
+  };
+  const property = scheduled
+    ? fc.asyncProperty(arb, fc.scheduler(), (scenario, s) => predicate(scenario, s))
+    : fc.asyncProperty(arb, (scenario) => predicate(scenario, null));
+
+  const remaining = budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
+  let details: fc.RunDetails<unknown> | null = null;
+  if (remaining > 0 && numRuns > 0) {
+    details = await fc.check(property as fc.IAsyncProperty<unknown>, {
+      numRuns: options.path === undefined ? numRuns : 1,
+      seed,
+      ...(options.path === undefined ? {} : { path: options.path }),
+      ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
+    });
+    if (details.failed && lastFailure === null && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
+  } else interrupted = remaining <= 0;
+
+  const failure = lastFailure as ConcurrentFailure | null;
+  const stoppedByTimeLimit = interrupted || details?.interrupted === true;
+  const common = {
+    adapter: adapterName,
+    seed,
+    workers: options.workers,
+    runsPlanned: options.path === undefined ? numRuns : 1,
+    runs,
+    unknownRuns,
+    firstUnknown,
+    stoppedByTimeLimit,
+    firstFailureRequests,
+    durationMs: performance.now() - started,
+  };
+  if (failure !== null) {
+    // A failure that did not fail again when replayed (real concurrency) keeps the path that found it.
+    const path = details?.failed === true && details.counterexamplePath !== null ? details.counterexamplePath : (options.path ?? null);
+    const story = renderConcurrentStory(failure, { adapter: adapterName, workers: options.workers, seed, path });
+    return { ...common, verdict: 'failed', path, shrinks: details?.numShrinks ?? 0, failure, story };
+  }
+  const verdict = unknownRuns > 0 ? 'unknown' : stoppedByTimeLimit ? 'time_limit' : 'passed';
+  return { ...common, verdict, path: null, shrinks: 0, failure: null, story: null };
+}

@@ -1,0 +1,75 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { concurrentScenarioArb } from './generate.ts';
+import type { ConcurrentScenario } from './generate.ts';
+import { lockedJobStoreFactory } from './inProcess.ts';
+import { runScenario } from './run.ts';
+
+type Cmd = { type: string; id?: string; account?: string; now: number };
+
+/** Runs sampled scenarios against the locked store and returns their resolved rounds with their configs. */
+async function sampledRounds(n: number): Promise<{ scenario: ConcurrentScenario; rounds: { now: number; commands: Cmd[]; replies: unknown[] }[] }[]> {
+  const out = [];
+  for (const scenario of fc.sample(concurrentScenarioArb({ workers: 4 }), { numRuns: n, seed: 42 })) {
+    const adapter = await lockedJobStoreFactory()(scenario.config, { workers: scenario.workers });
+    const run = await runScenario(scenario, adapter, { timeoutMs: 1000 });
+    const ops = new Map(run.history.operations.map((o) => [o.id, o]));
+    out.push({
+      scenario,
+      rounds: run.rounds.map((r) => ({ now: r.now, commands: r.requests.map((q) => q.command as Cmd), replies: r.requests.map((q) => ops.get(q.id)?.output) })),
+    });
+  }
+  return out;
+}
+
+describe('concurrentScenarioArb', () => {
+  it('is biased toward contention: claim rushes, lease boundaries, submits past capacity, one account twice, duplicates', async () => {
+    const sampled = await sampledRounds(300);
+    let rounds = 0;
+    let claimRush = 0;
+    let boundary = 0;
+    let pastCapacity = 0;
+    let sameAccount = 0;
+    let duplicates = 0;
+    const leases = new Map<string, number>();
+    for (const { scenario, rounds: rs } of sampled) {
+      let lastLeaseUntil: number[] = [];
+      for (const r of rs) {
+        rounds += 1;
+        const types = r.commands.map((c) => c.type);
+        if (types.filter((t) => t === 'claim').length >= 2) claimRush += 1;
+        const settles = r.commands.filter((c) => c.type === 'ack' || c.type === 'commit' || c.type === 'fail');
+        if (settles.length > 0 && lastLeaseUntil.some((l) => r.now === l || r.now === l - 1)) boundary += 1;
+        const submits = r.commands.filter((c) => c.type === 'submit');
+        if (new Set(submits.map((c) => c.id)).size > scenario.config.capacity) pastCapacity += 1;
+        const accounts = submits.map((c) => c.account);
+        if (new Set(accounts).size < new Set(submits.map((c) => c.id)).size) sameAccount += 1;
+        if (new Set(submits.map((c) => JSON.stringify(c))).size < submits.length) duplicates += 1;
+        for (const reply of r.replies) {
+          const job = (reply as { type?: string; job?: { id: string; leaseUntil: number } | null } | undefined)?.job;
+          if (job !== undefined && job !== null) leases.set(job.id, job.leaseUntil);
+        }
+        lastLeaseUntil = [...leases.values()];
+      }
+    }
+    // Each kind of contention is a sizeable share of all rounds, not an accident.
+    expect(claimRush / rounds).toBeGreaterThan(0.2);
+    expect(boundary / rounds).toBeGreaterThan(0.1);
+    expect(pastCapacity / rounds).toBeGreaterThan(0.05);
+    expect(sameAccount / rounds).toBeGreaterThan(0.05);
+    expect(duplicates / rounds).toBeGreaterThan(0.03);
+  }, 60_000);
+
+  it('never lets a round’s now go below the previous round’s', async () => {
+    for (const { rounds } of await sampledRounds(100)) {
+      for (let i = 1; i < rounds.length; i++) expect((rounds[i] as { now: number }).now).toBeGreaterThanOrEqual((rounds[i - 1] as { now: number }).now);
+    }
+  }, 60_000);
+
+  it('keeps lanes within the workers', () => {
+    for (const s of fc.sample(concurrentScenarioArb({ workers: 3 }), { numRuns: 200, seed: 1 })) {
+      expect(s.workers).toBeGreaterThanOrEqual(1);
+      expect(s.workers).toBeLessThanOrEqual(3);
+    }
+  });
+});

@@ -1,0 +1,239 @@
+/**
+ * Concurrent scenarios: a config, a number of worker lanes, and rounds of requests sent together.
+ * Every request of a round carries the round's `now`; rounds run one after the other (see
+ * docs/conformance.md, "Competing workers").
+ *
+ * The generator is biased toward contention, because a race needs two requests in flight that
+ * touch the same thing: several claims in one round; a commit, ack or fail of a delivery in the
+ * round at `leaseUntil - 1` or at `leaseUntil` itself, beside claims that may take the job again;
+ * more submits in one round than the capacity has room for; two jobs of one account; the same
+ * submit twice in one round.
+ *
+ * As in the sequential campaign (symbolic.ts), tokens and times are references resolved late:
+ * "the latest live delivery", "the lease expiry of that delivery, minus one". Here they are
+ * resolved at the start of their round from the replies of earlier rounds (the model cannot say
+ * which delivery is current, since the order the implementation chose is not known yet). A shrunk
+ * scenario keeps its meaning: removing a round does not turn "the latest delivery" into a number
+ * that happened to match another one.
+ */
+import fc from 'fast-check';
+import type { Config, FailureKind } from '../../contract/index.ts';
+
+/** Job ids, accounts and keys of concurrent scenarios: small pools, so that requests collide. */
+export const CONCURRENT_JOB_IDS = ['a', 'b', 'c', 'd', 'e', 'f'] as const;
+export const CONCURRENT_ACCOUNTS = ['x', 'y'] as const;
+export const CONCURRENT_KEYS = ['k1', 'k2'] as const;
+
+/** The worker name of a lane: lane 0 is `w1`. Pure. */
+export const laneWorker = (lane: number): string => `w${lane + 1}`;
+
+/**
+ * A delivery seen in an earlier round's claim reply: the `pick`-th most recent one (modulo their
+ * number) among those still live as far as the replies tell (no accepted ack or fail, lease not
+ * over at the previous round's `now`), or among the ended ones.
+ */
+export interface DeliveryRef {
+  readonly pick: number;
+  readonly ended: boolean;
+}
+
+/** The `now` of a round, never below the previous round's. */
+export type RoundTime =
+  | { readonly at: 'same' }
+  | { readonly at: 'later'; readonly plus: number }
+  | { readonly at: 'leaseUntil'; readonly delivery: DeliveryRef; readonly plus: -1 | 0 }
+  | { readonly at: 'notBefore' | 'deadline'; readonly job: string; readonly plus: -1 | 0 };
+
+/** One request before resolution. */
+export type ConcurrentCommand =
+  | { readonly kind: 'submit'; readonly id: string; readonly account: string; readonly key: string; readonly amount: number; readonly deadlineIn: number }
+  /** An exact repeat of the first submit sent for `id` (a duplicate), or a fresh submit if none was. */
+  | { readonly kind: 'resubmit'; readonly id: string }
+  /** A claim by the lane's worker. */
+  | { readonly kind: 'claim' }
+  | { readonly kind: 'commit' | 'ack'; readonly delivery: DeliveryRef; readonly worker: 'holder' | 'other' }
+  | { readonly kind: 'fail'; readonly delivery: DeliveryRef; readonly worker: 'holder' | 'other'; readonly failure: FailureKind }
+  | { readonly kind: 'tick' };
+
+/** A request of a round: a command on a lane (taken modulo the scenario's workers). */
+export interface ConcurrentRequest {
+  readonly lane: number;
+  readonly command: ConcurrentCommand;
+}
+
+/** One round: requests sent together, all at the round's `now`. */
+export interface ConcurrentRound {
+  readonly now: RoundTime;
+  readonly requests: readonly ConcurrentRequest[];
+  /** Chooses the order in which a non-concurrent adapter is sent the round's requests (0: as listed). */
+  readonly shuffle: number;
+}
+
+/** A concurrent scenario. */
+export interface ConcurrentScenario {
+  readonly config: Config;
+  /** Worker lanes, 1 to the campaign's `workers`. */
+  readonly workers: number;
+  readonly rounds: readonly ConcurrentRound[];
+}
+
+/** Options of the scenario arbitrary. */
+export interface ConcurrentScenarioOptions {
+  /** Most worker lanes (at least 1). */
+  readonly workers: number;
+  /** Most rounds (default 8). */
+  readonly maxRounds?: number;
+  /** A fixed config instead of random small ones. */
+  readonly config?: Config;
+}
+
+/** Small configs that make contention likely: capacity 1-3, maxAttempts 1-3, lease 1-3 ticks, short backoff. */
+export const concurrentConfigArb: fc.Arbitrary<Config> = fc
+  .record({
+    capacity: fc.integer({ min: 1, max: 3 }),
+    maxAttempts: fc.integer({ min: 1, max: 3 }),
+    leaseTicks: fc.integer({ min: 1, max: 3 }),
+    backoffBase: fc.integer({ min: 1, max: 2 }),
+    extraCap: fc.integer({ min: 0, max: 2 }),
+  })
+  .map(({ extraCap, ...c }) => ({ ...c, backoffCap: c.backoffBase + extraCap }));
+
+const jobIdArb = fc.constantFrom(...CONCURRENT_JOB_IDS);
+
+/** Mostly the latest live delivery, sometimes an older or an ended one. */
+export const deliveryRefArb: fc.Arbitrary<DeliveryRef> = fc.record({
+  pick: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.nat({ max: 3 }) }),
+  ended: fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+});
+
+const roundTimeArb: fc.Arbitrary<RoundTime> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant<RoundTime>({ at: 'same' }) },
+  { weight: 3, arbitrary: fc.integer({ min: 1, max: 3 }).map((plus): RoundTime => ({ at: 'later', plus })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ delivery: deliveryRefArb, plus: fc.constantFrom<-1 | 0>(-1, 0) })
+      .map((r): RoundTime => ({ at: 'leaseUntil', ...r })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ at: fc.constantFrom<'notBefore' | 'deadline'>('notBefore', 'deadline'), job: jobIdArb, plus: fc.constantFrom<-1 | 0>(-1, 0) })
+      .map((r): RoundTime => r),
+  },
+);
+
+const submitArb = (account?: fc.Arbitrary<string>): fc.Arbitrary<ConcurrentCommand> =>
+  fc
+    .record({
+      id: jobIdArb,
+      account: account ?? fc.constantFrom(...CONCURRENT_ACCOUNTS),
+      key: fc.constantFrom(...CONCURRENT_KEYS),
+      amount: fc.constantFrom(1, 2, 5),
+      deadlineIn: fc.oneof({ weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 4, arbitrary: fc.integer({ min: 4, max: 12 }) }),
+    })
+    .map((r): ConcurrentCommand => ({ kind: 'submit', ...r }));
+
+const workerArb = fc.oneof({ weight: 8, arbitrary: fc.constant<'holder'>('holder') }, { weight: 1, arbitrary: fc.constant<'other'>('other') });
+
+const settleArb = (delivery: fc.Arbitrary<DeliveryRef>): fc.Arbitrary<ConcurrentCommand> =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom<'commit' | 'ack'>('ack', 'commit', 'ack'), delivery, worker: workerArb }).map((r): ConcurrentCommand => r) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ delivery, worker: workerArb, failure: fc.constantFrom<FailureKind>('transient', 'transient', 'permanent') })
+        .map((r): ConcurrentCommand => ({ kind: 'fail', ...r })),
+    },
+  );
+
+const commandArb: fc.Arbitrary<ConcurrentCommand> = fc.oneof(
+  { weight: 4, arbitrary: submitArb() },
+  { weight: 1, arbitrary: jobIdArb.map((id): ConcurrentCommand => ({ kind: 'resubmit', id })) },
+  { weight: 4, arbitrary: fc.constant<ConcurrentCommand>({ kind: 'claim' }) },
+  { weight: 4, arbitrary: settleArb(deliveryRefArb) },
+  { weight: 1, arbitrary: fc.constant<ConcurrentCommand>({ kind: 'tick' }) },
+);
+
+const request = (lane: number, command: ConcurrentCommand): ConcurrentRequest => ({ lane, command });
+
+/** The round arbitraries, one per kind of contention. */
+function roundArb(workers: number): fc.Arbitrary<ConcurrentRound> {
+  const lane = fc.nat({ max: Math.max(0, workers - 1) });
+  const rush = Math.max(2, Math.min(workers + 1, 6));
+  const shuffle = fc.nat({ max: 1000 });
+  // Anything, on any lanes.
+  const mixed = fc
+    .record({ now: roundTimeArb, requests: fc.array(fc.record({ lane, command: commandArb }), { minLength: 1, maxLength: 4 }), shuffle })
+    .map((r): ConcurrentRound => r);
+  // Several workers claiming at once, one lane each, maybe beside one other request.
+  const claims = fc
+    .record({ now: roundTimeArb, n: fc.integer({ min: 2, max: rush }), extra: fc.option(fc.record({ lane, command: commandArb }), { nil: undefined }), shuffle })
+    .map(({ now, n, extra, shuffle: s }): ConcurrentRound => ({
+      now,
+      requests: [...Array.from({ length: n }, (_, i) => request(i, { kind: 'claim' })), ...(extra === undefined ? [] : [extra])],
+      shuffle: s,
+    }));
+  // A settlement (or two) of one delivery at the last tick of its lease or the first after it, racing claims.
+  const boundary = fc
+    .tuple(deliveryRefArb, fc.constantFrom<-1 | 0>(-1, 0), fc.array(fc.constant(0), { minLength: 0, maxLength: 2 }), fc.integer({ min: 1, max: 2 }), shuffle)
+    .chain(([delivery, plus, settles, claimsN, s]) =>
+      fc
+        .tuple(settleArb(fc.constant(delivery)), fc.array(settleArb(fc.constant(delivery)), { minLength: settles.length, maxLength: settles.length }))
+        .map(([first, more]): ConcurrentRound => ({
+          now: { at: 'leaseUntil', delivery, plus },
+          requests: [
+            request(0, first),
+            ...more.map((c, i) => request(i + 1, c)),
+            ...Array.from({ length: claimsN }, (_, i) => request(i + 1 + more.length, { kind: 'claim' })),
+          ],
+          shuffle: s,
+        })),
+    );
+  // More submits than the capacity has room for, often of one account.
+  const submits = fc
+    .record({
+      now: roundTimeArb,
+      account: fc.option(fc.constantFrom(...CONCURRENT_ACCOUNTS), { nil: undefined }),
+      n: fc.integer({ min: 2, max: rush }),
+      shuffle,
+    })
+    .chain(({ now, account, n, shuffle: s }) =>
+      fc
+        .uniqueArray(submitArb(account === undefined ? undefined : fc.constant(account)), {
+          minLength: 2,
+          maxLength: n,
+          selector: (c) => (c.kind === 'submit' ? c.id : ''),
+        })
+        .map((cs): ConcurrentRound => ({ now, requests: cs.map((c, i) => request(i, c)), shuffle: s })),
+    );
+  // The same submit twice in one round (maybe beside a third request).
+  const duplicate = fc
+    .record({ now: roundTimeArb, submit: submitArb(), extra: fc.option(fc.record({ lane, command: commandArb }), { nil: undefined }), shuffle })
+    .map(({ now, submit, extra, shuffle: s }): ConcurrentRound => ({
+      now,
+      requests: [request(0, submit), request(1, submit), ...(extra === undefined ? [] : [extra])],
+      shuffle: s,
+    }));
+  return fc.oneof(
+    { weight: 3, arbitrary: mixed },
+    { weight: 3, arbitrary: claims },
+    { weight: 4, arbitrary: boundary },
+    { weight: 2, arbitrary: submits },
+    { weight: 1, arbitrary: duplicate },
+  );
+}
+
+/**
+ * Concurrent scenarios for up to `workers` lanes and `maxRounds` rounds. Shrinks toward fewer
+ * rounds, fewer requests and fewer workers.
+ */
+export function concurrentScenarioArb(options: ConcurrentScenarioOptions): fc.Arbitrary<ConcurrentScenario> {
+  const most = Math.max(1, Math.floor(options.workers));
+  const maxRounds = Math.max(1, options.maxRounds ?? 8);
+  return fc.record({
+    config: options.config === undefined ? concurrentConfigArb : fc.constant(options.config),
+    workers: fc.integer({ min: 1, max: most }),
+    rounds: fc.array(roundArb(most), { minLength: 1, maxLength: maxRounds }),
+  });
+}

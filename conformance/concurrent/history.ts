@@ -1,0 +1,67 @@
+/**
+ * Concurrent histories and the models they are checked against. Nothing here knows about jobs:
+ * a history is operations on lanes, each with the instant it was invoked and the instant its
+ * reply came (or none: an indefinite outcome, as Jepsen's `:info`), and a model is any pure
+ * state machine with a canonical key for its states.
+ *
+ * Instants are positions in one totally ordered event sequence (0, 1, 2, ...), not wall time:
+ * an operation A precedes B in real time exactly when A's `returned` is below B's `invoked`.
+ */
+
+/** One request of a history. */
+export interface Operation<I, O> {
+  /** Unique within the history; the order of ids carries no meaning. */
+  readonly id: number;
+  /** The worker lane that sent it (for stories; the checker ignores lanes). */
+  readonly lane: number;
+  readonly input: I;
+  /** The instant the request was sent. */
+  readonly invoked: number;
+  /**
+   * The instant its reply arrived, with the reply; absent when no reply came (a timeout, a dead
+   * process): the request may have taken effect at any instant after `invoked`, or never.
+   */
+  readonly returned?: number;
+  readonly output?: O;
+}
+
+/** A history: every operation, in any order (the instants order them). */
+export interface History<I, O> {
+  readonly operations: readonly Operation<I, O>[];
+}
+
+/**
+ * A pure sequential specification. `step` must not mutate `state`; `key` must return equal
+ * strings exactly for states that behave the same from then on (the memoisation relies on it).
+ */
+export interface SequentialModel<S, I, O> {
+  init(): S;
+  step(state: S, input: I): { readonly state: S; readonly output: O };
+  key(state: S): string;
+  /** Whether the implementation's `observed` reply is the reply the model gave (`expected`). */
+  equal(expected: O, observed: O): boolean;
+}
+
+/** Limits on one check; when one runs out the result is `unknown`, never a pass. */
+export interface CheckBudget {
+  /** Most model steps tried (default: 2,000,000). */
+  readonly maxSteps?: number;
+  /** Wall-clock limit in milliseconds (default: none). */
+  readonly timeoutMs?: number;
+}
+
+/** Where the search ended when no order explains the replies. */
+export interface Witness<O> {
+  /** The longest prefix of a linearization found: operation ids, in the order they were applied. */
+  readonly longestOrder: readonly number[];
+  /**
+   * The operations that could come next after that prefix (minimal in real time), none of which
+   * the model explains: for each, the reply the model would give there and the reply observed.
+   */
+  readonly stuck: readonly { readonly id: number; readonly expected: O; readonly observed: O | undefined }[];
+}
+
+export type CheckOutcome<O> =
+  | { readonly verdict: 'linearizable'; readonly order: readonly number[]; readonly steps: number }
+  | { readonly verdict: 'not_linearizable'; readonly witness: Witness<O>; readonly steps: number }
+  | { readonly verdict: 'unknown'; readonly reason: 'max_steps' | 'timeout'; readonly steps: number };

@@ -1,0 +1,28 @@
+/**
+ * Competing workers: concurrent histories of any implementation, checked for linearizability
+ * against the model. The checker (linearizability.ts) is generic: it knows a history and a pure
+ * sequential model, nothing of jobs (kvRegister.ts is a second model it is tested with).
+ */
+export type { ConcurrentAdapter, ConcurrentFactory } from './adapter.ts';
+export { IndefiniteOutcome } from './adapter.ts';
+export type { CheckBudget, CheckOutcome, History, Operation, SequentialModel, Witness } from './history.ts';
+export type { HistoryErrorCode, SearchHints } from './linearizability.ts';
+export { DEFAULT_MAX_STEPS, HistoryError, checkLinearizability } from './linearizability.ts';
+export type { KvInput, KvOutput, KvState } from './kvRegister.ts';
+export { kvRegister } from './kvRegister.ts';
+export type { SnapshotRequest } from './jobModel.ts';
+export { SNAPSHOT_REQUEST, isSnapshotRequest, jobModel, modelStateKey, sameJobReply } from './jobModel.ts';
+export type { ConcurrentCampaignErrorCode, ConcurrentCampaignOptions, ConcurrentCampaignResult, ConcurrentFailure } from './campaign.ts';
+export { ConcurrentCampaignError, runConcurrentCampaign } from './campaign.ts';
+export type { ConcurrentCommand, ConcurrentRequest, ConcurrentRound, ConcurrentScenario, ConcurrentScenarioOptions, DeliveryRef, RoundTime } from './generate.ts';
+export { concurrentConfigArb, concurrentScenarioArb, laneWorker } from './generate.ts';
+export type { ConcurrentRun, JobHistory, RunOptions, SentRequest, SentRound, Settle } from './run.ts';
+export { runScenario } from './run.ts';
+export type { AsyncJobStoreClass, Pause, PauseMaker, SchedulableFactory } from './inProcess.ts';
+export { AsyncJobStore, AsyncMutex, asyncJobStoreFactory, isSchedulable, lockedJobStoreFactory, sequentialFactory } from './inProcess.ts';
+export type { ConcurrentStoryContext } from './story.ts';
+export { renderConcurrentStory } from './story.ts';
+export type { TimelineOptions } from './timeline.ts';
+export { renderTimeline } from './timeline.ts';
+export type { ConcurrentBrokenVariant } from '../broken/concurrent/index.ts';
+export { CONCURRENT_BROKEN_VARIANTS, concurrentBrokenVariant } from '../broken/concurrent/index.ts';

@@ -1,0 +1,342 @@
+/**
+ * `runProfile`: an implementation checked rule by rule. For every rule not declared unsupported,
+ * the fixture stories whose model run exercises it and a targeted campaign (generation.ts) whose
+ * scenarios exercise it at least once are run in lockstep against the model, with the declared
+ * variants in place of their rules (model/variants.ts). Every divergence is attributed to the rule
+ * it departs from (attribution.ts) and recorded under that rule, whichever campaign found it; the
+ * campaign of a rule stops at its own first departure and goes on past others'. Each departing
+ * rule's first departure is then shrunk by fast-check, keeping only runs that still depart on that
+ * same rule, and told as a story with the flags that replay it.
+ *
+ * A rule conforms only when commands exercised it and none departed; a rule no command reached is
+ * `not_reached`, and one whose campaign the time limit cut short `budget_exhausted`: neither is a pass.
+ */
+import fc from 'fast-check';
+import { RULE_IDS, ruleOf } from '../../contract/rules.ts';
+import type { RuleId } from '../../contract/rules.ts';
+import { loadFixtures } from '../../model/fixtures.ts';
+import type { Fixture } from '../../model/fixtures.ts';
+import { toSnapshot } from '../../model/index.ts';
+import { rulesExercised } from '../../model/rules.ts';
+import { composeVariants, modelVariant } from '../../model/variants.ts';
+import type { ModelVariant } from '../../model/variants.ts';
+import type { ProfileScenario } from './generation.ts';
+import type { Budget } from '../budget.ts';
+import { showValue } from '../compare.ts';
+import { inOrder } from '../parallel.ts';
+import { renderStory } from '../story.ts';
+import { newResolveMemory, resolveCommand } from '../symbolic.ts';
+import type { ScriptStep } from '../symbolic.ts';
+import { attributeDivergence } from './attribution.ts';
+import { RULE_BIAS, targetedScenarioArb } from './generation.ts';
+import { runProfileLockstep } from './lockstep.ts';
+import type { CheckedModel, ProfileRun } from './lockstep.ts';
+import { PROFILE_FORMAT } from './result.ts';
+import type { Departure, Profile, RuleResult, Unattributed } from './result.ts';
+import type { ProfileTarget } from './target.ts';
+
+/** A declaration the engine cannot use (a variant that does not exist, or replaces another rule). */
+export class ProfileError extends Error {
+  override name = 'ProfileError' as const;
+  readonly code = 'invalid_declaration' as const;
+}
+
+/** Options of a profile run. */
+export interface ProfileOptions {
+  /** Runs of each rule's targeted campaign that exercise the rule (default 30). */
+  readonly runs?: number;
+  /** Seed of the profile; each rule's campaign derives its own from it (default 1). */
+  readonly seed?: number;
+  /** Most commands per generated run (default 30). */
+  readonly maxCommands?: number;
+  readonly budget?: Budget;
+  /** Rules' campaigns in flight at once (default 1). */
+  readonly parallel?: number;
+  /** Only these rules' campaigns (default all); the fixtures still run. */
+  readonly rules?: readonly RuleId[];
+  /**
+   * Replays one shrunk run: the campaign of `rule` at fast-check `path` (with `seed`), exactly that
+   * run, without the fixtures and without shrinking it further.
+   */
+  readonly replay?: { readonly rule: RuleId; readonly path: string };
+  /**
+   * The command that replays a departure on `rule`, for stories (default: the library call): found
+   * by `campaign`'s run at `path`, or (both undefined) by a fixture, which every profile runs.
+   */
+  readonly replayCommand?: (rule: RuleId, campaign: RuleId | undefined, path: string | undefined) => string;
+  /** Most candidate scenarios drawn per kept run (default 6): those that do not exercise the rule are skipped. */
+  readonly triesPerRun?: number;
+  /** Called after each rule's campaign. */
+  readonly onRule?: (rule: RuleId, done: number, total: number) => void;
+}
+
+/** The seed of one rule's campaign: the profile's seed and the rule's position, mixed. Pure. */
+export const campaignSeed = (seed: number, rule: RuleId): number => (Math.imul(seed ^ 0x5bd1e995, 31) + RULE_IDS.indexOf(rule) * 7919) | 0;
+
+/** The model a target's declarations call for; throws ProfileError for a bad declaration. */
+export function checkedModelOf(target: Pick<ProfileTarget, 'declarations'>): CheckedModel {
+  const variants: ModelVariant[] = [];
+  for (const [rule, d] of Object.entries(target.declarations) as [RuleId, NonNullable<ProfileTarget['declarations'][RuleId]>][]) {
+    if (d.kind !== 'variant') continue;
+    const v = modelVariant(d.variant);
+    if (v === undefined) throw new ProfileError(`declaration of ${rule}: no model variant named ${JSON.stringify(d.variant)}`);
+    if (v.rule !== rule) throw new ProfileError(`declaration of ${rule}: the variant ${v.name} replaces ${v.rule}, not ${rule}`);
+    variants.push(v);
+  }
+  return composeVariants(variants);
+}
+
+/** How many commands of a model-only run of a scenario exercise each rule (no implementation involved), for the campaign's filter. */
+function modelRules(checked: CheckedModel, scenario: ProfileScenario): Map<RuleId, number> {
+  const out = new Map<RuleId, number>();
+  const add = (r: RuleId): void => {
+    out.set(r, (out.get(r) ?? 0) + 1);
+  };
+  let state = scenario.start === undefined ? checked.model.initialState(scenario.config) : checked.model.fromSnapshot(scenario.start);
+  const memory = newResolveMemory();
+  for (const sym of scenario.commands) {
+    const action = resolveCommand(state, memory, sym);
+    if ('restart' in action) {
+      state = checked.model.fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
+      add('snapshot-restore-round-trip');
+      continue;
+    }
+    const result = checked.model.step(state, action.do);
+    for (const r of rulesExercised(state, action.do, result)) add(r);
+    if (result.reply.ok && result.reply.type === 'claim' && result.reply.job !== null) memory.lastToken.set(result.reply.job.id, result.reply.job.token);
+    state = result.state;
+  }
+  add('snapshot-is-a-copy');
+  return out;
+}
+
+/** A fixture as a script: its commands and restarts (its aliasing steps are the run's own aliasing check). */
+const fixtureScript = (f: Fixture): ScriptStep[] =>
+  f.steps.flatMap((s): ScriptStep[] => ('do' in s ? [{ do: s.do }] : 'restart' in s ? [{ restart: true }] : []));
+
+/** Counts, per rule, the agreeing commands of a run (every step before the divergence, and the aliasing check). */
+function countRun(run: ProfileRun, counts: Map<RuleId, number>): void {
+  const agreeing = run.result.divergence === null ? run.exercised.length : run.result.divergence.step - 1;
+  for (let i = 0; i < agreeing; i++) for (const r of run.exercised[i] ?? []) counts.set(r, (counts.get(r) ?? 0) + 1);
+  if (run.aliasChecked && run.result.divergence === null) counts.set('snapshot-is-a-copy', (counts.get('snapshot-is-a-copy') ?? 0) + 1);
+}
+
+/** The rule a run departs on (null: unattributed), and the first differing field in words. */
+function attribution(run: ProfileRun): { rule: RuleId | null; divergence: Departure['divergence'] } | null {
+  const d = run.result.divergence;
+  if (d === null) return null;
+  const step = run.result.steps[d.step - 1];
+  const exercised = d.kind === 'alias' ? ['snapshot-is-a-copy' as const] : (run.exercised[d.step - 1] ?? []);
+  const rule = attributeDivergence(d, run.diverging, exercised, step?.implReply);
+  const diff = d.reply ?? d.snapshot;
+  return {
+    rule,
+    divergence: {
+      step: d.step,
+      kind: d.kind,
+      field: diff === undefined ? '' : diff.path,
+      model: diff === undefined ? '' : showValue(diff.model),
+      impl: diff === undefined ? (d.error ?? '') : showValue(diff.impl),
+    },
+  };
+}
+
+interface Candidate {
+  /** The rule it departs on; null when unattributed. */
+  readonly rule: RuleId | null;
+  readonly campaign: RuleId | undefined;
+  readonly fixture: string | undefined;
+  /** Index of the generated scenario in its campaign (fast-check path). */
+  readonly index: number;
+  readonly run: ProfileRun;
+  readonly divergence: Departure['divergence'];
+}
+
+interface CampaignOutcome {
+  readonly rule: RuleId;
+  readonly kept: number;
+  readonly complete: boolean;
+  readonly counts: Map<RuleId, number>;
+  readonly candidates: Candidate[];
+  readonly unattributed: Candidate[];
+}
+
+/** Runs a ProfileTarget rule by rule and returns its profile. Never throws for the implementation; throws ProfileError for a bad declaration. */
+export async function runProfile(target: ProfileTarget, options: ProfileOptions = {}): Promise<Profile> {
+  const runs = options.runs ?? 30;
+  const seed = options.seed ?? 1;
+  const maxCommands = options.maxCommands ?? 30;
+  const budget = options.budget;
+  const checked = checkedModelOf(target);
+  const declared = target.declarations;
+  const unsupported = new Set(RULE_IDS.filter((r) => declared[r]?.kind === 'unsupported'));
+  let adapter = target.queue;
+  const noteAdapter = (run: ProfileRun): void => {
+    if (run.result.adapter !== '(factory)') adapter = run.result.adapter;
+  };
+
+  // 1. The fixtures, each once, in lockstep against the checked model.
+  const fixtureRules = new Map<RuleId, string[]>();
+  const counts = new Map<RuleId, number>();
+  const candidates: Candidate[] = [];
+  const unattributed: Candidate[] = [];
+  for (const fixture of options.replay === undefined ? loadFixtures() : []) {
+    if (budget?.expired === true) break;
+    const script = fixtureScript(fixture);
+    const run = await runProfileLockstep(fixture.config, script, target.factory, checked, budget);
+    noteAdapter(run);
+    if (run.result.interrupted === true) break;
+    const reached = new Set(run.exercised.flat());
+    for (const r of reached) fixtureRules.set(r, [...(fixtureRules.get(r) ?? []), fixture.name]);
+    countRun(run, counts);
+    const a = attribution(run);
+    if (a !== null) {
+      const c: Candidate = { rule: a.rule, campaign: undefined, fixture: fixture.name, index: 0, run, divergence: a.divergence };
+      if (a.rule === null) unattributed.push(c);
+      else if (!unsupported.has(a.rule)) candidates.push(c);
+    }
+  }
+
+  // 2. One targeted campaign per checked rule.
+  const campaignRules = RULE_IDS.filter((r) => !unsupported.has(r) && (options.rules === undefined || options.rules.includes(r)));
+  const tries = options.triesPerRun ?? 6;
+  let done = 0;
+  const outcomes = await inOrder(campaignRules.length, options.parallel ?? 1, async (i): Promise<CampaignOutcome> => {
+    const rule = campaignRules[i] as RuleId;
+    const arb = targetedScenarioArb(rule, maxCommands);
+    const minHits = RULE_BIAS[rule].minHits ?? 1;
+    const ruleSeed = campaignSeed(seed, rule);
+    const own: CampaignOutcome = { rule, kept: 0, complete: false, counts: new Map(), candidates: [], unattributed: [] };
+    let scenarios: ProfileScenario[] = [];
+    const at = (index: number): ProfileScenario => {
+      if (index >= scenarios.length) scenarios = fc.sample(arb, { numRuns: Math.max(index + 1, 2 * scenarios.length, 16), seed: ruleSeed });
+      return scenarios[index] as ProfileScenario;
+    };
+    const indices = options.replay === undefined ? undefined : options.replay.rule === rule ? [Number(options.replay.path.split(':')[0])] : [];
+    let kept = 0;
+    let stoppedEarly = false;
+    const limit = indices === undefined ? runs * tries : indices.length;
+    for (let t = 0; t < limit && kept < runs; t++) {
+      if (budget?.expired === true) {
+        stoppedEarly = true;
+        break;
+      }
+      const index = indices === undefined ? t : (indices[t] as number);
+      const scenario = at(index);
+      if ((modelRules(checked, scenario).get(rule) ?? 0) < minHits) continue;
+      const run = await runProfileLockstep(scenario.config, scenario.commands, target.factory, checked, budget, scenario.start);
+      noteAdapter(run);
+      // An implementation that cannot start from a snapshot leaves this rule's edge not reached.
+      if (run.cannotStart === true) break;
+      if (run.result.interrupted === true) {
+        stoppedEarly = true;
+        break;
+      }
+      kept += 1;
+      countRun(run, own.counts);
+      const a = attribution(run);
+      if (a === null) continue;
+      const c: Candidate = { rule: a.rule, campaign: rule, fixture: undefined, index, run, divergence: a.divergence };
+      if (a.rule === null) own.unattributed.push(c);
+      else if (!unsupported.has(a.rule)) own.candidates.push(c);
+      if (a.rule === rule) break; // this rule departs: its campaign has found what it looks for
+    }
+    done += 1;
+    options.onRule?.(rule, done, campaignRules.length);
+    return { ...own, kept, complete: !stoppedEarly };
+  });
+  const byRule = new Map<RuleId, CampaignOutcome>();
+  for (const o of outcomes) {
+    if (o === undefined) continue;
+    byRule.set(o.rule, o);
+    for (const [r, n] of o.counts) counts.set(r, (counts.get(r) ?? 0) + n);
+    candidates.push(...o.candidates);
+    unattributed.push(...o.unattributed);
+  }
+
+  // 3. Each departing rule's departure, shrunk: its own campaign's if it has one, else the first found.
+  const departures = new Map<RuleId, Departure>();
+  for (const rule of RULE_IDS) {
+    const mine = candidates.filter((c) => c.rule === rule);
+    if (mine.length === 0) continue;
+    const first = mine.find((c) => c.campaign === rule) ?? mine.find((c) => c.campaign !== undefined) ?? (mine[0] as Candidate);
+    departures.set(rule, await shrink(first, checked, target, { seed, maxCommands, budget, replayCommand: options.replayCommand, replayPath: options.replay?.path }));
+  }
+
+  const results: RuleResult[] = RULE_IDS.map((rule): RuleResult => {
+    const d = declared[rule];
+    const base = {
+      rule,
+      title: ruleOf(rule).title,
+      commands: counts.get(rule) ?? 0,
+      runs: byRule.get(rule)?.kept ?? 0,
+      fixtures: fixtureRules.get(rule) ?? [],
+      ...(target.upstream?.[rule] === undefined ? {} : { upstream: target.upstream[rule] }),
+    };
+    if (d?.kind === 'unsupported') return { ...base, status: 'unsupported', why: d.why };
+    const variant = d?.kind === 'variant' ? { variant: d.variant, why: d.why } : {};
+    const departure = departures.get(rule);
+    if (departure !== undefined) return { ...base, ...variant, status: 'departs', departure };
+    const campaign = byRule.get(rule);
+    const incomplete = (campaign !== undefined && !campaign.complete) || (campaign === undefined && options.rules === undefined && budget?.expired === true);
+    if (incomplete) return { ...base, ...variant, status: 'budget_exhausted' };
+    if (base.commands === 0) return { ...base, ...variant, status: 'not_reached' };
+    return { ...base, ...variant, status: d?.kind === 'variant' ? 'variant' : 'conforms' };
+  });
+  const unattributedOut: Unattributed[] = unattributed.map((c) => ({
+    source: c.fixture === undefined ? 'campaign' : 'fixture',
+    ...(c.campaign === undefined ? {} : { campaign: c.campaign, seed: campaignSeed(seed, c.campaign), path: String(c.index) }),
+    ...(c.fixture === undefined ? {} : { fixture: c.fixture }),
+    divergence: c.divergence,
+    story: renderStory(c.run.result),
+  }));
+  const verdict = results.some((r) => r.status === 'departs') || unattributedOut.length > 0 ? 'departs' : results.some((r) => r.status === 'budget_exhausted') ? 'incomplete' : 'conforms';
+  return { format: PROFILE_FORMAT, queue: target.queue, version: target.version, adapter, seed, runs, maxCommands, verdict, rules: results, unattributed: unattributedOut };
+}
+
+/** Shrinks one departure with fast-check, keeping only runs that depart on the same rule; a fixture's is told as it is. */
+async function shrink(
+  c: Candidate,
+  checked: CheckedModel,
+  target: ProfileTarget,
+  o: { seed: number; maxCommands: number; budget: Budget | undefined; replayCommand: ProfileOptions['replayCommand']; replayPath?: string | undefined },
+): Promise<Departure> {
+  const told = (run: ProfileRun, seed: number | undefined, path: string | undefined, unshrunk: number, divergence: Departure['divergence']): Departure => {
+    const replay = o.replayCommand?.(c.rule ?? 'snapshot-is-a-copy', c.campaign, path) ?? (path === undefined ? `runProfile(target, { seed: ${o.seed} })` : `runProfile(target, { seed: ${o.seed}, replay: { rule: '${c.campaign}', path: '${path}' } })`);
+    return {
+      source: c.campaign === undefined ? 'fixture' : 'campaign',
+      ...(c.campaign === undefined ? {} : { campaign: c.campaign }),
+      ...(c.fixture === undefined ? {} : { fixture: c.fixture }),
+      ...(seed === undefined ? {} : { seed }),
+      ...(path === undefined ? {} : { path }),
+      steps: run.result.steps.length,
+      unshrunkSteps: unshrunk,
+      divergence,
+      story: renderStory(run.result, { reproduceCommand: replay }),
+      replay,
+    };
+  };
+  if (c.campaign === undefined) return told(c.run, undefined, undefined, c.run.result.steps.length, c.divergence);
+  const rule = c.rule;
+  const seed = campaignSeed(o.seed, c.campaign);
+  const arb = targetedScenarioArb(c.campaign, o.maxCommands);
+  let last: { run: ProfileRun; divergence: Departure['divergence'] } = { run: c.run, divergence: c.divergence };
+  const remaining = o.budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
+  const property = fc.asyncProperty(arb, async (scenario: ProfileScenario) => {
+    const run = await runProfileLockstep(scenario.config, scenario.commands, target.factory, checked, o.budget, scenario.start);
+    if (run.result.interrupted === true) return true;
+    const a = attribution(run);
+    if (a === null || a.rule !== rule) return true;
+    last = { run, divergence: a.divergence };
+    return false;
+  });
+  const details = await fc.check(property, {
+    numRuns: 1,
+    seed,
+    // A replay goes straight to the shrunk run of its path and stops there.
+    ...(o.replayPath === undefined ? { path: String(c.index) } : { path: o.replayPath, endOnFailure: true }),
+    ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.max(1, Math.ceil(remaining)) } : {}),
+  });
+  const path = details.failed && details.counterexamplePath !== null ? details.counterexamplePath : String(c.index);
+  return told(last.run, seed, path, c.run.result.steps.length, last.divergence);
+}

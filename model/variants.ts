@@ -1,0 +1,301 @@
+/**
+ * Named variants of the model. A real queue may keep one rule of the contract differently on
+ * purpose (it retries with a jittered delay, or keeps a failed job at the head of its key); a
+ * profile then declares that rule as a variant and checks everything else against the model with
+ * the variant in place. A variant is part of the specification, not an exception in an adapter:
+ * it is the reference store and job machines with a few guards and actions provided differently
+ * (xstate's `machine.provide`), stepped by the same step.ts code, so every other rule stays exactly
+ * the model's.
+ *
+ * Each variant replaces one rule (`rule`). A nondeterministic variant (`jittered-backoff`) says
+ * which outcomes it allows through `choose`: given the implementation's reply to a step, the
+ * choice that reproduces it when it lies within the variant's bounds; the step is then taken with
+ * that choice and compared exactly as always, and outside the bounds the model's own bound is
+ * taken, so the difference shows.
+ */
+import { assign } from 'xstate';
+import { parseCommand } from '../contract/index.ts';
+import type { RuleId } from '../contract/rules.ts';
+import { addTime, admittedJob, backoffDelay, jobMachine, policyOf, TIME_MAX } from './jobMachine.ts';
+import type { JobContext, JobEvent, JobPolicy } from './jobMachine.ts';
+import { pureTransition } from './pureTransition.ts';
+import { buildModel } from './step.ts';
+import type { Model, ModelMachines, ModelState, StepChoice } from './step.ts';
+import { isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
+import type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
+
+/** The names of the model's variants. */
+export const VARIANT_NAMES = ['failed-job-keeps-blocking', 'no-account-order', 'uncapped-backoff', 'jittered-backoff', 'jittered-backoff-upward'] as const;
+/** One of VARIANT_NAMES. */
+export type VariantName = (typeof VARIANT_NAMES)[number];
+
+/** A named variant of the model, replacing one rule of the contract. */
+export interface ModelVariant {
+  readonly name: VariantName;
+  /** The rule of the contract this variant replaces; every other rule is the model's. */
+  readonly rule: RuleId;
+  /** What the variant says instead, in one sentence. */
+  readonly description: string;
+  /** The variant's machines, behind the same functions as the reference model. */
+  readonly model: Model;
+  /**
+   * Nondeterministic variants only: the choice under which the variant's step gives the
+   * implementation's reply `implReply` to `command` in state `before`, when that reply lies within
+   * the variant's bounds; undefined otherwise (the step then takes the variant's default, its
+   * bound, and a reply outside the bounds differs from it). Pure.
+   */
+  readonly choose?: (before: ModelState, command: unknown, implReply: unknown) => StepChoice | undefined;
+}
+
+// --- Shared pieces: sending an event to a job, and a claim over another choice of job. ----------
+
+const jobTransition = pureTransition(jobMachine);
+
+/** Sends one event to one job, purely, recording the step it took (as storeMachine does). */
+function sendToJob(job: JobSnapshot, event: JobEvent): { job: JobSnapshot; step: JobStep | undefined } {
+  const next = jobTransition(job, event);
+  const from = statusOf(job);
+  const to = statusOf(next);
+  if (from === to && event.type !== 'COMMIT') return { job: next, step: undefined };
+  const step: JobStep = { job: job.context.id, from, event: event.type, to };
+  return { job: next, step: to === 'dead' && next.context.reason !== undefined ? { ...step, reason: next.context.reason } : step };
+}
+
+const withJob = (context: StoreContext, job: JobSnapshot): StoreContext['jobs'] => new Map(context.jobs).set(job.context.id, job);
+
+/**
+ * The store machine with `choose` in place of the contract's choice of the job a claim delivers;
+ * the delivery itself (token, attempt, lease) is the model's.
+ */
+function claimingBy(store: typeof storeMachine, choose: (context: StoreContext) => JobSnapshot | undefined): typeof storeMachine {
+  return store.provide({
+    guards: { hasClaimableHead: ({ context }) => choose(context) !== undefined },
+    actions: {
+      deliverHead: assign(({ context, event }) => {
+        const head = choose(context);
+        if (event.type !== 'claim' || head === undefined) return {};
+        const { job, step } = sendToJob(head, { type: 'CLAIM', worker: event.worker, token: context.nextToken, now: event.now });
+        const c = job.context;
+        return {
+          jobs: withJob(context, job),
+          nextToken: context.nextToken + 1,
+          trace: step === undefined ? [] : [step],
+          reply: { ok: true, type: 'claim', job: { id: c.id, token: c.token ?? 0, attempt: c.attempts, leaseUntil: c.leaseUntil ?? 0, payload: c.payload } },
+        };
+      }),
+    },
+  });
+}
+
+/** The store machine whose admitted jobs run on `machine` (a variant of the job lifecycle). */
+function admittingTo(store: typeof storeMachine, machine: typeof jobMachine): typeof storeMachine {
+  return store.provide({
+    actions: {
+      admit: assign(({ context, event }) => {
+        if (event.type !== 'submit') return {};
+        const { id, account, key, amount, deadline } = event;
+        const fresh = admittedJob({ id, payload: { account, key, amount, deadline }, seq: context.nextSeq, policy: policyOf(context.config) });
+        const job = machine.resolveState({ value: 'ready', context: fresh.context });
+        return { jobs: withJob(context, job), nextSeq: context.nextSeq + 1, reply: { ok: true, type: 'submit', id, seq: context.nextSeq, duplicate: false } };
+      }),
+    },
+  });
+}
+
+// --- failed-job-keeps-blocking -------------------------------------------------------------------
+
+/** Like claimableHead, but a dead job is still its account's head (and blocks it) for ever. */
+function headBlockedByDead(context: StoreContext): JobSnapshot | undefined {
+  const heads = new Map<string, JobSnapshot>();
+  for (const job of [...context.jobs.values()]) {
+    if (!isUnresolved(job) && statusOf(job) !== 'dead') continue;
+    const head = heads.get(job.context.payload.account);
+    if (head === undefined || job.context.seq < head.context.seq) heads.set(job.context.payload.account, job);
+  }
+  let best: JobSnapshot | undefined;
+  for (const head of heads.values()) if (statusOf(head) === 'ready' && (best === undefined || head.context.seq < best.context.seq)) best = head;
+  return best;
+}
+
+// --- no-account-order ----------------------------------------------------------------------------
+
+/** The ready job admitted first, store-wide: no per-account order. */
+function oldestReady(context: StoreContext): JobSnapshot | undefined {
+  let best: JobSnapshot | undefined;
+  for (const job of [...context.jobs.values()]) if (statusOf(job) === 'ready' && (best === undefined || job.context.seq < best.context.seq)) best = job;
+  return best;
+}
+
+// --- uncapped-backoff and jittered-backoff: the job lifecycle with another retry delay. ----------
+
+/** `backoffBase × 2^(attempts−1)` without the cap, saturating at TIME_MAX. Pure. */
+export function uncappedDelay(policy: JobPolicy, attempts: number): number {
+  return backoffDelay({ ...policy, backoffCap: TIME_MAX }, attempts);
+}
+
+/** The job machine whose retry delay is `delay(context, event)` instead of the contract's. */
+function retryingAfter(machine: typeof jobMachine, delay: (context: JobContext, event: JobEvent) => number): typeof jobMachine {
+  const now = (event: JobEvent): number => ('now' in event ? event.now : 0);
+  return machine.provide({
+    guards: { retryStartsBeforeDeadline: ({ context, event }) => addTime(now(event), delay(context, event)) < context.payload.deadline },
+    actions: { scheduleRetry: assign(({ context, event }) => ({ notBefore: addTime(now(event), delay(context, event)) })) },
+  });
+}
+
+/** A jittered retry's delay, as the FAIL event carries it (from the step's choice). */
+const chosenDelay = (event: JobEvent): number | undefined => {
+  const d = (event as { delay?: unknown }).delay;
+  return typeof d === 'number' ? d : undefined;
+};
+
+/** The store machine that hands the step's chosen `delay` on to the failing job's FAIL event. */
+const failingWithChoice = (store: typeof storeMachine): typeof storeMachine =>
+  store.provide({
+    actions: {
+      recordFailure: assign(({ context, event }) => {
+        const current = 'token' in event ? jobByToken(context, event.token) : undefined;
+        if (event.type !== 'fail' || current === undefined) return {};
+        const delay = (event as StoreEvent & { delay?: unknown }).delay;
+        const fail = { type: 'FAIL', worker: event.worker, token: event.token, kind: event.kind, error: event.error, now: event.now, ...(typeof delay === 'number' ? { delay } : {}) } as JobEvent;
+        const { job, step } = sendToJob(current, fail);
+        const c = job.context;
+        const reply =
+          statusOf(job) === 'waiting'
+            ? ({ ok: true, type: 'fail', id: c.id, status: 'waiting', notBefore: c.notBefore ?? 0 } as const)
+            : ({ ok: true, type: 'fail', id: c.id, status: 'dead', reason: c.reason ?? 'permanent' } as const);
+        return { jobs: withJob(context, job), trace: step === undefined ? [] : [step], reply };
+      }),
+    },
+  });
+
+/** The bounds of a jittered retry delay after the given attempt, in whole ticks. */
+type DelayBounds = (policy: JobPolicy, attempts: number) => { readonly lo: number; readonly hi: number };
+
+/** jittered-backoff: from 1 up to the contract's delay. */
+const DOWNWARD: DelayBounds = (policy, attempts) => ({ lo: 1, hi: backoffDelay(policy, attempts) });
+/** jittered-backoff-upward: from the contract's delay up to twice the uncapped delay, capped: min(2 × backoffBase × 2^(attempts−1), backoffCap). */
+const UPWARD: DelayBounds = (policy, attempts) => ({ lo: backoffDelay(policy, attempts), hi: Math.min(policy.backoffCap, 2 * uncappedDelay(policy, attempts)) });
+
+/**
+ * A jittered variant's choice: a transient failure of the current delivery that the
+ * implementation answered with `waiting` and a `notBefore` whose delay lies within the bounds is
+ * taken with that delay. Without a choice the variant takes the upper bound, so that a `dead`
+ * (`no_time_for_retry`) reply is accepted exactly when some delay within the bounds would not fit
+ * before the deadline. A delay below 1 is never within bounds: it would leave a waiting job due at
+ * the clock, which the contract's states exclude (`clock < notBefore`). Pure.
+ */
+const jitterChoice =
+  (bounds: DelayBounds) =>
+  (before: ModelState, command: unknown, implReply: unknown): StepChoice | undefined => {
+    const parsed = parseCommand(command);
+    if (!parsed.ok || parsed.command.type !== 'fail' || parsed.command.kind !== 'transient') return undefined;
+    const c = parsed.command;
+    const job = jobByToken(before.context, c.token);
+    if (job === undefined || job.context.owner !== c.worker) return undefined;
+    const r = implReply as { ok?: unknown; type?: unknown; status?: unknown; notBefore?: unknown } | null;
+    if (r === null || typeof r !== 'object' || r.ok !== true || r.type !== 'fail' || r.status !== 'waiting' || typeof r.notBefore !== 'number') return undefined;
+    const delay = r.notBefore - c.now;
+    const { lo, hi } = bounds(job.context.policy, job.context.attempts);
+    return Number.isSafeInteger(delay) && delay >= Math.max(1, lo) && delay <= hi ? { delay } : undefined;
+  };
+
+/** The change of a jittered variant: the job's retry delay is the step's choice, else the upper bound. */
+const jittered = (bounds: DelayBounds): Change => ({
+  job: (m) => retryingAfter(m, (context, event) => chosenDelay(event) ?? bounds(context.policy, context.attempts).hi),
+  store: failingWithChoice,
+});
+
+/** How a variant changes the machines: the job lifecycle, the store policy, or both. */
+interface Change {
+  readonly job?: (machine: typeof jobMachine) => typeof jobMachine;
+  readonly store?: (machine: typeof storeMachine) => typeof storeMachine;
+}
+
+/** The machines with every change applied; a store whose jobs run on a changed lifecycle admits them on it. Pure. */
+function machinesWith(changes: readonly Change[]): ModelMachines {
+  let job = jobMachine;
+  let store = storeMachine;
+  for (const c of changes) {
+    if (c.job !== undefined) job = c.job(job);
+    if (c.store !== undefined) store = c.store(store);
+  }
+  return { job, store: job === jobMachine ? store : admittingTo(store, job) };
+}
+
+interface VariantSpec extends Omit<ModelVariant, 'model'> {
+  readonly change: Change;
+}
+
+const SPECS: readonly VariantSpec[] = [
+  {
+    name: 'failed-job-keeps-blocking',
+    rule: 'account-head-only',
+    description: "A dead job stays its account's head: the account's later jobs are never delivered (done jobs block nothing).",
+    change: { store: (m) => claimingBy(m, headBlockedByDead) },
+  },
+  {
+    name: 'no-account-order',
+    rule: 'account-head-only',
+    description: 'A claim delivers the ready job admitted first, store-wide: a running or waiting job does not hold back its account.',
+    change: { store: (m) => claimingBy(m, oldestReady) },
+  },
+  {
+    name: 'uncapped-backoff',
+    rule: 'backoff-capped',
+    description: 'The retry delay is backoffBase × 2^(attempts−1) without the cap backoffCap.',
+    change: { job: (m) => retryingAfter(m, (context) => uncappedDelay(context.policy, context.attempts)) },
+  },
+  {
+    name: 'jittered-backoff',
+    rule: 'backoff-capped',
+    description: "The retry delay is any whole number of ticks from 1 to the contract's delay; whether a retry fits before the deadline is decided with the delay chosen.",
+    change: jittered(DOWNWARD),
+    choose: jitterChoice(DOWNWARD),
+  },
+  {
+    name: 'jittered-backoff-upward',
+    rule: 'backoff-capped',
+    description:
+      "The retry delay is any whole number of ticks from the contract's delay up to min(2 × backoffBase × 2^(attempts−1), backoffCap); whether a retry fits before the deadline is decided with the delay chosen.",
+    change: jittered(UPWARD),
+    choose: jitterChoice(UPWARD),
+  },
+];
+
+const VARIANTS: readonly ModelVariant[] = SPECS.map(({ change, ...v }) => ({ ...v, model: buildModel(machinesWith([change])) }));
+
+/**
+ * The model with several variants in place at once (each replacing its own rule), and the choice
+ * of the nondeterministic ones among them. Throws a RangeError when two variants replace the same
+ * rule (a programming error: a profile declares one thing per rule). Pure.
+ */
+export function composeVariants(variants: readonly ModelVariant[]): Pick<ModelVariant, 'model' | 'choose'> {
+  const rules = variants.map((v) => v.rule);
+  const twice = rules.find((r, i) => rules.indexOf(r) !== i);
+  if (twice !== undefined) throw new RangeError(`two variants replace the rule ${twice}`);
+  if (variants.length === 0) return { model: buildModel() };
+  if (variants.length === 1 && variants[0] !== undefined) return variants[0];
+  const specs = variants.map((v) => SPECS.find((s) => s.name === v.name)).filter((s): s is VariantSpec => s !== undefined);
+  const choosers = specs.map((s) => s.choose).filter((c): c is NonNullable<ModelVariant['choose']> => c !== undefined);
+  const model = buildModel(machinesWith(specs.map((s) => s.change)));
+  if (choosers.length === 0) return { model };
+  return {
+    model,
+    choose: (before, command, implReply) => {
+      let merged: StepChoice | undefined;
+      for (const c of choosers) {
+        const one = c(before, command, implReply);
+        if (one !== undefined) merged = { ...merged, ...one };
+      }
+      return merged;
+    },
+  };
+}
+
+/** Every variant of the model, in VARIANT_NAMES order. */
+export const MODEL_VARIANTS: readonly ModelVariant[] = VARIANTS;
+
+/** The variant with this name, or undefined (names come from outside: profiles, flags). Pure. */
+export function modelVariant(name: string): ModelVariant | undefined {
+  return VARIANTS.find((v) => v.name === name);
+}
