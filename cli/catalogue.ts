@@ -17,6 +17,9 @@ import { runCheck } from './check.ts';
 import { DEFAULT_PROCESS_PARALLEL } from './target.ts';
 import type { CheckReport } from './check.ts';
 import { renderFailure } from './checkOutput.ts';
+import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
+import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
+import { lockedJobStoreFactory } from '../conformance/concurrent/inProcess.ts';
 
 const seed = Number(process.env['JOBCHECK_SEED'] ?? 1);
 const runs = Number(process.env['JOBCHECK_RUNS'] ?? 300);
@@ -79,6 +82,18 @@ for (const e of [...entries, ...controls]) {
   process.stdout.write(`${report.verdict === 'diverge' ? 'caught ' : 'agrees '} ${e.name}\n`);
 }
 
+// The racy variants: one request at a time they keep the contract; the concurrent campaign of
+// `jobcheck check --workers 4` finds them. The control is impl/JobStore behind a mutex.
+const racyRows: string[] = [];
+for (const v of [...CONCURRENT_BROKEN_VARIANTS, { name: 'impl/JobStore+mutex', description: 'the built-in store behind an async mutex (the control)', factory: lockedJobStoreFactory() }]) {
+  const started = performance.now();
+  const r = await runConcurrentCampaign({ factory: v.factory, workers: 4, numRuns: 2000, seed });
+  const requests = r.failure?.run?.rounds.reduce((n, round) => n + round.requests.length, 0);
+  const found = r.verdict === 'failed' ? `run ${r.runs}; ${r.firstFailureRequests} → **${requests}** requests` : r.verdict === 'passed' ? `not found in ${r.runs} runs` : r.verdict;
+  racyRows.push(`| \`${v.name}\` | ${v.description} | ${found} | ${ms(performance.now() - started)} |`);
+  process.stdout.write(`${r.verdict === 'failed' ? 'caught ' : r.verdict === 'passed' ? 'agrees ' : `${r.verdict} `} ${v.name} (4 workers)\n`);
+}
+
 const doc = `# The catalogue of broken implementations
 
 Each row is a deliberately broken implementation: one small change to a correct one, with a
@@ -114,6 +129,20 @@ these:
 ${missed('fixture stories', missedBy.fixtures)}
 ${missed('path suite', missedBy.paths)}
 ${missed('random campaign', missedBy.campaign)}
+
+## Races
+
+The racy variants of \`conformance/broken/concurrent/\`: each is impl/JobStore with one await in
+the wrong place, correct one request at a time (the sequential phases pass them), wrong when
+requests overlap. The concurrent campaign of \`jobcheck check --broken <name> --workers 4\`
+(4 worker lanes, up to 2,000 scenarios, seed ${seed}, interleavings chosen by fast-check's
+scheduler, each history checked for linearizability) must catch every one; \`cli/concurrent.test.ts\`
+asserts that it does. Found at: the scenario at which the campaign first failed, and the requests
+of that scenario and of the story it was shrunk to.
+
+| Race | What is broken | Found at, shrunk to | Campaign |
+|---|---|---|---:|
+${racyRows.join('\n')}
 
 ## One of the stories
 
