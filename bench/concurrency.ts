@@ -21,6 +21,7 @@ import { loadAverage, machine, median, timed } from './measure.ts';
 import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
 import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
 import { lockedJobStoreFactory } from '../conformance/concurrent/inProcess.ts';
+import { requestCount } from '../conformance/concurrent/generate.ts';
 
 const quick = process.argv.includes('--quick');
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -148,7 +149,7 @@ const checkerPart: BenchPart = {
 };
 
 /** Requests of a failure's run. */
-const requestsOf = (r: Awaited<ReturnType<typeof runConcurrentCampaign>>): number => r.failure?.run?.rounds.reduce((n, round) => n + round.requests.length, 0) ?? 0;
+const requestsOf = (r: Awaited<ReturnType<typeof runConcurrentCampaign>>): number => (r.failure?.run == null ? 0 : requestCount(r.failure.run.rounds));
 
 /**
  * The concurrent campaign against the catalogue's racy variants (in process, interleavings chosen

@@ -20,6 +20,7 @@ import { renderFailure } from './checkOutput.ts';
 import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
 import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
 import { lockedJobStoreFactory } from '../conformance/concurrent/inProcess.ts';
+import { requestCount } from '../conformance/concurrent/generate.ts';
 
 const seed = Number(process.env['JOBCHECK_SEED'] ?? 1);
 const runs = Number(process.env['JOBCHECK_RUNS'] ?? 300);
@@ -88,7 +89,7 @@ const racyRows: string[] = [];
 for (const v of [...CONCURRENT_BROKEN_VARIANTS, { name: 'impl/JobStore+mutex', description: 'the built-in store behind an async mutex (the control)', factory: lockedJobStoreFactory() }]) {
   const started = performance.now();
   const r = await runConcurrentCampaign({ factory: v.factory, workers: 4, numRuns: 2000, seed });
-  const requests = r.failure?.run?.rounds.reduce((n, round) => n + round.requests.length, 0);
+  const requests = r.failure?.run == null ? undefined : requestCount(r.failure.run.rounds);
   const found = r.verdict === 'failed' ? `run ${r.runs}; ${r.firstFailureRequests} → **${requests}** requests` : r.verdict === 'passed' ? `not found in ${r.runs} runs` : r.verdict;
   racyRows.push(`| \`${v.name}\` | ${v.description} | ${found} | ${ms(performance.now() - started)} |`);
   process.stdout.write(`${r.verdict === 'failed' ? 'caught ' : r.verdict === 'passed' ? 'agrees ' : `${r.verdict} `} ${v.name} (4 workers)\n`);

@@ -20,6 +20,7 @@ import type { RestartCounts } from '../conformance/protocol/index.ts';
 import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
 import type { ConcurrentCampaignResult } from '../conformance/concurrent/campaign.ts';
 import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
+import { requestCount } from '../conformance/concurrent/generate.ts';
 import { loadFixtures, runFixture } from '../model/fixtures.ts';
 import type { Fixture, FixtureDriver, FixtureResult } from '../model/fixtures.ts';
 
@@ -208,7 +209,7 @@ function shortestFailure(
   const candidates: CheckFailure[] = [];
   const racing = concurrent?.failure;
   if (concurrent !== null && racing !== undefined && racing !== null) {
-    const requests = racing.run?.rounds.reduce((n, r) => n + r.requests.length, 0) ?? 0;
+    const requests = racing.run === null ? 0 : requestCount(racing.run.rounds);
     candidates.push({ source: 'concurrent', name: 'concurrent campaign', steps: requests, concurrent });
   }
   for (const c of exploration?.configs ?? []) {

@@ -17,6 +17,7 @@ import { writeCoverageReport } from '../conformance/coverageFiles.ts';
 import { describeConfig, describeCommand, renderStory } from '../conformance/story.ts';
 import { renderConcurrentStory } from '../conformance/concurrent/story.ts';
 import { renderTimeline } from '../conformance/concurrent/timeline.ts';
+import { requestCount } from '../conformance/concurrent/generate.ts';
 import type { ConcurrentCampaignResult } from '../conformance/concurrent/campaign.ts';
 import { firstDifference, showValue } from '../conformance/compare.ts';
 import { clipText } from '../contract/index.ts';
@@ -397,7 +398,7 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
 }
 
 /** Requests of a concurrent run, over its rounds. Pure. */
-const requestsOf = (r: ConcurrentCampaignResult): number | null => r.failure?.run?.rounds.reduce((n, round) => n + round.requests.length, 0) ?? null;
+const requestsOf = (r: ConcurrentCampaignResult): number | null => (r.failure?.run == null ? null : requestCount(r.failure.run.rounds));
 
 /** The concurrent campaign on one line of the summary. Pure. */
 export function concurrentLine(r: ConcurrentCampaignResult): string {

@@ -116,18 +116,15 @@ export class CoverageRecorder {
     const history = new Map<string, string[]>();
     for (const s of result.steps) {
       this.steps += 1;
+      for (const rule of s.rules ?? []) this.hit('rules', rule);
       const reply = s.modelReply;
-      if (reply === undefined) {
-        for (const rule of s.rules ?? []) this.hit('rules', rule);
-        continue;
-      }
+      if (reply === undefined) continue;
       if (!reply.ok) this.hit('rejections', reply.code);
       else if (reply.type === 'submit' && !reply.duplicate) {
         this.hit('states', 'ready');
         history.set(reply.id, []);
       }
       for (const js of s.trace) this.recordTransition(history, js);
-      for (const rule of s.rules ?? []) this.hit('rules', rule);
     }
     for (const seq of history.values()) this.hit('paths', seq.length === 0 ? ADMITTED_ONLY : seq.slice(0, PATH_BOUND).join(SEP));
   }

@@ -31,7 +31,8 @@ interface GuardLike {
   readonly guards?: readonly unknown[];
 }
 
-function renderGuard(guard: unknown): string {
+/** A guard as written in a machine's config: a name, or `and`/`not`/`or` combinations rendered as `&&`, `!`, `||`. Pure. */
+export function renderGuard(guard: unknown): string {
   if (typeof guard === 'string') return guard;
   const g = guard as GuardLike;
   if (typeof guard === 'function' && g.guards !== undefined) {
@@ -44,10 +45,12 @@ function renderGuard(guard: unknown): string {
   return String(guard);
 }
 
-function actionName(action: unknown): string {
+/** An action as written: its name, with its parameter when it has one (`die(deadline)`, `reject(conflict)`). Pure. */
+export function actionName(action: unknown): string {
   if (typeof action === 'string') return action;
-  const a = action as { type?: string; params?: { reason?: string } };
-  return a.params?.reason !== undefined ? `${a.type}(${a.params.reason})` : String(a.type);
+  const a = action as { type?: string; params?: { reason?: string; code?: string } };
+  const param = a.params?.reason ?? a.params?.code;
+  return param !== undefined ? `${a.type}(${param})` : String(a.type);
 }
 
 function reasonOf(actions: readonly unknown[]): DeadReason | undefined {

@@ -12,7 +12,7 @@ import type { DeadReason, JobStatus } from '../contract/index.ts';
 import { RULE_IDS } from '../contract/rules.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { jobMachine } from './jobMachine.ts';
-import { transitionOf } from './lifecycle.ts';
+import { actionName, renderGuard, transitionOf } from './lifecycle.ts';
 import type { StepResult, ModelState } from './step.ts';
 import { storeMachine } from './storeMachine.ts';
 import type { JobStep } from './storeMachine.ts';
@@ -41,32 +41,6 @@ export interface StoreTransition {
   readonly actions: readonly string[];
   /** Position among the candidates for the same event (first matching guard wins). */
   readonly order: number;
-}
-
-interface GuardLike {
-  readonly type?: string;
-  readonly name?: string;
-  readonly guards?: readonly unknown[];
-}
-
-/** A guard as written: a name, or `and`/`not` combinations rendered as `&&` and `!`. Pure. */
-function renderGuard(guard: unknown): string {
-  if (typeof guard === 'string') return guard;
-  const g = guard as GuardLike;
-  if (typeof guard === 'function' && g.guards !== undefined) {
-    const parts = g.guards.map(renderGuard);
-    if (g.name === 'not') return `!${parts[0]}`;
-    if (g.name === 'or') return parts.join(' || ');
-    return parts.join(' && ');
-  }
-  if (typeof g?.type === 'string') return g.type;
-  return String(guard);
-}
-
-function actionName(action: unknown): string {
-  if (typeof action === 'string') return action;
-  const a = action as { type?: string; params?: { code?: string } };
-  return a.params?.code !== undefined ? `${a.type}(${a.params.code})` : String(a.type);
 }
 
 let storeCache: readonly StoreTransition[] | undefined;
@@ -172,23 +146,24 @@ interface JobView {
 
 const UNRESOLVED: ReadonlySet<JobStatus> = new Set(['ready', 'waiting', 'running']);
 
-/** The jobs after step 2 (the clock advance), from the state before and the ADVANCE steps of the trace. */
+/** The jobs after step 2 (the clock advance), in `seq` order, from the state before and the ADVANCE steps of the trace. */
 function advancedJobs(before: ModelState, trace: readonly JobStep[]): JobView[] {
   const after = new Map<string, JobStatus>();
   for (const s of trace) if (s.event === 'ADVANCE') after.set(s.job, s.to);
-  return [...before.context.jobs.values()].map((j) => ({
-    id: j.context.id,
-    seq: j.context.seq,
-    account: j.context.payload.account,
-    status: after.get(j.context.id) ?? (j.value as JobStatus),
-  }));
+  return [...before.context.jobs.values()]
+    .map((j) => ({
+      id: j.context.id,
+      seq: j.context.seq,
+      account: j.context.payload.account,
+      status: after.get(j.context.id) ?? (j.value as JobStatus),
+    }))
+    .sort((a, b) => a.seq - b.seq);
 }
 
-/** The job a claim picks when `blocks(job)` says which jobs block their account's later jobs. */
+/** The job a claim picks from `jobs` (in `seq` order) when `blocks(job)` says which jobs block their account's later jobs. */
 function pick(jobs: readonly JobView[], blocks: (j: JobView) => boolean, perAccount: boolean): string | undefined {
-  const sorted = [...jobs].sort((a, b) => a.seq - b.seq);
   const blocked = new Set<string>();
-  for (const j of sorted) {
+  for (const j of jobs) {
     if (perAccount && blocked.has(j.account)) continue;
     if (j.status === 'ready') return j.id;
     if (blocks(j)) blocked.add(j.account);
@@ -239,8 +214,8 @@ export function rulesExercised(before: ModelState, command: unknown, result: Ste
     }
   }
 
-  // Step 3: the command's decision.
-  const jobs = advancedJobs(before, result.trace);
+  // Step 3: the command's decision. Only submit and claim look at the other jobs.
+  const jobs = type === 'submit' || type === 'claim' ? advancedJobs(before, result.trace) : [];
   const unresolved = jobs.filter((j) => UNRESOLVED.has(j.status));
   const terminal = jobs.length - unresolved.length;
   switch (type) {
@@ -269,7 +244,7 @@ export function rulesExercised(before: ModelState, command: unknown, result: Ste
         out.add('new-token-per-claim');
         out.add('lease-from-claim');
         const heads = new Map<string, JobView>();
-        for (const j of [...unresolved].sort((a, b) => a.seq - b.seq)) if (!heads.has(j.account)) heads.set(j.account, j);
+        for (const j of unresolved) if (!heads.has(j.account)) heads.set(j.account, j);
         if ([...heads.values()].filter((h) => h.status === 'ready').length >= 2) out.add('oldest-ready-head-first');
       }
       break;

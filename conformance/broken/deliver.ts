@@ -16,8 +16,7 @@ export abstract class ChoosingJobStore extends JobStore {
     const job = this.choose();
     if (job === undefined) return { ok: true, type: 'claim', job: null };
     // The token counter's edge is kept as JobStore keeps it: only the choice is wrong.
-    if (this.nextToken >= Number.MAX_SAFE_INTEGER) return { ok: false, code: 'out_of_range', message: `nextToken is ${this.nextToken}: a new token would leave the safe-integer range` };
-    return this.deliver(job, c);
+    return this.tokensExhausted() ?? this.deliver(job, c);
   }
 
   /** The unresolved jobs, in admission order. */

@@ -8,12 +8,13 @@ import { ConcurrentCampaignError, runConcurrentCampaign } from './campaign.ts';
 import type { ConcurrentCampaignResult } from './campaign.ts';
 import type { ConcurrentFactory } from './adapter.ts';
 import { asyncJobStoreFactory, lockedJobStoreFactory, sequentialFactory } from './inProcess.ts';
+import { requestCount } from './generate.ts';
 
 const envSeed = process.env.JOBCHECK_SEED;
 const SEED = envSeed === undefined ? (Date.now() ^ (Math.random() * 0x100000000)) | 0 : Number(envSeed);
 const RUNS = Number(process.env.JOBCHECK_CONCURRENT_RUNS ?? 100);
 
-const requestsOf = (r: ConcurrentCampaignResult): number => r.failure?.run?.rounds.reduce((n, x) => n + x.requests.length, 0) ?? 0;
+const requestsOf = (r: ConcurrentCampaignResult): number => (r.failure?.run == null ? 0 : requestCount(r.failure.run.rounds));
 
 describe('runConcurrentCampaign', () => {
   for (const workers of [2, 4, 8]) {

@@ -19,7 +19,7 @@ import fc from 'fast-check';
 import type { Config } from '../../contract/index.ts';
 import type { Budget } from '../budget.ts';
 import type { ConcurrentFactory, ConcurrentAdapter } from './adapter.ts';
-import { concurrentScenarioArb } from './generate.ts';
+import { concurrentScenarioArb, requestCount } from './generate.ts';
 import type { ConcurrentScenario } from './generate.ts';
 import type { CheckBudget, CheckOutcome, Witness } from './history.ts';
 import { isSchedulable } from './inProcess.ts';
@@ -210,7 +210,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
         }
         return true; // undecided: not a failure to shrink, and counted so that it is never a pass
       case 'failed':
-        if (!failedOnce) firstFailureRequests = scenario.rounds.reduce((n, r) => n + r.requests.length, 0);
+        if (!failedOnce) firstFailureRequests = requestCount(scenario.rounds);
         failedOnce = true;
         // fast-check's final counterexample is the last value that failed, so this ends up holding it.
         lastFailure = e.failure;

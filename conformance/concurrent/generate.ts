@@ -69,6 +69,9 @@ export interface ConcurrentRound {
   readonly shuffle: number;
 }
 
+/** Requests over some rounds (a scenario's, or a run's as sent). Pure. */
+export const requestCount = (rounds: readonly { readonly requests: readonly unknown[] }[]): number => rounds.reduce((n, r) => n + r.requests.length, 0);
+
 /** A concurrent scenario. */
 export interface ConcurrentScenario {
   readonly config: Config;

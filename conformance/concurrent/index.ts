@@ -15,7 +15,7 @@ export { SNAPSHOT_REQUEST, isSnapshotRequest, jobModel, modelStateKey, sameJobRe
 export type { ConcurrentCampaignErrorCode, ConcurrentCampaignOptions, ConcurrentCampaignResult, ConcurrentFailure } from './campaign.ts';
 export { ConcurrentCampaignError, runConcurrentCampaign } from './campaign.ts';
 export type { ConcurrentCommand, ConcurrentRequest, ConcurrentRound, ConcurrentScenario, ConcurrentScenarioOptions, DeliveryRef, RoundTime } from './generate.ts';
-export { concurrentConfigArb, concurrentScenarioArb, laneWorker } from './generate.ts';
+export { concurrentConfigArb, concurrentScenarioArb, laneWorker, requestCount } from './generate.ts';
 export type { ConcurrentRun, JobHistory, RunOptions, SentRequest, SentRound, Settle } from './run.ts';
 export { runScenario } from './run.ts';
 export type { AsyncJobStoreClass, Pause, PauseMaker, SchedulableFactory } from './inProcess.ts';

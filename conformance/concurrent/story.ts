@@ -9,6 +9,7 @@ import type { Config } from '../../contract/index.ts';
 import { comparableReply, describeDifference, firstDifference, showValue } from '../compare.ts';
 import { describeConfig } from '../story.ts';
 import type { ConcurrentFailure } from './campaign.ts';
+import { requestCount } from './generate.ts';
 import type { Operation } from './history.ts';
 import { jobModel } from './jobModel.ts';
 import type { ConcurrentRun, SentRequest } from './run.ts';
@@ -168,7 +169,7 @@ export function renderConcurrentStory(failure: ConcurrentFailure, ctx: Concurren
   const lines: string[] = [];
   const what = failure.kind === 'not_linearizable' ? 'no order of the model explains the replies' : `the implementation failed: ${failure.error ?? ''}`;
   lines.push(`${ctx.adapter}: ${what}.`);
-  const requests = run === null ? 0 : run.rounds.reduce((n, r) => n + r.requests.length, 0);
+  const requests = run === null ? 0 : requestCount(run.rounds);
   lines.push(`config: ${describeConfig(failure.scenario.config)}`);
   lines.push(`${failure.scenario.workers} worker lane(s), ${run?.rounds.length ?? 0} round(s), ${requests} request(s); every request of a round carries its now; [i->j] are its invoke and return instants; dl is a deadline.`);
   lines.push('');

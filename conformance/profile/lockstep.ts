@@ -110,8 +110,8 @@ export async function runProfileLockstep(
     const snapshot = error === undefined ? firstDifference(start, implSnapshot) : undefined;
     if (error !== undefined || snapshot !== undefined) {
       await adapter.close().catch(() => undefined);
-      steps.push({ index: 1, action: { restart: true }, modelSnapshot: start, trace: [] });
       exercised.push([...RESTART_RULES]);
+      steps.push({ index: 1, action: { restart: true }, modelSnapshot: start, trace: [], rules: RESTART_RULES });
       const divergence: Divergence = {
         step: 1,
         kind: error === undefined ? 'snapshot' : 'impl_error',
@@ -171,6 +171,7 @@ export async function runProfileLockstep(
         ...(implError === undefined && modelReply !== undefined ? { implReply } : {}),
         modelSnapshot,
         trace,
+        rules: exercised[exercised.length - 1] ?? [],
       });
       if (timeLimit) return stopped(adapter.name, steps.slice(0, -1));
       const reply = modelReply === undefined || implError !== undefined ? undefined : replyDifference(modelReply, implReply);

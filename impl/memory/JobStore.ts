@@ -392,12 +392,16 @@ export class JobStore {
     const heap = this.claimable;
     while (heap.size > 0 && heap.peekTag() !== heap.peekValue().gen) heap.pop();
     if (heap.size === 0) return { ok: true, type: 'claim', job: null };
-    if (this.nextToken >= Number.MAX_SAFE_INTEGER) {
-      return reject('out_of_range', `nextToken is ${this.nextToken}: a new token would leave the safe-integer range`);
-    }
+    const exhausted = this.tokensExhausted();
+    if (exhausted !== undefined) return exhausted;
     const job = heap.peekValue();
     heap.pop();
     return this.deliver(job, c);
+  }
+
+  /** The refusal of a claim that would hand out a token past the safe-integer range, or undefined while tokens are left. */
+  protected tokensExhausted(): Rejection | undefined {
+    return this.nextToken >= Number.MAX_SAFE_INTEGER ? reject('out_of_range', `nextToken is ${this.nextToken}: a new token would leave the safe-integer range`) : undefined;
   }
 
   /** Delivers a ready job to the claiming worker: a new token, one more attempt, a lease. */

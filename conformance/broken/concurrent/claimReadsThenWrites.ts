@@ -14,7 +14,7 @@ export class ClaimReadsThenWrites extends AsyncJobStore {
     const entered = this.enter(command);
     if ('reply' in entered) return entered.reply;
     const c = entered.command;
-    if (c.type !== 'claim' || this.nextToken >= Number.MAX_SAFE_INTEGER) return this.executeTrusted(c);
+    if (c.type !== 'claim' || this.tokensExhausted() !== undefined) return this.executeTrusted(c);
     const heap = this.claimable;
     while (heap.size > 0 && heap.peekTag() !== heap.peekValue().gen) heap.pop();
     if (heap.size === 0) return { ok: true, type: 'claim', job: null };
