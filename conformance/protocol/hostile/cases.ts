@@ -11,26 +11,18 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HostileCase } from './case.ts';
+import { CONCURRENT_CASES } from './surface/concurrent.ts';
+import { FILE_CASES } from './surface/files.ts';
+import { MODULE_CASES } from './surface/modules.ts';
+import { REPRODUCE_CASES } from './surface/reproduce.ts';
+import { SERVE_CASES } from './surface/serve.ts';
+import { SIGNAL_CASES } from './surface/signals.ts';
+
+export type { HostileCase } from './case.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PEER = 'conformance/protocol/hostile/peer.py';
-
-/** One misbehaviour and what the harness must answer. */
-export interface HostileCase {
-  /** Name in tables and tests. */
-  readonly name: string;
-  /** What the peer does. */
-  readonly what: string;
-  /** The shell command given to `--impl` (`{peer}` stands for the peer script, `{once}` for a fresh marker file). */
-  readonly command: string;
-  /** Extra flags of `jobcheck check`. */
-  readonly flags: readonly string[];
-  /** Expected exit code. */
-  readonly exit: 0 | 1 | 2 | 3;
-  /** Expected outcome: the verdict, and a pattern the output must show. */
-  readonly outcome: string;
-  readonly pattern: RegExp;
-}
 
 /**
  * Flags for peers that answer nothing: a short reply timeout, so that each stall costs little
@@ -38,8 +30,8 @@ export interface HostileCase {
  */
 const SHORT = ['--timeout', '1000'];
 
-/** Every case, in the order of the table. */
-export const HOSTILE_CASES: readonly HostileCase[] = [
+/** The misbehaviours of peer.py under the default check line, in the order of the table. */
+const PEER_CASES: readonly HostileCase[] = [
   { name: 'correct', what: 'answers correctly (the control)', command: '{peer} correct', flags: [], exit: 0, outcome: 'agree', pattern: /AGREE/ },
   { name: 'background-helper', what: 'a correct implementation started with a background helper (`sleep 300 & ...`)', command: 'sleep 300 & {peer} correct', flags: [], exit: 0, outcome: 'agree', pattern: /AGREE/ },
   { name: 'stall', what: 'answers hello, then stops reading stdin and sleeps', command: '{peer} stall', flags: SHORT, exit: 1, outcome: 'diverge: timeout', pattern: /timeout: no reply within 1000 ms/ },
@@ -59,6 +51,17 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   { name: 'huge-name', what: 'calls itself by a 1 MB name in hello', command: '{peer} huge-name', flags: [], exit: 0, outcome: 'agree (name clipped)', pattern: /AGREE/ },
   { name: 'slow', what: 'answers every command after 200 ms', command: '{peer} slow', flags: [], exit: 3, outcome: 'incomplete: time limit', pattern: /INCOMPLETE: stopped by the time limit/ },
   { name: 'hang-hello', what: 'never answers hello', command: '{peer} hang-hello', flags: SHORT, exit: 2, outcome: 'setup error: timeout', pattern: /cannot start the implementation .*timeout/ },
+];
+
+/** Every case, in the order of the table: the peer's misbehaviours, then the rest of the surface. */
+export const HOSTILE_CASES: readonly HostileCase[] = [
+  ...PEER_CASES,
+  ...CONCURRENT_CASES,
+  ...REPRODUCE_CASES,
+  ...MODULE_CASES,
+  ...SIGNAL_CASES,
+  ...FILE_CASES,
+  ...SERVE_CASES,
 ];
 
 /** What one run of a case measured. */
@@ -105,8 +108,13 @@ function peakOf(pid: number): number {
 export async function runHostileCase(c: HostileCase, python: string, options: { timeLimit?: string; hardLimitMs?: number } = {}): Promise<HostileRun> {
   const tag = `JOBCHECK_HOSTILE_TAG=${randomUUID()}`;
   const report = mkdtempSync(join(tmpdir(), 'jobcheck-hostile-'));
-  const impl = c.command.replace('{peer}', `'${python}' -S ${PEER}`).replace('{once}', join(report, 'once'));
-  const args = ['bin/jobcheck.js', 'check', '--impl', impl, '--runs', '30', '--seed', '1', '--time-limit', options.timeLimit ?? '8', '--no-explore', '--report', report, ...c.flags];
+  const peer = `'${python}' -S ${PEER}`;
+  const fill = (text: string): string => text.replaceAll('{peer}', peer).replaceAll('{python}', python).replaceAll('{once}', join(report, 'once')).replaceAll('{tmp}', report);
+  c.setup?.(report);
+  const args =
+    c.argv === undefined
+      ? ['bin/jobcheck.js', 'check', '--impl', fill(c.command ?? ''), '--runs', '30', '--seed', '1', '--time-limit', options.timeLimit ?? '8', '--no-explore', '--report', report, ...c.flags.map(fill)]
+      : ['bin/jobcheck.js', ...c.argv.map(fill)];
   const [key, value] = tag.split('=') as [string, string];
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, [key]: value, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
