@@ -4,7 +4,9 @@
  * only test of the compiled code: everything else runs the sources (bin/jobcheck.js runs them in
  * the checkout).
  *
- * Installs are offline: `npm ci` has put every dependency in npm's cache. npm 11 runs no install
+ * Installs prefer npm's cache (`--prefer-offline`): `npm ci` has put every dependency's tarball
+ * there, but not the registry metadata that `npm install` of a tarball resolves its dependencies
+ * with, so an offline install fails on a machine whose cache started empty. npm 11 runs no install
  * scripts unless approved, so better-sqlite3's native module is not built in these projects;
  * nothing here opens an SQLite store.
  */
@@ -36,9 +38,9 @@ function run(cwd: string, command: string, args: readonly string[]): { code: num
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Installs `packages` into `project`, from npm's cache. */
+/** Installs `packages` into `project`, from npm's cache where it has them, else from the registry. */
 function install(project: string, packages: readonly string[]): void {
-  execFileSync(NPM, ['install', ...packages, '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: 'pipe', timeout: 60_000 });
+  execFileSync(NPM, ['install', ...packages, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: 'pipe', timeout: 400_000 });
 }
 
 /** A fresh project (`npm init -y`'s package.json, with "type": "module" for ESM) with the tarball installed. */
@@ -71,7 +73,7 @@ describe('the packed package', () => {
     let esm: string;
     beforeAll(() => {
       esm = project('esm', 'module');
-    }, 60_000);
+    }, 420_000);
 
     it('type-checks an import of runCheck from "jobcheck" under the strict tsconfig of tsc --init', () => {
       execFileSync(process.execPath, [TSC, '--init'], { cwd: esm, stdio: 'pipe' });
@@ -117,7 +119,7 @@ void runCheck(42);
     let cjs: string;
     beforeAll(() => {
       cjs = project('cjs', 'commonjs');
-    }, 60_000);
+    }, 420_000);
 
     it('loads a .js --module adapter, and refuses a .ts one until tsx is installed, then loads it with tsx', () => {
       writeFileSync(join(cjs, 'adapter.js'), `module.exports = async (config) => (await import('jobcheck')).jobStoreFactory()(config);\n`);
@@ -134,7 +136,7 @@ void runCheck(42);
       expect(refused.stderr).toMatch(/^jobcheck: check: cannot load module adapter\.ts: .*install tsx in its project/);
       expect(refused.code).toBe(2);
       // The project's own tsx, as `npm install --save-dev tsx` would place it (linked from this
-      // checkout's, since the installs here are offline).
+      // checkout's, so that the test downloads nothing more).
       symlinkSync(join(ROOT, 'node_modules/tsx'), join(cjs, 'node_modules/tsx'));
       const ts = run(cjs, 'npx', ['--offline', 'jobcheck', 'check', '--module', 'adapter.ts', '--runs', '20', '--no-explore']);
       expect(ts.stderr).toBe('');
