@@ -8,6 +8,11 @@
 //   cli/pack.test.ts, which packs the package and runs it installed.
 import { existsSync } from 'node:fs';
 
+// The parent the command started under, read before the slow part of the start (tsx, the
+// sources): cli/main.ts follows it (cli/followParent.ts), and a parent that is gone by the time
+// main.ts runs must still count as gone.
+globalThis[Symbol.for('jobcheck.parent')] = process.ppid;
+
 if (existsSync(new URL('../cli/main.ts', import.meta.url))) {
   const { register } = await import('tsx/esm/api');
   register();

@@ -4,15 +4,18 @@
  * protocol) with the same check as `jobcheck check`, and writes docs/broken-catalogue.md: for each
  * bug, which phase caught it, the length of the story shown, and the time it took to find.
  * JOBCHECK_SEED (default 1) and JOBCHECK_RUNS (default 300) choose the campaign; the correct
- * implementations are checked alongside, as the control.
+ * implementations are checked alongside, as the control. The races are checked twice: the
+ * in-process variants of conformance/broken/concurrent/ under fast-check's scheduler, and the racy
+ * Python stores of examples/python/broken/ over the protocol (jobcheck/2, a real process, real
+ * threads), as `jobcheck check --impl ... --workers 4` checks them.
  */
 import { writeFile } from 'node:fs/promises';
 import { cpus, platform } from 'node:os';
 import type { AdapterFactory } from '../conformance/adapter.ts';
 import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
 import { CATALOGUE } from '../conformance/broken/catalogue.ts';
-import { processAdapterFactory } from '../conformance/protocol/index.ts';
-import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
+import { concurrentProcessFactory, processAdapterFactory } from '../conformance/protocol/index.ts';
+import { PYTHON_BROKEN, PYTHON_RACY, findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { runCheck } from './check.ts';
 import { DEFAULT_PROCESS_PARALLEL } from './target.ts';
 import type { CheckReport } from './check.ts';
@@ -95,6 +98,27 @@ for (const v of [...CONCURRENT_BROKEN_VARIANTS, { name: 'impl/JobStore+mutex', d
   process.stdout.write(`${r.verdict === 'failed' ? 'caught ' : r.verdict === 'passed' ? 'agrees ' : `${r.verdict} `} ${v.name} (4 workers)\n`);
 }
 
+// The racy Python stores over the protocol: a real process speaking jobcheck/2, a thread per
+// request, the interleavings the operating system's. The control is the correct Python store.
+const PROTOCOL_RACE_RUNS = 300;
+const protocolRacyRows: string[] = [];
+if (python !== undefined) {
+  const control = { race: 'none (the control)', script: 'examples/python/jobstore.py', description: 'the correct Python example' };
+  const racy = [...PYTHON_RACY, control];
+  for (const v of racy) {
+    const factory = concurrentProcessFactory(pythonCommand(python, v.script));
+    const started = performance.now();
+    const r = await runConcurrentCampaign({ factory, workers: 4, numRuns: PROTOCOL_RACE_RUNS, seed }).finally(() => factory.close());
+    const requests = r.failure?.run == null ? undefined : requestCount(r.failure.run.rounds);
+    const caught = `run ${r.runs}; ${r.firstFailureRequests} → **${requests}** requests`;
+    const found = r.verdict === 'failed' ? caught : r.verdict === 'passed' ? `not found in ${r.runs} runs` : r.verdict;
+    const program = v.script.replace('examples/python/', '');
+    protocolRacyRows.push(`| ${v.race} | \`${program}\` | ${v.description} | ${found} | ${ms(performance.now() - started)} |`);
+    const said = r.verdict === 'failed' ? 'caught ' : r.verdict === 'passed' ? 'agrees ' : `${r.verdict} `;
+    process.stdout.write(`${said} python ${v.race} (4 workers, over the protocol)\n`);
+  }
+}
+
 const doc = `# The catalogue of broken implementations
 
 Each row is a deliberately broken implementation: one small change to a correct one, with a
@@ -144,6 +168,20 @@ of that scenario and of the story it was shrunk to.
 | Race | What is broken | Found at, shrunk to | Campaign |
 |---|---|---|---:|
 ${racyRows.join('\n')}
+
+The same races in a program, over the protocol: the racy Python stores of
+\`examples/python/broken/\`, each the Python example with one race, checked by the concurrent
+campaign of \`jobcheck check --impl "python3 examples/python/broken/<file>" --workers 4\` (up to
+${PROTOCOL_RACE_RUNS} scenarios, seed ${seed}): a real process speaking jobcheck/2, a thread per
+request, each racy store letting go of its lock between a check and its write with a short sleep
+in the window (the lane-order one replies before its write is visible). The interleavings are the
+operating system's, so a seed does not fix them, and these rows can differ from run to run.
+\`examples/python/racy.test.ts\` asserts that each is caught, in a story of at most 12 requests
+that its reproduce line repeats.${python === undefined ? ' Not run here: python3 is not installed.' : ''}
+
+| Race | Program | What is broken | Found at, shrunk to | Campaign |
+|---|---|---|---|---:|
+${protocolRacyRows.join('\n')}
 
 ## One of the stories
 

@@ -7,7 +7,9 @@
 import type { Adapter, AdapterFactory } from '../conformance/adapter.ts';
 import { isTimeLimit } from '../conformance/budget.ts';
 import type { Budget } from '../conformance/budget.ts';
+import { checkCampaignPlan } from '../conformance/campaign.ts';
 import type { CampaignProgress, CampaignResult, CampaignShard } from '../conformance/campaign.ts';
+import { checkConcurrentPath } from '../conformance/concurrent/pathCheck.ts';
 import { runCheck as runEngineCheck } from '../conformance/check.ts';
 import type { Coverage } from '../conformance/coverage.ts';
 import type { PathSuiteResult } from '../conformance/pathSuite.ts';
@@ -40,6 +42,8 @@ export interface ConcurrentCheckOptions {
   readonly runs: number;
   /** fast-check path of a known concurrent counterexample (with the check's seed): replays just that. */
   readonly path?: string;
+  /** The reply timeout (`--timeout`): one time budget per request, as in every other phase (default 5000 ms). */
+  readonly timeoutMs?: number;
 }
 
 /** Options of a check. */
@@ -160,6 +164,12 @@ export interface CheckReport {
   readonly shard: CampaignShard | null;
   /** The concurrent campaign (`--workers`), or null when there was none. */
   readonly concurrent: ConcurrentCampaignResult | null;
+  /**
+   * Why an `incomplete` check is not a pass when the time limit is not the reason: a path given to
+   * replay a counterexample (`--path`, `--concurrent-path`) named runs that all agreed, so the
+   * campaign it stands for did not run and nothing was established. Null otherwise.
+   */
+  readonly notAPass: string | null;
 }
 
 /**
@@ -243,8 +253,18 @@ function shortestFailure(
   return best;
 }
 
-/** Runs fixtures, path suite and campaign against the implementation. Divergences are data; never throws for them. */
+/**
+ * Runs fixtures, path suite and campaign against the implementation. Divergences are data; never
+ * throws for them. Before any phase runs, throws ConformanceError `invalid_campaign` for a check
+ * that would check nothing (a shard without runs) or `invalid_path` for a path that names nothing.
+ */
 export async function runCheck(options: CheckOptions): Promise<CheckReport> {
+  // What the check will run is checked first, against what the seed generates: no phase has run yet.
+  await checkCampaignPlan(options);
+  const c = options.concurrent;
+  if (c?.path !== undefined) {
+    await checkConcurrentPath({ factory: c.factory, workers: c.workers, seed: options.seed, path: c.path });
+  }
   const started = performance.now();
   const progress = options.onProgress ?? (() => undefined);
   // Fixtures, paths and exploration are not split: shard 1 runs them, the other shards only their runs.
@@ -322,6 +342,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
           numRuns: options.concurrent.runs,
           seed: options.seed,
           ...(options.concurrent.path === undefined ? {} : { path: options.concurrent.path }),
+          ...(options.concurrent.timeoutMs === undefined ? {} : { timeoutMs: options.concurrent.timeoutMs }),
           ...(options.budget === undefined ? {} : { budget: options.budget }),
         });
   if (concurrent?.verdict === 'failed') firstDivergenceMs ??= racing - started + concurrent.durationMs;
@@ -333,9 +354,26 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const concurrentComplete = options.concurrent === undefined || restShard || concurrent?.verdict === 'passed' || concurrent?.verdict === 'failed';
   const stoppedByTimeLimit =
     fixturesNotRun.length > 0 || engine.pathSuite.notRun.length > 0 || campaign.stoppedByTimeLimit || !explorationComplete || concurrent?.stoppedByTimeLimit === true || (options.concurrent !== undefined && !restShard && concurrent === null);
-  const complete = fixturesNotRun.length === 0 && engine.pathSuite.notRun.length === 0 && campaign.verdict !== 'incomplete' && explorationComplete && concurrentComplete;
+  // A replayed path stands in for a whole campaign: runs of it that all agree are not that campaign's pass.
+  const replays = [
+    options.path !== undefined && campaign.verdict === 'agree' ? `--path ${options.path}` : null,
+    options.concurrent?.path !== undefined && concurrent?.verdict === 'passed' ? `--concurrent-path ${options.concurrent.path}` : null,
+  ].filter((r): r is string => r !== null);
+  const notAPass =
+    replays.length === 0
+      ? null
+      : `the runs named by ${replays.join(' and ')} all agree, so the campaign they stand for did not run ` +
+        '(a fixed bug, or a path that names another run); run without it for a full check';
+  const complete =
+    fixturesNotRun.length === 0 &&
+    engine.pathSuite.notRun.length === 0 &&
+    campaign.verdict !== 'incomplete' &&
+    explorationComplete &&
+    concurrentComplete &&
+    notAPass === null;
   return {
     verdict: failure !== null ? 'diverge' : complete ? 'agree' : 'incomplete',
+    notAPass: failure === null && !stoppedByTimeLimit ? notAPass : null,
     stoppedByTimeLimit,
     fixtures,
     fixturesNotRun,

@@ -17,7 +17,10 @@ import { checkJunit, setupErrorJunit } from './junit.ts';
 import { progressLine } from './progress.ts';
 import { DEFAULT_PROCESS_PARALLEL, TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
 import { MAX_PARALLEL } from '../conformance/parallel.ts';
+import { MAX_COMMANDS, MAX_RUNS, checkCampaignPlan, parsePath, shardRuns } from '../conformance/campaign.ts';
 import type { CampaignShard } from '../conformance/campaign.ts';
+import { MAX_CONCURRENT_RUNS, checkConcurrentPath } from '../conformance/concurrent/pathCheck.ts';
+import { ConformanceError } from '../conformance/errors.ts';
 
 /** Default number of random runs. */
 export const DEFAULT_RUNS = 300;
@@ -49,10 +52,11 @@ ${TARGET_USAGE}
 Options:
   --time-limit <s>     time limit of the whole check, in seconds or with a unit: 90, 90s, 10m
                        (default ${DEFAULT_TIME_LIMIT_MS / 60_000}m); what ran by then is reported, marked as stopped
-  --runs <n>           random runs (default ${DEFAULT_RUNS})
+  --runs <n>           random runs, 1 to ${MAX_RUNS} (default ${DEFAULT_RUNS})
   --seed <n>           seed of the random campaign (default: random; printed, so a run can be repeated)
   --path <path>        with --seed: run only the campaign's counterexample at this fast-check path
-  --max-commands <n>   most commands per random run (default 40)
+                       (refused, before any work, when it names no run of the seed)
+  --max-commands <n>   most commands per random run, 1 to ${MAX_COMMANDS} (default 40)
   --parallel <n>       stores checked at once, each on its own implementation (default ${DEFAULT_PROCESS_PARALLEL} for
                        --impl, 1 otherwise; at most ${MAX_PARALLEL}); the verdict and the story do not depend on it
   --shard <i/n>        run part i of n of the campaign (runs i, i+n, i+2n, ...; the fixture
@@ -63,9 +67,9 @@ Options:
                        checked for linearizability against the model (default 1: none); --impl is
                        offered jobcheck/2, a module is driven through its createConcurrentAdapter
                        export; a jobcheck/1 process or a module without it gets one request at a time
-  --concurrent-runs <n>  scenarios of the concurrent campaign (default ${DEFAULT_CONCURRENT_RUNS})
+  --concurrent-runs <n>  scenarios of the concurrent campaign, 1 to ${MAX_CONCURRENT_RUNS} (default ${DEFAULT_CONCURRENT_RUNS})
   --concurrent-path <path>  with --seed and --workers: the concurrent campaign runs only its counterexample
-                       at this path (the other phases run as usual)
+                       at this path (the other phases run as usual; refused when it names no scenario)
   --report <dir>       where to write failure.json and coverage.{json,md,html} (default ${DEFAULT_REPORT_DIR})
   --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
   --json               print the result as JSON instead of text
@@ -91,6 +95,15 @@ async function writeSetupJunit(file: string | undefined, error: unknown, target:
 /** Most parts `--shard` splits a check into. */
 export const MAX_SHARDS = 1000;
 
+/**
+ * A refusal of the engine's plan check (a path that names nothing, a shard without runs) told as
+ * a usage error (exit code 2); any other error unchanged. Pure.
+ */
+function asUsageError(error: unknown): unknown {
+  if (!(error instanceof ConformanceError) || (error.code !== 'invalid_path' && error.code !== 'invalid_campaign')) return error;
+  return new UsageError(`check: ${error.message} (${error.code})`);
+}
+
 /** Runs `jobcheck check`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
 export async function checkCommand(argv: readonly string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs('check', argv, {
@@ -115,21 +128,38 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
     io.stdout.write(CHECK_USAGE);
     return 0;
   }
-  const runs = intFlag('check', 'runs', values.runs, DEFAULT_RUNS, 1);
+  // Every number is bounded before any work: a flag too large for memory or time is refused, not tried.
+  const runs = intFlag('check', 'runs', values.runs, DEFAULT_RUNS, 1, MAX_RUNS);
   if (values.path !== undefined && values.seed === undefined) throw new UsageError('check: --path needs the --seed it was found with');
-  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`check: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
+  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`check: --path must look like 3:0:1 (got ${JSON.stringify(values.path.slice(0, 60))})`);
   const shard = shardFlag(values.shard);
   const workers = intFlag('check', 'workers', values.workers, 1, 1, MAX_WORKERS);
-  const concurrentRuns = intFlag('check', 'concurrent-runs', values['concurrent-runs'], DEFAULT_CONCURRENT_RUNS, 1);
+  const concurrentRuns = intFlag('check', 'concurrent-runs', values['concurrent-runs'], DEFAULT_CONCURRENT_RUNS, 1, MAX_CONCURRENT_RUNS);
   const concurrentPath = values['concurrent-path'];
   if (concurrentPath !== undefined) {
     if (values.seed === undefined || workers < 2) throw new UsageError('check: --concurrent-path needs the --seed and the --workers it was found with');
-    if (!/^\d+(:\d+)*$/.test(concurrentPath)) throw new UsageError(`check: --concurrent-path must look like 3:0:1 (got ${JSON.stringify(concurrentPath)})`);
+    if (!/^\d+(:\d+)*$/.test(concurrentPath)) throw new UsageError(`check: --concurrent-path must look like 3:0:1 (got ${JSON.stringify(concurrentPath.slice(0, 60))})`);
   }
   if (workers < 2 && values['concurrent-runs'] !== undefined) throw new UsageError('check: --concurrent-runs needs --workers 2 or more');
   if (shard !== undefined && values.path !== undefined) throw new UsageError('check: --path repeats one run of the whole campaign: leave out --shard');
+  // A shard that holds no run would check nothing (shard 2/2 of one run), and call that a pass.
+  if (shard !== undefined && shardRuns(runs, shard) === 0) {
+    const needs = `part i needs --runs ${shard.index} or more`;
+    throw new UsageError(`check: --shard ${shard.index}/${shard.count} holds no run of a campaign of ${runs} (${needs})`);
+  }
   const seed = intFlag('check', 'seed', values.seed, (Date.now() ^ (Math.random() * 0x100000000)) | 0);
-  const maxCommands = values['max-commands'] === undefined ? undefined : intFlag('check', 'max-commands', values['max-commands'], 40, 1);
+  const maxCommands = values['max-commands'] === undefined ? undefined : intFlag('check', 'max-commands', values['max-commands'], 40, 1, MAX_COMMANDS);
+  // Paths are bounded (a run index below --runs when given, else below its largest value), then
+  // walked against what the seed generates: one that names no run is refused here, before any work.
+  try {
+    if (values.path !== undefined) parsePath(values.path, values.runs === undefined ? MAX_RUNS : runs, '--path');
+    const scenarios = values['concurrent-runs'] === undefined ? MAX_CONCURRENT_RUNS : concurrentRuns;
+    if (concurrentPath !== undefined) parsePath(concurrentPath, scenarios, '--concurrent-path');
+    const planned = { runs, seed, what: '--path', ...(maxCommands === undefined ? {} : { maxCommands }), ...(shard === undefined ? {} : { shard }) };
+    await checkCampaignPlan({ ...planned, ...(values.path === undefined ? {} : { path: values.path }) });
+  } catch (error) {
+    throw asUsageError(error);
+  }
   const timeout = values.timeout === undefined ? undefined : intFlag('check', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
   const timeLimitMs = durationFlag('check', 'time-limit', values['time-limit'], DEFAULT_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
   const parallel = values.parallel === undefined ? undefined : intFlag('check', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
@@ -147,6 +177,13 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
     throw error;
   });
   try {
+    if (concurrentPath !== undefined && workers >= 2) {
+      // Whether the target's factory can pause shapes the path (fast-check's scheduler is part of it).
+      const named = { factory: target.concurrentFactory, workers, seed, path: concurrentPath, what: '--concurrent-path' };
+      await checkConcurrentPath(named).catch((error: unknown) => {
+        throw asUsageError(error);
+      });
+    }
     const implementation = await preflight(target, PATH_CONFIG).catch(async (error: unknown) => {
       await writeSetupJunit(junit, error, target.name, startedAt);
       throw error;
@@ -165,7 +202,17 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       ...(maxCommands === undefined ? {} : { maxCommands }),
       ...(values.path === undefined ? {} : { path: values.path }),
       ...(shard === undefined ? {} : { shard }),
-      ...(workers < 2 ? {} : { concurrent: { factory: target.concurrentFactory, workers, runs: concurrentRuns, ...(concurrentPath === undefined ? {} : { path: concurrentPath }) } }),
+      ...(workers < 2
+        ? {}
+        : {
+            concurrent: {
+              factory: target.concurrentFactory,
+              workers,
+              runs: concurrentRuns,
+              ...(concurrentPath === undefined ? {} : { path: concurrentPath }),
+              ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+            },
+          }),
       onProgress: (p) => progress.update(p),
     }).finally(() => progress.stop());
     const ctx: CheckContext = { target: target.name, flags: target.flags, implementation, seed, runs, timeLimitMs, ...(maxCommands === undefined ? {} : { maxCommands }), ...(shard === undefined ? {} : { shard }), ...(workers < 2 ? {} : { workers }) };

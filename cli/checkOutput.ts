@@ -21,6 +21,7 @@ import { requestCount } from '../conformance/concurrent/generate.ts';
 import type { ConcurrentCampaignResult } from '../conformance/concurrent/campaign.ts';
 import { firstDifference, showValue } from '../conformance/compare.ts';
 import { clipText } from '../contract/index.ts';
+import { outsideText, terminalBlock } from '../conformance/outsideText.ts';
 import type { RuleId } from '../contract/rules.ts';
 import type { CheckFailure, CheckReport, FixtureOutcome } from './check.ts';
 import { CHECK_JSON_FORMAT } from './checkJsonSchema.ts';
@@ -186,8 +187,9 @@ export function coverageSummary(cov: Coverage): string {
   }).join(', ');
 }
 
-/** The name an implementation gave itself, cut for headings (it is the implementation's text). Pure. */
-export const implementationName = (ctx: CheckContext): string => (ctx.implementation === undefined ? ctx.target : `${ctx.target} (${clipText(ctx.implementation, 80)})`);
+/** The name an implementation gave itself, cut for headings and escaped (it is the implementation's text, and the target may quote a file's). Pure. */
+export const implementationName = (ctx: CheckContext): string =>
+  ctx.implementation === undefined ? outsideText(ctx.target) : `${outsideText(ctx.target)} (${outsideText(clipText(ctx.implementation, 80))})`;
 
 const notRunNote = (n: number): string => (n === 0 ? '' : `; ${n} not run (time limit)`);
 
@@ -288,6 +290,8 @@ export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: 
   lines.push('');
   if (report.verdict === 'incomplete' && report.concurrent?.verdict === 'unknown') {
     lines.push(`verdict: ${verdictWord('incomplete', colors)}: the checker ran out of its budget on ${count(report.concurrent.unknownRuns, 'history', 'histories')} of the concurrent campaign before deciding it (${seconds(report.durationMs)}); nothing diverged, which is not a pass`);
+  } else if (report.verdict === 'incomplete' && report.notAPass !== null) {
+    lines.push(`verdict: ${verdictWord('incomplete', colors)}: ${report.notAPass} (${seconds(report.durationMs)}); not a pass`);
   } else if (report.verdict === 'incomplete') {
     const limit = ctx.timeLimitMs === undefined ? 'the time limit' : `the time limit (${seconds(ctx.timeLimitMs)})`;
     lines.push(`verdict: ${verdictWord('incomplete', colors)}: stopped by ${limit} before the check ran in full (${seconds(report.durationMs)}); nothing diverged in what ran, which is not a pass`);
@@ -309,7 +313,8 @@ export function renderCheckText(report: CheckReport, ctx: CheckContext, files?: 
     const size = f.source === 'concurrent' ? count(f.steps, 'request') : count(f.steps, 'step');
     lines.push(`verdict: ${verdictWord('diverge', colors)} from the model (${seconds(report.durationMs)}${first}); the shortest story (${size}) comes from ${from}:`);
     lines.push('');
-    lines.push(renderFailure(f, report, ctx, files));
+    // The story quotes the implementation (replies, stderr, names): its newlines are the story's own, every other control is escaped.
+    lines.push(terminalBlock(renderFailure(f, report, ctx, files)));
   }
   lines.push('');
   lines.push(`coverage (path suite + campaign + exploration${report.stoppedByTimeLimit ? ', what ran before the time limit' : ''}): ${coverageSummary(report.coverage)}`);

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
+import { outsideText } from '../conformance/outsideText.ts';
 
 /** Usage text of `jobcheck` itself. */
 export const MAIN_USAGE = `Usage: jobcheck <command> [options]
@@ -78,11 +79,11 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return await command(rest, io);
   } catch (error) {
     if (error instanceof UsageError || error instanceof SetupError) {
-      io.stderr.write(`jobcheck: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
+      io.stderr.write(`jobcheck: ${outsideText(error.message.replace(/\s*\n\s*/g, ' '))}\n`);
       return 2;
     }
     const e = error instanceof Error ? error : new Error(String(error));
-    io.stderr.write(`jobcheck: internal error: ${e.message.split('\n')[0]} (set JOBCHECK_DEBUG=1 to see where)\n`);
+    io.stderr.write(`jobcheck: internal error: ${outsideText(e.message.split('\n')[0] ?? '')} (set JOBCHECK_DEBUG=1 to see where)\n`);
     if (process.env['JOBCHECK_DEBUG'] === '1') io.stderr.write(`${e.stack ?? ''}\n`);
     return 2;
   }

@@ -3,7 +3,7 @@
  * edited copy of a fixture given as a `.json` path. Validation is the fixture schema's, once, at
  * this boundary.
  */
-import { readFileSync } from 'node:fs';
+import { InputFileError, MAX_STORY_BYTES, readInputFileSync } from '../conformance/inputFile.ts';
 import { basename } from 'node:path';
 import { FixtureError, loadFixture, loadFixtures, parseFixture } from '../model/fixtures.ts';
 import type { Fixture } from '../model/fixtures.ts';
@@ -30,8 +30,9 @@ export class StoryError extends Error {
 export function readStoryFile(path: string): Story {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readInputFileSync(path, MAX_STORY_BYTES);
   } catch (cause) {
+    if (cause instanceof InputFileError && cause.code !== 'not_found') throw new StoryError('invalid_story', `story file ${JSON.stringify(path)}: ${cause.message}`, { cause });
     throw new StoryError('unknown_story', `no story file at ${JSON.stringify(path)}`, { cause });
   }
   try {

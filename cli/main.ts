@@ -1,20 +1,47 @@
 /**
  * Entry point of the `jobcheck` command (bin/jobcheck.js loads it): runs the command line on the
  * process's own streams and sets the exit code.
+ *
+ * Implementations run in process groups of their own (conformance/protocol/peer.ts), so neither a
+ * Ctrl-C on the terminal nor a signal to the harness reaches them: the harness ends every group
+ * itself before it goes. It goes on SIGINT, SIGTERM and SIGHUP (exit 128 + the signal's number,
+ * as a shell reports it), and when the process that started it is gone (cli/followParent.ts; exit
+ * 129, as for a hangup): the way a signal sent to `npx jobcheck` arrives, since npm's shell dies of
+ * it without passing it on; and when the shell that waits for it caught an interrupt (exit 130,
+ * as for SIGINT), the way npm's shell receives a SIGINT sent to `npx jobcheck`. What still escapes
+ * is said in docs/protocol.md, section 7.
  */
 // peer.ts itself rather than the protocol's index, which loads zod: `--help` should start quickly.
 import { killAllPeers } from '../conformance/protocol/peer.ts';
 import { runCli } from './cli.ts';
+import { followParent } from './followParent.ts';
 
-// Implementations run in process groups of their own (conformance/protocol/peer.ts), so a Ctrl-C
-// on the terminal does not reach them: the harness ends them before it goes.
-const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
-for (const [signal, code] of Object.entries(SIGNAL_EXIT)) {
-  process.once(signal as NodeJS.Signals, () => {
-    killAllPeers();
-    process.exit(code);
-  });
+/** Exit codes of the harness ended from outside: 128 + the signal's number; a parent gone counts as a hangup. */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+const EXIT_PARENT_GONE = SIGNAL_EXIT.SIGHUP;
+
+/** Ends every implementation's process group, says why on stderr, and exits with `code`. Synchronous. */
+function endNow(code: number, why: string): never {
+  killAllPeers();
+  try {
+    // A progress line hides the cursor while it draws; give it back. Then one line of why.
+    process.stderr.write(`${process.stderr.isTTY === true ? '\x1b[?25h\n' : ''}jobcheck: ${why}; every implementation process was ended\n`);
+  } catch {
+    // stderr is gone too: the exit code says it
+  }
+  process.exit(code);
 }
+
+for (const [signal, code] of Object.entries(SIGNAL_EXIT)) {
+  process.once(signal as NodeJS.Signals, () => endNow(code, `stopped by ${signal}`));
+}
+// bin/jobcheck.js reads the parent first thing; a caller that loads this file by itself has it read here.
+const startedUnder = (globalThis as Record<symbol, unknown>)[Symbol.for('jobcheck.parent')];
+followParent({
+  gone: (parent) => endNow(EXIT_PARENT_GONE, `stopped: the process that started it (pid ${parent}) is gone`),
+  // npm's `sh -c` holds a SIGINT sent to npx until its command ends: the harness takes it as its own.
+  interrupted: (parent) => endNow(SIGNAL_EXIT.SIGINT, `stopped by SIGINT, caught by the shell that started it (pid ${parent})`),
+}, typeof startedUnder === 'number' ? { parent: startedUnder } : {});
 
 // A reader that goes away early (`jobcheck demo --all | head`) closes the pipe: the write that
 // meets it fails with EPIPE. That is no failure of the command: what follows is dropped, and the

@@ -5,7 +5,7 @@
  * when the time limit stopped a rule's campaign with nothing departing (not a pass).
  */
 import { writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/inputFile.ts';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RULE_IDS } from '../contract/rules.ts';
@@ -17,6 +17,7 @@ import type { ProfileTarget } from '../conformance/profile/index.ts';
 import { PATH_CONFIG } from '../conformance/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { MAX_RUNS, MAX_SHRINK_STEP } from '../conformance/campaign.ts';
 import { prepareOutputFile } from './outputs.ts';
 import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
 import type { Target, TargetFlags } from './target.ts';
@@ -113,10 +114,17 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
   }
   if (values.path !== undefined && rule === undefined) throw new UsageError('profile: --path replays one run of a rule\'s campaign: give its --rule too');
   if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`profile: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
+  // A huge run index would make fast-check skip that many values synchronously, deaf to the time limit.
+  const huge = (n: string, i: number): boolean => n.length > 15 || Number(n) >= (i === 0 ? MAX_RUNS : MAX_SHRINK_STEP);
+  if (values.path !== undefined && values.path.split(':').some(huge)) {
+    const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
+    throw new UsageError(`profile: --path ${JSON.stringify(values.path.slice(0, 60))} names ${bounds} (invalid_path)`);
+  }
   if (values.variant !== undefined && values.builtin !== true) throw new UsageError('profile: --variant names a broken variant of the built-in store: use it with --builtin');
   if (values.variant !== undefined && values.broken !== undefined) throw new UsageError('profile: give --variant or --broken, not both');
   if (values.markdown !== undefined) await prepareOutputFile('profile', 'the Markdown file', values.markdown);
-  if (values.module !== undefined && !existsSync(resolve(values.module))) throw new UsageError(`profile: --module ${values.module}: no such file`);
+  const moduleProblem = values.module === undefined ? undefined : inputFileProblem(resolve(values.module), MAX_MODULE_BYTES);
+  if (moduleProblem !== undefined) throw new UsageError(`profile: --module ${values.module}: ${moduleProblem}`);
 
   const budget = new Budget(timeLimitMs);
   const timeout = values.timeout === undefined ? undefined : intFlag('profile', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);

@@ -7,6 +7,7 @@ import { readArtifact, replayArtifact, verifyArtifact } from '../conformance/art
 import { Budget } from '../conformance/budget.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
 import { renderStory } from '../conformance/story.ts';
+import { outsideText, terminalBlock } from '../conformance/outsideText.ts';
 import { clipText } from '../contract/index.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
@@ -64,7 +65,7 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
       const divergence = result.divergence === null ? null : (({ implSnapshot: _dropped, ...rest }) => rest)(result.divergence);
       io.stdout.write(`${JSON.stringify({ verdict, artifact: file, target: target.name, steps: result.steps.length, divergence, story }, null, 2)}\n`);
     } else {
-      io.stdout.write(`jobcheck replay: ${file} (${artifact.steps.length} steps, found against ${clipText(artifact.foundAgainst, 200)}) on ${target.name}\n\n${story}\n`);
+      io.stdout.write(terminalBlock(`jobcheck replay: ${outsideText(file)} (${artifact.steps.length} steps, found against ${outsideText(clipText(artifact.foundAgainst, 200))}) on ${outsideText(target.name)}\n\n${story}\n`));
     }
     return verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
   } finally {

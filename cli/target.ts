@@ -3,14 +3,14 @@
  * (`--impl "<command>"`), a JS/TS module exporting an AdapterFactory (`--module <path>`), the
  * built-in impl/JobStore (`--builtin`) or one of the catalogue's broken variants (`--broken <name>`).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { basename, dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/inputFile.ts';
+import { resolve } from 'node:path';
 import { clipText } from '../contract/index.ts';
 import type { Config } from '../contract/index.ts';
 import type { AdapterFactory } from '../conformance/adapter.ts';
-import { guardedFactory } from '../conformance/adapters/guarded.ts';
+import { ModuleLoadError, isolatedModule } from '../conformance/isolated/moduleTarget.ts';
+import type { IsolatedModule } from '../conformance/isolated/moduleTarget.ts';
+import { MODULE_FAILURE_MARK } from '../conformance/isolated/wire.ts';
 import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
 import type { Budget } from '../conformance/budget.ts';
 import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
@@ -132,31 +132,31 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
   }
   if (flags.module !== undefined) {
     const file = resolve(flags.module);
-    if (!existsSync(file)) throw new UsageError(`${command}: --module ${flags.module}: no such file`);
-    const timeoutMs = flags.timeout ?? DEFAULT_REPLY_TIMEOUT_MS;
-    let mod: Record<string, unknown>;
+    const problem = inputFileProblem(file, MAX_MODULE_BYTES);
+    if (problem !== undefined) throw new UsageError(`${command}: --module ${flags.module}: ${problem}`);
+    // The module runs in processes of its own (conformance/isolated/): it cannot end, stall or fool the harness.
+    let isolated: IsolatedModule;
     try {
-      // A module whose top-level code never settles must not hang the harness either.
-      mod = await withTimeout(importModule(file), 2 * timeoutMs, `loading took more than ${2 * timeoutMs} ms`);
+      isolated = await isolatedModule(file, {
+        name: flags.module,
+        ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+        ...(flags.budget === undefined ? {} : { budget: flags.budget }),
+        onStderr: (line: string) => {
+          if (flags.verbose === true || !line.startsWith(MODULE_FAILURE_MARK)) io.stderr.write(`[module] ${line}\n`);
+        },
+      });
     } catch (error) {
-      throw new SetupError(`${command}: cannot load module ${flags.module}: ${clipText(String((error as Error).message).split('\n')[0] ?? '', 300)}`);
-    }
-    const factory = typeof mod['default'] === 'function' ? mod['default'] : mod['createAdapter'];
-    if (typeof factory !== 'function') {
-      throw new SetupError(`${command}: module ${flags.module} exports no AdapterFactory (expected a default export or createAdapter)`);
-    }
-    const guarded = guardedFactory(factory as AdapterFactory, { callTimeoutMs: timeoutMs, ...(flags.budget === undefined ? {} : { budget: flags.budget }) });
-    const concurrent = mod['createConcurrentAdapter'];
-    if (concurrent !== undefined && typeof concurrent !== 'function') {
-      throw new SetupError(`${command}: module ${flags.module} exports createConcurrentAdapter, but it is not a function (got ${typeof concurrent})`);
+      if (!(error instanceof ModuleLoadError)) throw error;
+      if (error.code === 'load_failed') throw new SetupError(`${command}: cannot load module ${flags.module}: ${clipText(error.message.split('\n')[0] ?? '', 300)}`);
+      throw new SetupError(`${command}: module ${flags.module} ${error.message}`);
     }
     return {
       name: flags.module,
       flags: `--module ${quote(flags.module)}`,
-      factory: guarded,
-      concurrentFactory: concurrent === undefined ? sequentialFactory(guarded) : (concurrent as ConcurrentFactory),
+      factory: isolated.factory,
+      concurrentFactory: isolated.concurrentFactory ?? sequentialFactory(isolated.factory),
       parallel: flags.parallel ?? 1,
-      close: () => Promise.resolve(),
+      close: () => isolated.close(),
     };
   }
   if (flags.builtin === true) {
@@ -193,49 +193,4 @@ export async function preflight(target: Target, config: Config): Promise<string 
   const implementation = adapter instanceof ProcessAdapter ? adapter.implementation : undefined;
   await adapter.close();
   return implementation;
-}
-
-/** A TypeScript file, by its name. */
-const TYPESCRIPT_FILE = /\.[cm]?ts$/;
-
-/**
- * Imports the module at `file`. A TypeScript module needs a loader: from the sources (bin/ in the
- * checkout, vitest) tsx is registered already and import() takes it, but the installed package is
- * plain JavaScript on a node that runs no TypeScript (node 20). It then loads the module with the
- * tsx of the module's own project (tsImport, which registers nothing globally), and without one
- * says in one line how to get one.
- */
-async function importModule(file: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(file).href;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (error) {
-    if (!TYPESCRIPT_FILE.test(file) || (error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
-  }
-  let api: string;
-  try {
-    // tsx's ESM build of its API, found through its own exports map (its CommonJS build cannot
-    // import its ESM half from a linked folder); require.resolve finds the project's tsx.
-    const manifest = createRequire(file).resolve('tsx/package.json');
-    const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api'];
-    if (exported === undefined) throw new Error('tsx exports no esm/api');
-    api = join(dirname(manifest), exported.import.default);
-  } catch {
-    throw new Error(`${basename(file)} is TypeScript, which node ${process.version} does not run by itself: install tsx in its project (npm install --save-dev tsx) or compile the module to JavaScript`);
-  }
-  const tsx = (await import(pathToFileURL(api).href)) as { tsImport(specifier: string, parentURL: string): Promise<unknown> };
-  const mod = (await tsx.tsImport(url, import.meta.url)) as Record<string, unknown>;
-  // A .ts file of a CommonJS project is compiled to CommonJS: its `export default` arrives as
-  // module.exports.default, one level down.
-  const inner = mod['default'];
-  return typeof inner === 'object' && inner !== null && (inner as { __esModule?: unknown }).__esModule === true ? (inner as Record<string, unknown>) : mod;
-}
-
-/** `promise`, or a rejection with `message` after `ms`. */
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -125,9 +125,9 @@ describe('output destinations are checked before any work', () => {
 describe('a module nobody trusts yet', () => {
   it('whose execute never settles: a timeout divergence with a story (exit 1), not a silent exit', async () => {
     const file = await moduleFile('never', `export default async () => ({ name: 'never', execute: () => new Promise(() => {}), snapshot: async () => ({}), restart: async () => {}, close: async () => {} });\n`);
-    const out = await cli('check', '--module', file, '--timeout', '50', '--runs', '3', '--seed', '1', '--report', join(dir, 'never'));
+    const out = await cli('check', '--module', file, '--timeout', '50', '--runs', '3', '--seed', '1', '--no-explore', '--time-limit', '30', '--report', join(dir, 'never'));
     expect(out.code).toBe(1);
-    expect(out.stdout).toMatch(/timeout: execute did not settle within 50 ms/);
+    expect(out.stdout).toMatch(/timeout: execute did not settle within 50\b/);
   });
 
   it('whose values are not JSON (a cycle, a BigInt, a 100,000-deep value): a typed divergence (exit 1)', async () => {
@@ -136,7 +136,7 @@ describe('a module nobody trusts yet', () => {
       const cyclic = { ok: true, type: 'tick' }; cyclic.clock = cyclic;
       export default async () => ({ name: 'odd', execute: async (c) => (c.type === 'tick' ? cyclic : { ok: true, type: 'claim', job: null, n: 1n }), snapshot: async () => ({ deep }), restart: async () => {}, close: async () => {} });
     `);
-    const out = await cli('check', '--module', file, '--runs', '3', '--seed', '1', '--report', join(dir, 'odd'));
+    const out = await cli('check', '--module', file, '--runs', '3', '--seed', '1', '--no-explore', '--time-limit', '30', '--report', join(dir, 'odd'));
     expect(out.code).toBe(1);
     expect(out.stdout).toMatch(/invalid_value: the (reply|snapshot): .*(cycle|bigint|deeper than the limit of 64 levels)/);
     expect(out.stdout.length).toBeLessThan(20_000);
@@ -156,6 +156,7 @@ describe('a module nobody trusts yet', () => {
     expect(json.campaign.runs).toBeLessThan(json.campaign.runsPlanned);
     const junit = await readFile(join(dir, 'slow.xml'), 'utf8');
     expect(junit).toMatch(/<(skipped|error) message="(not run|stopped by the time limit)/);
-    expect(out.ms).toBeLessThan(8_000);
+    // The module runs in a process of its own: its start (node with tsx) comes on top of the 2 s.
+    expect(out.ms).toBeLessThan(30_000);
   });
 });

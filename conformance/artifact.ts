@@ -4,7 +4,8 @@
  * implementation without the model or the generator that found it. Artifacts are read back
  * through a schema, once, at the boundary.
  */
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { readInputFile } from './inputFile.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Config, Reply, Snapshot } from '../contract/index.ts';
@@ -16,6 +17,7 @@ import { firstDifference, replyDifference, showValue } from './compare.ts';
 import type { Difference } from './compare.ts';
 import { ConformanceError } from './errors.ts';
 import { jsonDepth } from '../contract/index.ts';
+import { PROTOCOL_MESSAGE_TYPES } from '../contract/protocol.ts';
 import { runLockstep } from './lockstep.ts';
 import type { Divergence, LockstepOptions, LockstepResult } from './lockstep.ts';
 import type { ScriptStep } from './symbolic.ts';
@@ -92,6 +94,13 @@ export function parseArtifact(input: unknown): Artifact {
     if ('do' in s && jsonDepth(s.do, MAX_COMMAND_DEPTH) > MAX_COMMAND_DEPTH) {
       throw new ConformanceError('invalid_artifact', `invalid artifact: steps.${i}.do: nested deeper than ${MAX_COMMAND_DEPTH} levels`);
     }
+    // A command typed as one of the protocol's own messages (hello, snapshot, restore) cannot be
+    // sent to a process as a command: the harness would refuse it and blame the implementation.
+    const type = 'do' in s && typeof s.do === 'object' && s.do !== null ? (s.do as { type?: unknown }).type : undefined;
+    if (typeof type === 'string' && (PROTOCOL_MESSAGE_TYPES as readonly string[]).includes(type)) {
+      const rule = `a command may not use the protocol's own type ${JSON.stringify(type)} (step ${i + 1})`;
+      throw new ConformanceError('invalid_artifact', `invalid artifact: steps.${i}.do: ${rule}`);
+    }
   });
   return input as Artifact;
 }
@@ -116,9 +125,7 @@ export async function writeArtifact(dir: string, artifact: Artifact, name?: stri
 export async function readArtifact(file: string): Promise<Artifact> {
   let data: unknown;
   try {
-    const size = (await stat(file)).size;
-    if (size > MAX_ARTIFACT_BYTES) throw new Error(`it has ${size} bytes, more than the limit of ${MAX_ARTIFACT_BYTES}`);
-    data = JSON.parse(await readFile(file, 'utf8'));
+    data = JSON.parse(await readInputFile(file, MAX_ARTIFACT_BYTES));
   } catch (e) {
     throw new ConformanceError('invalid_artifact', `cannot read artifact ${file}: ${(e as Error).message}`, { cause: e });
   }

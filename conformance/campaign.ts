@@ -12,6 +12,7 @@ import { scenarioArb } from './arbitraries.ts';
 import type { Scenario } from './arbitraries.ts';
 import { CoverageRecorder } from './coverage.ts';
 import type { Coverage } from './coverage.ts';
+import { ConformanceError } from './errors.ts';
 import { runLockstep } from './lockstep.ts';
 import type { LockstepResult } from './lockstep.ts';
 import { inOrder } from './parallel.ts';
@@ -72,6 +73,135 @@ export interface CampaignShard {
   readonly count: number;
 }
 
+/**
+ * Most runs a campaign plans (`--runs`). The runs are generated from the seed by index, so a
+ * campaign of more runs than this would take hours and a path naming a run beyond it would make
+ * fast-check skip that many values synchronously, deaf to the time limit and to signals.
+ */
+export const MAX_RUNS = 100_000;
+/** Most commands per random run (`--max-commands`): every step keeps the model's snapshot, so a run's memory grows with its square. */
+export const MAX_COMMANDS = 1000;
+/**
+ * Largest sum of the shrink steps of a path. Each step is the index of a value in one shrink
+ * stream, and walking to it builds every value before it (tens of microseconds each for a run of
+ * 1000 commands), synchronously: this bounds the walk to a second or two. A printed path's steps
+ * sum to hundreds.
+ */
+export const MAX_SHRINK_STEP = 100_000;
+/** Most shrink steps in a path (a shrunk counterexample's path has tens). */
+export const MAX_PATH_STEPS = 2000;
+
+/** Quotes a value from outside for an error message, clipped. Pure. */
+const quoted = (value: string): string => JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}...` : value);
+
+/**
+ * Reads a fast-check path (`12:0:3`: the run's index, then one index per shrink step), checking its
+ * shape and bounds without generating anything: the run index below `runs`, the shrink steps
+ * adding up to at most MAX_SHRINK_STEP, at most MAX_PATH_STEPS of them. Returns its numbers; throws
+ * ConformanceError `invalid_path` naming the value. Pure.
+ */
+export function parsePath(path: string, runs: number, what = 'path'): number[] {
+  const bad = (rule: string): never => {
+    throw new ConformanceError('invalid_path', `${what} ${quoted(path)}: ${rule}`);
+  };
+  if (!/^\d+(:\d+)*$/.test(path)) bad('must be numbers separated by colons, such as 12:0:3');
+  const parts = path.split(':');
+  if (parts.length - 1 > MAX_PATH_STEPS) bad(`has ${parts.length - 1} shrink steps, more than ${MAX_PATH_STEPS}`);
+  // Compared as text first: a number of 20 digits is no safe integer.
+  const numbers = parts.map((p) => (p.length > 15 ? Number.POSITIVE_INFINITY : Number(p)));
+  const index = numbers[0] as number;
+  const campaign = runs === MAX_RUNS ? 'the largest campaign' : 'the campaign';
+  if (index >= runs) bad(`names run ${parts[0] as string}, beyond the ${runs} runs of ${campaign} (run indexes start at 0)`);
+  const walk = numbers.slice(1).reduce((sum, n) => sum + n, 0);
+  if (walk > MAX_SHRINK_STEP) bad(`its shrink steps add up to more than ${MAX_SHRINK_STEP}`);
+  return numbers;
+}
+
+/**
+ * True when `path` names a value of `arb` for `seed`: walks the path as fast-check replays it
+ * (the run's value, then a shrink stream per step) with a property that runs nothing. A path one
+ * step too long, or a shrink step past the end of its stream, names nothing: fast-check would run
+ * no value at all, and a check that runs nothing must not be told as a pass. Check the path with
+ * parsePath first: the walk is as long as its numbers.
+ */
+export async function pathNamesValue<Ts>(
+  property: (probe: () => Promise<boolean>) => fc.IAsyncProperty<Ts>,
+  seed: number,
+  path: string,
+): Promise<boolean> {
+  let seen = false;
+  try {
+    await fc.check(
+      property(() => {
+        seen = true;
+        return Promise.resolve(true);
+      }),
+      { numRuns: 1, seed, path },
+    );
+  } catch {
+    // fast-check throws "Unable to replay" for a step into a stream that has already ended.
+    return false;
+  }
+  return seen;
+}
+
+/**
+ * Checks a campaign's path against what its seed generates, before any run: bounded (parsePath)
+ * and naming a scenario (pathNamesValue). Throws ConformanceError `invalid_path` naming the path.
+ */
+export async function checkCampaignPath(options: {
+  readonly seed: number;
+  readonly path: string;
+  readonly maxCommands?: number;
+  readonly runs?: number;
+  /** What to call the path in an error (default `path`). */
+  readonly what?: string;
+}): Promise<void> {
+  const what = options.what ?? 'path';
+  parsePath(options.path, options.runs ?? MAX_RUNS, what);
+  const arb = scenarioArb(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands });
+  const named = await pathNamesValue((probe) => fc.asyncProperty(arb, () => probe()), options.seed, options.path);
+  if (!named) {
+    throw new ConformanceError(
+      'invalid_path',
+      `${what} ${quoted(options.path)} names no scenario of seed ${options.seed}${options.maxCommands === undefined ? '' : ` with at most ${options.maxCommands} commands`}: ` +
+        'a shrink step goes past the end of its stream (was the path edited, or found with another seed or --max-commands?)',
+    );
+  }
+}
+
+/**
+ * Checks, before any run, that a campaign would check something and fits its bounds: runs from 1 to
+ * MAX_RUNS, maxCommands from 1 to MAX_COMMANDS, a shard that holds at least one run, and a path
+ * that names a scenario of the seed (checkCampaignPath). Throws ConformanceError `invalid_campaign`
+ * or `invalid_path`, naming the value. Bounded in time: no run, no implementation.
+ */
+export async function checkCampaignPlan(
+  options: Pick<CampaignOptions, 'runs' | 'maxCommands' | 'shard' | 'path'> & { readonly seed: number; readonly what?: string },
+): Promise<void> {
+  const bad = (rule: string): never => {
+    throw new ConformanceError('invalid_campaign', rule);
+  };
+  const allRuns = options.runs ?? 100;
+  if (!Number.isSafeInteger(allRuns) || allRuns < 1 || allRuns > MAX_RUNS) {
+    bad(`runs must be a whole number from 1 to ${MAX_RUNS} (got ${allRuns})`);
+  }
+  const most = options.maxCommands;
+  if (most !== undefined && !(Number.isSafeInteger(most) && most >= 1 && most <= MAX_COMMANDS)) {
+    bad(`maxCommands must be a whole number from 1 to ${MAX_COMMANDS} (got ${most})`);
+  }
+  const shard = options.shard;
+  // A shard that holds no run would check nothing, and say so as a pass.
+  if (options.path === undefined && shard !== undefined && shardRuns(allRuns, shard) === 0) {
+    bad(`shard ${shard.index}/${shard.count} of a campaign of ${allRuns} runs holds no run (shard i needs at least i runs)`);
+  }
+  // A path that names nothing would run nothing.
+  if (options.path !== undefined) {
+    const named = { ...(most === undefined ? {} : { maxCommands: most }), ...(options.what === undefined ? {} : { what: options.what }) };
+    await checkCampaignPath({ seed: options.seed, path: options.path, ...named });
+  }
+}
+
 /** How many of `runs` runs fall to a shard (all of them without one). Pure. */
 export function shardRuns(runs: number, shard?: CampaignShard): number {
   return shard === undefined ? runs : Math.max(0, Math.ceil((runs - (shard.index - 1)) / shard.count));
@@ -126,6 +256,8 @@ export interface CampaignResult {
  * Runs a random differential campaign against the implementation made by `factory`. Never throws
  * for a divergence (it is the `diverge` verdict); rethrows only an error of the engine itself
  * (e.g. the model throwing), never one of the implementation (that is an `impl_error` divergence).
+ * Throws ConformanceError `invalid_campaign` or `invalid_path` before any run for a campaign that
+ * would check nothing or does not fit its bounds (checkCampaignPlan).
  */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
   const shard = options.shard;
@@ -133,10 +265,11 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     throw new RangeError(`a shard is i/n with 1 <= i <= n (got ${shard.index}/${shard.count})`);
   }
   const allRuns = options.runs ?? 100;
+  const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
+  await checkCampaignPlan({ ...options, seed });
   // Without a path, a shard runs its part of the campaign: its k-th run is the campaign's run indexOf(k).
   const runs = options.path === undefined ? shardRuns(allRuns, shard) : allRuns;
   const indexOf = (k: number): number => (shard === undefined ? k : shard.index - 1 + k * shard.count);
-  const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
   const configs = options.configs === undefined || options.configs.length === 0 ? undefined : fc.constantFrom(...options.configs);
   const arb = scenarioArb({ ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }), ...(configs === undefined ? {} : { configs }) });
   const recorder = new CoverageRecorder(`campaign seed=${seed}${shard === undefined || options.path !== undefined ? '' : ` shard=${shard.index}/${shard.count}`}`);
@@ -165,47 +298,74 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   // 1. Generation. fast-check's n-th generated value for a seed is the n-th of fc.sample with that
   //    seed, and `path: "n"` replays it, so the runs can be spread over parallel lanes and the
   //    first failure (the one of lowest index, as a sequential fc.check would meet it) shrunk after.
-  let firstFailure: { readonly index: number; readonly length: number; readonly result: LockstepResult; readonly at: number } | null = null;
+  type FirstFailure = { readonly index: number; readonly length: number; readonly result: LockstepResult; readonly at: number };
+  // Set in the runs' callbacks, which the compiler's narrowing does not follow.
+  let firstFailure = null as FirstFailure | null;
   let generated = 0;
   let commandsToFirstFailure: number | null = null;
   if (options.path === undefined && runs > 0 && (budget?.remainingMs() ?? 1) > 0) {
-    // Generated as needed, in doubling batches (fc.sample's first n values do not depend on how many are asked for).
-    let scenarios: Scenario[] = [];
+    // Generated as needed, a window at a time: the values from index i on are those of fc.sample
+    // with `path: "i"`, so only the window in use is kept, not every scenario up to the last. A
+    // window holds about 40,000 commands; a shard whose runs lie far apart takes them one by one.
+    const size = Math.max(1, Math.floor(40_000 / (options.maxCommands ?? 40)));
+    const width = shard !== undefined && shard.count > 8 ? 1 : size;
+    const windows = new Map<number, Scenario[]>();
     const scenarioAt = (index: number): Scenario => {
-      if (index >= scenarios.length) scenarios = fc.sample(arb, { numRuns: Math.min(allRuns, Math.max(index + 1, 2 * scenarios.length, 8)), seed });
-      return scenarios[index] as Scenario;
+      const start = index - (index % width);
+      let window = windows.get(start);
+      if (window === undefined) {
+        window = fc.sample(arb, { numRuns: Math.min(width, allRuns - start), seed, path: String(start) });
+        // The lanes in flight are close together: two windows cover them.
+        if (windows.size >= 2) windows.delete(Math.min(...windows.keys()));
+        windows.set(start, window);
+      }
+      return window[index - start] as Scenario;
     };
-    let lowestFailure = Number.POSITIVE_INFINITY;
-    let done = 0;
-    const results = await inOrder(
-      runs,
-      options.parallel ?? 1,
-      async (index) => {
-        const result = await lockstep(scenarioAt(indexOf(index)));
-        if (result.interrupted === true) return undefined;
-        if (result.divergence !== null && index < lowestFailure) lowestFailure = index;
-        done += 1;
-        options.onProgress?.({ phase: 'generate', run: done, runs, commands: underway });
-        return { result, at: performance.now() };
-      },
-      (index) => index > lowestFailure || interrupted || budget?.expired === true,
-    );
-    // Count and cover the runs a sequential campaign would have run: those before the first failure, and it.
-    for (let i = 0; i < results.length; i++) {
-      const r = results[i];
-      if (r === undefined) continue;
+    type Outcome = { readonly result: LockstepResult; readonly length: number; readonly at: number } | undefined;
+    // Count and cover the runs a sequential campaign would have run, those before the first failure
+    // and it, in the order of their indexes, as they end: no run's steps are kept past that.
+    const waiting = new Map<number, Outcome>();
+    let folded = 0;
+    const fold = (i: number, r: Outcome): void => {
+      if (r === undefined) return;
       if (generated < i || firstFailure !== null) {
         discarded += r.result.steps.length;
-        continue;
+        return;
       }
       generated += 1;
       commands += r.result.steps.length;
       recorder.recordRun(r.result);
       if (r.result.divergence !== null) {
-        firstFailure = { index: indexOf(i), length: scenarios[indexOf(i)]?.commands.length ?? r.result.steps.length, result: r.result, at: r.at };
+        firstFailure = { index: indexOf(i), length: r.length, result: r.result, at: r.at };
         commandsToFirstFailure = commands;
       }
-    }
+    };
+    let lowestFailure = Number.POSITIVE_INFINITY;
+    let done = 0;
+    await inOrder(
+      runs,
+      options.parallel ?? 1,
+      async (index) => {
+        const scenario = scenarioAt(indexOf(index));
+        const result = await lockstep(scenario);
+        let outcome: Outcome;
+        if (result.interrupted !== true) {
+          if (result.divergence !== null && index < lowestFailure) lowestFailure = index;
+          done += 1;
+          options.onProgress?.({ phase: 'generate', run: done, runs, commands: underway });
+          outcome = { result, length: scenario.commands.length, at: performance.now() };
+        }
+        waiting.set(index, outcome);
+        for (; waiting.has(folded); folded++) {
+          fold(folded, waiting.get(folded));
+          waiting.delete(folded);
+        }
+        return undefined;
+      },
+      (index) => index > lowestFailure || interrupted || budget?.expired === true,
+    );
+    // Runs past one that never started (the time limit) are folded last, as they are: discarded.
+    for (const i of [...waiting.keys()].sort((a, b) => a - b)) fold(i, waiting.get(i));
   }
 
   // 2. Shrinking (or the replay of a given path), sequential: each step depends on the last.

@@ -3,7 +3,7 @@
  * agree, or always when asked) a random campaign; coverage merged over both.
  */
 import type { CampaignOptions, CampaignResult } from './campaign.ts';
-import { runCampaign } from './campaign.ts';
+import { checkCampaignPlan, runCampaign } from './campaign.ts';
 import { mergeCoverage } from './coverage.ts';
 import type { Coverage } from './coverage.ts';
 import type { LifecyclePath } from './lifecyclePaths.ts';
@@ -39,6 +39,9 @@ export interface CheckResult {
 /** Runs the path suite and a random campaign against the implementation made by `options.factory`. */
 export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const started = performance.now();
+  // A campaign that would check nothing, or a path that names nothing, is refused before the path suite runs.
+  const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
+  await checkCampaignPlan({ ...options, seed });
   const pathSuite = await runPathSuite({
     factory: options.factory,
     ...(options.onPath === undefined ? {} : { onProgress: options.onPath }),
@@ -48,7 +51,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   });
   const pathsMs = performance.now() - started;
   const skip = pathSuite.verdict === 'diverge' && options.campaignAfterPathFailure !== true;
-  const campaign = skip ? null : await runCampaign({ ...options, factory: options.campaignFactory ?? options.factory });
+  const campaign = skip ? null : await runCampaign({ ...options, seed, factory: options.campaignFactory ?? options.factory });
   const verdicts = [pathSuite.verdict, campaign?.verdict ?? 'agree'];
   const verdict = verdicts.includes('diverge') ? 'diverge' : verdicts.includes('incomplete') ? 'incomplete' : 'agree';
   const coverage = campaign === null ? pathSuite.coverage : mergeCoverage(pathSuite.coverage, campaign.coverage);

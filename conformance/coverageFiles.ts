@@ -2,7 +2,8 @@
  * Coverage on disk: writing the three report files and reading coverage JSON back (validated,
  * since it comes from outside), so that runs on several machines can be merged.
  */
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { readInputFile } from './inputFile.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeValue } from '../contract/index.ts';
@@ -12,6 +13,7 @@ import type { Coverage, CoverageCategory } from './coverage.ts';
 import { coverageHtml, coverageMarkdown } from './coverageReport.ts';
 import type { ReportContext } from './coverageReport.ts';
 import { ConformanceError } from './errors.ts';
+import { outsideText } from './outsideText.ts';
 
 const count = z.int().min(0);
 
@@ -47,7 +49,7 @@ export function parseCoverage(input: unknown): Coverage {
   const r = coverageSchema.safeParse(input);
   if (!r.success) {
     const issue = r.error.issues[0];
-    throw new ConformanceError('invalid_artifact', `invalid coverage file: ${issue?.path.map(String).join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+    throw new ConformanceError('invalid_artifact', `invalid coverage file: ${outsideText(issue?.path.map(String).join('.') || '(root)')}: ${outsideText(issue?.message ?? 'invalid')}`);
   }
   const items = Object.fromEntries(COVERAGE_CATEGORIES.map((c) => [c, { ...r.data.items[c] }])) as Coverage['items'];
   return { format: COVERAGE_FORMAT, runs: r.data.runs, steps: r.data.steps, sources: [...r.data.sources], items };
@@ -57,9 +59,7 @@ export function parseCoverage(input: unknown): Coverage {
 export async function readCoverage(file: string): Promise<Coverage> {
   let data: unknown;
   try {
-    const size = (await stat(file)).size;
-    if (size > MAX_ARTIFACT_BYTES) throw new Error(`it has ${size} bytes, more than the limit of ${MAX_ARTIFACT_BYTES}`);
-    data = JSON.parse(await readFile(file, 'utf8'));
+    data = JSON.parse(await readInputFile(file, MAX_ARTIFACT_BYTES));
   } catch (e) {
     throw new ConformanceError('invalid_artifact', `cannot read coverage file ${file}: ${(e as Error).message}`, { cause: e });
   }

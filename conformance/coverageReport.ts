@@ -9,6 +9,7 @@ import { JOB_STATES, lifecycleTransitions } from '../model/index.ts';
 import { COVERAGE_CATEGORIES, categorySummary, neverHit, shortName } from './coverage.ts';
 import type { Coverage, CoverageCategory } from './coverage.ts';
 import { NEVER_COLOUR, NEVER_DASH, NOT_REACHED_COLOUR, NOT_REACHED_DASH, heatColour, lifecycleSvg } from './lifecycleDiagram.ts';
+import { htmlText, markdownCode, markdownText, terminalBlock } from './outsideText.ts';
 
 /** What the page says about the check whose coverage it shows. */
 export interface CheckReportContext {
@@ -57,8 +58,9 @@ const LIST_LIMIT = 25;
 
 /** The Markdown summary of a coverage value: totals per category, transition counts, items never hit. Pure. */
 export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage'): string {
-  const out: string[] = [`# ${title}`, ''];
-  out.push(`Runs: ${cov.runs}, steps: ${cov.steps}. Sources: ${cov.sources.length === 0 ? '-' : cov.sources.join('; ')}.`, '');
+  // The title may name the implementation, and sources come from coverage files: text from outside, escaped.
+  const out: string[] = [`# ${markdownText(title)}`, ''];
+  out.push(`Runs: ${cov.runs}, steps: ${cov.steps}. Sources: ${cov.sources.length === 0 ? '-' : cov.sources.map(markdownText).join('; ')}.`, '');
   out.push('| Category | Hit | Total | Coverage |', '|---|---:|---:|---:|');
   for (const c of COVERAGE_CATEGORIES) {
     const { hit, total } = categorySummary(cov, c);
@@ -68,7 +70,7 @@ export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage'):
   for (const t of lifecycleTransitions()) out.push(`| \`${t.id}\` | ${cov.items.transitions[t.id] ?? 0} |`);
   out.push('', '## States and rejection codes', '', '| Item | Hits |', '|---|---:|');
   for (const s of JOB_STATES) out.push(`| state \`${s}\` | ${cov.items.states[s] ?? 0} |`);
-  for (const [code, n] of Object.entries(cov.items.rejections)) out.push(`| rejection \`${code}\` | ${n} |`);
+  for (const [code, n] of Object.entries(cov.items.rejections)) out.push(`| rejection ${markdownCode(code)} | ${n} |`);
   out.push('', '## Never hit', '');
   for (const c of COVERAGE_CATEGORIES) {
     const missing = neverHit(cov, c);
@@ -76,7 +78,7 @@ export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage'):
       out.push(`- ${TITLES[c]}: none`);
       continue;
     }
-    const shown = missing.slice(0, LIST_LIMIT).map((m) => `\`${m}\``).join(', ');
+    const shown = missing.slice(0, LIST_LIMIT).map(markdownCode).join(', ');
     out.push(`- ${TITLES[c]} (${missing.length}): ${shown}${missing.length > LIST_LIMIT ? `, ... and ${missing.length - LIST_LIMIT} more` : ''}`);
   }
   return `${out.join('\n')}\n`;
@@ -88,7 +90,7 @@ function table(cov: Coverage, c: CoverageCategory): string {
   const entries = Object.entries(cov.items[c]);
   const max = Math.max(1, ...entries.map(([, n]) => n));
   const rows = entries
-    .map(([k, n]) => `<tr class="${n === 0 ? 'miss' : ''}"><td><code>${esc(k)}</code></td><td class="n">${n}</td><td><span class="bar" style="width:${n === 0 ? 0 : Math.max(2, Math.round((120 * Math.log(n + 1)) / Math.log(max + 1)))}px;background:${heatColour(n, max)}"></span></td></tr>`)
+    .map(([k, n]) => `<tr class="${n === 0 ? 'miss' : ''}"><td><code>${htmlText(k)}</code></td><td class="n">${n}</td><td><span class="bar" style="width:${n === 0 ? 0 : Math.max(2, Math.round((120 * Math.log(n + 1)) / Math.log(max + 1)))}px;background:${heatColour(n, max)}"></span></td></tr>`)
     .join('\n');
   const { hit, total } = categorySummary(cov, c);
   return `<details${c === 'paths' || c === 'pairs' ? '' : ' open'}><summary><h2>${esc(TITLES[c])}: ${hit} / ${total} (${pct(hit, total)})</h2></summary><table><tr><th>Item</th><th>Hits</th><th></th></tr>\n${rows}\n</table></details>`;
@@ -115,7 +117,7 @@ function contextHtml(cov: Coverage, context: ReportContext | undefined): string 
   const v = VERDICTS[context.verdict];
   const stopped = context.stoppedEarly === null ? '' : ` (${STOPPED[context.stoppedEarly]})`;
   const runs = `Random runs: <span data-runs="run">${context.runsRun}</span> of <span data-runs="planned">${context.runsPlanned}</span> planned${stopped}. Path suite: ${context.pathsRun} of ${context.pathsPlanned} paths.`;
-  const story = context.story === null ? '' : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(context.story)}</pre>`;
+  const story = context.story === null ? '' : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(terminalBlock(context.story))}</pre>`;
   const timeline = context.timeline === undefined ? '' : `\n<h2>The requests on their lanes</h2>\n${context.timeline}`;
   return `<p class="verdict ${v.css}" data-verdict="${context.verdict}">Verdict: ${esc(v.text)}</p>\n<p class="runs">${runs} ${counted}</p>${story}${timeline}`;
 }
@@ -153,7 +155,7 @@ export async function coverageHtml(cov: Coverage, options: CoverageHtmlOptions =
   }).join('\n');
   const diagram = await lifecycleSvg(cov, { stoppedEarly });
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>${htmlText(title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
 body{font-family:system-ui,sans-serif;margin:1.5rem 2rem;color:#222;max-width:1200px;font-size:15px}
@@ -167,9 +169,9 @@ pre.story{font-size:13px;line-height:1.35;background:#f7f7f7;border:1px solid #d
 summary h2{display:inline;font-size:1.05rem}details{margin:.6rem 0}
 .diagram{overflow-x:auto;border:1px solid #ddd;padding:8px;width:max-content;max-width:calc(100% - 18px)}.diagram svg{display:block}
 </style></head><body>
-<h1>${esc(title)}</h1>
+<h1>${htmlText(title)}</h1>
 ${contextHtml(cov, context)}
-<p>Sources: ${esc(cov.sources.join('; ') || '-')}.</p>
+<p>Sources: ${cov.sources.length === 0 ? '-' : cov.sources.map(htmlText).join('; ')}.</p>
 <table><tr><th>Category</th><th>Hit</th><th>Total</th><th>Coverage</th></tr>
 ${summary}
 </table>

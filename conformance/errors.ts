@@ -11,7 +11,11 @@ export type ConformanceErrorCode =
   /** An artifact or coverage file that is not one (unreadable, not JSON, wrong shape, unknown items). */
   | 'invalid_artifact'
   /** An artifact whose recorded answers the reference model does not give: edited, corrupted or from another contract. */
-  | 'changed_artifact';
+  | 'changed_artifact'
+  /** A fast-check path (`--path`, `--concurrent-path`) that names no run the seed generates, or an index out of bounds. */
+  | 'invalid_path'
+  /** A campaign that would check nothing (a shard without runs) or whose size is out of bounds. */
+  | 'invalid_campaign';
 
 /** An error with a stable `code`; for `divergence` the message is the full story. */
 export class ConformanceError extends Error {

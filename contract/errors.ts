@@ -1,5 +1,9 @@
-/** Codes of errors thrown for misuse at the API boundary (as opposed to command rejections, which are replies). */
-export type JobcheckErrorCode = 'invalid_config' | 'invalid_snapshot';
+/**
+ * Codes of errors thrown for misuse at the API boundary (as opposed to command rejections, which are replies);
+ * `storage_unavailable`: a durable store cannot reach or use the storage it was given (a protocol server refuses
+ * `hello` or `restore` with it and stays up).
+ */
+export type JobcheckErrorCode = 'invalid_config' | 'invalid_snapshot' | 'storage_unavailable';
 
 /**
  * A typed error for input from outside that cannot be used: a malformed config or snapshot.

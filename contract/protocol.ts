@@ -30,7 +30,7 @@ export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
 export const PROTOCOL_MESSAGE_TYPES = ['hello', 'snapshot', 'restore'] as const;
 
 /** Codes an implementation may use to refuse `hello`, `snapshot` or `restore` (commands use the contract's codes). */
-export const PROTOCOL_REJECTION_CODES = ['invalid_argument', 'unsupported_protocol', 'invalid_config', 'invalid_snapshot'] as const;
+export const PROTOCOL_REJECTION_CODES = ['invalid_argument', 'unsupported_protocol', 'invalid_config', 'invalid_snapshot', 'storage_unavailable'] as const;
 /** One of PROTOCOL_REJECTION_CODES. */
 export type ProtocolRejectionCode = (typeof PROTOCOL_REJECTION_CODES)[number];
 

@@ -1,12 +1,15 @@
 /**
- * A guard around an in-process adapter nobody trusts yet (a `--module`): every call has a time
+ * A guard around an in-process adapter nobody trusts yet: every call has a time
  * limit, every value it hands back must be a plain JSON value of bounded depth, and the check's
  * budget cuts any wait short. A module whose promise never settles, that throws something odd, or
  * that returns a cycle, a BigInt or a value nested 100,000 deep then fails with a typed
  * AdapterError (a divergence of the run), instead of hanging the harness or crashing it.
  *
  * A process adapter needs no such guard: its values come from JSON.parse behind the protocol's
- * own limits (protocol/limits.ts).
+ * own limits (protocol/limits.ts). Nor does `--module` any more: it runs isolated in processes
+ * (conformance/isolated/), since a guard in process cannot stop a call that spins synchronously,
+ * a `process.exit` or a polluted prototype. The guard stays for library users who check an
+ * in-process adapter they half trust, and AdapterError types the failures of both.
  */
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../adapter.ts';
@@ -15,10 +18,14 @@ import type { Budget } from '../budget.ts';
 import { jsonValueProblem } from '../jsonValue.ts';
 import { MAX_REPLY_DEPTH } from '../protocol/limits.ts';
 
-/** Stable codes of a guarded adapter's failures. */
-export type AdapterErrorCode = 'timeout' | 'invalid_value';
+/**
+ * Stable codes of a guarded or isolated adapter's failures: a call that did not settle in time, a
+ * value that is not plain JSON within the limits, a call that threw (isolated: reported by the
+ * module's process), a module that would not load.
+ */
+export type AdapterErrorCode = 'timeout' | 'invalid_value' | 'threw' | 'load_failed';
 
-/** A misbehaviour of an in-process adapter, caught by the guard. */
+/** A misbehaviour of an in-process adapter caught by the guard, or of an isolated module (conformance/isolated/). */
 export class AdapterError extends Error {
   override name = 'AdapterError' as const;
   constructor(

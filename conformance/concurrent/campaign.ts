@@ -26,7 +26,8 @@ import { isSchedulable } from './inProcess.ts';
 import type { PauseMaker } from './inProcess.ts';
 import { jobModel } from './jobModel.ts';
 import { checkLinearizability } from './linearizability.ts';
-import { bounded, closeBounded, runScenario } from './run.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS } from '../protocol/limits.ts';
+import { DEFAULT_HANG_GRACE_MS, bounded, closeBounded, runScenario } from './run.ts';
 import type { ConcurrentRun, Settle } from './run.ts';
 import { renderConcurrentStory } from './story.ts';
 
@@ -57,8 +58,16 @@ export interface ConcurrentCampaignOptions {
   readonly budget?: Budget;
   /** The checker's budget for each history (default: checkLinearizability's). */
   readonly checkBudget?: CheckBudget;
-  /** Milliseconds a request may take before it is indefinite (default 2000). */
+  /**
+   * The reply timeout of the implementation in ms: one time budget per request, the `--timeout`
+   * of the check (default DEFAULT_REPLY_TIMEOUT_MS, 5000). The runner waits as long as the adapter
+   * does, so a reply that comes is checked, never dropped.
+   */
   readonly timeoutMs?: number;
+  /** How long a fresh implementation may take to be created (its `hello`), in ms (default twice `timeoutMs`, as documented). */
+  readonly startTimeoutMs?: number;
+  /** See RunOptions.hangGraceMs. */
+  readonly hangGraceMs?: number;
   /** Most rounds per scenario (default 8). */
   readonly maxRounds?: number;
 }
@@ -95,7 +104,7 @@ export interface ConcurrentCampaignResult {
   /** Runs whose check ran out of its budget (`unknown`); never counted as passes. */
   readonly unknownRuns: number;
   /** The first such run, to look at. */
-  readonly firstUnknown: { readonly scenario: ConcurrentScenario; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' } | null;
+  readonly firstUnknown: { readonly scenario: ConcurrentScenario; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' | 'memory' } | null;
   /** True when the budget stopped the campaign before it ran in full. */
   readonly stoppedByTimeLimit: boolean;
   /** The shrunk failure; null unless failed. */
@@ -108,7 +117,7 @@ export interface ConcurrentCampaignResult {
 type Evaluation =
   | { readonly status: 'ok' }
   | { readonly status: 'interrupted' }
-  | { readonly status: 'unknown'; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' }
+  | { readonly status: 'unknown'; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' | 'memory' }
   | { readonly status: 'failed'; readonly failure: ConcurrentFailure };
 
 function validate(o: ConcurrentCampaignOptions): void {
@@ -117,7 +126,12 @@ function validate(o: ConcurrentCampaignOptions): void {
   };
   if (!Number.isSafeInteger(o.workers) || o.workers < 1 || o.workers > 64) bad('workers', o.workers, 'must be an integer from 1 to 64');
   if (o.numRuns !== undefined && (!Number.isSafeInteger(o.numRuns) || o.numRuns < 0)) bad('numRuns', o.numRuns, 'must be an integer >= 0');
-  if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === 'number' && o.timeoutMs > 0 && Number.isFinite(o.timeoutMs))) bad('timeoutMs', o.timeoutMs, 'must be a number > 0');
+  for (const [name, v] of [['timeoutMs', o.timeoutMs], ['startTimeoutMs', o.startTimeoutMs]] as const) {
+    if (v !== undefined && !(typeof v === 'number' && v > 0 && Number.isFinite(v))) bad(name, v, 'must be a number > 0');
+  }
+  if (o.hangGraceMs !== undefined && !(typeof o.hangGraceMs === 'number' && o.hangGraceMs >= 0 && Number.isFinite(o.hangGraceMs))) {
+    bad('hangGraceMs', o.hangGraceMs, 'must be a number >= 0');
+  }
   if (o.maxRounds !== undefined && (!Number.isSafeInteger(o.maxRounds) || o.maxRounds < 1)) bad('maxRounds', o.maxRounds, 'must be an integer >= 1');
   if (o.seed !== undefined && !Number.isSafeInteger(o.seed)) bad('seed', o.seed, 'must be an integer');
   if (o.path !== undefined && !/^\d+(:\d+)*$/.test(o.path)) bad('path', o.path, 'must be a fast-check path such as 12:0:3');
@@ -132,7 +146,10 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   const started = performance.now();
   const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
   const numRuns = options.numRuns ?? 100;
-  const timeoutMs = options.timeoutMs ?? 2000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
+  const graceMs = options.hangGraceMs ?? DEFAULT_HANG_GRACE_MS;
+  // A fresh implementation gets the documented hello limit, and the factory's own timer fires first.
+  const startMs = (options.startTimeoutMs ?? 2 * timeoutMs) + graceMs;
   const budget = options.budget;
   const factory = options.factory;
   // A function, not a property read, so that each call looks again (the budget runs out in between).
@@ -159,7 +176,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     const lanes = { workers: scenario.workers };
     const created = await bounded(
       scheduled && pause !== undefined ? factory.withPause(scenario.config, { ...lanes, pause }) : factory(scenario.config, lanes),
-      budget === undefined ? timeoutMs : budget.cap(timeoutMs),
+      budget === undefined ? startMs : budget.cap(startMs),
     );
     if (!created.ok) {
       if (spent()) return { status: 'interrupted' };
@@ -169,13 +186,21 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     adapterName = adapter.name;
     let run: ConcurrentRun;
     try {
-      run = await runScenario(scenario, adapter, { timeoutMs, ...(settle === undefined ? {} : { settle }), ...(budget === undefined ? {} : { budget }) });
+      run = await runScenario(scenario, adapter, {
+        timeoutMs,
+        hangGraceMs: graceMs,
+        ...(settle === undefined ? {} : { settle }),
+        ...(budget === undefined ? {} : { budget }),
+      });
     } finally {
-      await closeBounded(adapter, timeoutMs);
+      await closeBounded(adapter, timeoutMs + graceMs);
     }
     if (run.interrupted) return { status: 'interrupted' };
-    if (run.errors.length > 0) {
-      const error = run.errors.map((e) => `request #${e.id}: ${e.message}`).join('; ');
+    if (run.errors.length > 0 || run.snapshotMissing !== undefined) {
+      // An adapter defect, or a final snapshot that never came (as in jobcheck/1, a divergence):
+      // a history without its final state proves nothing, so it is never a pass.
+      const missing = run.snapshotMissing === undefined ? [] : [run.snapshotMissing];
+      const error = [...run.errors.map((e) => `request #${e.id}: ${e.message}`), ...missing].join('; ');
       return { status: 'failed', failure: { kind: 'impl_error', scenario, run, witness: null, error } };
     }
     const checkBudget: CheckBudget = {

@@ -5,10 +5,10 @@ import type { ConcurrentScenario } from './generate.ts';
 import { lockedJobStoreFactory } from './inProcess.ts';
 import { runScenario } from './run.ts';
 
-type Cmd = { type: string; id?: string; account?: string; now: number };
+type Cmd = { type: string; id?: string; account?: string; worker?: string; token?: number; now: number };
 
 /** Runs sampled scenarios against the locked store and returns their resolved rounds with their configs. */
-async function sampledRounds(n: number): Promise<{ scenario: ConcurrentScenario; rounds: { now: number; commands: Cmd[]; replies: unknown[] }[] }[]> {
+async function sampledRounds(n: number): Promise<{ scenario: ConcurrentScenario; rounds: { now: number; overlap: boolean; commands: Cmd[]; replies: unknown[] }[] }[]> {
   const out = [];
   for (const scenario of fc.sample(concurrentScenarioArb({ workers: 4 }), { numRuns: n, seed: 42 })) {
     const adapter = await lockedJobStoreFactory()(scenario.config, { workers: scenario.workers });
@@ -16,14 +16,14 @@ async function sampledRounds(n: number): Promise<{ scenario: ConcurrentScenario;
     const ops = new Map(run.history.operations.map((o) => [o.id, o]));
     out.push({
       scenario,
-      rounds: run.rounds.map((r) => ({ now: r.now, commands: r.requests.map((q) => q.command as Cmd), replies: r.requests.map((q) => ops.get(q.id)?.output) })),
+      rounds: run.rounds.map((r) => ({ now: r.now, overlap: r.overlap === true, commands: r.requests.map((q) => q.command as Cmd), replies: r.requests.map((q) => ops.get(q.id)?.output) })),
     });
   }
   return out;
 }
 
 describe('concurrentScenarioArb', () => {
-  it('is biased toward contention: claim rushes, lease boundaries, submits past capacity, one account twice, duplicates', async () => {
+  it('is biased toward contention: claim rushes, lease boundaries, submits past capacity, one account twice, duplicates, time moving under load', async () => {
     const sampled = await sampledRounds(300);
     let rounds = 0;
     let claimRush = 0;
@@ -31,12 +31,23 @@ describe('concurrentScenarioArb', () => {
     let pastCapacity = 0;
     let sameAccount = 0;
     let duplicates = 0;
+    let overlapping = 0;
+    let timeMoves = 0;
+    let oneWorkerTwice = 0;
     const leases = new Map<string, number>();
     for (const { scenario, rounds: rs } of sampled) {
       let lastLeaseUntil: number[] = [];
+      let previous: (typeof rs)[number] | undefined;
       for (const r of rs) {
         rounds += 1;
         const types = r.commands.map((c) => c.type);
+        if (r.overlap) overlapping += 1;
+        // A claim sent at leaseUntil while a settlement sent at leaseUntil - 1 may still be in flight.
+        const settledBefore = previous?.commands.filter((c) => c.type === 'ack' || c.type === 'commit') ?? [];
+        if (r.overlap && types.includes('claim') && settledBefore.some((c) => lastLeaseUntil.includes(c.now + 1) && r.now === c.now + 1)) timeMoves += 1;
+        const claimers = r.commands.filter((c) => c.type === 'claim').map((c) => c.worker);
+        if (new Set(claimers).size < claimers.length) oneWorkerTwice += 1;
+        previous = r;
         if (types.filter((t) => t === 'claim').length >= 2) claimRush += 1;
         const settles = r.commands.filter((c) => c.type === 'ack' || c.type === 'commit' || c.type === 'fail');
         if (settles.length > 0 && lastLeaseUntil.some((l) => r.now === l || r.now === l - 1)) boundary += 1;
@@ -53,9 +64,12 @@ describe('concurrentScenarioArb', () => {
       }
     }
     // Each kind of contention is a sizeable share of all rounds, not an accident.
-    expect(claimRush / rounds).toBeGreaterThan(0.2);
+    expect(claimRush / rounds).toBeGreaterThan(0.15);
+    expect(overlapping / rounds).toBeGreaterThan(0.1);
+    expect(timeMoves / rounds).toBeGreaterThan(0.03);
+    expect(oneWorkerTwice / rounds).toBeGreaterThan(0.01);
     expect(boundary / rounds).toBeGreaterThan(0.1);
-    expect(pastCapacity / rounds).toBeGreaterThan(0.05);
+    expect(pastCapacity / rounds).toBeGreaterThan(0.04);
     expect(sameAccount / rounds).toBeGreaterThan(0.05);
     expect(duplicates / rounds).toBeGreaterThan(0.03);
   }, 60_000);

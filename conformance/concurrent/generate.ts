@@ -1,18 +1,26 @@
 /**
- * Concurrent scenarios: a config, a number of worker lanes, and rounds of requests sent together.
- * Every request of a round carries the round's `now`; rounds run one after the other (see
- * docs/conformance.md, "Competing workers").
+ * Concurrent scenarios: a config, a number of lanes, and rounds of requests. Every request of a
+ * round carries the round's `now`; a round starts once the previous ones have settled, or, when it
+ * `overlap`s, while their requests are still in flight, so that time moves under load (see
+ * docs/conformance.md, "Competing workers"). Lanes are connections, not workers: a worker may
+ * claim on several lanes and hold several deliveries, and a settlement travels on any lane in
+ * its holder's name.
  *
  * The generator is biased toward contention, because a race needs two requests in flight that
  * touch the same thing: several claims in one round; a commit, ack or fail of a delivery in the
  * round at `leaseUntil - 1` or at `leaseUntil` itself, beside claims that may take the job again;
  * more submits in one round than the capacity has room for; two jobs of one account; the same
- * submit twice in one round.
+ * submit twice in one round; one worker claiming on two lanes at once. Two races need time to move
+ * while a request is in flight, and the generator aims at them with overlapping rounds: a stale
+ * ack (an ack or commit sent at `leaseUntil - 1`, still in flight when the clock reaches
+ * `leaseUntil` and another worker claims the job again), and a double effect (that commit racing
+ * the commit of the new delivery).
  *
  * As in the sequential campaign (symbolic.ts), tokens and times are references resolved late:
  * "the latest live delivery", "the lease expiry of that delivery, minus one". Here they are
- * resolved at the start of their round from the replies of earlier rounds (the model cannot say
- * which delivery is current, since the order the implementation chose is not known yet). A shrunk
+ * resolved when the request is sent, from the replies that have come by then (the model cannot say
+ * which delivery is current, since the order the implementation chose is not known yet); a
+ * round's `now` is fixed when the round starts. A shrunk
  * scenario keeps its meaning: removing a round does not turn "the latest delivery" into a number
  * that happened to match another one.
  */
@@ -49,8 +57,8 @@ export type ConcurrentCommand =
   | { readonly kind: 'submit'; readonly id: string; readonly account: string; readonly key: string; readonly amount: number; readonly deadlineIn: number }
   /** An exact repeat of the first submit sent for `id` (a duplicate), or a fresh submit if none was. */
   | { readonly kind: 'resubmit'; readonly id: string }
-  /** A claim by the lane's worker. */
-  | { readonly kind: 'claim' }
+  /** A claim by worker `as` (index: 0 is `w1`, modulo the lanes; default: the lane's index). */
+  | { readonly kind: 'claim'; readonly as?: number }
   | { readonly kind: 'commit' | 'ack'; readonly delivery: DeliveryRef; readonly worker: 'holder' | 'other' }
   | { readonly kind: 'fail'; readonly delivery: DeliveryRef; readonly worker: 'holder' | 'other'; readonly failure: FailureKind }
   | { readonly kind: 'tick' };
@@ -61,10 +69,12 @@ export interface ConcurrentRequest {
   readonly command: ConcurrentCommand;
 }
 
-/** One round: requests sent together, all at the round's `now`. */
+/** One round: requests sent together (each lane's in order), all at the round's `now`. */
 export interface ConcurrentRound {
   readonly now: RoundTime;
   readonly requests: readonly ConcurrentRequest[];
+  /** Sent while requests of earlier rounds may still be in flight (default: once they have settled). */
+  readonly overlap?: boolean;
   /** Chooses the order in which a non-concurrent adapter is sent the round's requests (0: as listed). */
   readonly shuffle: number;
 }
@@ -75,7 +85,7 @@ export const requestCount = (rounds: readonly { readonly requests: readonly unkn
 /** A concurrent scenario. */
 export interface ConcurrentScenario {
   readonly config: Config;
-  /** Worker lanes, 1 to the campaign's `workers`. */
+  /** Lanes, 1 to the campaign's `workers` (worker names `w1`.. are drawn from as many). */
   readonly workers: number;
   readonly rounds: readonly ConcurrentRound[];
 }
@@ -171,10 +181,20 @@ function roundArb(workers: number): fc.Arbitrary<ConcurrentRound> {
     .map((r): ConcurrentRound => r);
   // Several workers claiming at once, one lane each, maybe beside one other request.
   const claims = fc
-    .record({ now: roundTimeArb, n: fc.integer({ min: 2, max: rush }), extra: fc.option(fc.record({ lane, command: commandArb }), { nil: undefined }), shuffle })
-    .map(({ now, n, extra, shuffle: s }): ConcurrentRound => ({
+    .record({
+      now: roundTimeArb,
+      n: fc.integer({ min: 2, max: rush }),
+      extra: fc.option(fc.record({ lane, command: commandArb }), { nil: undefined }),
+      shuffle,
+      // Sometimes one worker claims on two lanes at once (it will hold two deliveries).
+      same: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    })
+    .map(({ now, n, extra, shuffle: s, same }): ConcurrentRound => ({
       now,
-      requests: [...Array.from({ length: n }, (_, i) => request(i, { kind: 'claim' })), ...(extra === undefined ? [] : [extra])],
+      requests: [
+        ...Array.from({ length: n }, (_, i): ConcurrentRequest => request(i, { kind: 'claim', ...(same && i === 1 ? { as: 0 } : {}) })),
+        ...(extra === undefined ? [] : [extra]),
+      ],
       shuffle: s,
     }));
   // A settlement (or two) of one delivery at the last tick of its lease or the first after it, racing claims.
@@ -227,6 +247,57 @@ function roundArb(workers: number): fc.Arbitrary<ConcurrentRound> {
   );
 }
 
+const LATEST: DeliveryRef = { pick: 0, ended: false };
+
+/**
+ * Rounds where time moves while a settlement is in flight: a job is submitted and claimed (both
+ * optional: earlier rounds may have done it), its holder sends an ack or commit at `leaseUntil - 1`,
+ * and at once (overlapping) the clock reaches `leaseUntil` and another worker claims; then maybe the
+ * new holder commits or acks on that same lane (after its claim, so its token is the new one),
+ * racing the old settlement: a stale ack after a reclaim, or two deliveries committing at once.
+ */
+function timeMovesArb(workers: number): fc.Arbitrary<ConcurrentRound[]> {
+  const two = Math.max(2, workers);
+  return fc
+    .record({
+      setup: fc.oneof({ weight: 1, arbitrary: fc.constant(false) }, { weight: 2, arbitrary: fc.constant(true) }),
+      submit: submitArb(),
+      old: fc.constantFrom<'commit' | 'ack'>('ack', 'commit'),
+      fresh: fc.option(fc.constantFrom<'commit' | 'ack'>('commit', 'ack'), { nil: undefined }),
+      claimer: fc.integer({ min: 1, max: two - 1 }),
+      shuffle: fc.nat({ max: 1000 }),
+    })
+    .map(({ setup, submit, old, fresh, claimer, shuffle }): ConcurrentRound[] => [
+      ...(setup
+        ? [
+            { now: { at: 'same' }, requests: [request(0, submit)], shuffle } satisfies ConcurrentRound,
+            { now: { at: 'later', plus: 1 }, requests: [request(0, { kind: 'claim', as: 0 })], shuffle } satisfies ConcurrentRound,
+          ]
+        : []),
+      {
+        now: { at: 'leaseUntil', delivery: LATEST, plus: -1 },
+        requests: [request(0, { kind: old, delivery: LATEST, worker: 'holder' })],
+        shuffle,
+      },
+      {
+        now: { at: 'later', plus: 1 },
+        overlap: true,
+        requests: [
+          request(claimer, { kind: 'claim', as: claimer }),
+          ...(fresh === undefined ? [] : [request(claimer, { kind: fresh, delivery: LATEST, worker: 'holder' })]),
+        ],
+        shuffle,
+      },
+    ]);
+}
+
+/** Any round, sometimes started while the previous one is still in flight. */
+function looseRoundArb(workers: number): fc.Arbitrary<ConcurrentRound[]> {
+  return fc
+    .tuple(roundArb(workers), fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }))
+    .map(([round, overlap]) => [overlap ? { ...round, overlap } : round]);
+}
+
 /**
  * Concurrent scenarios for up to `workers` lanes and `maxRounds` rounds. Shrinks toward fewer
  * rounds, fewer requests and fewer workers.
@@ -237,6 +308,11 @@ export function concurrentScenarioArb(options: ConcurrentScenarioOptions): fc.Ar
   return fc.record({
     config: options.config === undefined ? concurrentConfigArb : fc.constant(options.config),
     workers: fc.integer({ min: 1, max: most }),
-    rounds: fc.array(roundArb(most), { minLength: 1, maxLength: maxRounds }),
+    rounds: fc
+      .array(fc.oneof({ weight: 5, arbitrary: looseRoundArb(most) }, { weight: 2, arbitrary: timeMovesArb(most) }), {
+        minLength: 1,
+        maxLength: maxRounds,
+      })
+      .map((groups) => groups.flat().slice(0, maxRounds)),
   });
 }

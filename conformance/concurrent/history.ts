@@ -42,13 +42,30 @@ export interface SequentialModel<S, I, O> {
   equal(expected: O, observed: O): boolean;
 }
 
-/** Limits on one check; when one runs out the result is `unknown`, never a pass. */
+/**
+ * Limits on one check; when one runs out the result is `unknown`, never a pass. A history the
+ * model partitions (SearchHints `partitionKey`) shares `maxSteps` and `timeoutMs` among its parts;
+ * each part's search has the whole `maxMemoryBytes`, as one part's memory is let go before the next.
+ */
 export interface CheckBudget {
   /** Most model steps tried (default: 2,000,000). */
   readonly maxSteps?: number;
   /** Wall-clock limit in milliseconds (default: none). */
   readonly timeoutMs?: number;
+  /**
+   * Most bytes the search may hold: its memo (the sets of operations and the model keys it has
+   * seen) and its stack of states, by the checker's own count (default: 512 MiB, or a quarter of
+   * the JavaScript heap's limit when that is less). The search also gives up, whatever its count,
+   * when the heap itself is nearly full.
+   */
+  readonly maxMemoryBytes?: number;
 }
+
+/**
+ * Why a check ended `unknown`: its step budget, its time limit, or its memory ran out (its
+ * `maxMemoryBytes`, or the heap nearly full).
+ */
+export type UnknownReason = 'max_steps' | 'timeout' | 'memory';
 
 /** Where the search ended when no order explains the replies. */
 export interface Witness<O> {
@@ -61,7 +78,11 @@ export interface Witness<O> {
   readonly stuck: readonly { readonly id: number; readonly expected: O; readonly observed: O | undefined }[];
 }
 
+/**
+ * The checker's answer. `steps` counts model steps tried (over every part, for a partitioned
+ * history); a `linearizable` order lists operation ids, and a witness names the original ids.
+ */
 export type CheckOutcome<O> =
   | { readonly verdict: 'linearizable'; readonly order: readonly number[]; readonly steps: number }
   | { readonly verdict: 'not_linearizable'; readonly witness: Witness<O>; readonly steps: number }
-  | { readonly verdict: 'unknown'; readonly reason: 'max_steps' | 'timeout'; readonly steps: number };
+  | { readonly verdict: 'unknown'; readonly reason: UnknownReason; readonly steps: number };

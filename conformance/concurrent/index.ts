@@ -5,9 +5,10 @@
  */
 export type { ConcurrentAdapter, ConcurrentFactory } from './adapter.ts';
 export { IndefiniteOutcome } from './adapter.ts';
-export type { CheckBudget, CheckOutcome, History, Operation, SequentialModel, Witness } from './history.ts';
+export type { CheckBudget, CheckOutcome, History, Operation, SequentialModel, UnknownReason, Witness } from './history.ts';
 export type { HistoryErrorCode, SearchHints } from './linearizability.ts';
-export { DEFAULT_MAX_STEPS, HistoryError, checkLinearizability } from './linearizability.ts';
+export { DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_STEPS, HistoryError, checkLinearizability, defaultMaxMemoryBytes } from './linearizability.ts';
+export { mergeOrders, partitionHistory } from './partition.ts';
 export type { KvInput, KvOutput, KvState } from './kvRegister.ts';
 export { kvRegister } from './kvRegister.ts';
 export type { SnapshotRequest } from './jobModel.ts';
@@ -17,7 +18,7 @@ export { ConcurrentCampaignError, runConcurrentCampaign } from './campaign.ts';
 export type { ConcurrentCommand, ConcurrentRequest, ConcurrentRound, ConcurrentScenario, ConcurrentScenarioOptions, DeliveryRef, RoundTime } from './generate.ts';
 export { concurrentConfigArb, concurrentScenarioArb, laneWorker, requestCount } from './generate.ts';
 export type { ConcurrentRun, JobHistory, RunOptions, SentRequest, SentRound, Settle } from './run.ts';
-export { runScenario } from './run.ts';
+export { DEFAULT_HANG_GRACE_MS, runScenario } from './run.ts';
 export type { AsyncJobStoreClass, Pause, PauseMaker, SchedulableFactory } from './inProcess.ts';
 export { AsyncJobStore, AsyncMutex, asyncJobStoreFactory, isSchedulable, lockedJobStoreFactory, sequentialFactory } from './inProcess.ts';
 export type { ConcurrentStoryContext } from './story.ts';

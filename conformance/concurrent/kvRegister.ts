@@ -1,7 +1,8 @@
 /**
  * A small key-value register as a sequential model: the checker's own test object, far simpler
  * than the job store, so that a hand-made history can be read at a glance. Keys hold strings;
- * a key never written reads as `null`.
+ * a key never written reads as `null`. Its keys are independent, so it declares a partition by
+ * key (SearchHints `partitionKey`), as Porcupine's key-value model does.
  */
 import type { SequentialModel } from './history.ts';
 import type { SearchHints } from './linearizability.ts';
@@ -52,4 +53,7 @@ export const kvRegister: SequentialModel<KvState, KvInput, KvOutput> & SearchHin
   equal: sameOutput,
   // A get, and a compare-and-set that did not swap, never change the register wherever they fit.
   stableWhenUnchanged: (input, output) => input.type === 'get' || (output.type === 'cas' && !output.swapped),
+  // Every request reads or writes one key, and no key's value depends on another's: the register
+  // is one register per key, so each key's requests are checked apart (P-compositionality).
+  partitionKey: (input) => input.key,
 };

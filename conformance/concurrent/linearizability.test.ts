@@ -1,9 +1,14 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runConcurrentCampaign } from './campaign.ts';
 import type { CheckBudget, CheckOutcome, History, Operation, SequentialModel } from './history.ts';
+import { lockedJobStoreFactory } from './inProcess.ts';
 import { kvRegister } from './kvRegister.ts';
 import type { KvInput, KvOutput, KvState } from './kvRegister.ts';
-import { HistoryError, checkLinearizability } from './linearizability.ts';
+import { DEFAULT_MAX_STEPS, HistoryError, checkLinearizability } from './linearizability.ts';
+import { mergeOrders, partitionHistory } from './partition.ts';
 
 type KvOp = Operation<KvInput, KvOutput>;
 type Checker = (model: SequentialModel<KvState, KvInput, KvOutput>, history: History<KvInput, KvOutput>, budget?: CheckBudget) => CheckOutcome<KvOutput>;
@@ -166,9 +171,13 @@ describe('checking hand-made register histories', () => {
   });
 });
 
+/** `n` puts of distinct values all at once, then a read of a value none wrote: the search has 2^n subsets to refute. */
+const wideHardHistory = (n: number, key = 'x', firstId = 0): KvOp[] => [
+  ...Array.from({ length: n }, (_, i) => done(firstId + i, i, put(key, `v${i}`), 0, 100, putOk)),
+  done(firstId + n, n, get(key), 101, 102, read('never')),
+];
 /** Twenty puts of distinct values all at once, then a read of a value none wrote: the search has 2^20 subsets to refute. */
-const hardHistory = (): History<KvInput, KvOutput> =>
-  history(...Array.from({ length: 20 }, (_, i) => done(i, i, put('x', `v${i}`), 0, 100, putOk)), done(99, 20, get('x'), 101, 102, read('never')));
+const hardHistory = (): History<KvInput, KvOutput> => history(...wideHardHistory(20));
 
 describe('a budget that runs out', () => {
   it('gives unknown (max_steps), never a pass, when the step budget ends', () => {
@@ -196,24 +205,77 @@ describe('a budget that runs out', () => {
       expect((e as HistoryError).code).toBe('invalid_budget');
       expect((e as HistoryError).message).toContain('-1');
     }
+    const halfByte = (): unknown => checkLinearizability(kvRegister, history(), { maxMemoryBytes: 1.5 });
+    expect(halfByte).toThrow(/maxMemoryBytes: must be an integer >= 0 \(got 1\.5\)/);
+    expect(() => checkLinearizability(kvRegister, history(), { maxMemoryBytes: -1 })).toThrow(HistoryError);
+  });
+
+  it('gives unknown (memory), never a pass, when the search would hold more than its memory budget', () => {
+    const r = checkLinearizability(kvRegister, hardHistory(), { maxMemoryBytes: 64 * 1024 });
+    expect(r.verdict).toBe('unknown');
+    if (r.verdict !== 'unknown') return;
+    expect(r.reason).toBe('memory');
+    expect(r.steps).toBeGreaterThan(0);
+    expect(r.steps).toBeLessThan(DEFAULT_MAX_STEPS);
+  });
+
+  it('goes further on the same history with more memory, and decides an easy one within a small budget', () => {
+    const small = checkLinearizability(kvRegister, hardHistory(), { maxMemoryBytes: 64 * 1024 });
+    const larger = checkLinearizability(kvRegister, hardHistory(), { maxMemoryBytes: 256 * 1024 });
+    expect(small).toMatchObject({ verdict: 'unknown', reason: 'memory' });
+    expect(larger).toMatchObject({ verdict: 'unknown', reason: 'memory' });
+    expect(larger.steps).toBeGreaterThan(2 * small.steps);
+    const easy = history(...Array.from({ length: 200 }, (_, i) => done(i, i % 4, put('x', `v${i}`), 2 * i, 2 * i + 1, putOk)));
+    expect(checkLinearizability(kvRegister, easy, { maxMemoryBytes: 256 * 1024 }).verdict).toBe('linearizable');
+  });
+
+  it('ends unknown (memory) at the default budget in a process with a small heap, instead of running out of memory', () => {
+    // A thousand puts at once and a read of a value none wrote: the search's memo grows until it stops it.
+    const here = (file: string): string => JSON.stringify(new URL(file, import.meta.url).href);
+    const script = [
+      `const { checkLinearizability } = await import(${here('./linearizability.ts')});`,
+      `const { kvRegister } = await import(${here('./kvRegister.ts')});`,
+      "const put = (i) => ({ id: i, lane: i, input: { type: 'put', key: 'x', value: 'v' + i }, invoked: 0, returned: 100, output: { type: 'put' } });",
+      'const operations = Array.from({ length: 1000 }, (_, i) => put(i));',
+      "const read = { type: 'get', value: 'never' };",
+      "operations.push({ id: 1000, lane: 0, input: { type: 'get', key: 'x' }, invoked: 101, returned: 102, output: read });",
+      'const r = checkLinearizability(kvRegister, { operations });',
+      'process.stdout.write(JSON.stringify({ verdict: r.verdict, reason: r.reason }));',
+    ].join('\n');
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const argv = ['--max-old-space-size=32', '--import', 'tsx', '--input-type=module', '-e', script];
+    const child = spawnSync(process.execPath, argv, { cwd: root, encoding: 'utf8', timeout: 90_000 });
+    expect(child.signal, child.stderr.slice(-2000)).toBeNull();
+    expect(child.status, child.stderr.slice(-2000)).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual({ verdict: 'unknown', reason: 'memory' });
+  });
+
+  it('makes a concurrent campaign whose checks run out of memory unknown, never passed', async () => {
+    const checkBudget = { maxMemoryBytes: 1 };
+    const r = await runConcurrentCampaign({ factory: lockedJobStoreFactory(), workers: 2, numRuns: 3, seed: 7, checkBudget });
+    expect(r.verdict).toBe('unknown');
+    expect(r.unknownRuns).toBeGreaterThan(0);
+    expect(r.firstUnknown?.reason).toBe('memory');
   });
 });
 
 // --- Properties: histories made from a known linear order. -----------------------------------------
 
-const keyArb = fc.constantFrom('x', 'y');
 const valueArb = fc.constantFrom('1', '2', '3');
-const inputArb: fc.Arbitrary<KvInput> = fc.oneof(
-  fc.record({ type: fc.constant('put' as const), key: keyArb, value: valueArb }),
-  fc.record({ type: fc.constant('get' as const), key: keyArb }),
-  fc.record({ type: fc.constant('cas' as const), key: keyArb, expect: fc.constantFrom(null, '1', '2', '3'), value: valueArb }),
-);
+const inputArb = (keys: readonly string[]): fc.Arbitrary<KvInput> => {
+  const keyArb = fc.constantFrom(...keys);
+  return fc.oneof(
+    fc.record({ type: fc.constant('put' as const), key: keyArb, value: valueArb }),
+    fc.record({ type: fc.constant('get' as const), key: keyArb }),
+    fc.record({ type: fc.constant('cas' as const), key: keyArb, expect: fc.constantFrom(null, '1', '2', '3'), value: valueArb }),
+  );
+};
 /** What became of a request: it replied, it took effect but no reply came, or it was lost before taking effect. */
 type Fate = 'returned' | 'indefinite' | 'lost';
-const planArb = (maxLength: number) =>
+const planArb = (maxLength: number, keys: readonly string[] = ['x', 'y']) =>
   fc.array(
     fc.record({
-      input: inputArb,
+      input: inputArb(keys),
       before: fc.nat({ max: 7 }),
       after: fc.nat({ max: 7 }),
       fate: fc.constantFrom<Fate>('returned', 'returned', 'returned', 'returned', 'indefinite', 'lost'),
@@ -303,6 +365,51 @@ const withoutHint: Checker = (model, h, budget) => {
   const { stableWhenUnchanged: _hint, ...plain } = model as typeof kvRegister;
   return checkLinearizability(plain, h, budget);
 };
+/** The register as one object: its history checked whole, never key by key. */
+const withoutPartition: Checker = (model, h, budget) => {
+  const { partitionKey: _key, ...whole } = model as typeof kvRegister;
+  return checkLinearizability(whole, h, budget);
+};
+/** Checks each key apart but joins the keys' orders one after another, ignoring real time between keys. */
+const concatenatingParts: Checker = (model, h, budget) => {
+  const order: number[] = [];
+  for (const part of partitionHistory(h, (input: KvInput) => input.key)) {
+    const r = withoutPartition(model, part, budget);
+    if (r.verdict !== 'linearizable') return r;
+    order.push(...r.order);
+  }
+  return { verdict: 'linearizable', order, steps: 0 };
+};
+/** Passes a history when any one key's history passes (with the keys' orders merged and steps summed, as the real one does). */
+const anyPartPasses: Checker = (model, h, budget) => {
+  const parts = partitionHistory(h, (input: KvInput) => input.key);
+  const outcomes = parts.map((part) => withoutPartition(model, part, budget));
+  const steps = outcomes.reduce((sum, r) => sum + r.steps, 0);
+  if (outcomes.some((r) => r.verdict === 'linearizable')) {
+    const passed = parts.filter((_, p) => outcomes[p]?.verdict === 'linearizable');
+    const orders = outcomes.flatMap((r) => (r.verdict === 'linearizable' ? [r.order] : []));
+    return { verdict: 'linearizable', order: mergeOrders(passed, orders), steps };
+  }
+  return outcomes[0] ?? { verdict: 'linearizable', order: [], steps: 0 };
+};
+
+/**
+ * On small histories over three keys, with one reply perhaps corrupted: the verdict is the same
+ * whether the keys are checked apart or the history whole, a pass comes with an order that
+ * replays, and a pass costs the steps of the keys checked one by one (each key was searched apart).
+ */
+const sameAsWhole = (check: Checker) =>
+  fc.property(planArb(9, ['x', 'y', 'z']), fc.nat(), valueArb, fc.boolean(), (plan, pick, value, spoil) => {
+    const h = (spoil ? corrupt(fromPlan(plan), pick, value) : undefined) ?? fromPlan(plan);
+    const apart = check(kvRegister, h);
+    const whole = withoutPartition(kvRegister, h);
+    if (apart.verdict === 'unknown' || whole.verdict === 'unknown') return false;
+    if (apart.verdict !== whole.verdict) return false;
+    if (apart.verdict !== 'linearizable') return true;
+    const parts = partitionHistory(h, (input: KvInput) => input.key);
+    const keyByKey = parts.reduce((sum, part) => sum + withoutPartition(kvRegister, part).steps, 0);
+    return explains(h, apart.order) === undefined && apart.steps === keyByKey;
+  });
 
 describe('properties of the checker on histories made from a linear order', () => {
   it('finds every such history linearizable, with an order that replays', () => {
@@ -347,5 +454,76 @@ describe('properties of the checker on histories made from a linear order', () =
   it('catches a checker that treats indefinite operations as required', () => {
     expect(() => fc.assert(alwaysLinearizable(requiringIndefinite), { numRuns: 300 })).toThrow();
     expect(() => fc.assert(agreesWithOracle(requiringIndefinite), { numRuns: 400 })).toThrow();
+  });
+});
+
+/**
+ * `keys` keys, each with `puts` puts at once and then a read of the value put first (of `never`
+ * for the key `stale`): each key alone needs a search of its 2^puts subsets.
+ */
+function manyHardKeys(keys: number, puts: number, stale?: number): History<KvInput, KvOutput> {
+  const operations: KvOp[] = [];
+  for (let k = 0; k < keys; k++) {
+    for (let p = 0; p < puts; p++) operations.push(done(operations.length, p, put(`k${k}`, `v${p}`), 0, 100, putOk));
+    operations.push(done(operations.length, puts, get(`k${k}`), 101, 102, read(k === stale ? 'never' : 'v0')));
+  }
+  return { operations };
+}
+
+describe('checking each key apart (P-compositionality)', () => {
+  it('checks a history of many keys, each hard on its own, in few steps, where the whole history is beyond the budget', () => {
+    const h = manyHardKeys(8, 6);
+    const apart = checkLinearizability(kvRegister, h, { maxSteps: 20_000 });
+    expect(apart.verdict).toBe('linearizable');
+    if (apart.verdict === 'linearizable') expect(explains(h, apart.order)).toBeUndefined();
+    expect(apart.steps).toBeLessThan(5_000);
+    expect(withoutPartition(kvRegister, h, { maxSteps: 20_000 })).toMatchObject({ verdict: 'unknown', reason: 'max_steps' });
+  });
+
+  it('finds the one key whose history no order explains, naming its operations by their own ids', () => {
+    const h = history(
+      done(10, 0, put('a', '1'), 0, 1, putOk),
+      done(11, 1, put('b', '1'), 0, 1, putOk),
+      done(12, 2, put('c', '1'), 0, 1, putOk),
+      done(13, 0, get('a'), 2, 3, read('1')),
+      done(14, 1, put('b', '2'), 2, 3, putOk),
+      done(15, 2, get('c'), 2, 3, read('1')),
+      done(16, 1, get('b'), 4, 5, read('1')),
+    );
+    const r = checkLinearizability(kvRegister, h);
+    expect(r.verdict).toBe('not_linearizable');
+    if (r.verdict !== 'not_linearizable') return;
+    expect(r.witness.longestOrder).toEqual([11, 14]);
+    expect(r.witness.stuck).toEqual([{ id: 16, expected: read('2'), observed: read('1') }]);
+  });
+
+  it('finds a failing key even when another key alone would spend the whole step budget', () => {
+    const easy = [done(100, 0, put('easy', '1'), 0, 1, putOk), done(101, 0, get('easy'), 2, 3, read('2'))];
+    const h = history(...wideHardHistory(20, 'hard'), ...easy);
+    const r = checkLinearizability(kvRegister, h, { maxSteps: 5_000 });
+    expect(r.verdict).toBe('not_linearizable');
+    if (r.verdict === 'not_linearizable') expect(r.witness.stuck.map((s) => s.id)).toEqual([101]);
+  });
+
+  it('is unknown when a key is undecided and no key failed, with the steps of every key counted', () => {
+    const easy = [done(100, 0, put('easy', '1'), 0, 1, putOk), done(101, 0, get('easy'), 2, 3, read('1'))];
+    const h = history(...wideHardHistory(20, 'hard'), ...easy);
+    expect(checkLinearizability(kvRegister, h, { maxSteps: 5_000 })).toEqual({ verdict: 'unknown', reason: 'max_steps', steps: 5_000 });
+    const failing = manyHardKeys(3, 8, 1);
+    const r = checkLinearizability(kvRegister, failing);
+    expect(r.verdict).toBe('not_linearizable');
+    if (r.verdict === 'not_linearizable') expect(r.witness.stuck.map((s) => s.id)).toEqual([17]);
+  });
+
+  it('gives the same verdict as the whole history, with an order that replays, on small histories over three keys', () => {
+    fc.assert(sameAsWhole(checkLinearizability), { numRuns: 400 });
+  });
+
+  it('catches a checker that joins the keys\' orders one after another', () => {
+    expect(() => fc.assert(alwaysLinearizable(concatenatingParts), { numRuns: 300 })).toThrow();
+  });
+
+  it('catches a checker that passes a history when any one key passes', () => {
+    expect(() => fc.assert(sameAsWhole(anyPartPasses), { numRuns: 400 })).toThrow();
   });
 });

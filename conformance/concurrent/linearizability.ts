@@ -13,8 +13,9 @@
  *
  * Memoisation: a pair (set of linearized operations, model state) reached twice has the same
  * futures, so it is explored once. The set is a bitset hashed incrementally (one random word per
- * operation, XORed in and out); the cache is keyed by the model's canonical key and that hash, and
- * a hit is confirmed by comparing the whole bitset, so no collision can prune a branch.
+ * operation, XORed in and out); the memo is keyed by the model's canonical key (each distinct one
+ * numbered) and that hash, and a hit is confirmed by comparing the key's number and the whole
+ * bitset, so no collision can prune a branch.
  *
  * Indefinite operations (no `returned`) have no return event, so they never block the walk: each
  * may be linearized at any point after its invoke, or never. The check is complete once every
@@ -27,10 +28,31 @@
  * leaves the state unchanged is placed where it first fits and nowhere else.
  *
  * The search keeps its own stack (no recursion), so its depth is bounded by memory, not by the
- * JavaScript call stack. Porcupine's partitioning into independent sub-histories is not used: the
- * objects checked here (a job store) are one indivisible object.
+ * JavaScript call stack.
+ *
+ * Memory is part of the budget, as steps and time are: a hard history must end `unknown`, never
+ * take the process down. The memo is therefore flat: every entry (model key id, bitset hash, chain
+ * link, bitset) lives in one typed array that doubles when full, found through an open hash table
+ * of entry numbers, so an entry costs 4 bytes a word of its bitset plus 16, where an object per
+ * entry cost about 300 (measured: 86 MB for 288,000 entries of a one-word bitset). The search
+ * counts what it holds: both arrays (and, while one is copied into its double, the old one too),
+ * each distinct model key at two bytes a character (V8 keeps a map's string keys flat), each frame
+ * of its stack at its state's key length (the state's estimated size), and a fixed share for each
+ * operation (its events and array slots). It stops with reason `memory` before the count would
+ * pass `maxMemoryBytes`. As the count is an estimate (a model's states may be larger than their
+ * keys), the search also looks at the heap every few thousand steps and stops when it is nearly
+ * full. The default step budget stays as it was: every step adds at most one memo entry, and the
+ * memory bound trips first whatever the step budget.
+ *
+ * P-compositionality: a model that is a product of independent objects, each request touching one
+ * (a register's keys), may say so with `partitionKey`; the history is then split by that key and
+ * each part checked apart (partition.ts), since a history is linearizable exactly when each
+ * object's sub-history is. The job model has no partition: its objects share capacity, counters,
+ * clock and balances, so it is one indivisible object.
  */
-import type { CheckBudget, CheckOutcome, History, Operation, SequentialModel, Witness } from './history.ts';
+import { getHeapStatistics } from 'node:v8';
+import type { CheckBudget, CheckOutcome, History, Operation, SequentialModel, UnknownReason, Witness } from './history.ts';
+import { mergeOrders, partitionHistory } from './partition.ts';
 
 /** Stable codes of the errors thrown for a history that cannot be checked. */
 export type HistoryErrorCode = 'invalid_history' | 'invalid_budget';
@@ -64,12 +86,45 @@ export interface SearchHints<S, I, O> {
    * indefinite operation there, which would otherwise be tried, to no effect, at every point.
    */
   inertFrom?(state: S, input: I): boolean;
+  /**
+   * The independent object `input` touches (a register's key), when the model is a product of
+   * objects that never affect one another and every input touches exactly one of them. The
+   * checker then checks each object's sub-history apart and merges their orders (partition.ts).
+   * Not a speed hint only: a key that splits objects which do share state can pass a history that
+   * is not linearizable. The job model has none (capacity, tokens and the clock are shared).
+   */
+  partitionKey?(input: I): string;
 }
+
+/** A model with the hints it gives, if any. */
+type HintedModel<S, I, O> = SequentialModel<S, I, O> & SearchHints<S, I, O>;
 
 /** Model steps a check may take when the budget does not say. */
 export const DEFAULT_MAX_STEPS = 2_000_000;
+/** Bytes a check's search may hold when the budget does not say (unless a quarter of the heap's limit is less). */
+export const DEFAULT_MAX_MEMORY_BYTES = 512 * 2 ** 20;
+
+/**
+ * The memory budget a check has in this process when its budget does not say: DEFAULT_MAX_MEMORY_BYTES,
+ * or a quarter of the JavaScript heap's limit when that is less (a process started with a small
+ * `--max-old-space-size`). The same for every check in one process.
+ */
+export function defaultMaxMemoryBytes(): number {
+  return Math.min(DEFAULT_MAX_MEMORY_BYTES, Math.floor(getHeapStatistics().heap_size_limit / 4));
+}
+
 /** How many steps pass between two looks at the clock (reading it costs more than a step). */
 const CLOCK_EVERY = 256;
+/** How many steps, or counted bytes, pass between two looks at the heap (a look costs about 2 µs). */
+const HEAP_EVERY_STEPS = 4096;
+const HEAP_EVERY_BYTES = 16 * 2 ** 20;
+/** The share of the heap's limit past which a search stops, whatever its own count says. */
+const HEAP_NEARLY_FULL = 0.85;
+
+function heapNearlyFull(): boolean {
+  const heap = getHeapStatistics();
+  return heap.used_heap_size > HEAP_NEARLY_FULL * heap.heap_size_limit;
+}
 
 const isInstant = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -95,14 +150,25 @@ function validate<I, O>(history: History<I, O>): void {
   });
 }
 
-function validateBudget(budget: CheckBudget): { maxSteps: number; timeoutMs: number | undefined } {
+/** What a search may spend: steps, until when (performance.now()), and bytes. */
+interface Limits {
+  readonly maxSteps: number;
+  readonly deadline: number;
+  readonly maxBytes: number;
+}
+
+function validateBudget(budget: CheckBudget): Limits {
   const maxSteps = budget.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!Number.isSafeInteger(maxSteps) || maxSteps < 0) throw new HistoryError('invalid_budget', `maxSteps: must be an integer >= 0 (got ${String(maxSteps)})`);
   const timeoutMs = budget.timeoutMs;
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs >= 0)) {
     throw new HistoryError('invalid_budget', `timeoutMs: must be a number >= 0 (got ${String(timeoutMs)})`);
   }
-  return { maxSteps, timeoutMs };
+  const maxBytes = budget.maxMemoryBytes ?? defaultMaxMemoryBytes();
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw new HistoryError('invalid_budget', `maxMemoryBytes: must be an integer >= 0 (got ${String(maxBytes)})`);
+  }
+  return { maxSteps, deadline: timeoutMs === undefined ? Infinity : performance.now() + timeoutMs, maxBytes };
 }
 
 /** One random-looking 32-bit word per operation index (splitmix32), fixed so runs are repeatable. */
@@ -119,28 +185,118 @@ function zobrist(n: number): Int32Array {
   return out;
 }
 
-/** The memo: per model key, per bitset hash, the bitsets already explored with that state. */
-class Memo {
-  private readonly seen = new Map<string, Map<number, Uint32Array[]>>();
+/** Bytes counted for a model key the memo holds: two a character, and its entry in the key map. */
+const keyBytes = (key: string): number => 2 * key.length + 64;
+/** Bytes counted for a frame of the search's stack: the state, estimated by its key's length, and the frame's slots. */
+const frameBytes = (key: string): number => key.length + 64;
+/** Bytes counted for each operation of a history searched: its two events (an object each) and its slots in the search's arrays. */
+const OPERATION_BYTES = 160;
+/** Distinct model keys a memo may hold (a JavaScript Map holds at most 2^24 entries). */
+const MAX_KEYS = 16_000_000;
+/** Words of a memo entry before its bitset: the model key's id, the bitset's hash, the next entry of the chain + 1. */
+const HEAD = 3;
+/** Entries (and table slots) a memo starts with, doubled as it fills. */
+const FIRST_ENTRIES = 64;
 
-  /** Records (bits, key) and returns true when it is new; false when it was explored before. */
-  add(key: string, hash: number, bits: Uint32Array): boolean {
-    let byHash = this.seen.get(key);
-    if (byHash === undefined) {
-      byHash = new Map();
-      this.seen.set(key, byHash);
+/** What Memo.add found: the pair was explored before, it is new (and now recorded), or recording it would pass the budget. */
+const SEEN = 0;
+const ADDED = 1;
+const FULL = 2;
+
+/** A bucket of the hash table for a bitset hash and a key id. */
+function mix(hash: number, id: number): number {
+  let h = (hash ^ Math.imul(id + 1, 0x9e3779b1)) | 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * The memo: the pairs (bitset, model key) already explored, in one flat array of entries chained
+ * from an open hash table, with a count of the bytes it holds. A hit is confirmed on the key id
+ * and the whole bitset, so no collision can prune a branch.
+ */
+class Memo {
+  /** Bytes held, as counted: both arrays, and every distinct key. */
+  bytes: number;
+  private readonly ids = new Map<string, number>();
+  private readonly stride: number;
+  private entries: Uint32Array;
+  private table: Uint32Array;
+  private count = 0;
+
+  constructor(private readonly words: number) {
+    this.stride = words + HEAD;
+    this.entries = new Uint32Array(FIRST_ENTRIES * this.stride);
+    this.table = new Uint32Array(FIRST_ENTRIES);
+    this.bytes = this.entries.byteLength + this.table.byteLength;
+  }
+
+  /**
+   * Records (bits, key) unless it was explored before. `room` is the most bytes the memo may hold
+   * once it is recorded, counting, while an array grows, both the old array and its double.
+   */
+  add(key: string, hash: number, bits: Uint32Array, room: number): typeof SEEN | typeof ADDED | typeof FULL {
+    const known = this.ids.get(key);
+    const id = known ?? this.ids.size;
+    const h = hash >>> 0;
+    const { stride, words } = this;
+    if (known !== undefined) {
+      const entries = this.entries;
+      for (let e = this.table[mix(h, id) & (this.table.length - 1)] as number; e !== 0; e = entries[(e - 1) * stride + 2] as number) {
+        const base = (e - 1) * stride;
+        if (entries[base] !== id || entries[base + 1] !== h) continue;
+        let w = 0;
+        while (w < words && entries[base + HEAD + w] === bits[w]) w++;
+        if (w === words) return SEEN;
+      }
+    } else if (this.ids.size >= MAX_KEYS) return FULL;
+    const growEntries = (this.count + 1) * stride > this.entries.length;
+    const growTable = this.count + 1 > this.table.length;
+    const newKey = known === undefined ? keyBytes(key) : 0;
+    const peak = this.bytes + newKey + (growEntries ? 2 * this.entries.byteLength : 0) + (growTable ? 2 * this.table.byteLength : 0);
+    if (peak > room) return FULL;
+    try {
+      if (growEntries) this.growEntries();
+      if (growTable) this.growTable();
+    } catch (e) {
+      if (e instanceof RangeError) return FULL; // an array longer than the engine allows
+      throw e;
     }
-    const list = byHash.get(hash);
-    if (list === undefined) {
-      byHash.set(hash, [bits.slice()]);
-      return true;
+    if (known === undefined) {
+      this.ids.set(key, id);
+      this.bytes += newKey;
     }
-    outer: for (const other of list) {
-      for (let w = 0; w < bits.length; w++) if (other[w] !== bits[w]) continue outer;
-      return false;
+    const e = this.count++;
+    const base = e * stride;
+    const slot = mix(h, id) & (this.table.length - 1);
+    this.entries[base] = id;
+    this.entries[base + 1] = h;
+    this.entries[base + 2] = this.table[slot] as number;
+    this.entries.set(bits, base + HEAD);
+    this.table[slot] = e + 1;
+    return ADDED;
+  }
+
+  private growEntries(): void {
+    const bigger = new Uint32Array(this.entries.length * 2);
+    bigger.set(this.entries);
+    this.bytes += bigger.byteLength - this.entries.byteLength;
+    this.entries = bigger;
+  }
+
+  private growTable(): void {
+    const table = new Uint32Array(this.table.length * 2);
+    const mask = table.length - 1;
+    const { entries, stride } = this;
+    for (let e = 0; e < this.count; e++) {
+      const base = e * stride;
+      const slot = mix(entries[base + 1] as number, entries[base] as number) & mask;
+      entries[base + 2] = table[slot] as number;
+      table[slot] = e + 1;
     }
-    list.push(bits.slice());
-    return true;
+    this.bytes += table.byteLength - this.table.byteLength;
+    this.table = table;
   }
 }
 
@@ -149,14 +305,46 @@ class Memo {
  * the sequential model giving every observed reply. Indefinite operations may be placed anywhere
  * after their invoke, or left out. Returns `linearizable` with the order found (operation ids, the
  * indefinite ones left out omitted), `not_linearizable` with a witness, or `unknown` when the
- * budget ran out first. Throws HistoryError `invalid_history` for a malformed history. Pure (the
- * model's `step` must be too).
+ * budget (steps, time or memory) ran out first. A model with a `partitionKey` has each part of
+ * the history checked apart: a failing part's witness is the answer; otherwise any part left
+ * undecided makes the whole `unknown` (with the first such part's reason), and when every part
+ * passes their orders are merged into one. Throws HistoryError `invalid_history` for a malformed
+ * history, `invalid_budget` for a malformed budget. Pure (the model's `step` must be too), but
+ * for the looks at the clock and the heap that end a search `unknown`.
  */
 export function checkLinearizability<S, I, O>(model: SequentialModel<S, I, O> & SearchHints<S, I, O>, history: History<I, O>, budget: CheckBudget = {}): CheckOutcome<O> {
   validate(history);
-  const { maxSteps, timeoutMs } = validateBudget(budget);
-  const deadline = timeoutMs === undefined ? Infinity : performance.now() + timeoutMs;
-  const ops: readonly Operation<I, O>[] = history.operations;
+  const limits = validateBudget(budget);
+  const keyOf = model.partitionKey?.bind(model);
+  const parts = keyOf === undefined ? [] : partitionHistory(history, keyOf);
+  if (parts.length <= 1) return search(model, history.operations, limits);
+  // Smallest parts first: a failure there is found for little, before a hard part spends the budget.
+  const length = (p: number): number => (parts[p] as History<I, O>).operations.length;
+  const byLength = parts.map((_, p) => p).sort((a, b) => length(a) - length(b) || a - b);
+  const orders: (readonly number[])[] = parts.map(() => []);
+  let steps = 0;
+  let undecided: UnknownReason | undefined;
+  for (const p of byLength) {
+    const outcome = search(model, (parts[p] as History<I, O>).operations, { ...limits, maxSteps: limits.maxSteps - steps });
+    steps += outcome.steps;
+    switch (outcome.verdict) {
+      case 'not_linearizable':
+        return { verdict: 'not_linearizable', witness: outcome.witness, steps };
+      case 'unknown':
+        undecided ??= outcome.reason;
+        break;
+      case 'linearizable':
+        orders[p] = outcome.order;
+        break;
+    }
+  }
+  if (undecided !== undefined) return { verdict: 'unknown', reason: undecided, steps };
+  return { verdict: 'linearizable', order: mergeOrders(parts, orders), steps };
+}
+
+/** The search of one history (validated) within its limits. */
+function search<S, I, O>(model: HintedModel<S, I, O>, ops: readonly Operation<I, O>[], limits: Limits): CheckOutcome<O> {
+  const { maxSteps, deadline, maxBytes } = limits;
   const n = ops.length;
 
   // Events 1..2n (0 is the list's head); a call sorts before a return at the same instant, since
@@ -205,7 +393,11 @@ export function checkLinearizability<S, I, O>(model: SequentialModel<S, I, O> & 
     hash ^= random[i] as number;
   };
 
-  const memo = new Memo();
+  const memo = new Memo(words);
+  // Bytes held beside the memo, as counted: the event list and the per-operation arrays, then
+  // the stack's frames (frameBytes); the memo counts its own.
+  let heldBytes = OPERATION_BYTES * n;
+  let nextHeapLook = HEAP_EVERY_BYTES;
   const stackOp = new Int32Array(n);
   const stackState: S[] = [];
   let depth = 0;
@@ -213,6 +405,7 @@ export function checkLinearizability<S, I, O>(model: SequentialModel<S, I, O> & 
   let longestDepth = 0;
   let state = model.init();
   let steps = 0;
+  const outOfMemory = (): CheckOutcome<O> => ({ verdict: 'unknown', reason: 'memory', steps });
   let entry = next[0] as number;
   // Returned operations not yet linearized; at zero the check is complete (indefinite ones left
   // over never took effect, which is the same as taking effect after everything else).
@@ -250,6 +443,7 @@ export function checkLinearizability<S, I, O>(model: SequentialModel<S, I, O> & 
       const i = stackOp[depth] as number;
       state = stackState[depth] as S;
       stateKey = stackKey[depth] as string;
+      heldBytes -= frameBytes(stateKey);
       stackState.length = depth;
       stackKey.length = depth;
       const r = returnOf[i] as number;
@@ -276,7 +470,10 @@ export function checkLinearizability<S, I, O>(model: SequentialModel<S, I, O> & 
       continue;
     }
     if (steps >= maxSteps) return { verdict: 'unknown', reason: 'max_steps', steps };
-    if (steps % CLOCK_EVERY === 0 && performance.now() > deadline) return { verdict: 'unknown', reason: 'timeout', steps };
+    if (steps % CLOCK_EVERY === 0) {
+      if (performance.now() > deadline) return { verdict: 'unknown', reason: 'timeout', steps };
+      if (steps % HEAP_EVERY_STEPS === 0 && steps > 0 && heapNearlyFull()) return outOfMemory();
+    }
     steps++;
     const result = model.step(state, op.input);
     if (!definite || model.equal(result.output, op.output as O)) {
@@ -286,7 +483,15 @@ export function checkLinearizability<S, I, O>(model: SequentialModel<S, I, O> & 
       if (definite || key !== stateKey) {
         const only = definite && key === stateKey && stable !== undefined && stable(op.input, op.output as O);
         flip(i);
-        if (memo.add(key, hash, bits)) {
+        const frame = frameBytes(stateKey);
+        const added = memo.add(key, hash, bits, maxBytes - heldBytes - frame);
+        if (added === FULL) return outOfMemory();
+        if (added === ADDED) {
+          heldBytes += frame;
+          if (memo.bytes + heldBytes >= nextHeapLook) {
+            if (heapNearlyFull()) return outOfMemory();
+            nextHeapLook = memo.bytes + heldBytes + HEAP_EVERY_BYTES;
+          }
           forced[depth] = only ? 1 : 0;
           stackOp[depth] = i;
           stackState[depth] = state;

@@ -1,16 +1,24 @@
 /**
  * Runs one concurrent scenario against a ConcurrentAdapter and records its history.
  *
- * Round by round: the round's symbolic requests are resolved from the replies of earlier rounds,
- * every request is sent at once (`execute(lane, command)`), and the next round starts only when
- * this one has settled: every request replied, or its time limit made it indefinite. Instants come
- * from one counter: all of a round's invokes are numbered before any of its returns, which are
- * numbered in the order the replies arrive. So real-time order is exactly "earlier round before
- * later round", and every request of a round carries the same `now`, which never decreases: the
- * clock never contradicts real time. The run ends with a `snapshot` operation.
+ * Round by round: a round's `now` is fixed when the round starts (never below the previous
+ * round's), and each of its requests is queued on its lane. A lane sends its next request only
+ * once the previous one has settled, so a lane's own order is real-time order. A round that does
+ * not `overlap` starts once everything sent before has settled; an overlapping round starts at
+ * once, while requests of earlier rounds are still in flight (time moves while workers work: an
+ * ack sent at `leaseUntil - 1` may still be in flight when a claim at `leaseUntil` is sent).
+ * A symbolic request is resolved (which delivery, which token) when it is sent, from the replies
+ * that have come by then.
  *
- * Every wait is bounded: a request by `timeoutMs` (then it is indefinite: it may have taken effect
- * or not), the snapshot and `close` likewise, and the whole run by the budget, if any.
+ * Instants come from one counter, stamped when a request is handed to the adapter and when its
+ * reply is read: an operation precedes another exactly when its reply was read before the other
+ * was sent. Nothing else is assumed (rounds are not atomic). The run ends with a `snapshot`
+ * operation, sent once everything has settled: it is part of the checked history.
+ *
+ * One time budget per request: the adapter's reply timeout (`timeoutMs`, the `--timeout` of the
+ * check). An adapter that gives up on a request rejects with IndefiniteOutcome; the runner waits
+ * as long as the adapter does (plus `hangGraceMs`), so a reply that arrives is always recorded. A
+ * call that settles in neither way is an adapter defect (`hung`), never an indefinite outcome.
  */
 import type { Reply } from '../../contract/index.ts';
 import type { Budget } from '../budget.ts';
@@ -36,8 +44,8 @@ export interface SentRequest {
   readonly command: unknown;
   /** The symbolic request it was resolved from. */
   readonly symbolic: ConcurrentCommand;
-  /** Why no reply came (absent when one did). */
-  readonly indefinite?: 'timeout' | 'process_died' | 'closed' | 'error';
+  /** Why no reply came (absent when one did); `error` and `hung` are adapter defects, recorded in `errors`. */
+  readonly indefinite?: 'timeout' | 'process_died' | 'closed' | 'error' | 'hung';
   /** The error's message when `execute` failed with something other than IndefiniteOutcome. */
   readonly error?: string;
 }
@@ -47,6 +55,8 @@ export interface SentRound {
   readonly index: number;
   readonly now: number;
   readonly requests: readonly SentRequest[];
+  /** True when the round was started while requests of earlier rounds were still in flight. */
+  readonly overlap?: boolean;
 }
 
 /** A run: the history, and the rounds it was made of (for stories). */
@@ -58,8 +68,13 @@ export interface ConcurrentRun {
   readonly history: JobHistory;
   /** The id of the snapshot operation. */
   readonly snapshotId: number;
-  /** Requests whose `execute` failed with an error that is not an IndefiniteOutcome (an adapter defect). */
+  /**
+   * Requests whose `execute` failed with an error that is not an IndefiniteOutcome, or never
+   * settled (an adapter defect); the final snapshot's id when it did not come.
+   */
   readonly errors: readonly { readonly id: number; readonly message: string }[];
+  /** Why the final snapshot did not come (absent when it came). A run without it is a failure, never a pass. */
+  readonly snapshotMissing?: string;
   /** True when the budget ran out before every round ran; such a run is neither a pass nor a failure. */
   readonly interrupted: boolean;
 }
@@ -73,8 +88,13 @@ export type Settle = <T>(p: Promise<T>) => Promise<T>;
 
 /** Options of one run. */
 export interface RunOptions {
-  /** Milliseconds a request (or the snapshot) may take before it is indefinite. */
+  /** The adapter's reply timeout in ms (`--timeout`): how long a request (or the snapshot) may take. */
   readonly timeoutMs: number;
+  /**
+   * How much longer than `timeoutMs` the runner waits for `execute` or `snapshot` to settle before
+   * it calls the adapter hung (default: DEFAULT_HANG_GRACE_MS). The adapter's own timeout fires first.
+   */
+  readonly hangGraceMs?: number;
   /** See Settle; default: wait plainly. */
   readonly settle?: Settle;
   readonly budget?: Budget;
@@ -149,25 +169,25 @@ export class ResolveMemory {
         return { lane, command: { type: 'submit', id: c.id, ...p, deadline: Math.max(p.deadline, now + 1), now } };
       }
       case 'claim':
-        return { lane, command: { type: 'claim', worker: laneWorker(lane), now } };
+        return { lane, command: { type: 'claim', worker: laneWorker((c.as ?? lane) % workers), now } };
       case 'tick':
         return { lane, command: { type: 'tick', now } };
       case 'commit':
       case 'ack':
       case 'fail': {
+        // Lanes are not workers: the settlement travels on the request's own lane, in the name of
+        // the delivery's holder (who may have several requests in flight) or of another worker.
         const d = this.delivery(c.delivery);
         const token = d?.token ?? this.maxToken + 1;
-        const holderLane = d === undefined ? lane : d.lane % workers;
         const holder = d?.worker ?? laneWorker(lane);
-        const other = laneWorker((holderLane + 1) % Math.max(2, workers));
-        const worker = c.worker === 'holder' ? holder : other === holder ? laneWorker(holderLane + 1) : other;
-        const sendLane = c.worker === 'holder' ? holderLane : lane;
+        const holderIndex = Number(holder.slice(1)) - 1;
+        const worker = c.worker === 'holder' ? holder : laneWorker((holderIndex + 1) % Math.max(2, workers));
         const base = { worker, token, now };
         if (c.kind === 'fail') {
           const error = c.failure === 'permanent' ? 'bad input' : 'timeout';
-          return { lane: sendLane, command: { type: 'fail', ...base, kind: c.failure, error } };
+          return { lane, command: { type: 'fail', ...base, kind: c.failure, error } };
         }
-        return { lane: sendLane, command: { type: c.kind, ...base } };
+        return { lane, command: { type: c.kind, ...base } };
       }
     }
   }
@@ -197,12 +217,19 @@ export class ResolveMemory {
 
 type Outcome =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly why: 'timeout' | 'process_died' | 'closed' | 'error'; readonly message: string };
+  | { readonly ok: false; readonly why: 'timeout' | 'process_died' | 'closed' | 'error' | 'hung'; readonly message: string };
 
-/** `p`, or a timeout outcome after `ms`; never rejects. */
-export function bounded(p: Promise<unknown>, ms: number): Promise<Outcome> {
+/** Default of RunOptions.hangGraceMs: an adapter's own timer fires well within it, even on a loaded machine. */
+export const DEFAULT_HANG_GRACE_MS = 1000;
+
+/**
+ * `p`, or an outcome of kind `why` after `ms` (`timeout` by default: used where the wait is the
+ * runner's own; `hung` where the adapter should have given up first); never rejects.
+ */
+export function bounded(p: Promise<unknown>, ms: number, why: 'timeout' | 'hung' = 'timeout'): Promise<Outcome> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ ok: false, why: 'timeout', message: `no reply within ${ms} ms` }), ms);
+    const message = why === 'hung' ? `the adapter neither replied nor gave up within ${ms} ms` : `no reply within ${ms} ms`;
+    const timer = setTimeout(() => resolve({ ok: false, why, message }), ms);
     p.then(
       (value) => {
         clearTimeout(timer);
@@ -211,10 +238,19 @@ export function bounded(p: Promise<unknown>, ms: number): Promise<Outcome> {
       (error: unknown) => {
         clearTimeout(timer);
         if (error instanceof IndefiniteOutcome) resolve({ ok: false, why: error.why, message: error.message });
-        else resolve({ ok: false, why: 'error', message: error instanceof Error ? error.message : String(error) });
+        else resolve({ ok: false, why: 'error', message: describeError(error) });
       },
     );
   });
+}
+
+/** An error's message; never throws, whatever was thrown. */
+function describeError(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'an error that cannot be described';
+  }
 }
 
 /** `f()`, with a synchronous throw turned into a rejection. */
@@ -239,6 +275,27 @@ function order(n: number, seed: number): number[] {
 }
 
 /**
+ * The order in which a non-concurrent adapter is sent a round's requests: lanes interleaved as
+ * `seed` chooses, each lane's requests in their own order. Pure.
+ */
+function laneOrderKept(lanes: readonly number[], seed: number): number[] {
+  const queues = new Map<number, number[]>();
+  lanes.forEach((lane, i) => queues.set(lane, [...(queues.get(lane) ?? []), i]));
+  return order(lanes.length, seed).map((i) => (queues.get(lanes[i] as number) as number[]).shift() as number);
+}
+
+/** What became of one request, filled in as it is sent and settles. */
+interface Slot {
+  readonly id: number;
+  readonly symbolic: ConcurrentCommand;
+  lane: number;
+  command: unknown;
+  invoked?: number;
+  returned?: number;
+  outcome?: Outcome;
+}
+
+/**
  * Runs a scenario against an adapter (which the caller creates and closes) and returns its
  * history. Never throws for anything the adapter does; never waits longer than the timeouts and
  * the budget allow.
@@ -246,69 +303,119 @@ function order(n: number, seed: number): number[] {
 export async function runScenario(scenario: ConcurrentScenario, adapter: ConcurrentAdapter, options: RunOptions): Promise<ConcurrentRun> {
   const settle: Settle = options.settle ?? (<T>(p: Promise<T>) => p);
   const timeoutMs = options.budget === undefined ? options.timeoutMs : options.budget.cap(options.timeoutMs);
+  const waitMs = timeoutMs + (options.hangGraceMs ?? DEFAULT_HANG_GRACE_MS);
   const workers = Math.max(1, scenario.workers);
   const memory = new ResolveMemory();
-  const operations: Operation<unknown, unknown>[] = [];
-  const rounds: SentRound[] = [];
-  const errors: { id: number; message: string }[] = [];
+  const slots: Slot[][] = [];
+  const meta: { index: number; now: number; overlap: boolean }[] = [];
+  const tails = new Map<number, Promise<void>>();
+  let inFlight: Promise<void>[] = [];
   let instant = 0;
   let nextId = 1;
   let interrupted = false;
+
+  /** Resolves a request from what is known now, stamps its invoke, and records its reply when it comes. */
+  const send = (slot: Slot, request: ConcurrentRequest, now: number): Promise<void> => {
+    if (options.budget?.expired === true) {
+      slot.outcome = { ok: false, why: 'closed', message: 'not sent: the time limit was reached' };
+      return Promise.resolve();
+    }
+    const resolved = memory.resolve(request, now, workers);
+    slot.lane = resolved.lane;
+    slot.command = resolved.command;
+    slot.invoked = instant++;
+    return bounded(
+      attempt(() => adapter.execute(resolved.lane, resolved.command)),
+      waitMs,
+      'hung',
+    ).then((outcome) => {
+      slot.returned = instant++;
+      slot.outcome = outcome;
+      memory.learn(resolved.lane, resolved.command, outcome.ok ? outcome.value : undefined);
+    });
+  };
 
   for (const [index, round] of scenario.rounds.entries()) {
     if (options.budget?.expired === true) {
       interrupted = true;
       break;
     }
+    const overlap = round.overlap === true && index > 0;
+    if (!overlap && inFlight.length > 0) {
+      await settle(Promise.all(inFlight));
+      inFlight = [];
+    }
     const now = memory.roundNow(round.now);
-    const resolved = round.requests.map((r) => ({ ...memory.resolve(r, now, workers), symbolic: r.command, id: nextId++ }));
-    const invoked = new Map<number, number>();
-    const results = new Map<number, { returned: number; outcome: Outcome }>();
-    const send = (r: (typeof resolved)[number]): Promise<void> => {
-      invoked.set(r.id, instant++);
-      return bounded(attempt(() => adapter.execute(r.lane, r.command)), timeoutMs).then((outcome) => {
-        results.set(r.id, { returned: instant++, outcome });
-      });
-    };
-    if (adapter.concurrent) {
-      // Every invoke is numbered (synchronously, in `send`) before any reply can be.
-      const all = resolved.map(send);
-      await settle(Promise.all(all));
-    } else {
-      for (const i of order(resolved.length, round.shuffle)) await settle(send(resolved[i] as (typeof resolved)[number]));
+    const mine: Slot[] = round.requests.map((r) => ({ id: nextId++, symbolic: r.command, lane: r.lane % workers, command: undefined }));
+    const sequence = adapter.concurrent ? mine.map((_, i) => i) : laneOrderKept(mine.map((slot) => slot.lane), round.shuffle);
+    for (const i of sequence) {
+      const slot = mine[i] as Slot;
+      const request = round.requests[i] as ConcurrentRequest;
+      // A lane's requests go one after another; a non-concurrent adapter has one lane in all.
+      const key = adapter.concurrent ? slot.lane : 0;
+      const next = (tails.get(key) ?? Promise.resolve()).then(() => send(slot, request, now));
+      tails.set(key, next);
+      inFlight.push(next);
     }
-    const sent: SentRequest[] = [];
-    for (const r of resolved) {
-      const result = results.get(r.id);
-      const inv = invoked.get(r.id) as number;
-      const base = { id: r.id, lane: r.lane, command: r.command, symbolic: r.symbolic };
-      if (result !== undefined && result.outcome.ok) {
-        operations.push({ id: r.id, lane: r.lane, input: r.command, invoked: inv, returned: result.returned, output: result.outcome.value });
-        sent.push(base);
-        memory.learn(r.lane, r.command, result.outcome.value);
-      } else {
-        operations.push({ id: r.id, lane: r.lane, input: r.command, invoked: inv });
-        const why = result?.outcome.ok === false ? result.outcome.why : 'timeout';
-        const message = result?.outcome.ok === false ? result.outcome.message : 'no reply';
-        if (why === 'error') errors.push({ id: r.id, message });
-        sent.push({ ...base, indefinite: why, ...(why === 'error' ? { error: message } : {}) });
-        memory.learn(r.lane, r.command, undefined);
-      }
-    }
-    rounds.push({ index: index + 1, now, requests: sent });
+    slots.push(mine);
+    meta.push({ index: index + 1, now, overlap });
     memory.now = now;
   }
+  if (inFlight.length > 0) await settle(Promise.all(inFlight));
+
+  const operations: Operation<unknown, unknown>[] = [];
+  const errors: { id: number; message: string }[] = [];
+  const rounds: SentRound[] = slots.map((mine, r) => {
+    const m = meta[r] as (typeof meta)[number];
+    const requests = mine.map((slot): SentRequest => {
+      const base = { id: slot.id, lane: slot.lane, command: slot.command, symbolic: slot.symbolic };
+      const outcome = slot.outcome as Outcome;
+      if (slot.invoked === undefined) return { ...base, indefinite: 'closed' };
+      if (outcome.ok) {
+        const returned = slot.returned as number;
+        operations.push({ id: slot.id, lane: slot.lane, input: slot.command, invoked: slot.invoked, returned, output: outcome.value });
+        return base;
+      }
+      operations.push({ id: slot.id, lane: slot.lane, input: slot.command, invoked: slot.invoked });
+      if (outcome.why === 'error' || outcome.why === 'hung') {
+        errors.push({ id: slot.id, message: outcome.message });
+        return { ...base, indefinite: outcome.why, error: outcome.message };
+      }
+      return { ...base, indefinite: outcome.why };
+    });
+    return { index: m.index, now: m.now, requests, ...(m.overlap ? { overlap: true } : {}) };
+  });
+  // Requests never sent (the time limit came first) are left out of the history: they took no effect.
+  const unsent = new Set(rounds.flatMap((r) => r.requests.filter((q) => !operations.some((o) => o.id === q.id)).map((q) => q.id)));
+  const kept = unsent.size === 0 ? rounds : rounds.map((r) => ({ ...r, requests: r.requests.filter((q) => !unsent.has(q.id)) }));
 
   const snapshotId = nextId++;
-  const snapInvoked = instant++;
-  const snap = await settle(bounded(attempt(() => adapter.snapshot()), timeoutMs));
-  const snapReturned = instant++;
-  if (snap.ok) operations.push({ id: snapshotId, lane: 0, input: SNAPSHOT_REQUEST, invoked: snapInvoked, returned: snapReturned, output: snap.value });
+  let snapshotMissing: string | undefined;
+  const expired = (): boolean => options.budget?.expired === true;
+  if (expired()) interrupted = true;
   else {
-    operations.push({ id: snapshotId, lane: 0, input: SNAPSHOT_REQUEST, invoked: snapInvoked });
-    if (snap.why === 'error') errors.push({ id: snapshotId, message: snap.message });
+    const snapInvoked = instant++;
+    const snap = await settle(bounded(attempt(() => adapter.snapshot()), waitMs, 'hung'));
+    const snapReturned = instant++;
+    if (snap.ok) {
+      operations.push({ id: snapshotId, lane: 0, input: SNAPSHOT_REQUEST, invoked: snapInvoked, returned: snapReturned, output: snap.value });
+    }
+    else {
+      operations.push({ id: snapshotId, lane: 0, input: SNAPSHOT_REQUEST, invoked: snapInvoked });
+      snapshotMissing = `the final snapshot did not come: ${snap.why === 'error' ? '' : `${snap.why}: `}${snap.message}`;
+      if (expired()) interrupted = true;
+    }
   }
-  return { adapter: adapter.name, workers, rounds, history: { operations }, snapshotId, errors, interrupted };
+  return {
+    adapter: adapter.name,
+    workers,
+    rounds: kept,
+    history: { operations },
+    snapshotId,
+    errors,
+    ...(snapshotMissing === undefined ? {} : { snapshotMissing }),
+    interrupted,
+  };
 }
 
 /** Closes an adapter within `ms`; a close that fails or hangs is ignored (the run is already recorded). */

@@ -84,7 +84,7 @@ export function renderLanes(run: ConcurrentRun): string[] {
   const ops = new Map<number, Operation<unknown, unknown>>(run.history.operations.map((o) => [o.id, o]));
   const lanes = Math.max(1, run.workers);
   const CELL = cellWidth(lanes);
-  const header = ['round  now ', ...Array.from({ length: lanes }, (_, l) => fit(`| lane ${l} (w${l + 1})`, CELL + 2))].join('');
+  const header = ['round  now ', ...Array.from({ length: lanes }, (_, l) => fit(`| lane ${l}`, CELL + 2))].join('');
   const lines = [header.trimEnd(), '-'.repeat(header.trimEnd().length)];
   const cell = (r: SentRequest): [string, string] => {
     const op = ops.get(r.id);
@@ -100,7 +100,9 @@ export function renderLanes(run: ConcurrentRun): string[] {
         const r = p[row];
         return r === undefined ? ['', ''] : cell(r);
       });
-      const lead = row === 0 ? `${String(round.index).padStart(4)}  ${String(round.now).padStart(4)} ` : ' '.repeat(11);
+      // `~` marks a round sent while requests of earlier rounds were still in flight.
+      const mark = round.overlap === true ? '~' : ' ';
+      const lead = row === 0 ? `${String(round.index).padStart(3)}${mark}  ${String(round.now).padStart(4)} ` : ' '.repeat(11);
       lines.push((lead + cells.map((c) => `| ${fit(c[0] ?? '', CELL)}`).join('')).trimEnd());
       lines.push((' '.repeat(11) + cells.map((c) => `| ${fit(c[1] ?? '', CELL)}`).join('')).trimEnd());
     }
@@ -171,7 +173,7 @@ export function renderConcurrentStory(failure: ConcurrentFailure, ctx: Concurren
   lines.push(`${ctx.adapter}: ${what}.`);
   const requests = run === null ? 0 : requestCount(run.rounds);
   lines.push(`config: ${describeConfig(failure.scenario.config)}`);
-  lines.push(`${failure.scenario.workers} worker lane(s), ${run?.rounds.length ?? 0} round(s), ${requests} request(s); every request of a round carries its now; [i->j] are its invoke and return instants; dl is a deadline.`);
+  lines.push(`${failure.scenario.workers} worker lane(s), ${run?.rounds.length ?? 0} round(s), ${requests} request(s); every request of a round carries its now; ~ marks a round sent while earlier ones were in flight; [i->j] are its invoke and return instants; dl is a deadline.`);
   lines.push('');
   if (run !== null) lines.push(...renderLanes(run), '');
   const witness = failure.witness;

@@ -222,7 +222,35 @@ describe('hostile replies are protocol errors naming the rule broken', () => {
 });
 
 describe('concurrentProcessFactory', () => {
-  it('starts a process per store with the lanes asked for, and close() ends every one still open', async () => {
+  it('reuses the process a cleanly closed store left, resetting it with hello; a failed one is never reused', async () => {
+    const factory = concurrentProcessFactory(fake('silent-one'), { replyTimeoutMs: 2000 });
+    const a = (await factory(config, { workers: 2 })) as ConcurrentProcessAdapter;
+    expect(await a.execute(0, tick(4))).toEqual({ ok: true, type: 'tick', clock: 4 });
+    const pid = a.pid;
+    await a.close();
+    const b = (await factory(config, { workers: 3 })) as ConcurrentProcessAdapter;
+    expect([b.pid, b.workers, factory.processesStarted]).toEqual([pid, 3, 1]);
+    // The fake counts the commands answered since its last hello: none, so hello reset it.
+    expect(await b.snapshot()).toMatchObject({ answered: 0 });
+    expect(await rejection(b.execute(1, tick(13)))).toBeInstanceOf(IndefiniteOutcome);
+    await b.close();
+    const c = (await factory(config, { workers: 2 })) as ConcurrentProcessAdapter;
+    expect(c.pid).not.toBe(pid);
+    expect(factory.processesStarted).toBe(2);
+    await factory.close();
+    expect([await groupAlive(pid), await groupAlive(c.pid)]).toEqual([false, false]);
+  });
+
+  it('ends the processes left idle when it is closed', async () => {
+    const factory = concurrentProcessFactory(fake('v2'));
+    const a = (await factory(config, { workers: 2 })) as ConcurrentProcessAdapter;
+    await a.close();
+    expect(await groupAlive(a.pid)).toBe(true);
+    await factory.close();
+    expect(await groupAlive(a.pid)).toBe(false);
+  });
+
+  it('starts a process per open store with the lanes asked for, and close() ends every one still open', async () => {
     const factory = concurrentProcessFactory(fake('v2'));
     const a = (await factory(config, { workers: 2 })) as ConcurrentProcessAdapter;
     const b = (await factory(config, { workers: 3 })) as ConcurrentProcessAdapter;

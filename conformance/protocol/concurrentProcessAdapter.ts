@@ -59,6 +59,12 @@ export interface ConcurrentProcessAdapterOptions extends PeerOptions {
   readonly budget?: Budget;
   /** Offer jobcheck/2 in hello (default true); false speaks jobcheck/1 only, one request at a time. */
   readonly offerConcurrent?: boolean;
+  /**
+   * Factory only: reuse a process across stores (default true). A store closed with nothing in
+   * flight and nothing gone wrong leaves its process idle; the next store says `hello` to it,
+   * which resets it, as the sequential pool does. False: one process per store.
+   */
+  readonly reuse?: boolean;
 }
 
 /** A request written under jobcheck/2 whose reply has not come. */
@@ -145,6 +151,13 @@ async function handshake(peer: Peer, config: Config, options: ConcurrentProcessA
   return refused(plain.text, plain.json, helloReplySchema);
 }
 
+/** Throws `unencodable_command` unless `workers` is an integer >= 1. */
+function checkWorkers(command: string, workers: number): void {
+  if (!Number.isSafeInteger(workers) || workers < 1) {
+    throw new ProcessError('unencodable_command', `workers: must be an integer >= 1 (got ${String(workers)})`, { command });
+  }
+}
+
 /** A running implementation behind a process boundary, driven with several requests in flight. */
 export class ConcurrentProcessAdapter implements ConcurrentAdapter {
   readonly name: string;
@@ -172,6 +185,8 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
     /** Lanes 0 .. workers-1 may be used. */
     readonly workers: number,
     greeting: Handshake,
+    /** Takes the process back for another store (says whether it did); absent: close() ends it. */
+    private readonly recycle?: (peer: Peer) => boolean,
   ) {
     this.name = options.name ?? peer.command;
     this.protocol = greeting.protocol;
@@ -187,13 +202,24 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
     this.peer.failWith(this.peer.error('time_limit', 'the time limit of the check was reached while replies were awaited; the process group was killed'));
   };
 
-  /** Starts `command`, says hello (offering jobcheck/2) with the config, and returns the adapter. Throws ProcessError. */
-  static async start(command: string, config: Config, options: ConcurrentProcessAdapterOptions & { readonly workers: number }): Promise<ConcurrentProcessAdapter> {
+  /**
+   * Starts `command` (or takes `peer`, a process of it that a closed store left idle), says hello
+   * (offering jobcheck/2) with the config, and returns the adapter. Throws ProcessError.
+   */
+  static async start(
+    command: string,
+    config: Config,
+    options: ConcurrentProcessAdapterOptions & {
+      readonly workers: number;
+      readonly peer?: Peer;
+      readonly recycle?: (peer: Peer) => boolean;
+    },
+  ): Promise<ConcurrentProcessAdapter> {
     const { workers } = options;
-    if (!Number.isSafeInteger(workers) || workers < 1) throw new ProcessError('unencodable_command', `workers: must be an integer >= 1 (got ${String(workers)})`, { command });
-    const peer = new Peer(command, options);
+    checkWorkers(command, workers);
+    const peer = options.peer ?? new Peer(command, options);
     const greeting = await handshake(peer, config, options);
-    return new ConcurrentProcessAdapter(peer, options, workers, greeting);
+    return new ConcurrentProcessAdapter(peer, options, workers, greeting, options.recycle);
   }
 
   /** The process id (and process group) of the implementation, for diagnostics. */
@@ -418,6 +444,9 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
     if (this.closed) return;
     this.closed = true;
     this.options.budget?.signal.removeEventListener('abort', this.onTimeLimit);
+    const quiet = this.pending.size === 0 && this.bare === undefined && !this.plainInFlight;
+    const idle = quiet && this.failure === undefined && this.peer.healthy;
+    if (idle && this.recycle?.(this.peer) === true) return;
     if (this.pending.size > 0 || this.bare !== undefined || this.plainInFlight) await this.peer.kill();
     else await this.peer.end();
     this.peer.killGroup('SIGKILL');
@@ -431,13 +460,32 @@ export interface ConcurrentProcessFactory extends ConcurrentFactory {
   readonly processesStarted: number;
 }
 
-/** A factory that starts `command` for each fresh store (one process per store: no reuse). */
+/**
+ * A factory of stores over `command`: each store says `hello` to a process left idle by a store
+ * closed cleanly, or to a new one (`reuse: false`: always a new one). A process is never shared
+ * by two open stores.
+ */
 export function concurrentProcessFactory(command: string, options: ConcurrentProcessAdapterOptions = {}): ConcurrentProcessFactory {
   const open = new Set<ConcurrentProcessAdapter>();
+  const idle: Peer[] = [];
   let started = 0;
+  let closing = false;
+  const recycle = (peer: Peer): boolean => {
+    if (closing || options.reuse === false) return false;
+    idle.push(peer);
+    return true;
+  };
   const factory = async (config: Config, o: { readonly workers: number }): Promise<ConcurrentAdapter> => {
-    started += 1;
-    const adapter = await ConcurrentProcessAdapter.start(command, config, { ...options, workers: o.workers });
+    checkWorkers(command, o.workers);
+    let peer: Peer | undefined;
+    while (peer === undefined && idle.length > 0) {
+      const p = idle.pop() as Peer;
+      if (p.healthy) peer = p;
+      else await p.kill();
+    }
+    if (peer === undefined) started += 1;
+    const reused = peer === undefined ? {} : { peer };
+    const adapter = await ConcurrentProcessAdapter.start(command, config, { ...options, workers: o.workers, recycle, ...reused });
     open.add(adapter);
     const close = adapter.close.bind(adapter);
     adapter.close = async (): Promise<void> => {
@@ -447,7 +495,14 @@ export function concurrentProcessFactory(command: string, options: ConcurrentPro
     return adapter;
   };
   return Object.defineProperties(factory, {
-    close: { value: () => Promise.all([...open].map((a) => a.close())).then(() => undefined) },
+    close: {
+      value: async (): Promise<void> => {
+        closing = true;
+        await Promise.all([...open].map((a) => a.close()));
+        await Promise.all(idle.splice(0).map((p) => p.end()));
+        closing = false;
+      },
+    },
     processesStarted: { get: () => started },
   }) as ConcurrentProcessFactory;
 }

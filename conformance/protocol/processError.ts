@@ -7,6 +7,7 @@
 // describe.ts itself, not the contract's index: the index loads zod, and cli/main.ts loads this file
 // (through peer.ts) before any command, `jobcheck --help` included.
 import { clipText } from '../../contract/describe.ts';
+import { outsideText } from '../outsideText.ts';
 import { EXCERPT_CHARS } from './limits.ts';
 
 /** Stable codes of process-boundary failures. */
@@ -71,7 +72,8 @@ export interface ProcessErrorDetails {
   readonly requestId?: number;
 }
 
-const clip = (s: string): string => clipText(s, EXCERPT_CHARS);
+// An excerpt of the implementation's output is escaped (outsideText): a message is one line that prints as itself.
+const clip = (s: string): string => outsideText(clipText(s, EXCERPT_CHARS));
 
 /** A failure at the process boundary: stable `code`, the line sent, the line received, stderr's tail. */
 export class ProcessError extends Error {
@@ -80,7 +82,8 @@ export class ProcessError extends Error {
   readonly details: ProcessErrorDetails;
 
   constructor(code: ProcessErrorCode, problem: string, details: ProcessErrorDetails) {
-    const parts = [`${code}: ${problem}`];
+    // The problem may quote the implementation (a refusal's message): escaped too, so that the message stays one line.
+    const parts = [`${code}: ${outsideText(problem)}`];
     if (details.sent !== undefined) parts.push(`sent line ${details.lineNumber ?? '?'}: ${clip(details.sent)}`);
     if (details.received !== undefined) parts.push(`received: ${clip(details.received)}`);
     const lastErr = details.stderr?.at(-1);

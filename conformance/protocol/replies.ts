@@ -1,21 +1,22 @@
 /**
- * Reading one reply line of the jobcheck/1 protocol: JSON, no deeper than MAX_REPLY_DEPTH, and
- * of the shape its request calls for (contract/protocol.ts). A line that fails is described in a
- * sentence, which the process adapter turns into a `protocol_error`; nothing past this file
+ * Reading one reply line of the jobcheck/1 protocol: JSON, no deeper than MAX_REPLY_DEPTH, no key
+ * twice in one object, and of the shape its request calls for (contract/protocol.ts). A line that
+ * fails is described in a sentence, which the process adapter turns into a `protocol_error`; nothing past this file
  * trusts the implementation's text. A value that passes is returned exactly as parsed, every
  * field kept, so that the engine compares (or refuses) each field the implementation sent.
  */
 import type { z } from 'zod';
 import type { Reply, Snapshot } from '../../contract/index.ts';
-import { describeIssue, describeValue, jsonDepth } from '../../contract/index.ts';
+import { describeIssue, describeValue } from '../../contract/index.ts';
 import { rejectionSchema, successSchemas } from '../../contract/protocol.ts';
 import type { snapshotReplySchema } from '../../contract/protocol.ts';
+import { depthAndColons, describeDuplicateKey, firstDuplicateKey } from './duplicateKeys.ts';
 import { MAX_REPLY_DEPTH } from './limits.ts';
 
 /** Result of reading one reply line: the value, or a sentence saying what is wrong with it. */
 export type LineResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
 
-/** Parses a line as JSON no deeper than MAX_REPLY_DEPTH; pure. */
+/** Parses a line as JSON no deeper than MAX_REPLY_DEPTH, with no key twice in one object (duplicateKeys.ts); pure. */
 export function parseJsonLine(line: string): LineResult<unknown> {
   let value: unknown;
   try {
@@ -23,7 +24,12 @@ export function parseJsonLine(line: string): LineResult<unknown> {
   } catch (error) {
     return { ok: false, problem: `not JSON (${(error as Error).message})` };
   }
-  if (jsonDepth(value, MAX_REPLY_DEPTH) > MAX_REPLY_DEPTH) return { ok: false, problem: `nested deeper than the limit of ${MAX_REPLY_DEPTH} levels` };
+  // One walk for the depth and the colon count that lets nearly every line skip the duplicate-key scan.
+  const { depth, colons } = depthAndColons(value, MAX_REPLY_DEPTH);
+  if (depth > MAX_REPLY_DEPTH) return { ok: false, problem: `nested deeper than the limit of ${MAX_REPLY_DEPTH} levels` };
+  // A repeated key is read last-key-wins by JSON.parse: a line that means two things is refused.
+  const duplicate = firstDuplicateKey(line, colons);
+  if (duplicate !== undefined) return { ok: false, problem: describeDuplicateKey(duplicate) };
   return { ok: true, value };
 }
 

@@ -25,3 +25,38 @@ export const PYTHON_BROKEN = [
   { name: 'commit_not_idempotent', description: 'The ledger is never consulted: a second commit adds the amount again.' },
   { name: 'restart_resets_tokens', description: 'Restoring a snapshot starts the token counter at 1 again.' },
 ] as const;
+
+/**
+ * The racy variants of the Python example: each keeps the contract one request at a time and
+ * breaks it when requests of jobcheck/2 overlap, because it lets go of the store's lock between a
+ * check and the write that depends on it (or, for `lane-order`, replies before the write is
+ * visible). `race` names the race as docs/broken-catalogue.md does; `script` is the program, from
+ * the project root.
+ */
+export const PYTHON_RACY = [
+  {
+    race: 'stale-ack',
+    script: 'examples/python/broken/race_stale_ack.py',
+    description: 'An ack checks its token under the lock, lets go, then settles: an ack of the old holder lands after a reclaim.',
+  },
+  {
+    race: 'double-effect',
+    script: 'examples/python/broken/race_double_effect.py',
+    description: 'A commit looks in the effect ledger, lets go, then applies: two deliveries of one job both apply.',
+  },
+  {
+    race: 'double-delivery',
+    script: 'examples/python/broken/concurrent_double_claim.py',
+    description: 'A claim reads the head of the queue, lets go, then takes it: two claims get one job.',
+  },
+  {
+    race: 'capacity',
+    script: 'examples/python/broken/race_capacity.py',
+    description: 'A submit checks the capacity, lets go, then inserts: submits in flight together exceed it.',
+  },
+  {
+    race: 'lane-order',
+    script: 'examples/python/broken/race_lane_order.py',
+    description: 'A submit replies before its job joins the queue: the same lane\'s next claim may not see it.',
+  },
+] as const;

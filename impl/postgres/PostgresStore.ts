@@ -43,10 +43,11 @@ import type {
   Snapshot,
   SubmitCommand,
 } from '../../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
+import { JobcheckError, SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
 import { addTime, retryDelay } from '../memory/JobEntry.ts';
 import type { Counters, Job } from '../rows.ts';
+import { checkStoredRows } from '../storedRows.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';
 import { SCHEMA_PREFIX, SCHEMA_VERSION, quoteIdent, schemaSql } from './schema.ts';
 import { fromBytes, toBytes, toBytesOrNull } from './strings.ts';
@@ -188,6 +189,19 @@ function newSchemaName(): string {
   return `${SCHEMA_PREFIX}${Buffer.from(bytes).toString('hex')}`;
 }
 
+/**
+ * Whether `error` is a failure to reach or keep the server (a socket error such as ECONNREFUSED or
+ * ENOENT, or a connection ended), as opposed to an error of a query the server answered. Pure.
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  // node-postgres passes socket errors on as they are (`code` like ECONNREFUSED); a server's error has a SQLSTATE of 5 characters.
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
+  if (typeof code === 'string' && /^(08|57P)/.test(code)) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(error.message);
+}
+
 /** Whether `name` can be a store's schema (so that no other text reaches SQL as an identifier). Pure. */
 export const isStoreSchema = (name: string): boolean => new RegExp(`^${SCHEMA_PREFIX}[0-9a-f]{16}$`).test(name);
 
@@ -279,8 +293,38 @@ export class PostgresStore {
     const meta = rows[0];
     if (meta === undefined) throw new PostgresStoreError('no_store', `schema ${schema} holds no job store (its meta row is missing)`);
     if (meta.layout !== SCHEMA_VERSION) throw new PostgresStoreError('schema_mismatch', `schema ${schema} holds a store of layout ${JSON.stringify(meta.layout)}, not ${SCHEMA_VERSION}`);
-    const cfg = parseConfig({ capacity: meta.capacity, maxAttempts: meta.maxAttempts, leaseTicks: meta.leaseTicks, backoffBase: meta.backoffBase, backoffCap: meta.backoffCap });
+    let cfg: Config;
+    try {
+      cfg = parseConfig({ capacity: meta.capacity, maxAttempts: meta.maxAttempts, leaseTicks: meta.leaseTicks, backoffBase: meta.backoffBase, backoffCap: meta.backoffCap });
+    } catch (error) {
+      // The config of a stored store is the schema's fault, not the caller's: not the caller's `invalid_config`.
+      if (error instanceof JobcheckError) throw new PostgresStoreError('invalid_store', `schema ${schema} holds a meta row no store could have written: ${error.message}`, { cause: error });
+      throw error;
+    }
     return new this(pool, cfg, schema);
+  }
+
+  /**
+   * The store already in `schema`, checked before it is served again (a resume after a crash): its
+   * rows must be a store's, held to the contract's snapshot schema as `restore` holds a snapshot,
+   * derived columns included (impl/storedRows.ts). Reads every row: O(n). Throws PostgresStoreError
+   * `no_store`, `schema_mismatch`, `invalid_store`; a failure to reach the server propagates as it is.
+   */
+  static async resume<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: pg.Pool, schema: string): Promise<T> {
+    const store = (await PostgresStore.open.call(this, pool, schema)) as T;
+    const s = quoteIdent(schema);
+    let checked: ReturnType<typeof checkStoredRows>;
+    try {
+      const rows = (await pool.query(`SELECT seq, due, claimable FROM ${s}.jobs`)).rows as { seq: unknown; due: unknown; claimable: unknown }[];
+      const meta = (await pool.query(`SELECT unresolved FROM ${s}.meta WHERE id = 1`)).rows as { unresolved: unknown }[];
+      const derived = rows.map((r) => ({ seq: Number(r.seq), due: r.due === null ? null : Number(r.due), claimable: r.claimable === true }));
+      checked = checkStoredRows(await store.snapshot(), derived, Number(meta[0]?.unresolved));
+    } catch (error) {
+      if (isConnectionFailure(error)) throw error;
+      throw new PostgresStoreError('invalid_store', `schema ${schema} holds rows that cannot be read as a store's (${(error as Error).message})`, { cause: error });
+    }
+    if (!checked.ok) throw new PostgresStoreError('invalid_store', `schema ${schema} holds rows no store could have written: ${checked.problem}`);
+    return store;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  * a restore and a reopen.
  */
 export type { Counters, Job, PostgresStoreClass, Queries, Tx } from './PostgresStore.ts';
-export { PostgresStore, dueOf, isStoreSchema, jobRecord, queries } from './PostgresStore.ts';
+export { PostgresStore, dueOf, isConnectionFailure, isStoreSchema, jobRecord, queries } from './PostgresStore.ts';
 export type { PostgresPoolOptions } from './schema.ts';
 export { SCHEMA_PREFIX, SCHEMA_VERSION, STORE_TYPES, postgresPool, quoteIdent, schemaSql } from './schema.ts';
 export type { PostgresStoreErrorCode } from './PostgresStoreError.ts';

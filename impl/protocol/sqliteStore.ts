@@ -10,12 +10,19 @@
  * and a new process started with the same command reopens it when a hello says `resume`, without
  * a snapshot crossing (docs/protocol.md, "Crash restarts"). The resumed file then belongs to the
  * new process.
+ *
+ * Storage that fails never ends the process: a store that cannot be made (`<file>` names a folder
+ * or a FIFO, its folder is missing or unwritable) refuses the `hello` or `restore` with
+ * `storage_unavailable`, and a storage a `resume` names that is not a sound store file (a folder,
+ * a FIFO, a truncated or malformed file, another schema, rows no store could have written, a meta
+ * row with a bad config) refuses it with `invalid_argument`, as docs/protocol.md says of storage
+ * that cannot be resumed. The rows of a resumed file are checked as `restore` checks a snapshot.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Config } from '../../contract/index.ts';
-import { parseConfig } from '../../contract/index.ts';
+import { JobcheckError, parseConfig } from '../../contract/index.ts';
 import { SqliteStore, SqliteStoreError } from '../sqlite/index.ts';
 import type { SqliteOptions, SqliteStoreClass } from '../sqlite/index.ts';
 import type { ServedStore, StoreMaker } from './server.ts';
@@ -48,6 +55,34 @@ function served(store: SqliteStore, storage: string): ServedStore {
   };
 }
 
+/**
+ * Makes a store with `make`, turning a failure of the storage (anything but the contract's own
+ * JobcheckError, which `make` throws for a bad config or snapshot before touching a file) into
+ * JobcheckError `storage_unavailable` naming `file`.
+ */
+function madeOn<T>(file: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof JobcheckError) throw error;
+    const why = error instanceof SqliteStoreError ? `${error.code}: ${error.message}` : (error as Error).message;
+    throw new JobcheckError('storage_unavailable', '', `storage: cannot make a store file beside ${JSON.stringify(file)} (${why})`, { cause: error });
+  }
+}
+
+/** Why `target` (the family's name) cannot name store files: it is a folder, a FIFO or another non-file. Undefined when it may. */
+function badTarget(target: string): string | undefined {
+  let stat;
+  try {
+    stat = statSync(target);
+  } catch {
+    return undefined; // Absent is the usual case: the family's files are made beside it.
+  }
+  if (stat.isFile()) return undefined;
+  const kind = stat.isDirectory() ? 'a folder' : stat.isFIFO() ? 'a FIFO' : stat.isSocket() ? 'a socket' : 'a device';
+  return `storage: ${JSON.stringify(target)} is ${kind}; --store sqlite:<file> names a file to make store files beside (e.g. sqlite:jobs.db)`;
+}
+
 /** A StoreMaker of SQLite stores, one new file per store in the family of `file` (see the file comment). */
 export function sqliteStoreMaker(file: string, options: SqliteMakerOptions = {}): StoreMaker {
   const Store = options.Store ?? SqliteStore;
@@ -73,8 +108,17 @@ export function sqliteStoreMaker(file: string, options: SqliteMakerOptions = {})
   };
   return {
     name: options.name ?? 'jobcheck-sqlite',
-    create: (config: Config) => named(SqliteStore.create.call(Store, next(), config, options.sqlite)),
-    restore: (snapshot: unknown) => named(SqliteStore.restore.call(Store, next(), snapshot, options.sqlite)),
+    create: (config: Config) => {
+      const cfg = parseConfig(config);
+      const bad = badTarget(target);
+      if (bad !== undefined) throw new JobcheckError('storage_unavailable', '', bad);
+      return named(madeOn(file, () => SqliteStore.create.call(Store, next(), cfg, options.sqlite)));
+    },
+    restore: (snapshot: unknown) => {
+      const bad = badTarget(target);
+      if (bad !== undefined) throw new JobcheckError('storage_unavailable', '', bad);
+      return named(madeOn(file, () => SqliteStore.restore.call(Store, next(), snapshot, options.sqlite)));
+    },
     resume: (storage: string, config: Config) => {
       const cfg = parseConfig(config);
       const path = resolve(storage);
@@ -82,10 +126,10 @@ export function sqliteStoreMaker(file: string, options: SqliteMakerOptions = {})
       if (!existsSync(path)) return `${JSON.stringify(storage)} does not exist`;
       let store: SqliteStore;
       try {
-        store = SqliteStore.open.call(Store, path, options.sqlite);
+        store = SqliteStore.resume.call(Store, path, options.sqlite);
       } catch (error) {
-        if (error instanceof SqliteStoreError) return error.message;
-        throw error;
+        if (error instanceof SqliteStoreError) return `${error.code}: ${error.message}`;
+        throw new JobcheckError('storage_unavailable', '', `storage: cannot resume ${JSON.stringify(storage)} (${(error as Error).message})`, { cause: error });
       }
       const held = store.config;
       if ((Object.keys(cfg) as (keyof Config)[]).some((k) => held[k] !== cfg[k])) {

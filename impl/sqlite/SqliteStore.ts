@@ -22,6 +22,7 @@
  * reason impl/memory/JobStore.ts gives: each job's outcome depends only on its own fields and
  * `now`, and each moves at most once per advance.
  */
+import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type {
   ClaimCommand,
@@ -39,10 +40,11 @@ import type {
   SubmitCommand,
   AckCommand,
 } from '../../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
+import { JobcheckError, SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
 import { addTime, retryDelay } from '../memory/JobEntry.ts';
 import type { Counters, Job } from '../rows.ts';
+import { checkStoredRows } from '../storedRows.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts';
 import type { SqliteOptions } from './schema.ts';
 import { SqliteStoreError } from './SqliteStoreError.ts';
@@ -288,6 +290,55 @@ export class SqliteStore {
     } catch (error) {
       db.close();
       throw error;
+    }
+  }
+
+  /**
+   * The store already in `path`, checked before it is served again (a resume after a crash): `path`
+   * must be a regular file (not a folder, FIFO or device), SQLite must read it (not truncated or
+   * malformed), and its rows must be a store's, held to the contract's snapshot schema as `restore`
+   * holds a snapshot, derived columns included (impl/storedRows.ts). Reads every row: O(n).
+   * Throws SqliteStoreError: `unusable_file`, `no_store`, `schema_mismatch`, `invalid_store`.
+   */
+  static resume<T extends SqliteStore>(this: SqliteStoreClass<T>, path: string, options: SqliteOptions = {}): T {
+    let kind: string;
+    try {
+      const stat = statSync(path);
+      kind = stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device';
+    } catch (error) {
+      throw new SqliteStoreError('unusable_file', `${path}: cannot be read (${(error as Error).message})`, { cause: error });
+    }
+    if (kind !== 'file') throw new SqliteStoreError('unusable_file', `${path} is a ${kind}, not a store's file`);
+    let db: Database.Database;
+    try {
+      db = connect(path, options);
+    } catch (error) {
+      if (error instanceof SqliteStoreError) throw error;
+      throw new SqliteStoreError('unusable_file', `${path}: SQLite cannot use it (${(error as Error).message})`, { cause: error });
+    }
+    try {
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new SqliteStoreError('unusable_file', `${path} is damaged (quick_check: ${String(check)})`);
+      let store: T;
+      try {
+        store = new this(db, readConfig(db, path), path);
+      } catch (error) {
+        if (error instanceof SqliteStoreError) throw error;
+        throw new SqliteStoreError('schema_mismatch', `${path} holds a store of another layout (${(error as Error).message})`, { cause: error });
+      }
+      const rows = (db.prepare('SELECT seq, due, claimable FROM jobs').all() as { seq: unknown; due: unknown; claimable: unknown }[]).map((r) => ({
+        seq: Number(r.seq),
+        due: r.due === null ? null : Number(r.due),
+        claimable: r.claimable === 1,
+      }));
+      const unresolved = (db.prepare('SELECT unresolved FROM meta WHERE id = 1').get() as { unresolved: unknown }).unresolved;
+      const checked = checkStoredRows(store.snapshot(), rows, Number(unresolved));
+      if (!checked.ok) throw new SqliteStoreError('invalid_store', `${path} holds rows no store could have written: ${checked.problem}`);
+      return store;
+    } catch (error) {
+      db.close();
+      if (error instanceof SqliteStoreError) throw error;
+      throw new SqliteStoreError('invalid_store', `${path} holds rows that cannot be read as a store's (${(error as Error).message})`, { cause: error });
     }
   }
 
@@ -624,5 +675,11 @@ function readConfig(db: Database.Database, path: string): Config {
   const meta = db.prepare(QUERIES.meta).get() as MetaRow | undefined;
   if (meta === undefined) throw new SqliteStoreError('no_store', `${path} holds no job store (its meta row is missing)`);
   if (meta.schema !== SCHEMA_VERSION) throw new SqliteStoreError('schema_mismatch', `${path} holds a store of layout ${JSON.stringify(meta.schema)}, not ${SCHEMA_VERSION}`);
-  return parseConfig({ capacity: meta.capacity, maxAttempts: meta.maxAttempts, leaseTicks: meta.leaseTicks, backoffBase: meta.backoffBase, backoffCap: meta.backoffCap });
+  try {
+    return parseConfig({ capacity: meta.capacity, maxAttempts: meta.maxAttempts, leaseTicks: meta.leaseTicks, backoffBase: meta.backoffBase, backoffCap: meta.backoffCap });
+  } catch (error) {
+    // The config of a stored store is the file's fault, not the caller's: not the caller's `invalid_config`.
+    if (error instanceof JobcheckError) throw new SqliteStoreError('invalid_store', `${path} holds a meta row no store could have written: ${error.message}`, { cause: error });
+    throw error;
+  }
 }

@@ -23,8 +23,22 @@ export interface HostileCase {
   readonly argv?: readonly string[];
   /** Prepares the run's folder (`{tmp}`) before the harness starts: files, FIFOs, modules. */
   readonly setup?: (tmp: string) => void;
-  /** Expected exit code. */
-  readonly exit: 0 | 1 | 2 | 3;
+  /**
+   * How the harness is started: by the runner itself (default `node`), through `npx jobcheck` in
+   * the repository, or under `sh -c` that stays its parent (`"$0" bin/jobcheck.js "$@"; exit $?`).
+   * The process the runner starts is the one it measures and signals.
+   */
+  readonly launch?: 'node' | 'npx' | 'sh';
+  /**
+   * A signal the runner sends to the process it started, `afterMs` after the run's first
+   * implementation process (the interpreter of `{peer}`) is seen: a check interrupted mid-run.
+   * The run then lasts until no process of it is left (or the runner's hard limit).
+   */
+  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly afterMs: number };
+  /** Expected exit code of the process the runner started (null when it ends by a signal, `signal`). */
+  readonly exit: 0 | 1 | 2 | 3 | 129 | 130 | 143 | null;
+  /** The signal the process the runner started is expected to end by (default: none). */
+  readonly signal?: NodeJS.Signals;
   /** Expected outcome: the verdict, and a pattern the output must show. */
   readonly outcome: string;
   readonly pattern: RegExp;

@@ -100,10 +100,34 @@ function peakOf(pid: number): number {
   }
 }
 
+/** The command line of process `pid`, its arguments split (empty when it cannot be read). */
+function argvOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+  } catch {
+    return [];
+  }
+}
+
+/** How long an interrupted run's processes get to end after the process started has. */
+const INTERRUPT_SETTLE_MS = 15_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How the harness is started for `launch` (case.ts): the executable and the arguments before the command line. */
+function launcher(launch: HostileCase['launch']): [string, string[]] {
+  if (launch === 'npx') return ['npx', ['--no-install', 'jobcheck']];
+  // `; exit $?` keeps the shell from exec'ing node: it stays the harness's parent, as npm's does.
+  if (launch === 'sh') return ['sh', ['-c', '"$0" bin/jobcheck.js "$@"; exit $?', process.execPath]];
+  return [process.execPath, ['bin/jobcheck.js']];
+}
+
 /**
  * Runs one case through `node bin/jobcheck.js check` and measures it. The exploration phase is
  * left out: it asks nothing of a peer's hostility that the campaign does not, and takes most of
  * the time limit on a loaded machine. `python` is the interpreter to run the peer with.
+ * A case started through npx or a wrapper is measured in the harness's own process (the tagged
+ * node process below the one started); an interrupted case lasts until no process of it is left.
  */
 export async function runHostileCase(c: HostileCase, python: string, options: { timeLimit?: string; hardLimitMs?: number } = {}): Promise<HostileRun> {
   const tag = `JOBCHECK_HOSTILE_TAG=${randomUUID()}`;
@@ -113,24 +137,51 @@ export async function runHostileCase(c: HostileCase, python: string, options: { 
   c.setup?.(report);
   const args =
     c.argv === undefined
-      ? ['bin/jobcheck.js', 'check', '--impl', fill(c.command ?? ''), '--runs', '30', '--seed', '1', '--time-limit', options.timeLimit ?? '8', '--no-explore', '--report', report, ...c.flags.map(fill)]
-      : ['bin/jobcheck.js', ...c.argv.map(fill)];
+      ? ['check', '--impl', fill(c.command ?? ''), '--runs', '30', '--seed', '1', '--time-limit', options.timeLimit ?? '8', '--no-explore', '--report', report, ...c.flags.map(fill)]
+      : c.argv.map(fill);
   const [key, value] = tag.split('=') as [string, string];
+  const [exe, before] = launcher(c.launch);
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, [key]: value, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, [key]: value, NO_COLOR: '1' };
+  const child = spawn(exe, [...before, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   // Only the first 256 KiB of each stream are kept: the harness's own output must be small anyway.
   child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString('utf8')).slice(0, 262_144)));
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(0, 262_144)));
   let peakKiB = 0;
-  const poll = setInterval(() => (peakKiB = Math.max(peakKiB, peakOf(child.pid ?? -1))), 20);
-  const hard = setTimeout(() => child.kill('SIGKILL'), options.hardLimitMs ?? 120_000);
-  const [exit, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+  // The harness: the process started, or under npx or a wrapper the tagged node process below it (looked for every 200 ms).
+  let harness = c.launch === undefined || c.launch === 'node' ? child.pid : undefined;
+  let looked = 0;
+  const poll = setInterval(() => {
+    if (harness === undefined && (looked += 1) % 10 === 0) {
+      harness = taggedProcesses(value).find((pid) => pid !== child.pid && /(^|\/)node$/.test(argvOf(pid)[0] ?? ''));
+    }
+    peakKiB = Math.max(peakKiB, peakOf(harness ?? -1));
+  }, 20);
+  const hardMs = options.hardLimitMs ?? 120_000;
+  const hard = setTimeout(() => child.kill('SIGKILL'), hardMs);
+  const ended = new Promise<[number | null, string | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+  let running = true;
+  void ended.then(() => (running = false));
+  if (c.interrupt !== undefined) {
+    // Mid-run: once the first implementation process of the run is up, and `afterMs` more.
+    const peerUp = (): boolean => taggedProcesses(value).some((pid) => argvOf(pid)[0] === python);
+    while (running && !peerUp() && performance.now() - started < hardMs) await sleep(100);
+    await sleep(c.interrupt.afterMs);
+    if (running) child.kill(c.interrupt.signal);
+  }
+  const [exit, signal] = await ended;
+  if (c.interrupt !== undefined) {
+    // What was interrupted must end by itself: the run lasts until no process of it is left, or
+    // INTERRUPT_SETTLE_MS more, after which what is left is counted (and killed) as usual.
+    const by = performance.now() + INTERRUPT_SETTLE_MS;
+    while (taggedProcesses(value).length > 0 && performance.now() < by) await sleep(100);
+  }
   const wallMs = performance.now() - started;
   clearInterval(poll);
   clearTimeout(hard);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   const survivors = taggedProcesses(value);
   for (const pid of survivors) {
     try {

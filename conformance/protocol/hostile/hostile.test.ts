@@ -35,7 +35,7 @@ describe.skipIf(python === undefined)('the harness against a hostile implementat
   it.each(CASES.map((c) => [c.name, c] as const))('%s: ends with the expected outcome, in bounded time and memory, leaving nothing running', (name, c) => {
     const r = runs.get(name) as HostileRun;
     const shown = `${r.stdout}\n${r.stderr}`;
-    expect({ exit: r.exit, signal: r.signal, outcome: c.pattern.test(shown) ? c.outcome : shown.slice(0, 2000) }).toEqual({ exit: c.exit, signal: null, outcome: c.outcome });
+    expect({ exit: r.exit, signal: r.signal, outcome: c.pattern.test(shown) ? c.outcome : shown.slice(0, 2000) }).toEqual({ exit: c.exit, signal: c.signal ?? null, outcome: c.outcome });
     expect(r.left).toBe(0);
     expect(r.wallMs).toBeLessThan(WALL_BOUND_MS);
     expect(r.peakKiB).toBeGreaterThan(0);

@@ -20,7 +20,7 @@ class ConcurrentDoubleClaim(jobstore.Store):
         with self.lock:
             command = self.begin(message)
             job = self.peek_claimable()
-        time.sleep(0.005)  # the bug: the lock is let go between reading the head and taking it
+        time.sleep(0.02)  # the bug: the lock is let go between reading the head and taking it
         with self.lock:
             if job is None:
                 return {'ok': True, 'type': 'claim', 'job': None}

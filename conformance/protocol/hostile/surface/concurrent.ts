@@ -1,4 +1,62 @@
-/** Hostile cases of the concurrent phase (jobcheck/2 peers: slow, silent snapshot, lying after a delay). */
+/**
+ * Hostile cases of the concurrent phase: jobcheck/2 peers that are slow, lie after a delay, or
+ * never answer the final snapshot. The peer (slowConcurrentPeer.mjs) is the correct Python example
+ * behind a proxy, misbehaving only in its jobcheck/2 sessions, so that the sequential phases
+ * pass quickly and the concurrent phase alone decides. One time budget per request: `--timeout`.
+ */
 import type { HostileCase } from '../case.ts';
 
-export const CONCURRENT_CASES: readonly HostileCase[] = [];
+const PEER = 'node conformance/protocol/slowConcurrentPeer.mjs';
+/** The correct store behind the peer: the Python example, which starts in a fraction of a second. */
+const STORE = '{python} -S examples/python/jobstore.py';
+
+/** The check line of a concurrent case: few sequential runs, a short concurrent campaign, a fixed seed. */
+const check = (mode: string, ...flags: string[]): readonly string[] => [
+  'check',
+  '--impl',
+  `${PEER} ${mode} ${STORE}`,
+  '--workers',
+  '2',
+  '--concurrent-runs',
+  '2',
+  '--runs',
+  '1',
+  '--seed',
+  '1',
+  '--no-explore',
+  '--time-limit',
+  '25',
+  '--report',
+  '{tmp}',
+  ...flags,
+];
+
+export const CONCURRENT_CASES: readonly HostileCase[] = [
+  {
+    name: 'concurrent-slow-liar',
+    what: 'jobcheck/2: answers a claim that hands out a job after 2.5 s, its token plus 1000 (within --timeout 5000)',
+    flags: [],
+    argv: check('slow-liar 2500', '--timeout', '5000'),
+    exit: 1,
+    outcome: 'diverge: the late reply is checked',
+    pattern: /reply\.job\.token: model \d+, impl 100\d/,
+  },
+  {
+    name: 'concurrent-silent-snapshot',
+    what: 'jobcheck/2: never answers the final snapshot',
+    flags: [],
+    argv: check('silent-snapshot 0', '--timeout', '2000'),
+    exit: 1,
+    outcome: 'diverge: the final snapshot did not come',
+    pattern: /final snapshot did not come: timeout: no reply to snapshot within 2000 ms/,
+  },
+  {
+    name: 'concurrent-slow-hello',
+    what: 'jobcheck/2: answers each hello after 3 s (within the documented 10 s)',
+    flags: [],
+    argv: check('slow-hello 3000'),
+    exit: 0,
+    outcome: 'agree',
+    pattern: /AGREE/,
+  },
+];

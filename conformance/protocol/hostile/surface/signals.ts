@@ -1,4 +1,85 @@
-/** Hostile cases of signals sent through npx and a parent that goes away. */
+/**
+ * Hostile cases of signals sent through npx and a parent that goes away. Each interrupts a check
+ * mid-run (a second after its first implementation process is up, with a time limit far away) and
+ * holds that nothing of the run is left: not the harness, not one implementation process. npm
+ * passes a signal to its `sh -c` only; the shell dies of SIGTERM and holds SIGINT until its command
+ * ends, so the harness must notice either by itself (cli/followParent.ts).
+ */
 import type { HostileCase } from '../case.ts';
 
-export const SIGNAL_CASES: readonly HostileCase[] = [];
+/** A check that would run for a minute: only the interrupt ends it early. */
+const LONG_CHECK = ['check', '--impl', '{peer} correct', '--runs', '5000', '--seed', '1', '--time-limit', '60', '--no-explore'];
+const LONG = [...LONG_CHECK, '--report', '{tmp}/report'];
+const GONE = /jobcheck: stopped: the process that started it \(pid \d+\) is gone; every implementation process was ended/;
+const HELD_INTERRUPT = /jobcheck: stopped by SIGINT, caught by the shell that started it \(pid \d+\); every implementation process was/;
+
+export const SIGNAL_CASES: readonly HostileCase[] = [
+  {
+    name: 'npx-sigterm',
+    what: 'SIGTERM to `npx jobcheck check` mid-run (npm passes it to its shell, which dies of it)',
+    argv: LONG,
+    flags: [],
+    launch: 'npx',
+    interrupt: { signal: 'SIGTERM', afterMs: 1000 },
+    exit: null,
+    signal: 'SIGTERM',
+    outcome: 'stopped: parent gone, every process ended',
+    pattern: GONE,
+  },
+  {
+    name: 'npx-sigint',
+    what: 'SIGINT to `npx jobcheck check` mid-run (npm passes it to its shell, which holds it)',
+    argv: LONG,
+    flags: [],
+    launch: 'npx',
+    interrupt: { signal: 'SIGINT', afterMs: 1000 },
+    exit: null,
+    signal: 'SIGINT',
+    outcome: 'stopped by SIGINT, every process ended',
+    pattern: HELD_INTERRUPT,
+  },
+  {
+    name: 'wrapper-sigkill',
+    what: 'SIGKILL to a `sh -c` wrapper that started the check, mid-run',
+    argv: LONG,
+    flags: [],
+    launch: 'sh',
+    interrupt: { signal: 'SIGKILL', afterMs: 1000 },
+    exit: null,
+    signal: 'SIGKILL',
+    outcome: 'stopped: parent gone, every process ended',
+    pattern: GONE,
+  },
+  {
+    name: 'wrapper-sigint',
+    what: 'SIGINT to a `sh -c` wrapper that started the check, mid-run (the shell holds it)',
+    argv: LONG,
+    flags: [],
+    launch: 'sh',
+    interrupt: { signal: 'SIGINT', afterMs: 1000 },
+    exit: null,
+    signal: 'SIGINT',
+    outcome: 'stopped by SIGINT, every process ended',
+    pattern: HELD_INTERRUPT,
+  },
+  {
+    name: 'harness-sigterm',
+    what: 'SIGTERM to the harness itself, mid-run',
+    argv: LONG,
+    flags: [],
+    interrupt: { signal: 'SIGTERM', afterMs: 1000 },
+    exit: 143,
+    outcome: 'stopped by SIGTERM (exit 143), every process ended',
+    pattern: /jobcheck: stopped by SIGTERM; every implementation process was ended/,
+  },
+  {
+    name: 'harness-sighup',
+    what: 'SIGHUP to the harness itself, mid-run (its terminal closed)',
+    argv: LONG,
+    flags: [],
+    interrupt: { signal: 'SIGHUP', afterMs: 1000 },
+    exit: 129,
+    outcome: 'stopped by SIGHUP (exit 129), every process ended',
+    pattern: /jobcheck: stopped by SIGHUP; every implementation process was ended/,
+  },
+];

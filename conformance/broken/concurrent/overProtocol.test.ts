@@ -1,0 +1,44 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { Budget } from '../../budget.ts';
+import { runConcurrentCampaign } from '../../concurrent/campaign.ts';
+import { requestCount } from '../../concurrent/generate.ts';
+import { concurrentProcessFactory } from '../../protocol/concurrentProcessAdapter.ts';
+import { CONCURRENT_BROKEN_VARIANTS } from './index.ts';
+
+/**
+ * The racy catalogue over a real process (serve.ts speaking jobcheck/2, real timers between the
+ * steps of a racy command): what the in-process campaign catches is caught over the protocol too,
+ * with stories of at most 12 requests, one process serving every scenario (reset by hello).
+ */
+const SERVE = fileURLToPath(new URL('./serve.ts', import.meta.url));
+const command = (name: string): string => `'${process.execPath}' --import tsx '${SERVE}' ${name}`;
+
+describe('the racy catalogue over jobcheck/2', () => {
+  it('passes the atomic store over the protocol, one process for every scenario', async () => {
+    const factory = concurrentProcessFactory(command('atomic'));
+    try {
+      const r = await runConcurrentCampaign({ factory, workers: 4, numRuns: 60, seed: 1 });
+      expect(r.verdict).toBe('passed');
+      expect(factory.processesStarted).toBe(1);
+    } finally {
+      await factory.close();
+    }
+  }, 120_000);
+
+  for (const v of CONCURRENT_BROKEN_VARIANTS) {
+    it(`catches ${v.name} over a real process, with a story of at most 12 requests`, async () => {
+      const factory = concurrentProcessFactory(command(v.name));
+      try {
+        const r = await runConcurrentCampaign({ factory, workers: 4, numRuns: 400, seed: 1, budget: new Budget(100_000) });
+        expect(r.verdict, `not caught in ${r.runs} runs`).toBe('failed');
+        expect(r.failure?.kind).toBe('not_linearizable');
+        expect(requestCount(r.failure?.run?.rounds ?? [])).toBeLessThanOrEqual(12);
+        expect(r.story).toMatch(/^reproduce: /m);
+        expect(factory.processesStarted).toBe(1);
+      } finally {
+        await factory.close();
+      }
+    }, 150_000);
+  }
+});
