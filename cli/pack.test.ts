@@ -6,9 +6,9 @@
  *
  * Installs prefer npm's cache (`--prefer-offline`): `npm ci` has put every dependency's tarball
  * there, but not the registry metadata that `npm install` of a tarball resolves its dependencies
- * with, so an offline install fails on a machine whose cache started empty. npm 11 runs no install
- * scripts unless approved, so better-sqlite3's native module is not built in these projects;
- * nothing here opens an SQLite store.
+ * with, so an offline install fails on a machine whose cache started empty. Install scripts are
+ * not run (`--ignore-scripts`): nothing here opens an SQLite store, and compiling better-sqlite3's
+ * native module twice would take most of the test's time.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -40,7 +40,7 @@ function run(cwd: string, command: string, args: readonly string[]): { code: num
 
 /** Installs `packages` into `project`, from npm's cache where it has them, else from the registry. */
 function install(project: string, packages: readonly string[]): void {
-  execFileSync(NPM, ['install', ...packages, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: 'pipe', timeout: 400_000 });
+  execFileSync(NPM, ['install', ...packages, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: 'pipe', timeout: 400_000 });
 }
 
 /** A fresh project (`npm init -y`'s package.json, with "type": "module" for ESM) with the tarball installed. */

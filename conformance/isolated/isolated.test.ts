@@ -7,30 +7,17 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { taggedProcesses } from '../protocol/hostile/cases.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = 'conformance/isolated/fixtures';
 const reports = mkdtempSync(join(tmpdir(), 'jobcheck-isolated-'));
 afterAll(() => rmSync(reports, { recursive: true, force: true }));
-
-/** Processes whose environment carries `tag` (the harness and everything it started). */
-function tagged(tag: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(tag)) found.push(Number(entry));
-    } catch {
-      // gone already
-    }
-  }
-  return found;
-}
 
 interface Run {
   readonly exit: number | null;
@@ -64,7 +51,7 @@ async function check(fixture: string, flags: readonly string[], options: { hardM
   clearTimeout(hard);
   clearTimeout(term);
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const survivors = tagged(tag);
+  const survivors = taggedProcesses(tag);
   for (const pid of survivors) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -78,27 +65,14 @@ async function check(fixture: string, flags: readonly string[], options: { hardM
 /** Generous: a node start with tsx takes seconds on a loaded machine, and each store of the concurrent campaign is a process. */
 const HARD_MS = 90_000;
 
+/*
+ * The other misbehaviours of a module (process.exit mid-check, a spin stopped at --timeout or at
+ * --time-limit, each evil value of the concurrent factory) are cases of the hostile suite
+ * (conformance/protocol/hostile/surface/modules.ts), asserted there for outcome, exit code, wall
+ * time, memory and processes left. Here: what that suite cannot send (a signal to a spinning
+ * module's harness) and what it does not read (the verdict of the JSON report).
+ */
 describe('a module that ends or stalls the process it runs in', () => {
-  it('calls process.exit(0) in its fifth command: a process_exited divergence (exit 1) with its story, never exit 0 with no output', async () => {
-    const r = await check('exitMidway', ['--runs', '5', '--timeout', '15000', '--time-limit', '40'], { hardMs: HARD_MS });
-    expect({ exit: r.exit, left: r.left }).toEqual({ exit: 1, left: 0 });
-    expect(r.stdout).toMatch(/verdict: DIVERGE/);
-    expect(r.stdout).toMatch(/ProcessError: process_exited: the implementation ended/);
-    expect(r.wallMs).toBeLessThan(HARD_MS);
-  }, HARD_MS + 10_000);
-
-  it('spins for ever in a command: stopped at --timeout with a typed timeout divergence (exit 1)', async () => {
-    const r = await check('busyLoop', ['--runs', '5', '--timeout', '4000', '--time-limit', '40'], { hardMs: HARD_MS });
-    expect({ exit: r.exit, left: r.left }).toEqual({ exit: 1, left: 0 });
-    expect(r.stdout).toMatch(/AdapterError: timeout: execute did not settle within 4/);
-  }, HARD_MS + 10_000);
-
-  it('spins for ever in a command: stopped at --time-limit as INCOMPLETE (exit 3), never as agreement', async () => {
-    const r = await check('busyLoop', ['--runs', '5', '--timeout', '600000', '--time-limit', '25'], { hardMs: HARD_MS });
-    expect({ exit: r.exit, left: r.left }).toEqual({ exit: 3, left: 0 });
-    expect(r.stdout).toMatch(/INCOMPLETE: stopped by the time limit/);
-  }, HARD_MS + 10_000);
-
   it('spins for ever in a command: SIGTERM ends the run promptly (exit 143), and the module\'s process with it', async () => {
     const r = await check('busyLoop', ['--runs', '5', '--timeout', '600000', '--time-limit', '600'], { hardMs: 40_000, termAfterMs: 12_000 });
     expect({ exit: r.exit, left: r.left }).toEqual({ exit: 143, left: 0 });
@@ -107,14 +81,8 @@ describe('a module that ends or stalls the process it runs in', () => {
 });
 
 describe("a module's concurrent factory, guarded as the sequential one", () => {
-  const cases = [
-    ['concurrentThrowingGetter', 'replies with an object whose ok getter throws'],
-    ['concurrentNullFactory', 'resolves to null'],
-    ['concurrentCyclic', 'replies with a cycle'],
-    ['concurrentDeep', 'replies with a value nested 200,000 deep'],
-    ['concurrentProxy', 'replies with Proxies whose ownKeys trap throws'],
-    ['concurrentPolluted', 'pollutes Object.prototype (toJSON, ok)'],
-  ] as const;
+  // A polluted Object.prototype once made the report writer print `agree` beside exit 1.
+  const cases = [['concurrentPolluted', 'pollutes Object.prototype (toJSON, ok)']] as const;
   it.each(cases)('%s (%s): a divergence of the concurrent campaign (exit 1) whose verdict the report keeps', async (fixture) => {
     const r = await check(fixture, ['--runs', '1', '--workers', '2', '--timeout', '15000', '--time-limit', '45', '--json'], { hardMs: HARD_MS });
     expect({ exit: r.exit, left: r.left }).toEqual({ exit: 1, left: 0 });

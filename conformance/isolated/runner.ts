@@ -211,7 +211,8 @@ for await (const line of lines) {
     writeLine({ ok: true, type: 'restart' });
     continue;
   }
-  const envelope = message as { id?: unknown; lane?: unknown; command?: unknown };
+  // A line that is not an object (`null`, a number: a malformed command) has no envelope to read.
+  const envelope = (message !== null && typeof message === 'object' ? message : {}) as { id?: unknown; lane?: unknown; command?: unknown };
   const wellFormed = Number.isSafeInteger(envelope.id) && Number.isSafeInteger(envelope.lane);
   if (type === 'request' && session.protocol === PROTOCOL_VERSION_2 && store !== undefined && wellFormed) {
     const id = envelope.id as number;
