@@ -11,15 +11,15 @@ import { cpus, loadavg, platform } from 'node:os';
 import fc from 'fast-check';
 import { initialState, step, toSnapshot } from '../model/index.ts';
 import { JobStore } from '../impl/index.ts';
-import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
-import { modelFactory } from '../conformance/adapters/model.ts';
-import { scenarioArb } from '../conformance/arbitraries.ts';
+import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
+import { modelFactory } from '../conformance/stores/model.ts';
+import { scenarioArb } from '../conformance/random/arbitraries.ts';
 import { BROKEN_VARIANTS } from '../conformance/broken/index.ts';
-import { runCampaign } from '../conformance/campaign.ts';
-import { firstDifference } from '../conformance/compare.ts';
-import { runLockstep } from '../conformance/lockstep.ts';
-import type { LockstepResult } from '../conformance/lockstep.ts';
-import { runPathSuite } from '../conformance/pathSuite.ts';
+import { runCampaign } from '../conformance/random/campaign.ts';
+import { firstDifference } from '../conformance/lockstep/compare.ts';
+import { runLockstep } from '../conformance/lockstep/index.ts';
+import type { LockstepResult } from '../conformance/lockstep/index.ts';
+import { runPathSuite } from '../conformance/paths/pathSuite.ts';
 import { median } from './measure.ts';
 
 const RUNS = Number(process.env['JOBCHECK_BENCH_RUNS'] ?? 1000);
@@ -102,7 +102,11 @@ const times = await interleaved(
       }
     },
     compare: () => {
-      resolved.forEach((r, i) => r.steps.forEach((st, j) => firstDifference(st.modelSnapshot, copies[i]?.[j])));
+      resolved.forEach((r, i) => {
+        r.steps.forEach((st, j) => {
+          firstDifference(st.modelSnapshot, copies[i]?.[j]);
+        });
+      });
     },
     paths: () => runPathSuite({ factory: jobStoreFactory() }),
   },

@@ -270,9 +270,13 @@ function raceSizes(sizes: readonly Prepared[], reps: number): number[][] {
       const s = (r + q) % sizes.length;
       const p = sizes[s] as Prepared;
       const times = race(1, p.streams, p.result.plan.commands, p.contenders.map((_, k) => p.contenders[(r + k) % p.contenders.length] as Contender<unknown>), 0);
-      times.forEach((t, k) => perCommand[s]?.[(r + k) % p.contenders.length]?.push(t));
+      times.forEach((t, k) => {
+        perCommand[s]?.[(r + k) % p.contenders.length]?.push(t);
+      });
     }
-    perCommand.forEach((lists, i) => (spreads[i] = lists.map((l) => [Math.min(...l), Math.max(...l)] as [number, number])));
+    perCommand.forEach((lists, i) => {
+      spreads[i] = lists.map((l) => [Math.min(...l), Math.max(...l)] as [number, number]);
+    });
     console.log(`  round ${r + 1}/${reps}: ${sizes.map((p, s) => `${p.resident}: ${perCommand[s]?.map((l) => (l[l.length - 1] ?? 0).toFixed(3)).join(' / ')}`).join('; ')}`);
   }
   return perCommand.map((lists) => lists.map((l) => median(l)));

@@ -44,8 +44,8 @@ export function pureTransition<M extends AnyStateMachine>(machine: M): PureTrans
 );
 
 type ModelModule = typeof import('../model/index.ts');
-type CampaignModule = typeof import('../conformance/campaign.ts');
-type JobStoreAdapterModule = typeof import('../conformance/adapters/jobStore.ts');
+type CampaignModule = typeof import('../conformance/random/campaign.ts');
+type JobStoreAdapterModule = typeof import('../conformance/stores/jobStore.ts');
 interface Contender {
   readonly name: string;
   readonly model: ModelModule;
@@ -57,8 +57,8 @@ async function load(name: string, base: string): Promise<Contender> {
   return {
     name,
     model: (await import(url('model/index.ts'))) as ModelModule,
-    campaign: (await import(url('conformance/campaign.ts'))) as CampaignModule,
-    adapters: (await import(url('conformance/adapters/jobStore.ts'))) as JobStoreAdapterModule,
+    campaign: (await import(url('conformance/random/campaign.ts'))) as CampaignModule,
+    adapters: (await import(url('conformance/stores/jobStore.ts'))) as JobStoreAdapterModule,
   };
 }
 const before = await load('before: xstate transition() per call', legacyRoot);
@@ -79,9 +79,9 @@ const load1 = (): string => loadavg()[0]?.toFixed(2) ?? '?';
 const loadAtStart = load1();
 
 // --- 1. The step alone, on recorded commands. -------------------------------------------------------
-const { scenarioArb } = await import('../conformance/arbitraries.ts');
-const { runLockstep } = await import('../conformance/lockstep.ts');
-const { modelFactory } = await import('../conformance/adapters/model.ts');
+const { scenarioArb } = await import('../conformance/random/arbitraries.ts');
+const { runLockstep } = await import('../conformance/lockstep/index.ts');
+const { modelFactory } = await import('../conformance/stores/model.ts');
 const scenarios = fc.sample(scenarioArb(), { numRuns: 300, seed: 7 });
 const scripts: { config: import('../contract/index.ts').Config; commands: unknown[] }[] = [];
 for (const s of scenarios) {

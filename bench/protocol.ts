@@ -19,8 +19,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { runCheck } from '../cli/check.ts';
-import type { CheckOptions, CheckReport } from '../cli/check.ts';
+import { runCheck } from '../conformance/check/index.ts';
+import type { CheckReport, CheckTarget } from '../conformance/check/index.ts';
 import { DEFAULT_PROCESS_PARALLEL } from '../cli/target.ts';
 import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { Peer, processAdapterFactory } from '../conformance/protocol/index.ts';
@@ -79,11 +79,11 @@ async function check(harness: Harness, script: string, seed: number, runs: numbe
   const t = performance.now();
   let report: CheckReport;
   try {
-    const options: CheckOptions =
+    const target: CheckTarget =
       harness === 'before'
-        ? { factory, runs, seed, parallel: 1, restarts: () => factory.restarts, noExplore: true }
-        : { factory, warmFactory: factory.warm, runs, seed, parallel: DEFAULT_PROCESS_PARALLEL, restarts: () => factory.restarts, noExplore: true };
-    report = await runCheck(options);
+        ? { factory, parallel: 1, restarts: () => factory.restarts }
+        : { factory, warmFactory: factory.warm, parallel: DEFAULT_PROCESS_PARALLEL, restarts: () => factory.restarts };
+    report = await runCheck(target, { runs, seed, noExplore: true });
   } finally {
     await factory.close();
   }

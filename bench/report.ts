@@ -188,12 +188,14 @@ export function report(input: ReportInput): string {
       'The decisions those need (did a claim find a job and with which token, was a submit admitted, does a failed job wait) are read from the recording instead of worked out, so the floor does the data-structure work the stream implies and no more. ' +
       `Its settlements found no delivery for ${results.map((r) => pct(r.settles.floorMisses / r.settles.total)).join(' / ')} of settlements by size, against ${results.map((r) => pct(r.settles.stale / r.settles.total)).join(' / ')} the store refused as \`stale_token\` (the floor keeps expired deliveries and skips no dead job, so it drifts a little from the store).`,
   );
-  lines.push("- **model**: the reference model's `step` (xstate), on the first commands of the same streams (whole streams at 1e3, a prefix of the first at 1e4), " + `${input.modelReps} repetitions.`);
+  lines.push(
+    `- **model**: the reference model's \`step\` (xstate), on the first commands of the same streams (whole streams at 1e3, a prefix of the first at 1e4), ${input.modelReps} repetitions.`,
+  );
   lines.push('');
   lines.push(
     `The same mode at every size: each stream is replayed on a fresh copy of the built store, made just before it (not timed), so every size is measured on a store of its size (a stream adds ${growth} to it by size) that was just built. ` +
       `Sizes below ${int(input.minTimed * 10)} replay several streams per repetition so that each repetition times at least ${int(input.minTimed)} commands. ` +
-      `Untimed rounds first warm every contender up (at least ${int(input.warmup)} commands each, at every size); then come ${results[0]?.plan.reps ?? 0} rounds, in each of which every size and, within it, every contender is timed once, in orders that rotate each round (so the load from elsewhere on the machine falls alike on all sizes and contenders); a full garbage collection starts each contender\'s turn and a young-generation one follows each copy; each cell is the median. ` +
+      `Untimed rounds first warm every contender up (at least ${int(input.warmup)} commands each, at every size); then come ${results[0]?.plan.reps ?? 0} rounds, in each of which every size and, within it, every contender is timed once, in orders that rotate each round (so the load from elsewhere on the machine falls alike on all sizes and contenders); a full garbage collection starts each contender's turn and a young-generation one follows each copy; each cell is the median. ` +
       'Times are CPU time of the benchmark process (user + system, garbage collection included), not wall time: on a small shared machine wall time mostly measures the other work ' +
       '(CPU time is not immune either: work on the other core competes for caches and memory bandwidth).',
   );

@@ -189,7 +189,8 @@ export class Driver {
 
   /** A uniform number in [0, 1) (mulberry32 over the state's seed). */
   protected random(): number {
-    const a = (this.state.rng = (this.state.rng + 0x6d2b79f5) >>> 0);
+    this.state.rng = (this.state.rng + 0x6d2b79f5) >>> 0;
+    const a = this.state.rng;
     let t = Math.imul(a ^ (a >>> 15), a | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;

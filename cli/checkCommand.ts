@@ -1,24 +1,26 @@
 /**
- * `jobcheck check`: fixture stories, path suite and a random campaign against one implementation;
- * prints the verdict, the shortest failure story and a coverage summary; writes the failure
- * artifact and coverage reports to the report directory. Exit code 0 agree, 1 diverge.
+ * `jobcheck check`: parses the flags, builds the target (cli/target.ts), runs the engine's one
+ * check on it (conformance/check/runCheck.ts: fixture stories, path suite, random campaign,
+ * exploration, competing workers), and renders the report (cli/output/): prints the verdict, the
+ * shortest failure story and a coverage summary; writes the failure artifact and coverage reports
+ * to the report directory. Exit code 0 agree, 1 diverge, 2 usage or setup error, 3 incomplete.
  */
 import { writeFile } from 'node:fs/promises';
-import { PATH_CONFIG } from '../conformance/lifecyclePaths.ts';
+import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { Budget } from '../conformance/budget.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { prepareOutputFile, prepareReportDir } from './outputs.ts';
-import { runCheck } from './check.ts';
-import { checkJson, renderCheckText, terminalColors, writeReportFiles } from './checkOutput.ts';
-import type { CheckContext } from './checkOutput.ts';
+import { runCheck } from '../conformance/check/index.ts';
+import { checkJson, renderCheckText, terminalColors, writeReportFiles } from './output/index.ts';
+import type { CheckContext } from './output/index.ts';
 import { checkJunit, setupErrorJunit } from './junit.ts';
 import { progressLine } from './progress.ts';
 import { DEFAULT_PROCESS_PARALLEL, TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
 import { MAX_PARALLEL } from '../conformance/parallel.ts';
-import { MAX_COMMANDS, MAX_RUNS, checkCampaignPlan, parsePath, shardRuns } from '../conformance/campaign.ts';
-import type { CampaignShard } from '../conformance/campaign.ts';
+import { MAX_COMMANDS, MAX_RUNS, checkCampaignPlan, parsePath, shardRuns } from '../conformance/random/campaign.ts';
+import type { CampaignShard } from '../conformance/random/campaign.ts';
 import { MAX_CONCURRENT_RUNS, checkConcurrentPath } from '../conformance/concurrent/pathCheck.ts';
 import { ConformanceError } from '../conformance/errors.ts';
 
@@ -189,16 +191,11 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       throw error;
     });
     const progress = progressLine(io.isTTY);
-    const report = await runCheck({
-      factory: target.factory,
+    const report = await runCheck(target, {
       runs,
       seed,
       budget,
-      parallel: target.parallel,
       noExplore: values['no-explore'] === true,
-      ...(target.warmFactory === undefined ? {} : { warmFactory: target.warmFactory }),
-      ...(target.campaignFactory === undefined ? {} : { campaignFactory: target.campaignFactory }),
-      ...(target.restarts === undefined ? {} : { restarts: target.restarts }),
       ...(maxCommands === undefined ? {} : { maxCommands }),
       ...(values.path === undefined ? {} : { path: values.path }),
       ...(shard === undefined ? {} : { shard }),
@@ -206,7 +203,6 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
         ? {}
         : {
             concurrent: {
-              factory: target.concurrentFactory,
               workers,
               runs: concurrentRuns,
               ...(concurrentPath === undefined ? {} : { path: concurrentPath }),

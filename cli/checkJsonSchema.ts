@@ -1,6 +1,6 @@
 /**
  * The format of `jobcheck check --json`, as a zod schema: the one place it is defined. checkJson
- * (cli/checkOutput.ts) builds values of it, the tests parse real outputs with it, and the JSON
+ * (cli/output/json.ts) builds values of it, the tests parse real outputs with it, and the JSON
  * Schema generated from it (docs/check-result.schema.json, written by `npm run docs`) is what
  * other tools validate against. The field table of docs/cli.md is generated from the same
  * descriptions.

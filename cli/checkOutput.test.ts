@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RULE_IDS } from '../contract/rules.ts';
-import { coverageUniverse } from '../conformance/coverage.ts';
-import type { Coverage } from '../conformance/coverage.ts';
-import { colorEnabled, neverHitLines, rulesNeverHit, terminalColors, verdictWord } from './checkOutput.ts';
+import { coverageUniverse } from '../conformance/coverage/coverage.ts';
+import type { Coverage } from '../conformance/coverage/coverage.ts';
+import { colorEnabled, neverHitLines, rulesNeverHit, terminalColors, verdictWord } from './output/index.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ESC = '\u001b[';

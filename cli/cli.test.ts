@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECK_EXPLORATION } from '../conformance/explore/index.ts';
-import { lifecyclePaths } from '../conformance/lifecyclePaths.ts';
+import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
 import { listFixtures } from '../model/fixtures.ts';
 import { VERSION, runCli } from './cli.ts';
 import { checkResultSchema } from './checkJsonSchema.ts';
@@ -46,7 +46,7 @@ describe('bad invocations: one line on stderr, exit code 2', () => {
     [['check', '--builtin', '--runs', '0'], /--runs must be at least 1/],
     [['check', '--broken', 'no-such-bug'], /no broken variant named "no-such-bug"/],
     [['check', '--module', 'no/such/file.ts'], /no such file/],
-    [['check', '--module', 'conformance/adapters/jobStore.ts'], /exports no AdapterFactory/],
+    [['check', '--module', 'conformance/stores/jobStore.ts'], /exports no AdapterFactory/],
     [['replay', '--builtin'], /give exactly one artifact file/],
     [['replay', join(ROOT, 'package.json'), '--builtin'], /invalid artifact/],
     [['coverage'], /at least one coverage JSON file/],

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
-import { outsideText } from '../conformance/outsideText.ts';
+import { outsideText } from '../conformance/outside/outsideText.ts';
 
 /** Usage text of `jobcheck` itself. */
 export const MAIN_USAGE = `Usage: jobcheck <command> [options]
@@ -51,7 +51,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<n
   profile: async (argv, io) => (await import('./profileCommand.ts')).profileCommand(argv, io),
   serve: async (argv, io) => (await import('./serveCommand.ts')).serveCommand(argv, io),
   demo: async (argv, io) =>
-    (await import('./demo.ts')).runDemo([...argv], {
+    (await import('./demo/index.ts')).runDemo([...argv], {
       stdin: io.stdin ?? process.stdin,
       stdout: io.stdout,
       stderr: io.stderr,

@@ -3,12 +3,12 @@
  * its report directory, possibly on several machines), adds them up, and writes the merged JSON,
  * the Markdown summary and the HTML page with the coloured lifecycle diagram.
  */
-import { mergeCoverage, neverHit } from '../conformance/coverage.ts';
-import type { Coverage } from '../conformance/coverage.ts';
-import { readCoverage, writeCoverageReport } from '../conformance/coverageFiles.ts';
+import { mergeCoverage, neverHit } from '../conformance/coverage/coverage.ts';
+import type { Coverage } from '../conformance/coverage/coverage.ts';
+import { readCoverage, writeCoverageReport } from '../conformance/coverage/coverageFiles.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
-import { coverageSummary, neverHitLine } from './checkOutput.ts';
+import { coverageSummary, neverHitLine } from './output/index.ts';
 import { prepareOutputDir } from './outputs.ts';
 
 /** Default output directory of `jobcheck coverage`. */

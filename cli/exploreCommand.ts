@@ -6,16 +6,16 @@
  * 3 incomplete.
  */
 import { join } from 'node:path';
-import { toArtifact, writeArtifact } from '../conformance/artifact.ts';
+import { toArtifact, writeArtifact } from '../conformance/lockstep/artifact.ts';
 import { Budget } from '../conformance/budget.ts';
-import { writeCoverageReport } from '../conformance/coverageFiles.ts';
-import { neverHit } from '../conformance/coverage.ts';
+import { writeCoverageReport } from '../conformance/coverage/coverageFiles.ts';
+import { neverHit } from '../conformance/coverage/coverage.ts';
 import { DEFAULT_EXPLORATION, DEFAULT_MAX_STATES, DEFAULT_SCOPE, EXPLORE_CONFIGS, collisionProbability, explore, exploreConfig } from '../conformance/explore/index.ts';
 import type { ExplorePart, ExploreResult, ExploreScope } from '../conformance/explore/index.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
-import { coverageSummary, neverHitLine } from './checkOutput.ts';
+import { coverageSummary, neverHitLine } from './output/index.ts';
 import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
 import { prepareReportDir } from './outputs.ts';
 import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';

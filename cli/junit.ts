@@ -6,10 +6,11 @@
  * the suite's `<properties>`. A check that could not start (exit 2) is one `<error>` case, so
  * that the CI page says why. Pure, given the timestamp.
  */
-import { renderStory } from '../conformance/story.ts';
-import type { CheckReport } from './check.ts';
-import type { CheckContext } from './checkOutput.ts';
-import { concurrentLine, renderFailure, renderFixtureStory, reproduceCommand } from './checkOutput.ts';
+import { renderStory } from '../conformance/lockstep/story.ts';
+import type { CheckReport } from '../conformance/check/index.ts';
+import { renderFixtureStory } from '../conformance/check/index.ts';
+import type { CheckContext } from './output/index.ts';
+import { concurrentLine, renderFailure, reproduceCommand } from './output/index.ts';
 
 /** Escapes text for XML attributes and content, dropping characters XML 1.0 cannot hold. Pure. */
 export function xmlEscape(text: string): string {

@@ -6,6 +6,7 @@
  */
 import { constants } from 'node:fs';
 import { access, mkdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SetupError } from './args.ts';
 
@@ -17,7 +18,7 @@ export async function prepareOutputDir(command: string, what: string, dir: strin
   const target = resolve(dir);
   const missing: string[] = [];
   for (let current = target; ; ) {
-    let info;
+    let info: Stats;
     try {
       info = await stat(current);
     } catch (error) {

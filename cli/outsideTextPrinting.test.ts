@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emptyCoverage } from '../conformance/coverage.ts';
-import { coverageHtml, coverageMarkdown } from '../conformance/coverageReport.ts';
+import { emptyCoverage } from '../conformance/coverage/coverage.ts';
+import { coverageHtml, coverageMarkdown } from '../conformance/coverage/coverageReport.ts';
 import { ProcessError } from '../conformance/protocol/processError.ts';
-import { implementationName } from './checkOutput.ts';
+import { implementationName } from './output/index.ts';
 import { runCli } from './cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'jobcheck-outside-text-'));

@@ -2,8 +2,8 @@
  * `jobcheck paths`: lists the path suite, the paths enumerated from the lifecycle machine with
  * @xstate/graph, each with the transitions it takes and the length of its command script.
  */
-import { PATH_CONFIG, lifecyclePaths } from '../conformance/lifecyclePaths.ts';
-import { describeCommand, describeConfig } from '../conformance/story.ts';
+import { PATH_CONFIG, lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
+import { describeCommand, describeConfig } from '../conformance/lockstep/story.ts';
 import type { CliIO } from './args.ts';
 import { parseCommandArgs } from './args.ts';
 

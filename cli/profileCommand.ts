@@ -5,7 +5,7 @@
  * when the time limit stopped a rule's campaign with nothing departing (not a pass).
  */
 import { writeFile } from 'node:fs/promises';
-import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/inputFile.ts';
+import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/outside/inputFile.ts';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RULE_IDS } from '../contract/rules.ts';
@@ -14,10 +14,10 @@ import { Budget } from '../conformance/budget.ts';
 import { MAX_PARALLEL } from '../conformance/parallel.ts';
 import { ProfileError, renderProfileMarkdown, renderProfileText, runProfile } from '../conformance/profile/index.ts';
 import type { ProfileTarget } from '../conformance/profile/index.ts';
-import { PATH_CONFIG } from '../conformance/lifecyclePaths.ts';
+import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
-import { MAX_RUNS, MAX_SHRINK_STEP } from '../conformance/campaign.ts';
+import { MAX_RUNS, MAX_SHRINK_STEP } from '../conformance/random/campaign.ts';
 import { prepareOutputFile } from './outputs.ts';
 import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
 import type { Target, TargetFlags } from './target.ts';
@@ -116,7 +116,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
   if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`profile: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
   // A huge run index would make fast-check skip that many values synchronously, deaf to the time limit.
   const huge = (n: string, i: number): boolean => n.length > 15 || Number(n) >= (i === 0 ? MAX_RUNS : MAX_SHRINK_STEP);
-  if (values.path !== undefined && values.path.split(':').some(huge)) {
+  if (values.path?.split(':').some(huge)) {
     const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
     throw new UsageError(`profile: --path ${JSON.stringify(values.path.slice(0, 60))} names ${bounds} (invalid_path)`);
   }

@@ -6,7 +6,7 @@
  * counter instead of a bar that would always look full.
  */
 import cliProgress from 'cli-progress';
-import type { CheckProgress } from './check.ts';
+import type { CheckProgress } from '../conformance/check/index.ts';
 
 /** Receives check progress; `stop()` clears the line. */
 export interface ProgressLine {

@@ -3,11 +3,12 @@
  * implementation (usually after a fix) and tells it as a story. Needs no model: the artifact holds
  * the expected replies and snapshots. Exit code 0 when the implementation now agrees, 1 when not.
  */
-import { readArtifact, replayArtifact, verifyArtifact } from '../conformance/artifact.ts';
+import { readArtifact, replayArtifact, verifyArtifact } from '../conformance/lockstep/artifact.ts';
+import type { Artifact } from '../conformance/lockstep/artifact.ts';
 import { Budget } from '../conformance/budget.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
-import { renderStory } from '../conformance/story.ts';
-import { outsideText, terminalBlock } from '../conformance/outsideText.ts';
+import { renderStory } from '../conformance/lockstep/story.ts';
+import { outsideText, terminalBlock } from '../conformance/outside/outsideText.ts';
 import { clipText } from '../contract/index.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
@@ -47,7 +48,7 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
   const file = positionals[0] as string;
   const timeout = values.timeout === undefined ? undefined : intFlag('replay', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
   const timeLimitMs = durationFlag('replay', 'time-limit', values['time-limit'], DEFAULT_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
-  let artifact;
+  let artifact: Artifact;
   try {
     artifact = await readArtifact(file);
     verifyArtifact(artifact);

@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCampaign } from '../conformance/campaign.ts';
+import { runCampaign } from '../conformance/random/campaign.ts';
 import { catalogueVariant } from '../conformance/broken/catalogue.ts';
 import { concurrentBrokenVariant } from '../conformance/broken/concurrent/index.ts';
 import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
-import { PATH_CONFIG } from '../conformance/lifecyclePaths.ts';
+import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import { initialState, step, toSnapshot } from '../model/index.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -49,7 +49,7 @@ function jobcheck(...args: string[]): Promise<Run> {
 
 let reports = 0;
 /** A fresh report folder, and the flags every check here shares. */
-const quick = (): string[] => ['--no-explore', '--time-limit', '40', '--report', join(dir, `report-${(reports += 1)}`)];
+const quick = (): string[] => ['--no-explore', '--time-limit', '40', '--report', join(dir, `report-${++reports}`)];
 
 /** One typed line on stderr, exit code 2, nothing on stdout, no internal error. */
 function expectRefused(r: Run, mentions: RegExp): void {

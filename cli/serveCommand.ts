@@ -3,7 +3,7 @@
  * stdin and stdout until stdin ends, so that any tool (jobcheck itself included) can drive it as
  * it drives an implementation in another language.
  */
-import { modelStoreMaker } from '../conformance/adapters/model.ts';
+import { modelStoreMaker } from '../conformance/stores/model.ts';
 import { memoryStoreMaker, postgresStoreMaker, serveLines, sqliteStoreMaker } from '../impl/protocol/index.ts';
 import type { StoreMaker } from '../impl/protocol/index.ts';
 import type { CliIO } from './args.ts';

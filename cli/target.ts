@@ -3,19 +3,18 @@
  * (`--impl "<command>"`), a JS/TS module exporting an AdapterFactory (`--module <path>`), the
  * built-in impl/JobStore (`--builtin`) or one of the catalogue's broken variants (`--broken <name>`).
  */
-import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/inputFile.ts';
+import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/outside/inputFile.ts';
 import { resolve } from 'node:path';
 import { clipText } from '../contract/index.ts';
 import type { Config } from '../contract/index.ts';
-import type { AdapterFactory } from '../conformance/adapter.ts';
 import { ModuleLoadError, isolatedModule } from '../conformance/isolated/moduleTarget.ts';
 import type { IsolatedModule } from '../conformance/isolated/moduleTarget.ts';
 import { MODULE_FAILURE_MARK } from '../conformance/isolated/wire.ts';
-import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
+import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import type { Budget } from '../conformance/budget.ts';
 import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS, ProcessAdapter, processAdapterFactory } from '../conformance/protocol/index.ts';
-import type { RestartCounts } from '../conformance/protocol/index.ts';
+import type { CheckTarget } from '../conformance/check/index.ts';
 import { concurrentProcessFactory } from '../conformance/protocol/index.ts';
 import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
 import { lockedJobStoreFactory, sequentialFactory } from '../conformance/concurrent/inProcess.ts';
@@ -45,21 +44,17 @@ Implementation options:
   --fresh              --impl: start a new process for every store instead of resetting one with hello
   --verbose            --impl: pass the implementation's stderr through`;
 
-/** A chosen implementation: its factory, how to name it, and how to release it. */
-export interface Target {
+/**
+ * A chosen implementation: the engine's CheckTarget (its stores for each phase of a check, see
+ * conformance/check/target.ts), with how to name it, how to select it again, and how to release it.
+ */
+export interface Target extends CheckTarget {
   /** For reports: the command, the module path, `impl/JobStore` or `broken/<name>`. */
   readonly name: string;
   /** The flags that select it again, for replay hints (e.g. `--impl "python3 x.py"`). */
   readonly flags: string;
-  readonly factory: AdapterFactory;
-  /** The factory for the path suite and campaigns, when it differs (a process target: warm restarts, see cli/check.ts). */
-  readonly warmFactory?: AdapterFactory;
-  /** The factory for the campaign, when it differs (a process target: crash restarts of a durable implementation). */
-  readonly campaignFactory?: AdapterFactory;
   /** Stores checked at once unless `--parallel` says otherwise: several for a process, 1 in process. */
   readonly parallel: number;
-  /** Restarts done so far, cold and warm (a process target). */
-  readonly restarts?: () => RestartCounts;
   /**
    * Stores for the concurrent campaign (`--workers`): the implementation taking requests from
    * several lanes at once, or one at a time when it cannot (a jobcheck/1 process, a module without
@@ -183,7 +178,7 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
  * divergence. Returns the name the implementation gives itself (the hello reply), if any.
  */
 export async function preflight(target: Target, config: Config): Promise<string | undefined> {
-  let adapter;
+  let adapter: Awaited<ReturnType<Target['factory']>>;
   try {
     adapter = await target.factory(config);
   } catch (error) {

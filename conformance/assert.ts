@@ -2,12 +2,12 @@
  * Thin throwing wrappers for test runners: the engine's results are data; these turn a
  * divergence into a ConformanceError whose message is the story.
  */
-import type { CampaignOptions, CampaignResult } from './campaign.ts';
-import { runCampaign } from './campaign.ts';
+import type { CampaignOptions, CampaignResult } from './random/campaign.ts';
+import { runCampaign } from './random/campaign.ts';
 import { ConformanceError } from './errors.ts';
-import type { PathSuiteOptions, PathSuiteResult } from './pathSuite.ts';
-import { runPathSuite } from './pathSuite.ts';
-import { renderStory } from './story.ts';
+import type { PathSuiteOptions, PathSuiteResult } from './paths/pathSuite.ts';
+import { runPathSuite } from './paths/pathSuite.ts';
+import { renderStory } from './lockstep/story.ts';
 
 /** Runs a campaign and throws ConformanceError `divergence` (message: the story) if it diverges. */
 export async function assertConforms(options: CampaignOptions): Promise<CampaignResult> {

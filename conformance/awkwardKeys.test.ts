@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { JobcheckError, parseSnapshot } from '../contract/index.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from '../model/index.ts';
-import { jobStoreFactory } from './adapters/jobStore.ts';
-import { runLockstep } from './lockstep.ts';
-import type { ScriptStep } from './symbolic.ts';
+import { jobStoreFactory } from './stores/jobStore.ts';
+import { runLockstep } from './lockstep/index.ts';
+import type { ScriptStep } from './lockstep/symbolic.ts';
 
 const config = { capacity: 3, maxAttempts: 2, leaseTicks: 5, backoffBase: 1, backoffCap: 4 };
 const names = ['__proto__', 'constructor', 'toString'] as const;

@@ -4,13 +4,13 @@
  * implementation ends when its budget says, with the runs it completed, never later. Running out
  * is not a verdict about the implementation: it is reported as "stopped by time limit".
  */
+import { CodedError } from '../contract/CodedError.ts';
 
 /** The error a wait ends with when the check's time limit is reached. Not a divergence. */
-export class TimeLimitReached extends Error {
+export class TimeLimitReached extends CodedError<'time_limit'> {
   override name = 'TimeLimitReached' as const;
-  readonly code = 'time_limit' as const;
   constructor(message = 'the time limit of the check was reached') {
-    super(message);
+    super('time_limit', message);
   }
 }
 

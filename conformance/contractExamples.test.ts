@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { JobStore } from '../impl/index.ts';
 import { contractExamples } from '../model/contractExamples.ts';
 import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
-import { comparableReply } from './compare.ts';
+import { comparableReply } from './lockstep/compare.ts';
 import { Peer } from './protocol/index.ts';
 
 const examples = contractExamples();

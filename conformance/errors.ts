@@ -4,6 +4,8 @@
  * file that does not parse).
  */
 
+import { CodedError } from '../contract/CodedError.ts';
+
 /** Stable codes of conformance errors. */
 export type ConformanceErrorCode =
   /** A check diverged (thrown by the assert wrappers only); the message is the story. */
@@ -18,11 +20,6 @@ export type ConformanceErrorCode =
   | 'invalid_campaign';
 
 /** An error with a stable `code`; for `divergence` the message is the full story. */
-export class ConformanceError extends Error {
+export class ConformanceError extends CodedError<ConformanceErrorCode> {
   override name = 'ConformanceError' as const;
-  readonly code: ConformanceErrorCode;
-  constructor(code: ConformanceErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }

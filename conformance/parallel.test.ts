@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE } from './broken/catalogue.ts';
-import { jobStoreFactory } from './adapters/jobStore.ts';
+import { jobStoreFactory } from './stores/jobStore.ts';
 import type { Adapter, AdapterFactory } from './adapter.ts';
-import { runCampaign } from './campaign.ts';
+import { runCampaign } from './random/campaign.ts';
 import { inOrder } from './parallel.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -20,9 +20,18 @@ function jittered(factory: AdapterFactory): AdapterFactory {
     };
     const adapter: Adapter = {
       name: inner.name,
-      execute: async (c) => (await wait(), inner.execute(c)),
-      snapshot: async () => (await wait(), inner.snapshot()),
-      restart: async () => (await wait(), inner.restart()),
+      execute: async (c) => {
+        await wait();
+        return inner.execute(c);
+      },
+      snapshot: async () => {
+        await wait();
+        return inner.snapshot();
+      },
+      restart: async () => {
+        await wait();
+        return inner.restart();
+      },
       close: () => inner.close(),
     };
     return adapter;

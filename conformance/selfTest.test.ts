@@ -2,15 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jobStoreFactory } from './adapters/jobStore.ts';
-import { modelFactory } from './adapters/model.ts';
-import { readArtifact, replayArtifact, toArtifact, writeArtifact } from './artifact.ts';
+import { jobStoreFactory } from './stores/jobStore.ts';
+import { modelFactory } from './stores/model.ts';
+import { readArtifact, replayArtifact, toArtifact, writeArtifact } from './lockstep/artifact.ts';
 import { brokenVariant } from './broken/index.ts';
 import type { BrokenVariant } from './broken/index.ts';
-import { runCampaign } from './campaign.ts';
-import type { CampaignResult } from './campaign.ts';
-import { coverageOf } from './coverage.ts';
-import { renderStory } from './story.ts';
+import { runCampaign } from './random/campaign.ts';
+import type { CampaignResult } from './random/campaign.ts';
+import { coverageOf } from './coverage/coverage.ts';
+import { renderStory } from './lockstep/story.ts';
 
 /**
  * Self-test: the engine must catch each seed bug with a shrunk story a person can read. Seeds are

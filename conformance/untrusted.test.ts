@@ -16,17 +16,17 @@ import { JobStore } from '../impl/index.ts';
 import { answerLine } from '../impl/protocol/index.ts';
 import { loadFixtures, modelDriver } from '../model/fixtures.ts';
 import { fromSnapshot, step, toSnapshot } from '../model/index.ts';
-import { modelStoreMaker } from './adapters/model.ts';
-import { parseArtifact, toArtifact, verifyArtifact } from './artifact.ts';
-import { comparableReply, firstDifference, showValue } from './compare.ts';
-import { emptyCoverage, mergeCoverage } from './coverage.ts';
-import { parseCoverage } from './coverageFiles.ts';
+import { modelStoreMaker } from './stores/model.ts';
+import { parseArtifact, toArtifact, verifyArtifact } from './lockstep/artifact.ts';
+import { comparableReply, firstDifference, showValue } from './lockstep/compare.ts';
+import { emptyCoverage, mergeCoverage } from './coverage/coverage.ts';
+import { parseCoverage } from './coverage/coverageFiles.ts';
 import { ConformanceError } from './errors.ts';
-import { runLockstep } from './lockstep.ts';
-import { jobStoreFactory } from './adapters/jobStore.ts';
+import { runLockstep } from './lockstep/index.ts';
+import { jobStoreFactory } from './stores/jobStore.ts';
 import { LineSplitter, decodeStrictUtf8 } from './protocol/lineSplitter.ts';
 import { checkReply, checkShape, parseJsonLine } from './protocol/replies.ts';
-import { renderStory } from './story.ts';
+import { renderStory } from './lockstep/story.ts';
 
 const RUNS = Number(process.env['JOBCHECK_UNTRUSTED_RUNS'] ?? 150);
 

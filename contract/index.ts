@@ -15,7 +15,12 @@ export type {
   FailCommand,
   FailResult,
   FailureKind,
+  DeadJobRecord,
+  DoneJobRecord,
   JobRecord,
+  ReadyJobRecord,
+  RunningJobRecord,
+  WaitingJobRecord,
   JobStatus,
   Payload,
   Rejection,
@@ -29,8 +34,9 @@ export type {
   TickResult,
 } from './types.ts';
 export { REJECTION_CODES, SNAPSHOT_FORMAT } from './types.ts';
+export { CodedError, hasCode, isCodedError } from './CodedError.ts';
 export type { JobcheckErrorCode } from './errors.ts';
-export { JobcheckError } from './errors.ts';
+export { JobcheckError, isJobcheckError } from './errors.ts';
 export type { ParsedCommand } from './schema.ts';
 export { CLIPPED, clipText, describeValue, jsonDepth, jsonExcerpt } from './describe.ts';
 export { configSchema, describeIssue, ownValue, parseCommand, parseConfig, parseSnapshot, snapshotSchema } from './schema.ts';

@@ -81,7 +81,7 @@ const INTERPRETATIONS = '12. Interpretations';
 
 /**
  * Every rule of the contract, in RULE_IDS order. On docs/contract.md each sentence is preceded by
- * its marker `<a id="rule-<id>"></a>**[<id>]**` (model/rules.test.ts holds page and list together).
+ * its marker `<a id="rule-<id>"></a>**[<id>]**` (conformance/rules.test.ts holds page and list together).
  */
 export const RULES: readonly Rule[] = [
   {

@@ -286,5 +286,7 @@ export function parseSnapshot(input: unknown): Snapshot {
     const { path, message } = describeIssue(result.error, input);
     throw new JobcheckError('invalid_snapshot', path, `invalid snapshot: ${message}`);
   }
+  // zod infers each job as one flat object with every status-dependent field optional; the
+  // FIELDS_BY_STATUS check above is what makes a parsed job a member of the JobRecord union.
   return result.data as Snapshot;
 }

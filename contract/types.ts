@@ -33,25 +33,72 @@ export type JobStatus = 'ready' | 'waiting' | 'running' | 'done' | 'dead';
 export type DeadReason = 'deadline' | 'lease_expired' | 'permanent' | 'attempts_exhausted' | 'no_time_for_retry';
 export type FailureKind = 'transient' | 'permanent';
 
-/** One job as it appears in a snapshot (the id is the key it is stored under). */
-export interface JobRecord {
+/** The fields every job record has, whatever its status. */
+interface JobRecordBase {
   readonly payload: Payload;
   readonly seq: number;
-  readonly status: JobStatus;
   readonly attempts: number;
-  /** Running only: the current delivery token. */
-  readonly token?: number;
-  /** Running only: the worker holding the current delivery. */
-  readonly owner?: string;
-  /** Running only: the first tick at which the lease has expired. */
-  readonly leaseUntil?: number;
-  /** Waiting only: the first tick at which the job is ready again. */
-  readonly notBefore?: number;
-  /** Dead only. */
-  readonly reason?: DeadReason;
   /** Text of the last `fail`, once there has been one. */
   readonly lastError?: string;
 }
+
+/**
+ * The status-dependent fields a record of another status must not have (absent; `never`, so that
+ * reading one of them on the union gives `undefined` and writing one is refused).
+ */
+interface NoDelivery {
+  readonly token?: never;
+  readonly owner?: never;
+  readonly leaseUntil?: never;
+}
+
+/** A ready job: waiting for a claim. */
+export interface ReadyJobRecord extends JobRecordBase, NoDelivery {
+  readonly status: 'ready';
+  readonly notBefore?: never;
+  readonly reason?: never;
+}
+
+/** A waiting job: failed transiently, ready again at `notBefore`. */
+export interface WaitingJobRecord extends JobRecordBase, NoDelivery {
+  readonly status: 'waiting';
+  /** The first tick at which the job is ready again. */
+  readonly notBefore: number;
+  readonly reason?: never;
+}
+
+/** A running job: delivered to a worker. */
+export interface RunningJobRecord extends JobRecordBase {
+  readonly status: 'running';
+  /** The current delivery token. */
+  readonly token: number;
+  /** The worker holding the current delivery. */
+  readonly owner: string;
+  /** The first tick at which the lease has expired. */
+  readonly leaseUntil: number;
+  readonly notBefore?: never;
+  readonly reason?: never;
+}
+
+/** A done job: acknowledged. */
+export interface DoneJobRecord extends JobRecordBase, NoDelivery {
+  readonly status: 'done';
+  readonly notBefore?: never;
+  readonly reason?: never;
+}
+
+/** A dead job, with the reason it died. */
+export interface DeadJobRecord extends JobRecordBase, NoDelivery {
+  readonly status: 'dead';
+  readonly notBefore?: never;
+  readonly reason: DeadReason;
+}
+
+/**
+ * One job as it appears in a snapshot (the id is the key it is stored under): a union by
+ * `status`, each member with exactly the fields that status has.
+ */
+export type JobRecord = ReadyJobRecord | WaitingJobRecord | RunningJobRecord | DoneJobRecord | DeadJobRecord;
 
 /** One entry of the effect ledger: the evidence that (account, key) was applied. */
 export interface EffectRecord {

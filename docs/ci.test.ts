@@ -66,7 +66,7 @@ describe('docs/ci.md', () => {
     expect(job['runs-on']).toBe('ubuntu-latest');
     const steps = job['steps'] as Yaml[];
     expect(steps.map((s) => s['uses'] ?? s['run'])).toEqual(['actions/checkout@v4', 'actions/setup-node@v4', 'npm ci', expect.stringMatching(/^npx jobcheck check /), 'actions/upload-artifact@v4']);
-    expect((steps[1]?.['with'] as Yaml)['node-version']).toBe(20);
+    expect((steps[1]?.['with'] as Yaml | undefined)?.['node-version']).toBe(20);
     const check = String(steps[3]?.['run']);
     const upload = steps[4] as Yaml;
     expect(upload['if']).toBe('always()');

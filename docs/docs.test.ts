@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findStory } from '../cli/demoStory.ts';
-import { traceStory } from '../cli/demoTrace.ts';
+import { findStory, traceStory } from '../cli/demo/index.ts';
 import { isSubset, listFixtures } from '../model/fixtures.ts';
 import { lifecycleTransitions } from '../model/index.ts';
 import { DOCS_DIR, GENERATED_FILES, docFiles, regenerateDoc, runsConsoleBlocks } from './tools/generate.ts';

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RULE_IDS } from '../contract/rules.ts';
 import type { RuleId } from '../contract/rules.ts';
-import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
+import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import { describeResult, renderProfileMarkdown, runProfile } from '../conformance/profile/index.ts';
 import type { ProfileTarget } from '../conformance/profile/index.ts';
 import { postgresMissing, postgresRequired } from '../conformance/postgresEnv.ts';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { comparableReply } from '../conformance/compare.ts';
+import { comparableReply } from '../conformance/lockstep/compare.ts';
 import { Peer } from '../conformance/protocol/index.ts';
 import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
-import { modelStoreMaker } from '../conformance/adapters/model.ts';
+import { modelStoreMaker } from '../conformance/stores/model.ts';
 import { answerLine } from '../impl/protocol/index.ts';
 import type { Session } from '../impl/protocol/index.ts';
 import { protocolLimitsTable } from './tools/protocolLimits.ts';

@@ -12,7 +12,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { Config, JobRecord, Reply, Snapshot } from '../contract/index.ts';
-import { configSchema, describeValue, parseConfig } from '../contract/index.ts';
+import { CodedError, configSchema, describeValue, parseConfig } from '../contract/index.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from './step.ts';
 import type { ModelState } from './step.ts';
 
@@ -22,13 +22,11 @@ const FIXTURE_DIR = new URL('./fixtures/', import.meta.url);
 export type FixtureErrorCode = 'invalid_fixture' | 'unknown_fixture';
 
 /** A fixture file that is missing or malformed; `path` names the bad field (dotted). */
-export class FixtureError extends Error {
+export class FixtureError extends CodedError<FixtureErrorCode> {
   override name = 'FixtureError' as const;
-  readonly code: FixtureErrorCode;
   readonly path: string;
   constructor(code: FixtureErrorCode, path: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options);
     this.path = path;
   }
 }

@@ -6,7 +6,7 @@
  * store exercises `capacity-counts-running`, a submit into an empty store does not.
  *
  * Everything here is read off the machines' own configuration (guard names, transition lists),
- * and model/rules.test.ts checks that every guard of the machines belongs to some rule.
+ * and conformance/rules.test.ts checks that every guard of the machines belongs to some rule.
  */
 import type { DeadReason, JobStatus } from '../contract/index.ts';
 import { RULE_IDS } from '../contract/rules.ts';

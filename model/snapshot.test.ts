@@ -57,6 +57,7 @@ describe('fromSnapshot', () => {
     expect(c.reply).toMatchObject({ job: { id: 'i', token: 3, attempt: 2 } });
   });
 
+  // biome-ignore lint/suspicious/noExplicitAny: each case corrupts a snapshot in its own way; a precise type would forbid the corruption.
   type Corrupt = (s: Record<string, any>) => unknown;
   const cases: [string, string, Corrupt][] = [
     ['an unknown format version', 'format', (s) => ({ ...s, format: 'jobcheck.snapshot/2' })],
@@ -77,7 +78,7 @@ describe('fromSnapshot', () => {
   ];
 
   it.each(cases)('refuses %s with invalid_snapshot naming %s', (_label, path, corrupt) => {
-    const input = corrupt(structuredClone(EXPECTED) as Record<string, any>);
+    const input = corrupt(structuredClone(EXPECTED) as Parameters<Corrupt>[0]);
     const copy = structuredClone(input);
     let error: unknown;
     try {

@@ -119,7 +119,7 @@ function jobRecord(job: JobSnapshot): JobRecord {
   if (c.notBefore !== undefined) record.notBefore = c.notBefore;
   if (c.reason !== undefined) record.reason = c.reason;
   if (c.lastError !== undefined) record.lastError = c.lastError;
-  return record;
+  return record as JobRecord;
 }
 
 /**

@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { RULE_IDS } from '../contract/rules.ts';
-import { jobStoreFactory } from '../conformance/adapters/jobStore.ts';
+import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import { Budget } from '../conformance/budget.ts';
 import { describeResult, renderProfileMarkdown, runProfile } from '../conformance/profile/index.ts';
 import type { Profile, ProfileTarget, RuleResult } from '../conformance/profile/index.ts';

@@ -1,5 +1,7 @@
 /** Misuse of the BullMQ adapter: a config BullMQ cannot carry, a server it cannot reach, an id it refuses. */
 
+import { CodedError } from '../../contract/CodedError.ts';
+
 /** Stable codes of BullmqAdapterError. */
 export type BullmqAdapterErrorCode = 'unsupported_config' | 'bad_target' | 'queue_error';
 
@@ -9,11 +11,6 @@ export type BullmqAdapterErrorCode = 'unsupported_config' | 'bad_target' | 'queu
  * address that is neither a postgres:// URL nor a socket folder; `queue_error`: BullMQ failed in a
  * way the contract has no reply for (kept as `cause`, the message names the command).
  */
-export class BullmqAdapterError extends Error {
+export class BullmqAdapterError extends CodedError<BullmqAdapterErrorCode> {
   override name = 'BullmqAdapterError' as const;
-  readonly code: BullmqAdapterErrorCode;
-  constructor(code: BullmqAdapterErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }

@@ -10,11 +10,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../contract/index.ts';
-import { scenarioArb } from '../../conformance/arbitraries.ts';
-import { runLockstep } from '../../conformance/lockstep.ts';
-import type { LockstepResult } from '../../conformance/lockstep.ts';
+import { scenarioArb } from '../../conformance/random/arbitraries.ts';
+import { runLockstep } from '../../conformance/lockstep/index.ts';
+import type { LockstepResult } from '../../conformance/lockstep/index.ts';
 import { postgresMissing, postgresRequired } from '../../conformance/postgresEnv.ts';
-import type { ScriptStep } from '../../conformance/symbolic.ts';
+import type { ScriptStep } from '../../conformance/lockstep/symbolic.ts';
 import { postgresPool } from '../../impl/postgres/index.ts';
 import { bullmqPostgresFactory } from './adapter.ts';
 import { BullmqAdapterError } from './BullmqAdapterError.ts';

@@ -399,7 +399,14 @@ export class BullmqPostgresAdapter implements Adapter {
     const out: Record<string, JobRecord> = {};
     for (const row of [...jobs.rows].sort((a, b) => a.data.seq - b.data.seq)) out[row.id] = record(row, clockMs, tokenOf, reasonOf);
     const effectsOut: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
-    for (const e of effects.rows) (effectsOut[e.account] ??= {})[e.key] = { amount: e.amount, job: e.job, token: e.token };
+    for (const e of effects.rows) {
+      let ledger = effectsOut[e.account];
+      if (ledger === undefined) {
+        ledger = {};
+        effectsOut[e.account] = ledger;
+      }
+      ledger[e.key] = { amount: e.amount, job: e.job, token: e.token };
+    }
     const balancesOut: Record<string, number> = {};
     for (const b of balances.rows) balancesOut[b.account] = b.balance;
     return {

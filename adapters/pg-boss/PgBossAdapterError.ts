@@ -1,5 +1,7 @@
 /** Misuse of the pg-boss adapter: a config pg-boss cannot carry, or a server it cannot reach. */
 
+import { CodedError } from '../../contract/CodedError.ts';
+
 /** Stable codes of PgBossAdapterError. */
 export type PgBossAdapterErrorCode = 'unsupported_config' | 'bad_target' | 'queue_error';
 
@@ -9,11 +11,6 @@ export type PgBossAdapterErrorCode = 'unsupported_config' | 'bad_target' | 'queu
  * postgres:// URL nor a socket folder; `queue_error`: pg-boss reported an error in the background
  * (kept as `cause`), so the state the adapter would report can no longer be trusted.
  */
-export class PgBossAdapterError extends Error {
+export class PgBossAdapterError extends CodedError<PgBossAdapterErrorCode> {
   override name = 'PgBossAdapterError' as const;
-  readonly code: PgBossAdapterErrorCode;
-  constructor(code: PgBossAdapterErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }

@@ -23,7 +23,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { PgBoss, TestClock } from 'pg-boss';
-import type { Config, FailResult, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
+import type { Config, EffectRecord, FailResult, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
 import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
@@ -65,6 +65,7 @@ export interface PgBossFactoryOptions {
 
 /** A transaction's client as pg-boss's `db` option: its statements run inside the caller's transaction. */
 interface TxDb {
+  // biome-ignore lint/suspicious/noExplicitAny: pg-boss declares its database interface with `any` rows; narrowing here would not match it.
   executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
@@ -379,7 +380,7 @@ export class PgBossAdapter implements Adapter {
     }[];
     for (const row of effectRows) {
       if (!Object.hasOwn(effects, row.account)) put(effects, row.account, {});
-      put(effects[row.account]!, row.key, { amount: Number(row.amount), job: row.job, token: Number(row.token) });
+      put(effects[row.account] as Record<string, EffectRecord>, row.key, { amount: Number(row.amount), job: row.job, token: Number(row.token) });
     }
     return {
       format: SNAPSHOT_FORMAT,

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Config, Reply } from '../../contract/index.ts';
-import { runLockstep } from '../../conformance/lockstep.ts';
+import { runLockstep } from '../../conformance/lockstep/index.ts';
 import { postgresMissing, postgresRequired } from '../../conformance/postgresEnv.ts';
 import { PgBossAdapter, pgBossFactory } from './adapter.ts';
 

@@ -2,20 +2,16 @@
  * BUG: the retry backoff is not capped. The delay doubles with every attempt past `backoffCap`,
  * so a job that failed a few times waits longer than the contract allows (or dies for lack of
  * time before its deadline).
+ * A decision bug: the contract's decisions with the fail outcome replaced, run by every store.
  */
-import { JobStore } from '../../impl/index.ts';
-import type { Config, FailCommand, Reply } from '../../contract/index.ts';
+import { DECISIONS, JobStore, withDecisions } from '../../impl/index.ts';
+import type { Decisions } from '../../impl/index.ts';
+
+/** The decisions with a retry delay that ignores backoffCap. */
+export const backoffNotCapped: Decisions = {
+  ...DECISIONS,
+  failOutcome: (cfg, c, job) => DECISIONS.failOutcome({ ...cfg, backoffCap: Number.MAX_SAFE_INTEGER }, c, job), // the bug: no cap on the delay
+};
 
 /** JobStore whose retry delay ignores backoffCap. */
-export class BackoffNotCapped extends JobStore {
-  protected override applyFail(c: FailCommand): Reply {
-    const cfg = this.cfg as { -readonly [K in keyof Config]: Config[K] };
-    const cap = cfg.backoffCap;
-    cfg.backoffCap = Number.MAX_SAFE_INTEGER; // the bug: no cap on the delay
-    try {
-      return super.applyFail(c);
-    } finally {
-      cfg.backoffCap = cap;
-    }
-  }
-}
+export const BackoffNotCapped = withDecisions(JobStore, backoffNotCapped);

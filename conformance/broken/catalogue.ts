@@ -1,25 +1,37 @@
 /**
  * The full catalogue of deliberately broken implementations that `jobcheck check` must catch:
  * the engine's three seed bugs (index.ts, which its path-suite self-test runs) plus the bugs
- * below, each one small change to impl/JobStore in its own file with a comment naming the bug.
+ * below, each one small change in its own file with a comment naming the bug.
+ *
+ * Decision bugs (capacity-forgets-running, retry-forgets-deadline, lease-one-tick-late,
+ * last-attempt-requeues, commit-not-idempotent, payload-conflict-accepted, lease-before-deadline,
+ * backoff-not-capped) are the contract's decisions (impl/decisions) with one function replaced;
+ * the same broken record runs on the memory, SQLite and PostgreSQL stores (`npm run catalogue`
+ * checks each on all three, decisionBugs.test.ts shows one). The others stay subclasses of the
+ * memory store, because what they break is no decision over values but that store's own
+ * structures: which job the claimable index offers (global-fifo, waiting-does-not-block), the
+ * account FIFO a dead job must leave (dead-job-blocks), the object a snapshot hands out
+ * (snapshot-live-alias), and what a restore rebuilds (restart-resets-tokens,
+ * restart-forgets-ledger). A durable store has its own versions of those structures (its
+ * indexes, its rows), broken in conformance/broken/sqlite/ and postgres/ instead.
  * Some of these are invisible to the path suite (they need two accounts, a second retry, a
  * resubmission or an aliasing check), which is why they are kept out of BROKEN_VARIANTS: the
  * whole check (fixture stories, paths, random campaign) is what catches them.
  * Broken variants of the Python example, reached through the protocol, are listed in
- * examples/python/broken/ and checked by cli/catalogue.test.ts.
+ * examples/python/broken/ and checked by scripts/catalogue.test.ts.
  */
-import { jobStoreFactory } from '../adapters/jobStore.ts';
-import type { JobStoreClass } from '../adapters/jobStore.ts';
-import { BackoffNotCapped } from './backoffNotCapped.ts';
-import { CommitNotIdempotent } from './commitNotIdempotent.ts';
+import { jobStoreFactory } from '../stores/jobStore.ts';
+import type { JobStoreClass } from '../stores/jobStore.ts';
+import { backoffNotCapped } from './backoffNotCapped.ts';
+import { commitNotIdempotent } from './commitNotIdempotent.ts';
 import { DeadJobBlocks } from './deadJobBlocks.ts';
 import { GlobalFifo } from './globalFifo.ts';
-import { BROKEN_VARIANTS } from './index.ts';
+import { BROKEN_VARIANTS, decisionVariant } from './index.ts';
 import type { BrokenVariant } from './index.ts';
-import { LastAttemptRequeues } from './lastAttemptRequeues.ts';
-import { LeaseBeforeDeadline } from './leaseBeforeDeadline.ts';
-import { LeaseOneTickLate } from './leaseOneTickLate.ts';
-import { PayloadConflictAccepted } from './payloadConflictAccepted.ts';
+import { lastAttemptRequeues } from './lastAttemptRequeues.ts';
+import { leaseBeforeDeadline } from './leaseBeforeDeadline.ts';
+import { leaseOneTickLate } from './leaseOneTickLate.ts';
+import { payloadConflictAccepted } from './payloadConflictAccepted.ts';
 import { RestartForgetsLedger } from './restartForgetsLedger.ts';
 import { SnapshotLiveAlias } from './snapshotLiveAlias.ts';
 import { WaitingDoesNotBlock } from './waitingDoesNotBlock.ts';
@@ -34,15 +46,23 @@ const variant = (name: string, description: string, Store: JobStoreClass): Broke
 export const CATALOGUE: readonly BrokenVariant[] = [
   ...BROKEN_VARIANTS,
   variant('restart-forgets-ledger', 'Restoring a snapshot keeps the balances but drops the effect ledger.', RestartForgetsLedger),
-  variant('lease-one-tick-late', 'A lease is still valid at now == leaseUntil (expires one tick late).', LeaseOneTickLate),
-  variant('last-attempt-requeues', "When the last attempt's lease expires, the job is requeued instead of dying.", LastAttemptRequeues),
+  decisionVariant('lease-one-tick-late', 'A lease is still valid at now == leaseUntil (expires one tick late).', leaseOneTickLate),
+  decisionVariant('last-attempt-requeues', "When the last attempt's lease expires, the job is requeued instead of dying.", lastAttemptRequeues),
   variant('global-fifo', 'Claims take the earliest ready job of the whole store, ignoring per-account order.', GlobalFifo),
   variant('waiting-does-not-block', "A job waiting for its backoff does not block its account's later jobs.", WaitingDoesNotBlock),
   variant('dead-job-blocks', "A dead job stays at the head of its account's queue and blocks it.", DeadJobBlocks),
-  variant('commit-not-idempotent', 'A second commit of the same (account, key) adds the amount again.', CommitNotIdempotent),
-  variant('payload-conflict-accepted', 'Resubmitting an id with another payload is answered as a duplicate, not a conflict.', PayloadConflictAccepted),
-  variant('lease-before-deadline', 'When lease and deadline have both passed, the lease decides (lease_expired instead of deadline).', LeaseBeforeDeadline),
-  variant('backoff-not-capped', 'The retry delay keeps doubling past backoffCap.', BackoffNotCapped),
+  decisionVariant('commit-not-idempotent', 'A second commit of the same (account, key) adds the amount again.', commitNotIdempotent),
+  decisionVariant(
+    'payload-conflict-accepted',
+    'Resubmitting an id with another payload is answered as a duplicate, not a conflict.',
+    payloadConflictAccepted,
+  ),
+  decisionVariant(
+    'lease-before-deadline',
+    'When lease and deadline have both passed, the lease decides (lease_expired instead of deadline).',
+    leaseBeforeDeadline,
+  ),
+  decisionVariant('backoff-not-capped', 'The retry delay keeps doubling past backoffCap.', backoffNotCapped),
   variant('snapshot-live-alias', 'snapshot() hands out the cached object itself, so changing it changes the store.', SnapshotLiveAlias),
 ];
 

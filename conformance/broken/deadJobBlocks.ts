@@ -8,7 +8,10 @@ import type { JobEntry } from '../../impl/index.ts';
 /** JobStore whose dead jobs are not removed from their account's queue. */
 export class DeadJobBlocks extends JobStore {
   protected override resolve(job: JobEntry, status: 'done' | 'dead'): void {
-    if (status === 'done') return super.resolve(job, status);
+    if (status === 'done') {
+      super.resolve(job, status);
+      return;
+    }
     this.setStatus(job, status);
     this.unresolved--; // the bug: no this.unlink(job), the dead job stays its account's head
   }

@@ -2,15 +2,17 @@
  * BUG: a payload conflict is silently accepted. Submitting an existing id with another payload
  * answers as a harmless duplicate instead of refusing it with `conflict`, so the caller believes
  * its (different) job was admitted.
+ * A decision bug: the contract's decisions with admission replaced, run by every store.
  */
-import { JobStore } from '../../impl/index.ts';
-import type { Reply, SubmitCommand } from '../../contract/index.ts';
+import { DECISIONS, JobStore, withDecisions } from '../../impl/index.ts';
+import type { Decisions } from '../../impl/index.ts';
+
+/** The decisions with an admission that treats any resubmission of an id as a duplicate. */
+export const payloadConflictAccepted: Decisions = {
+  ...DECISIONS,
+  admission: (cfg, c, existing, load) =>
+    existing !== undefined ? { type: 'duplicate', seq: existing.seq } : DECISIONS.admission(cfg, c, existing, load), // the bug: payload not compared
+};
 
 /** JobStore that treats any resubmission of an id as a duplicate. */
-export class PayloadConflictAccepted extends JobStore {
-  protected override applySubmit(c: SubmitCommand): Reply {
-    const existing = this.jobs.get(c.id);
-    if (existing !== undefined) return { ok: true, type: 'submit', id: c.id, seq: existing.seq, duplicate: true }; // the bug: payload not compared
-    return super.applySubmit(c);
-  }
-}
+export const PayloadConflictAccepted = withDecisions(JobStore, payloadConflictAccepted);

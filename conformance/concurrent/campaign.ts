@@ -21,7 +21,7 @@ import type { Budget } from '../budget.ts';
 import type { ConcurrentFactory, ConcurrentAdapter } from './adapter.ts';
 import { concurrentScenarioArb, requestCount } from './generate.ts';
 import type { ConcurrentScenario } from './generate.ts';
-import type { CheckBudget, CheckOutcome, Witness } from './history.ts';
+import type { CheckBudget, CheckOutcome } from './history.ts';
 import { isSchedulable } from './inProcess.ts';
 import type { PauseMaker } from './inProcess.ts';
 import { jobModel } from './jobModel.ts';
@@ -29,6 +29,7 @@ import { checkLinearizability } from './linearizability.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS } from '../protocol/limits.ts';
 import { DEFAULT_HANG_GRACE_MS, bounded, closeBounded, runScenario } from './run.ts';
 import type { ConcurrentRun, Settle } from './run.ts';
+import type { ConcurrentCampaignResult, ConcurrentFailure } from './result.ts';
 import { renderConcurrentStory } from './story.ts';
 
 /** Stable codes of a concurrent campaign's usage errors. */
@@ -70,48 +71,6 @@ export interface ConcurrentCampaignOptions {
   readonly hangGraceMs?: number;
   /** Most rounds per scenario (default 8). */
   readonly maxRounds?: number;
-}
-
-/** A run whose history no order of the model explains, or whose adapter failed outright. */
-export interface ConcurrentFailure {
-  /** `not_linearizable`: the checker's verdict; `impl_error`: the adapter threw (not an IndefiniteOutcome) or could not be created. */
-  readonly kind: 'not_linearizable' | 'impl_error';
-  readonly scenario: ConcurrentScenario;
-  /** The run (null when the adapter could not be created). */
-  readonly run: ConcurrentRun | null;
-  /** Where the checker's search ended (for `not_linearizable`). */
-  readonly witness: Witness<unknown> | null;
-  /** What went wrong, for `impl_error`. */
-  readonly error: string | null;
-}
-
-/** The outcome of a concurrent campaign. */
-export interface ConcurrentCampaignResult {
-  readonly verdict: 'passed' | 'failed' | 'unknown' | 'time_limit';
-  readonly adapter: string;
-  readonly seed: number;
-  /** fast-check path of the shrunk failure (with `seed`, replays it); null unless failed. */
-  readonly path: string | null;
-  readonly workers: number;
-  /** Runs planned. */
-  readonly runsPlanned: number;
-  /** Runs that ran to the end in the generation phase (the failing one included). */
-  readonly runs: number;
-  /** Shrinking steps that succeeded. */
-  readonly shrinks: number;
-  /** Requests of the first failing run as generated, before shrinking (null unless failed). */
-  readonly firstFailureRequests: number | null;
-  /** Runs whose check ran out of its budget (`unknown`); never counted as passes. */
-  readonly unknownRuns: number;
-  /** The first such run, to look at. */
-  readonly firstUnknown: { readonly scenario: ConcurrentScenario; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' | 'memory' } | null;
-  /** True when the budget stopped the campaign before it ran in full. */
-  readonly stoppedByTimeLimit: boolean;
-  /** The shrunk failure; null unless failed. */
-  readonly failure: ConcurrentFailure | null;
-  /** The shrunk failure told as a story; null unless failed. */
-  readonly story: string | null;
-  readonly durationMs: number;
 }
 
 type Evaluation =

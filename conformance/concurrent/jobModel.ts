@@ -22,7 +22,7 @@ import type { Command, Config, Reply } from '../../contract/index.ts';
 import { JobStore } from '../../impl/index.ts';
 import { initialState, statusOf, step, toSnapshot } from '../../model/index.ts';
 import type { JobSnapshot, ModelState } from '../../model/index.ts';
-import { comparableReply, firstDifference } from '../compare.ts';
+import { comparableReply, firstDifference } from '../lockstep/compare.ts';
 import type { History, Operation, SequentialModel } from './history.ts';
 import type { SearchHints } from './linearizability.ts';
 

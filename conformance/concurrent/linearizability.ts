@@ -481,7 +481,7 @@ function search<S, I, O>(model: HintedModel<S, I, O>, ops: readonly Operation<I,
       // An indefinite request that leaves the state as it was need not be applied: leaving it
       // out can do everything applying it can (nothing waits for its return).
       if (definite || key !== stateKey) {
-        const only = definite && key === stateKey && stable !== undefined && stable(op.input, op.output as O);
+        const only = definite && key === stateKey && stable?.(op.input, op.output as O) === true;
         flip(i);
         const frame = frameBytes(stateKey);
         const added = memo.add(key, hash, bits, maxBytes - heldBytes - frame);

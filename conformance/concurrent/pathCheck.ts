@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import type { Config } from '../../contract/index.ts';
-import { MAX_RUNS, parsePath, pathNamesValue } from '../campaign.ts';
+import { MAX_RUNS, parsePath, pathNamesValue } from '../random/campaign.ts';
 import { ConformanceError } from '../errors.ts';
 import type { ConcurrentFactory } from './adapter.ts';
 import { concurrentScenarioArb } from './generate.ts';

@@ -280,7 +280,9 @@ function order(n: number, seed: number): number[] {
  */
 function laneOrderKept(lanes: readonly number[], seed: number): number[] {
   const queues = new Map<number, number[]>();
-  lanes.forEach((lane, i) => queues.set(lane, [...(queues.get(lane) ?? []), i]));
+  lanes.forEach((lane, i) => {
+    queues.set(lane, [...(queues.get(lane) ?? []), i]);
+  });
   return order(lanes.length, seed).map((i) => (queues.get(lanes[i] as number) as number[]).shift() as number);
 }
 

@@ -6,11 +6,11 @@
  * order: that prefix, followed by the remaining requests in real-time order.
  */
 import type { Config } from '../../contract/index.ts';
-import { comparableReply, describeDifference, firstDifference, showValue } from '../compare.ts';
-import { describeConfig } from '../story.ts';
-import type { ConcurrentFailure } from './campaign.ts';
+import { comparableReply, describeDifference, firstDifference, showValue } from '../lockstep/compare.ts';
+import { describeConfig } from '../lockstep/story.ts';
+import type { ConcurrentFailure } from './result.ts';
 import { requestCount } from './generate.ts';
-import type { Operation } from './history.ts';
+import type { Operation, Witness } from './history.ts';
 import { jobModel } from './jobModel.ts';
 import type { ConcurrentRun, SentRequest } from './run.ts';
 
@@ -28,7 +28,7 @@ export interface ConcurrentStoryContext {
 /** Characters of a lane's column: wide for few lanes, narrower for many. */
 const cellWidth = (lanes: number): number => Math.max(30, Math.min(56, Math.floor(112 / lanes)));
 
-const fit = (s: string, width: number): string => (s.length > width ? `${s.slice(0, width - 3)}...` : s.padEnd(width));
+const fitCell = (s: string, width: number): string => (s.length > width ? `${s.slice(0, width - 3)}...` : s.padEnd(width));
 
 /** A command in a cell: its type and fields, without `now` (the round's column shows it). Pure. */
 export function shortCommand(command: unknown): string {
@@ -84,7 +84,7 @@ export function renderLanes(run: ConcurrentRun): string[] {
   const ops = new Map<number, Operation<unknown, unknown>>(run.history.operations.map((o) => [o.id, o]));
   const lanes = Math.max(1, run.workers);
   const CELL = cellWidth(lanes);
-  const header = ['round  now ', ...Array.from({ length: lanes }, (_, l) => fit(`| lane ${l}`, CELL + 2))].join('');
+  const header = ['round  now ', ...Array.from({ length: lanes }, (_, l) => fitCell(`| lane ${l}`, CELL + 2))].join('');
   const lines = [header.trimEnd(), '-'.repeat(header.trimEnd().length)];
   const cell = (r: SentRequest): [string, string] => {
     const op = ops.get(r.id);
@@ -103,8 +103,8 @@ export function renderLanes(run: ConcurrentRun): string[] {
       // `~` marks a round sent while requests of earlier rounds were still in flight.
       const mark = round.overlap === true ? '~' : ' ';
       const lead = row === 0 ? `${String(round.index).padStart(3)}${mark}  ${String(round.now).padStart(4)} ` : ' '.repeat(11);
-      lines.push((lead + cells.map((c) => `| ${fit(c[0] ?? '', CELL)}`).join('')).trimEnd());
-      lines.push((' '.repeat(11) + cells.map((c) => `| ${fit(c[1] ?? '', CELL)}`).join('')).trimEnd());
+      lines.push((lead + cells.map((c) => `| ${fitCell(c[0] ?? '', CELL)}`).join('')).trimEnd());
+      lines.push((' '.repeat(11) + cells.map((c) => `| ${fitCell(c[1] ?? '', CELL)}`).join('')).trimEnd());
     }
   }
   const snap = ops.get(run.snapshotId);
@@ -165,35 +165,57 @@ function closestOrder(run: ConcurrentRun, config: Config, prefix: readonly numbe
   return lines;
 }
 
+/** What went wrong, for the story's first line. Pure. */
+function headline(failure: ConcurrentFailure): string {
+  switch (failure.kind) {
+    case 'not_linearizable':
+      return 'no order of the model explains the replies';
+    case 'impl_error':
+      return `the implementation failed: ${failure.error}`;
+  }
+}
+
+/** Where the checker's search got stuck, and the model's replies along the closest order. Pure. */
+function witnessLines(run: ConcurrentRun, config: Config, witness: Witness<unknown>): string[] {
+  const ops = new Map(run.history.operations.map((o) => [o.id, o]));
+  const lines = [
+    witness.longestOrder.length === 0
+      ? 'No request can come first:'
+      : `The longest order found: ${witness.longestOrder.map((id) => `#${id}`).join(' ')}; after it, no request that could come next is explained:`,
+  ];
+  for (const s of witness.stuck) {
+    lines.push(`  ${named(run, ops.get(s.id))}`);
+    lines.push(`      model:    ${shortReply(s.expected)}`);
+    lines.push(`      observed: ${s.observed === undefined ? '?? no reply' : shortReply(s.observed)}`);
+    const d = firstDifference(comparableReply(s.expected), comparableReply(s.observed), 'reply');
+    if (d !== undefined) lines.push(`      >> ${describeDifference(d)}`);
+  }
+  lines.push('');
+  lines.push(...closestOrder(run, config, witness.longestOrder), '');
+  return lines;
+}
+
+/** What the checker found, for a failure it decided; nothing for one it never ran on. Pure. */
+function checkerLines(failure: ConcurrentFailure): string[] {
+  switch (failure.kind) {
+    case 'not_linearizable':
+      return witnessLines(failure.run, failure.scenario.config, failure.witness);
+    case 'impl_error':
+      return [];
+  }
+}
+
 /** The story of a failure of a concurrent campaign. Pure. */
 export function renderConcurrentStory(failure: ConcurrentFailure, ctx: ConcurrentStoryContext): string {
   const run = failure.run;
   const lines: string[] = [];
-  const what = failure.kind === 'not_linearizable' ? 'no order of the model explains the replies' : `the implementation failed: ${failure.error ?? ''}`;
-  lines.push(`${ctx.adapter}: ${what}.`);
+  lines.push(`${ctx.adapter}: ${headline(failure)}.`);
   const requests = run === null ? 0 : requestCount(run.rounds);
   lines.push(`config: ${describeConfig(failure.scenario.config)}`);
   lines.push(`${failure.scenario.workers} worker lane(s), ${run?.rounds.length ?? 0} round(s), ${requests} request(s); every request of a round carries its now; ~ marks a round sent while earlier ones were in flight; [i->j] are its invoke and return instants; dl is a deadline.`);
   lines.push('');
   if (run !== null) lines.push(...renderLanes(run), '');
-  const witness = failure.witness;
-  if (run !== null && witness !== null) {
-    const ops = new Map(run.history.operations.map((o) => [o.id, o]));
-    lines.push(
-      witness.longestOrder.length === 0
-        ? 'No request can come first:'
-        : `The longest order found: ${witness.longestOrder.map((id) => `#${id}`).join(' ')}; after it, no request that could come next is explained:`,
-    );
-    for (const s of witness.stuck) {
-      lines.push(`  ${named(run, ops.get(s.id))}`);
-      lines.push(`      model:    ${shortReply(s.expected)}`);
-      lines.push(`      observed: ${s.observed === undefined ? '?? no reply' : shortReply(s.observed)}`);
-      const d = firstDifference(comparableReply(s.expected), comparableReply(s.observed), 'reply');
-      if (d !== undefined) lines.push(`      >> ${describeDifference(d)}`);
-    }
-    lines.push('');
-    lines.push(...closestOrder(run, failure.scenario.config, witness.longestOrder), '');
-  }
+  lines.push(...checkerLines(failure));
   if (ctx.seed !== undefined) {
     lines.push(`seed: ${ctx.seed}${ctx.path === undefined || ctx.path === null ? '' : `  path: ${ctx.path}`}`);
     lines.push(

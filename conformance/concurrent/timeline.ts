@@ -127,7 +127,9 @@ export function renderTimeline<I, O>(history: History<I, O>, outcome?: CheckOutc
   if (outcome !== undefined) {
     verdict = outcome.verdict;
     const order = outcome.verdict === 'linearizable' ? outcome.order : outcome.verdict === 'not_linearizable' ? outcome.witness.longestOrder : [];
-    order.forEach((id, k) => position.set(id, k + 1));
+    order.forEach((id, k) => {
+      position.set(id, k + 1);
+    });
     if (outcome.verdict === 'not_linearizable') for (const s of outcome.witness.stuck) stuck.set(s.id, { expected: s.expected, observed: s.observed });
   }
 

@@ -30,7 +30,7 @@ import { FAULT_ENV } from '../../impl/faults.ts';
 import type { FaultPointName } from '../../impl/faults.ts';
 import { step, toSnapshot } from '../../model/index.ts';
 import type { ModelState } from '../../model/index.ts';
-import { comparableReply, describeDifference, firstDifference } from '../compare.ts';
+import { comparableReply, describeDifference, firstDifference } from '../lockstep/compare.ts';
 
 /** The properties a crash run checks, in the order they are checked. */
 export const CRASH_PROPERTIES = ['intact', 'replies', 'state', 'acknowledged', 'ledger', 'recovery'] as const;

@@ -42,7 +42,9 @@ try {
   ];
   console.log(`\nprocess 1, worker w1, with JOBCHECK_FAULT=${fault.point}${fault.at === 1 ? '' : `@${fault.at}`}:`);
   const out = await runWorker({ mode: 'script', file, variant: variant.name, commands: script }, fault);
-  out.lines.forEach((reply, i) => console.log(show(script[i], withoutMessage(reply as Reply))));
+  out.lines.forEach((reply, i) => {
+    console.log(show(script[i], withoutMessage(reply as Reply)));
+  });
   const next = script[out.lines.length];
   console.log(out.signal === 'SIGKILL' ? `  killed by SIGKILL${next === undefined ? '' : ` before the reply to ${JSON.stringify(next)}`}` : `  ended by itself (${out.code})`);
 

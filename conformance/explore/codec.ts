@@ -177,7 +177,10 @@ export function decodeState(data: Int32Array, at: number, config: Config, names:
   for (let k = 0; k < effectCount; k++, p += 5) {
     const account = names.accounts[g(p)] ?? '';
     let ledger = effects.get(account);
-    if (ledger === undefined) effects.set(account, (ledger = new Map()));
+    if (ledger === undefined) {
+      ledger = new Map();
+      effects.set(account, ledger);
+    }
     ledger.set(names.keys[g(p + 1)] ?? '', { amount: g(p + 2), job: names.ids[g(p + 3)] ?? '', token: g(p + 4) });
   }
   const balances = new Map<string, number>();

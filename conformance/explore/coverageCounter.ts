@@ -14,8 +14,8 @@
 import { REJECTION_CODES } from '../../contract/index.ts';
 import type { JobStep } from '../../model/index.ts';
 import { lifecycleTransitions, transitionOf } from '../../model/index.ts';
-import { ADMITTED_ONLY, CoverageRecorder, PATH_BOUND, shortName } from '../coverage.ts';
-import type { Coverage } from '../coverage.ts';
+import { ADMITTED_ONLY, CoverageRecorder, PATH_BOUND, shortName } from '../coverage/coverage.ts';
+import type { Coverage } from '../coverage/coverage.ts';
 
 const TRANSITIONS = lifecycleTransitions();
 const SEP = ' >> ';

@@ -4,7 +4,7 @@
  * with a short story; the Python example agrees over the protocol on a small scope.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { jobStoreFactory } from '../adapters/jobStore.ts';
+import { jobStoreFactory } from '../stores/jobStore.ts';
 import { CATALOGUE } from '../broken/catalogue.ts';
 import { processAdapterFactory } from '../protocol/index.ts';
 import { DEFAULT_EXPLORATION, explore, runExploration } from './index.ts';

@@ -26,9 +26,9 @@ import { toSnapshot } from '../../model/index.ts';
 import type { Adapter, AdapterFactory } from '../adapter.ts';
 import { isTimeLimit } from '../budget.ts';
 import type { Budget } from '../budget.ts';
-import { firstDifference, replyDifference } from '../compare.ts';
-import { aliasDifference } from '../lockstep.ts';
-import type { ScriptStep } from '../symbolic.ts';
+import { firstDifference, replyDifference } from '../lockstep/compare.ts';
+import { aliasDifference, errorText } from '../lockstep/index.ts';
+import type { ScriptStep } from '../lockstep/symbolic.ts';
 import type { Expansion } from './expander.ts';
 
 /** Where the implementation first disagreed: after `path`, at `step` (undefined: the alias check after the path). */
@@ -48,8 +48,6 @@ export interface DifferentialCounts {
   /** Snapshots taken. */
   snapshots: number;
 }
-
-const errorText = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 /** Runs each explored state's steps against implementations from `factory`. */
 export class DifferentialChecker {

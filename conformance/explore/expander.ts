@@ -7,7 +7,7 @@
 import type { Config } from '../../contract/index.ts';
 import { policyOf, step as modelStep } from '../../model/index.ts';
 import type { JobPolicy, ModelState, StepResult } from '../../model/index.ts';
-import type { ScriptStep } from '../symbolic.ts';
+import type { ScriptStep } from '../lockstep/symbolic.ts';
 import { observeBoundaries, BOUNDARIES } from './boundaries.ts';
 import { canonicalKey, fingerprint, fingerprintOut } from './canonical.ts';
 import { J, JOB_WORDS, Words, decodeState, encodeState } from './codec.ts';

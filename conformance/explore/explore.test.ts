@@ -95,10 +95,18 @@ function orbitSearch(state: ModelState, scope: ExploreScope): string {
       for (const keys of perms(names.keys)) {
         for (const workers of perms(names.workers)) {
           const map = new Map<string, string>();
-          names.ids.forEach((n, i) => map.set(`id:${n}`, ids[i] ?? n));
-          names.accounts.forEach((n, i) => map.set(`account:${n}`, accounts[i] ?? n));
-          names.keys.forEach((n, i) => map.set(`key:${n}`, keys[i] ?? n));
-          names.workers.forEach((n, i) => map.set(`worker:${n}`, workers[i] ?? n));
+          names.ids.forEach((n, i) => {
+            map.set(`id:${n}`, ids[i] ?? n);
+          });
+          names.accounts.forEach((n, i) => {
+            map.set(`account:${n}`, accounts[i] ?? n);
+          });
+          names.keys.forEach((n, i) => {
+            map.set(`key:${n}`, keys[i] ?? n);
+          });
+          names.workers.forEach((n, i) => {
+            map.set(`worker:${n}`, workers[i] ?? n);
+          });
           const r = (kind: string, n: string): string => map.get(`${kind}:${n}`) ?? n;
           const jobs = Object.entries(snap.jobs)
             .map(([id, j]) => ({ ...j, id: r('id', id), payload: { ...j.payload, account: r('account', j.payload.account), key: r('key', j.payload.key) }, ...(j.owner === undefined ? {} : { owner: r('worker', j.owner) }) }))

@@ -7,7 +7,8 @@
 import type { AdapterFactory } from '../adapter.ts';
 import type { Budget } from '../budget.ts';
 import { explore } from './explore.ts';
-import type { ExploreProgress, ExploreResult } from './explore.ts';
+import type { ExploreProgress } from './options.ts';
+import type { ExploreResult } from './result.ts';
 import { DEFAULT_EXPLORATION } from './scope.ts';
 import type { ExplorePart } from './scope.ts';
 

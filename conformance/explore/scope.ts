@@ -26,7 +26,7 @@
 import type { Config } from '../../contract/index.ts';
 import { statusOf } from '../../model/index.ts';
 import type { StoreContext } from '../../model/index.ts';
-import type { ScriptStep } from '../symbolic.ts';
+import type { ScriptStep } from '../lockstep/symbolic.ts';
 
 /** One config of a scope, by name. */
 export interface NamedConfig {
@@ -155,7 +155,11 @@ export function scopeNames(scope: ExploreScope, maxAttempts: number): ScopeNames
   const workers = Array.from({ length: scope.workers }, (_, i) => `w${i + 1}`);
   const errors = Array.from({ length: maxAttempts }, (_, i) => `e${i + 1}`);
   const index = new Map<string, number>();
-  for (const pool of [ids, accounts, keys, workers, errors]) pool.forEach((name, i) => index.set(name, i));
+  for (const pool of [ids, accounts, keys, workers, errors]) {
+    pool.forEach((name, i) => {
+      index.set(name, i);
+    });
+  }
   return { ids, accounts, keys, workers, errors, index };
 }
 

@@ -1,5 +1,5 @@
 /**
- * A worker thread of a parallel exploration (parallel.ts): expands the chunks of frontier states
+ * A worker thread of a parallel exploration (parallel.ts, messages in messages.ts): expands the chunks of frontier states
  * it is sent with the model's own step, and sends back, per chunk, the successors it has not
  * produced before (each with its fingerprint, the state and step it came from, its record, and
  * whether it breaks an invariant). At the end it sends its coverage and boundary counts.
@@ -10,7 +10,7 @@ import { Words } from './codec.ts';
 import { Expander } from './expander.ts';
 import { scopeNames } from './scope.ts';
 import { VisitedSet } from './visited.ts';
-import type { ChunkReply, ChunkRequest, FinishReply, WorkerInit } from './parallel.ts';
+import type { ChunkReply, ChunkRequest, FinishReply, WorkerInit } from './messages.ts';
 
 interface Session {
   readonly expander: Expander;

@@ -44,7 +44,10 @@ async function check(fixture: string, flags: readonly string[], options: { hardM
   child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString('utf8')).slice(0, 262_144)));
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(0, 262_144)));
   let signalledAt: number | undefined;
-  const term = options.termAfterMs === undefined ? undefined : setTimeout(() => ((signalledAt = performance.now()), child.kill('SIGTERM')), options.termAfterMs);
+  const term = options.termAfterMs === undefined ? undefined : setTimeout(() => {
+    signalledAt = performance.now();
+    child.kill('SIGTERM');
+  }, options.termAfterMs);
   const hard = setTimeout(() => child.kill('SIGKILL'), options.hardMs);
   const exit = await new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const ended = performance.now();

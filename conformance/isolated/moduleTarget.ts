@@ -22,11 +22,12 @@
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CodedError } from '../../contract/CodedError.ts';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import { PROTOCOL_VERSION, helloReplySchema, protocolRejectionSchema, snapshotReplySchema } from '../../contract/protocol.ts';
 import type { Adapter, AdapterFactory } from '../adapter.ts';
-import { AdapterError } from '../adapters/guarded.ts';
-import type { AdapterErrorCode } from '../adapters/guarded.ts';
+import { AdapterError } from '../stores/guarded.ts';
+import type { AdapterErrorCode } from '../stores/guarded.ts';
 import type { Budget } from '../budget.ts';
 import type { ConcurrentFactory } from '../concurrent/adapter.ts';
 import { concurrentProcessFactory } from '../protocol/concurrentProcessAdapter.ts';
@@ -71,14 +72,8 @@ export interface IsolatedModule {
 }
 
 /** Why a module cannot be run: it does not load, or it exports no factory. */
-export class ModuleLoadError extends Error {
+export class ModuleLoadError extends CodedError<'load_failed' | 'no_factory' | 'bad_export'> {
   override name = 'ModuleLoadError' as const;
-  constructor(
-    readonly code: 'load_failed' | 'no_factory' | 'bad_export',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**

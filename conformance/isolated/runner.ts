@@ -28,7 +28,7 @@ import { answerLine } from '../../impl/protocol/server.ts';
 import type { ServedStore, Session, StoreMaker } from '../../impl/protocol/server.ts';
 import type { Adapter } from '../adapter.ts';
 import type { ConcurrentAdapter } from '../concurrent/adapter.ts';
-import { jsonValueProblem } from '../jsonValue.ts';
+import { jsonValueProblem } from '../outside/jsonValue.ts';
 import { MAX_REPLY_DEPTH } from '../protocol/limits.ts';
 import { importModule } from './load.ts';
 import { MODULE_FAILURE_EXIT, MODULE_FAILURE_MARK, PROBE_REQUEST, RESTART_REQUEST } from './wire.ts';

@@ -19,9 +19,8 @@
 import type { JobRecord, JobStatus } from '../../contract/index.ts';
 import { RULE_IDS } from '../../contract/rules.ts';
 import type { RuleId } from '../../contract/rules.ts';
-import type { Difference } from '../compare.ts';
-import type { Divergence } from '../lockstep.ts';
-import type { ModelStepView } from './lockstep.ts';
+import type { Difference } from '../lockstep/compare.ts';
+import type { Divergence, ModelStepView } from '../lockstep/index.ts';
 
 /** The fields of a reply or snapshot one rule decides, as a test on the differing path. */
 export interface RuleFields {

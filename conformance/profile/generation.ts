@@ -1,6 +1,6 @@
 /**
  * Targeted generation: for each rule, scenarios biased so that the rule's situations arise. The
- * commands are the campaign's symbolic commands (conformance/symbolic.ts), resolved against the
+ * commands are the campaign's symbolic commands (conformance/lockstep/symbolic.ts), resolved against the
  * model as always; only the weights of the command kinds, the pools (fewer accounts, one operation
  * key), the times and the configs change. A rule's campaign then keeps the scenarios whose model
  * run exercises the rule at least once (runProfile.ts).
@@ -10,10 +10,10 @@ import { SNAPSHOT_FORMAT } from '../../contract/index.ts';
 import type { Config, Snapshot } from '../../contract/index.ts';
 import { TIME_MAX } from '../../model/index.ts';
 import type { RuleId } from '../../contract/rules.ts';
-import { JOB_IDS, settleTimeArb, timeArb, tokenArb, workerRefArb } from '../arbitraries.ts';
-import type { Scenario } from '../arbitraries.ts';
-import { MALFORMED_VARIANTS, WORKERS } from '../symbolic.ts';
-import type { ResubmitChange, SymbolicCommand, TimeRef } from '../symbolic.ts';
+import { JOB_IDS, settleTimeArb, timeArb, tokenArb, workerRefArb } from '../random/arbitraries.ts';
+import type { Scenario } from '../random/arbitraries.ts';
+import { MALFORMED_VARIANTS, WORKERS } from '../lockstep/symbolic.ts';
+import type { ResubmitChange, SymbolicCommand, TimeRef } from '../lockstep/symbolic.ts';
 
 /** Kinds of generated command a bias weighs. */
 export type CommandKind = 'submit' | 'resubmit' | 'claim' | 'commit' | 'ack' | 'fail' | 'tick' | 'restart' | 'malformed' | 'past';

@@ -12,6 +12,7 @@ export { RULE_FIELDS, RULE_PRIORITY, attributeDivergence, decides } from './attr
 export type { Bias, CommandKind } from './generation.ts';
 export type { ProfileScenario } from './generation.ts';
 export { RULE_BIAS, edgeSnapshot, targetedScenarioArb } from './generation.ts';
-export type { CheckedModel, ModelStepView, ProfileRun } from './lockstep.ts';
-export { runProfileLockstep } from './lockstep.ts';
+// The runner of a profile's runs is conformance/lockstep/'s (runLockstepDetailed with a CheckedModel);
+// the model a profile checks against is named here for checkedModelOf's callers.
+export type { CheckedModel } from '../lockstep/index.ts';
 export { describeResult, renderProfileMarkdown, renderProfileText } from './render.ts';

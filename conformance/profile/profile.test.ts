@@ -3,7 +3,7 @@ import type { Config, FailCommand, Reply } from '../../contract/index.ts';
 import { RULE_IDS } from '../../contract/rules.ts';
 import type { RuleId } from '../../contract/rules.ts';
 import { JobEntry, JobStore, retryDelay } from '../../impl/index.ts';
-import { jobStoreFactory } from '../adapters/jobStore.ts';
+import { jobStoreFactory } from '../stores/jobStore.ts';
 import { catalogueVariant } from '../broken/catalogue.ts';
 import { profileSchema } from './result.ts';
 import type { Profile } from './result.ts';

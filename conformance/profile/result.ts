@@ -34,7 +34,7 @@ export interface Departure {
   readonly unshrunkSteps: number;
   /** The diverging step and first differing field. */
   readonly divergence: { readonly step: number; readonly kind: string; readonly field: string; readonly model: string; readonly impl: string };
-  /** The story, told step by step (conformance/story.ts). */
+  /** The story, told step by step (conformance/lockstep/story.ts). */
   readonly story: string;
   /** The command that repeats it. */
   readonly replay: string;

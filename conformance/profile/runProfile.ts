@@ -22,15 +22,15 @@ import { composeVariants, modelVariant } from '../../model/variants.ts';
 import type { ModelVariant } from '../../model/variants.ts';
 import type { ProfileScenario } from './generation.ts';
 import type { Budget } from '../budget.ts';
-import { showValue } from '../compare.ts';
+import { showValue } from '../lockstep/compare.ts';
+import { exercisedRules, runLockstepDetailed } from '../lockstep/index.ts';
+import type { CheckedModel, LockstepOptions, LockstepRun } from '../lockstep/index.ts';
 import { inOrder } from '../parallel.ts';
-import { renderStory } from '../story.ts';
-import { newResolveMemory, resolveCommand } from '../symbolic.ts';
-import type { ScriptStep } from '../symbolic.ts';
+import { renderStory } from '../lockstep/story.ts';
+import { newResolveMemory, resolveCommand } from '../lockstep/symbolic.ts';
+import type { ScriptStep } from '../lockstep/symbolic.ts';
 import { attributeDivergence } from './attribution.ts';
 import { RULE_BIAS, targetedScenarioArb } from './generation.ts';
-import { runProfileLockstep } from './lockstep.ts';
-import type { CheckedModel, ProfileRun } from './lockstep.ts';
 import { PROFILE_FORMAT } from './result.ts';
 import type { Departure, Profile, RuleResult, Unattributed } from './result.ts';
 import type { ProfileTarget } from './target.ts';
@@ -110,23 +110,31 @@ function modelRules(checked: CheckedModel, scenario: ProfileScenario): Map<RuleI
   return out;
 }
 
+/** The lockstep options of a run of a profile: the checked model, the budget, and the scenario's starting snapshot. Pure. */
+const lockstepOptions = (checked: CheckedModel, budget: Budget | undefined, scenario: Pick<ProfileScenario, 'start'>): LockstepOptions => ({
+  model: checked,
+  ...(budget === undefined ? {} : { budget }),
+  ...(scenario.start === undefined ? {} : { start: scenario.start }),
+});
+
 /** A fixture as a script: its commands and restarts (its aliasing steps are the run's own aliasing check). */
 const fixtureScript = (f: Fixture): ScriptStep[] =>
   f.steps.flatMap((s): ScriptStep[] => ('do' in s ? [{ do: s.do }] : 'restart' in s ? [{ restart: true }] : []));
 
 /** Counts, per rule, the agreeing commands of a run (every step before the divergence, and the aliasing check). */
-function countRun(run: ProfileRun, counts: Map<RuleId, number>): void {
-  const agreeing = run.result.divergence === null ? run.exercised.length : run.result.divergence.step - 1;
-  for (let i = 0; i < agreeing; i++) for (const r of run.exercised[i] ?? []) counts.set(r, (counts.get(r) ?? 0) + 1);
+function countRun(run: LockstepRun, counts: Map<RuleId, number>): void {
+  const exercised = exercisedRules(run);
+  const agreeing = run.result.divergence === null ? exercised.length : run.result.divergence.step - 1;
+  for (let i = 0; i < agreeing; i++) for (const r of exercised[i] ?? []) counts.set(r, (counts.get(r) ?? 0) + 1);
   if (run.aliasChecked && run.result.divergence === null) counts.set('snapshot-is-a-copy', (counts.get('snapshot-is-a-copy') ?? 0) + 1);
 }
 
 /** The rule a run departs on (null: unattributed), and the first differing field in words. */
-function attribution(run: ProfileRun): { rule: RuleId | null; divergence: Departure['divergence'] } | null {
+function attribution(run: LockstepRun): { rule: RuleId | null; divergence: Departure['divergence'] } | null {
   const d = run.result.divergence;
   if (d === null) return null;
   const step = run.result.steps[d.step - 1];
-  const exercised = d.kind === 'alias' ? ['snapshot-is-a-copy' as const] : (run.exercised[d.step - 1] ?? []);
+  const exercised = d.kind === 'alias' ? ['snapshot-is-a-copy' as const] : (exercisedRules(run)[d.step - 1] ?? []);
   const rule = attributeDivergence(d, run.diverging, exercised, step?.implReply);
   const diff = d.reply ?? d.snapshot;
   return {
@@ -148,7 +156,7 @@ interface Candidate {
   readonly fixture: string | undefined;
   /** Index of the generated scenario in its campaign (fast-check path). */
   readonly index: number;
-  readonly run: ProfileRun;
+  readonly run: LockstepRun;
   readonly divergence: Departure['divergence'];
 }
 
@@ -171,7 +179,7 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
   const declared = target.declarations;
   const unsupported = new Set(RULE_IDS.filter((r) => declared[r]?.kind === 'unsupported'));
   let adapter = target.queue;
-  const noteAdapter = (run: ProfileRun): void => {
+  const noteAdapter = (run: LockstepRun): void => {
     if (run.result.adapter !== '(factory)') adapter = run.result.adapter;
   };
 
@@ -183,10 +191,10 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
   for (const fixture of options.replay === undefined ? loadFixtures() : []) {
     if (budget?.expired === true) break;
     const script = fixtureScript(fixture);
-    const run = await runProfileLockstep(fixture.config, script, target.factory, checked, budget);
+    const run = await runLockstepDetailed(fixture.config, script, target.factory, lockstepOptions(checked, budget, {}));
     noteAdapter(run);
     if (run.result.interrupted === true) break;
-    const reached = new Set(run.exercised.flat());
+    const reached = new Set(exercisedRules(run).flat());
     for (const r of reached) fixtureRules.set(r, [...(fixtureRules.get(r) ?? []), fixture.name]);
     countRun(run, counts);
     const a = attribution(run);
@@ -224,7 +232,7 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
       const index = indices === undefined ? t : (indices[t] as number);
       const scenario = at(index);
       if ((modelRules(checked, scenario).get(rule) ?? 0) < minHits) continue;
-      const run = await runProfileLockstep(scenario.config, scenario.commands, target.factory, checked, budget, scenario.start);
+      const run = await runLockstepDetailed(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, budget, scenario));
       noteAdapter(run);
       // An implementation that cannot start from a snapshot leaves this rule's edge not reached.
       if (run.cannotStart === true) break;
@@ -301,7 +309,7 @@ async function shrink(
   target: ProfileTarget,
   o: { seed: number; maxCommands: number; budget: Budget | undefined; replayCommand: ProfileOptions['replayCommand']; replayPath?: string | undefined },
 ): Promise<Departure> {
-  const told = (run: ProfileRun, seed: number | undefined, path: string | undefined, unshrunk: number, divergence: Departure['divergence']): Departure => {
+  const told = (run: LockstepRun, seed: number | undefined, path: string | undefined, unshrunk: number, divergence: Departure['divergence']): Departure => {
     const replay = o.replayCommand?.(c.rule ?? 'snapshot-is-a-copy', c.campaign, path) ?? (path === undefined ? `runProfile(target, { seed: ${o.seed} })` : `runProfile(target, { seed: ${o.seed}, replay: { rule: '${c.campaign}', path: '${path}' } })`);
     return {
       source: c.campaign === undefined ? 'fixture' : 'campaign',
@@ -320,10 +328,10 @@ async function shrink(
   const rule = c.rule;
   const seed = campaignSeed(o.seed, c.campaign);
   const arb = targetedScenarioArb(c.campaign, o.maxCommands);
-  let last: { run: ProfileRun; divergence: Departure['divergence'] } = { run: c.run, divergence: c.divergence };
+  let last: { run: LockstepRun; divergence: Departure['divergence'] } = { run: c.run, divergence: c.divergence };
   const remaining = o.budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
   const property = fc.asyncProperty(arb, async (scenario: ProfileScenario) => {
-    const run = await runProfileLockstep(scenario.config, scenario.commands, target.factory, checked, o.budget, scenario.start);
+    const run = await runLockstepDetailed(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, o.budget, scenario));
     if (run.result.interrupted === true) return true;
     const a = attribution(run);
     if (a === null || a.rule !== rule) return true;

@@ -250,21 +250,33 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
 
   private onLine(text: string): void {
     const json = parseJsonLine(text);
-    if (!json.ok) return this.violation('malformed_line', `a line is ${json.problem}`, text);
+    if (!json.ok) {
+      this.violation('malformed_line', `a line is ${json.problem}`, text);
+      return;
+    }
     const value = json.value;
     const envelope = isObject(value) && value.type === 'reply';
     if (envelope && Object.hasOwn(value, 'id')) {
       const shape = checkShape(replyEnvelopeSchema, value);
-      if (!shape.ok) return this.violation('malformed_line', `a reply envelope is ${shape.problem}`, text);
+      if (!shape.ok) {
+        this.violation('malformed_line', `a reply envelope is ${shape.problem}`, text);
+        return;
+      }
       const id = shape.value.id;
       const pending = this.pending.get(id);
       if (pending === undefined) {
-        return id < this.nextId
-          ? this.violation('duplicate_id', `a second reply to request ${id} (each id is answered exactly once)`, text, id)
-          : this.violation('unknown_id', `a reply to request ${id}, which was never sent (the last id sent is ${this.nextId - 1})`, text, id);
+        if (id < this.nextId) {
+          this.violation('duplicate_id', `a second reply to request ${id} (each id is answered exactly once)`, text, id);
+        } else {
+          this.violation('unknown_id', `a reply to request ${id}, which was never sent (the last id sent is ${this.nextId - 1})`, text, id);
+        }
+        return;
       }
       const reply = checkReply(shape.value.reply);
-      if (!reply.ok) return this.violation('bad_reply', `the reply to request ${id} is ${reply.problem}`, text, id);
+      if (!reply.ok) {
+        this.violation('bad_reply', `the reply to request ${id} is ${reply.problem}`, text, id);
+        return;
+      }
       clearTimeout(pending.timer);
       this.pending.delete(id);
       pending.resolve(reply.value);
@@ -277,9 +289,15 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
       bare.resolve(text);
       return;
     }
-    if (envelope) return this.violation('missing_id', 'a reply envelope without an id (it cannot be matched to a request)', text);
-    if (this.pending.size === 0) return this.violation('unasked_line', 'the implementation wrote a line when no request was in flight (one reply per request)', text);
-    return this.violation('missing_id', `a line that is not a reply envelope while ${this.pending.size} request(s) were in flight (a reply without an id cannot be matched)`, text);
+    if (envelope) {
+      this.violation('missing_id', 'a reply envelope without an id (it cannot be matched to a request)', text);
+      return;
+    }
+    if (this.pending.size === 0) {
+      this.violation('unasked_line', 'the implementation wrote a line when no request was in flight (one reply per request)', text);
+      return;
+    }
+    this.violation('missing_id', `a line that is not a reply envelope while ${this.pending.size} request(s) were in flight (a reply without an id cannot be matched)`, text);
   }
 
   /** The peer failed: settle everything in flight as the failure calls for. */

@@ -35,7 +35,7 @@ function answer(request, delay = 0) {
       case 'envelope-no-id':
         return send({ type: 'reply', reply });
       case 'garbage':
-        return send('reply to request ' + request.id);
+        return send(`reply to request ${request.id}`);
       case 'bad-reply':
         return send({ type: 'reply', id: request.id, reply: { ...reply, elapsedMs: 3 } });
       default:

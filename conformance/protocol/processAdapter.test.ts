@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findPython, pythonCommand } from '../../examples/python/interpreter.ts';
-import { runCampaign } from '../campaign.ts';
-import { runLockstep } from '../lockstep.ts';
+import { runCampaign } from '../random/campaign.ts';
+import { runLockstep } from '../lockstep/index.ts';
 import { ProcessAdapter, encodeCommand, processAdapterFactory } from './processAdapter.ts';
 import { ProcessError } from './processError.ts';
 import type { ProcessErrorCode } from './processError.ts';

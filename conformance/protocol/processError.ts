@@ -6,8 +6,9 @@
  */
 // describe.ts itself, not the contract's index: the index loads zod, and cli/main.ts loads this file
 // (through peer.ts) before any command, `jobcheck --help` included.
+import { CodedError } from '../../contract/CodedError.ts';
 import { clipText } from '../../contract/describe.ts';
-import { outsideText } from '../outsideText.ts';
+import { outsideText } from '../outside/outsideText.ts';
 import { EXCERPT_CHARS } from './limits.ts';
 
 /** Stable codes of process-boundary failures. */
@@ -76,9 +77,8 @@ export interface ProcessErrorDetails {
 const clip = (s: string): string => outsideText(clipText(s, EXCERPT_CHARS));
 
 /** A failure at the process boundary: stable `code`, the line sent, the line received, stderr's tail. */
-export class ProcessError extends Error {
+export class ProcessError extends CodedError<ProcessErrorCode> {
   override name = 'ProcessError' as const;
-  readonly code: ProcessErrorCode;
   readonly details: ProcessErrorDetails;
 
   constructor(code: ProcessErrorCode, problem: string, details: ProcessErrorDetails) {
@@ -88,8 +88,7 @@ export class ProcessError extends Error {
     if (details.received !== undefined) parts.push(`received: ${clip(details.received)}`);
     const lastErr = details.stderr?.at(-1);
     if (lastErr !== undefined) parts.push(`stderr: ${clip(lastErr)}`);
-    super(parts.join('; '), details.cause === undefined ? undefined : { cause: details.cause });
-    this.code = code;
+    super(code, parts.join('; '), details.cause === undefined ? undefined : { cause: details.cause });
     this.details = details;
   }
 }

@@ -7,8 +7,8 @@ import { helloReplySchema, helloReplyV2Schema, helloRequestSchema, protocolRejec
 import { findPython, pythonCommand } from '../../examples/python/interpreter.ts';
 import { MAX_SERVE_CONNECTIONS, memoryStoreMaker, serveLines } from '../../impl/protocol/index.ts';
 import type { StoreMaker } from '../../impl/protocol/index.ts';
-import { modelStoreMaker } from '../adapters/model.ts';
-import { comparableReply } from '../compare.ts';
+import { modelStoreMaker } from '../stores/model.ts';
+import { comparableReply } from '../lockstep/compare.ts';
 import { Peer } from './peer.ts';
 import { checkReply } from './replies.ts';
 

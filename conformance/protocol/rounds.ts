@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import type { Config, Snapshot } from '../../contract/index.ts';
 import { initialState, step, toSnapshot } from '../../model/index.ts';
 import type { ModelState } from '../../model/index.ts';
-import { comparableReply } from '../compare.ts';
+import { comparableReply } from '../lockstep/compare.ts';
 import type { ConcurrentAdapter } from '../concurrent/adapter.ts';
 
 /** What running some rounds established. */

@@ -5,13 +5,13 @@
  * asserts on (every state and label inside the viewport, no two labels on top of each other).
  */
 import type { Page } from 'playwright-core';
-import { runCheck } from '../../cli/check.ts';
-import type { CheckReport } from '../../cli/check.ts';
-import { renderFailure, reportContext, reportTitle } from '../../cli/checkOutput.ts';
-import type { CheckContext } from '../../cli/checkOutput.ts';
-import { jobStoreFactory } from '../../conformance/adapters/jobStore.ts';
+import { runCheck } from '../../conformance/check/index.ts';
+import type { CheckReport } from '../../conformance/check/index.ts';
+import { renderFailure, reportContext, reportTitle } from '../../cli/output/index.ts';
+import type { CheckContext } from '../../cli/output/index.ts';
+import { jobStoreFactory } from '../../conformance/stores/jobStore.ts';
 import { brokenVariant } from '../../conformance/broken/index.ts';
-import { coverageHtml } from '../../conformance/coverageReport.ts';
+import { coverageHtml } from '../../conformance/coverage/coverageReport.ts';
 import { withChromiumPage } from './chromium.ts';
 
 /** The laptop screen the page must be readable on, at 1:1. */
@@ -45,7 +45,7 @@ export async function coveragePage(name: CoveragePageName): Promise<CoveragePage
   const broken = spec.target === 'builtin' ? undefined : brokenVariant(spec.target);
   if (spec.target !== 'builtin' && broken === undefined) throw new Error(`no broken variant named ${spec.target}`);
   const factory = broken?.factory ?? jobStoreFactory();
-  const report = await runCheck({ factory, runs: spec.runs, seed: spec.seed });
+  const report = await runCheck({ factory }, { runs: spec.runs, seed: spec.seed });
   const ctx: CheckContext = { target: broken === undefined ? 'impl/JobStore' : `broken/${broken.name}`, flags: broken === undefined ? '--builtin' : `--broken ${broken.name}`, seed: spec.seed, runs: spec.runs };
   const story = report.failure === null ? null : renderFailure(report.failure, report, ctx);
   const html = await coverageHtml(report.coverage, { title: reportTitle(ctx), context: reportContext(report, story) });

@@ -3,8 +3,8 @@
  * uses, so that the page states what the harness really does.
  */
 import { DEFAULT_TIME_LIMIT_MS, MAX_TIME_LIMIT_MS } from '../../cli/checkCommand.ts';
-import { MAX_ARTIFACT_BYTES } from '../../conformance/artifact.ts';
-import { SHOWN_CHARS } from '../../conformance/compare.ts';
+import { MAX_ARTIFACT_BYTES } from '../../conformance/lockstep/artifact.ts';
+import { SHOWN_CHARS } from '../../conformance/lockstep/compare.ts';
 import {
   DEFAULT_REPLY_TIMEOUT_MS,
   END_GRACE_MS,

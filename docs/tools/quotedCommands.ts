@@ -20,7 +20,7 @@ import { delimiter, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../cli/cli.ts';
-import { runDemo } from '../../cli/demo.ts';
+import { runDemo } from '../../cli/demo/index.ts';
 
 /** The project root (the folder holding package.json). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/[\\/]$/, '');
@@ -190,7 +190,7 @@ export async function refreshConsoleBlocks(text: string, doc = 'document', optio
       parts.push(`$ ${command}`);
       if (result.output !== '') parts.push(result.output);
     }
-    out += text.slice(at, block.start) + parts.join('\n') + '\n';
+    out += `${text.slice(at, block.start)}${parts.join('\n')}\n`;
     at = block.end;
   }
   return out + text.slice(at);

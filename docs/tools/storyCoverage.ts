@@ -3,13 +3,12 @@
  * code, the stories (fixtures) whose trace on the reference model takes or returns it. A small,
  * readable coverage table, used to teach how to read the full coverage report.
  */
-import { listStories } from '../../cli/demoStory.ts';
-import type { Story } from '../../cli/demoStory.ts';
-import { traceStory } from '../../cli/demoTrace.ts';
+import { listStories, traceStory } from '../../cli/demo/index.ts';
+import type { Story } from '../../cli/demo/index.ts';
 import { REJECTION_CODES } from '../../contract/index.ts';
-import { CoverageRecorder } from '../../conformance/coverage.ts';
-import type { Coverage } from '../../conformance/coverage.ts';
-import { lifecycleSvg } from '../../conformance/lifecycleDiagram.ts';
+import { CoverageRecorder } from '../../conformance/coverage/coverage.ts';
+import type { Coverage } from '../../conformance/coverage/coverage.ts';
+import { lifecycleSvg } from '../../conformance/coverage/lifecycleDiagram.ts';
 import { lifecycleTransitions } from '../../model/index.ts';
 
 /** Per item, the names of the stories that hit it and the total number of hits. */
@@ -60,7 +59,7 @@ export function storyCoverageValue(stories: readonly Story[] = listStories()): C
     for (const step of traceStory(story).steps) {
       const reply = step.reply;
       if (reply !== undefined && !reply.ok) recorder.hit('rejections', reply.code);
-      if (reply !== undefined && reply.ok && reply.type === 'submit' && !reply.duplicate) recorder.hit('states', 'ready');
+      if (reply?.ok && reply.type === 'submit' && !reply.duplicate) recorder.hit('states', 'ready');
       for (const id of step.transitions) {
         recorder.hit('transitions', id);
         const t = byId.get(id);

@@ -4,13 +4,8 @@
  * job's status and token and the account's balance before opening the answer.
  */
 import { Readable } from 'node:stream';
-import { runDemo } from '../../cli/demo.ts';
-import { ruleLines } from '../../cli/demoPredict.ts';
-import { renderFinal, renderStepAfter } from '../../cli/demoRender.ts';
-import { findStory, listStories } from '../../cli/demoStory.ts';
-import type { Story } from '../../cli/demoStory.ts';
-import { traceStory } from '../../cli/demoTrace.ts';
-import type { TracedStep } from '../../cli/demoTrace.ts';
+import { findStory, listStories, renderFinal, renderStepAfter, ruleLines, runDemo, traceStory } from '../../cli/demo/index.ts';
+import type { Story, TracedStep } from '../../cli/demo/index.ts';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 

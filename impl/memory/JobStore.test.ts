@@ -1,7 +1,7 @@
 /**
  * JobStore's own API: construction, validation at the boundary, queries, snapshot freshness,
  * restore, and the bounds on its indexes. Agreement with the reference model is checked in
- * conformance/impl.test.ts (this folder never imports the model). Expected values here are
+ * conformance/stores/impl.test.ts (this folder never imports the model). Expected values here are
  * worked out by hand from the contract's rules.
  */
 import { describe, expect, it } from 'vitest';

@@ -25,6 +25,9 @@
  * pending instants are later than `now`). Per-account heads that change along the way are offered
  * to `claimable` and may turn stale within the same advance, which the lazy heap absorbs.
  *
+ * The decisions (admission, the claim gate, the delivery check, the commit plan, the fail outcome,
+ * expiry) are impl/decisions' pure functions, called directly; this file keeps the indexes.
+ *
  * Memory: terminal jobs (done, dead) stay resident, as the contract requires (they are queryable,
  * deduplicate re-submissions, and are part of the snapshot). Each costs its JobEntry (17 fields),
  * its id and key strings, a slot in `jobs` and, once committed, its ledger entry; terminal jobs
@@ -41,13 +44,11 @@ import type {
   CommitCommand,
   CommitResult,
   Config,
-  DeadReason,
   FailCommand,
   FailResult,
   JobRecord,
   JobStatus,
   Rejection,
-  RejectionCode,
   Reply,
   Snapshot,
   SubmitCommand,
@@ -56,8 +57,10 @@ import type {
   TickResult,
 } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
+import { DECISIONS, clockRegressed, dueOf, isUnresolvedStatus } from '../decisions/index.ts';
+import type { Decisions } from '../decisions/index.ts';
 import { MinHeap } from './heap.ts';
-import { JobEntry, NO_TIME, NO_TOKEN, addTime, isUnresolvedStatus, retryDelay } from './JobEntry.ts';
+import { JobEntry, NO_TIME, NO_TOKEN } from './JobEntry.ts';
 
 /** Number of jobs in each status. */
 export type StatusCounts = Record<JobStatus, number>;
@@ -87,8 +90,6 @@ export interface AccountLedger {
 /** Heaps are compacted once they hold more than this many entries beyond twice the live ones. */
 const COMPACT_SLACK = 1024;
 
-const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
-
 /** Sets `obj[key] = value` as an own data property, even for the key `__proto__`. */
 function put<V>(obj: Record<string, V>, key: string, value: V): void {
   if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
@@ -102,6 +103,8 @@ const sortedKeys = <V>(map: Map<string, V>): string[] => [...map.keys()].sort();
  * and internals protected, so that test variants can be built by subclassing.
  */
 export class JobStore {
+  /** The decision functions this store runs: the contract's, unless a test variant replaced one (`withDecisions`). */
+  readonly decisions: Decisions = DECISIONS;
   protected readonly cfg: Config;
   protected now = 0;
   protected nextToken = 1;
@@ -158,9 +161,7 @@ export class JobStore {
    * rule. Passing an unvalidated object here can corrupt the store; use `execute` for outside input.
    */
   executeTrusted(command: Command): Reply {
-    if (command.now < this.now) {
-      return reject('clock_regressed', `now: ${command.now} is before the clock (${this.now})`);
-    }
+    if (command.now < this.now) return clockRegressed(command.now, this.now);
     if (command.now > this.now) this.advance(command.now);
     switch (command.type) {
       case 'submit':
@@ -284,14 +285,14 @@ export class JobStore {
       job.status = r.status;
       job.attempts = r.attempts;
       if (r.status === 'running') {
-        job.token = r.token as number;
-        job.owner = r.owner as string;
-        job.leaseUntil = r.leaseUntil as number;
+        job.token = r.token;
+        job.owner = r.owner;
+        job.leaseUntil = r.leaseUntil;
         this.byToken.set(job.token, job);
       } else if (r.status === 'waiting') {
-        job.notBefore = r.notBefore as number;
+        job.notBefore = r.notBefore;
       } else if (r.status === 'dead') {
-        job.reason = r.reason as DeadReason;
+        job.reason = r.reason;
       }
       if (r.lastError !== undefined) job.lastError = r.lastError;
       this.statusCounts[r.status]++;
@@ -328,7 +329,10 @@ export class JobStore {
       const job = timers.peekValue();
       const tag = timers.peekTag();
       timers.pop();
-      if (tag === job.gen && !this.expire(job, now)) (unmoved ??= []).push(job);
+      if (tag === job.gen && !this.expire(job, now)) {
+        unmoved ??= [];
+        unmoved.push(job);
+      }
     }
     // A live timer that was due always moves its job; should one not (a variant built for testing
     // may do that), its timer is kept for the next advance rather than re-examined in this loop.
@@ -340,22 +344,24 @@ export class JobStore {
    * Returns whether the job moved.
    */
   protected expire(job: JobEntry, now: number): boolean {
-    if (now >= job.deadline) {
-      this.kill(job, 'deadline');
-    } else if (job.status === 'running' && now >= job.leaseUntil) {
-      if (job.attempts >= this.cfg.maxAttempts) {
+    switch (this.decisions.expiry(this.cfg, job, now)) {
+      case 'deadline':
+        this.kill(job, 'deadline');
+        return true;
+      case 'lease_expired':
         this.kill(job, 'lease_expired');
-      } else {
+        return true;
+      case 'requeue':
         this.endDelivery(job);
         this.makeReady(job);
-      }
-    } else if (job.status === 'waiting' && now >= job.notBefore) {
-      job.notBefore = NO_TIME;
-      this.makeReady(job);
-    } else {
-      return false;
+        return true;
+      case 'retry':
+        job.notBefore = NO_TIME;
+        this.makeReady(job);
+        return true;
+      case 'none':
+        return false;
     }
-    return true;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -363,21 +369,14 @@ export class JobStore {
 
   protected applySubmit(c: SubmitCommand): Reply {
     const existing = this.jobs.get(c.id);
-    if (existing !== undefined) {
-      if (existing.account === c.account && existing.key === c.key && existing.amount === c.amount && existing.deadline === c.deadline) {
-        return { ok: true, type: 'submit', id: c.id, seq: existing.seq, duplicate: true };
-      }
-      return reject(
-        'conflict',
-        `job ${JSON.stringify(c.id)} already exists with another payload (${JSON.stringify(existing.toRecord().payload)})`,
-      );
+    let admission = this.decisions.admission(this.cfg, c, existing, { unresolved: this.unresolved, nextSeq: this.nextSeq });
+    if (admission.type === 'ask') {
+      const load = { unresolved: this.unresolved, nextSeq: this.nextSeq, running: this.statusCounts.running };
+      admission = this.decisions.admission(this.cfg, c, existing, load);
     }
-    if (this.unresolved >= this.cfg.capacity) {
-      return reject('capacity_exceeded', `capacity ${this.cfg.capacity} is full: ${this.unresolved} unresolved jobs`);
-    }
-    if (this.nextSeq >= Number.MAX_SAFE_INTEGER) {
-      return reject('out_of_range', `nextSeq is ${this.nextSeq}: a new admission number would leave the safe-integer range`);
-    }
+    if (admission.type === 'duplicate') return { ok: true, type: 'submit', id: c.id, seq: admission.seq, duplicate: true };
+    if (admission.type === 'refused') return admission.rejection;
+    if (admission.type === 'ask') throw new Error(`admission asked for ${admission.fact} twice`);
     const seq = this.nextSeq++;
     const job = new JobEntry(c.id, c.account, c.key, c.amount, c.deadline, seq);
     this.jobs.set(c.id, job);
@@ -401,7 +400,7 @@ export class JobStore {
 
   /** The refusal of a claim that would hand out a token past the safe-integer range, or undefined while tokens are left. */
   protected tokensExhausted(): Rejection | undefined {
-    return this.nextToken >= Number.MAX_SAFE_INTEGER ? reject('out_of_range', `nextToken is ${this.nextToken}: a new token would leave the safe-integer range`) : undefined;
+    return this.decisions.claimGate(this.nextToken);
   }
 
   /** Delivers a ready job to the claiming worker: a new token, one more attempt, a lease. */
@@ -410,7 +409,7 @@ export class JobStore {
     job.attempts++;
     job.token = token;
     job.owner = c.worker;
-    job.leaseUntil = addTime(c.now, this.cfg.leaseTicks);
+    job.leaseUntil = this.decisions.leaseUntil(this.cfg, c.now);
     this.setStatus(job, 'running');
     this.byToken.set(token, job);
     this.schedule(job);
@@ -430,11 +429,7 @@ export class JobStore {
   /** The running job holding the command's token for its worker, or the rejection to reply with. */
   protected delivery(c: CommitCommand | AckCommand | FailCommand): JobEntry | Rejection {
     const job = this.byToken.get(c.token);
-    if (job === undefined) return reject('stale_token', `token ${c.token} is not the current delivery of any running job`);
-    if (job.owner !== c.worker) {
-      return reject('not_owner', `token ${c.token} is held by worker ${JSON.stringify(job.owner)}, not ${JSON.stringify(c.worker)}`);
-    }
-    return job;
+    return this.decisions.deliveryCheck(c, job) ?? (job as JobEntry);
   }
 
   protected applyCommit(c: CommitCommand): Reply {
@@ -442,21 +437,10 @@ export class JobStore {
     if (!(job instanceof JobEntry)) return job;
     const { account, key, amount } = job;
     let ledger = this.ledgers.get(account);
-    const recorded = ledger?.effects.get(key);
-    if (recorded !== undefined) {
-      if (recorded.amount === amount) {
-        return { ok: true, type: 'commit', id: job.id, applied: false, balance: (ledger as AccountLedger).balance };
-      }
-      return reject(
-        'conflict',
-        `effect (${JSON.stringify(account)}, ${JSON.stringify(key)}) was recorded with amount ${recorded.amount}, not ${amount}`,
-      );
-    }
-    const before = ledger === undefined ? 0 : ledger.balance;
-    const balance = before + amount;
-    if (!Number.isSafeInteger(balance)) {
-      return reject('out_of_range', `balance of ${JSON.stringify(account)} (${before}) + amount ${amount} would leave the safe-integer range`);
-    }
+    const plan = this.decisions.commitPlan(job, ledger?.effects.get(key)?.amount, ledger === undefined ? 0 : ledger.balance);
+    if (plan.type === 'repeat') return { ok: true, type: 'commit', id: job.id, applied: false, balance: plan.balance };
+    if (plan.type === 'refused') return plan.rejection;
+    const balance = plan.balance;
     if (ledger === undefined) {
       ledger = { balance, effects: new Map() };
       this.ledgers.set(account, ledger);
@@ -480,24 +464,16 @@ export class JobStore {
     if (!(job instanceof JobEntry)) return job;
     this.endDelivery(job);
     job.lastError = c.error;
-    let reason: DeadReason;
-    if (c.kind === 'permanent') {
-      reason = 'permanent';
-    } else if (job.attempts >= this.cfg.maxAttempts) {
-      reason = 'attempts_exhausted';
-    } else {
-      const notBefore = addTime(c.now, retryDelay(this.cfg.backoffBase, this.cfg.backoffCap, job.attempts));
-      if (notBefore < job.deadline) {
-        job.notBefore = notBefore;
-        this.setStatus(job, 'waiting');
-        this.schedule(job);
-        return { ok: true, type: 'fail', id: job.id, status: 'waiting', notBefore };
-      }
-      reason = 'no_time_for_retry';
+    const outcome = this.decisions.failOutcome(this.cfg, c, job);
+    if (outcome.status === 'waiting') {
+      job.notBefore = outcome.notBefore;
+      this.setStatus(job, 'waiting');
+      this.schedule(job);
+      return { ok: true, type: 'fail', id: job.id, status: 'waiting', notBefore: outcome.notBefore };
     }
-    job.reason = reason;
+    job.reason = outcome.reason;
     this.resolve(job, 'dead');
-    return { ok: true, type: 'fail', id: job.id, status: 'dead', reason };
+    return { ok: true, type: 'fail', id: job.id, status: 'dead', reason: outcome.reason };
   }
 
   protected applyTick(_c: TickCommand): Reply {
@@ -523,7 +499,7 @@ export class JobStore {
   }
 
   /** An unresolved job dies (from any unresolved status). */
-  protected kill(job: JobEntry, reason: DeadReason): void {
+  protected kill(job: JobEntry, reason: 'deadline' | 'lease_expired'): void {
     if (job.status === 'running') this.endDelivery(job);
     job.notBefore = NO_TIME;
     job.reason = reason;
@@ -546,9 +522,7 @@ export class JobStore {
 
   /** The next instant at which an unresolved job may move by itself. */
   protected nextInstant(job: JobEntry): number {
-    if (job.status === 'running') return job.leaseUntil < job.deadline ? job.leaseUntil : job.deadline;
-    if (job.status === 'waiting') return job.notBefore < job.deadline ? job.notBefore : job.deadline;
-    return job.deadline;
+    return dueOf(job) as number;
   }
 
   /** Registers the job's next instant in the timer heap (under its current generation). */

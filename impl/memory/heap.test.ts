@@ -17,7 +17,9 @@ describe('MinHeap', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: -50, max: 50 })), (keys) => {
         const heap = new MinHeap<number>();
-        keys.forEach((k, i) => heap.push(k, i, 0));
+        keys.forEach((k, i) => {
+          heap.push(k, i, 0);
+        });
         expect(drain(heap)).toEqual([...keys].sort((a, b) => a - b));
       }),
     );
@@ -44,7 +46,7 @@ describe('MinHeap', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 100 })), (keys) => {
         const heap = new MinHeap<number>();
-        keys.forEach((k) => heap.push(k, k, k % 3));
+        for (const k of keys) heap.push(k, k, k % 3);
         heap.retain((_, tag) => tag !== 0);
         expect(drain(heap)).toEqual(keys.filter((k) => k % 3 !== 0).sort((a, b) => a - b));
       }),
@@ -55,7 +57,7 @@ describe('MinHeap', () => {
     fc.assert(
       fc.property(fc.array(fc.integer()), (keys) => {
         const heap = new MinHeap<number>();
-        keys.forEach((k) => heap.append(k, k, 0));
+        for (const k of keys) heap.append(k, k, 0);
         heap.heapify();
         expect(drain(heap)).toEqual([...keys].sort((a, b) => a - b));
       }),

@@ -3,10 +3,10 @@
  * rejection codes and canonical snapshot as impl/memory/JobStore and impl/sqlite/SqliteStore),
  * with its state in a schema of its own, for workers on many machines.
  *
- * - The decision logic mirrors impl/sqlite/SqliteStore.ts step by step (validation by the
- *   contract's schema, then the same decision lists), made async because node-postgres is. It is
- *   a mirror rather than shared code: SqliteStore's steps are synchronous statements inside a
- *   better-sqlite3 transaction function, and sharing them would make SQLite's hot path async.
+ * - Validation is the contract's schema; steps 1b to 3 are the command core shared with the
+ *   SQLite store (impl/core: a generator of storage requests over impl/decisions' pure
+ *   decisions), driven asynchronously here (SQLite drives the same generator synchronously, so
+ *   its hot path makes no promise); this file answers the requests with its statements.
  * - Every command that passes validation is one transaction on one pooled connection:
  *   `BEGIN ISOLATION LEVEL READ COMMITTED` (set explicitly, whatever the server's default), then
  *   `SELECT … FROM meta FOR UPDATE`. The contract has one logical clock and one token counter
@@ -19,40 +19,34 @@
  * - Token guards: the writes of commit, ack and fail name the delivery's token in their WHERE
  *   (the job row `AND token = $t AND owner = $w`, the ledger insert `WHERE EXISTS` that row) and
  *   throw PostgresStoreError `lost_guard` if the row no longer matches.
- * - The ledger row is `INSERT … ON CONFLICT (account, key) DO NOTHING RETURNING`: a repeat finds
- *   the row instead of failing on it.
+ * - The ledger row is `INSERT … ON CONFLICT (account, key) DO NOTHING RETURNING`: read first
+ *   under the meta row's lock, a repeat never reaches it, and a guarded insert that adds no row
+ *   has lost its delivery (`lost_guard`).
  * - `now` is always a bigint parameter; the server's clock is never used.
  * - The fault points of impl/faults.ts: after BEGIN and the lock, after the first write, after
  *   COMMIT (before the reply is returned). A killed client's open transaction is rolled back by
  *   the server when the connection drops.
  */
 import type pg from 'pg';
-import type {
-  AckCommand,
-  ClaimCommand,
-  Command,
-  CommitCommand,
-  Config,
-  DeadReason,
-  FailCommand,
-  JobRecord,
-  JobStatus,
-  Rejection,
-  RejectionCode,
-  Reply,
-  Snapshot,
-  SubmitCommand,
-} from '../../contract/index.ts';
-import { JobcheckError, SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
+import type { Command, Config, DeadReason, JobStatus, Reply, Snapshot } from '../../contract/index.ts';
+import { JobcheckError, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
+import { runAsync, runCommand } from '../core/index.ts';
+import type { CoreRun, Guard, StorageRequest } from '../core/index.ts';
+import { DECISIONS, dueOf } from '../decisions/index.ts';
+import type { Decisions } from '../decisions/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
-import { addTime, retryDelay } from '../memory/JobEntry.ts';
+import { jobRecord } from '../jobRecord.ts';
 import type { Counters, Job } from '../rows.ts';
+import { restoreRows, snapshotOf } from '../snapshotRows.ts';
 import { checkStoredRows } from '../storedRows.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';
 import { SCHEMA_PREFIX, SCHEMA_VERSION, quoteIdent, schemaSql } from './schema.ts';
 import { fromBytes, toBytes, toBytesOrNull } from './strings.ts';
 
 export type { Counters, Job } from '../rows.ts';
+// Kept importable from here, where they were defined before the stores shared them.
+export { dueOf } from '../decisions/index.ts';
+export { jobRecord } from '../jobRecord.ts';
 
 interface JobRow {
   seq: number;
@@ -104,6 +98,10 @@ export function queries(s: string) {
     balance: `SELECT balance FROM ${s}.balances WHERE account = $1`,
     setBalance: `INSERT INTO ${s}.balances (account, balance) VALUES ($1, $2) ON CONFLICT (account) DO UPDATE SET balance = excluded.balance`,
     insertEffect: `INSERT INTO ${s}.effects (account, key, amount, job, token) SELECT $1, $2, $3, $4, $5::bigint WHERE EXISTS (SELECT 1 FROM ${s}.jobs WHERE token = $5::bigint AND owner = $6) ON CONFLICT (account, key) DO NOTHING RETURNING amount`,
+    /** Only for a broken commit plan that overwrites a ledger row (the contract's never does). */
+    replaceEffect: `INSERT INTO ${s}.effects (account, key, amount, job, token) SELECT $1, $2, $3, $4, $5::bigint WHERE EXISTS (SELECT 1 FROM ${s}.jobs WHERE token = $5::bigint AND owner = $6) ON CONFLICT (account, key) DO UPDATE SET amount = excluded.amount, job = excluded.job, token = excluded.token RETURNING amount`,
+    /** Only for a broken admission that asks how many jobs run (the contract's never does). */
+    countRunning: `SELECT count(*)::integer AS n FROM ${s}.jobs WHERE token IS NOT NULL`,
     meta: `SELECT ${META_COLUMNS} FROM ${s}.meta WHERE id = 1`,
     allJobs: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs ORDER BY seq`,
     allBalances: `SELECT account, balance FROM ${s}.balances`,
@@ -115,29 +113,8 @@ export function queries(s: string) {
 /** The statements of one store. */
 export type Queries = ReturnType<typeof queries>;
 
-const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
-
-/** Sets `obj[key] = value` as an own data property, even for the key `__proto__`. */
-function put<V>(obj: Record<string, V>, key: string, value: V): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
-}
-
-const isUnresolved = (status: JobStatus): boolean => status === 'ready' || status === 'waiting' || status === 'running';
-
-/** The next instant at which an unresolved job moves by itself, or null once it is terminal. Pure. */
-export function dueOf(job: Pick<Job, 'status' | 'deadline' | 'leaseUntil' | 'notBefore'>): number | null {
-  switch (job.status) {
-    case 'running':
-      return Math.min(job.leaseUntil as number, job.deadline);
-    case 'waiting':
-      return Math.min(job.notBefore as number, job.deadline);
-    case 'ready':
-      return job.deadline;
-    default:
-      return null;
-  }
-}
+/** The job of the first row, or undefined for none. */
+const jobOf = (rows: readonly JobRow[]): Job | undefined => (rows[0] === undefined ? undefined : toJob(rows[0]));
 
 function toJob(row: JobRow): Job {
   return {
@@ -158,29 +135,6 @@ function toJob(row: JobRow): Job {
     claimable: row.claimable === true,
   };
 }
-
-/** The canonical record of a job. Pure. */
-export function jobRecord(job: Job): JobRecord {
-  const record: { -readonly [K in keyof JobRecord]: JobRecord[K] } = {
-    payload: { account: job.account, key: job.key, amount: job.amount, deadline: job.deadline },
-    seq: job.seq,
-    status: job.status,
-    attempts: job.attempts,
-  };
-  if (job.status === 'running') {
-    record.token = job.token as number;
-    record.owner = job.owner as string;
-    record.leaseUntil = job.leaseUntil as number;
-  } else if (job.status === 'waiting') {
-    record.notBefore = job.notBefore as number;
-  } else if (job.status === 'dead') {
-    record.reason = job.reason as DeadReason;
-  }
-  if (job.lastError !== null) record.lastError = job.lastError;
-  return record;
-}
-
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A fresh schema name, `jobcheck_<16 hex digits>`. */
 function newSchemaName(): string {
@@ -218,6 +172,8 @@ export interface Tx {
  * overridable and internals protected, so that test variants can be built by subclassing.
  */
 export class PostgresStore {
+  /** The decision functions this store runs: the contract's, unless a test variant replaced one (`withDecisions`). */
+  readonly decisions: Decisions = DECISIONS;
   protected readonly q: Queries;
   private closed = false;
 
@@ -250,23 +206,11 @@ export class PostgresStore {
     const s = parseSnapshot(snapshot);
     const schema = newSchemaName();
     await build(pool, schema, async (client, q) => {
-      const jobs = Object.entries(s.jobs).sort(([, a], [, b]) => a.seq - b.seq);
-      const accountsWithHead = new Set<string>();
-      let unresolved = 0;
-      for (const [id, r] of jobs) {
-        const p = r.payload;
-        let claimable: boolean | null = null;
-        if (isUnresolved(r.status)) {
-          unresolved += 1;
-          if (!accountsWithHead.has(p.account)) {
-            accountsWithHead.add(p.account);
-            if (r.status === 'ready') claimable = true;
-          }
-        }
-        const due = dueOf({ status: r.status, deadline: p.deadline, leaseUntil: r.leaseUntil ?? null, notBefore: r.notBefore ?? null });
+      const { rows, unresolved } = restoreRows(s);
+      for (const r of rows) {
         await client.query(q.insertJob, [
-          r.seq, toBytes(id), toBytes(p.account), toBytes(p.key), p.amount, p.deadline, r.status, r.attempts,
-          r.token ?? null, toBytesOrNull(r.owner), r.leaseUntil ?? null, r.notBefore ?? null, r.reason ?? null, toBytesOrNull(r.lastError), due, claimable,
+          r.seq, toBytes(r.id), toBytes(r.account), toBytes(r.key), r.amount, r.deadline, r.status, r.attempts,
+          r.token, toBytesOrNull(r.owner ?? undefined), r.leaseUntil, r.notBefore, r.reason, toBytesOrNull(r.lastError ?? undefined), r.due, r.claimable ? true : null,
         ]);
       }
       const c = s.config;
@@ -391,179 +335,77 @@ export class PostgresStore {
     return result;
   }
 
-  /** Steps 1b (the clock), 2 and 3 of one command, inside its transaction. */
-  protected async apply(tx: Tx, m: Counters, c: Command): Promise<Reply> {
-    if (c.now < m.clock) return reject('clock_regressed', `now: ${c.now} is before the clock (${m.clock})`);
-    const before = { ...m };
-    if (c.now > m.clock) {
-      m.clock = c.now;
-      for (const row of await this.read<JobRow>(tx, this.q.due, [c.now])) await this.expire(tx, m, toJob(row), c.now);
-    }
-    const reply = await this.decide(tx, m, c);
-    if (m.clock !== before.clock || m.nextToken !== before.nextToken || m.nextSeq !== before.nextSeq || m.unresolved !== before.unresolved) {
-      await this.write(tx, this.q.setCounters, [m.clock, m.nextToken, m.nextSeq, m.unresolved]);
-    }
-    return reply;
+  /** Steps 1b (the clock), 2 and 3 of one command, inside its transaction: the core, driven asynchronously. */
+  protected apply(tx: Tx, m: Counters, c: Command): Promise<Reply> {
+    return runAsync(this.run(m, c), (request) => this.answer(tx, request));
   }
 
-  /** Step 3: the command's decision list. */
-  protected decide(tx: Tx, m: Counters, c: Command): Promise<Reply> {
-    switch (c.type) {
-      case 'submit':
-        return this.applySubmit(tx, m, c);
-      case 'claim':
-        return this.applyClaim(tx, m, c);
-      case 'commit':
-        return this.applyCommit(tx, c);
-      case 'ack':
-        return this.applyAck(tx, m, c);
-      case 'fail':
-        return this.applyFail(tx, m, c);
-      case 'tick':
-        return Promise.resolve({ ok: true, type: 'tick', clock: m.clock });
-    }
-  }
-
-  /** One unresolved job hears the clock: deadline, else lease expiry, else end of backoff. */
-  protected async expire(tx: Tx, m: Counters, job: Job, now: number): Promise<void> {
-    if (now >= job.deadline) {
-      await this.kill(tx, m, job, 'deadline');
-    } else if (job.status === 'running' && now >= (job.leaseUntil as number)) {
-      if (job.attempts >= this.cfg.maxAttempts) {
-        await this.kill(tx, m, job, 'lease_expired');
-      } else {
-        this.endDelivery(job);
-        await this.makeReady(tx, job);
-      }
-    } else if (job.status === 'waiting' && now >= (job.notBefore as number)) {
-      job.notBefore = null;
-      await this.makeReady(tx, job);
-    }
-  }
-
-  protected async applySubmit(tx: Tx, m: Counters, c: SubmitCommand): Promise<Reply> {
-    const [row] = await this.read<JobRow>(tx, this.q.byId, [toBytes(c.id)]);
-    if (row !== undefined) {
-      const existing = toJob(row);
-      if (existing.account === c.account && existing.key === c.key && existing.amount === c.amount && existing.deadline === c.deadline) {
-        return { ok: true, type: 'submit', id: c.id, seq: existing.seq, duplicate: true };
-      }
-      return reject('conflict', `job ${JSON.stringify(c.id)} already exists with another payload (${JSON.stringify(jobRecord(existing).payload)})`);
-    }
-    if (m.unresolved >= this.cfg.capacity) return reject('capacity_exceeded', `capacity ${this.cfg.capacity} is full: ${m.unresolved} unresolved jobs`);
-    if (m.nextSeq >= Number.MAX_SAFE_INTEGER) {
-      return reject('out_of_range', `nextSeq is ${m.nextSeq}: a new admission number would leave the safe-integer range`);
-    }
-    const seq = m.nextSeq++;
-    const account = toBytes(c.account);
-    const head = (await this.read(tx, this.q.accountHead, [account])).length === 0;
-    await this.write(tx, this.q.insertJob, [seq, toBytes(c.id), account, toBytes(c.key), c.amount, c.deadline, 'ready', 0, null, null, null, null, null, null, c.deadline, head ? true : null]);
-    m.unresolved += 1;
-    return { ok: true, type: 'submit', id: c.id, seq, duplicate: false };
-  }
-
-  protected async applyClaim(tx: Tx, m: Counters, c: ClaimCommand): Promise<Reply> {
-    const [row] = await this.read<JobRow>(tx, this.claimHeadSql(), []);
-    if (row === undefined) return { ok: true, type: 'claim', job: null };
-    if (m.nextToken >= Number.MAX_SAFE_INTEGER) {
-      return reject('out_of_range', `nextToken is ${m.nextToken}: a new token would leave the safe-integer range`);
-    }
-    const job = toJob(row);
-    const token = m.nextToken++;
-    job.attempts += 1;
-    job.token = token;
-    job.owner = c.worker;
-    job.leaseUntil = addTime(c.now, this.cfg.leaseTicks);
-    job.status = 'running';
-    job.claimable = false;
-    await this.save(tx, job);
-    return {
-      ok: true,
-      type: 'claim',
-      job: { id: job.id, token, attempt: job.attempts, leaseUntil: job.leaseUntil, payload: { account: job.account, key: job.key, amount: job.amount, deadline: job.deadline } },
-    };
-  }
-
-  /** The running job holding the command's token for its worker, or the rejection to reply with. */
-  protected async delivery(tx: Tx, c: CommitCommand | AckCommand | FailCommand): Promise<Job | Rejection> {
-    const [row] = await this.read<JobRow>(tx, this.q.byToken, [c.token]);
-    if (row === undefined) return reject('stale_token', `token ${c.token} is not the current delivery of any running job`);
-    const job = toJob(row);
-    if (job.owner !== c.worker) return reject('not_owner', `token ${c.token} is held by worker ${JSON.stringify(job.owner)}, not ${JSON.stringify(c.worker)}`);
-    return job;
-  }
-
-  protected async applyCommit(tx: Tx, c: CommitCommand): Promise<Reply> {
-    const job = await this.delivery(tx, c);
-    if ('ok' in job) return job;
-    const account = toBytes(job.account);
-    const key = toBytes(job.key);
-    const [balanceRow] = await this.read<{ balance: number }>(tx, this.q.balance, [account]);
-    const before = balanceRow?.balance ?? 0;
-    const balance = before + job.amount;
-    const known = async (): Promise<Reply> => {
-      const [recorded] = await this.read<{ amount: number }>(tx, this.q.effect, [account, key]);
-      if (recorded === undefined) throw new PostgresStoreError('lost_guard', `the ledger insert for token ${c.token} found neither its delivery nor a row for (${JSON.stringify(job.account)}, ${JSON.stringify(job.key)})`);
-      if (recorded.amount === job.amount) return { ok: true, type: 'commit', id: job.id, applied: false, balance: before };
-      return reject('conflict', `effect (${JSON.stringify(job.account)}, ${JSON.stringify(job.key)}) was recorded with amount ${recorded.amount}, not ${job.amount}`);
-    };
-    if (!Number.isSafeInteger(balance)) {
-      const [recorded] = await this.read(tx, this.q.effect, [account, key]);
-      if (recorded !== undefined) return known();
-      return reject('out_of_range', `balance of ${JSON.stringify(job.account)} (${before}) + amount ${job.amount} would leave the safe-integer range`);
-    }
-    const inserted = await this.recordEffect(tx, job, c, balance);
-    if (!inserted) return known();
-    return { ok: true, type: 'commit', id: job.id, applied: true, balance };
-  }
-
-  /** Applies a job's effect: the ledger row (guarded by the delivery, none on a repeat) and then the new balance. Returns whether the row was new. */
-  protected async recordEffect(tx: Tx, job: Job, c: CommitCommand, balance: number): Promise<boolean> {
-    const account = toBytes(job.account);
-    const result = await this.write(tx, this.q.insertEffect, [account, toBytes(job.key), job.amount, toBytes(job.id), c.token, toBytes(c.worker)]);
-    if (result.rowCount === 0) return false;
-    await this.write(tx, this.q.setBalance, [account, balance]);
-    return true;
-  }
-
-  protected async applyAck(tx: Tx, m: Counters, c: AckCommand): Promise<Reply> {
-    const job = await this.delivery(tx, c);
-    if ('ok' in job) return job;
-    this.endDelivery(job);
-    await this.resolve(tx, m, job, 'done', c);
-    return { ok: true, type: 'ack', id: job.id };
-  }
-
-  protected async applyFail(tx: Tx, m: Counters, c: FailCommand): Promise<Reply> {
-    const job = await this.delivery(tx, c);
-    if ('ok' in job) return job;
-    this.endDelivery(job);
-    job.lastError = c.error;
-    let reason: DeadReason;
-    if (c.kind === 'permanent') {
-      reason = 'permanent';
-    } else if (job.attempts >= this.cfg.maxAttempts) {
-      reason = 'attempts_exhausted';
-    } else {
-      const notBefore = addTime(c.now, retryDelay(this.cfg.backoffBase, this.cfg.backoffCap, job.attempts));
-      if (notBefore < job.deadline) {
-        job.notBefore = notBefore;
-        job.status = 'waiting';
-        await this.save(tx, job, c);
-        return { ok: true, type: 'fail', id: job.id, status: 'waiting', notBefore };
-      }
-      reason = 'no_time_for_retry';
-    }
-    job.reason = reason;
-    await this.resolve(tx, m, job, 'dead', c);
-    return { ok: true, type: 'fail', id: job.id, status: 'dead', reason };
+  /** The core's run of one command over counters `m` (a hook for the broken variants). */
+  protected run(m: Counters, c: Command): CoreRun<Reply> {
+    return runCommand({ cfg: this.cfg, decisions: this.decisions }, m, c);
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Lifecycle helpers
+  // The core's requests, answered with this store's statements
+
+  /** Answers one request of the core (impl/core/StorageRequest.ts) on the command's connection. */
+  protected async answer(tx: Tx, r: StorageRequest): Promise<unknown> {
+    switch (r.op) {
+      case 'due':
+        return (await this.read<JobRow>(tx, this.q.due, [r.now])).map(toJob);
+      case 'byId':
+        return jobOf(await this.read<JobRow>(tx, this.q.byId, [toBytes(r.id)]));
+      case 'byToken':
+        return jobOf(await this.read<JobRow>(tx, this.q.byToken, [r.token]));
+      case 'claimHead':
+        return jobOf(await this.read<JobRow>(tx, this.claimHeadSql(), []));
+      case 'accountHead':
+        return (await this.read<{ seq: number; status: JobStatus }>(tx, this.q.accountHead, [toBytes(r.account)]))[0];
+      case 'effect':
+        return (await this.read<{ amount: number }>(tx, this.q.effect, [toBytes(r.account), toBytes(r.key)]))[0]?.amount;
+      case 'balance':
+        return (await this.read<{ balance: number }>(tx, this.q.balance, [toBytes(r.account)]))[0]?.balance;
+      case 'countRunning':
+        return (await this.read<{ n: number }>(tx, this.q.countRunning, []))[0]?.n;
+      case 'insertJob':
+        return this.insert(tx, r.job);
+      case 'saveJob':
+        return this.save(tx, r.job, r.guard);
+      case 'makeClaimable':
+        return this.write(tx, this.q.makeClaimable, [r.seq]);
+      case 'recordEffect':
+        return this.recordEffect(tx, r.job, r.guard, r.balance, r.replaces);
+      case 'setCounters': {
+        const m = r.counters;
+        return this.write(tx, this.q.setCounters, [m.clock, m.nextToken, m.nextSeq, m.unresolved]);
+      }
+    }
+  }
+
+  /** Inserts a newly admitted job. */
+  protected async insert(tx: Tx, job: Job): Promise<void> {
+    const params = [job.seq, toBytes(job.id), toBytes(job.account), toBytes(job.key), job.amount, job.deadline, job.status, job.attempts];
+    await this.write(tx, this.q.insertJob, [...params, null, null, null, null, null, null, dueOf(job), job.claimable ? true : null]);
+  }
+
+  /**
+   * Applies a job's effect: the ledger row (guarded by the delivery) and then the new balance.
+   * The ledger was read under the meta row's lock and held no row, so an insert that adds none
+   * has lost its delivery.
+   */
+  protected async recordEffect(tx: Tx, job: Job, guard: Guard, balance: number, replaces = false): Promise<void> {
+    const account = toBytes(job.account);
+    const params = [account, toBytes(job.key), job.amount, toBytes(job.id), guard.token, toBytes(guard.worker)];
+    const result = await this.write(tx, replaces ? this.q.replaceEffect : this.q.insertEffect, params);
+    if (result.rowCount === 0) {
+      const pair = `(${JSON.stringify(job.account)}, ${JSON.stringify(job.key)})`;
+      throw new PostgresStoreError('lost_guard', `the ledger insert for token ${guard.token} found neither its delivery nor a row for ${pair}`);
+    }
+    await this.write(tx, this.q.setBalance, [account, balance]);
+  }
 
   /** Writes a job's changing columns with its `due`; with `guard`, only while the row still holds that delivery. */
-  protected async save(tx: Tx, job: Job, guard?: { readonly token: number; readonly worker: string }): Promise<void> {
+  protected async save(tx: Tx, job: Job, guard?: Guard): Promise<void> {
     const params: unknown[] = [
       job.status, job.attempts, job.token, toBytesOrNull(job.owner), job.leaseUntil, job.notBefore, job.reason,
       toBytesOrNull(job.lastError), dueOf(job), job.claimable ? true : null, job.seq,
@@ -574,38 +416,6 @@ export class PostgresStore {
     }
     const result = await this.write(tx, this.q.saveGuarded, [...params, guard.token, toBytes(guard.worker)]);
     if (result.rowCount !== 1) throw new PostgresStoreError('lost_guard', `job ${JSON.stringify(job.id)} no longer holds token ${guard.token} of ${JSON.stringify(guard.worker)}`);
-  }
-
-  /** Ends the current delivery: the token is no longer current (the caller saves). */
-  protected endDelivery(job: Job): void {
-    job.token = null;
-    job.owner = null;
-    job.leaseUntil = null;
-  }
-
-  /** An unresolved job dies (from any unresolved status). */
-  protected async kill(tx: Tx, m: Counters, job: Job, reason: DeadReason): Promise<void> {
-    if (job.status === 'running') this.endDelivery(job);
-    job.notBefore = null;
-    job.reason = reason;
-    await this.resolve(tx, m, job, 'dead');
-  }
-
-  /** An unresolved job becomes terminal: it stops counting, and its account's next job may become claimable. */
-  protected async resolve(tx: Tx, m: Counters, job: Job, status: 'done' | 'dead', guard?: { readonly token: number; readonly worker: string }): Promise<void> {
-    job.status = status;
-    job.claimable = false;
-    await this.save(tx, job, guard);
-    m.unresolved -= 1;
-    const [head] = await this.read<{ seq: number; status: JobStatus }>(tx, this.q.accountHead, [toBytes(job.account)]);
-    if (head !== undefined && head.status === 'ready') await this.write(tx, this.q.makeClaimable, [head.seq]);
-  }
-
-  /** A running or waiting job becomes ready again; being its account's head, it is claimable. */
-  protected async makeReady(tx: Tx, job: Job): Promise<void> {
-    job.status = 'ready';
-    job.claimable = true;
-    await this.save(tx, job);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -665,27 +475,13 @@ function assemble(
   balanceRows: readonly { account: Buffer; balance: number }[],
   effectRows: readonly { account: Buffer; key: Buffer; amount: number; job: Buffer; token: number }[],
 ): Snapshot {
-  const jobs: Record<string, JobRecord> = {};
-  for (const row of jobRows) {
-    const job = toJob(row);
-    put(jobs, job.id, jobRecord(job));
-  }
-  const sortedBalances = balanceRows.map((r) => [fromBytes(r.account), r.balance] as const).sort(([a], [b]) => compare(a, b));
-  const balances: Record<string, number> = {};
-  for (const [account, balance] of sortedBalances) put(balances, account, balance);
-  const sortedEffects = effectRows
-    .map((r) => ({ account: fromBytes(r.account), key: fromBytes(r.key), effect: { amount: r.amount, job: fromBytes(r.job), token: r.token } }))
-    .sort((a, b) => compare(a.account, b.account) || compare(a.key, b.key));
-  const effects: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
-  for (const { account, key, effect } of sortedEffects) {
-    let ledger = Object.hasOwn(effects, account) ? effects[account] : undefined;
-    if (ledger === undefined) {
-      ledger = {};
-      put(effects, account, ledger);
-    }
-    put(ledger, key, effect);
-  }
-  return { format: SNAPSHOT_FORMAT, config: { ...cfg }, clock: meta.clock, nextToken: meta.nextToken, nextSeq: meta.nextSeq, jobs, balances, effects };
+  return snapshotOf(
+    cfg,
+    meta,
+    jobRows.map((row) => ({ id: fromBytes(row.id), record: jobRecord(toJob(row)) })),
+    balanceRows.map((r) => ({ account: fromBytes(r.account), balance: r.balance })),
+    effectRows.map((r) => ({ account: fromBytes(r.account), key: fromBytes(r.key), effect: { amount: r.amount, job: fromBytes(r.job), token: r.token } })),
+  );
 }
 
 /** Creates `schema` with the store's tables and fills it, in one transaction. */

@@ -1,3 +1,5 @@
+import { CodedError } from '../../contract/CodedError.ts';
+
 /**
  * Codes of the PostgreSQL store's own errors (a bad config or snapshot is a JobcheckError, as for every store);
  * `invalid_store`: the schema holds a store whose rows no store could have written (seen when it is resumed).
@@ -10,11 +12,6 @@ export type PostgresStoreErrorCode = 'no_store' | 'schema_mismatch' | 'config_mi
  * changed (which the store's locking rules out; seeing it means another writer broke them).
  * `code` is stable; the message names the schema or the value.
  */
-export class PostgresStoreError extends Error {
+export class PostgresStoreError extends CodedError<PostgresStoreErrorCode> {
   override name = 'PostgresStoreError' as const;
-  readonly code: PostgresStoreErrorCode;
-  constructor(code: PostgresStoreErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }

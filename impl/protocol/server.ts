@@ -30,7 +30,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
-import { JobcheckError, describeIssue, describeValue, jsonDepth } from '../../contract/index.ts';
+import { describeIssue, describeValue, isJobcheckError, jsonDepth } from '../../contract/index.ts';
 import {
   PROTOCOL_VERSION,
   PROTOCOL_VERSION_2,
@@ -40,7 +40,7 @@ import {
   restoreRequestSchema,
   snapshotRequestSchema,
 } from '../../contract/protocol.ts';
-import type { ProtocolVersion } from '../../contract/protocol.ts';
+import type { ProtocolRejectionCode, ProtocolVersion } from '../../contract/protocol.ts';
 
 /** A store as the server drives it. Methods may be async (a store on a database). */
 export interface ServedStore {
@@ -80,19 +80,84 @@ export interface Session {
   protocol?: ProtocolVersion;
 }
 
-/** A reply of the protocol: a command's reply, or the reply to hello, snapshot or restore. */
-export type ProtocolReply = Reply | { readonly ok: boolean; readonly [field: string]: unknown };
-/** A jobcheck/2 reply envelope, as the server writes it (answerLine returns one typed as a ProtocolReply). */
+/** Where a durable store lives, told in the reply to the request that made it (hello, restore), for a later hello's `resume`. */
+export interface DurableStorage {
+  readonly storage: string;
+}
+
+/** The reply to a `hello` that settled on jobcheck/1 (docs/protocol.md, section 4). */
+export interface HelloReply {
+  readonly ok: true;
+  readonly type: 'hello';
+  readonly protocol: typeof PROTOCOL_VERSION;
+  readonly implementation: string;
+  /** Present for a durable store only. */
+  readonly durable?: DurableStorage;
+}
+
+/** The reply to a `hello` that offered jobcheck/2: this server always accepts requests in flight at once (section 9). */
+export interface HelloReplyV2 {
+  readonly ok: true;
+  readonly type: 'hello';
+  readonly protocol: typeof PROTOCOL_VERSION_2;
+  readonly implementation: string;
+  readonly concurrent: true;
+  /** Present for a durable store only. */
+  readonly durable?: DurableStorage;
+}
+
+/** The reply to `snapshot`: the store's snapshot (section 4). */
+export interface SnapshotReply {
+  readonly ok: true;
+  readonly type: 'snapshot';
+  readonly snapshot: Snapshot;
+}
+
+/** The reply to an accepted `restore` (section 4); `durable` when the restored store is durable. */
+export interface RestoreReply {
+  readonly ok: true;
+  readonly type: 'restore';
+  readonly durable?: DurableStorage;
+}
+
+/**
+ * A refusal of the protocol's own: of a line that is no request, of `hello`, `snapshot` or
+ * `restore`, or of a command outside its envelope (section 5); `path` names the bad field of a
+ * config or snapshot.
+ */
+export interface ProtocolRefusal {
+  readonly ok: false;
+  readonly code: ProtocolRejectionCode;
+  readonly message: string;
+  readonly path?: string;
+}
+
+/** A jobcheck/2 reply envelope, as the server writes it: the request's id and the command's reply (section 9). */
 export interface ReplyEnvelopeOut {
+  /** Never present: the envelope has no `ok` of its own, its reply has (so `reply.ok` reads on every ProtocolReply). */
+  readonly ok?: never;
   readonly type: 'reply';
   readonly id: number;
   readonly reply: Reply;
 }
 
+/**
+ * Every line the server can answer with: a command's reply (jobcheck/1), a reply envelope
+ * (jobcheck/2), the reply to hello, snapshot or restore, or a refusal of the protocol's own.
+ * A `switch` on `type` (then on `ok`) tells them apart.
+ */
+export type ProtocolReply = Reply | ReplyEnvelopeOut | HelloReply | HelloReplyV2 | SnapshotReply | RestoreReply | ProtocolRefusal;
+
 /** Deeper than any request the protocol has (a restore of a snapshot is 6 deep). */
 const MAX_REQUEST_DEPTH = 64;
 
-const refuse = (code: string, message: string, path?: string): ProtocolReply => ({ ok: false, code, message, ...(path === undefined ? {} : { path }) });
+/** A refusal of the protocol's own, with `path` when there is one. Pure. */
+const refuse = (code: ProtocolRejectionCode, message: string, path?: string): ProtocolRefusal => ({
+  ok: false,
+  code,
+  message,
+  ...(path === undefined ? {} : { path }),
+});
 
 async function replace(session: Session, next: ServedStore): Promise<void> {
   const old = session.store;
@@ -100,11 +165,17 @@ async function replace(session: Session, next: ServedStore): Promise<void> {
   await old?.close?.();
 }
 
-/** A reply envelope, typed as the protocol replies it travels among. */
-const envelopeReply = (id: number, reply: Reply): ProtocolReply => ({ type: 'reply', id, reply }) satisfies ReplyEnvelopeOut as unknown as ProtocolReply;
+/** What parseLine and checkEnvelope give for input they refuse: the refusal to send. */
+interface Refused {
+  readonly ok: false;
+  readonly reply: ProtocolRefusal;
+}
+
+/** A reply envelope for a request's id. Pure. */
+const envelopeReply = (id: number, reply: Reply): ReplyEnvelopeOut => ({ type: 'reply', id, reply });
 
 /** A request line as JSON, or the refusal of a line that is not a request at all. Pure. */
-function parseLine(line: string): { readonly ok: true; readonly message: unknown } | { readonly ok: false; readonly reply: ProtocolReply } {
+function parseLine(line: string): { readonly ok: true; readonly message: unknown } | Refused {
   let message: unknown;
   try {
     message = JSON.parse(line);
@@ -128,7 +199,7 @@ export async function answerLine(session: Session, line: string, maker: StoreMak
  * A request envelope of a jobcheck/2 session checked: the envelope, or the bare refusal of a
  * malformed one (whose command is not executed). Pure.
  */
-function checkEnvelope(message: unknown): { readonly ok: true; readonly id: number; readonly lane: number; readonly command: unknown } | { readonly ok: false; readonly reply: ProtocolReply } {
+function checkEnvelope(message: unknown): { readonly ok: true; readonly id: number; readonly lane: number; readonly command: unknown } | Refused {
   const shape = requestEnvelopeSchema.safeParse(message);
   if (!shape.success) return { ok: false, reply: refuse('invalid_argument', `request: ${describeIssue(shape.error, message, 'request').message}`) };
   // The command as parsed from the line, not zod's copy (which may drop a `__proto__` key).
@@ -157,7 +228,7 @@ async function answerMessage(session: Session, message: unknown, maker: StoreMak
       if (typeof made === 'string') return refuse('invalid_argument', `hello: resume: ${made}`);
       store = made;
     } catch (error) {
-      if (error instanceof JobcheckError) return refuse(error.code, error.message, error.path);
+      if (isJobcheckError(error)) return refuse(error.code, error.message, error.path);
       throw error;
     }
     await replace(session, store);
@@ -180,7 +251,7 @@ async function answerMessage(session: Session, message: unknown, maker: StoreMak
     try {
       restored = await maker.restore(shape.data.snapshot);
     } catch (error) {
-      if (error instanceof JobcheckError) return refuse(error.code, error.message, error.path);
+      if (isJobcheckError(error)) return refuse(error.code, error.message, error.path);
       throw error;
     }
     await replace(session, restored);

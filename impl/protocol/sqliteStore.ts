@@ -19,6 +19,7 @@
  * that cannot be resumed. The rows of a resumed file are checked as `restore` checks a snapshot.
  */
 import { existsSync, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Config } from '../../contract/index.ts';
@@ -72,7 +73,7 @@ function madeOn<T>(file: string, make: () => T): T {
 
 /** Why `target` (the family's name) cannot name store files: it is a folder, a FIFO or another non-file. Undefined when it may. */
 function badTarget(target: string): string | undefined {
-  let stat;
+  let stat: Stats;
   try {
     stat = statSync(target);
   } catch {

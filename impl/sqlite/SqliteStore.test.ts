@@ -2,7 +2,7 @@
  * The SQLite store on its own: its file (WAL, synchronous, reopen, the errors for a file that
  * holds something else), strings SQLite's TEXT cannot hold, and the query plans that keep claim,
  * token look-up and timer expiry on an index at any number of resident jobs. Agreement with the
- * model is checked in conformance/sqlite.test.ts (impl/ never imports the model).
+ * model is checked in conformance/stores/sqlite.test.ts (impl/ never imports the model).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,8 +3,10 @@
  * rejection codes and canonical snapshot as impl/memory/JobStore and the reference model), with
  * its state in a database file that survives the process.
  *
- * - Validation and the decisions are TypeScript (the contract's schema, then the same decision
- *   lists as JobStore); the state is rows (schema.ts), read and written by prepared statements.
+ * - Validation is the contract's schema; steps 1b to 3 are the command core shared with the
+ *   PostgreSQL store (impl/core: a generator of storage requests over impl/decisions' pure
+ *   decisions), driven synchronously here; this file answers its requests with prepared
+ *   statements over the rows of schema.ts.
  * - Every command that passes validation is one `BEGIN IMMEDIATE` transaction: it takes the
  *   write lock before its first read, so that no competing writer can change what it read before
  *   it writes (a deferred transaction that reads and then writes fails with SQLITE_BUSY when
@@ -17,33 +19,19 @@
  *
  * Cost per command (n resident jobs, k jobs that the clock moves): O((k + 1) log n) through the
  * indexes of schema.ts; the snapshot reads every row, O(n + e log e) for e ledger entries.
- *
- * Step 2 handles the due jobs in `due` order rather than seq order, which is equivalent for the
- * reason impl/memory/JobStore.ts gives: each job's outcome depends only on its own fields and
- * `now`, and each moves at most once per advance.
  */
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type {
-  ClaimCommand,
-  Command,
-  CommitCommand,
-  Config,
-  DeadReason,
-  FailCommand,
-  JobRecord,
-  JobStatus,
-  Rejection,
-  RejectionCode,
-  Reply,
-  Snapshot,
-  SubmitCommand,
-  AckCommand,
-} from '../../contract/index.ts';
-import { JobcheckError, SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
+import type { Command, Config, DeadReason, JobStatus, Reply, Snapshot } from '../../contract/index.ts';
+import { JobcheckError, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
+import { runCommand, runSync } from '../core/index.ts';
+import type { CoreRun, StorageRequest } from '../core/index.ts';
+import { DECISIONS, dueOf } from '../decisions/index.ts';
+import type { Decisions } from '../decisions/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
-import { addTime, retryDelay } from '../memory/JobEntry.ts';
+import { jobRecord } from '../jobRecord.ts';
 import type { Counters, Job } from '../rows.ts';
+import { restoreRows, snapshotOf } from '../snapshotRows.ts';
 import { checkStoredRows } from '../storedRows.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts';
 import type { SqliteOptions } from './schema.ts';
@@ -52,6 +40,9 @@ import { fromStored, toStored, toStoredOrNull } from './strings.ts';
 import type { StoredString } from './strings.ts';
 
 export type { Counters, Job } from '../rows.ts';
+// Kept importable from here, where they were defined before the stores shared them.
+export { dueOf } from '../decisions/index.ts';
+export { jobRecord } from '../jobRecord.ts';
 
 interface JobRow {
   seq: number;
@@ -107,6 +98,11 @@ export const QUERIES = {
   balance: 'SELECT balance FROM balances WHERE account = ?',
   setBalance: 'INSERT INTO balances (account, balance) VALUES (?, ?) ON CONFLICT (account) DO UPDATE SET balance = excluded.balance',
   insertEffect: 'INSERT INTO effects (account, key, amount, job, token) VALUES (?, ?, ?, ?, ?)',
+  /** Only for a broken commit plan that overwrites a ledger row (the contract's never does). */
+  replaceEffect:
+    'INSERT INTO effects (account, key, amount, job, token) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account, key) DO UPDATE SET amount = excluded.amount, job = excluded.job, token = excluded.token',
+  /** Only for a broken admission that asks how many jobs run (the contract's never does). */
+  countRunning: 'SELECT count(*) AS n FROM jobs INDEXED BY jobs_token WHERE token IS NOT NULL',
   meta: `SELECT ${META_COLUMNS} FROM meta WHERE id = 1`,
   allJobs: `SELECT ${JOB_COLUMNS} FROM jobs ORDER BY seq`,
   allBalances: 'SELECT account, balance FROM balances',
@@ -117,29 +113,8 @@ export const QUERIES = {
 
 type Statements = { readonly [K in keyof typeof QUERIES]: Database.Statement };
 
-const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
-
-/** Sets `obj[key] = value` as an own data property, even for the key `__proto__`. */
-function put<V>(obj: Record<string, V>, key: string, value: V): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
-}
-
-const isUnresolved = (status: JobStatus): boolean => status === 'ready' || status === 'waiting' || status === 'running';
-
-/** The next instant at which an unresolved job moves by itself, or null once it is terminal. Pure. */
-export function dueOf(job: Pick<Job, 'status' | 'deadline' | 'leaseUntil' | 'notBefore'>): number | null {
-  switch (job.status) {
-    case 'running':
-      return Math.min(job.leaseUntil as number, job.deadline);
-    case 'waiting':
-      return Math.min(job.notBefore as number, job.deadline);
-    case 'ready':
-      return job.deadline;
-    default:
-      return null;
-  }
-}
+/** The job of a row, or undefined for none. */
+const jobOf = (row: unknown): Job | undefined => (row === undefined ? undefined : toJob(row as JobRow));
 
 function toJob(row: JobRow): Job {
   return {
@@ -159,27 +134,6 @@ function toJob(row: JobRow): Job {
     lastError: row.lastError === null ? null : fromStored(row.lastError),
     claimable: row.claimable === 1,
   };
-}
-
-/** The canonical record of a job. Pure. */
-export function jobRecord(job: Job): JobRecord {
-  const record: { -readonly [K in keyof JobRecord]: JobRecord[K] } = {
-    payload: { account: job.account, key: job.key, amount: job.amount, deadline: job.deadline },
-    seq: job.seq,
-    status: job.status,
-    attempts: job.attempts,
-  };
-  if (job.status === 'running') {
-    record.token = job.token as number;
-    record.owner = job.owner as string;
-    record.leaseUntil = job.leaseUntil as number;
-  } else if (job.status === 'waiting') {
-    record.notBefore = job.notBefore as number;
-  } else if (job.status === 'dead') {
-    record.reason = job.reason as DeadReason;
-  }
-  if (job.lastError !== null) record.lastError = job.lastError;
-  return record;
 }
 
 /** Opens a connection with the store's settings (WAL, synchronous, busy timeout). */
@@ -206,6 +160,8 @@ const hasTables = (db: Database.Database): boolean => db.prepare("SELECT 1 FROM 
  * internals protected, so that test variants can be built by subclassing.
  */
 export class SqliteStore {
+  /** The decision functions this store runs: the contract's, unless a test variant replaced one (`withDecisions`). */
+  readonly decisions: Decisions = DECISIONS;
   protected readonly st: Statements;
   /** Whether the running transaction has written yet (for the fault point after the first write). */
   protected wrote = false;
@@ -224,7 +180,11 @@ export class SqliteStore {
     this.st = st as Statements;
     this.inTransaction = db.transaction((command: Command) => this.apply(command));
     this.readSnapshot = db.transaction(() => this.readAll());
+    this.answerRequest = (request) => this.answer(request);
   }
+
+  /** `answer`, bound once (the driver calls it for every request). */
+  private readonly answerRequest: (request: StorageRequest) => unknown;
 
   /**
    * A new, empty store in `path` (created if missing). Throws JobcheckError `invalid_config` for
@@ -249,23 +209,11 @@ export class SqliteStore {
     return build(this, path, options, (db) => {
       db.exec(SCHEMA_SQL);
       const insertJob = db.prepare(QUERIES.insertJob);
-      const jobs = Object.entries(s.jobs).sort(([, a], [, b]) => a.seq - b.seq);
-      const accountsWithHead = new Set<string>();
-      let unresolved = 0;
-      for (const [id, r] of jobs) {
-        const p = r.payload;
-        let claimable: 1 | null = null;
-        if (isUnresolved(r.status)) {
-          unresolved += 1;
-          if (!accountsWithHead.has(p.account)) {
-            accountsWithHead.add(p.account);
-            if (r.status === 'ready') claimable = 1;
-          }
-        }
-        const due = dueOf({ status: r.status, deadline: p.deadline, leaseUntil: r.leaseUntil ?? null, notBefore: r.notBefore ?? null });
+      const { rows, unresolved } = restoreRows(s);
+      for (const r of rows) {
         insertJob.run(
-          r.seq, toStored(id), toStored(p.account), toStored(p.key), p.amount, p.deadline, r.status, r.attempts,
-          r.token ?? null, toStoredOrNull(r.owner), r.leaseUntil ?? null, r.notBefore ?? null, r.reason ?? null, toStoredOrNull(r.lastError), due, claimable,
+          r.seq, toStored(r.id), toStored(r.account), toStored(r.key), r.amount, r.deadline, r.status, r.attempts,
+          r.token, toStoredOrNull(r.owner ?? undefined), r.leaseUntil, r.notBefore, r.reason, toStoredOrNull(r.lastError ?? undefined), r.due, r.claimable ? 1 : null,
         );
       }
       const c = s.config;
@@ -363,40 +311,17 @@ export class SqliteStore {
     return this.inTransaction.immediate(command);
   }
 
-  /** Steps 1b (the clock), 2 and 3 of one command, inside its transaction. */
+  /** Steps 1b (the clock), 2 and 3 of one command, inside its transaction: the core, driven synchronously. */
   protected apply(c: Command): Reply {
     this.wrote = false;
     faultPoint(FAULT_POINTS.afterBegin);
     const m = this.st.counters.get() as Counters;
-    if (c.now < m.clock) return reject('clock_regressed', `now: ${c.now} is before the clock (${m.clock})`);
-    const before = { ...m };
-    if (c.now > m.clock) {
-      m.clock = c.now;
-      this.advance(m, c.now);
-    }
-    const reply = this.decide(m, c);
-    if (m.clock !== before.clock || m.nextToken !== before.nextToken || m.nextSeq !== before.nextSeq || m.unresolved !== before.unresolved) {
-      this.write(this.st.setCounters, m.clock, m.nextToken, m.nextSeq, m.unresolved);
-    }
-    return reply;
+    return runSync(this.run(m, c), this.answerRequest);
   }
 
-  /** Step 3: the command's decision list. */
-  protected decide(m: Counters, c: Command): Reply {
-    switch (c.type) {
-      case 'submit':
-        return this.applySubmit(m, c);
-      case 'claim':
-        return this.applyClaim(m, c);
-      case 'commit':
-        return this.applyCommit(m, c);
-      case 'ack':
-        return this.applyAck(m, c);
-      case 'fail':
-        return this.applyFail(m, c);
-      case 'tick':
-        return { ok: true, type: 'tick', clock: m.clock };
-    }
+  /** The core's run of one command over counters `m` (a hook for the broken variants). */
+  protected run(m: Counters, c: Command): CoreRun<Reply> {
+    return runCommand({ cfg: this.cfg, decisions: this.decisions }, m, c);
   }
 
   /** Runs a writing statement; the first write of a transaction passes the fault point after it. */
@@ -409,148 +334,50 @@ export class SqliteStore {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Step 2: the clock
+  // The core's requests, answered with this store's statements
 
-  /** Lets every job whose time has come by `now` move (deadline first), through the `due` index. */
-  protected advance(m: Counters, now: number): void {
-    const due = this.st.due.all(now) as JobRow[];
-    for (const row of due) this.expire(m, toJob(row), now);
-  }
-
-  /** One unresolved job hears the clock: deadline, else lease expiry, else end of backoff. */
-  protected expire(m: Counters, job: Job, now: number): void {
-    if (now >= job.deadline) {
-      this.kill(m, job, 'deadline');
-    } else if (job.status === 'running' && now >= (job.leaseUntil as number)) {
-      if (job.attempts >= this.cfg.maxAttempts) {
-        this.kill(m, job, 'lease_expired');
-      } else {
-        this.endDelivery(job);
-        this.makeReady(job);
+  /** Answers one request of the core (impl/core/StorageRequest.ts). */
+  protected answer(r: StorageRequest): unknown {
+    switch (r.op) {
+      case 'due':
+        return (this.st.due.all(r.now) as JobRow[]).map(toJob);
+      case 'byId':
+        return jobOf(this.st.byId.get(toStored(r.id)));
+      case 'byToken':
+        return jobOf(this.st.byToken.get(r.token));
+      case 'claimHead':
+        return jobOf(this.st.claimHead.get());
+      case 'accountHead':
+        return this.st.accountHead.get(toStored(r.account));
+      case 'effect':
+        return (this.st.effect.get(toStored(r.account), toStored(r.key)) as { amount: number } | undefined)?.amount;
+      case 'balance':
+        return (this.st.balance.get(toStored(r.account)) as { balance: number } | undefined)?.balance;
+      case 'countRunning':
+        return (this.st.countRunning.get() as { n: number }).n;
+      case 'insertJob':
+        return this.insert(r.job);
+      case 'saveJob':
+        return this.save(r.job);
+      case 'makeClaimable':
+        return this.write(this.st.makeClaimable, r.seq);
+      case 'recordEffect':
+        return this.recordEffect(r.job, r.guard.token, r.balance, r.replaces);
+      case 'setCounters': {
+        const m = r.counters;
+        return this.write(this.st.setCounters, m.clock, m.nextToken, m.nextSeq, m.unresolved);
       }
-    } else if (job.status === 'waiting' && now >= (job.notBefore as number)) {
-      job.notBefore = null;
-      this.makeReady(job);
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Step 3: the commands
-
-  protected applySubmit(m: Counters, c: SubmitCommand): Reply {
-    const row = this.st.byId.get(toStored(c.id)) as JobRow | undefined;
-    if (row !== undefined) {
-      const existing = toJob(row);
-      if (existing.account === c.account && existing.key === c.key && existing.amount === c.amount && existing.deadline === c.deadline) {
-        return { ok: true, type: 'submit', id: c.id, seq: existing.seq, duplicate: true };
-      }
-      return reject('conflict', `job ${JSON.stringify(c.id)} already exists with another payload (${JSON.stringify(jobRecord(existing).payload)})`);
-    }
-    if (m.unresolved >= this.cfg.capacity) return reject('capacity_exceeded', `capacity ${this.cfg.capacity} is full: ${m.unresolved} unresolved jobs`);
-    if (m.nextSeq >= Number.MAX_SAFE_INTEGER) {
-      return reject('out_of_range', `nextSeq is ${m.nextSeq}: a new admission number would leave the safe-integer range`);
-    }
-    const seq = m.nextSeq++;
-    const account = toStored(c.account);
-    const head = this.st.accountHead.get(account) === undefined;
-    this.write(this.st.insertJob, seq, toStored(c.id), account, toStored(c.key), c.amount, c.deadline, 'ready', 0, null, null, null, null, null, null, c.deadline, head ? 1 : null);
-    m.unresolved += 1;
-    return { ok: true, type: 'submit', id: c.id, seq, duplicate: false };
+  /** Inserts a newly admitted job. */
+  protected insert(job: Job): void {
+    this.write(
+      this.st.insertJob,
+      job.seq, toStored(job.id), toStored(job.account), toStored(job.key), job.amount, job.deadline, job.status, job.attempts,
+      null, null, null, null, null, null, dueOf(job), job.claimable ? 1 : null,
+    );
   }
-
-  protected applyClaim(m: Counters, c: ClaimCommand): Reply {
-    const row = this.st.claimHead.get() as JobRow | undefined;
-    if (row === undefined) return { ok: true, type: 'claim', job: null };
-    if (m.nextToken >= Number.MAX_SAFE_INTEGER) {
-      return reject('out_of_range', `nextToken is ${m.nextToken}: a new token would leave the safe-integer range`);
-    }
-    const job = toJob(row);
-    const token = m.nextToken++;
-    job.attempts += 1;
-    job.token = token;
-    job.owner = c.worker;
-    job.leaseUntil = addTime(c.now, this.cfg.leaseTicks);
-    job.status = 'running';
-    job.claimable = false;
-    this.save(job);
-    return {
-      ok: true,
-      type: 'claim',
-      job: { id: job.id, token, attempt: job.attempts, leaseUntil: job.leaseUntil, payload: { account: job.account, key: job.key, amount: job.amount, deadline: job.deadline } },
-    };
-  }
-
-  /** The running job holding the command's token for its worker, or the rejection to reply with. */
-  protected delivery(c: CommitCommand | AckCommand | FailCommand): Job | Rejection {
-    const row = this.st.byToken.get(c.token) as JobRow | undefined;
-    if (row === undefined) return reject('stale_token', `token ${c.token} is not the current delivery of any running job`);
-    const job = toJob(row);
-    if (job.owner !== c.worker) return reject('not_owner', `token ${c.token} is held by worker ${JSON.stringify(job.owner)}, not ${JSON.stringify(c.worker)}`);
-    return job;
-  }
-
-  protected applyCommit(_m: Counters, c: CommitCommand): Reply {
-    const job = this.delivery(c);
-    if ('ok' in job) return job;
-    const account = toStored(job.account);
-    const key = toStored(job.key);
-    const recorded = this.st.effect.get(account, key) as { amount: number } | undefined;
-    const balanceRow = this.st.balance.get(account) as { balance: number } | undefined;
-    if (recorded !== undefined) {
-      if (recorded.amount === job.amount) return { ok: true, type: 'commit', id: job.id, applied: false, balance: balanceRow?.balance ?? 0 };
-      return reject('conflict', `effect (${JSON.stringify(job.account)}, ${JSON.stringify(job.key)}) was recorded with amount ${recorded.amount}, not ${job.amount}`);
-    }
-    const before = balanceRow?.balance ?? 0;
-    const balance = before + job.amount;
-    if (!Number.isSafeInteger(balance)) {
-      return reject('out_of_range', `balance of ${JSON.stringify(job.account)} (${before}) + amount ${job.amount} would leave the safe-integer range`);
-    }
-    this.recordEffect(job, c.token, balance);
-    return { ok: true, type: 'commit', id: job.id, applied: true, balance };
-  }
-
-  /** Applies a job's effect: the new balance and the ledger row, in the command's transaction. */
-  protected recordEffect(job: Job, token: number, balance: number): void {
-    const account = toStored(job.account);
-    this.write(this.st.setBalance, account, balance);
-    this.write(this.st.insertEffect, account, toStored(job.key), job.amount, toStored(job.id), token);
-  }
-
-  protected applyAck(m: Counters, c: AckCommand): Reply {
-    const job = this.delivery(c);
-    if ('ok' in job) return job;
-    this.endDelivery(job);
-    this.resolve(m, job, 'done');
-    return { ok: true, type: 'ack', id: job.id };
-  }
-
-  protected applyFail(m: Counters, c: FailCommand): Reply {
-    const job = this.delivery(c);
-    if ('ok' in job) return job;
-    this.endDelivery(job);
-    job.lastError = c.error;
-    let reason: DeadReason;
-    if (c.kind === 'permanent') {
-      reason = 'permanent';
-    } else if (job.attempts >= this.cfg.maxAttempts) {
-      reason = 'attempts_exhausted';
-    } else {
-      const notBefore = addTime(c.now, retryDelay(this.cfg.backoffBase, this.cfg.backoffCap, job.attempts));
-      if (notBefore < job.deadline) {
-        job.notBefore = notBefore;
-        job.status = 'waiting';
-        this.save(job);
-        return { ok: true, type: 'fail', id: job.id, status: 'waiting', notBefore };
-      }
-      reason = 'no_time_for_retry';
-    }
-    job.reason = reason;
-    this.resolve(m, job, 'dead');
-    return { ok: true, type: 'fail', id: job.id, status: 'dead', reason };
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Lifecycle helpers
 
   /** Writes a job's changing columns, with its `due` derived from them. */
   protected save(job: Job): void {
@@ -561,36 +388,11 @@ export class SqliteStore {
     );
   }
 
-  /** Ends the current delivery: the token is no longer current (the caller saves). */
-  protected endDelivery(job: Job): void {
-    job.token = null;
-    job.owner = null;
-    job.leaseUntil = null;
-  }
-
-  /** An unresolved job dies (from any unresolved status). */
-  protected kill(m: Counters, job: Job, reason: DeadReason): void {
-    if (job.status === 'running') this.endDelivery(job);
-    job.notBefore = null;
-    job.reason = reason;
-    this.resolve(m, job, 'dead');
-  }
-
-  /** An unresolved job becomes terminal: it stops counting, and its account's next job may become claimable. */
-  protected resolve(m: Counters, job: Job, status: 'done' | 'dead'): void {
-    job.status = status;
-    job.claimable = false;
-    this.save(job);
-    m.unresolved -= 1;
-    const head = this.st.accountHead.get(toStored(job.account)) as { seq: number; status: JobStatus } | undefined;
-    if (head !== undefined && head.status === 'ready') this.write(this.st.makeClaimable, head.seq);
-  }
-
-  /** A running or waiting job becomes ready again; being its account's head, it is claimable. */
-  protected makeReady(job: Job): void {
-    job.status = 'ready';
-    job.claimable = true;
-    this.save(job);
+  /** Applies a job's effect: the new balance and the ledger row, in the command's transaction. */
+  protected recordEffect(job: Job, token: number, balance: number, replaces = false): void {
+    const account = toStored(job.account);
+    this.write(this.st.setBalance, account, balance);
+    this.write(replaces ? this.st.replaceEffect : this.st.insertEffect, account, toStored(job.key), job.amount, toStored(job.id), token);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -608,40 +410,14 @@ export class SqliteStore {
 
   private readAll(): Snapshot {
     const meta = this.st.meta.get() as MetaRow;
-    const jobs: Record<string, JobRecord> = {};
-    for (const row of this.st.allJobs.all() as JobRow[]) {
-      const job = toJob(row);
-      put(jobs, job.id, jobRecord(job));
-    }
-    const balanceRows = (this.st.allBalances.all() as { account: StoredString; balance: number }[]).map((r) => [fromStored(r.account), r.balance] as const);
-    balanceRows.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const balances: Record<string, number> = {};
-    for (const [account, balance] of balanceRows) put(balances, account, balance);
-    const effectRows = (this.st.allEffects.all() as { account: StoredString; key: StoredString; amount: number; job: StoredString; token: number }[]).map((r) => ({
+    const jobs = (this.st.allJobs.all() as JobRow[]).map((row) => ({ id: fromStored(row.id), record: jobRecord(toJob(row)) }));
+    const balances = (this.st.allBalances.all() as { account: StoredString; balance: number }[]).map((r) => ({ account: fromStored(r.account), balance: r.balance }));
+    const effects = (this.st.allEffects.all() as { account: StoredString; key: StoredString; amount: number; job: StoredString; token: number }[]).map((r) => ({
       account: fromStored(r.account),
       key: fromStored(r.key),
       effect: { amount: r.amount, job: fromStored(r.job), token: r.token },
     }));
-    effectRows.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const effects: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
-    for (const { account, key, effect } of effectRows) {
-      let ledger = Object.hasOwn(effects, account) ? effects[account] : undefined;
-      if (ledger === undefined) {
-        ledger = {};
-        put(effects, account, ledger);
-      }
-      put(ledger, key, effect);
-    }
-    return {
-      format: SNAPSHOT_FORMAT,
-      config: { ...this.cfg },
-      clock: meta.clock,
-      nextToken: meta.nextToken,
-      nextSeq: meta.nextSeq,
-      jobs,
-      balances,
-      effects,
-    };
+    return snapshotOf(this.cfg, meta, jobs, balances, effects);
   }
 
   /** Closes the connection (the file stays). Idempotent. */

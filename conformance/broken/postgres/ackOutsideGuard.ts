@@ -9,20 +9,20 @@
  * The pending ack is kept on the store object: the variant is meant for the crash worker, which
  * runs one command at a time.
  */
-import type { AckCommand, Reply } from '../../../contract/index.ts';
+import type { Command, Reply } from '../../../contract/index.ts';
+import type { CoreRun } from '../../../impl/core/index.ts';
 import { FAULT_POINTS, faultPoint } from '../../../impl/faults.ts';
 import { PostgresStore, quoteIdent } from '../../../impl/postgres/index.ts';
-import type { Counters, Tx } from '../../../impl/postgres/index.ts';
+import type { Counters } from '../../../impl/postgres/index.ts';
+import { ackChecksOnly } from '../ackChecksOnly.ts';
 
 /** PostgresStore whose ack checks the token in one transaction and writes in another. */
 export class AckOutsideGuard extends PostgresStore {
   private pendingAck: number | undefined;
 
-  protected override async applyAck(tx: Tx, _m: Counters, c: AckCommand): Promise<Reply> {
-    const job = await this.delivery(tx, c);
-    if ('ok' in job) return job;
-    this.pendingAck = job.seq; // the bug: the write waits for a transaction of its own
-    return { ok: true, type: 'ack', id: job.id };
+  protected override run(m: Counters, c: Command): CoreRun<Reply> {
+    if (c.type !== 'ack') return super.run(m, c);
+    return ackChecksOnly({ cfg: this.cfg, decisions: this.decisions }, m, c, (seq) => (this.pendingAck = seq));
   }
 
   override async execute(command: unknown): Promise<Reply> {

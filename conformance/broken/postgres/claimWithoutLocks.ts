@@ -6,7 +6,7 @@
  * first's row lock, then overwrites it: the job and its token are handed out twice. One claim at
  * a time behaves exactly like the correct store, so neither the model's checks nor a crash tell
  * it apart: only competing workers do (the contention check of the crash campaign, and the
- * concurrent lanes of conformance/adapters/postgresConcurrent.ts). PostgreSQL's analogue of
+ * concurrent lanes of conformance/stores/postgresConcurrent.ts). PostgreSQL's analogue of
  * conformance/broken/sqlite/deferredClaim.ts.
  */
 import type { Command } from '../../../contract/index.ts';

@@ -8,7 +8,8 @@
  * The pending receipt is kept on the store object: the variant is meant for the crash worker,
  * which runs one command at a time.
  */
-import type { CommitCommand, Reply } from '../../../contract/index.ts';
+import type { Reply } from '../../../contract/index.ts';
+import type { Guard } from '../../../impl/core/index.ts';
 import { FAULT_POINTS, faultPoint } from '../../../impl/faults.ts';
 import { PostgresStore, quoteIdent, toBytes } from '../../../impl/postgres/index.ts';
 import type { Job, Tx } from '../../../impl/postgres/index.ts';
@@ -17,13 +18,10 @@ import type { Job, Tx } from '../../../impl/postgres/index.ts';
 export class EffectApartFromLedger extends PostgresStore {
   private pending: unknown[] | undefined;
 
-  protected override async recordEffect(tx: Tx, job: Job, c: CommitCommand, balance: number): Promise<boolean> {
+  protected override async recordEffect(tx: Tx, job: Job, guard: Guard, balance: number): Promise<void> {
     const account = toBytes(job.account);
-    const recorded = await this.read(tx, this.q.effect, [account, toBytes(job.key)]);
-    if (recorded.length > 0) return false;
     await this.write(tx, this.q.setBalance, [account, balance]);
-    this.pending = [account, toBytes(job.key), job.amount, toBytes(job.id), c.token]; // the bug: the receipt waits for a second transaction
-    return true;
+    this.pending = [account, toBytes(job.key), job.amount, toBytes(job.id), guard.token]; // the bug: the receipt waits for a second transaction
   }
 
   override async execute(command: unknown): Promise<Reply> {

@@ -5,20 +5,20 @@
  * command is then half applied: the clock moved, the job is not done), or another worker may
  * claim the job after its lease expired, and the stale ack then settles the new delivery.
  */
-import type { AckCommand, Command, Reply } from '../../../contract/index.ts';
+import type { Command, Reply } from '../../../contract/index.ts';
+import type { CoreRun } from '../../../impl/core/index.ts';
 import { FAULT_POINTS, faultPoint } from '../../../impl/faults.ts';
 import { SqliteStore } from '../../../impl/sqlite/index.ts';
 import type { Counters } from '../../../impl/sqlite/index.ts';
+import { ackChecksOnly } from '../ackChecksOnly.ts';
 
 /** SqliteStore whose ack checks the token in one transaction and writes in another. */
 export class AckOutsideGuard extends SqliteStore {
   private pendingAck: number | undefined;
 
-  protected override applyAck(_m: Counters, c: AckCommand): Reply {
-    const job = this.delivery(c);
-    if ('ok' in job) return job;
-    this.pendingAck = job.seq; // the bug: the write waits for a transaction of its own
-    return { ok: true, type: 'ack', id: job.id };
+  protected override run(m: Counters, c: Command): CoreRun<Reply> {
+    if (c.type !== 'ack') return super.run(m, c);
+    return ackChecksOnly({ cfg: this.cfg, decisions: this.decisions }, m, c, (seq) => (this.pendingAck = seq));
   }
 
   protected override transact(command: Command): Reply {

@@ -154,7 +154,8 @@ export async function runHostileCase(c: HostileCase, python: string, options: { 
   let harness = c.launch === undefined || c.launch === 'node' ? child.pid : undefined;
   let looked = 0;
   const poll = setInterval(() => {
-    if (harness === undefined && (looked += 1) % 10 === 0) {
+    looked += 1;
+    if (harness === undefined && looked % 10 === 0) {
       harness = taggedProcesses(value).find((pid) => pid !== child.pid && /(^|\/)node$/.test(argvOf(pid)[0] ?? ''));
     }
     peakKiB = Math.max(peakKiB, peakOf(harness ?? -1));

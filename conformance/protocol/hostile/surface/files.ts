@@ -2,7 +2,7 @@
  * Hostile cases of input files that are not regular files, or are over their limits. A FIFO once
  * blocked `replay` and `coverage` for ever (its size reads 0, under the limit) and /dev/zero was
  * read without end; now every file a user names is checked before a byte is read
- * (conformance/inputFile.ts) and refused with exit 2, naming the path and what it is.
+ * (conformance/outside/inputFile.ts) and refused with exit 2, naming the path and what it is.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';

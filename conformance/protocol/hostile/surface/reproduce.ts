@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PATH_CONFIG } from '../../../lifecyclePaths.ts';
+import { PATH_CONFIG } from '../../../paths/lifecyclePaths.ts';
 import { initialState, step, toSnapshot } from '../../../../model/index.ts';
 import type { HostileCase } from '../case.ts';
 

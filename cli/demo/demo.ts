@@ -1,0 +1,150 @@
+/**
+ * `jobcheck demo [story] [--predict]`: tells a failure story as a step-by-step trace from the
+ * reference model. Without a story it lists the stories. With `--predict` on a terminal it pauses
+ * before each step and asks the reader to predict the focus job's status and token and the
+ * account's balance, then shows the answer, answers a wrong guess with the contract rule that
+ * decided the step, and keeps score; when stdin is not a terminal it says so
+ * in one line and prints the trace without pausing, so scripts and docs can run it.
+ */
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { PREDICT_HINT, parsePrediction, ruleLines, scorePrediction } from './predict.ts';
+import { renderFinal, renderStepAfter, renderStepBefore, renderStoryHeader, renderStoryList, renderTrace } from './render.ts';
+import { StoryError, findStory, listStories } from './story.ts';
+import { traceStory } from './trace.ts';
+import type { StoryTrace } from './trace.ts';
+
+export { renderStory } from './render.ts';
+
+/** Where the demo reads and writes; defaults to the process's own streams. */
+export interface DemoIO {
+  readonly stdin: NodeJS.ReadableStream;
+  readonly stdout: { write(text: string): unknown };
+  /** Error messages; stdout when absent. */
+  readonly stderr?: { write(text: string): unknown };
+  /** Whether stdin is an interactive terminal (only then does `--predict` pause). */
+  readonly isTTY: boolean;
+}
+
+/** The usage text of `jobcheck demo`. */
+export const DEMO_USAGE = `Usage: jobcheck demo [story | story-file.json | --all] [--predict]
+
+  (no story)   list the stories
+  story        print the story as a step-by-step trace from the reference model
+  --all        print every story as a trace, one after the other
+  --predict    before each step, guess the job's status, token and the balance (needs a terminal)
+  -h, --help   show this text
+`;
+
+/** The line printed when --predict cannot pause because stdin is not a terminal. */
+export const NOT_INTERACTIVE = 'stdin is not a terminal: --predict shows the story without pausing.\n';
+
+/** Asks before each step, reveals the answer, keeps the score. Ends early on `q` or end of input. */
+async function playPredict(trace: StoryTrace, io: DemoIO): Promise<void> {
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
+  const out = (text: string): void => void io.stdout.write(text);
+  let points = 0;
+  let asked = 0;
+  let quit = false;
+  try {
+    out(`${renderStoryHeader(trace.story)}\n\nBefore each step, predict: ${PREDICT_HINT}\n`);
+    for (const s of trace.steps) {
+      out(`\n${renderStepBefore(s, trace.steps.length)}\n`);
+      if (!quit) {
+        for (;;) {
+          out(`  predict  > `);
+          const next = await lines.next();
+          if (next.done === true || next.value.trim().toLowerCase() === 'q') {
+            quit = true;
+            out('\n  (no more predictions: showing the rest of the story)\n');
+            break;
+          }
+          if (next.value.trim() === '') break;
+          const guess = parsePrediction(next.value);
+          if ('error' in guess) {
+            out(`  could not read that: ${guess.error}\n`);
+            continue;
+          }
+          const { points: p, verdict } = scorePrediction(guess, s.focus);
+          points += p;
+          asked += 3;
+          out(`  verdict  ${verdict}\n`);
+          // A wrong guess is answered with the rule that decides it.
+          if (p < 3) out(`${ruleLines(s.rules).join('\n')}\n`);
+          break;
+        }
+      }
+      out(`${renderStepAfter(s, trace.story)}\n`);
+      if (asked > 0 && !quit) out(`  score    ${points}/${asked}\n`);
+    }
+    out(`\n${renderFinal(trace)}\n\nScore: ${points} of ${asked} predictions right.\n`);
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * Runs `jobcheck demo` with the arguments after `demo`. Returns the exit code: 0 when the story
+ * ran as told, 1 when the model disagreed with the story's expectations, 2 for a usage error or an
+ * unknown or invalid story.
+ */
+export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
+  const streams: DemoIO = io ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, isTTY: process.stdin.isTTY === true };
+  const err = (text: string): void => void (streams.stderr ?? streams.stdout).write(text);
+  const options = {
+    predict: { type: 'boolean', default: false },
+    all: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  } as const;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, options });
+  } catch (e) {
+    err(`jobcheck demo: ${(e as Error).message}\n\n${DEMO_USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    streams.stdout.write(DEMO_USAGE);
+    return 0;
+  }
+  if (positionals.length > 1) {
+    err(`jobcheck demo: expected at most one story, got ${positionals.length}: ${positionals.join(' ')}\n\n${DEMO_USAGE}`);
+    return 2;
+  }
+  if (values.all && (positionals.length > 0 || values.predict)) {
+    err(`jobcheck demo: --all tells every story and takes no story name or --predict\n\n${DEMO_USAGE}`);
+    return 2;
+  }
+  try {
+    const name = positionals[0];
+    if (values.all) {
+      let faithful = true;
+      for (const story of listStories()) {
+        const trace = traceStory(findStory(story.name));
+        streams.stdout.write(`${renderTrace(trace)}\n`);
+        faithful &&= trace.steps.every((s) => s.mismatches.length === 0) && trace.finalMismatches.length === 0;
+      }
+      return faithful ? 0 : 1;
+    }
+    if (name === undefined) {
+      streams.stdout.write(renderStoryList(listStories()));
+      return 0;
+    }
+    const trace = traceStory(findStory(name));
+    if (values.predict && streams.isTTY) await playPredict(trace, streams);
+    else {
+      if (values.predict) streams.stdout.write(NOT_INTERACTIVE);
+      streams.stdout.write(renderTrace(trace));
+    }
+    const faithful = trace.steps.every((s) => s.mismatches.length === 0) && trace.finalMismatches.length === 0;
+    return faithful ? 0 : 1;
+  } catch (e) {
+    if (e instanceof StoryError) {
+      err(`jobcheck demo: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}

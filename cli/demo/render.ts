@@ -1,0 +1,99 @@
+/**
+ * Text renderings of stories for the terminal and for the docs. Plain ASCII, one fact per line,
+ * labels in a fixed column so that a trace reads top to bottom like a lab notebook. Commands and
+ * replies are shown as the JSON the protocol carries, so a reader sees exactly what is exchanged.
+ */
+import type { JobRecord, Snapshot } from '../../contract/index.ts';
+import type { Story } from './story.ts';
+import { traceStory } from './trace.ts';
+import type { FocusView, StoryTrace, TracedStep } from './trace.ts';
+
+const label = (name: string, text: string): string => `  ${name.padEnd(8)} ${text}`;
+
+/** The focus line: status, token and attempts of the focus job, balance of the focus account. Pure. */
+export function renderFocus(focus: FocusView, story: Pick<Story, 'focus'>): string {
+  const { job, account } = story.focus;
+  const jobPart =
+    focus.status === null
+      ? `job ${job}: not submitted yet`
+        : `job ${job}: ${focus.status}, token ${focus.token ?? '-'}, attempts ${focus.attempts}`;
+  return `${jobPart}; ${account} balance ${focus.balance}`;
+}
+
+/** The heading of a story: name, title, focus, config and the story text. Pure. */
+export function renderStoryHeader(story: Story): string {
+  const c = story.config;
+  return [
+    `Story ${story.name}: ${story.title}`,
+    `Focus: job ${story.focus.job}, account ${story.focus.account}.`,
+    `Config: capacity ${c.capacity}, maxAttempts ${c.maxAttempts}, leaseTicks ${c.leaseTicks}, backoffBase ${c.backoffBase}, backoffCap ${c.backoffCap}.`,
+    '',
+    story.story,
+  ].join('\n');
+}
+
+/** What is known before a step runs: its number and the command (or the kind of step). Pure. */
+export function renderStepBefore(step: TracedStep, total: number): string {
+  const head = `Step ${step.index} of ${total}`;
+  switch (step.kind) {
+    case 'do':
+      return [head, label('command', JSON.stringify(step.command))].join('\n');
+    case 'restart':
+      return [head, label('restart', 'snapshot -> JSON text -> fresh store')].join('\n');
+    case 'aliasSnapshot':
+      return [head, label('check', 'take a snapshot, then change the snapshot object in place')].join('\n');
+    case 'aliasRestore':
+      return [head, label('check', 'restore a fresh store from a snapshot, then change that snapshot object')].join('\n');
+  }
+}
+
+/** What a step produced: the reply (or outcome), the transitions, the focus and the note. Pure. */
+export function renderStepAfter(step: TracedStep, story: Pick<Story, 'focus'>): string {
+  const lines: string[] = [];
+  if (step.reply !== undefined) lines.push(label('reply', JSON.stringify(step.reply)));
+  if (step.outcome !== undefined) lines.push(label('outcome', step.outcome));
+  for (const moved of step.moved) lines.push(label('moved', moved));
+  lines.push(label('focus', renderFocus(step.focus, story)));
+  if (step.note !== undefined) lines.push(label('note', step.note));
+  for (const m of step.mismatches) lines.push(label('MISMATCH', m));
+  return lines.join('\n');
+}
+
+function renderJob(job: JobRecord): string {
+  const reason = job.reason === undefined ? '' : ` (${job.reason})`;
+  return `${job.status}${reason}, attempts ${job.attempts}`;
+}
+
+/** The closing block: every job's end state, the balances, and whether the story's final state held. Pure. */
+export function renderFinal(trace: Pick<StoryTrace, 'final' | 'finalMismatches'>): string {
+  const final: Snapshot = trace.final;
+  const lines = ['Final state'];
+  for (const [id, job] of Object.entries(final.jobs)) lines.push(label(`job ${id}`, renderJob(job)));
+  lines.push(label('balances', JSON.stringify(final.balances)));
+  lines.push(label('ledger', JSON.stringify(final.effects)));
+  if (trace.finalMismatches.length === 0) lines.push('The model ends where the story says it ends.');
+  for (const m of trace.finalMismatches) lines.push(label('MISMATCH', m));
+  return lines.join('\n');
+}
+
+/** A whole traced story as text. Pure. */
+export function renderTrace(trace: StoryTrace): string {
+  const parts = [renderStoryHeader(trace.story)];
+  for (const s of trace.steps) parts.push(`${renderStepBefore(s, trace.steps.length)}\n${renderStepAfter(s, trace.story)}`);
+  parts.push(renderFinal(trace));
+  return `${parts.join('\n\n')}\n`;
+}
+
+/** A fixture told as a step-by-step trace from the reference model (what `jobcheck demo <story>` prints). Pure. */
+export function renderStory(fixture: Story): string {
+  return renderTrace(traceStory(fixture));
+}
+
+/** The list of stories with their titles (what `jobcheck demo` prints). Pure. */
+export function renderStoryList(stories: readonly Story[]): string {
+  if (stories.length === 0) return 'No stories found.\n';
+  const width = Math.max(...stories.map((s) => s.name.length));
+  const lines = ['Stories (run one with: jobcheck demo <story>, add --predict to guess each step first):', ''];
+  for (const s of stories) lines.push(`  ${s.name.padEnd(width)}  ${s.title}`);
+  return `${lines.join('\n')}\n`;
+}

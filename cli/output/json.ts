@@ -1,0 +1,113 @@
+/** The machine-readable result of `jobcheck check` (what `--json` prints), in the format of cli/checkJsonSchema.ts. */
+import type { CheckFailure, CheckReport } from '../../conformance/check/index.ts';
+import type { ConcurrentCampaignResult } from '../../conformance/concurrent/result.ts';
+import { COVERAGE_CATEGORIES, categorySummary } from '../../conformance/coverage/coverage.ts';
+import { clipText } from '../../contract/index.ts';
+import { CHECK_JSON_FORMAT } from '../checkJsonSchema.ts';
+import type { CheckResultJson } from '../checkJsonSchema.ts';
+import type { CheckContext } from './context.ts';
+import { renderFailure } from './failure.ts';
+import type { ReportFiles } from './files.ts';
+import { requestsOf } from './phaseLines.ts';
+import { concurrentReproduceCommand, reproduceCommand } from './reproduce.ts';
+
+/** The command that repeats the failure, when one does (a campaign's run, a race found with a path). Pure. */
+function reproduceOf(f: CheckFailure, report: CheckReport, ctx: CheckContext): string | undefined {
+  const path = report.campaign.path;
+  if (f.source === 'campaign' && path !== null) return reproduceCommand(ctx, path);
+  if (f.kind === 'race' && f.concurrent.path !== null) return concurrentReproduceCommand(ctx, f.concurrent.workers, f.concurrent.path);
+  return undefined;
+}
+
+/** The machine-readable result of a check (what `--json` prints). Pure. */
+export function checkJson(report: CheckReport, ctx: CheckContext, files?: ReportFiles): CheckResultJson {
+  const f = report.failure;
+  const c = report.campaign;
+  const r = report.phases.restarts;
+  const reproduce = f === null ? undefined : reproduceOf(f, report, ctx);
+  return {
+    format: CHECK_JSON_FORMAT,
+    verdict: report.verdict,
+    stoppedByTimeLimit: report.stoppedByTimeLimit,
+    target: ctx.target,
+    ...(ctx.implementation === undefined ? {} : { implementation: clipText(ctx.implementation, 200) }),
+    seed: ctx.seed,
+    runs: ctx.runs,
+    shard: report.shard === null ? null : { index: report.shard.index, count: report.shard.count },
+    durationMs: Math.round(report.durationMs),
+    firstDivergenceMs: report.firstDivergenceMs === null ? null : Math.round(report.firstDivergenceMs),
+    phases: {
+      fixturesMs: Math.round(report.phases.fixturesMs),
+      pathsMs: Math.round(report.phases.pathsMs),
+      campaignMs: Math.round(report.phases.campaignMs),
+      shrinkMs: Math.round(report.phases.shrinkMs),
+      exploreMs: Math.round(report.phases.exploreMs),
+      concurrentMs: Math.round(report.phases.concurrentMs),
+      restarts: r === null ? null : { ...r, coldMs: Math.round(r.coldMs), warmMs: Math.round(r.warmMs), ...(r.crashMs === undefined ? {} : { crashMs: Math.round(r.crashMs) }) },
+      parallel: report.phases.parallel,
+    },
+    ...(ctx.timeLimitMs === undefined ? {} : { timeLimitMs: ctx.timeLimitMs }),
+    fixtures: {
+      total: report.fixtures.length + report.fixturesNotRun.length,
+      failed: report.fixtures.filter((x) => !x.result.ok).map((x) => ({ name: x.fixture.name, message: x.result.ok ? '' : x.result.message })),
+      notRun: [...report.fixturesNotRun],
+    },
+    paths: { total: report.paths.outcomes.length + report.paths.notRun.length, failed: report.paths.failures.map((x) => x.path.name), notRun: report.paths.notRun.map((x) => x.name) },
+    exploration:
+      report.exploration === null
+        ? null
+        : {
+            verdict: report.exploration.verdict,
+            states: report.exploration.states,
+            transitions: report.exploration.transitions,
+            configs: report.exploration.configs.map((x) => ({ part: x.part, name: x.name, verdict: x.verdict, states: x.states, transitions: x.transitions })),
+            notRun: [...report.exploration.notRun],
+          },
+    campaign: {
+      verdict: c.verdict,
+      runsPlanned: c.runsPlanned,
+      stoppedByTimeLimit: c.stoppedByTimeLimit,
+      runs: c.runs,
+      commands: c.commands,
+      commandsDiscarded: c.commandsDiscarded,
+      commandsToFirstFailure: c.commandsToFirstFailure,
+      firstFailureMs: c.firstFailureMs === null ? null : Math.round(c.firstFailureMs),
+      path: c.path,
+      firstFailureLength: c.firstFailureLength,
+      storyLength: c.counterexample?.steps.length ?? null,
+      shrinks: c.shrinks,
+      durationMs: Math.round(c.durationMs),
+      shrinkMs: Math.round(c.shrinkMs),
+    },
+    concurrent: report.concurrent === null ? null : concurrentJson(report.concurrent),
+    failure:
+      f === null
+        ? null
+        : {
+            source: f.source,
+            name: f.name,
+            steps: f.steps,
+            story: renderFailure(f, report, ctx, files),
+            ...(files?.artifact === undefined ? {} : { artifact: files.artifact }),
+            ...(reproduce === undefined ? {} : { reproduce }),
+          },
+    coverage: Object.fromEntries(COVERAGE_CATEGORIES.map((cat) => [cat, categorySummary(report.coverage, cat)])) as CheckResultJson['coverage'],
+    ...(files === undefined ? {} : { report: files }),
+  };
+}
+
+/** The concurrent campaign in the --json output. Pure. */
+function concurrentJson(r: ConcurrentCampaignResult): NonNullable<CheckResultJson['concurrent']> {
+  return {
+    verdict: r.verdict,
+    workers: r.workers,
+    runsPlanned: r.runsPlanned,
+    runs: r.runs,
+    unknownRuns: r.unknownRuns,
+    path: r.path,
+    firstFailureRequests: r.firstFailureRequests,
+    storyRequests: requestsOf(r),
+    shrinks: r.shrinks,
+    durationMs: Math.round(r.durationMs),
+  };
+}

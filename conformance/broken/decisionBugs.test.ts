@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { DECISIONS, JobStore, withDecisions } from '../../impl/index.ts';
+import type { Decisions } from '../../impl/index.ts';
+import { PostgresStore } from '../../impl/postgres/index.ts';
+import { SqliteStore } from '../../impl/sqlite/index.ts';
+import type { AdapterFactory } from '../adapter.ts';
+import { jobStoreFactory } from '../stores/jobStore.ts';
+import { postgresFactory } from '../stores/postgres.ts';
+import { sqliteFactory } from '../stores/sqlite.ts';
+import { runCampaign } from '../random/campaign.ts';
+import { postgresMissing } from '../postgresEnv.ts';
+import { CATALOGUE } from './catalogue.ts';
+
+/**
+ * A decision bug is one `Decisions` record, and every store runs it: the random campaign catches
+ * each decision bug of the catalogue on the memory store, on the SQLite store and (beside a
+ * server: `bash scripts/pg.sh npx vitest run conformance/broken/decisionBugs.test.ts`) on the
+ * PostgreSQL store, while the same stores with the contract's decisions agree with the model.
+ */
+const DECISION_BUGS = CATALOGUE.flatMap((v) => (v.decisions === undefined ? [] : [[v.name, v.decisions] as const]));
+const missing = postgresMissing();
+
+const stores: Record<'memory' | 'SQLite' | 'PostgreSQL', (decisions: Decisions, name: string) => AdapterFactory> = {
+  memory: (decisions, name) => jobStoreFactory(withDecisions(JobStore, decisions), name),
+  SQLite: (decisions, name) => sqliteFactory({ Store: withDecisions(SqliteStore, decisions), name }),
+  PostgreSQL: (decisions, name) => postgresFactory({ Store: withDecisions(PostgresStore, decisions), name }),
+};
+
+const verdictOf = async (factory: AdapterFactory, runs: number): Promise<string> => (await runCampaign({ factory, runs, seed: 1 })).verdict;
+
+describe('the decision bugs of the catalogue', () => {
+  it('are the eight bugs that replace a decision', () => {
+    expect(DECISION_BUGS.map(([name]) => name).sort()).toEqual([
+      'backoff-not-capped',
+      'capacity-forgets-running',
+      'commit-not-idempotent',
+      'last-attempt-requeues',
+      'lease-before-deadline',
+      'lease-one-tick-late',
+      'payload-conflict-accepted',
+      'retry-forgets-deadline',
+    ]);
+  });
+
+  for (const store of ['memory', 'SQLite'] as const) {
+    it(`lets the ${store} store with the contract's decisions agree with the model`, async () => {
+      expect(await verdictOf(stores[store](DECISIONS, `${store}/correct`), 40)).toBe('agree');
+    }, 120_000);
+
+    it.each(DECISION_BUGS)(`catches %s on the ${store} store`, async (name, decisions) => {
+      expect(await verdictOf(stores[store](decisions, `broken/${name} on ${store}`), 100)).toBe('diverge');
+    }, 120_000);
+  }
+});
+
+describe.skipIf(missing !== undefined)(`the decision bugs on PostgreSQL${missing === undefined ? '' : ` (skipped: ${missing})`}`, () => {
+  it("lets the PostgreSQL store with the contract's decisions agree with the model", async () => {
+    expect(await verdictOf(stores.PostgreSQL(DECISIONS, 'PostgreSQL/correct'), 20)).toBe('agree');
+  }, 240_000);
+
+  it.each(DECISION_BUGS)('catches %s on the PostgreSQL store', async (name, decisions) => {
+    expect(await verdictOf(stores.PostgreSQL(decisions, `broken/${name} on PostgreSQL`), 100)).toBe('diverge');
+  }, 240_000);
+});

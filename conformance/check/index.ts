@@ -1,0 +1,22 @@
+/**
+ * The one check: `runCheck(target, options)` runs fixtures, paths, campaign, exploration and
+ * competing workers against a target and returns a CheckReport; `assertCheck` throws for test
+ * runners. `jobcheck check` is a command line around it.
+ */
+export type { CheckOptions, CheckProgress, ConcurrentCheckOptions } from './options.ts';
+export type { CheckTarget } from './target.ts';
+export type { CheckPhases, CheckReport, CheckResult } from './report.ts';
+export type { CheckFailure, CheckFailureSource, DivergenceFailure, FixtureFailure, RaceFailure, UnrepeatedFailure } from './failure.ts';
+export { unknownFailure } from './failure.ts';
+export type { FixtureOutcome, FixturePhaseResult } from './fixturePhase.ts';
+export { runFixturePhase } from './fixturePhase.ts';
+export type { CheckVerdict, MergedVerdict, PhaseOutcomes } from './verdict.ts';
+export { mergeVerdict } from './verdict.ts';
+export type { FailureCandidates } from './shortestFailure.ts';
+export { failureCandidates, shortestFailure } from './shortestFailure.ts';
+export { runCheck } from './runCheck.ts';
+export { assertCheck } from './assertCheck.ts';
+export type { FailureStoryHints } from './failureStory.ts';
+export { renderCheckFailure, renderFixtureStory } from './failureStory.ts';
+// Not exported: runPathsAndCampaign (pathsAndCampaign.ts), a step of runCheck; runPathSuite and
+// runCampaign are the public ways to run either phase alone.

@@ -1,0 +1,53 @@
+/**
+ * The options of a check: how much to run (runs, seed, shard, time budget), what to leave out, and
+ * a progress callback. What is checked, and through which stores, is the target's (target.ts).
+ */
+import type { Budget } from '../budget.ts';
+import type { CampaignShard } from '../random/campaign.ts';
+
+/** Where the check is: which phase, how far. */
+export interface CheckProgress {
+  readonly phase: 'fixtures' | 'paths' | 'campaign' | 'shrink' | 'explore' | 'concurrent';
+  readonly done: number;
+  readonly total: number;
+}
+
+/** The competing workers of a check (`--workers`), on the target's `concurrentFactory`. */
+export interface ConcurrentCheckOptions {
+  /** Worker lanes (2 or more). */
+  readonly workers: number;
+  /** Scenarios to generate. */
+  readonly runs: number;
+  /** fast-check path of a known concurrent counterexample (with the check's seed): replays just that. */
+  readonly path?: string;
+  /** The reply timeout (`--timeout`): one time budget per request, as in every other phase (default 5000 ms). */
+  readonly timeoutMs?: number;
+}
+
+/** Options of a check. Every one may be left out. */
+export interface CheckOptions {
+  /** Random runs of the campaign (default 100). */
+  readonly runs?: number;
+  /** fast-check seed of the campaign and of the competing workers (default: random; the report's campaign says which). */
+  readonly seed?: number;
+  /** Most commands per random run (default: the engine's). */
+  readonly maxCommands?: number;
+  /** fast-check path of a known counterexample (with its seed): the campaign replays just that. */
+  readonly path?: string;
+  /** Called as each phase advances (a command line draws it). */
+  readonly onProgress?: (progress: CheckProgress) => void;
+  /** The check's time budget: what ran by then is reported, and the verdict says `incomplete`. */
+  readonly budget?: Budget;
+  /** Stores checked at once, each on its own implementation (default: the target's, else 1). */
+  readonly parallel?: number;
+  /** Leave out the exploration phase (for an implementation too slow for it). */
+  readonly noExplore?: boolean;
+  /**
+   * Runs one of `count` parts of the check: the campaign's runs of index `i - 1` modulo `n`; the
+   * fixture stories, the path suite, the exploration and the competing workers run in shard 1
+   * only, so that the coverage of all shards adds up to that of one unsharded check.
+   */
+  readonly shard?: CampaignShard;
+  /** Also run a concurrent campaign of competing workers, after the exploration (in shard 1 only). */
+  readonly concurrent?: ConcurrentCheckOptions;
+}

@@ -1,0 +1,225 @@
+/**
+ * The lockstep runner: drives the model and an implementation with the same steps and compares,
+ * after every step, the replies (without `message`) and the canonical snapshots, then once, after
+ * the last step, that a snapshot handed out is the caller's (aliasDifference.ts). The first
+ * difference ends the run and is returned as data, never thrown. Every step records the contract's
+ * rules that decided the model's side of it (model/rules.ts), which profiles count and attribute.
+ *
+ * One runner serves the campaign, the path suite, exploration and profiles; a profile's needs are
+ * options (options.ts): a model with declared variants in place, and a snapshot to start from. A
+ * nondeterministic variant (`choose`) needs the implementation's reply before the model's step: the
+ * implementation then goes first, the variant's choice is read off its reply (within the variant's
+ * bounds only), and the model steps under it. Comparison stays exact everywhere. Without `choose`
+ * the model goes first; the order changes nothing the run reports, as the model's step is pure.
+ */
+import type { Config, Reply, RuleId, Snapshot } from '../../contract/index.ts';
+import { RESTART_RULES, rulesExercised, toSnapshot } from '../../model/index.ts';
+import type { JobStep, ModelState, StepResult } from '../../model/index.ts';
+import type { Adapter, AdapterFactory } from '../adapter.ts';
+import { isTimeLimit } from '../budget.ts';
+import { firstDifference, replyDifference } from './compare.ts';
+import type { Difference } from './compare.ts';
+import { newResolveMemory, resolveCommand } from './symbolic.ts';
+import type { SymbolicCommand } from './symbolic.ts';
+import { aliasDifference } from './aliasDifference.ts';
+import { errorText } from './errorText.ts';
+import { REFERENCE_MODEL } from './options.ts';
+import type { LockstepOptions } from './options.ts';
+import type { Divergence, LockstepResult, LockstepRun, LockstepStep, ModelStepView, RunInput } from './result.ts';
+
+const isSymbolic = (x: RunInput): x is SymbolicCommand => 'kind' in x;
+
+/** A call into the implementation: its value, or what it threw (and whether that was the time limit). */
+type Attempt = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string; readonly timeLimit: boolean };
+
+/** Calls the implementation; what it throws is data. */
+async function attempt(call: () => Promise<unknown>, what: 'restart' | 'execute'): Promise<Attempt> {
+  try {
+    return { ok: true, value: await call() };
+  } catch (e) {
+    return { ok: false, error: `${what} threw ${errorText(e)}`, timeLimit: isTimeLimit(e) };
+  }
+}
+
+/**
+ * Runs the steps on a fresh model and a fresh implementation (from `factory`) in lockstep and
+ * returns every step plus the first divergence. The adapter is always closed. A factory that
+ * throws is reported as an `impl_error` divergence at step 0; only an error of the model itself (a
+ * defect of the specification) is thrown.
+ */
+export async function runLockstep(
+  config: Config,
+  inputs: readonly RunInput[],
+  factory: AdapterFactory,
+  options: LockstepOptions = {},
+): Promise<LockstepResult> {
+  return (await runLockstepDetailed(config, inputs, factory, options)).result;
+}
+
+/**
+ * runLockstep, told in full (LockstepRun): besides the result, the model's view of the diverging
+ * step and whether the aliasing check ran; `cannotStart` when `options.start` asks for a snapshot
+ * the implementation cannot be restored from (nothing ran). Never throws for the implementation.
+ */
+export async function runLockstepDetailed(
+  config: Config,
+  inputs: readonly RunInput[],
+  factory: AdapterFactory,
+  options: LockstepOptions = {},
+): Promise<LockstepRun> {
+  const { budget, start } = options;
+  const { model, choose } = options.model ?? REFERENCE_MODEL;
+  const spent = (): boolean => budget?.expired === true;
+  let state: ModelState = start === undefined ? model.initialState(config) : model.fromSnapshot(start);
+  const stopped = (name: string, steps: readonly LockstepStep[]): LockstepRun => ({
+    result: { adapter: name, config, steps, divergence: null, interrupted: true },
+    diverging: null,
+    aliasChecked: false,
+  });
+  const diverged = (
+    name: string,
+    steps: readonly LockstepStep[],
+    divergence: Divergence,
+    diverging: ModelStepView | null,
+    aliasChecked = false,
+  ): LockstepRun => ({
+    result: { adapter: name, config, steps, divergence },
+    diverging,
+    aliasChecked,
+  });
+  if (spent()) return stopped('(factory)', []);
+  let adapter: Adapter;
+  try {
+    adapter = await factory(config);
+  } catch (e) {
+    if (isTimeLimit(e)) return stopped('(factory)', []);
+    return diverged('(factory)', [], { step: 0, kind: 'impl_error', error: `could not create the implementation: ${errorText(e)}` }, null);
+  }
+  const steps: LockstepStep[] = [];
+  const memory = newResolveMemory();
+  if (start !== undefined) {
+    const restored = await restoreStart(adapter, start);
+    if (restored !== undefined) {
+      await adapter.close().catch(() => undefined);
+      if (restored === 'time_limit') return stopped(adapter.name, []);
+      if (restored === 'cannot_start') {
+        const result: LockstepResult = { adapter: adapter.name, config, steps, divergence: null };
+        return { result, diverging: null, aliasChecked: false, cannotStart: true };
+      }
+      return diverged(adapter.name, [restored.step], restored.divergence, { before: state });
+    }
+  }
+  // A step the time limit cut short is dropped: it did not run to the end on both sides.
+  const interrupted = (): LockstepRun => stopped(adapter.name, steps.slice(0, -1));
+  try {
+    for (let i = 0; i < inputs.length; i++) {
+      const input = inputs[i];
+      if (input === undefined) continue;
+      if (spent()) return stopped(adapter.name, steps);
+      const index = i + 1;
+      const before = state;
+      const action = isSymbolic(input) ? resolveCommand(state, memory, input) : input;
+      let modelReply: Reply | undefined;
+      let implReply: unknown;
+      let trace: readonly JobStep[] = [];
+      let rules: readonly RuleId[] = RESTART_RULES;
+      let view: ModelStepView = { before };
+      let impl: Attempt = { ok: true, value: undefined };
+      if ('restart' in action) {
+        state = model.fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
+        impl = await attempt(() => adapter.restart(), 'restart');
+      } else {
+        // With a choice to read off the implementation's reply, the implementation goes first.
+        if (choose !== undefined) impl = await attempt(() => adapter.execute(action.do), 'execute');
+        const choice = choose === undefined || !impl.ok ? undefined : choose(state, action.do, impl.value);
+        const result: StepResult = model.step(state, action.do, choice);
+        rules = rulesExercised(before, action.do, result);
+        view = { before, command: action.do, result };
+        state = result.state;
+        modelReply = result.reply;
+        trace = result.trace;
+        if (modelReply.ok && modelReply.type === 'claim' && modelReply.job !== null) {
+          memory.lastToken.set(modelReply.job.id, modelReply.job.token);
+        }
+        if (choose === undefined) impl = await attempt(() => adapter.execute(action.do), 'execute');
+        if (impl.ok) implReply = impl.value;
+      }
+      let implError = impl.ok ? undefined : impl.error;
+      const modelSnapshot: Snapshot = toSnapshot(state);
+      steps.push({
+        index,
+        ...(isSymbolic(input) ? { symbolic: input } : {}),
+        action,
+        ...(modelReply === undefined ? {} : { modelReply }),
+        ...(implError === undefined && modelReply !== undefined ? { implReply } : {}),
+        modelSnapshot,
+        trace,
+        rules,
+      });
+      if (!impl.ok && impl.timeLimit) return interrupted();
+      const reply = modelReply === undefined || implError !== undefined ? undefined : replyDifference(modelReply, implReply);
+      let implSnapshot: unknown;
+      let snapshot: Difference | undefined;
+      try {
+        implSnapshot = await adapter.snapshot();
+        snapshot = firstDifference(modelSnapshot, implSnapshot);
+      } catch (e) {
+        if (isTimeLimit(e) && implError === undefined) return interrupted();
+        implError ??= `snapshot threw ${errorText(e)}`;
+      }
+      if (implError !== undefined || reply !== undefined || snapshot !== undefined) {
+        const divergence: Divergence = {
+          step: index,
+          kind: implError !== undefined ? 'impl_error' : reply !== undefined ? 'reply' : 'snapshot',
+          ...(reply === undefined ? {} : { reply }),
+          ...(snapshot === undefined ? {} : { snapshot }),
+          ...(implSnapshot === undefined ? {} : { implSnapshot }),
+          ...(implError === undefined ? {} : { error: implError }),
+        };
+        return diverged(adapter.name, steps, divergence, view);
+      }
+    }
+    const last = steps[steps.length - 1];
+    if (last !== undefined) {
+      const alias = await aliasDifference(adapter, last.modelSnapshot);
+      if (alias === 'time_limit') return stopped(adapter.name, steps);
+      if (alias !== undefined) return diverged(adapter.name, steps, { step: last.index, ...alias }, { before: state }, true);
+    }
+    return { result: { adapter: adapter.name, config, steps, divergence: null }, diverging: null, aliasChecked: last !== undefined };
+  } finally {
+    await adapter.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Restores the implementation from the run's starting snapshot. Undefined when it came back with
+ * that snapshot; else why the run cannot go on: the time limit, an implementation that cannot be
+ * restored from a snapshot, or a departure at the restore, told as a restart at step 1.
+ */
+async function restoreStart(
+  adapter: Adapter,
+  start: Snapshot,
+): Promise<undefined | 'time_limit' | 'cannot_start' | { step: LockstepStep; divergence: Divergence }> {
+  if (adapter.restoreFrom === undefined) return 'cannot_start';
+  let implSnapshot: unknown;
+  let error: string | undefined;
+  try {
+    await adapter.restoreFrom(start);
+    implSnapshot = await adapter.snapshot();
+  } catch (e) {
+    if (isTimeLimit(e)) return 'time_limit';
+    error = `could not restore the starting snapshot: ${errorText(e)}`;
+  }
+  const snapshot = error === undefined ? firstDifference(start, implSnapshot) : undefined;
+  if (error === undefined && snapshot === undefined) return undefined;
+  return {
+    step: { index: 1, action: { restart: true }, modelSnapshot: start, trace: [], rules: RESTART_RULES },
+    divergence: {
+      step: 1,
+      kind: error === undefined ? 'snapshot' : 'impl_error',
+      ...(snapshot === undefined ? {} : { snapshot }),
+      ...(implSnapshot === undefined ? {} : { implSnapshot }),
+      ...(error === undefined ? {} : { error }),
+    },
+  };
+}
