@@ -40,7 +40,8 @@ import { requestCount } from '../conformance/concurrent/generate.ts';
 const quick = process.argv.includes('--quick');
 const partArg = process.argv.indexOf('--part');
 const only = partArg < 0 ? undefined : process.argv[partArg + 1];
-const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const log = (line: string): void => {
   process.stderr.write(`${line}\n`);
 };
@@ -75,7 +76,10 @@ export function overlappingHistory(options: {
   const random = seededRandom(options.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
   const store = new JobStore(options.config);
-  const held: ({ token: number; committed: boolean } | undefined)[] = Array.from({ length: options.workers }, () => undefined);
+  const held: ({ token: number; committed: boolean } | undefined)[] = Array.from(
+    { length: options.workers },
+    () => undefined,
+  );
   interface InFlight {
     readonly id: number;
     readonly lane: number;
@@ -104,12 +108,22 @@ export function overlappingHistory(options: {
       const id = random() < 0.1 && jobs > 0 ? `j${Math.floor(random() * jobs)}` : `j${jobs++}`;
       const account = pick(['acme', 'bolt', 'core', 'dyne', 'echo', 'flux']);
       const key = `k${Math.floor(random() * 30)}`;
-      return { type: 'submit', id, account, key, amount: pick([1, 2, 5, -3]), deadline: now + 4 + Math.floor(random() * 20), now };
+      return {
+        type: 'submit',
+        id,
+        account,
+        key,
+        amount: pick([1, 2, 5, -3]),
+        deadline: now + 4 + Math.floor(random() * 20),
+        now,
+      };
     }
     return r < 0.9 ? { type: 'claim', worker, now } : { type: 'tick', now };
   };
   while (sent < options.requests || flying.length > 0) {
-    const idle = Array.from({ length: options.workers }, (_, lane) => lane).filter((lane) => !flying.some((f) => f.lane === lane));
+    const idle = Array.from({ length: options.workers }, (_, lane) => lane).filter(
+      (lane) => !flying.some((f) => f.lane === lane),
+    );
     const untaken = flying.filter((f) => f.reply === undefined);
     const taken = flying.filter((f) => f.reply !== undefined);
     const r = random();
@@ -125,26 +139,54 @@ export function overlappingHistory(options: {
       const f = pick(taken);
       flying.splice(flying.indexOf(f), 1);
       track(held, f.lane, f.command, f.reply as Reply);
-      operations.push({ id: f.id, lane: f.lane, input: f.command, invoked: f.invoked, returned: instant++, output: f.reply });
+      operations.push({
+        id: f.id,
+        lane: f.lane,
+        input: f.command,
+        invoked: f.invoked,
+        returned: instant++,
+        output: f.reply,
+      });
     }
   }
   const invoked = instant++;
-  operations.push({ id: operations.length, lane: 0, input: SNAPSHOT_REQUEST, invoked, returned: instant++, output: store.snapshot() });
+  operations.push({
+    id: operations.length,
+    lane: 0,
+    input: SNAPSHOT_REQUEST,
+    invoked,
+    returned: instant++,
+    output: store.snapshot(),
+  });
   return { operations };
 }
 
 /** What a worker learns from a reply: the delivery it now holds, or that it holds none. */
-function track(held: ({ token: number; committed: boolean } | undefined)[], lane: number, command: Command, reply: Reply): void {
+function track(
+  held: ({ token: number; committed: boolean } | undefined)[],
+  lane: number,
+  command: Command,
+  reply: Reply,
+): void {
   const h = held[lane];
   if (command.type === 'claim') {
-    held[lane] = reply.ok && reply.type === 'claim' && reply.job !== null ? { token: reply.job.token, committed: false } : undefined;
-  }
-  else if (command.type === 'commit') held[lane] = h !== undefined && reply.ok ? { ...h, committed: true } : undefined;
+    held[lane] =
+      reply.ok && reply.type === 'claim' && reply.job !== null
+        ? { token: reply.job.token, committed: false }
+        : undefined;
+  } else if (command.type === 'commit')
+    held[lane] = h !== undefined && reply.ok ? { ...h, committed: true } : undefined;
   else if (command.type === 'ack' || command.type === 'fail') held[lane] = undefined;
 }
 
 /** One check of one recorded history: its outcome and the CPU milliseconds it took. */
-export function timeCheck(options: { workers: number; requests: number; seed: number; indefinite?: number; overlapping?: boolean }): {
+export function timeCheck(options: {
+  workers: number;
+  requests: number;
+  seed: number;
+  indefinite?: number;
+  overlapping?: boolean;
+}): {
   outcome: CheckOutcome<unknown>;
   ms: number;
   requests: number;
@@ -166,8 +208,12 @@ const checkerPart: BenchPart = {
     const lines: string[] = [];
     timeCheck({ workers: 8, requests: 500, seed: 999 }); // warm-up
     // 1. The headline: 8 workers x 1,000 requests.
-    const headline = Array.from({ length: quick ? 3 : 9 }, (_, k) => timeCheck({ workers: 8, requests: 1000, seed: 1 + k }));
-    for (const h of headline) if (h.outcome.verdict !== 'linearizable') throw new Error(`bench: a recorded history was found ${h.outcome.verdict}`);
+    const headline = Array.from({ length: quick ? 3 : 9 }, (_, k) =>
+      timeCheck({ workers: 8, requests: 1000, seed: 1 + k }),
+    );
+    for (const h of headline)
+      if (h.outcome.verdict !== 'linearizable')
+        throw new Error(`bench: a recorded history was found ${h.outcome.verdict}`);
     const perSecond = median(headline.map((h) => (h.requests / h.ms) * 1000));
     const slowest = Math.max(...headline.map((h) => h.ms));
     log(`headline: ${fmt(perSecond)} requests/s, slowest ${fmt(slowest)} ms`);
@@ -213,9 +259,17 @@ const checkerPart: BenchPart = {
     );
     // 3. How often the default budget runs out.
     const count = quick ? 5 : 20;
-    const rate = (indefinite: number, w: number, n: number): { unknown: number; other: number; slowest: number; steps: number } => {
-      const runs = Array.from({ length: n }, (_, k) => timeCheck({ workers: w, requests: 1000, seed: 500 + k, indefinite }));
-      log(`budget: ${w} workers, ${indefinite * 100}% lost: ${runs.filter((r) => r.outcome.verdict === 'unknown').length} unknown of ${n}`);
+    const rate = (
+      indefinite: number,
+      w: number,
+      n: number,
+    ): { unknown: number; other: number; slowest: number; steps: number } => {
+      const runs = Array.from({ length: n }, (_, k) =>
+        timeCheck({ workers: w, requests: 1000, seed: 500 + k, indefinite }),
+      );
+      log(
+        `budget: ${w} workers, ${indefinite * 100}% lost: ${runs.filter((r) => r.outcome.verdict === 'unknown').length} unknown of ${n}`,
+      );
       return {
         unknown: runs.filter((r) => r.outcome.verdict === 'unknown').length,
         other: runs.filter((r) => r.outcome.verdict === 'not_linearizable').length,
@@ -245,7 +299,9 @@ const checkerPart: BenchPart = {
       const tally = w <= 8 ? unknownAt8 : unknownWide;
       tally.unknown += r.unknown;
       tally.histories += n;
-      lines.push(`| ${w} | ${fmt(indefinite * 100)}% | ${n} | ${r.unknown} | ${r.other} | ${fmt(r.slowest)} | ${fmt(r.steps)} |`);
+      lines.push(
+        `| ${w} | ${fmt(indefinite * 100)}% | ${n} | ${r.unknown} | ${r.other} | ${fmt(r.slowest)} | ${fmt(r.steps)} |`,
+      );
     }
     lines.push(
       '',
@@ -263,7 +319,8 @@ function meanOverlap(history: History<unknown, unknown>): number {
   const ops = history.operations.filter((o) => o.returned !== undefined);
   let overlaps = 0;
   for (const a of ops) {
-    for (const b of ops) if (a !== b && a.invoked < (b.returned as number) && b.invoked < (a.returned as number)) overlaps += 1;
+    for (const b of ops)
+      if (a !== b && a.invoked < (b.returned as number) && b.invoked < (a.returned as number)) overlaps += 1;
   }
   return ops.length === 0 ? 0 : overlaps / ops.length;
 }
@@ -285,13 +342,21 @@ const overlapPart: BenchPart = {
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ];
     for (const w of workers) {
-      const measure = (overlapping: boolean): { ms: number; steps: number; overlap: number; late: number; bad: number } => {
+      const measure = (
+        overlapping: boolean,
+      ): { ms: number; steps: number; overlap: number; late: number; bad: number } => {
         const runs = Array.from({ length: seeds }, (_, k) => {
           const options = { config: BENCH_CONFIG, workers: w, requests, seed: 100 + k };
           const history = overlapping ? overlappingHistory(options) : jobStoreRoundHistory(options);
-          const refused = history.operations.filter((o) => (o.output as { code?: string } | undefined)?.code === 'clock_regressed');
+          const refused = history.operations.filter(
+            (o) => (o.output as { code?: string } | undefined)?.code === 'clock_regressed',
+          );
           const late = refused.length / history.operations.length;
-          return { ...timeCheck({ workers: w, requests, seed: 100 + k, overlapping }), overlap: meanOverlap(history), late };
+          return {
+            ...timeCheck({ workers: w, requests, seed: 100 + k, overlapping }),
+            overlap: meanOverlap(history),
+            late,
+          };
         });
         return {
           ms: median(runs.map((r) => r.ms)),
@@ -349,7 +414,8 @@ const protocolFinderPart: BenchPart = {
       const found: { ms: number; runs: number; story: number; first: number }[] = [];
       for (const seed of seeds) {
         const { r, ms } = await campaign(v.script, seed, PROTOCOL_RUNS);
-        if (r.verdict === 'failed') found.push({ ms, runs: r.runs, story: requestsOf(r), first: r.firstFailureRequests ?? 0 });
+        if (r.verdict === 'failed')
+          found.push({ ms, runs: r.runs, story: requestsOf(r), first: r.firstFailureRequests ?? 0 });
         log(`  ${v.race} seed ${seed}: ${r.verdict} after ${r.runs} runs, ${Math.round(ms)} ms`);
       }
       const med = (xs: readonly number[]): string => (xs.length === 0 ? '-' : fmt(median(xs)));
@@ -375,7 +441,8 @@ const protocolFinderPart: BenchPart = {
 };
 
 /** Requests of a failure's run. */
-const requestsOf = (r: Awaited<ReturnType<typeof runConcurrentCampaign>>): number => (r.failure?.run == null ? 0 : requestCount(r.failure.run.rounds));
+const requestsOf = (r: Awaited<ReturnType<typeof runConcurrentCampaign>>): number =>
+  r.failure?.run == null ? 0 : requestCount(r.failure.run.rounds);
 
 /**
  * The concurrent campaign against the catalogue's racy variants (in process, interleavings chosen
@@ -404,7 +471,12 @@ const finderPart: BenchPart = {
         `| \`${v.name}\` | ${found.length}/${seeds.length} | ${med(found.map((f) => f.ms))} | ${med(found.map((f) => f.runs))} | ${med(found.map((f) => f.first))} | ${med(found.map((f) => f.story))} | ${found.length === 0 ? '-' : fmt(Math.max(...found.map((f) => f.story)))} |${missed === 0 ? '' : ` missed on ${missed} seed(s)`}`,
       );
     }
-    const control = await runConcurrentCampaign({ factory: lockedJobStoreFactory(), workers: 4, numRuns: 300, seed: 1 });
+    const control = await runConcurrentCampaign({
+      factory: lockedJobStoreFactory(),
+      workers: 4,
+      numRuns: 300,
+      seed: 1,
+    });
     return [
       '## Finding the racy variants',
       '',

@@ -44,7 +44,10 @@ async function took(f: () => unknown): Promise<Took> {
  * Runs every part once per round, in an order that rotates each round (so load from elsewhere on
  * the machine falls on all parts alike), after one untimed round; returns each part's times.
  */
-async function interleaved(parts: Record<string, (round: number) => unknown>, rounds: number): Promise<Record<string, Took[]>> {
+async function interleaved(
+  parts: Record<string, (round: number) => unknown>,
+  rounds: number,
+): Promise<Record<string, Took[]>> {
   const names = Object.keys(parts);
   const out: Record<string, Took[]> = Object.fromEntries(names.map((n) => [n, []]));
   for (let r = -1; r < rounds; r++) {
@@ -75,12 +78,21 @@ const campaignCommands: number[] = [];
 const times = await interleaved(
   {
     campaign: async (round) => {
-      const r = await runCampaign({ factory: jobStoreFactory(), runs: round < 0 ? 200 : RUNS, seed: round < 0 ? 99 : 1000 + round });
+      const r = await runCampaign({
+        factory: jobStoreFactory(),
+        runs: round < 0 ? 200 : RUNS,
+        seed: round < 0 ? 99 : 1000 + round,
+      });
       if (r.verdict !== 'agree') throw new Error(`bench: impl/JobStore diverged (seed ${r.seed})`);
       if (round >= 0) campaignCommands.push(r.commands);
     },
     lockstep: async () => {
-      for (const r of resolved) await runLockstep(r.config, r.steps.map((s) => s.action), jobStoreFactory());
+      for (const r of resolved)
+        await runLockstep(
+          r.config,
+          r.steps.map((s) => s.action),
+          jobStoreFactory(),
+        );
     },
     model: () => {
       for (const r of resolved) {
@@ -118,7 +130,8 @@ const cpuRate = median(campaign.map((t, i) => ((campaignCommands[i] ?? 0) / t.cp
 const wallRate = median(campaign.map((t, i) => ((campaignCommands[i] ?? 0) / t.wall) * 1000));
 const commands = campaignCommands.reduce((a, b) => a + b, 0);
 /** Median µs per script command of a part, CPU or wall. */
-const us = (part: string, kind: keyof Took = 'cpu'): number => (median((times[part] as Took[]).map((t) => t[kind])) * 1000) / scriptCommands;
+const us = (part: string, kind: keyof Took = 'cpu'): number =>
+  (median((times[part] as Took[]).map((t) => t[kind])) * 1000) / scriptCommands;
 const lockstepCpu = us('lockstep');
 const paths = await runPathSuite({ factory: jobStoreFactory() });
 

@@ -35,7 +35,10 @@ const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] as number;
 };
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(', ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
 const us = (t: number): string => t.toFixed(1);
 
 interface Timing {
@@ -61,7 +64,12 @@ async function measure(batches: number, ops: number, run: (i: number) => Promise
 
 /** A store's pool (postgresPool's, with libpq's environment) of one connection whose session runs with `synchronous_commit` as given. */
 const pool1 = (syncCommit: 'on' | 'off'): pg.Pool =>
-  new pg.Pool({ max: 1, application_name: 'jobcheck-bench', types: STORE_TYPES, options: `-c synchronous_commit=${syncCommit}` });
+  new pg.Pool({
+    max: 1,
+    application_name: 'jobcheck-bench',
+    types: STORE_TYPES,
+    options: `-c synchronous_commit=${syncCommit}`,
+  });
 
 /** The store, single worker: one lifecycle (4 commands, 4 transactions) per operation. */
 async function storeLifecycle(syncCommit: 'on' | 'off', batches: number, jobs: number): Promise<Timing> {
@@ -70,7 +78,15 @@ async function storeLifecycle(syncCommit: 'on' | 'off', batches: number, jobs: n
   let now = 0;
   const t = await measure(batches, jobs, async (i) => {
     now += 1;
-    await store.execute({ type: 'submit', id: `j${i}`, account: `a${i % 16}`, key: `k${i}`, amount: 1, deadline: 1e12, now });
+    await store.execute({
+      type: 'submit',
+      id: `j${i}`,
+      account: `a${i % 16}`,
+      key: `k${i}`,
+      amount: 1,
+      deadline: 1e12,
+      now,
+    });
     const claim = await store.execute({ type: 'claim', worker: 'w', now });
     const token = claim.ok && claim.type === 'claim' && claim.job !== null ? claim.job.token : 0;
     await store.execute({ type: 'commit', worker: 'w', token, now });
@@ -85,7 +101,9 @@ async function storeLifecycle(syncCommit: 'on' | 'off', batches: number, jobs: n
 async function floor(syncCommit: 'on' | 'off', batches: number, ops: number): Promise<Timing> {
   const pool = pool1(syncCommit);
   const table = `jobcheck_floor_${process.pid}`;
-  await pool.query(`DROP TABLE IF EXISTS ${table}; CREATE TABLE ${table} (id integer PRIMARY KEY, v bigint NOT NULL); INSERT INTO ${table} SELECT g, 0 FROM generate_series(0, 1023) g; ANALYZE ${table}`);
+  await pool.query(
+    `DROP TABLE IF EXISTS ${table}; CREATE TABLE ${table} (id integer PRIMARY KEY, v bigint NOT NULL); INSERT INTO ${table} SELECT g, 0 FROM generate_series(0, 1023) g; ANALYZE ${table}`,
+  );
   const update = `UPDATE ${table} SET v = v + 1 WHERE id = $1`;
   const t = await measure(batches, ops, async (i) => {
     const client = await pool.connect();
@@ -118,7 +136,10 @@ async function fillStore(pool: pg.Pool, n: number, allReady: boolean): Promise<s
            CASE WHEN ${ready} THEN 1000000 + g END, CASE WHEN ${ready} THEN true END
     FROM generate_series(1, ${n}) g`);
   const unresolved = allReady ? n : Math.floor(n / 10);
-  await pool.query(`UPDATE ${s}.meta SET clock = 0, next_token = 1, next_seq = $1, unresolved = $2 WHERE id = 1`, [n + 1, unresolved]);
+  await pool.query(`UPDATE ${s}.meta SET clock = 0, next_token = 1, next_seq = $1, unresolved = $2 WHERE id = 1`, [
+    n + 1,
+    unresolved,
+  ]);
   await pool.query(`ANALYZE ${s}.jobs`);
   return store.schema;
 }
@@ -147,13 +168,16 @@ async function storeClaims(workers: number): Promise<number> {
   const stores = await Promise.all(pools.map((p) => PostgresStore.open(p, schema)));
   await Promise.all(pools.map((p) => p.query('SELECT 1')));
   // The clock stays at 1: no command scans for due jobs (deadlines are 1e6 and more).
-  const lanes = stores.map((store, w): Lane => async () => {
-    const claim = await store.execute({ type: 'claim', worker: `w${w}`, now: 1 });
-    if (!claim.ok || claim.type !== 'claim' || claim.job === null) return false;
-    const ack = await store.execute({ type: 'ack', worker: `w${w}`, token: claim.job.token, now: 1 });
-    if (!ack.ok) throw new Error(`ack rejected: ${ack.code} ${ack.message}`);
-    return true;
-  });
+  const lanes = stores.map(
+    (store, w): Lane =>
+      async () => {
+        const claim = await store.execute({ type: 'claim', worker: `w${w}`, now: 1 });
+        if (!claim.ok || claim.type !== 'claim' || claim.job === null) return false;
+        const ack = await store.execute({ type: 'ack', worker: `w${w}`, token: claim.job.token, now: 1 });
+        if (!ack.ok) throw new Error(`ack rejected: ${ack.code} ${ack.message}`);
+        return true;
+      },
+  );
   const rate = await runLanes(lanes);
   await Promise.all(pools.map((p) => p.end()));
   await (await PostgresStore.open(admin, schema)).drop();
@@ -176,24 +200,38 @@ const bossConnection = (): { host?: string; database?: string; user?: string; po
 async function bossClaims(owner: PgBoss, queue: string, workers: number): Promise<number> {
   await owner.createQueue(queue);
   for (let i = 0; i < PREFILL; i += 5000) {
-    await owner.insert(queue, Array.from({ length: Math.min(5000, PREFILL - i) }, (_, k) => ({ data: { i: i + k } })));
+    await owner.insert(
+      queue,
+      Array.from({ length: Math.min(5000, PREFILL - i) }, (_, k) => ({ data: { i: i + k } })),
+    );
   }
   await owner.getQueue(queue);
-  const boss = new PgBoss({ ...bossConnection(), max: workers, supervise: false, schedule: false, migrate: false, registerInstance: false, application_name: 'jobcheck-bench' });
+  const boss = new PgBoss({
+    ...bossConnection(),
+    max: workers,
+    supervise: false,
+    schedule: false,
+    migrate: false,
+    registerInstance: false,
+    application_name: 'jobcheck-bench',
+  });
   boss.on('error', (e: unknown) => console.error('pg-boss error:', e));
   await boss.start();
   // Warm every connection and the queue cache before the window opens.
   await Promise.all(Array.from({ length: workers }, () => boss.getQueue(queue)));
   const [warm] = await boss.fetch(queue);
   if (warm !== undefined) await boss.complete(queue, warm);
-  const lanes = Array.from({ length: workers }, (): Lane => async () => {
-    const [job] = await boss.fetch(queue);
-    if (job === undefined) return false;
-    // The declared CommandResponse is empty; at run time it carries `affected` (dist/manager.js).
-    const done = (await boss.complete(queue, job)) as { affected?: number };
-    if (done.affected !== 1) throw new Error(`pg-boss complete affected ${String(done.affected)} jobs`);
-    return true;
-  });
+  const lanes = Array.from(
+    { length: workers },
+    (): Lane => async () => {
+      const [job] = await boss.fetch(queue);
+      if (job === undefined) return false;
+      // The declared CommandResponse is empty; at run time it carries `affected` (dist/manager.js).
+      const done = (await boss.complete(queue, job)) as { affected?: number };
+      if (done.affected !== 1) throw new Error(`pg-boss complete affected ${String(done.affected)} jobs`);
+      return true;
+    },
+  );
   const rate = await runLanes(lanes);
   await boss.stop({ graceful: false, close: true });
   await owner.deleteQueue(queue);
@@ -201,7 +239,11 @@ async function bossClaims(owner: PgBoss, queue: string, workers: number): Promis
 }
 
 /** Timer expiry, then claim, at `n` resident jobs (synchronous_commit off). */
-async function growth(n: number, batches: number, ops: number): Promise<{ build: number; claim: Timing; expiry: Timing }> {
+async function growth(
+  n: number,
+  batches: number,
+  ops: number,
+): Promise<{ build: number; claim: Timing; expiry: Timing }> {
   const pool = pool1('off');
   const t = performance.now();
   const schema = await fillStore(pool, n, false);
@@ -223,9 +265,16 @@ async function growth(n: number, batches: number, ops: number): Promise<{ build:
 
 /** Where claims/s stops rising by more than 10% (the worker count after which it does not), with the gain of each step. Pure. */
 function stopsScaling(rates: readonly number[]): string {
-  const gains = WORKERS.slice(1).map((w, k) => `${WORKERS[k]} to ${w}: ${(((rates[k + 1] as number) / (rates[k] as number) - 1) * 100).toFixed(0)}%`);
-  const k = WORKERS.findIndex((_, i) => i + 1 < WORKERS.length && (rates[i + 1] as number) <= (rates[i] as number) * 1.1);
-  const where = k === -1 ? `still rising at ${WORKERS[WORKERS.length - 1]} workers` : `stops at ${WORKERS[k]} worker${WORKERS[k] === 1 ? '' : 's'}`;
+  const gains = WORKERS.slice(1).map(
+    (w, k) => `${WORKERS[k]} to ${w}: ${(((rates[k + 1] as number) / (rates[k] as number) - 1) * 100).toFixed(0)}%`,
+  );
+  const k = WORKERS.findIndex(
+    (_, i) => i + 1 < WORKERS.length && (rates[i + 1] as number) <= (rates[i] as number) * 1.1,
+  );
+  const where =
+    k === -1
+      ? `still rising at ${WORKERS[WORKERS.length - 1]} workers`
+      : `stops at ${WORKERS[k]} worker${WORKERS[k] === 1 ? '' : 's'}`;
   return `${where} (${gains.join(', ')})`;
 }
 
@@ -235,20 +284,28 @@ export async function postgresSections(say: Say): Promise<void> {
   say('');
   if (process.env['PGHOST'] === undefined) {
     say('Not measured in this run: no PostgreSQL server (PGHOST is unset). The PostgreSQL rows need');
-    say('`bash scripts/pg.sh npm run bench:durable` (or `npm run bench:durable:pg`), which runs this benchmark beside a');
+    say(
+      '`bash scripts/pg.sh npm run bench:durable` (or `npm run bench:durable:pg`), which runs this benchmark beside a',
+    );
     say('throw-away server.');
-    console.log('\nbench:durable: the PostgreSQL rows need `bash scripts/pg.sh npm run bench:durable` (npm run bench:durable:pg)');
+    console.log(
+      '\nbench:durable: the PostgreSQL rows need `bash scripts/pg.sh npm run bench:durable` (npm run bench:durable:pg)',
+    );
     return;
   }
   const started = performance.now();
   const probe = new pg.Client();
   await probe.connect();
-  const settings = await probe.query("SELECT current_setting('server_version') AS v, current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sc");
+  const settings = await probe.query(
+    "SELECT current_setting('server_version') AS v, current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sc",
+  );
   await probe.end();
   const server = settings.rows[0] as { v: string; fsync: string; sc: string };
   const bossVersion = (createRequire(import.meta.url)('pg-boss/package.json') as { version: string }).version;
   say(`PostgreSQL ${server.v} on the same machine, over a unix socket; server settings fsync=${server.fsync},`);
-  say(`synchronous_commit=${server.sc} (a session may turn the latter off, as the rows marked so do). node-postgres 8,`);
+  say(
+    `synchronous_commit=${server.sc} (a session may turn the latter off, as the rows marked so do). node-postgres 8,`,
+  );
   say(`pg-boss ${bossVersion}. Load average at the start of this part: ${load()}.`);
   say('');
   say('### Commands per second, single worker, against bare PostgreSQL transactions');
@@ -257,28 +314,42 @@ export async function postgresSections(say: Say): Promise<void> {
   say('connection. The floor is a bare transaction per operation (`BEGIN`; `UPDATE` of one primary-key row;');
   say('`COMMIT`, three round trips) on a connection taken from a pool of one, as the store takes it.');
   say('');
-  say('| synchronous_commit | store µs/command (CPU) | store commands/s | floor µs/transaction (CPU) | floor transactions/s | ratio |');
+  say(
+    '| synchronous_commit | store µs/command (CPU) | store commands/s | floor µs/transaction (CPU) | floor transactions/s | ratio |',
+  );
   say('| --- | --- | --- | --- | --- | --- |');
   for (const sc of ['on', 'off'] as const) {
     const jobs = QUICK ? 50 : 150;
     const s = await storeLifecycle(sc, 5, jobs);
     const f = await floor(sc, 5, jobs * 4);
-    say(`| ${sc} | ${us(s.wallUs)} (${us(s.cpuUs)}) | ${Math.round(1e6 / s.wallUs)} | ${us(f.wallUs)} (${us(f.cpuUs)}) | ${Math.round(1e6 / f.wallUs)} | ${(s.wallUs / f.wallUs).toFixed(2)}× |`);
+    say(
+      `| ${sc} | ${us(s.wallUs)} (${us(s.cpuUs)}) | ${Math.round(1e6 / s.wallUs)} | ${us(f.wallUs)} (${us(f.cpuUs)}) | ${Math.round(1e6 / f.wallUs)} | ${(s.wallUs / f.wallUs).toFixed(2)}× |`,
+    );
   }
   say('');
-  say('CPU is this process only (node-postgres and the store), not the server\'s.');
+  say("CPU is this process only (node-postgres and the store), not the server's.");
   say('');
   say('### Claims per second by worker count, against pg-boss');
   say('');
-  say(`Each point starts from ${PREFILL.toLocaleString('en-US')} fresh ready jobs and counts claims settled in a ${WINDOW_MS / 1000} s window of wall time; the`);
-  say(`median of ${REPS} repetitions, the two queues interleaved (the order alternates), a database-wide VACUUM ANALYZE`);
+  say(
+    `Each point starts from ${PREFILL.toLocaleString('en-US')} fresh ready jobs and counts claims settled in a ${WINDOW_MS / 1000} s window of wall time; the`,
+  );
+  say(
+    `median of ${REPS} repetitions, the two queues interleaved (the order alternates), a database-wide VACUUM ANALYZE`,
+  );
   say('before every point (the rows of the points before are deleted by then). PostgresStore: each worker');
   say('is a pool of one connection opening the same schema, looping claim + ack (2 transactions, both');
   say('queueing on the meta row lock). pg-boss: one PgBoss of as many connections as workers (maintenance');
   say('and scheduling off), each worker looping `fetch(queue)` + `complete(queue, job)` (2 statements, the');
   say('fetch with SKIP LOCKED). Synchronous_commit on for both.');
   say('');
-  const owner = new PgBoss({ ...bossConnection(), max: 2, supervise: false, schedule: false, application_name: 'jobcheck-bench' });
+  const owner = new PgBoss({
+    ...bossConnection(),
+    max: 2,
+    supervise: false,
+    schedule: false,
+    application_name: 'jobcheck-bench',
+  });
   owner.on('error', (e: unknown) => console.error('pg-boss error:', e));
   await owner.start();
   const loadBefore = load();
@@ -307,11 +378,15 @@ export async function postgresSections(say: Say): Promise<void> {
   for (const [k, w] of WORKERS.entries()) {
     const st = rates.store[k] as number[];
     const bo = rates.boss[k] as number[];
-    say(`| ${w} | ${Math.round(storeMedians[k] as number)} (${st.map(Math.round).join(', ')}) | ${Math.round(bossMedians[k] as number)} (${bo.map(Math.round).join(', ')}) | ${((bossMedians[k] as number) / (storeMedians[k] as number)).toFixed(2)}× |`);
+    say(
+      `| ${w} | ${Math.round(storeMedians[k] as number)} (${st.map(Math.round).join(', ')}) | ${Math.round(bossMedians[k] as number)} (${bo.map(Math.round).join(', ')}) | ${((bossMedians[k] as number) / (storeMedians[k] as number)).toFixed(2)}× |`,
+    );
   }
   say('');
   say(`Load average before the table: ${loadBefore}; after it: ${load()}. Scaling (the worker count after which`);
-  say(`claims/s rises by no more than 10%): PostgresStore ${stopsScaling(storeMedians)}, pg-boss ${stopsScaling(bossMedians)}.`);
+  say(
+    `claims/s rises by no more than 10%): PostgresStore ${stopsScaling(storeMedians)}, pg-boss ${stopsScaling(bossMedians)}.`,
+  );
   say('');
   say('### Cost growth with resident jobs');
   say('');
@@ -323,8 +398,12 @@ export async function postgresSections(say: Say): Promise<void> {
   say('| --- | --- | --- | --- |');
   for (const n of QUICK ? [1e3, 1e4] : [1e3, 1e4, 1e5, 1e6]) {
     const g = await growth(n, 5, Math.min(200, n / 100));
-    say(`| ${n.toLocaleString('en-US')} | ${g.build.toFixed(1)} | ${us(g.claim.wallUs)} (${us(g.claim.cpuUs)}) | ${us(g.expiry.wallUs)} (${us(g.expiry.cpuUs)}) |`);
+    say(
+      `| ${n.toLocaleString('en-US')} | ${g.build.toFixed(1)} | ${us(g.claim.wallUs)} (${us(g.claim.cpuUs)}) | ${us(g.expiry.wallUs)} (${us(g.expiry.cpuUs)}) |`,
+    );
   }
   say('');
-  say(`Load average at the end of this part: ${load()}; it took ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  say(
+    `Load average at the end of this part: ${load()}; it took ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+  );
 }

@@ -47,8 +47,24 @@ interface Case {
 
 const CASES: readonly Case[] = [
   { name: 'S: 2 jobs, horizon 3', scope: { jobs: 2, horizon: 3 }, config: 'basic', reps: 3, capS: 20 },
-  { name: 'M: 2 jobs, horizon 4, lifetimes 3,5', scope: { jobs: 2, horizon: 4, lifetimes: [3, 5] }, config: 'backoff-cap', reps: 3, capS: 20 },
-  ...(quick ? [] : [{ name: 'L: 2 jobs, amounts 1,2, lifetimes 3,6, horizon 6', scope: { jobs: 2, amounts: [1, 2], lifetimes: [3, 6], horizon: 6 }, config: 'backoff-cap', reps: 1, capS: 30 }]),
+  {
+    name: 'M: 2 jobs, horizon 4, lifetimes 3,5',
+    scope: { jobs: 2, horizon: 4, lifetimes: [3, 5] },
+    config: 'backoff-cap',
+    reps: 3,
+    capS: 20,
+  },
+  ...(quick
+    ? []
+    : [
+        {
+          name: 'L: 2 jobs, amounts 1,2, lifetimes 3,6, horizon 6',
+          scope: { jobs: 2, amounts: [1, 2], lifetimes: [3, 6], horizon: 6 },
+          config: 'backoff-cap',
+          reps: 1,
+          capS: 30,
+        },
+      ]),
 ];
 
 interface Row {
@@ -63,7 +79,11 @@ interface Row {
 }
 
 /** The plain breadth-first search baseline. */
-function plainBfs(named: NamedConfig, scope: ExploreScope, capS: number): { states: number; complete: boolean; heap: number } {
+function plainBfs(
+  named: NamedConfig,
+  scope: ExploreScope,
+  capS: number,
+): { states: number; complete: boolean; heap: number } {
   const names = scopeNames(scope, named.config.maxAttempts);
   const heap0 = process.memoryUsage().heapUsed;
   const start = cpuMs();
@@ -75,7 +95,8 @@ function plainBfs(named: NamedConfig, scope: ExploreScope, capS: number): { stat
   while (queue.length > 0) {
     const next: ModelState[] = [];
     for (const s of queue) {
-      if (cpuMs() - start > capS * 1000) return { states: seen.size, complete: false, heap: Math.max(heap, process.memoryUsage().heapUsed - heap0) };
+      if (cpuMs() - start > capS * 1000)
+        return { states: seen.size, complete: false, heap: Math.max(heap, process.memoryUsage().heapUsed - heap0) };
       for (const a of alphabet(s.context, scope, names)) {
         const t = 'do' in a ? step(s, a.do).state : fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(s))));
         const k = JSON.stringify(toSnapshot(t));
@@ -93,7 +114,11 @@ function plainBfs(named: NamedConfig, scope: ExploreScope, capS: number): { stat
 class Stop extends Error {}
 
 /** The @xstate/graph baseline. */
-function xstateGraph(named: NamedConfig, scope: ExploreScope, capS: number): { states: number; complete: boolean; heap: number } {
+function xstateGraph(
+  named: NamedConfig,
+  scope: ExploreScope,
+  capS: number,
+): { states: number; complete: boolean; heap: number } {
   const names = scopeNames(scope, named.config.maxAttempts);
   const heap0 = process.memoryUsage().heapUsed;
   const start = cpuMs();
@@ -135,7 +160,10 @@ for (const c of CASES) {
   const named = exploreConfig(c.config);
   if (named === undefined) throw new Error(`no config ${c.config}`);
   const scope = resolveScope(c.scope);
-  for (const [contender, threads] of [['explorer, 1 thread', 1], ['explorer, 2 threads', 2]] as const) {
+  for (const [contender, threads] of [
+    ['explorer, 1 thread', 1],
+    ['explorer, 2 threads', 2],
+  ] as const) {
     const cpu: number[] = [];
     const wall: number[] = [];
     let states = 0;
@@ -149,11 +177,25 @@ for (const c of CASES) {
       states = cfg.states;
       bytes = cfg.bytesPerState;
     }
-    const row: Row = { case: c.name, contender, states, complete: true, cpuS: median(cpu), wallS: median(wall), perSecond: states / median(threads === 1 ? cpu : wall), bytesPerState: bytes };
+    const row: Row = {
+      case: c.name,
+      contender,
+      states,
+      complete: true,
+      cpuS: median(cpu),
+      wallS: median(wall),
+      perSecond: states / median(threads === 1 ? cpu : wall),
+      bytesPerState: bytes,
+    };
     rows.push(row);
-    log(`${c.name} | ${contender}: ${fmt(states)} states, ${row.cpuS.toFixed(1)} s CPU, ${row.wallS.toFixed(1)} s wall, ${fmt(row.perSecond)} states/s, ${bytes.toFixed(0)} B/state`);
+    log(
+      `${c.name} | ${contender}: ${fmt(states)} states, ${row.cpuS.toFixed(1)} s CPU, ${row.wallS.toFixed(1)} s wall, ${fmt(row.perSecond)} states/s, ${bytes.toFixed(0)} B/state`,
+    );
   }
-  for (const [contender, run] of [['plain BFS (JSON keys in a Set)', plainBfs], ['@xstate/graph getAdjacencyMap', xstateGraph]] as const) {
+  for (const [contender, run] of [
+    ['plain BFS (JSON keys in a Set)', plainBfs],
+    ['@xstate/graph getAdjacencyMap', xstateGraph],
+  ] as const) {
     const cpu: number[] = [];
     const wall: number[] = [];
     let out = { states: 0, complete: false, heap: 0 };
@@ -165,9 +207,20 @@ for (const c of CASES) {
       cpu.push((cpuMs() - c0) / 1000);
       wall.push((performance.now() - w0) / 1000);
     }
-    const row: Row = { case: c.name, contender, states: out.states, complete: out.complete, cpuS: median(cpu), wallS: median(wall), perSecond: out.states / median(cpu), bytesPerState: out.heap / Math.max(1, out.states) };
+    const row: Row = {
+      case: c.name,
+      contender,
+      states: out.states,
+      complete: out.complete,
+      cpuS: median(cpu),
+      wallS: median(wall),
+      perSecond: out.states / median(cpu),
+      bytesPerState: out.heap / Math.max(1, out.states),
+    };
     rows.push(row);
-    log(`${c.name} | ${contender}: ${fmt(out.states)} states${out.complete ? '' : ' (capped)'}, ${row.cpuS.toFixed(1)} s CPU, ${fmt(row.perSecond)} states/s, ${row.bytesPerState.toFixed(0)} B/state (heap)`);
+    log(
+      `${c.name} | ${contender}: ${fmt(out.states)} states${out.complete ? '' : ' (capped)'}, ${row.cpuS.toFixed(1)} s CPU, ${fmt(row.perSecond)} states/s, ${row.bytesPerState.toFixed(0)} B/state (heap)`,
+    );
   }
 }
 const loadEnd = load1();
@@ -179,7 +232,7 @@ lines.push(
   '',
   'Distinct states per second of CPU time (user + system, all threads; for two threads, per second of wall time), medians',
   'of repetitions (3 for the smaller scopes, 1 for the largest). Every contender explores the same scope with the same',
-  'alphabet (conformance/explore/scope.ts) and the model\'s own `step`; the alphabet already offers unused names in pool',
+  "alphabet (conformance/explore/scope.ts) and the model's own `step`; the alphabet already offers unused names in pool",
   'order only, so the baselines, which key states by their snapshot JSON and reduce nothing, count (nearly) the same',
   'states. The explorer keeps 64-bit fingerprints and integer frontiers; the difference is time and memory per state.',
   'The baselines stop after a cap of CPU time (20 s, 30 s for',
@@ -189,7 +242,10 @@ lines.push(
   '',
   '| scope (config) | contender | distinct states | complete | CPU s | wall s | states / s | bytes / state |',
   '| --- | --- | ---: | :---: | ---: | ---: | ---: | ---: |',
-  ...rows.map((r) => `| ${r.case} (${CASES.find((c) => c.name === r.case)?.config ?? ''}) | ${r.contender} | ${fmt(r.states)} | ${r.complete ? 'yes' : 'capped'} | ${r.cpuS.toFixed(1)} | ${r.wallS.toFixed(1)} | ${fmt(r.perSecond)} | ${fmt(r.bytesPerState)} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.case} (${CASES.find((c) => c.name === r.case)?.config ?? ''}) | ${r.contender} | ${fmt(r.states)} | ${r.complete ? 'yes' : 'capped'} | ${r.cpuS.toFixed(1)} | ${r.wallS.toFixed(1)} | ${fmt(r.perSecond)} | ${fmt(r.bytesPerState)} |`,
+  ),
   '',
   'Scopes (the rest as the base scope of `jobcheck explore --help`: 2 accounts, 2 workers, 1 key, amount 1, lifetime 3):',
   '',

@@ -72,7 +72,15 @@ export class FloorQueue {
         const existing = this.jobs.get(c.id);
         if (existing !== undefined) return { ok: true, type: 'submit', id: c.id, seq: existing.seq, duplicate: true };
         if (hint === 0) return { ok: false, code: 'capacity_exceeded', message: 'full' };
-        const job: FloorJob = { id: c.id, account: c.account, key: c.key, amount: c.amount, deadline: c.deadline, seq: this.nextSeq++, attempt: 0 };
+        const job: FloorJob = {
+          id: c.id,
+          account: c.account,
+          key: c.key,
+          amount: c.amount,
+          deadline: c.deadline,
+          seq: this.nextSeq++,
+          attempt: 0,
+        };
         this.jobs.set(c.id, job);
         this.queue.push(job);
         return { ok: true, type: 'submit', id: c.id, seq: job.seq, duplicate: false };
@@ -89,7 +97,13 @@ export class FloorQueue {
         return {
           ok: true,
           type: 'claim',
-          job: { id: job.id, token: hint, attempt: job.attempt, leaseUntil: c.now + 12, payload: { account: job.account, key: job.key, amount: job.amount, deadline: job.deadline } },
+          job: {
+            id: job.id,
+            token: hint,
+            attempt: job.attempt,
+            leaseUntil: c.now + 12,
+            payload: { account: job.account, key: job.key, amount: job.amount, deadline: job.deadline },
+          },
         };
       }
       case 'commit': {
@@ -119,7 +133,14 @@ export class FloorQueue {
         const job = this.byToken.get(c.token);
         if (job === undefined) return this.miss();
         this.byToken.delete(c.token);
-        if (hint === 0) return { ok: true, type: 'fail', id: job.id, status: 'dead', reason: c.kind === 'permanent' ? 'permanent' : 'attempts_exhausted' };
+        if (hint === 0)
+          return {
+            ok: true,
+            type: 'fail',
+            id: job.id,
+            status: 'dead',
+            reason: c.kind === 'permanent' ? 'permanent' : 'attempts_exhausted',
+          };
         this.queue.push(job);
         return { ok: true, type: 'fail', id: job.id, status: 'waiting', notBefore: c.now + 2 };
       }

@@ -38,7 +38,12 @@ const write = !quick || args.includes('--write');
 
 /** Resident sizes; `--sizes=1000,100000` picks others (for a look at one size, never for the report's targets). */
 const sizesArg = args.find((a) => a.startsWith('--sizes='));
-const SIZES = sizesArg !== undefined ? sizesArg.slice('--sizes='.length).split(',').map(Number) : quick ? [1e3, 1e4, 1e5] : [1e3, 1e4, 1e5, 1e6];
+const SIZES =
+  sizesArg !== undefined
+    ? sizesArg.slice('--sizes='.length).split(',').map(Number)
+    : quick
+      ? [1e3, 1e4, 1e5]
+      : [1e3, 1e4, 1e5, 1e6];
 /** Fewest commands timed in one repetition (several streams in a row at small sizes). */
 const MIN_TIMED = quick ? 10_000 : 20_000;
 /** Model: commands per repetition (whole streams at 1e3, a prefix of the first at 1e4), repetitions. */
@@ -87,7 +92,13 @@ function replay<T>(contender: Contender<T>, target: T, stream: Stream, limit: nu
  * all contenders alike. Every stream starts on a fresh copy built just before it (not timed; a
  * young-generation collection follows the build, a full one starts each contender's turn).
  */
-function race(reps: number, streams: readonly Stream[], limit: number, contenders: readonly Contender<unknown>[], warmup: number): number[] {
+function race(
+  reps: number,
+  streams: readonly Stream[],
+  limit: number,
+  contenders: readonly Contender<unknown>[],
+  warmup: number,
+): number[] {
   const perCommand: number[][] = contenders.map(() => []);
   const n = contenders.length;
   for (let r = -warmup; r < reps; r++) {
@@ -149,7 +160,9 @@ function measureRestore(store: JobStore, reps: number): RestoreResult {
     if (restored?.size !== store.size) throw new Error('bench: restore lost jobs');
     restored = undefined;
     rows.push({ snapshot, stringify, parse, validate, load });
-    console.log(`  snapshot/restore rep ${r + 1} (CPU ms): ${JSON.stringify(rows[rows.length - 1], (_, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`);
+    console.log(
+      `  snapshot/restore rep ${r + 1} (CPU ms): ${JSON.stringify(rows[rows.length - 1], (_, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`,
+    );
   }
   const med = (k: keyof (typeof rows)[number]) => median(rows.map((row) => row[k]));
   return {
@@ -191,13 +204,17 @@ interface Prepared {
 function prepareSize(resident: number, largest: boolean): { prepared: Prepared; restore?: RestoreResult } {
   const shape = shapeFor(resident);
   const plan = planFor(resident);
-  console.log(`\n== ${resident} resident jobs (capacity ${shape.capacity}, ${shape.accounts} accounts, ${shape.hot} hot, ${shape.workers} workers); ${plan.streams} stream(s) of ${plan.commands} commands x ${plan.reps}`);
+  console.log(
+    `\n== ${resident} resident jobs (capacity ${shape.capacity}, ${shape.accounts} accounts, ${shape.hot} hot, ${shape.workers} workers); ${plan.streams} stream(s) of ${plan.commands} commands x ${plan.reps}`,
+  );
   const before = heapUsed();
   const built = buildStore(JobStore.create(configFor(shape)), shape);
   const store = built.store;
   const bytesPerJob = (heapUsed() - before) / store.size;
   const jobs = store.size;
-  console.log(`  built ${jobs} jobs ${JSON.stringify(store.counts())} at clock ${store.clock}; ${bytesPerJob.toFixed(0)} heap bytes per job`);
+  console.log(
+    `  built ${jobs} jobs ${JSON.stringify(store.counts())} at clock ${store.clock}; ${bytesPerJob.toFixed(0)} heap bytes per job`,
+  );
   const restore = largest ? measureRestore(store, quick ? 2 : 3) : undefined;
   const snap = store.snapshot();
   const statuses: Record<string, number> = {};
@@ -236,9 +253,21 @@ function prepareSize(resident: number, largest: boolean): { prepared: Prepared; 
   const snapText = JSON.stringify(snap);
   const copy = (): Snapshot => JSON.parse(snapText) as Snapshot;
   const contenders = [
-    { name: 'impl execute', fresh: () => PreloadedStore.fromValidated(copy()), run: (t: JobStore, c: unknown) => t.execute(c) },
-    { name: 'impl trusted', fresh: () => PreloadedStore.fromValidated(copy()), run: (t: JobStore, c: unknown, ok: number) => (ok === 1 ? t.executeTrusted(c as Command) : t.execute(c)) },
-    { name: 'floor', fresh: () => FloorQueue.fromSnapshot(copy()), run: (t: FloorQueue, c: unknown, ok: number, hint: number) => t.execute(c as Command, ok, hint) },
+    {
+      name: 'impl execute',
+      fresh: () => PreloadedStore.fromValidated(copy()),
+      run: (t: JobStore, c: unknown) => t.execute(c),
+    },
+    {
+      name: 'impl trusted',
+      fresh: () => PreloadedStore.fromValidated(copy()),
+      run: (t: JobStore, c: unknown, ok: number) => (ok === 1 ? t.executeTrusted(c as Command) : t.execute(c)),
+    },
+    {
+      name: 'floor',
+      fresh: () => FloorQueue.fromSnapshot(copy()),
+      run: (t: FloorQueue, c: unknown, ok: number, hint: number) => t.execute(c as Command, ok, hint),
+    },
   ] as Contender<unknown>[];
   const result = {
     shape,
@@ -263,13 +292,26 @@ function prepareSize(resident: number, largest: boolean): { prepared: Prepared; 
  * Returns per size the median microseconds per command of each contender.
  */
 function raceSizes(sizes: readonly Prepared[], reps: number): number[][] {
-  for (const p of sizes) race(0, p.streams, p.result.plan.commands, p.contenders, Math.ceil(WARMUP / (p.streams.length * p.result.plan.commands)));
+  for (const p of sizes)
+    race(
+      0,
+      p.streams,
+      p.result.plan.commands,
+      p.contenders,
+      Math.ceil(WARMUP / (p.streams.length * p.result.plan.commands)),
+    );
   const perCommand = sizes.map((p) => p.contenders.map((): number[] => []));
   for (let r = 0; r < reps; r++) {
     for (let q = 0; q < sizes.length; q++) {
       const s = (r + q) % sizes.length;
       const p = sizes[s] as Prepared;
-      const times = race(1, p.streams, p.result.plan.commands, p.contenders.map((_, k) => p.contenders[(r + k) % p.contenders.length] as Contender<unknown>), 0);
+      const times = race(
+        1,
+        p.streams,
+        p.result.plan.commands,
+        p.contenders.map((_, k) => p.contenders[(r + k) % p.contenders.length] as Contender<unknown>),
+        0,
+      );
       times.forEach((t, k) => {
         perCommand[s]?.[(r + k) % p.contenders.length]?.push(t);
       });
@@ -277,7 +319,9 @@ function raceSizes(sizes: readonly Prepared[], reps: number): number[][] {
     perCommand.forEach((lists, i) => {
       spreads[i] = lists.map((l) => [Math.min(...l), Math.max(...l)] as [number, number]);
     });
-    console.log(`  round ${r + 1}/${reps}: ${sizes.map((p, s) => `${p.resident}: ${perCommand[s]?.map((l) => (l[l.length - 1] ?? 0).toFixed(3)).join(' / ')}`).join('; ')}`);
+    console.log(
+      `  round ${r + 1}/${reps}: ${sizes.map((p, s) => `${p.resident}: ${perCommand[s]?.map((l) => (l[l.length - 1] ?? 0).toFixed(3)).join(' / ')}`).join('; ')}`,
+    );
   }
   return perCommand.map((lists) => lists.map((l) => median(l)));
 }
@@ -299,7 +343,9 @@ function measureModel(p: Prepared): SizeResult['model'] {
   };
   const limit = Math.min(commands, modelCommands);
   const [perCommand] = race(MODEL_REPS, modelStreams, limit, [modelContender as Contender<unknown>], 1) as [number];
-  console.log(`  model at ${p.resident}: ${perCommand.toFixed(1)} µs/command (${limit * modelStreams.length} commands)`);
+  console.log(
+    `  model at ${p.resident}: ${perCommand.toFixed(1)} µs/command (${limit * modelStreams.length} commands)`,
+  );
   return { perCommand, commands: limit * modelStreams.length };
 }
 
@@ -327,7 +373,19 @@ const results: SizeResult[] = prepared.map((p, s) => {
 });
 modelLoad.end = loadAverage();
 const seconds = (performance.now() - started) / 1000;
-const text = report({ results, restore: restoreResult as RestoreResult, startLoad, endLoad: loadAverage(), commandsLoad, modelLoad, seconds, quick, minTimed: MIN_TIMED, warmup: WARMUP, modelReps: MODEL_REPS });
+const text = report({
+  results,
+  restore: restoreResult as RestoreResult,
+  startLoad,
+  endLoad: loadAverage(),
+  commandsLoad,
+  modelLoad,
+  seconds,
+  quick,
+  minTimed: MIN_TIMED,
+  warmup: WARMUP,
+  modelReps: MODEL_REPS,
+});
 console.log(`\n${text}`);
 if (write) {
   writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), `${text}\n`);

@@ -74,7 +74,8 @@ const median = (xs: readonly number[]): number => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 };
-const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const load1 = (): string => loadavg()[0]?.toFixed(2) ?? '?';
 const loadAtStart = load1();
 
@@ -102,7 +103,10 @@ for (const s of scripts) {
   for (const command of s.commands) {
     const ra = before.model.step(a, command);
     const rb = after.model.step(b, command);
-    if (JSON.stringify(ra.reply) !== JSON.stringify(rb.reply) || JSON.stringify(before.model.toSnapshot(ra.state)) !== JSON.stringify(after.model.toSnapshot(rb.state))) {
+    if (
+      JSON.stringify(ra.reply) !== JSON.stringify(rb.reply) ||
+      JSON.stringify(before.model.toSnapshot(ra.state)) !== JSON.stringify(after.model.toSnapshot(rb.state))
+    ) {
       throw new Error(`bench: the two steps disagree on ${JSON.stringify(command)}`);
     }
     a = ra.state;
@@ -126,11 +130,16 @@ const campaignRuns = quick ? 200 : 1000;
 const campaignReps = quick ? 3 : 7;
 const rates = new Map<Contender, number[]>(contenders.map((c) => [c, []]));
 const wallRates = new Map<Contender, number[]>(contenders.map((c) => [c, []]));
-for (const c of contenders) await c.campaign.runCampaign({ factory: c.adapters.jobStoreFactory(), runs: 100, seed: 99 }); // warm-up
+for (const c of contenders)
+  await c.campaign.runCampaign({ factory: c.adapters.jobStoreFactory(), runs: 100, seed: 99 }); // warm-up
 for (let rep = 0; rep < campaignReps; rep++) {
   for (const c of rep % 2 === 0 ? contenders : [...contenders].reverse()) {
     const t = cpuMs();
-    const r = await c.campaign.runCampaign({ factory: c.adapters.jobStoreFactory(), runs: campaignRuns, seed: 1000 + rep });
+    const r = await c.campaign.runCampaign({
+      factory: c.adapters.jobStoreFactory(),
+      runs: campaignRuns,
+      seed: 1000 + rep,
+    });
     const spent = cpuMs() - t;
     if (r.verdict !== 'agree') throw new Error(`bench: impl/JobStore diverged (seed ${r.seed})`);
     rates.get(c)?.push((r.commands / spent) * 1000);

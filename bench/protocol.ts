@@ -35,7 +35,9 @@ if (python === undefined) throw new Error('bench: python3 is needed');
 // --- Measurement helpers. ----------------------------------------------------------------------
 /** CPU ms of this process and of its reaped children (/proc/self/stat: utime stime cutime cstime). */
 function cpuMs(): { self: number; children: number } {
-  const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync('/proc/self/stat', 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   const tick = 100; // USER_HZ on Linux
   const at = (i: number): number => Number(fields[i - 3] ?? 0);
   return { self: ((at(14) + at(15)) * 1000) / tick, children: ((at(16) + at(17)) * 1000) / tick };
@@ -46,13 +48,24 @@ const median = (xs: readonly number[]): number => {
   return s.length === 0 ? Number.NaN : s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 };
 const fmt = (n: number, digits = 0): string =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : '–';
 const load1 = (): string => loadavg()[0]?.toFixed(2) ?? '?';
 const loadAtStart = load1();
 
 // --- The pipe's floor. -------------------------------------------------------------------------
-const ECHO = 'import sys, json\nfor line in sys.stdin:\n    sys.stdout.write(json.dumps(json.loads(line)) + "\\n")\n    sys.stdout.flush()\n';
-const LINE = JSON.stringify({ type: 'submit', now: 12, id: 'job-17', account: 'acct-3', key: 'op-17', amount: 250, deadline: 40 });
+const ECHO =
+  'import sys, json\nfor line in sys.stdin:\n    sys.stdout.write(json.dumps(json.loads(line)) + "\\n")\n    sys.stdout.flush()\n';
+const LINE = JSON.stringify({
+  type: 'submit',
+  now: 12,
+  id: 'job-17',
+  account: 'acct-3',
+  key: 'op-17',
+  amount: 250,
+  deadline: 40,
+});
 async function echoRoundTrips(n: number): Promise<number> {
   const peer = new Peer(`'${python}' -S -c '${ECHO.replace(/'/g, `'\\''`)}'`, {});
   for (let i = 0; i < 200; i++) await peer.request(LINE, 5000); // start-up and warm-up
@@ -74,7 +87,10 @@ interface Measured {
 }
 async function check(harness: Harness, script: string, seed: number, runs: number): Promise<Measured> {
   // "before" is the pool as it was: one spare process, one store at a time, cold restarts only.
-  const factory = processAdapterFactory(pythonCommand(python as string, script), harness === 'before' ? { spares: 1 } : { spares: 2 });
+  const factory = processAdapterFactory(
+    pythonCommand(python as string, script),
+    harness === 'before' ? { spares: 1 } : { spares: 2 },
+  );
   const cpu0 = cpuMs();
   const t = performance.now();
   let report: CheckReport;
@@ -89,7 +105,12 @@ async function check(harness: Harness, script: string, seed: number, runs: numbe
   }
   const wallMs = performance.now() - t;
   const cpu1 = cpuMs();
-  return { report, wallMs, cpuMs: cpu1.self - cpu0.self + cpu1.children - cpu0.children, processes: factory.processesStarted };
+  return {
+    report,
+    wallMs,
+    cpuMs: cpu1.self - cpu0.self + cpu1.children - cpu0.children,
+    processes: factory.processesStarted,
+  };
 }
 
 // 1. The correct example, default check, interleaved repetitions, with the floor between them.
@@ -102,14 +123,17 @@ for (let rep = 0; rep < reps; rep++) {
   floor.push(await echoRoundTrips(echoN));
   for (const h of rep % 2 === 0 ? HARNESSES : [...HARNESSES].reverse()) {
     const m = await check(h, 'examples/python/jobstore.py', 1000 + rep, 300);
-    if (m.report.verdict !== 'agree') throw new Error(`bench: the Python example did not agree under ${h} (seed ${1000 + rep})`);
+    if (m.report.verdict !== 'agree')
+      throw new Error(`bench: the Python example did not agree under ${h} (seed ${1000 + rep})`);
     runsOf[h].push(m);
   }
 }
 const floorCommands = median(floor) / 2; // a command plus the snapshot after it
 const stat = (h: Harness, f: (m: Measured) => number): number => median(runsOf[h].map(f));
 const commandsOf = (m: Measured): number =>
-  m.report.campaign.commands + m.report.paths.outcomes.reduce((n, o) => n + o.result.steps.length, 0) + m.report.fixtures.reduce((n, f) => n + f.fixture.steps.length, 0);
+  m.report.campaign.commands +
+  m.report.paths.outcomes.reduce((n, o) => n + o.result.steps.length, 0) +
+  m.report.fixtures.reduce((n, f) => n + f.fixture.steps.length, 0);
 const campaignRate = (m: Measured): number => (m.report.campaign.commands / m.report.phases.campaignMs) * 1000;
 const wholeRate = (m: Measured): number => (commandsOf(m) / m.wallMs) * 1000;
 
@@ -118,7 +142,20 @@ const cliWall: number[] = [];
 const reportDir = join(mkdtempSync(join(tmpdir(), 'jobcheck-bench-')), 'report');
 for (let rep = 0; rep < reps; rep++) {
   const t = performance.now();
-  const r = spawnSync(process.execPath, ['bin/jobcheck.js', 'check', '--impl', 'python3 examples/python/jobstore.py', '--seed', String(2000 + rep), '--report', reportDir], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      'bin/jobcheck.js',
+      'check',
+      '--impl',
+      'python3 examples/python/jobstore.py',
+      '--seed',
+      String(2000 + rep),
+      '--report',
+      reportDir,
+    ],
+    { encoding: 'utf8' },
+  );
   cliWall.push(performance.now() - t);
   if (r.status !== 0) throw new Error(`bench: jobcheck check exited ${r.status}: ${r.stdout}${r.stderr}`);
 }
@@ -149,7 +186,8 @@ for (const variant of PYTHON_BROKEN) {
         if (m.report.firstDivergenceMs !== null) r.firstDivergenceMs.push(m.report.firstDivergenceMs);
         if (m.report.failure !== null) r.storyLength.push(m.report.failure.steps);
       }
-      if (m.report.campaign.commandsToFirstFailure !== null) r.toFirstFailure.push(m.report.campaign.commandsToFirstFailure);
+      if (m.report.campaign.commandsToFirstFailure !== null)
+        r.toFirstFailure.push(m.report.campaign.commandsToFirstFailure);
       r.wallMs.push(m.wallMs);
       paths[h] = m.report.campaign.path;
     }
@@ -197,7 +235,8 @@ const lines = [
   '| variant | caught before | caught now | campaign commands to the first failure, median before / now | first divergence, median ms before / now | whole check, median s before / now | shortest story, median steps |',
   '|---|---:|---:|---:|---:|---:|---:|',
   ...[...found.entries()].map(([name, r]) => {
-    const cell = (f: (x: Found) => number[], digits = 0, scale = 1): string => `${fmt(median(f(r.before)) / scale, digits)} / ${fmt(median(f(r.now)) / scale, digits)}`;
+    const cell = (f: (x: Found) => number[], digits = 0, scale = 1): string =>
+      `${fmt(median(f(r.before)) / scale, digits)} / ${fmt(median(f(r.now)) / scale, digits)}`;
     return `| \`${name}\` | ${r.before.caught}/${seeds.length} | ${r.now.caught}/${seeds.length} | ${cell((x) => x.toFirstFailure)} | ${cell((x) => x.firstDivergenceMs)} | ${cell((x) => x.wallMs, 2, 1000)} | ${fmt(median(r.now.storyLength))} |`;
   }),
   '',

@@ -75,26 +75,63 @@ const sum = (m: Map<string, number>): number => [...m.values()].reduce((a, b) =>
 
 /** The order replies are listed in: by command, then success before rejections. */
 const REPLY_ORDER = [
-  'submit: admitted', 'submit: duplicate', 'submit: capacity_exceeded', 'submit: conflict', 'submit: invalid_argument',
-  'claim: job', 'claim: null', 'claim: invalid_argument',
-  'commit: applied', 'commit: reused', 'commit: conflict', 'commit: out_of_range', 'commit: stale_token', 'commit: not_owner', 'commit: clock_regressed',
-  'ack: ok', 'ack: stale_token', 'ack: not_owner', 'ack: clock_regressed',
-  'fail: waiting', 'fail: dead (permanent)', 'fail: dead (attempts_exhausted)', 'fail: dead (no_time_for_retry)', 'fail: stale_token', 'fail: not_owner', 'fail: clock_regressed',
+  'submit: admitted',
+  'submit: duplicate',
+  'submit: capacity_exceeded',
+  'submit: conflict',
+  'submit: invalid_argument',
+  'claim: job',
+  'claim: null',
+  'claim: invalid_argument',
+  'commit: applied',
+  'commit: reused',
+  'commit: conflict',
+  'commit: out_of_range',
+  'commit: stale_token',
+  'commit: not_owner',
+  'commit: clock_regressed',
+  'ack: ok',
+  'ack: stale_token',
+  'ack: not_owner',
+  'ack: clock_regressed',
+  'fail: waiting',
+  'fail: dead (permanent)',
+  'fail: dead (attempts_exhausted)',
+  'fail: dead (no_time_for_retry)',
+  'fail: stale_token',
+  'fail: not_owner',
+  'fail: clock_regressed',
   'tick: ok',
 ];
-const STATUS_ORDER = ['done', 'dead: deadline', 'dead: permanent', 'dead: lease_expired', 'dead: attempts_exhausted', 'dead: no_time_for_retry', 'ready', 'waiting', 'running'];
+const STATUS_ORDER = [
+  'done',
+  'dead: deadline',
+  'dead: permanent',
+  'dead: lease_expired',
+  'dead: attempts_exhausted',
+  'dead: no_time_for_retry',
+  'ready',
+  'waiting',
+  'running',
+];
 
 function mixTable(results: readonly SizeResult[]): string[] {
   const lines: string[] = [];
-  const kinds = [...new Set([...REPLY_ORDER, ...results.flatMap((r) => [...r.replies.keys()])])].filter((k) => results.some((r) => r.replies.has(k)));
+  const kinds = [...new Set([...REPLY_ORDER, ...results.flatMap((r) => [...r.replies.keys()])])].filter((k) =>
+    results.some((r) => r.replies.has(k)),
+  );
   lines.push(`| reply | ${results.map((r) => sizeName(r)).join(' | ')} |`);
   lines.push(`|---|${results.map(() => '---:').join('|')}|`);
   const commandTypes = ['submit', 'claim', 'commit', 'ack', 'fail', 'tick'];
   for (const type of commandTypes) {
-    const share = results.map((r) => [...r.replies].filter(([k]) => k.startsWith(`${type}:`)).reduce((a, [, v]) => a + v, 0) / sum(r.replies));
+    const share = results.map(
+      (r) => [...r.replies].filter(([k]) => k.startsWith(`${type}:`)).reduce((a, [, v]) => a + v, 0) / sum(r.replies),
+    );
     lines.push(`| **${type}** (all replies) | ${share.map((x) => `**${pct(x)}**`).join(' | ')} |`);
     for (const kind of kinds.filter((k) => k.startsWith(`${type}:`))) {
-      lines.push(`| ${kind.slice(type.length + 2)} | ${results.map((r) => pct((r.replies.get(kind) ?? 0) / sum(r.replies))).join(' | ')} |`);
+      lines.push(
+        `| ${kind.slice(type.length + 2)} | ${results.map((r) => pct((r.replies.get(kind) ?? 0) / sum(r.replies))).join(' | ')} |`,
+      );
     }
   }
   lines.push(`| commands recorded | ${results.map((r) => int(sum(r.replies))).join(' | ')} |`);
@@ -105,11 +142,18 @@ function statusTable(results: readonly SizeResult[]): string[] {
   const lines: string[] = [];
   lines.push(`| resident jobs when measuring starts | ${results.map((r) => sizeName(r)).join(' | ')} |`);
   lines.push(`|---|${results.map(() => '---:').join('|')}|`);
-  const statuses = [...new Set([...STATUS_ORDER, ...results.flatMap((r) => Object.keys(r.statuses))])].filter((k) => results.some((r) => (r.statuses[k] ?? 0) > 0));
-  for (const s of statuses) lines.push(`| ${s} | ${results.map((r) => pct((r.statuses[s] ?? 0) / r.jobs)).join(' | ')} |`);
+  const statuses = [...new Set([...STATUS_ORDER, ...results.flatMap((r) => Object.keys(r.statuses))])].filter((k) =>
+    results.some((r) => (r.statuses[k] ?? 0) > 0),
+  );
+  for (const s of statuses)
+    lines.push(`| ${s} | ${results.map((r) => pct((r.statuses[s] ?? 0) / r.jobs)).join(' | ')} |`);
   lines.push(`| accounts with an unresolved job | ${results.map((r) => int(r.queues.accounts)).join(' | ')} |`);
-  lines.push(`| unresolved jobs of the three longest account queues | ${results.map((r) => r.queues.top.join(', ')).join(' | ')} |`);
-  lines.push(`| unresolved jobs per account (median, accounts with any) | ${results.map((r) => String(r.queues.median)).join(' | ')} |`);
+  lines.push(
+    `| unresolved jobs of the three longest account queues | ${results.map((r) => r.queues.top.join(', ')).join(' | ')} |`,
+  );
+  lines.push(
+    `| unresolved jobs per account (median, accounts with any) | ${results.map((r) => String(r.queues.median)).join(' | ')} |`,
+  );
   lines.push(`| clock (ticks run to build the store) | ${results.map((r) => int(r.clock)).join(' | ')} |`);
   return lines;
 }
@@ -141,7 +185,9 @@ export function report(input: ReportInput): string {
   lines.push('- A smaller run: `npm run bench -- --quick` (prints the report; add `-- --write` to write this file)');
   lines.push(`- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB memory, ${m.os}`);
   lines.push(`- Runtime: Node ${m.node}, flags \`--expose-gc --max-old-space-size=8192\` (set by bench/run.ts)`);
-  lines.push(`- 1-minute load average at the start / end of the whole run: ${startLoad} / ${endLoad}; each table gives its own (other work on the machine inflates every column; ratios within one run are the fairer reading)`);
+  lines.push(
+    `- 1-minute load average at the start / end of the whole run: ${startLoad} / ${endLoad}; each table gives its own (other work on the machine inflates every column; ratios within one run are the fairer reading)`,
+  );
   lines.push('');
   lines.push('## Workload');
   lines.push('');
@@ -156,7 +202,9 @@ export function report(input: ReportInput): string {
       `Deadlines are 3–40 ticks for ${RATES.shortDeadline * 100}% of jobs, 41–150 for the rest.`,
   );
   lines.push('');
-  const endings = Object.entries(ENDINGS).map(([k, v]) => `${k} ${v * 100}%`).join(', ');
+  const endings = Object.entries(ENDINGS)
+    .map(([k, v]) => `${k} ${v * 100}%`)
+    .join(', ');
   lines.push(
     `Workers (a sixteenth of the capacity in number) each hold up to ${RATES.held} deliveries at once; a worker with room polls with probability ${RATES.poll} per tick and claims until it is full or a claim returns \`job: null\`. ` +
       'A delivery takes 1–5 ticks (lease: 12); all settlements due in a tick are sent in shuffled order. ' +
@@ -177,12 +225,18 @@ export function report(input: ReportInput): string {
   lines.push('');
   lines.push(...statusTable(results));
   lines.push('');
-  lines.push('`out_of_range` for `nextSeq` or `nextToken` at 2^53−1 is not in the streams: no store reaches it by counting from 1 (contract §12.17).');
+  lines.push(
+    '`out_of_range` for `nextSeq` or `nextToken` at 2^53−1 is not in the streams: no store reaches it by counting from 1 (contract §12.17).',
+  );
   lines.push('');
   lines.push('## Commands');
   lines.push('');
-  lines.push('- **impl execute**: `JobStore.execute(command)`, the entry point for outside input (zod schema parse, clock, apply).');
-  lines.push('- **impl trusted**: `JobStore.executeTrusted(command)` for well-formed commands, the same without the schema parse (malformed ones still go through `execute`: a trusted caller would not send them).');
+  lines.push(
+    '- **impl execute**: `JobStore.execute(command)`, the entry point for outside input (zod schema parse, clock, apply).',
+  );
+  lines.push(
+    '- **impl trusted**: `JobStore.executeTrusted(command)` for well-formed commands, the same without the schema parse (malformed ones still go through `execute`: a trusted caller would not send them).',
+  );
   lines.push(
     '- **floor**: bench/floor.ts, a FIFO array, Maps by id and by token, and the effect ledger (per account a balance and per key the effect), replies included; no validation, clock, per-account order, leases, deadlines, backoff or capacity count. ' +
       'The decisions those need (did a claim find a job and with which token, was a submit admitted, does a failed job wait) are read from the recording instead of worked out, so the floor does the data-structure work the stream implies and no more. ' +
@@ -200,9 +254,13 @@ export function report(input: ReportInput): string {
       '(CPU time is not immune either: work on the other core competes for caches and memory bandwidth).',
   );
   lines.push('');
-  lines.push(`1-minute load average: ${input.commandsLoad.start} at the start of the rounds, ${input.commandsLoad.end} at their end; the model's runs, after them: ${input.modelLoad.start} → ${input.modelLoad.end}.`);
+  lines.push(
+    `1-minute load average: ${input.commandsLoad.start} at the start of the rounds, ${input.commandsLoad.end} at their end; the model's runs, after them: ${input.modelLoad.start} → ${input.modelLoad.end}.`,
+  );
   lines.push('');
-  lines.push('| resident jobs | capacity | accounts | workers | streams × commands, reps | impl execute µs/cmd | impl execute cmd/s | impl trusted µs/cmd | floor µs/cmd | execute / floor | trusted / floor | model µs/cmd | model / impl execute | heap bytes / job |');
+  lines.push(
+    '| resident jobs | capacity | accounts | workers | streams × commands, reps | impl execute µs/cmd | impl execute cmd/s | impl trusted µs/cmd | floor µs/cmd | execute / floor | trusted / floor | model µs/cmd | model / impl execute | heap bytes / job |',
+  );
   lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   results.forEach((r, i) => {
     lines.push(
@@ -210,13 +268,19 @@ export function report(input: ReportInput): string {
     );
   });
   lines.push('');
-  lines.push(`Spread over the rounds (lowest–highest µs per command; execute / trusted / floor): ${results.map((r) => `${sizeName(r)}: ${r.spread.map(([lo, hi]) => `${f(lo, 2)}–${f(hi, 2)}`).join(' / ')}`).join('; ')}. The medians are the figures to read; the spread says how far one round can be off on this machine.`);
+  lines.push(
+    `Spread over the rounds (lowest–highest µs per command; execute / trusted / floor): ${results.map((r) => `${sizeName(r)}: ${r.spread.map(([lo, hi]) => `${f(lo, 2)}–${f(hi, 2)}`).join(' / ')}`).join('; ')}. The medians are the figures to read; the spread says how far one round can be off on this machine.`,
+  );
   lines.push('');
-  lines.push(`Heap bytes per job: the growth of the V8 heap (after a full collection) while building the store, divided by its jobs: each job's record, strings, id-index slot, ledger entry, and the store's indexes. At ${int(last.jobs)} jobs that is about ${((last.bytesPerJob * last.jobs) / 2 ** 20).toFixed(0)} MiB.`);
+  lines.push(
+    `Heap bytes per job: the growth of the V8 heap (after a full collection) while building the store, divided by its jobs: each job's record, strings, id-index slot, ledger entry, and the store's indexes. At ${int(last.jobs)} jobs that is about ${((last.bytesPerJob * last.jobs) / 2 ** 20).toFixed(0)} MiB.`,
+  );
   lines.push('');
   lines.push(`## Snapshot and restore at ${int(restore.jobs)} jobs (${restore.jsonMiB.toFixed(0)} MiB of JSON)`);
   lines.push('');
-  lines.push(`Each step timed alone, ${restore.reps} repetitions in a row (each runs every step once, so the full path and bare JSON are measured in the same repetitions); CPU ms, medians; 1-minute load average ${restore.loadStart} at the start, ${restore.loadEnd} at the end.`);
+  lines.push(
+    `Each step timed alone, ${restore.reps} repetitions in a row (each runs every step once, so the full path and bare JSON are measured in the same repetitions); CPU ms, medians; 1-minute load average ${restore.loadStart} at the start, ${restore.loadEnd} at the end.`,
+  );
   lines.push('');
   lines.push('| step | CPU ms (median) |');
   lines.push('|---|---:|');
@@ -231,15 +295,27 @@ export function report(input: ReportInput): string {
   lines.push('');
   lines.push('## Targets');
   lines.push('');
-  lines.push(`1-minute load average: ${startLoad} at the start of the run, ${endLoad} at the end (each measurement's own is given with its table above).`);
+  lines.push(
+    `1-minute load average: ${startLoad} at the start of the run, ${endLoad} at the end (each measurement's own is given with its table above).`,
+  );
   lines.push('');
   lines.push('| target | measured | verdict |');
   lines.push('|---|---|---|');
-  lines.push(`| per-command cost at ${sizeName(last)} within 2× of ${sizeName(first)} (both: fresh copies, same workload) | execute ${f(ratioExec)}×, trusted ${f(ratioTrusted)}× (the floor itself: ${f(ratioFloor)}×) | ${verdict(ratioExec <= 2)}${ratioExec <= 2 ? '' : ` by ${f(ratioExec / 2)}×`} |`);
-  lines.push(`| impl within 4× of the floor, through \`execute\` | ${floorRatios.map((x) => `${f(x)}×`).join(' / ')} (by size) | ${verdict(floorRatios.every((x) => x <= 4))}${floorRatios.every((x) => x <= 4) ? '' : ` by up to ${f(Math.max(...floorRatios) / 4)}×`} |`);
-  lines.push(`| impl within 4× of the floor, through \`executeTrusted\` | ${trustedFloorRatios.map((x) => `${f(x)}×`).join(' / ')} (by size) | ${verdict(trustedFloorRatios.every((x) => x <= 4))}${trustedFloorRatios.every((x) => x <= 4) ? '' : ` by up to ${f(Math.max(...trustedFloorRatios) / 4)}×`} |`);
-  lines.push(`| snapshot + restore within 3× of bare JSON | ${f(restoreRatio)}× (without the schema check: ${f(restore.fast / restore.bare)}×) | ${verdict(restoreRatio <= 3)}${restoreRatio <= 3 ? '' : ` by ${f(restoreRatio / 3)}×`} |`);
-  lines.push(`| at least 100× faster than the model at 1e4 | ${modelRatio === undefined ? 'not measured' : `${f(modelRatio, 0)}×`} | ${verdict(modelRatio !== undefined && modelRatio >= 100)} |`);
+  lines.push(
+    `| per-command cost at ${sizeName(last)} within 2× of ${sizeName(first)} (both: fresh copies, same workload) | execute ${f(ratioExec)}×, trusted ${f(ratioTrusted)}× (the floor itself: ${f(ratioFloor)}×) | ${verdict(ratioExec <= 2)}${ratioExec <= 2 ? '' : ` by ${f(ratioExec / 2)}×`} |`,
+  );
+  lines.push(
+    `| impl within 4× of the floor, through \`execute\` | ${floorRatios.map((x) => `${f(x)}×`).join(' / ')} (by size) | ${verdict(floorRatios.every((x) => x <= 4))}${floorRatios.every((x) => x <= 4) ? '' : ` by up to ${f(Math.max(...floorRatios) / 4)}×`} |`,
+  );
+  lines.push(
+    `| impl within 4× of the floor, through \`executeTrusted\` | ${trustedFloorRatios.map((x) => `${f(x)}×`).join(' / ')} (by size) | ${verdict(trustedFloorRatios.every((x) => x <= 4))}${trustedFloorRatios.every((x) => x <= 4) ? '' : ` by up to ${f(Math.max(...trustedFloorRatios) / 4)}×`} |`,
+  );
+  lines.push(
+    `| snapshot + restore within 3× of bare JSON | ${f(restoreRatio)}× (without the schema check: ${f(restore.fast / restore.bare)}×) | ${verdict(restoreRatio <= 3)}${restoreRatio <= 3 ? '' : ` by ${f(restoreRatio / 3)}×`} |`,
+  );
+  lines.push(
+    `| at least 100× faster than the model at 1e4 | ${modelRatio === undefined ? 'not measured' : `${f(modelRatio, 0)}×`} | ${verdict(modelRatio !== undefined && modelRatio >= 100)} |`,
+  );
   lines.push('');
   lines.push('## Reading the numbers');
   lines.push('');

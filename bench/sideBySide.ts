@@ -32,15 +32,25 @@ import { buildStore, configFor, recordStream, shapeFor } from './workload.ts';
 interface Stores {
   readonly JobStore: { restore(snapshot: unknown): { execute(command: unknown): Reply } };
   readonly SqliteStore: {
-    restore(path: string, snapshot: unknown, options?: { synchronous?: 'FULL' | 'NORMAL' | 'OFF' }): {
+    restore(
+      path: string,
+      snapshot: unknown,
+      options?: { synchronous?: 'FULL' | 'NORMAL' | 'OFF' },
+    ): {
       execute(command: unknown): Reply;
       close(): void;
     };
   };
   readonly PostgresStore: {
-    restore(pool: unknown, snapshot: unknown): Promise<{ execute(command: unknown): Promise<Reply>; drop(): Promise<void> }>;
+    restore(
+      pool: unknown,
+      snapshot: unknown,
+    ): Promise<{ execute(command: unknown): Promise<Reply>; drop(): Promise<void> }>;
   };
-  readonly postgresPool: (connectionString: string, options?: { max?: number; applicationName?: string }) => {
+  readonly postgresPool: (
+    connectionString: string,
+    options?: { max?: number; applicationName?: string },
+  ) => {
     end(): Promise<void>;
   };
 }
@@ -162,7 +172,9 @@ const m = machine();
 console.log(`# Stores side by side\n`);
 console.log(`${m.cpu}, ${m.cores} cores, Node ${m.node}; load average at start ${loadAverage()}.`);
 console.log(`Baseline: ${values.baseline}; ${rounds} rounds each, alternating which revision goes first.\n`);
-console.log('| store | commands a round | baseline µs/command (CPU) | this checkout | ratio | noise (baseline, this) | wall µs (baseline, this) | verdict |');
+console.log(
+  '| store | commands a round | baseline µs/command (CPU) | this checkout | ratio | noise (baseline, this) | wall µs (baseline, this) | verdict |',
+);
 console.log('| --- | ---: | ---: | ---: | ---: | --- | --- | --- |');
 let slower = 0;
 try {
@@ -190,7 +202,11 @@ try {
     const ratio = mine / base;
     const beyond = ratio - 1 > Math.max(...noise);
     if (beyond) slower += 1;
-    const verdict = beyond ? 'slower beyond noise' : ratio < 1 - Math.max(...noise) ? 'faster beyond noise' : 'within noise';
+    const verdict = beyond
+      ? 'slower beyond noise'
+      : ratio < 1 - Math.max(...noise)
+        ? 'faster beyond noise'
+        : 'within noise';
     console.log(
       `| ${b.name} | ${b.commands} | ${base.toFixed(2)} | ${mine.toFixed(2)} | ${ratio.toFixed(3)} | ${pct(noise[0])}, ${pct(noise[1])} | ${median(wall[0] ?? []).toFixed(1)}, ${median(wall[1] ?? []).toFixed(1)} | ${verdict} |`,
     );
@@ -198,6 +214,9 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`\nLoad average at end ${loadAverage()}. The replies of both revisions were equal on every store's warm-up round.`);
-if (process.env['PGHOST'] === undefined) console.log('PostgreSQL not measured: PGHOST is unset (run under scripts/pg.sh).');
+console.log(
+  `\nLoad average at end ${loadAverage()}. The replies of both revisions were equal on every store's warm-up round.`,
+);
+if (process.env['PGHOST'] === undefined)
+  console.log('PostgreSQL not measured: PGHOST is unset (run under scripts/pg.sh).');
 process.exitCode = slower > 0 ? 1 : 0;

@@ -51,7 +51,13 @@ export interface WorkloadShape {
  */
 export function shapeFor(resident: number): WorkloadShape {
   const capacity = Math.max(100, Math.floor(resident / 10));
-  return { resident, capacity, accounts: Math.max(25, capacity >> 2), hot: Math.max(1, Math.floor(capacity / 100)), workers: Math.max(6, Math.floor(capacity / 16)) };
+  return {
+    resident,
+    capacity,
+    accounts: Math.max(25, capacity >> 2),
+    hot: Math.max(1, Math.floor(capacity / 100)),
+    workers: Math.max(6, Math.floor(capacity / 16)),
+  };
 }
 
 /** Store config of the workload. */
@@ -151,7 +157,14 @@ export class Driver {
 
   /** A fresh driver state for an empty store. */
   static initial(shape: WorkloadShape, seed: number): DriverState {
-    return { rng: seed >>> 0, now: 0, made: 0, held: Array.from({ length: shape.workers }, () => []), recent: [], refused: [] };
+    return {
+      rng: seed >>> 0,
+      now: 0,
+      made: 0,
+      held: Array.from({ length: shape.workers }, () => []),
+      recent: [],
+      refused: [],
+    };
   }
 
   /**
@@ -163,7 +176,14 @@ export class Driver {
     for (const held of this.state.held) {
       held.forEach((d, i) => {
         const ending = this.pickEnding();
-        const due = ending === 'abandon' ? d.leaseUntil : ending === 'late' ? d.leaseUntil + this.int(0, 4) : d.due < d.leaseUntil ? d.due : now + this.int(1, 5);
+        const due =
+          ending === 'abandon'
+            ? d.leaseUntil
+            : ending === 'late'
+              ? d.leaseUntil + this.int(0, 4)
+              : d.due < d.leaseUntil
+                ? d.due
+                : now + this.int(1, 5);
         held[i] = { ...d, ending, due: Math.min(due, d.leaseUntil + 4) };
       });
     }
@@ -179,7 +199,11 @@ export class Driver {
     const out = this.out as NonNullable<Driver['out']>;
     const replies = new Map<string, number>();
     for (const kind of out.kinds.slice(0, count)) replies.set(kind, (replies.get(kind) ?? 0) + 1);
-    const stream = { commands: out.commands.slice(0, count), wellFormed: Uint8Array.from(out.wellFormed.slice(0, count)), hints: Float64Array.from(out.hints.slice(0, count)) };
+    const stream = {
+      commands: out.commands.slice(0, count),
+      wellFormed: Uint8Array.from(out.wellFormed.slice(0, count)),
+      hints: Float64Array.from(out.hints.slice(0, count)),
+    };
     return { stream, replies };
   }
 
@@ -244,8 +268,16 @@ export class Driver {
     const recent = s.recent.length > 0 ? (s.recent[this.int(0, s.recent.length - 1)] as RecentJob) : undefined;
     const deadline = s.now + (this.random() < RATES.shortDeadline ? this.int(3, 40) : this.int(41, 150));
     if (recent !== undefined && r < RATES.reuseKey) return { ...recent, id: `j${n}`, deadline };
-    if (recent !== undefined && r < RATES.reuseKey + RATES.conflictingKey) return { ...recent, id: `j${n}`, amount: recent.amount + 1, deadline };
-    if (r < RATES.reuseKey + RATES.conflictingKey + RATES.whale) return { id: `j${n}`, account: `whale${this.int(0, this.shape.hot - 1)}`, key: `k${n}`, amount: WHALE_AMOUNT, deadline };
+    if (recent !== undefined && r < RATES.reuseKey + RATES.conflictingKey)
+      return { ...recent, id: `j${n}`, amount: recent.amount + 1, deadline };
+    if (r < RATES.reuseKey + RATES.conflictingKey + RATES.whale)
+      return {
+        id: `j${n}`,
+        account: `whale${this.int(0, this.shape.hot - 1)}`,
+        key: `k${n}`,
+        amount: WHALE_AMOUNT,
+        deadline,
+      };
     const hot = this.random() < RATES.hotShare;
     const account = hot ? `hot${this.int(0, this.shape.hot - 1)}` : `a${this.int(0, this.shape.accounts - 1)}`;
     return { id: `j${n}`, account, key: `k${n}`, amount: (n % 7 === 0 ? -1 : 1) * (1 + (n % 100)), deadline };
@@ -272,7 +304,8 @@ export class Driver {
       const r = this.random();
       const recent = s.recent.length > 0 ? (s.recent[this.int(0, s.recent.length - 1)] as RecentJob) : undefined;
       if (recent !== undefined && recent.deadline > s.now && r < RATES.duplicate) this.submit(recent, 1);
-      else if (recent !== undefined && recent.deadline > s.now && r < RATES.duplicate + RATES.conflictingSubmit) this.submit({ ...recent, amount: recent.amount + 1 }, 1);
+      else if (recent !== undefined && recent.deadline > s.now && r < RATES.duplicate + RATES.conflictingSubmit)
+        this.submit({ ...recent, amount: recent.amount + 1 }, 1);
       else this.submit(this.newJob(), 0);
     }
   }
@@ -295,7 +328,8 @@ export class Driver {
       if (!reply.ok || reply.type !== 'claim' || reply.job === null) return;
       const ending = this.pickEnding();
       const leaseUntil = reply.job.leaseUntil;
-      const due = ending === 'abandon' ? leaseUntil : ending === 'late' ? leaseUntil + this.int(0, 4) : now + this.int(1, 5);
+      const due =
+        ending === 'abandon' ? leaseUntil : ending === 'late' ? leaseUntil + this.int(0, 4) : now + this.int(1, 5);
       held.push({ token: reply.job.token, due, leaseUntil, ending });
     }
   }
@@ -369,7 +403,11 @@ export class Driver {
       this.send({ type: 'ack', worker: `w${this.int(0, shape.workers - 1)}`, token: 1e12 + this.int(0, 1e6), now });
     }
     for (let i = this.count(RATES.malformed * shape.capacity); i > 0; i--) {
-      this.sendMalformed(this.random() < 0.5 ? { type: 'claim', worker: '', now } : { type: 'submit', id: 'bad', account: 'a0', key: 'bad', amount: 1, deadline: now, now });
+      this.sendMalformed(
+        this.random() < 0.5
+          ? { type: 'claim', worker: '', now }
+          : { type: 'submit', id: 'bad', account: 'a0', key: 'bad', amount: 1, deadline: now, now },
+      );
     }
     // Workers claim in a rotating order.
     const start = this.int(0, shape.workers - 1);
@@ -404,7 +442,11 @@ export function replyKind(command: Command, reply: Reply): string {
 }
 
 /** Builds a store of `shape.resident` jobs by running the workload; returns the driver's state with it. */
-export function buildStore(store: JobStore, shape: WorkloadShape, seed = 1): { store: JobStore; state: DriverState; replies: Map<string, number> } {
+export function buildStore(
+  store: JobStore,
+  shape: WorkloadShape,
+  seed = 1,
+): { store: JobStore; state: DriverState; replies: Map<string, number> } {
   const driver = new Driver(store, shape, Driver.initial(shape, seed));
   while (store.size < shape.resident) driver.cycle();
   return { store, state: driver.state, replies: driver.replies };
@@ -414,7 +456,13 @@ export function buildStore(store: JobStore, shape: WorkloadShape, seed = 1): { s
  * Continues the workload on `store` (which moves on) from a copy of `state` with another seed, and
  * returns the first `count` commands it sent, and the tally of their replies.
  */
-export function recordStream(store: JobStore, shape: WorkloadShape, state: DriverState, count: number, seed: number): { stream: Stream; replies: Map<string, number> } {
+export function recordStream(
+  store: JobStore,
+  shape: WorkloadShape,
+  state: DriverState,
+  count: number,
+  seed: number,
+): { stream: Stream; replies: Map<string, number> } {
   const driver = new Driver(store, shape, { ...structuredClone(state), rng: seed >>> 0 });
   driver.redraw();
   driver.record();

@@ -24,10 +24,17 @@ export interface CliIO {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 /** What parseArgs gives for `options`, spelled out so that the declaration file can name it. */
-type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean }>>;
+type Parsed<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean }>
+>;
 
 /** Parses `argv` strictly against `options`; every parse error becomes a UsageError naming `command`. */
-export function parseCommandArgs<O extends Options>(command: string, argv: readonly string[], options: O, positionals: boolean): Parsed<O> {
+export function parseCommandArgs<O extends Options>(
+  command: string,
+  argv: readonly string[],
+  options: O,
+  positionals: boolean,
+): Parsed<O> {
   try {
     return parseArgs({ args: [...argv], options, strict: true, allowPositionals: positionals });
   } catch (error) {
@@ -42,19 +49,39 @@ const wholeNumber = (min: number, max: number) =>
     .string()
     .regex(/^\d+$/, 'must be a whole number')
     .transform(Number)
-    .pipe(z.int(`must be at most ${Number.MAX_SAFE_INTEGER}`).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+    .pipe(
+      z
+        .int(`must be at most ${Number.MAX_SAFE_INTEGER}`)
+        .min(min, `must be at least ${min}`)
+        .max(max, `must be at most ${max}`),
+    );
 const signedNumber = z
   .string()
   .regex(/^-?\d+$/, 'must be an integer')
   .transform(Number)
-  .pipe(z.int('must be a 32-bit integer').min(-(2 ** 31), 'must be a 32-bit integer').max(2 ** 31 - 1, 'must be a 32-bit integer'));
+  .pipe(
+    z
+      .int('must be a 32-bit integer')
+      .min(-(2 ** 31), 'must be a 32-bit integer')
+      .max(2 ** 31 - 1, 'must be a 32-bit integer'),
+  );
 
 /** Reads an integer flag (`--runs 500`), or `fallback` when absent; throws UsageError naming the flag and value. */
-export function intFlag(command: string, flag: string, value: string | undefined, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function intFlag(
+  command: string,
+  flag: string,
+  value: string | undefined,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
   const schema = flag === 'seed' ? signedNumber : wholeNumber(min, max);
   const result = schema.safeParse(value);
-  if (!result.success) throw new UsageError(`${command}: --${flag} ${result.error.issues[0]?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`);
+  if (!result.success)
+    throw new UsageError(
+      `${command}: --${flag} ${result.error.issues[0]?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`,
+    );
   return result.data;
 }
 
@@ -63,12 +90,25 @@ export function intFlag(command: string, flag: string, value: string | undefined
  * `fallbackMs` when absent; returns milliseconds within [minMs, maxMs]. Throws UsageError naming
  * the flag and value.
  */
-export function durationFlag(command: string, flag: string, value: string | undefined, fallbackMs: number, minMs: number, maxMs: number): number {
+export function durationFlag(
+  command: string,
+  flag: string,
+  value: string | undefined,
+  fallbackMs: number,
+  minMs: number,
+  maxMs: number,
+): number {
   if (value === undefined) return fallbackMs;
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match?.[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
   const ms = match === null ? Number.NaN : Math.round(Number(match[1]) * unit);
-  if (!Number.isFinite(ms)) throw new UsageError(`${command}: --${flag} must be a number of seconds, or end in ms, s, m or h (got ${JSON.stringify(value)})`);
-  if (ms < minMs || ms > maxMs) throw new UsageError(`${command}: --${flag} must be between ${minMs / 1000} s and ${maxMs / 1000} s (got ${JSON.stringify(value)})`);
+  if (!Number.isFinite(ms))
+    throw new UsageError(
+      `${command}: --${flag} must be a number of seconds, or end in ms, s, m or h (got ${JSON.stringify(value)})`,
+    );
+  if (ms < minMs || ms > maxMs)
+    throw new UsageError(
+      `${command}: --${flag} must be between ${minMs / 1000} s and ${maxMs / 1000} s (got ${JSON.stringify(value)})`,
+    );
   return ms;
 }

@@ -84,14 +84,24 @@ function shardFlag(value: string | undefined): CampaignShard | undefined {
   const m = /^(\d{1,9})\/(\d{1,9})$/.exec(value);
   const index = Number(m?.[1]);
   const count = Number(m?.[2]);
-  if (m === null || index < 1 || index > count || count > MAX_SHARDS) throw new UsageError(`check: --shard must be i/n with 1 <= i <= n <= ${MAX_SHARDS}, e.g. 2/3 (got ${JSON.stringify(value)})`);
+  if (m === null || index < 1 || index > count || count > MAX_SHARDS)
+    throw new UsageError(
+      `check: --shard must be i/n with 1 <= i <= n <= ${MAX_SHARDS}, e.g. 2/3 (got ${JSON.stringify(value)})`,
+    );
   return { index, count };
 }
 
 /** Writes the JUnit file of a check that could not start, if one was asked for and the error is a setup or usage error. */
-async function writeSetupJunit(file: string | undefined, error: unknown, target: string, startedAt: Date): Promise<void> {
+async function writeSetupJunit(
+  file: string | undefined,
+  error: unknown,
+  target: string,
+  startedAt: Date,
+): Promise<void> {
   if (file === undefined || !(error instanceof SetupError || error instanceof UsageError)) return;
-  await writeFile(file, setupErrorJunit(error.message.replace(/\s*\n\s*/g, ' '), target, startedAt)).catch(() => undefined);
+  await writeFile(file, setupErrorJunit(error.message.replace(/\s*\n\s*/g, ' '), target, startedAt)).catch(
+    () => undefined,
+  );
 }
 
 /** Most parts `--shard` splits a check into. */
@@ -102,69 +112,112 @@ export const MAX_SHARDS = 1000;
  * a usage error (exit code 2); any other error unchanged. Pure.
  */
 function asUsageError(error: unknown): unknown {
-  if (!(error instanceof ConformanceError) || (error.code !== 'invalid_path' && error.code !== 'invalid_campaign')) return error;
+  if (!(error instanceof ConformanceError) || (error.code !== 'invalid_path' && error.code !== 'invalid_campaign'))
+    return error;
   return new UsageError(`check: ${error.message} (${error.code})`);
 }
 
 /** Runs `jobcheck check`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
 export async function checkCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs('check', argv, {
-    ...TARGET_OPTIONS,
-    runs: { type: 'string' },
-    seed: { type: 'string' },
-    path: { type: 'string' },
-    'max-commands': { type: 'string' },
-    report: { type: 'string' },
-    junit: { type: 'string' },
-    json: { type: 'boolean' },
-    'time-limit': { type: 'string' },
-    parallel: { type: 'string' },
-    'no-explore': { type: 'boolean' },
-    shard: { type: 'string' },
-    workers: { type: 'string' },
-    'concurrent-runs': { type: 'string' },
-    'concurrent-path': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  }, false);
+  const { values } = parseCommandArgs(
+    'check',
+    argv,
+    {
+      ...TARGET_OPTIONS,
+      runs: { type: 'string' },
+      seed: { type: 'string' },
+      path: { type: 'string' },
+      'max-commands': { type: 'string' },
+      report: { type: 'string' },
+      junit: { type: 'string' },
+      json: { type: 'boolean' },
+      'time-limit': { type: 'string' },
+      parallel: { type: 'string' },
+      'no-explore': { type: 'boolean' },
+      shard: { type: 'string' },
+      workers: { type: 'string' },
+      'concurrent-runs': { type: 'string' },
+      'concurrent-path': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    false,
+  );
   if (values.help === true) {
     io.stdout.write(CHECK_USAGE);
     return 0;
   }
   // Every number is bounded before any work: a flag too large for memory or time is refused, not tried.
   const runs = intFlag('check', 'runs', values.runs, DEFAULT_RUNS, 1, MAX_RUNS);
-  if (values.path !== undefined && values.seed === undefined) throw new UsageError('check: --path needs the --seed it was found with');
-  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`check: --path must look like 3:0:1 (got ${JSON.stringify(values.path.slice(0, 60))})`);
+  if (values.path !== undefined && values.seed === undefined)
+    throw new UsageError('check: --path needs the --seed it was found with');
+  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path))
+    throw new UsageError(`check: --path must look like 3:0:1 (got ${JSON.stringify(values.path.slice(0, 60))})`);
   const shard = shardFlag(values.shard);
   const workers = intFlag('check', 'workers', values.workers, 1, 1, MAX_WORKERS);
-  const concurrentRuns = intFlag('check', 'concurrent-runs', values['concurrent-runs'], DEFAULT_CONCURRENT_RUNS, 1, MAX_CONCURRENT_RUNS);
+  const concurrentRuns = intFlag(
+    'check',
+    'concurrent-runs',
+    values['concurrent-runs'],
+    DEFAULT_CONCURRENT_RUNS,
+    1,
+    MAX_CONCURRENT_RUNS,
+  );
   const concurrentPath = values['concurrent-path'];
   if (concurrentPath !== undefined) {
-    if (values.seed === undefined || workers < 2) throw new UsageError('check: --concurrent-path needs the --seed and the --workers it was found with');
-    if (!/^\d+(:\d+)*$/.test(concurrentPath)) throw new UsageError(`check: --concurrent-path must look like 3:0:1 (got ${JSON.stringify(concurrentPath.slice(0, 60))})`);
+    if (values.seed === undefined || workers < 2)
+      throw new UsageError('check: --concurrent-path needs the --seed and the --workers it was found with');
+    if (!/^\d+(:\d+)*$/.test(concurrentPath))
+      throw new UsageError(
+        `check: --concurrent-path must look like 3:0:1 (got ${JSON.stringify(concurrentPath.slice(0, 60))})`,
+      );
   }
-  if (workers < 2 && values['concurrent-runs'] !== undefined) throw new UsageError('check: --concurrent-runs needs --workers 2 or more');
-  if (shard !== undefined && values.path !== undefined) throw new UsageError('check: --path repeats one run of the whole campaign: leave out --shard');
+  if (workers < 2 && values['concurrent-runs'] !== undefined)
+    throw new UsageError('check: --concurrent-runs needs --workers 2 or more');
+  if (shard !== undefined && values.path !== undefined)
+    throw new UsageError('check: --path repeats one run of the whole campaign: leave out --shard');
   // A shard that holds no run would check nothing (shard 2/2 of one run), and call that a pass.
   if (shard !== undefined && shardRuns(runs, shard) === 0) {
     const needs = `part i needs --runs ${shard.index} or more`;
-    throw new UsageError(`check: --shard ${shard.index}/${shard.count} holds no run of a campaign of ${runs} (${needs})`);
+    throw new UsageError(
+      `check: --shard ${shard.index}/${shard.count} holds no run of a campaign of ${runs} (${needs})`,
+    );
   }
   const seed = intFlag('check', 'seed', values.seed, (Date.now() ^ (Math.random() * 0x100000000)) | 0);
-  const maxCommands = values['max-commands'] === undefined ? undefined : intFlag('check', 'max-commands', values['max-commands'], 40, 1, MAX_COMMANDS);
+  const maxCommands =
+    values['max-commands'] === undefined
+      ? undefined
+      : intFlag('check', 'max-commands', values['max-commands'], 40, 1, MAX_COMMANDS);
   // Paths are bounded (a run index below --runs when given, else below its largest value), then
   // walked against what the seed generates: one that names no run is refused here, before any work.
   try {
     if (values.path !== undefined) parsePath(values.path, values.runs === undefined ? MAX_RUNS : runs, '--path');
     const scenarios = values['concurrent-runs'] === undefined ? MAX_CONCURRENT_RUNS : concurrentRuns;
     if (concurrentPath !== undefined) parsePath(concurrentPath, scenarios, '--concurrent-path');
-    const planned = { runs, seed, what: '--path', ...(maxCommands === undefined ? {} : { maxCommands }), ...(shard === undefined ? {} : { shard }) };
+    const planned = {
+      runs,
+      seed,
+      what: '--path',
+      ...(maxCommands === undefined ? {} : { maxCommands }),
+      ...(shard === undefined ? {} : { shard }),
+    };
     await checkCampaignPlan({ ...planned, ...(values.path === undefined ? {} : { path: values.path }) });
   } catch (error) {
     throw asUsageError(error);
   }
-  const timeout = values.timeout === undefined ? undefined : intFlag('check', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
-  const timeLimitMs = durationFlag('check', 'time-limit', values['time-limit'], DEFAULT_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
-  const parallel = values.parallel === undefined ? undefined : intFlag('check', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
+  const timeout =
+    values.timeout === undefined
+      ? undefined
+      : intFlag('check', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const timeLimitMs = durationFlag(
+    'check',
+    'time-limit',
+    values['time-limit'],
+    DEFAULT_TIME_LIMIT_MS,
+    1000,
+    MAX_TIME_LIMIT_MS,
+  );
+  const parallel =
+    values.parallel === undefined ? undefined : intFlag('check', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
   const dir = values.report ?? DEFAULT_REPORT_DIR;
   const junit = values.junit;
   // Every destination is checked before any work, so that a bad one costs nothing.
@@ -173,15 +226,23 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   const startedAt = new Date();
   const budget = new Budget(timeLimitMs);
   // A check that cannot start (exit 2) still writes its JUnit file: one error case, so that the CI page says why.
-  const target = await resolveTarget('check', { ...values, timeout, budget, parallel }, io).catch(async (error: unknown) => {
-    budget.dispose();
-    await writeSetupJunit(junit, error, 'check', startedAt);
-    throw error;
-  });
+  const target = await resolveTarget('check', { ...values, timeout, budget, parallel }, io).catch(
+    async (error: unknown) => {
+      budget.dispose();
+      await writeSetupJunit(junit, error, 'check', startedAt);
+      throw error;
+    },
+  );
   try {
     if (concurrentPath !== undefined && workers >= 2) {
       // Whether the target's factory can pause shapes the path (fast-check's scheduler is part of it).
-      const named = { factory: target.concurrentFactory, workers, seed, path: concurrentPath, what: '--concurrent-path' };
+      const named = {
+        factory: target.concurrentFactory,
+        workers,
+        seed,
+        path: concurrentPath,
+        what: '--concurrent-path',
+      };
       await checkConcurrentPath(named).catch((error: unknown) => {
         throw asUsageError(error);
       });
@@ -211,7 +272,17 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
           }),
       onProgress: (p) => progress.update(p),
     }).finally(() => progress.stop());
-    const ctx: CheckContext = { target: target.name, flags: target.flags, implementation, seed, runs, timeLimitMs, ...(maxCommands === undefined ? {} : { maxCommands }), ...(shard === undefined ? {} : { shard }), ...(workers < 2 ? {} : { workers }) };
+    const ctx: CheckContext = {
+      target: target.name,
+      flags: target.flags,
+      implementation,
+      seed,
+      runs,
+      timeLimitMs,
+      ...(maxCommands === undefined ? {} : { maxCommands }),
+      ...(shard === undefined ? {} : { shard }),
+      ...(workers < 2 ? {} : { workers }),
+    };
     const files = await writeReportFiles(dir, report, ctx).catch((error: Error) => {
       throw new SetupError(`check: cannot write the report to ${dir}: ${error.message}`);
     });
@@ -220,7 +291,11 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
         throw new SetupError(`check: cannot write the JUnit file ${junit}: ${error.message}`);
       });
     }
-    io.stdout.write(values.json === true ? `${JSON.stringify(checkJson(report, ctx, files), null, 2)}\n` : renderCheckText(report, ctx, files, terminalColors(io.stdoutIsTTY === true)));
+    io.stdout.write(
+      values.json === true
+        ? `${JSON.stringify(checkJson(report, ctx, files), null, 2)}\n`
+        : renderCheckText(report, ctx, files, terminalColors(io.stdoutIsTTY === true)),
+    );
     return report.verdict === 'agree' ? 0 : report.verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
   } finally {
     budget.dispose();

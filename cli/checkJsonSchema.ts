@@ -16,21 +16,39 @@ export const CHECK_JSON_FORMAT = 'jobcheck.check/1' as const;
 const ms = z.int().min(0);
 const count = z.int().min(0);
 const verdict = z.enum(['agree', 'diverge', 'incomplete']);
-const hitTotal = z.strictObject({ hit: count, total: count }).describe('{ hit, total }: items of the category hit at least once, and items in all');
+const hitTotal = z
+  .strictObject({ hit: count, total: count })
+  .describe('{ hit, total }: items of the category hit at least once, and items in all');
 
 /** The schema of the JSON result of `jobcheck check --json`. */
 export const checkResultSchema = z
   .object({
     format: z.literal(CHECK_JSON_FORMAT).describe(`the version of this format, "${CHECK_JSON_FORMAT}"`),
-    verdict: verdict.describe('agree: every phase ran in full and agreed; diverge: something diverged (see failure); incomplete: the time limit stopped the check first, nothing diverging (not a pass)'),
+    verdict: verdict.describe(
+      'agree: every phase ran in full and agreed; diverge: something diverged (see failure); incomplete: the time limit stopped the check first, nothing diverging (not a pass)',
+    ),
     stoppedByTimeLimit: z.boolean().describe('whether the time limit cut any phase short'),
-    target: z.string().describe('the implementation checked: the --impl command, the --module path, impl/JobStore or broken/<name>'),
-    implementation: z.string().max(200).optional().describe('--impl only: the name the program gave in its hello reply, cut to 200 characters'),
+    target: z
+      .string()
+      .describe('the implementation checked: the --impl command, the --module path, impl/JobStore or broken/<name>'),
+    implementation: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('--impl only: the name the program gave in its hello reply, cut to 200 characters'),
     seed: z.int().describe('the seed of the random campaign'),
     runs: count.describe('--runs: the random runs of the whole campaign (of all shards)'),
-    shard: z.strictObject({ index: z.int().min(1).describe('i, from 1 to n'), count: z.int().min(1).describe('n, the number of shards') }).nullable().describe('--shard i/n as { index, count }, or null for the whole check'),
+    shard: z
+      .strictObject({
+        index: z.int().min(1).describe('i, from 1 to n'),
+        count: z.int().min(1).describe('n, the number of shards'),
+      })
+      .nullable()
+      .describe('--shard i/n as { index, count }, or null for the whole check'),
     durationMs: ms.describe('the time of the whole check'),
-    firstDivergenceMs: ms.nullable().describe('time from the start until the first divergence of any phase was seen; null if none'),
+    firstDivergenceMs: ms
+      .nullable()
+      .describe('time from the start until the first divergence of any phase was seen; null if none'),
     phases: z
       .object({
         fixturesMs: ms.describe('the fixture stories'),
@@ -42,7 +60,9 @@ export const checkResultSchema = z
         restarts: z
           .object({ cold: count, warm: count, coldMs: ms, warmMs: ms, crash: count.optional(), crashMs: ms.optional() })
           .nullable()
-          .describe('restarts of a process target: { cold, warm, coldMs, warmMs }, how many of each kind and their summed time, with crash and crashMs for a durable one; null for in-process targets'),
+          .describe(
+            'restarts of a process target: { cold, warm, coldMs, warmMs }, how many of each kind and their summed time, with crash and crashMs for a durable one; null for in-process targets',
+          ),
         parallel: z.int().min(1).describe('stores checked at once'),
       })
       .describe('where the time went, in milliseconds per phase'),
@@ -50,36 +70,63 @@ export const checkResultSchema = z
     fixtures: z
       .object({
         total: count.describe('fixture stories planned'),
-        failed: z.array(z.object({ name: z.string(), message: z.string() })).describe('{ name, message } of each fixture story that diverged, the message naming the first difference'),
+        failed: z
+          .array(z.object({ name: z.string(), message: z.string() }))
+          .describe('{ name, message } of each fixture story that diverged, the message naming the first difference'),
         notRun: z.array(z.string()).describe('the stories the time limit kept from running'),
       })
       .describe('the fixture stories (none in shards other than 1)'),
     paths: z
-      .object({ total: count.describe('paths planned'), failed: z.array(z.string()).describe('names of the diverging paths'), notRun: z.array(z.string()).describe('names of the paths the time limit kept from running') })
+      .object({
+        total: count.describe('paths planned'),
+        failed: z.array(z.string()).describe('names of the diverging paths'),
+        notRun: z.array(z.string()).describe('names of the paths the time limit kept from running'),
+      })
       .describe('the path suite (empty in shards other than 1)'),
     exploration: z
       .object({
-        verdict: z.enum(['complete', 'violation', 'diverge', 'incomplete']).describe('the worst verdict of the configs (violation: the model broke an invariant)'),
+        verdict: z
+          .enum(['complete', 'violation', 'diverge', 'incomplete'])
+          .describe('the worst verdict of the configs (violation: the model broke an invariant)'),
         states: count.describe('distinct states explored'),
         transitions: count.describe('transitions explored, each compared with the model'),
         configs: z
-          .array(z.object({ part: z.string(), name: z.string(), verdict: z.enum(['complete', 'violation', 'diverge', 'incomplete']), states: count, transitions: count }))
+          .array(
+            z.object({
+              part: z.string(),
+              name: z.string(),
+              verdict: z.enum(['complete', 'violation', 'diverge', 'incomplete']),
+              states: count,
+              transitions: count,
+            }),
+          )
           .describe('{ part, name, verdict, states, transitions } of each explored config'),
-        notRun: z.array(z.string()).describe('part/name of the configs not run (after a divergence, or the time limit)'),
+        notRun: z
+          .array(z.string())
+          .describe('part/name of the configs not run (after a divergence, or the time limit)'),
       })
       .nullable()
       .describe('the exploration phase; null when left out (--no-explore, shards other than 1) or not reached in time'),
     campaign: z
       .object({
         verdict: verdict.describe('the verdict of the campaign alone'),
-        runsPlanned: count.describe("the runs planned (of a shard: its part of --runs)"),
+        runsPlanned: count.describe('the runs planned (of a shard: its part of --runs)'),
         stoppedByTimeLimit: z.boolean().describe('whether the time limit stopped generation or shrinking'),
         runs: count.describe('the runs that ran, up to the first failing one'),
         commands: count.describe('commands checked, shrinking included'),
         commandsDiscarded: count.describe('commands of parallel runs past the first failure: checked, not counted'),
-        commandsToFirstFailure: count.nullable().describe('commands of the runs up to and including the first failing one; null if none failed'),
-        firstFailureMs: ms.nullable().describe('time from the start of the campaign until its first failing run ended; null if none'),
-        path: z.string().nullable().describe('the fast-check path of the shrunk counterexample: with seed, --path repeats it; null when agreeing'),
+        commandsToFirstFailure: count
+          .nullable()
+          .describe('commands of the runs up to and including the first failing one; null if none failed'),
+        firstFailureMs: ms
+          .nullable()
+          .describe('time from the start of the campaign until its first failing run ended; null if none'),
+        path: z
+          .string()
+          .nullable()
+          .describe(
+            'the fast-check path of the shrunk counterexample: with seed, --path repeats it; null when agreeing',
+          ),
         firstFailureLength: count.nullable().describe('steps of the first failing run before shrinking'),
         storyLength: count.nullable().describe('steps of the shrunk story'),
         shrinks: count.describe('shrinking steps that succeeded'),
@@ -89,12 +136,21 @@ export const checkResultSchema = z
       .describe('the random campaign'),
     concurrent: z
       .object({
-        verdict: z.enum(['passed', 'failed', 'unknown', 'time_limit']).describe('failed: a history no order of the model explains; unknown: the checker ran out of budget on a history (not a pass); time_limit: the check\'s time limit stopped it'),
+        verdict: z
+          .enum(['passed', 'failed', 'unknown', 'time_limit'])
+          .describe(
+            "failed: a history no order of the model explains; unknown: the checker ran out of budget on a history (not a pass); time_limit: the check's time limit stopped it",
+          ),
         workers: z.int().min(1).describe('worker lanes (--workers)'),
         runsPlanned: count.describe('scenarios planned'),
         runs: count.describe('scenarios run, up to the first failing one'),
         unknownRuns: count.describe('histories the checker could not decide within its budget'),
-        path: z.string().nullable().describe('the fast-check path of the shrunk failure: with seed, --workers and --concurrent-path repeat it; null unless failed'),
+        path: z
+          .string()
+          .nullable()
+          .describe(
+            'the fast-check path of the shrunk failure: with seed, --workers and --concurrent-path repeat it; null unless failed',
+          ),
         firstFailureRequests: count.nullable().describe('requests of the first failing scenario before shrinking'),
         storyRequests: count.nullable().describe('requests of the shrunk story'),
         shrinks: count.describe('shrinking steps that succeeded'),
@@ -109,13 +165,27 @@ export const checkResultSchema = z
         steps: count.describe('steps of the story'),
         story: z.string().describe('the story as the text output tells it, with the commands that repeat it'),
         artifact: z.string().optional().describe('the failure artifact written, for jobcheck replay'),
-        reproduce: z.string().optional().describe('campaign failures: the command that repeats the shrunk run, npx jobcheck check ... --seed N --path P (concurrent ones: --workers W --seed N --concurrent-path P)'),
+        reproduce: z
+          .string()
+          .optional()
+          .describe(
+            'campaign failures: the command that repeats the shrunk run, npx jobcheck check ... --seed N --path P (concurrent ones: --workers W --seed N --concurrent-path P)',
+          ),
       })
       .nullable()
       .describe('the shortest failure story found; null when the verdict is agree or incomplete'),
     coverage: z
-      .object({ states: hitTotal, transitions: hitTotal, pairs: hitTotal, rejections: hitTotal, paths: hitTotal, rules: hitTotal })
-      .describe('per coverage category, items hit and items in all (the counts are in the report directory\'s coverage.json)'),
+      .object({
+        states: hitTotal,
+        transitions: hitTotal,
+        pairs: hitTotal,
+        rejections: hitTotal,
+        paths: hitTotal,
+        rules: hitTotal,
+      })
+      .describe(
+        "per coverage category, items hit and items in all (the counts are in the report directory's coverage.json)",
+      ),
     report: z
       .object({
         dir: z.string().describe('the report directory (--report)'),
@@ -134,7 +204,11 @@ export type CheckResultJson = z.infer<typeof checkResultSchema>;
 
 /** The JSON Schema (draft 2020-12) of the result, generated from checkResultSchema. Pure. */
 export function checkResultJsonSchema(): Record<string, unknown> {
-  return { $id: 'check-result.schema.json', title: 'jobcheck check --json', ...z.toJSONSchema(checkResultSchema, { target: 'draft-2020-12', io: 'output' }) };
+  return {
+    $id: 'check-result.schema.json',
+    title: 'jobcheck check --json',
+    ...z.toJSONSchema(checkResultSchema, { target: 'draft-2020-12', io: 'output' }),
+  };
 }
 
 /** The committed JSON Schema file's text (docs/check-result.schema.json). Pure. */
@@ -159,12 +233,17 @@ export function checkResultFieldsTable(): string {
     const props = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
     const required = new Set((schema['required'] ?? []) as string[]);
     for (const [name, raw] of Object.entries(props)) {
-      const objectPart = raw['type'] === 'object' ? raw : ((raw['anyOf'] as Record<string, unknown>[] | undefined)?.find((x) => x['type'] === 'object') ?? undefined);
+      const objectPart =
+        raw['type'] === 'object'
+          ? raw
+          : ((raw['anyOf'] as Record<string, unknown>[] | undefined)?.find((x) => x['type'] === 'object') ?? undefined);
       const described = typeof raw['description'] === 'string' ? raw['description'] : '';
       // Two levels are listed; a deeper object is described by its parent's line.
       const deep = objectPart !== undefined && objectPart['properties'] !== undefined && !prefix.includes('.');
       const kind = deep ? typeOf(raw).replace('object', 'object (below)') : typeOf(raw);
-      rows.push(`| \`${prefix}${name}\`${required.has(name) ? '' : ' (optional)'} | ${kind.replace(/\|/g, '\\|')} | ${described.replace(/\|/g, '\\|')} |`);
+      rows.push(
+        `| \`${prefix}${name}\`${required.has(name) ? '' : ' (optional)'} | ${kind.replace(/\|/g, '\\|')} | ${described.replace(/\|/g, '\\|')} |`,
+      );
       if (deep) walk(objectPart, `${prefix}${name}.`);
     }
   };

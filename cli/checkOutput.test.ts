@@ -16,11 +16,15 @@ const ESC = '\u001b[';
 
 /** picocolors' own answer in a fresh process whose stdout is a pipe, under exactly `env` (plus PATH). */
 function picocolorsSays(env: Record<string, string>): boolean {
-  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(require("picocolors").isColorSupported))'], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['-e', 'process.stdout.write(String(require("picocolors").isColorSupported))'],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      encoding: 'utf8',
+    },
+  );
   return r.stdout === 'true';
 }
 
@@ -59,7 +63,13 @@ describe('colour', () => {
   });
 });
 
-const empty = (): Coverage => ({ format: 'jobcheck.coverage/1', runs: 0, steps: 0, sources: [], items: structuredClone(coverageUniverse()) });
+const empty = (): Coverage => ({
+  format: 'jobcheck.coverage/1',
+  runs: 0,
+  steps: 0,
+  sources: [],
+  items: structuredClone(coverageUniverse()),
+});
 
 describe('what was never hit', () => {
   it('names every rejection code, transition and rule of an empty coverage', () => {
@@ -72,7 +82,13 @@ describe('what was never hit', () => {
 
   it('uses rule counts exactly when the coverage has them', () => {
     const cov = empty();
-    const counted = { ...cov, items: { ...cov.items, rules: Object.fromEntries(RULE_IDS.map((id) => [id, id === 'tick-advances-clock' ? 0 : 1])) } };
+    const counted = {
+      ...cov,
+      items: {
+        ...cov.items,
+        rules: Object.fromEntries(RULE_IDS.map((id) => [id, id === 'tick-advances-clock' ? 0 : 1])),
+      },
+    };
     expect(rulesNeverHit(counted as Coverage)).toEqual(['tick-advances-clock']);
   });
 });

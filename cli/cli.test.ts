@@ -18,7 +18,11 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(args, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, isTTY: false });
+  const code = await runCli(args, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    isTTY: false,
+  });
   return { code, stdout, stderr };
 }
 
@@ -60,8 +64,11 @@ describe('bad invocations: one line on stderr, exit code 2', () => {
     expectOneLineError(out.stderr, mentions);
   });
 
-  it('reports a command that cannot start through the real `jobcheck` as one line and exit 2, naming spawn_failed and the shell\'s complaint', () => {
-    const r = spawnSync(process.execPath, ['bin/jobcheck.js', 'check', '--impl', 'no-such-jobstore-binary --serve'], { cwd: ROOT, encoding: 'utf8' });
+  it("reports a command that cannot start through the real `jobcheck` as one line and exit 2, naming spawn_failed and the shell's complaint", () => {
+    const r = spawnSync(process.execPath, ['bin/jobcheck.js', 'check', '--impl', 'no-such-jobstore-binary --serve'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expectOneLineError(r.stderr, /cannot start the implementation .*spawn_failed.*not found/);
@@ -69,11 +76,14 @@ describe('bad invocations: one line on stderr, exit code 2', () => {
 });
 
 describe('help', () => {
-  it.each(['check', 'explore', 'replay', 'coverage', 'paths', 'demo'])('jobcheck %s --help prints the usage of the command and exits 0', async (command) => {
-    const out = await cli(command, '--help');
-    expect(out.code).toBe(0);
-    expect(out.stdout).toContain(`Usage: jobcheck ${command}`);
-  });
+  it.each(['check', 'explore', 'replay', 'coverage', 'paths', 'demo'])(
+    'jobcheck %s --help prints the usage of the command and exits 0',
+    async (command) => {
+      const out = await cli(command, '--help');
+      expect(out.code).toBe(0);
+      expect(out.stdout).toContain(`Usage: jobcheck ${command}`);
+    },
+  );
 });
 
 describe('check, replay and coverage work together', () => {
@@ -93,12 +103,36 @@ describe('check, replay and coverage work together', () => {
   });
 
   it('repeats just the shrunk counterexample with the seed and path it reported', async () => {
-    const first = await cli('check', '--broken', 'dead-job-blocks', '--seed', '3', '--runs', '100', '--report', join(dir, 'again'), '--json');
+    const first = await cli(
+      'check',
+      '--broken',
+      'dead-job-blocks',
+      '--seed',
+      '3',
+      '--runs',
+      '100',
+      '--report',
+      join(dir, 'again'),
+      '--json',
+    );
     const { campaign } = JSON.parse(first.stdout) as { campaign: { path: string; storyLength: number } };
     expect(campaign.path).toMatch(/^\d+(:\d+)*$/);
-    const again = await cli('check', '--broken', 'dead-job-blocks', '--seed', '3', '--path', campaign.path, '--report', join(dir, 'again'), '--json');
+    const again = await cli(
+      'check',
+      '--broken',
+      'dead-job-blocks',
+      '--seed',
+      '3',
+      '--path',
+      campaign.path,
+      '--report',
+      join(dir, 'again'),
+      '--json',
+    );
     expect(again.code).toBe(1);
-    expect(JSON.parse(again.stdout)).toMatchObject({ campaign: { verdict: 'diverge', runs: 1, storyLength: campaign.storyLength } });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      campaign: { verdict: 'diverge', runs: 1, storyLength: campaign.storyLength },
+    });
   });
 
   it('adds up coverage files: merged counts are the sums of the inputs', async () => {
@@ -115,19 +149,43 @@ describe('check, replay and coverage work together', () => {
     const [ca, cb, cm] = [await read(a), await read(b), await read(merged)];
     expect(cm.runs).toBe(ca.runs + cb.runs);
     expect(cm.steps).toBe(ca.steps + cb.steps);
-    for (const [t, n] of Object.entries(cm.items.transitions)) expect(n).toBe((ca.items.transitions[t] ?? 0) + (cb.items.transitions[t] ?? 0));
+    for (const [t, n] of Object.entries(cm.items.transitions))
+      expect(n).toBe((ca.items.transitions[t] ?? 0) + (cb.items.transitions[t] ?? 0));
     expect(await readFile(join(merged, 'coverage.html'), 'utf8')).toContain('<svg');
   });
 
   it('checks a module that exports an AdapterFactory', async () => {
-    const out = await cli('check', '--module', 'examples/typescript/jobStoreModule.ts', '--seed', '1', '--runs', '20', '--report', join(dir, 'module'), '--json');
+    const out = await cli(
+      'check',
+      '--module',
+      'examples/typescript/jobStoreModule.ts',
+      '--seed',
+      '1',
+      '--runs',
+      '20',
+      '--report',
+      join(dir, 'module'),
+      '--json',
+    );
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ verdict: 'agree', target: 'examples/typescript/jobStoreModule.ts' });
   });
 
   it('writes JUnit XML with one test case per fixture story, per path, for the campaign and per explored config, the failing ones carrying their story', async () => {
     const file = join(dir, 'junit.xml');
-    const out = await cli('check', '--broken', 'dead-job-blocks', '--seed', '1', '--runs', '50', '--report', join(dir, 'junit'), '--junit', file);
+    const out = await cli(
+      'check',
+      '--broken',
+      'dead-job-blocks',
+      '--seed',
+      '1',
+      '--runs',
+      '50',
+      '--report',
+      join(dir, 'junit'),
+      '--junit',
+      file,
+    );
     expect(out.code).toBe(1);
     const xml = await readFile(file, 'utf8');
     const cases = xml.match(/<testcase /g)?.length ?? 0;
@@ -150,8 +208,21 @@ describe('check, replay and coverage work together', () => {
   it('names the JUnit test cases the same from seed to seed: the seed is a property, not part of a name', async () => {
     const names = async (seed: string): Promise<string[]> => {
       const file = join(dir, `junit-${seed}.xml`);
-      await cli('check', '--builtin', '--seed', seed, '--runs', '10', '--report', join(dir, `junit-${seed}`), '--junit', file);
-      return [...(await readFile(file, 'utf8')).matchAll(/<testcase classname="([^"]*)" name="([^"]*)"/g)].map((m) => `${m[1]} ${m[2]}`);
+      await cli(
+        'check',
+        '--builtin',
+        '--seed',
+        seed,
+        '--runs',
+        '10',
+        '--report',
+        join(dir, `junit-${seed}`),
+        '--junit',
+        file,
+      );
+      return [...(await readFile(file, 'utf8')).matchAll(/<testcase classname="([^"]*)" name="([^"]*)"/g)].map(
+        (m) => `${m[1]} ${m[2]}`,
+      );
     };
     const [a, b] = [await names('1'), await names('2')];
     expect(a).toEqual(b);
@@ -160,11 +231,21 @@ describe('check, replay and coverage work together', () => {
 
   it('writes a JUnit file with one error case naming the problem when the implementation cannot start (exit 2)', async () => {
     const file = join(dir, 'junit-setup.xml');
-    const out = await cli('check', '--impl', 'no-such-jobstore-binary --serve', '--report', join(dir, 'setup'), '--junit', file);
+    const out = await cli(
+      'check',
+      '--impl',
+      'no-such-jobstore-binary --serve',
+      '--report',
+      join(dir, 'setup'),
+      '--junit',
+      file,
+    );
     expect(out.code).toBe(2);
     const xml = await readFile(file, 'utf8');
     expect(xml).toMatch(/<testsuites [^>]*tests="1" failures="0" errors="1" skipped="0" [^>]*timestamp="/);
-    expect(xml).toMatch(/<testcase classname="jobcheck.setup" name="setup"[^>]*>\s*<error message="cannot start the implementation no-such-jobstore-binary --serve: spawn_failed[^"]*" type="setup_error">/);
+    expect(xml).toMatch(
+      /<testcase classname="jobcheck.setup" name="setup"[^>]*>\s*<error message="cannot start the implementation no-such-jobstore-binary --serve: spawn_failed[^"]*" type="setup_error">/,
+    );
   });
 
   it('escapes what XML cannot hold as it is', () => {
@@ -176,8 +257,32 @@ describe('--json', () => {
   it('prints results that the published schema parses, field for field: agree, diverge and incomplete', async () => {
     const outs = [
       await cli('check', '--builtin', '--seed', '1', '--runs', '10', '--report', join(dir, 'json-agree'), '--json'),
-      await cli('check', '--broken', 'dead-job-blocks', '--seed', '1', '--runs', '50', '--report', join(dir, 'json-diverge'), '--json'),
-      await cli('check', '--builtin', '--seed', '1', '--runs', '100000', '--time-limit', '1', '--no-explore', '--report', join(dir, 'json-incomplete'), '--json'),
+      await cli(
+        'check',
+        '--broken',
+        'dead-job-blocks',
+        '--seed',
+        '1',
+        '--runs',
+        '50',
+        '--report',
+        join(dir, 'json-diverge'),
+        '--json',
+      ),
+      await cli(
+        'check',
+        '--builtin',
+        '--seed',
+        '1',
+        '--runs',
+        '100000',
+        '--time-limit',
+        '1',
+        '--no-explore',
+        '--report',
+        join(dir, 'json-incomplete'),
+        '--json',
+      ),
     ];
     expect(outs.map((o) => o.code)).toEqual([0, 1, 3]);
     for (const out of outs) {
@@ -188,7 +293,9 @@ describe('--json', () => {
       expect(parsed.format).toBe('jobcheck.check/1');
     }
     const diverge = checkResultSchema.parse(JSON.parse(outs[1]!.stdout));
-    expect(diverge.failure?.reproduce).toBe(`npx jobcheck check --broken dead-job-blocks --seed 1 --path ${diverge.campaign.path}`);
+    expect(diverge.failure?.reproduce).toBe(
+      `npx jobcheck check --broken dead-job-blocks --seed 1 --path ${diverge.campaign.path}`,
+    );
   });
 });
 
@@ -199,31 +306,88 @@ describe('--shard', () => {
   it('splits one campaign into disjoint parts whose merged coverage equals that of one unsharded check of the same runs', async () => {
     const parts = [];
     for (const i of [1, 2, 3]) {
-      const out = await cli('check', '--builtin', '--seed', '7', '--runs', '25', '--shard', `${i}/3`, '--report', join(dir, `shard-${i}`), '--json');
+      const out = await cli(
+        'check',
+        '--builtin',
+        '--seed',
+        '7',
+        '--runs',
+        '25',
+        '--shard',
+        `${i}/3`,
+        '--report',
+        join(dir, `shard-${i}`),
+        '--json',
+      );
       expect(out.code).toBe(0);
-      parts.push(JSON.parse(out.stdout) as { campaign: { runs: number }; fixtures: { total: number }; paths: { total: number } });
+      parts.push(
+        JSON.parse(out.stdout) as { campaign: { runs: number }; fixtures: { total: number }; paths: { total: number } },
+      );
     }
     expect(parts.map((p) => p.campaign.runs)).toEqual([9, 8, 8]);
     expect(parts.map((p) => p.fixtures.total > 0 && p.paths.total > 0)).toEqual([true, false, false]);
     await cli('check', '--builtin', '--seed', '7', '--runs', '25', '--report', join(dir, 'shard-all'));
     const merged = join(dir, 'shard-merged');
-    expect((await cli('coverage', ...[1, 2, 3].map((i) => join(dir, `shard-${i}`, 'coverage.json')), '--report', merged)).code).toBe(0);
+    expect(
+      (await cli('coverage', ...[1, 2, 3].map((i) => join(dir, `shard-${i}`, 'coverage.json')), '--report', merged))
+        .code,
+    ).toBe(0);
     const [whole, sum] = [await read(join(dir, 'shard-all')), await read(merged)];
     expect({ ...sum, sources: [] }).toEqual({ ...whole, sources: [] });
   });
 
-  it('reports a shard\'s failure with a reproduce line without the shard, which repeats it', async () => {
-    const out = await cli('check', '--broken', 'dead-job-blocks', '--seed', '3', '--runs', '60', '--shard', '2/2', '--report', join(dir, 'shard-fail'), '--json');
+  it("reports a shard's failure with a reproduce line without the shard, which repeats it", async () => {
+    const out = await cli(
+      'check',
+      '--broken',
+      'dead-job-blocks',
+      '--seed',
+      '3',
+      '--runs',
+      '60',
+      '--shard',
+      '2/2',
+      '--report',
+      join(dir, 'shard-fail'),
+      '--json',
+    );
     expect(out.code).toBe(1);
-    const { failure, campaign } = JSON.parse(out.stdout) as { failure: { reproduce: string }; campaign: { path: string; storyLength: number } };
+    const { failure, campaign } = JSON.parse(out.stdout) as {
+      failure: { reproduce: string };
+      campaign: { path: string; storyLength: number };
+    };
     expect(failure.reproduce).toBe(`npx jobcheck check --broken dead-job-blocks --seed 3 --path ${campaign.path}`);
     expect(Number(campaign.path.split(':')[0]) % 2).toBe(1);
-    const again = await cli('check', '--broken', 'dead-job-blocks', '--seed', '3', '--path', campaign.path, '--report', join(dir, 'shard-again'), '--json');
-    expect(JSON.parse(again.stdout)).toMatchObject({ campaign: { verdict: 'diverge', runs: 1, path: campaign.path, storyLength: campaign.storyLength } });
+    const again = await cli(
+      'check',
+      '--broken',
+      'dead-job-blocks',
+      '--seed',
+      '3',
+      '--path',
+      campaign.path,
+      '--report',
+      join(dir, 'shard-again'),
+      '--json',
+    );
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      campaign: { verdict: 'diverge', runs: 1, path: campaign.path, storyLength: campaign.storyLength },
+    });
   });
 
   it('says, in a shard after the first, that the fixture stories, paths and exploration run in shard 1, not "0/0"', async () => {
-    const out = await cli('check', '--builtin', '--seed', '7', '--runs', '4', '--shard', '2/2', '--report', join(dir, 'shard-text'));
+    const out = await cli(
+      'check',
+      '--builtin',
+      '--seed',
+      '7',
+      '--runs',
+      '4',
+      '--shard',
+      '2/2',
+      '--report',
+      join(dir, 'shard-text'),
+    );
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^ {2}fixture stories {2}in shard 1$/m);
     expect(out.stdout).toMatch(/^ {2}path suite {7}in shard 1$/m);
@@ -242,11 +406,16 @@ describe('--version and closed pipes', () => {
   it('prints the version of the package', async () => {
     const out = await cli('--version');
     expect(out).toEqual({ code: 0, stdout: `jobcheck ${VERSION}\n`, stderr: '' });
-    expect(VERSION).toBe((JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(VERSION).toBe(
+      (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+    );
   });
 
   it('ends quietly when the reader of its output goes away early (jobcheck demo --all | head)', async () => {
-    const child = spawn(process.execPath, ['bin/jobcheck.js', 'demo', '--all'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/jobcheck.js', 'demo', '--all'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout.once('data', () => child.stdout.destroy());
@@ -272,24 +441,58 @@ describe('paths and demo', () => {
 
 describe('docs/cli.md', () => {
   const page = readFile(join(ROOT, 'docs', 'cli.md'), 'utf8');
-  it.each(['check', 'profile', 'explore', 'replay', 'coverage', 'paths'])('shows the --help text of jobcheck %s as the command prints it', async (command) => {
-    const blocks = [...(await page).matchAll(/^```text\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
-    const shown = blocks.find((b) => b.startsWith(`Usage: jobcheck ${command} `) || b.startsWith(`Usage: jobcheck ${command}\n`));
-    expect(shown).toBe((await cli(command, '--help')).stdout);
-  });
+  it.each(['check', 'profile', 'explore', 'replay', 'coverage', 'paths'])(
+    'shows the --help text of jobcheck %s as the command prints it',
+    async (command) => {
+      const blocks = [...(await page).matchAll(/^```text\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+      const shown = blocks.find(
+        (b) => b.startsWith(`Usage: jobcheck ${command} `) || b.startsWith(`Usage: jobcheck ${command}\n`),
+      );
+      expect(shown).toBe((await cli(command, '--help')).stdout);
+    },
+  );
 });
 
 describe('the summary of a check', () => {
   it('names the rejection codes, transitions and rules never hit, and colours the verdict only when asked to', async () => {
-    const plain = await cli('check', '--builtin', '--seed', '5', '--runs', '3', '--no-explore', '--report', join(dir, 'summary-plain'));
+    const plain = await cli(
+      'check',
+      '--builtin',
+      '--seed',
+      '5',
+      '--runs',
+      '3',
+      '--no-explore',
+      '--report',
+      join(dir, 'summary-plain'),
+    );
     expect(plain.code).toBe(0);
     // Three short runs cannot reach the counters' edge: no generated run gets near TIME_MAX.
     expect(plain.stdout).toMatch(/^ {2}rejection codes never hit: .+$/m);
     expect(plain.stdout).toMatch(/^ {2}transitions never hit: .+$/m);
-    const json = JSON.parse((await cli('check', '--builtin', '--seed', '5', '--runs', '3', '--no-explore', '--report', join(dir, 'summary-json'), '--json')).stdout) as { coverage: { rules: { hit: number; total: number } } };
+    const json = JSON.parse(
+      (
+        await cli(
+          'check',
+          '--builtin',
+          '--seed',
+          '5',
+          '--runs',
+          '3',
+          '--no-explore',
+          '--report',
+          join(dir, 'summary-json'),
+          '--json',
+        )
+      ).stdout,
+    ) as { coverage: { rules: { hit: number; total: number } } };
     const missing = json.coverage.rules.total - json.coverage.rules.hit;
     expect(missing).toBeGreaterThan(0);
-    expect(plain.stdout).toMatch(missing <= 4 ? /^ {2}rules never hit: .*counters-stay-safe/m : new RegExp(`^ {2}rules never hit: ${missing}, e\\.g\\. .+ and ${missing - 3} more$`, 'm'));
+    expect(plain.stdout).toMatch(
+      missing <= 4
+        ? /^ {2}rules never hit: .*counters-stay-safe/m
+        : new RegExp(`^ {2}rules never hit: ${missing}, e\\.g\\. .+ and ${missing - 3} more$`, 'm'),
+    );
     // The tests' stdout is no terminal: no colour, unless FORCE_COLOR asks for it.
     expect(plain.stdout).toContain('verdict: AGREE with the model');
     expect(plain.stdout).not.toContain('\u001b[');
@@ -297,10 +500,30 @@ describe('the summary of a check', () => {
     try {
       delete process.env['NO_COLOR'];
       process.env['FORCE_COLOR'] = '1';
-      const forced = await cli('check', '--builtin', '--seed', '5', '--runs', '3', '--no-explore', '--report', join(dir, 'summary-forced'));
+      const forced = await cli(
+        'check',
+        '--builtin',
+        '--seed',
+        '5',
+        '--runs',
+        '3',
+        '--no-explore',
+        '--report',
+        join(dir, 'summary-forced'),
+      );
       expect(forced.stdout).toContain('verdict: \u001b[1m\u001b[32mAGREE');
       process.env['NO_COLOR'] = '1';
-      const none = await cli('check', '--builtin', '--seed', '5', '--runs', '3', '--no-explore', '--report', join(dir, 'summary-none'));
+      const none = await cli(
+        'check',
+        '--builtin',
+        '--seed',
+        '5',
+        '--runs',
+        '3',
+        '--no-explore',
+        '--report',
+        join(dir, 'summary-none'),
+      );
       expect(none.stdout).toContain('verdict: AGREE with the model');
     } finally {
       for (const [k, v] of Object.entries(saved)) {

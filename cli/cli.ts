@@ -34,7 +34,9 @@ docs/protocol.md.
  * folder up from the sources (cli/) and two from the built code (dist/cli/).
  */
 export const VERSION: string = ((): string => {
-  const file = ['../package.json', '../../package.json'].map((up) => new URL(up, import.meta.url)).find((url) => existsSync(url));
+  const file = ['../package.json', '../../package.json']
+    .map((up) => new URL(up, import.meta.url))
+    .find((url) => existsSync(url));
   if (file === undefined) return 'unknown';
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 })();
@@ -72,7 +74,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
   const command = COMMANDS[name];
   if (command === undefined || !Object.hasOwn(COMMANDS, name)) {
-    io.stderr.write(`jobcheck: unknown command ${JSON.stringify(name)} (commands: ${Object.keys(COMMANDS).join(', ')}; see jobcheck --help)\n`);
+    io.stderr.write(
+      `jobcheck: unknown command ${JSON.stringify(name)} (commands: ${Object.keys(COMMANDS).join(', ')}; see jobcheck --help)\n`,
+    );
     return 2;
   }
   try {
@@ -83,7 +87,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return 2;
     }
     const e = error instanceof Error ? error : new Error(String(error));
-    io.stderr.write(`jobcheck: internal error: ${outsideText(e.message.split('\n')[0] ?? '')} (set JOBCHECK_DEBUG=1 to see where)\n`);
+    io.stderr.write(
+      `jobcheck: internal error: ${outsideText(e.message.split('\n')[0] ?? '')} (set JOBCHECK_DEBUG=1 to see where)\n`,
+    );
     if (process.env['JOBCHECK_DEBUG'] === '1') io.stderr.write(`${e.stack ?? ''}\n`);
     return 2;
   }

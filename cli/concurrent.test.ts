@@ -19,7 +19,11 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(args, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, isTTY: false });
+  const code = await runCli(args, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    isTTY: false,
+  });
   return { code, stdout, stderr };
 }
 
@@ -29,31 +33,68 @@ const QUICK = ['--runs', '20', '--no-explore', '--seed', '7'];
 describe('jobcheck check --workers', () => {
   it('passes the built-in store behind a mutex with 4 workers, and says so in the summary, JSON and JUnit', async () => {
     const junit = join(dir, 'builtin.xml');
-    const out = await cli('check', '--builtin', '--workers', '4', ...QUICK, '--report', join(dir, 'builtin'), '--junit', junit);
+    const out = await cli(
+      'check',
+      '--builtin',
+      '--workers',
+      '4',
+      ...QUICK,
+      '--report',
+      join(dir, 'builtin'),
+      '--junit',
+      junit,
+    );
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/concurrent +100 runs of 4 workers, seed 7: every history linearizable/);
-    const json = checkResultSchema.parse(JSON.parse((await cli('check', '--builtin', '--workers', '4', ...QUICK, '--report', join(dir, 'builtin-json'), '--json')).stdout));
+    const json = checkResultSchema.parse(
+      JSON.parse(
+        (await cli('check', '--builtin', '--workers', '4', ...QUICK, '--report', join(dir, 'builtin-json'), '--json'))
+          .stdout,
+      ),
+    );
     expect(json.concurrent).toMatchObject({ verdict: 'passed', workers: 4, runs: 100, unknownRuns: 0 });
     const xml = await readFile(junit, 'utf8');
     expect(xml).toContain('<testsuite name="jobcheck.concurrent"');
     expect(xml).toMatch(/<testcase classname="jobcheck.concurrent" name="concurrent campaign" time="[\d.]+"\/>/);
   });
 
-  it.each(CONCURRENT_BROKEN_VARIANTS.map((v) => v.name))('catches %s with a story of lanes that its reproduce line repeats', async (name) => {
-    const out = await cli('check', '--broken', name, '--workers', '4', ...QUICK, '--concurrent-runs', '2000', '--report', join(dir, name));
-    expect(out.code).toBe(1);
-    expect(out.stdout).toContain('comes from the concurrent campaign of competing workers');
-    expect(out.stdout).toMatch(/round +now \| lane 0/);
-    expect(out.stdout).toContain('no request that could come next is explained');
-    const reproduce = /reproduce: npx jobcheck (check .*)$/m.exec(out.stdout)?.[1];
-    expect(reproduce).toBeDefined();
-    const again = await cli(...(reproduce as string).split(' ').filter((w) => w !== ''), '--runs', '20', '--no-explore', '--report', join(dir, `${name}-again`));
-    expect(again.code).toBe(1);
-    const story = (text: string): string => text.slice(text.indexOf(': no order of the model explains the replies'), text.indexOf('\nseed: '));
-    expect(story(again.stdout)).toBe(story(out.stdout));
-    // The HTML report draws the lanes on a timeline.
-    expect(await readFile(join(dir, name, 'coverage.html'), 'utf8')).toContain('The requests on their lanes');
-  });
+  it.each(CONCURRENT_BROKEN_VARIANTS.map((v) => v.name))(
+    'catches %s with a story of lanes that its reproduce line repeats',
+    async (name) => {
+      const out = await cli(
+        'check',
+        '--broken',
+        name,
+        '--workers',
+        '4',
+        ...QUICK,
+        '--concurrent-runs',
+        '2000',
+        '--report',
+        join(dir, name),
+      );
+      expect(out.code).toBe(1);
+      expect(out.stdout).toContain('comes from the concurrent campaign of competing workers');
+      expect(out.stdout).toMatch(/round +now \| lane 0/);
+      expect(out.stdout).toContain('no request that could come next is explained');
+      const reproduce = /reproduce: npx jobcheck (check .*)$/m.exec(out.stdout)?.[1];
+      expect(reproduce).toBeDefined();
+      const again = await cli(
+        ...(reproduce as string).split(' ').filter((w) => w !== ''),
+        '--runs',
+        '20',
+        '--no-explore',
+        '--report',
+        join(dir, `${name}-again`),
+      );
+      expect(again.code).toBe(1);
+      const story = (text: string): string =>
+        text.slice(text.indexOf(': no order of the model explains the replies'), text.indexOf('\nseed: '));
+      expect(story(again.stdout)).toBe(story(out.stdout));
+      // The HTML report draws the lanes on a timeline.
+      expect(await readFile(join(dir, name, 'coverage.html'), 'utf8')).toContain('The requests on their lanes');
+    },
+  );
 
   it('refuses --workers out of range, --concurrent-path without its seed and workers, and --concurrent-runs alone', async () => {
     for (const args of [
@@ -79,7 +120,18 @@ describe.skipIf(python === undefined)('the Python example over jobcheck/2', () =
       warnings.push(w.name);
     };
     process.on('warning', onWarning);
-    const out = await cli('check', '--impl', pythonCommand(python as string, 'examples/python/jobstore.py'), '--workers', '4', ...QUICK, '--concurrent-runs', '30', '--report', join(dir, 'python'));
+    const out = await cli(
+      'check',
+      '--impl',
+      pythonCommand(python as string, 'examples/python/jobstore.py'),
+      '--workers',
+      '4',
+      ...QUICK,
+      '--concurrent-runs',
+      '30',
+      '--report',
+      join(dir, 'python'),
+    );
     expect(out.code, out.stdout).toBe(0);
     expect(out.stdout).toMatch(/concurrent +30 runs of 4 workers, seed 7: every history linearizable/);
     await new Promise((resolve) => setImmediate(resolve));
@@ -88,11 +140,19 @@ describe.skipIf(python === undefined)('the Python example over jobcheck/2', () =
   });
 
   it('catches its broken concurrent variant (a claim that lets go of the lock between reading and writing)', async () => {
-    const out = await cli('check', '--impl', pythonCommand(python as string, 'examples/python/broken/concurrent_double_claim.py'), '--workers', '4', ...QUICK, '--report', join(dir, 'python-broken'));
+    const out = await cli(
+      'check',
+      '--impl',
+      pythonCommand(python as string, 'examples/python/broken/concurrent_double_claim.py'),
+      '--workers',
+      '4',
+      ...QUICK,
+      '--report',
+      join(dir, 'python-broken'),
+    );
     expect(out.code).toBe(1);
     expect(out.stdout).toContain('comes from the concurrent campaign of competing workers');
     // The checker is stuck at a claim that got a job where the model, after every order, has none left.
     expect(out.stdout).toMatch(/claim by w\d \(round \d+, lane \d\)\n +model: +no job\n +observed: job \w+ token=/);
-
   });
 });

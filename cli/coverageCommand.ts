@@ -36,17 +36,23 @@ async function readCoverageFile(file: string): Promise<Coverage> {
 
 /** Runs `jobcheck coverage`; returns the exit code. */
 export async function coverageCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs('coverage', argv, {
-    report: { type: 'string' },
-    title: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  }, true);
+  const { values, positionals } = parseCommandArgs(
+    'coverage',
+    argv,
+    {
+      report: { type: 'string' },
+      title: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    true,
+  );
   if (values.help === true) {
     io.stdout.write(COVERAGE_USAGE);
     return 0;
   }
-  if (positionals.length === 0) throw new UsageError('coverage: give at least one coverage JSON file (see jobcheck coverage --help)');
+  if (positionals.length === 0)
+    throw new UsageError('coverage: give at least one coverage JSON file (see jobcheck coverage --help)');
   const dir = values.report ?? DEFAULT_COVERAGE_DIR;
   await prepareOutputDir('coverage', 'the report directory', dir);
   const files = await Promise.all(positionals.map(readCoverageFile));
@@ -56,7 +62,8 @@ export async function coverageCommand(argv: readonly string[], io: CliIO): Promi
   } catch (error) {
     throw new SetupError(`coverage: ${(error as Error).message}`);
   }
-  const title = values.title ?? `Conformance coverage (${positionals.length} file${positionals.length === 1 ? '' : 's'})`;
+  const title =
+    values.title ?? `Conformance coverage (${positionals.length} file${positionals.length === 1 ? '' : 's'})`;
   await writeCoverageReport(dir, merged, { title, context: { kind: 'merged', files: positionals.length } });
   if (values.json === true) {
     io.stdout.write(`${JSON.stringify(merged, null, 2)}\n`);

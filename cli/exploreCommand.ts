@@ -10,7 +10,15 @@ import { toArtifact, writeArtifact } from '../conformance/lockstep/artifact.ts';
 import { Budget } from '../conformance/budget.ts';
 import { writeCoverageReport } from '../conformance/coverage/coverageFiles.ts';
 import { neverHit } from '../conformance/coverage/coverage.ts';
-import { DEFAULT_EXPLORATION, DEFAULT_MAX_STATES, DEFAULT_SCOPE, EXPLORE_CONFIGS, collisionProbability, explore, exploreConfig } from '../conformance/explore/index.ts';
+import {
+  DEFAULT_EXPLORATION,
+  DEFAULT_MAX_STATES,
+  DEFAULT_SCOPE,
+  EXPLORE_CONFIGS,
+  collisionProbability,
+  explore,
+  exploreConfig,
+} from '../conformance/explore/index.ts';
 import type { ExplorePart, ExploreResult, ExploreScope } from '../conformance/explore/index.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
 import type { CliIO } from './args.ts';
@@ -59,11 +67,26 @@ Options:
   -h, --help           show this text
 `;
 
-const SCOPE_FLAGS = ['jobs', 'accounts', 'workers', 'keys', 'amounts', 'lifetimes', 'horizon', 'configs', 'no-restarts', 'no-probes', 'no-symmetry'] as const;
+const SCOPE_FLAGS = [
+  'jobs',
+  'accounts',
+  'workers',
+  'keys',
+  'amounts',
+  'lifetimes',
+  'horizon',
+  'configs',
+  'no-restarts',
+  'no-probes',
+  'no-symmetry',
+] as const;
 
 function numberList(flag: string, value: string): number[] {
   const parts = value.split(',').map((s) => s.trim());
-  if (parts.length === 0 || parts.some((p) => !/^-?\d+$/.test(p))) throw new UsageError(`explore: --${flag} must be a comma-separated list of integers (got ${JSON.stringify(value)})`);
+  if (parts.length === 0 || parts.some((p) => !/^-?\d+$/.test(p)))
+    throw new UsageError(
+      `explore: --${flag} must be a comma-separated list of integers (got ${JSON.stringify(value)})`,
+    );
   return parts.map(Number);
 }
 
@@ -73,20 +96,30 @@ function partsOf(values: Record<string, string | boolean | undefined>): ExploreP
   const str = (f: string): string | undefined => (typeof values[f] === 'string' ? (values[f] as string) : undefined);
   const scope: Partial<{ -readonly [K in keyof ExploreScope]: ExploreScope[K] }> = {};
   const counts = ['jobs', 'accounts', 'workers', 'keys'] as const;
-  for (const f of counts) if (str(f) !== undefined) scope[f] = intFlag('explore', f, str(f), DEFAULT_SCOPE[f], 1, f === 'jobs' ? 15 : 64);
-  if (str('horizon') !== undefined) scope.horizon = intFlag('explore', 'horizon', str('horizon'), DEFAULT_SCOPE.horizon, 0, 10_000);
+  for (const f of counts)
+    if (str(f) !== undefined) scope[f] = intFlag('explore', f, str(f), DEFAULT_SCOPE[f], 1, f === 'jobs' ? 15 : 64);
+  if (str('horizon') !== undefined)
+    scope.horizon = intFlag('explore', 'horizon', str('horizon'), DEFAULT_SCOPE.horizon, 0, 10_000);
   if (str('amounts') !== undefined) scope.amounts = numberList('amounts', str('amounts') ?? '');
   if (str('lifetimes') !== undefined) {
     scope.lifetimes = numberList('lifetimes', str('lifetimes') ?? '');
-    if (scope.lifetimes.some((l) => l < 1 || l > 10_000)) throw new UsageError(`explore: --lifetimes must be from 1 to 10000 (got ${JSON.stringify(str('lifetimes'))})`);
+    if (scope.lifetimes.some((l) => l < 1 || l > 10_000))
+      throw new UsageError(`explore: --lifetimes must be from 1 to 10000 (got ${JSON.stringify(str('lifetimes'))})`);
   }
-  if (scope.amounts?.some((a) => Math.abs(a) > 1_000_000) === true) throw new UsageError(`explore: --amounts must be from -1000000 to 1000000 (got ${JSON.stringify(str('amounts'))})`);
+  if (scope.amounts?.some((a) => Math.abs(a) > 1_000_000) === true)
+    throw new UsageError(`explore: --amounts must be from -1000000 to 1000000 (got ${JSON.stringify(str('amounts'))})`);
   if (values['no-restarts'] === true) scope.restarts = false;
   if (values['no-probes'] === true) scope.probes = false;
   if (values['no-symmetry'] === true) scope.symmetry = false;
-  const names = str('configs')?.split(',').map((s) => s.trim()) ?? EXPLORE_CONFIGS.map((c) => c.name);
+  const names =
+    str('configs')
+      ?.split(',')
+      .map((s) => s.trim()) ?? EXPLORE_CONFIGS.map((c) => c.name);
   for (const n of names) {
-    if (exploreConfig(n) === undefined) throw new UsageError(`explore: no config named ${JSON.stringify(n)} (known: ${EXPLORE_CONFIGS.map((c) => c.name).join(', ')})`);
+    if (exploreConfig(n) === undefined)
+      throw new UsageError(
+        `explore: no config named ${JSON.stringify(n)} (known: ${EXPLORE_CONFIGS.map((c) => c.name).join(', ')})`,
+      );
   }
   return [{ name: 'scope', scope, configs: names }];
 }
@@ -94,7 +127,12 @@ function partsOf(values: Record<string, string | boolean | undefined>): ExploreP
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 /** The text report of an exploration. Pure. */
-export function renderExploreText(result: ExploreResult, target: string, files: { dir: string; artifact?: string }, replayFlags: string | undefined): string {
+export function renderExploreText(
+  result: ExploreResult,
+  target: string,
+  files: { dir: string; artifact?: string },
+  replayFlags: string | undefined,
+): string {
   const lines = [`jobcheck explore: ${target}`];
   for (const p of result.parts) {
     const s = p.scope;
@@ -127,10 +165,14 @@ export function renderExploreText(result: ExploreResult, target: string, files: 
   }
   lines.push('');
   lines.push(`states: ${result.states} distinct, ${result.transitions} transitions; CPU ${seconds(result.cpuMs)}`);
-  lines.push(`fingerprints: 64-bit; chance that two of these states collided: about ${collisionProbability(Math.max(...result.configs.map((c) => c.states), 0)).toExponential(1)} per config`);
+  lines.push(
+    `fingerprints: 64-bit; chance that two of these states collided: about ${collisionProbability(Math.max(...result.configs.map((c) => c.states), 0)).toExponential(1)} per config`,
+  );
   lines.push(`coverage (exploration): ${coverageSummary(result.coverage)}`);
   lines.push(`  transitions never hit: ${neverHitLine(neverHit(result.coverage, 'transitions'))}`);
-  lines.push(`report: ${files.dir} (${files.artifact === undefined ? '' : 'failure.json, '}coverage.json, coverage.md, coverage.html)`);
+  lines.push(
+    `report: ${files.dir} (${files.artifact === undefined ? '' : 'failure.json, '}coverage.json, coverage.md, coverage.html)`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -164,7 +206,13 @@ export function exploreJson(result: ExploreResult, target: string, files: { dir:
       counterexample:
         c.counterexample === null
           ? null
-          : { kind: c.counterexample.kind, invariant: c.counterexample.invariant ?? null, message: c.counterexample.message, steps: c.counterexample.path.length, path: c.counterexample.path },
+          : {
+              kind: c.counterexample.kind,
+              invariant: c.counterexample.invariant ?? null,
+              message: c.counterexample.message,
+              steps: c.counterexample.path.length,
+              path: c.counterexample.path,
+            },
     })),
     notRun: result.notRun,
     story: result.story,
@@ -175,26 +223,31 @@ export function exploreJson(result: ExploreResult, target: string, files: { dir:
 
 /** Runs `jobcheck explore`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
 export async function exploreCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs('explore', argv, {
-    ...TARGET_OPTIONS,
-    jobs: { type: 'string' },
-    accounts: { type: 'string' },
-    workers: { type: 'string' },
-    keys: { type: 'string' },
-    amounts: { type: 'string' },
-    lifetimes: { type: 'string' },
-    horizon: { type: 'string' },
-    configs: { type: 'string' },
-    'no-restarts': { type: 'boolean' },
-    'no-probes': { type: 'boolean' },
-    'no-symmetry': { type: 'boolean' },
-    'max-states': { type: 'string' },
-    'time-limit': { type: 'string' },
-    threads: { type: 'string' },
-    report: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  }, false);
+  const { values } = parseCommandArgs(
+    'explore',
+    argv,
+    {
+      ...TARGET_OPTIONS,
+      jobs: { type: 'string' },
+      accounts: { type: 'string' },
+      workers: { type: 'string' },
+      keys: { type: 'string' },
+      amounts: { type: 'string' },
+      lifetimes: { type: 'string' },
+      horizon: { type: 'string' },
+      configs: { type: 'string' },
+      'no-restarts': { type: 'boolean' },
+      'no-probes': { type: 'boolean' },
+      'no-symmetry': { type: 'boolean' },
+      'max-states': { type: 'string' },
+      'time-limit': { type: 'string' },
+      threads: { type: 'string' },
+      report: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    false,
+  );
   if (values.help === true) {
     io.stdout.write(EXPLORE_USAGE);
     return 0;
@@ -202,10 +255,23 @@ export async function exploreCommand(argv: readonly string[], io: CliIO): Promis
   const parts = partsOf(values);
   const maxStates = intFlag('explore', 'max-states', values['max-states'], DEFAULT_MAX_STATES, 1, 100_000_000);
   const threads = intFlag('explore', 'threads', values.threads, 1, 1, 64);
-  const timeLimitMs = durationFlag('explore', 'time-limit', values['time-limit'], DEFAULT_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
-  const timeout = values.timeout === undefined ? undefined : intFlag('explore', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
-  const chosen = (['impl', 'module', 'builtin', 'broken'] as const).some((k) => values[k] !== undefined && values[k] !== false);
-  if (chosen && threads > 1) throw new UsageError('explore: --threads is for the model alone; an implementation is explored on one thread');
+  const timeLimitMs = durationFlag(
+    'explore',
+    'time-limit',
+    values['time-limit'],
+    DEFAULT_TIME_LIMIT_MS,
+    1000,
+    MAX_TIME_LIMIT_MS,
+  );
+  const timeout =
+    values.timeout === undefined
+      ? undefined
+      : intFlag('explore', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const chosen = (['impl', 'module', 'builtin', 'broken'] as const).some(
+    (k) => values[k] !== undefined && values[k] !== false,
+  );
+  if (chosen && threads > 1)
+    throw new UsageError('explore: --threads is for the model alone; an implementation is explored on one thread');
   const dir = values.report ?? DEFAULT_EXPLORE_REPORT_DIR;
   await prepareReportDir('explore', dir);
   const budget = new Budget(timeLimitMs);
@@ -218,7 +284,13 @@ export async function exploreCommand(argv: readonly string[], io: CliIO): Promis
     }
     let result: ExploreResult;
     try {
-      result = await explore({ parts, maxStates, budget, threads, ...(target === undefined ? {} : { factory: target.warmFactory ?? target.factory }) });
+      result = await explore({
+        parts,
+        maxStates,
+        budget,
+        threads,
+        ...(target === undefined ? {} : { factory: target.warmFactory ?? target.factory }),
+      });
     } catch (error) {
       if (error instanceof RangeError) throw new UsageError(`explore: ${error.message}`);
       throw error;
@@ -235,7 +307,11 @@ export async function exploreCommand(argv: readonly string[], io: CliIO): Promis
       throw new SetupError(`explore: cannot write the report to ${dir}: ${(error as Error).message}`);
     }
     if (files.artifact !== undefined) files.artifact = join(dir, 'failure.json');
-    io.stdout.write(values.json === true ? `${JSON.stringify(exploreJson(result, name, files), null, 2)}\n` : renderExploreText(result, name, files, target?.flags));
+    io.stdout.write(
+      values.json === true
+        ? `${JSON.stringify(exploreJson(result, name, files), null, 2)}\n`
+        : renderExploreText(result, name, files, target?.flags),
+    );
     return result.verdict === 'complete' ? 0 : result.verdict === 'incomplete' ? EXIT_INCOMPLETE : 1;
   } finally {
     budget.dispose();

@@ -113,7 +113,10 @@ describe('following the parent', () => {
       continued = listener;
       return () => undefined;
     };
-    followParent({ gone: vi.fn(), interrupted }, { pollMs: 100, ppid: () => parent.ppid, proc: parent.proc, onContinue });
+    followParent(
+      { gone: vi.fn(), interrupted },
+      { pollMs: 100, ppid: () => parent.ppid, proc: parent.proc, onContinue },
+    );
     pass(300);
     parent.switches += 2;
     pass(100);
@@ -134,7 +137,10 @@ describe('following the parent', () => {
       const parent = fakeParent(cmdline);
       parent.caught = caught;
       const interrupted = vi.fn();
-      const stop = followParent({ gone: vi.fn(), interrupted }, { pollMs: 100, ppid: () => parent.ppid, proc: parent.proc });
+      const stop = followParent(
+        { gone: vi.fn(), interrupted },
+        { pollMs: 100, ppid: () => parent.ppid, proc: parent.proc },
+      );
       parent.switches += 5;
       pass(500);
       stop();

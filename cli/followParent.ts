@@ -98,7 +98,8 @@ export function followParent(events: ParentEvents, options: FollowParentOptions 
   // Init (or no parent at all) never exits: there is nothing to follow.
   if (parent <= 1) return () => undefined;
   const switches = (): number | undefined => contextSwitches(proc(parent, 'status') ?? '');
-  const shell = events.interrupted !== undefined && isWaitingShell(proc(parent, 'cmdline') ?? '', proc(parent, 'status') ?? '');
+  const shell =
+    events.interrupted !== undefined && isWaitingShell(proc(parent, 'cmdline') ?? '', proc(parent, 'status') ?? '');
   let seen = shell ? switches() : undefined;
   /** The shell woke at the last tick: an interrupt, unless the harness is told it was continued before the next. */
   let woke = false;

@@ -38,13 +38,16 @@ interface Case {
 
 function testcase(suiteName: string, c: Case): string {
   const head = `    <testcase classname="${xmlEscape(suiteName)}" name="${xmlEscape(c.name)}" time="${(c.ms / 1000).toFixed(3)}"`;
-  if (c.failure !== undefined) return `${head}>\n      <failure message="${xmlEscape(c.failure.message)}" type="divergence">${xmlEscape(c.failure.text)}</failure>\n    </testcase>`;
-  if (c.error !== undefined) return `${head}>\n      <error message="${xmlEscape(c.error)}" type="${c.errorType ?? 'time_limit'}">${xmlEscape(c.error)}</error>\n    </testcase>`;
+  if (c.failure !== undefined)
+    return `${head}>\n      <failure message="${xmlEscape(c.failure.message)}" type="divergence">${xmlEscape(c.failure.text)}</failure>\n    </testcase>`;
+  if (c.error !== undefined)
+    return `${head}>\n      <error message="${xmlEscape(c.error)}" type="${c.errorType ?? 'time_limit'}">${xmlEscape(c.error)}</error>\n    </testcase>`;
   if (c.skipped !== undefined) return `${head}>\n      <skipped message="${xmlEscape(c.skipped)}"/>\n    </testcase>`;
   return `${head}/>`;
 }
 
-const countOf = (cases: readonly Case[], key: 'failure' | 'error' | 'skipped'): number => cases.filter((c) => c[key] !== undefined).length;
+const countOf = (cases: readonly Case[], key: 'failure' | 'error' | 'skipped'): number =>
+  cases.filter((c) => c[key] !== undefined).length;
 
 /** A suite's `<properties>`: name and value pairs, none when empty. */
 type Properties = ReadonlyArray<readonly [string, string | number]>;
@@ -53,14 +56,26 @@ function suite(name: string, cases: readonly Case[], timestamp: string, properti
   const time = cases.reduce((t, c) => t + c.ms, 0) / 1000;
   const head = `  <testsuite name="${xmlEscape(name)}" tests="${cases.length}" failures="${countOf(cases, 'failure')}" errors="${countOf(cases, 'error')}" skipped="${countOf(cases, 'skipped')}" time="${time.toFixed(3)}" timestamp="${timestamp}">`;
   const props =
-    properties.length === 0 ? [] : ['    <properties>', ...properties.map(([k, v]) => `      <property name="${xmlEscape(k)}" value="${xmlEscape(String(v))}"/>`), '    </properties>'];
+    properties.length === 0
+      ? []
+      : [
+          '    <properties>',
+          ...properties.map(([k, v]) => `      <property name="${xmlEscape(k)}" value="${xmlEscape(String(v))}"/>`),
+          '    </properties>',
+        ];
   return [head, ...props, ...cases.map((c) => testcase(name, c)), '  </testsuite>'].join('\n');
 }
 
 /** An ISO timestamp without milliseconds, as JUnit readers expect (`2025-01-31T12:00:00Z`). Pure. */
 const isoSeconds = (at: Date): string => `${at.toISOString().slice(0, 19)}Z`;
 
-function document(name: string, all: readonly Case[], ms: number, timestamp: string, suites: readonly string[]): string {
+function document(
+  name: string,
+  all: readonly Case[],
+  ms: number,
+  timestamp: string,
+  suites: readonly string[],
+): string {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${xmlEscape(name)}" tests="${all.length}" failures="${countOf(all, 'failure')}" errors="${countOf(all, 'error')}" skipped="${countOf(all, 'skipped')}" time="${(ms / 1000).toFixed(3)}" timestamp="${timestamp}">`,
@@ -99,7 +114,9 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
       return {
         name: o.path.name,
         ms: report.pathMs[i] ?? 0,
-        ...(d === null ? {} : { failure: { message: `diverges at step ${d.step} (${d.kind})`, text: renderStory(o.result) } }),
+        ...(d === null
+          ? {}
+          : { failure: { message: `diverges at step ${d.step} (${d.kind})`, text: renderStory(o.result) } }),
       };
     }),
     ...report.paths.notRun.map((p) => ({ name: p.name, ms: 0, skipped: NOT_RUN })),
@@ -113,7 +130,11 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
         ? {
             failure: {
               message: `diverges; shrunk from ${c.firstFailureLength} to ${c.counterexample.steps.length} steps`,
-              text: renderStory(c.counterexample, { seed: ctx.seed, path: c.path, ...(c.path === null ? {} : { reproduceCommand: reproduceCommand(ctx, c.path) }) }),
+              text: renderStory(c.counterexample, {
+                seed: ctx.seed,
+                path: c.path,
+                ...(c.path === null ? {} : { reproduceCommand: reproduceCommand(ctx, c.path) }),
+              }),
             },
           }
         : c.verdict === 'incomplete'
@@ -145,7 +166,12 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
             name: 'concurrent campaign',
             ms: k.durationMs,
             ...(k.verdict === 'failed' && report.failure?.source === 'concurrent'
-              ? { failure: { message: `not linearizable: ${concurrentLine(k)}`, text: renderFailure(report.failure, report, ctx) } }
+              ? {
+                  failure: {
+                    message: `not linearizable: ${concurrentLine(k)}`,
+                    text: renderFailure(report.failure, report, ctx),
+                  },
+                }
               : k.verdict === 'failed'
                 ? { failure: { message: `not linearizable: ${concurrentLine(k)}`, text: k.story ?? '' } }
                 : k.verdict === 'passed'
@@ -166,6 +192,14 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
     suite('jobcheck.paths', paths, timestamp),
     suite('jobcheck.campaign', campaign, timestamp, properties),
     suite('jobcheck.exploration', exploration, timestamp),
-    ...(k === null ? [] : [suite('jobcheck.concurrent', concurrent, timestamp, [['workers', k.workers], ['seed', k.seed], ...(k.path === null ? [] : [['path', k.path] as const])])]),
+    ...(k === null
+      ? []
+      : [
+          suite('jobcheck.concurrent', concurrent, timestamp, [
+            ['workers', k.workers],
+            ['seed', k.seed],
+            ...(k.path === null ? [] : [['path', k.path] as const]),
+          ]),
+        ]),
   ]);
 }

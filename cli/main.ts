@@ -25,7 +25,9 @@ function endNow(code: number, why: string): never {
   killAllPeers();
   try {
     // A progress line hides the cursor while it draws; give it back. Then one line of why.
-    process.stderr.write(`${process.stderr.isTTY === true ? '\x1b[?25h\n' : ''}jobcheck: ${why}; every implementation process was ended\n`);
+    process.stderr.write(
+      `${process.stderr.isTTY === true ? '\x1b[?25h\n' : ''}jobcheck: ${why}; every implementation process was ended\n`,
+    );
   } catch {
     // stderr is gone too: the exit code says it
   }
@@ -37,11 +39,15 @@ for (const [signal, code] of Object.entries(SIGNAL_EXIT)) {
 }
 // bin/jobcheck.js reads the parent first thing; a caller that loads this file by itself has it read here.
 const startedUnder = (globalThis as Record<symbol, unknown>)[Symbol.for('jobcheck.parent')];
-followParent({
-  gone: (parent) => endNow(EXIT_PARENT_GONE, `stopped: the process that started it (pid ${parent}) is gone`),
-  // npm's `sh -c` holds a SIGINT sent to npx until its command ends: the harness takes it as its own.
-  interrupted: (parent) => endNow(SIGNAL_EXIT.SIGINT, `stopped by SIGINT, caught by the shell that started it (pid ${parent})`),
-}, typeof startedUnder === 'number' ? { parent: startedUnder } : {});
+followParent(
+  {
+    gone: (parent) => endNow(EXIT_PARENT_GONE, `stopped: the process that started it (pid ${parent}) is gone`),
+    // npm's `sh -c` holds a SIGINT sent to npx until its command ends: the harness takes it as its own.
+    interrupted: (parent) =>
+      endNow(SIGNAL_EXIT.SIGINT, `stopped by SIGINT, caught by the shell that started it (pid ${parent})`),
+  },
+  typeof startedUnder === 'number' ? { parent: startedUnder } : {},
+);
 
 // A reader that goes away early (`jobcheck demo --all | head`) closes the pipe: the write that
 // meets it fails with EPIPE. That is no failure of the command: what follows is dropped, and the
@@ -51,11 +57,16 @@ for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     closed.add(stream);
     if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
-    if (!closed.has(process.stderr)) process.stderr.write(`jobcheck: cannot write ${stream === process.stdout ? 'stdout' : 'stderr'}: ${error.message}\n`);
+    if (!closed.has(process.stderr))
+      process.stderr.write(
+        `jobcheck: cannot write ${stream === process.stdout ? 'stdout' : 'stderr'}: ${error.message}\n`,
+      );
     process.exitCode = 2;
   });
 }
-const unlessClosed = (stream: NodeJS.WriteStream): { write(text: string): boolean } => ({ write: (text) => (closed.has(stream) ? true : stream.write(text)) });
+const unlessClosed = (stream: NodeJS.WriteStream): { write(text: string): boolean } => ({
+  write: (text) => (closed.has(stream) ? true : stream.write(text)),
+});
 
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: unlessClosed(process.stdout),

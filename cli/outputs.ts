@@ -22,14 +22,16 @@ export async function prepareOutputDir(command: string, what: string, dir: strin
     try {
       info = await stat(current);
     } catch (error) {
-      if (code(error) !== 'ENOENT' && code(error) !== 'ENOTDIR') throw new SetupError(`${command}: cannot use ${what} ${dir}: ${reason(error)}`);
+      if (code(error) !== 'ENOENT' && code(error) !== 'ENOTDIR')
+        throw new SetupError(`${command}: cannot use ${what} ${dir}: ${reason(error)}`);
       missing.unshift(current);
       const parent = dirname(current);
       if (parent === current) throw new SetupError(`${command}: cannot use ${what} ${dir}: no part of the path exists`);
       current = parent;
       continue;
     }
-    if (!info.isDirectory()) throw new SetupError(`${command}: cannot use ${what} ${dir}: ${current} is not a directory`);
+    if (!info.isDirectory())
+      throw new SetupError(`${command}: cannot use ${what} ${dir}: ${current} is not a directory`);
     break;
   }
   for (const level of missing) {

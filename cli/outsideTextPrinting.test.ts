@@ -28,27 +28,58 @@ function expectInert(text: string): void {
 }
 
 describe('text from outside, printed', () => {
-  it('prints an artifact\'s foundAgainst escaped in the replay heading', async () => {
+  it("prints an artifact's foundAgainst escaped in the replay heading", async () => {
     const file = join(dir, 'evil-artifact.json');
-    const snapshot = { format: 'jobcheck.snapshot/1', config, clock: 1, nextToken: 1, nextSeq: 1, jobs: {}, balances: {}, effects: {} };
-    const artifact = { format: 'jobcheck.artifact/1', foundAgainst: EVIL, createdAt: '2026-01-01T00:00:00.000Z', config, steps: [{ do: { type: 'tick', now: 1 }, expect: { ok: true, type: 'tick', clock: 1 }, snapshot }] };
+    const snapshot = {
+      format: 'jobcheck.snapshot/1',
+      config,
+      clock: 1,
+      nextToken: 1,
+      nextSeq: 1,
+      jobs: {},
+      balances: {},
+      effects: {},
+    };
+    const artifact = {
+      format: 'jobcheck.artifact/1',
+      foundAgainst: EVIL,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      config,
+      steps: [{ do: { type: 'tick', now: 1 }, expect: { ok: true, type: 'tick', clock: 1 }, snapshot }],
+    };
     writeFileSync(file, JSON.stringify(artifact));
     let stdout = '';
     let stderr = '';
-    const code = await runCli(['replay', file, '--builtin'], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, isTTY: false });
+    const code = await runCli(['replay', file, '--builtin'], {
+      stdout: { write: (s: string) => (stdout += s) },
+      stderr: { write: (s: string) => (stderr += s) },
+      isTTY: false,
+    });
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout.split('\n')[0]).toContain('found against evil\\nverdict: AGREE\\x1b[2J\\r)');
     expectInert(stdout);
   });
 
-  it('prints the name an implementation gave itself escaped in the check\'s heading', () => {
-    const name = implementationName({ target: 'python3 jobstore.py', implementation: EVIL, flags: '', seed: 1, runs: 1 });
+  it("prints the name an implementation gave itself escaped in the check's heading", () => {
+    const name = implementationName({
+      target: 'python3 jobstore.py',
+      implementation: EVIL,
+      flags: '',
+      seed: 1,
+      runs: 1,
+    });
     expect(name).toBe('python3 jobstore.py (evil\\nverdict: AGREE\\x1b[2J\\r)');
   });
 
   it('keeps a protocol error one line that prints as itself, whatever the refusal, the reply and stderr hold', () => {
-    const error = new ProcessError('handshake_failed', `hello refused (invalid_config: ${EVIL})`, { command: 'x', sent: '{"type":"hello"}', lineNumber: 1, received: `{"ok":false,"message":"\u001b[2J"}`, stderr: [EVIL] });
+    const error = new ProcessError('handshake_failed', `hello refused (invalid_config: ${EVIL})`, {
+      command: 'x',
+      sent: '{"type":"hello"}',
+      lineNumber: 1,
+      received: `{"ok":false,"message":"\u001b[2J"}`,
+      stderr: [EVIL],
+    });
     expect(error.message).not.toMatch(/[\n\r\u001b]/);
     expect(error.message).toContain('hello refused (invalid_config: evil\\nverdict: AGREE\\x1b[2J\\r)');
     expect(error.message).toContain('stderr: evil\\nverdict: AGREE');
@@ -62,7 +93,9 @@ describe('coverage sources from outside, written', () => {
     const md = coverageMarkdown(cov);
     const line = md.split('\n').find((l) => l.startsWith('Runs:')) ?? '';
     // Rendered, this reads `evil | cell\n# Heading `x` <b>bold</b>\x1b[2J`: every character as itself, the escapes included.
-    expect(line).toBe(String.raw`Runs: 0, steps: 0. Sources: campaign; evil \| cell\\n# Heading \`x\` \<b\>bold\</b\>\\x1b\[2J.`);
+    expect(line).toBe(
+      String.raw`Runs: 0, steps: 0. Sources: campaign; evil \| cell\\n# Heading \`x\` \<b\>bold\</b\>\\x1b\[2J.`,
+    );
     expect(md).not.toMatch(/^# Heading/m);
     expectInert(md);
   });

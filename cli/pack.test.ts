@@ -33,27 +33,48 @@ interface Packed {
 let packed: Packed;
 
 /** Runs `command` in `cwd`, returning its exit code and output; never throws. */
-function run(cwd: string, command: string, args: readonly string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, npm_config_update_notifier: 'false' } });
+function run(
+  cwd: string,
+  command: string,
+  args: readonly string[],
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Installs `packages` into `project`, from npm's cache where it has them, else from the registry. */
 function install(project: string, packages: readonly string[]): void {
-  execFileSync(NPM, ['install', ...packages, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: 'pipe', timeout: 400_000 });
+  execFileSync(
+    NPM,
+    ['install', ...packages, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+    { cwd: project, stdio: 'pipe', timeout: 400_000 },
+  );
 }
 
 /** A fresh project (`npm init -y`'s package.json, with "type": "module" for ESM) with the tarball installed. */
 function project(name: string, type: 'module' | 'commonjs'): string {
   const path = join(dir, name);
   mkdirSync(path);
-  writeFileSync(join(path, 'package.json'), `${JSON.stringify({ name, version: '1.0.0', private: true, ...(type === 'module' ? { type } : {}) }, null, 2)}\n`);
+  writeFileSync(
+    join(path, 'package.json'),
+    `${JSON.stringify({ name, version: '1.0.0', private: true, ...(type === 'module' ? { type } : {}) }, null, 2)}\n`,
+  );
   install(path, [join(dir, packed.filename)]);
   return path;
 }
 
 beforeAll(() => {
-  const out = execFileSync(NPM, ['pack', '--json', '--pack-destination', dir, '--loglevel=error'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  const out = execFileSync(NPM, ['pack', '--json', '--pack-destination', dir, '--loglevel=error'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
+  });
   // prepack's build writes its own lines before the JSON.
   packed = (JSON.parse(out.slice(out.indexOf('[\n'))) as Packed[])[0] as Packed;
 }, 150_000);
@@ -97,20 +118,55 @@ void runCheck(42);
 
     it('checks the Python example with npx jobcheck check --impl', () => {
       copyFileSync(join(ROOT, 'examples/python/jobstore.py'), join(esm, 'jobstore.py'));
-      const r = run(esm, 'npx', ['--offline', 'jobcheck', 'check', '--impl', 'python3 jobstore.py', '--runs', '20', '--no-explore']);
+      const r = run(esm, 'npx', [
+        '--offline',
+        'jobcheck',
+        'check',
+        '--impl',
+        'python3 jobstore.py',
+        '--runs',
+        '20',
+        '--no-explore',
+      ]);
       expect(r.stderr).toBe('');
       expect(r.stdout).toMatch(/verdict: AGREE with the model/);
       expect(r.code).toBe(0);
     });
 
     it('loads a .js --module adapter, and refuses a .ts one in one line that names tsx as the fix', () => {
-      writeFileSync(join(esm, 'adapter.js'), `import { jobStoreFactory } from 'jobcheck';\nexport default jobStoreFactory();\n`);
-      writeFileSync(join(esm, 'adapter.ts'), `import { jobStoreFactory } from 'jobcheck';\nexport default jobStoreFactory();\n`);
-      const js = run(esm, 'npx', ['--offline', 'jobcheck', 'check', '--module', 'adapter.js', '--runs', '20', '--no-explore']);
+      writeFileSync(
+        join(esm, 'adapter.js'),
+        `import { jobStoreFactory } from 'jobcheck';\nexport default jobStoreFactory();\n`,
+      );
+      writeFileSync(
+        join(esm, 'adapter.ts'),
+        `import { jobStoreFactory } from 'jobcheck';\nexport default jobStoreFactory();\n`,
+      );
+      const js = run(esm, 'npx', [
+        '--offline',
+        'jobcheck',
+        'check',
+        '--module',
+        'adapter.js',
+        '--runs',
+        '20',
+        '--no-explore',
+      ]);
       expect(js.stdout).toMatch(/verdict: AGREE with the model/);
       expect(js.code).toBe(0);
-      const ts = run(esm, 'npx', ['--offline', 'jobcheck', 'check', '--module', 'adapter.ts', '--runs', '20', '--no-explore']);
-      expect(ts.stderr).toMatch(/^jobcheck: check: cannot load module adapter\.ts: .*install tsx in its project \(npm install --save-dev tsx\) or compile the module to JavaScript\n$/);
+      const ts = run(esm, 'npx', [
+        '--offline',
+        'jobcheck',
+        'check',
+        '--module',
+        'adapter.ts',
+        '--runs',
+        '20',
+        '--no-explore',
+      ]);
+      expect(ts.stderr).toMatch(
+        /^jobcheck: check: cannot load module adapter\.ts: .*install tsx in its project \(npm install --save-dev tsx\) or compile the module to JavaScript\n$/,
+      );
       expect(ts.code).toBe(2);
     });
   });
@@ -122,23 +178,53 @@ void runCheck(42);
     }, 420_000);
 
     it('loads a .js --module adapter, and refuses a .ts one until tsx is installed, then loads it with tsx', () => {
-      writeFileSync(join(cjs, 'adapter.js'), `module.exports = async (config) => (await import('jobcheck')).jobStoreFactory()(config);\n`);
+      writeFileSync(
+        join(cjs, 'adapter.js'),
+        `module.exports = async (config) => (await import('jobcheck')).jobStoreFactory()(config);\n`,
+      );
       writeFileSync(
         join(cjs, 'adapter.ts'),
         // Compiled to CommonJS by tsx: the import becomes require() of the ESM package, which node
         // 20.19 and later do.
         `import { jobStoreFactory } from 'jobcheck';\nimport type { AdapterFactory } from 'jobcheck/adapter';\nconst factory: AdapterFactory = jobStoreFactory();\nexport default factory;\n`,
       );
-      const js = run(cjs, 'npx', ['--offline', 'jobcheck', 'check', '--module', 'adapter.js', '--runs', '20', '--no-explore']);
+      const js = run(cjs, 'npx', [
+        '--offline',
+        'jobcheck',
+        'check',
+        '--module',
+        'adapter.js',
+        '--runs',
+        '20',
+        '--no-explore',
+      ]);
       expect(js.stdout).toMatch(/verdict: AGREE with the model/);
       expect(js.code).toBe(0);
-      const refused = run(cjs, 'npx', ['--offline', 'jobcheck', 'check', '--module', 'adapter.ts', '--runs', '20', '--no-explore']);
+      const refused = run(cjs, 'npx', [
+        '--offline',
+        'jobcheck',
+        'check',
+        '--module',
+        'adapter.ts',
+        '--runs',
+        '20',
+        '--no-explore',
+      ]);
       expect(refused.stderr).toMatch(/^jobcheck: check: cannot load module adapter\.ts: .*install tsx in its project/);
       expect(refused.code).toBe(2);
       // The project's own tsx, as `npm install --save-dev tsx` would place it (linked from this
       // checkout's, so that the test downloads nothing more).
       symlinkSync(join(ROOT, 'node_modules/tsx'), join(cjs, 'node_modules/tsx'));
-      const ts = run(cjs, 'npx', ['--offline', 'jobcheck', 'check', '--module', 'adapter.ts', '--runs', '20', '--no-explore']);
+      const ts = run(cjs, 'npx', [
+        '--offline',
+        'jobcheck',
+        'check',
+        '--module',
+        'adapter.ts',
+        '--runs',
+        '20',
+        '--no-explore',
+      ]);
       expect(ts.stderr).toBe('');
       expect(ts.stdout).toMatch(/verdict: AGREE with the model/);
       expect(ts.code).toBe(0);

@@ -19,7 +19,12 @@ each transition and each reachable pair of transitions), with the transitions jo
 
 /** Runs `jobcheck paths`; returns the exit code. */
 export function pathsCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs('paths', argv, { script: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, false);
+  const { values } = parseCommandArgs(
+    'paths',
+    argv,
+    { script: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    false,
+  );
   if (values.help === true) {
     io.stdout.write(PATHS_USAGE);
     return Promise.resolve(0);

@@ -13,7 +13,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function run(argv: readonly string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await profileCommand(argv, { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) }, isTTY: false });
+  const code = await profileCommand(argv, {
+    stdout: { write: (t: string) => out.push(t) },
+    stderr: { write: (t: string) => err.push(t) },
+    isTTY: false,
+  });
   return { code, out: out.join(''), err: err.join('') };
 }
 
@@ -35,10 +39,22 @@ describe('jobcheck profile', () => {
 
   it('exits 1 on a departure, prints its story and writes the Markdown page', async () => {
     const markdown = join(dir, 'fifo.md');
-    const r = await run(['--builtin', '--variant', 'global-fifo', '--runs', '8', '--rule', 'account-head-only', '--markdown', markdown]);
+    const r = await run([
+      '--builtin',
+      '--variant',
+      'global-fifo',
+      '--runs',
+      '8',
+      '--rule',
+      'account-head-only',
+      '--markdown',
+      markdown,
+    ]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/account-head-only\s+departs/);
-    expect(r.out).toMatch(/reproduce: npx jobcheck profile --builtin --variant global-fifo --rule account-head-only( --path [\d:]+)?\n/);
+    expect(r.out).toMatch(
+      /reproduce: npx jobcheck profile --builtin --variant global-fifo --rule account-head-only( --path [\d:]+)?\n/,
+    );
     const page = readFileSync(markdown, 'utf8');
     expect(page).toContain('## <a id="departure-account-head-only"></a>Departure: `account-head-only`');
   });
@@ -66,8 +82,14 @@ export const profileTarget = {
     expect(r.code).toBe(0);
     const profile = profileSchema.parse(JSON.parse(r.out));
     expect(profile.queue).toBe('declared');
-    expect(profile.rules.find((x) => x.rule === 'balance-stays-safe')).toMatchObject({ status: 'unsupported', why: 'no balances' });
-    expect(profile.rules.find((x) => x.rule === 'backoff-capped')).toMatchObject({ status: 'variant', variant: 'jittered-backoff' });
+    expect(profile.rules.find((x) => x.rule === 'balance-stays-safe')).toMatchObject({
+      status: 'unsupported',
+      why: 'no balances',
+    });
+    expect(profile.rules.find((x) => x.rule === 'backoff-capped')).toMatchObject({
+      status: 'variant',
+      variant: 'jittered-backoff',
+    });
   });
 
   it('is a setup error when a declared variant does not exist', async () => {

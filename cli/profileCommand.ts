@@ -62,7 +62,8 @@ Options:
 `;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-const isProfileTarget = (v: unknown): v is ProfileTarget => isRecord(v) && typeof v['factory'] === 'function' && isRecord(v['declarations']) && typeof v['queue'] === 'string';
+const isProfileTarget = (v: unknown): v is ProfileTarget =>
+  isRecord(v) && typeof v['factory'] === 'function' && isRecord(v['declarations']) && typeof v['queue'] === 'string';
 
 /** The ProfileTarget a module exports, if it exports one (`profileTarget`, the default export, or any exported value that is one). */
 async function moduleProfileTarget(file: string): Promise<ProfileTarget | undefined> {
@@ -106,28 +107,46 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
   const runs = intFlag('profile', 'runs', values.runs, DEFAULT_PROFILE_RUNS, 1, 100_000);
   const seed = intFlag('profile', 'seed', values.seed, DEFAULT_PROFILE_SEED);
   const maxCommands = intFlag('profile', 'max-commands', values['max-commands'], DEFAULT_PROFILE_MAX_COMMANDS, 1, 1000);
-  const timeLimitMs = durationFlag('profile', 'time-limit', values['time-limit'], DEFAULT_PROFILE_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
-  const parallel = values.parallel === undefined ? undefined : intFlag('profile', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
+  const timeLimitMs = durationFlag(
+    'profile',
+    'time-limit',
+    values['time-limit'],
+    DEFAULT_PROFILE_TIME_LIMIT_MS,
+    1000,
+    MAX_TIME_LIMIT_MS,
+  );
+  const parallel =
+    values.parallel === undefined ? undefined : intFlag('profile', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
   const rule = values.rule;
   if (rule !== undefined && !(RULE_IDS as readonly string[]).includes(rule)) {
-    throw new UsageError(`profile: --rule ${JSON.stringify(rule)} is not a rule of the contract (see docs/contract.md; e.g. account-head-only)`);
+    throw new UsageError(
+      `profile: --rule ${JSON.stringify(rule)} is not a rule of the contract (see docs/contract.md; e.g. account-head-only)`,
+    );
   }
-  if (values.path !== undefined && rule === undefined) throw new UsageError('profile: --path replays one run of a rule\'s campaign: give its --rule too');
-  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path)) throw new UsageError(`profile: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
+  if (values.path !== undefined && rule === undefined)
+    throw new UsageError("profile: --path replays one run of a rule's campaign: give its --rule too");
+  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path))
+    throw new UsageError(`profile: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
   // A huge run index would make fast-check skip that many values synchronously, deaf to the time limit.
   const huge = (n: string, i: number): boolean => n.length > 15 || Number(n) >= (i === 0 ? MAX_RUNS : MAX_SHRINK_STEP);
   if (values.path?.split(':').some(huge)) {
     const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
     throw new UsageError(`profile: --path ${JSON.stringify(values.path.slice(0, 60))} names ${bounds} (invalid_path)`);
   }
-  if (values.variant !== undefined && values.builtin !== true) throw new UsageError('profile: --variant names a broken variant of the built-in store: use it with --builtin');
-  if (values.variant !== undefined && values.broken !== undefined) throw new UsageError('profile: give --variant or --broken, not both');
+  if (values.variant !== undefined && values.builtin !== true)
+    throw new UsageError('profile: --variant names a broken variant of the built-in store: use it with --builtin');
+  if (values.variant !== undefined && values.broken !== undefined)
+    throw new UsageError('profile: give --variant or --broken, not both');
   if (values.markdown !== undefined) await prepareOutputFile('profile', 'the Markdown file', values.markdown);
-  const moduleProblem = values.module === undefined ? undefined : inputFileProblem(resolve(values.module), MAX_MODULE_BYTES);
+  const moduleProblem =
+    values.module === undefined ? undefined : inputFileProblem(resolve(values.module), MAX_MODULE_BYTES);
   if (moduleProblem !== undefined) throw new UsageError(`profile: --module ${values.module}: ${moduleProblem}`);
 
   const budget = new Budget(timeLimitMs);
-  const timeout = values.timeout === undefined ? undefined : intFlag('profile', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const timeout =
+    values.timeout === undefined
+      ? undefined
+      : intFlag('profile', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
   const flags: TargetFlags = {
     impl: values.impl,
     module: values.module,
@@ -150,7 +169,10 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
       factory: (target as Target).factory,
       declarations: {},
     };
-    const shown = values.variant === undefined ? (target?.flags ?? `--module ${quote(values.module ?? '')}`) : `--builtin --variant ${quote(values.variant)}`;
+    const shown =
+      values.variant === undefined
+        ? (target?.flags ?? `--module ${quote(values.module ?? '')}`)
+        : `--builtin --variant ${quote(values.variant)}`;
     if (target !== undefined) await preflight(target, PATH_CONFIG);
     const replayFlags = `${shown}${seed === DEFAULT_PROFILE_SEED ? '' : ` --seed ${seed}`}${maxCommands === DEFAULT_PROFILE_MAX_COMMANDS ? '' : ` --max-commands ${maxCommands}`}`;
     const profile = await runProfile(profileTarget, {
@@ -160,9 +182,13 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
       budget,
       parallel: parallel ?? target?.parallel ?? 1,
       ...(rule === undefined ? {} : { rules: [rule as RuleId] }),
-      ...(rule !== undefined && values.path !== undefined ? { replay: { rule: rule as RuleId, path: values.path } } : {}),
+      ...(rule !== undefined && values.path !== undefined
+        ? { replay: { rule: rule as RuleId, path: values.path } }
+        : {}),
       replayCommand: (departing, campaign, path) =>
-        campaign === undefined || path === undefined ? `npx jobcheck profile ${replayFlags} --rule ${departing}` : `npx jobcheck profile ${replayFlags} --rule ${campaign} --path ${path}`,
+        campaign === undefined || path === undefined
+          ? `npx jobcheck profile ${replayFlags} --rule ${departing}`
+          : `npx jobcheck profile ${replayFlags} --rule ${campaign} --path ${path}`,
     }).catch((error: unknown) => {
       if (error instanceof ProfileError) throw new SetupError(`profile: ${error.message}`);
       throw error;

@@ -48,7 +48,9 @@ export function progressText(phase: CheckProgress['phase'], done: number, total:
   if (counted !== undefined) return `${LABELS[phase]} ${done} ${counted}  ${elapsedText(elapsedMs)}`;
   const t = Math.max(total, 1);
   const filled = Math.round((Math.min(done, t) / t) * BAR_SIZE);
-  const bar = cliProgress.Presets.shades_classic.barCompleteChar.repeat(filled) + cliProgress.Presets.shades_classic.barIncompleteChar.repeat(BAR_SIZE - filled);
+  const bar =
+    cliProgress.Presets.shades_classic.barCompleteChar.repeat(filled) +
+    cliProgress.Presets.shades_classic.barIncompleteChar.repeat(BAR_SIZE - filled);
   return `${LABELS[phase]} [${bar}] ${done}/${total}  ${elapsedText(elapsedMs)}`;
 }
 
@@ -56,7 +58,11 @@ export function progressText(phase: CheckProgress['phase'], done: number, total:
  * A progress line on `stream` when `enabled` (a terminal), a silent one otherwise. `now` gives
  * the time in ms (tests pass their own); the elapsed time counts from the line's creation.
  */
-export function progressLine(enabled: boolean, stream: NodeJS.WritableStream = process.stderr, now: () => number = () => performance.now()): ProgressLine {
+export function progressLine(
+  enabled: boolean,
+  stream: NodeJS.WritableStream = process.stderr,
+  now: () => number = () => performance.now(),
+): ProgressLine {
   if (!enabled) return { update: () => undefined, stop: () => undefined };
   const started = now();
   let phase: CheckProgress['phase'] = 'fixtures';

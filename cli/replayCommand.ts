@@ -37,17 +37,35 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
   const { values, positionals } = parseCommandArgs(
     'replay',
     argv,
-    { ...TARGET_OPTIONS, json: { type: 'boolean' }, 'time-limit': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    {
+      ...TARGET_OPTIONS,
+      json: { type: 'boolean' },
+      'time-limit': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     true,
   );
   if (values.help === true) {
     io.stdout.write(REPLAY_USAGE);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(`replay: give exactly one artifact file (got ${positionals.length}) (see jobcheck replay --help)`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      `replay: give exactly one artifact file (got ${positionals.length}) (see jobcheck replay --help)`,
+    );
   const file = positionals[0] as string;
-  const timeout = values.timeout === undefined ? undefined : intFlag('replay', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
-  const timeLimitMs = durationFlag('replay', 'time-limit', values['time-limit'], DEFAULT_TIME_LIMIT_MS, 1000, MAX_TIME_LIMIT_MS);
+  const timeout =
+    values.timeout === undefined
+      ? undefined
+      : intFlag('replay', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const timeLimitMs = durationFlag(
+    'replay',
+    'time-limit',
+    values['time-limit'],
+    DEFAULT_TIME_LIMIT_MS,
+    1000,
+    MAX_TIME_LIMIT_MS,
+  );
   let artifact: Artifact;
   try {
     artifact = await readArtifact(file);
@@ -59,14 +77,25 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
   const target = await resolveTarget('replay', { ...values, timeout, budget }, io);
   try {
     const result = await replayArtifact(artifact, target.factory, { budget });
-    if (result.divergence?.step === 0) throw new SetupError(`replay: cannot start the implementation ${target.name}: ${result.divergence.error ?? ''}`);
+    if (result.divergence?.step === 0)
+      throw new SetupError(`replay: cannot start the implementation ${target.name}: ${result.divergence.error ?? ''}`);
     const verdict = result.divergence !== null ? 'diverge' : result.interrupted === true ? 'incomplete' : 'agree';
-    const story = verdict === 'incomplete' ? `stopped by the time limit after ${result.steps.length} of ${artifact.steps.length} steps, all agreeing (not a pass)` : renderStory(result);
+    const story =
+      verdict === 'incomplete'
+        ? `stopped by the time limit after ${result.steps.length} of ${artifact.steps.length} steps, all agreeing (not a pass)`
+        : renderStory(result);
     if (values.json === true) {
-      const divergence = result.divergence === null ? null : (({ implSnapshot: _dropped, ...rest }) => rest)(result.divergence);
-      io.stdout.write(`${JSON.stringify({ verdict, artifact: file, target: target.name, steps: result.steps.length, divergence, story }, null, 2)}\n`);
+      const divergence =
+        result.divergence === null ? null : (({ implSnapshot: _dropped, ...rest }) => rest)(result.divergence);
+      io.stdout.write(
+        `${JSON.stringify({ verdict, artifact: file, target: target.name, steps: result.steps.length, divergence, story }, null, 2)}\n`,
+      );
     } else {
-      io.stdout.write(terminalBlock(`jobcheck replay: ${outsideText(file)} (${artifact.steps.length} steps, found against ${outsideText(clipText(artifact.foundAgainst, 200))}) on ${outsideText(target.name)}\n\n${story}\n`));
+      io.stdout.write(
+        terminalBlock(
+          `jobcheck replay: ${outsideText(file)} (${artifact.steps.length} steps, found against ${outsideText(clipText(artifact.foundAgainst, 200))}) on ${outsideText(target.name)}\n\n${story}\n`,
+        ),
+      );
     }
     return verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
   } finally {

@@ -34,7 +34,11 @@ interface Run {
 /** Runs `node bin/jobcheck.js ...args`, killed (SIGKILL) past HANG_BOUND_MS. */
 function jobcheck(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/jobcheck.js', ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/jobcheck.js', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
@@ -63,23 +67,67 @@ describe('an edited reproduce line is refused before any work, or is not a pass'
   it('refuses a --path one step longer than its counterexample goes (invalid_path), rather than INCOMPLETE "stopped by the time limit"', async () => {
     const found = await runCampaign({ factory: catalogueVariant('backoff-not-capped')!.factory, seed: 1, runs: 30 });
     expect(found.path).not.toBeNull();
-    const r = await jobcheck('check', '--broken', 'backoff-not-capped', '--seed', '1', '--path', `${found.path}:999`, ...quick());
+    const r = await jobcheck(
+      'check',
+      '--broken',
+      'backoff-not-capped',
+      '--seed',
+      '1',
+      '--path',
+      `${found.path}:999`,
+      ...quick(),
+    );
     expectRefused(r, /--path "[\d:.]+" names no scenario of seed 1.*\(invalid_path\)/);
   });
 
   it('tells a --path whose runs all agree as INCOMPLETE (exit 3), never as AGREE for a broken variant', async () => {
     const found = await runCampaign({ factory: catalogueVariant('backoff-not-capped')!.factory, seed: 1, runs: 30 });
-    const r = await jobcheck('check', '--broken', 'backoff-not-capped', '--seed', '1', '--path', `${found.path}:0`, ...quick());
+    const r = await jobcheck(
+      'check',
+      '--broken',
+      'backoff-not-capped',
+      '--seed',
+      '1',
+      '--path',
+      `${found.path}:0`,
+      ...quick(),
+    );
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/verdict: INCOMPLETE: the runs named by --path [\d:]+ all agree, so the campaign they stand for did not run/);
+    expect(r.stdout).toMatch(
+      /verdict: INCOMPLETE: the runs named by --path [\d:]+ all agree, so the campaign they stand for did not run/,
+    );
     expect(r.stdout).not.toMatch(/stopped by the time limit/);
   });
 
   it('refuses a --concurrent-path that names no scenario (6:999999), rather than "0 runs, every history linearizable"', async () => {
-    const r = await jobcheck('check', '--builtin', '--seed', '1', '--workers', '4', '--runs', '1', '--concurrent-path', '6:999999', ...quick());
+    const r = await jobcheck(
+      'check',
+      '--builtin',
+      '--seed',
+      '1',
+      '--workers',
+      '4',
+      '--runs',
+      '1',
+      '--concurrent-path',
+      '6:999999',
+      ...quick(),
+    );
     expectRefused(r, /--concurrent-path "6:999999": its shrink steps add up to more than 100000 \(invalid_path\)/);
     // A step within the bounds that its stream does not have is refused too, after walking it.
-    const within = await jobcheck('check', '--builtin', '--seed', '1', '--workers', '4', '--runs', '1', '--concurrent-path', '6:99999', ...quick());
+    const within = await jobcheck(
+      'check',
+      '--builtin',
+      '--seed',
+      '1',
+      '--workers',
+      '4',
+      '--runs',
+      '1',
+      '--concurrent-path',
+      '6:99999',
+      ...quick(),
+    );
     expectRefused(within, /--concurrent-path "6:99999" names no scenario of seed 1 with 4 workers.*\(invalid_path\)/);
   });
 
@@ -87,7 +135,20 @@ describe('an edited reproduce line is refused before any work, or is not a pass'
     const variant = concurrentBrokenVariant('claim-reads-then-writes')!;
     const found = await runConcurrentCampaign({ factory: variant.factory, workers: 4, numRuns: 100, seed: 1 });
     expect(found.path).not.toBeNull();
-    const r = await jobcheck('check', '--broken', 'claim-reads-then-writes', '--seed', '1', '--workers', '4', '--runs', '1', '--concurrent-path', `${found.path}:0`, ...quick());
+    const r = await jobcheck(
+      'check',
+      '--broken',
+      'claim-reads-then-writes',
+      '--seed',
+      '1',
+      '--workers',
+      '4',
+      '--runs',
+      '1',
+      '--concurrent-path',
+      `${found.path}:0`,
+      ...quick(),
+    );
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/verdict: INCOMPLETE: the runs named by --concurrent-path [\d:]+ all agree/);
   }, 120_000);
@@ -101,13 +162,27 @@ describe('an edited reproduce line is refused before any work, or is not a pass'
   });
 
   it('refuses a --path whose run index is past the --runs it is given with', async () => {
-    expectRefused(await jobcheck('check', '--builtin', '--seed', '1', '--runs', '5', '--path', '7', ...quick()), /--path "7": names run 7, beyond the 5 runs/);
+    expectRefused(
+      await jobcheck('check', '--builtin', '--seed', '1', '--runs', '5', '--path', '7', ...quick()),
+      /--path "7": names run 7, beyond the 5 runs/,
+    );
   });
 });
 
 describe('a shard that holds no run is refused', () => {
   it('refuses --shard 2/2 --runs 1 (exit 2) instead of calling a broken variant AGREE', async () => {
-    const r = await jobcheck('check', '--broken', 'backoff-not-capped', '--seed', '1', '--shard', '2/2', '--runs', '1', ...quick());
+    const r = await jobcheck(
+      'check',
+      '--broken',
+      'backoff-not-capped',
+      '--seed',
+      '1',
+      '--shard',
+      '2/2',
+      '--runs',
+      '1',
+      ...quick(),
+    );
     expectRefused(r, /--shard 2\/2 holds no run of a campaign of 1 \(part i needs --runs 2 or more\)/);
   });
 });
@@ -146,12 +221,18 @@ describe('replay refuses an artifact step the harness could not send', () => {
     return file;
   }
 
-  it.each(['hello', 'snapshot'] as const)('refuses a %s step (exit 2, naming the step) instead of blaming a correct process for the harness refusing to send it', async (type) => {
-    const file = await artifactWith(type);
-    const server = `'${process.execPath}' bin/jobcheck.js serve --store memory`;
-    for (const target of [['--impl', server], ['--builtin']]) {
-      const r = await jobcheck('replay', file, ...target);
-      expectRefused(r, new RegExp(`steps\\.1\\.do: a command may not use the protocol's own type "${type}" \\(step 2\\)`));
-    }
-  });
+  it.each(['hello', 'snapshot'] as const)(
+    'refuses a %s step (exit 2, naming the step) instead of blaming a correct process for the harness refusing to send it',
+    async (type) => {
+      const file = await artifactWith(type);
+      const server = `'${process.execPath}' bin/jobcheck.js serve --store memory`;
+      for (const target of [['--impl', server], ['--builtin']]) {
+        const r = await jobcheck('replay', file, ...target);
+        expectRefused(
+          r,
+          new RegExp(`steps\\.1\\.do: a command may not use the protocol's own type "${type}" \\(step 2\\)`),
+        );
+      }
+    },
+  );
 });

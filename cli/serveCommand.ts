@@ -36,14 +36,25 @@ Example: jobcheck check --impl "npx jobcheck serve --store memory"
 `;
 
 /** Runs `jobcheck serve`; returns the exit code once stdin has ended. */
-export async function serveCommand(argv: readonly string[], io: CliIO & { readonly stdin?: NodeJS.ReadableStream; readonly output?: NodeJS.WritableStream }): Promise<number> {
-  const { values } = parseCommandArgs('serve', argv, { store: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, false);
+export async function serveCommand(
+  argv: readonly string[],
+  io: CliIO & { readonly stdin?: NodeJS.ReadableStream; readonly output?: NodeJS.WritableStream },
+): Promise<number> {
+  const { values } = parseCommandArgs(
+    'serve',
+    argv,
+    { store: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    false,
+  );
   if (values.help === true) {
     io.stdout.write(SERVE_USAGE);
     return 0;
   }
   const kind = values.store;
-  if (kind === undefined) throw new UsageError(`serve: say which store to serve: --store ${[...Object.keys(STORES), 'sqlite:<file>', 'postgres:<target>'].join(' | ')}`);
+  if (kind === undefined)
+    throw new UsageError(
+      `serve: say which store to serve: --store ${[...Object.keys(STORES), 'sqlite:<file>', 'postgres:<target>'].join(' | ')}`,
+    );
   let maker = Object.hasOwn(STORES, kind) ? STORES[kind] : undefined;
   if (kind.startsWith(SQLITE_PREFIX)) {
     const file = kind.slice(SQLITE_PREFIX.length);
@@ -54,11 +65,16 @@ export async function serveCommand(argv: readonly string[], io: CliIO & { readon
     // A URL keeps its scheme: `postgres://…` is passed whole, `postgres:/socket/dir` as the folder.
     const target = kind.startsWith('postgres://') ? kind : kind.slice(POSTGRES_PREFIX.length);
     if (target !== '' && !target.startsWith('/') && !/^postgres(ql)?:\/\//.test(target)) {
-      throw new UsageError(`serve: --store postgres:<target> needs a postgres:// URL or a unix socket folder (an absolute path), not ${JSON.stringify(target)}`);
+      throw new UsageError(
+        `serve: --store postgres:<target> needs a postgres:// URL or a unix socket folder (an absolute path), not ${JSON.stringify(target)}`,
+      );
     }
     maker = postgresStoreMaker(target);
   }
-  if (maker === undefined) throw new UsageError(`serve: no store named ${JSON.stringify(kind)} (known: ${[...Object.keys(STORES), 'sqlite:<file>', 'postgres:<target>'].join(', ')})`);
+  if (maker === undefined)
+    throw new UsageError(
+      `serve: no store named ${JSON.stringify(kind)} (known: ${[...Object.keys(STORES), 'sqlite:<file>', 'postgres:<target>'].join(', ')})`,
+    );
   await serveLines(io.stdin ?? process.stdin, io.output ?? process.stdout, maker);
   return 0;
 }

@@ -13,7 +13,12 @@ import { MODULE_FAILURE_MARK } from '../conformance/isolated/wire.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import type { Budget } from '../conformance/budget.ts';
 import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
-import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS, ProcessAdapter, processAdapterFactory } from '../conformance/protocol/index.ts';
+import {
+  DEFAULT_REPLY_TIMEOUT_MS,
+  MAX_REPLY_TIMEOUT_MS,
+  ProcessAdapter,
+  processAdapterFactory,
+} from '../conformance/protocol/index.ts';
 import type { CheckTarget } from '../conformance/check/index.ts';
 import { concurrentProcessFactory } from '../conformance/protocol/index.ts';
 import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
@@ -92,13 +97,24 @@ const PROCESS_SPARES = 2;
 const quote = (s: string): string => (/^[\w./:=@-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
 
 /** Resolves the target flags to a Target; throws UsageError for a bad combination, SetupError for a module that will not load. */
-export async function resolveTarget(command: string, flags: TargetFlags, io: { stderr: { write(text: string): unknown } }): Promise<Target> {
-  const chosen = (['impl', 'module', 'builtin', 'broken'] as const).filter((k) => flags[k] !== undefined && flags[k] !== false);
-  if (chosen.length === 0) throw new UsageError(`${command}: say which implementation to check: --impl "<command>", --module <path>, --builtin or --broken <name>`);
-  if (chosen.length > 1) throw new UsageError(`${command}: choose one implementation, not ${chosen.map((k) => `--${k}`).join(' and ')}`);
+export async function resolveTarget(
+  command: string,
+  flags: TargetFlags,
+  io: { stderr: { write(text: string): unknown } },
+): Promise<Target> {
+  const chosen = (['impl', 'module', 'builtin', 'broken'] as const).filter(
+    (k) => flags[k] !== undefined && flags[k] !== false,
+  );
+  if (chosen.length === 0)
+    throw new UsageError(
+      `${command}: say which implementation to check: --impl "<command>", --module <path>, --builtin or --broken <name>`,
+    );
+  if (chosen.length > 1)
+    throw new UsageError(`${command}: choose one implementation, not ${chosen.map((k) => `--${k}`).join(' and ')}`);
   if (flags.impl !== undefined) {
     const cmd = flags.impl.trim();
-    if (cmd === '') throw new UsageError(`${command}: --impl needs a command, e.g. --impl "python3 examples/python/jobstore.py"`);
+    if (cmd === '')
+      throw new UsageError(`${command}: --impl needs a command, e.g. --impl "python3 examples/python/jobstore.py"`);
     const factory = processAdapterFactory(cmd, {
       spares: PROCESS_SPARES,
       ...(flags.timeout === undefined ? {} : { replyTimeoutMs: flags.timeout, startTimeoutMs: 2 * flags.timeout }),
@@ -142,7 +158,10 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
       });
     } catch (error) {
       if (!(error instanceof ModuleLoadError)) throw error;
-      if (error.code === 'load_failed') throw new SetupError(`${command}: cannot load module ${flags.module}: ${clipText(error.message.split('\n')[0] ?? '', 300)}`);
+      if (error.code === 'load_failed')
+        throw new SetupError(
+          `${command}: cannot load module ${flags.module}: ${clipText(error.message.split('\n')[0] ?? '', 300)}`,
+        );
       throw new SetupError(`${command}: module ${flags.module} ${error.message}`);
     }
     return {
@@ -155,21 +174,42 @@ export async function resolveTarget(command: string, flags: TargetFlags, io: { s
     };
   }
   if (flags.builtin === true) {
-    return { name: 'impl/JobStore', flags: '--builtin', factory: jobStoreFactory(), concurrentFactory: lockedJobStoreFactory(), parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
+    return {
+      name: 'impl/JobStore',
+      flags: '--builtin',
+      factory: jobStoreFactory(),
+      concurrentFactory: lockedJobStoreFactory(),
+      parallel: flags.parallel ?? 1,
+      close: () => Promise.resolve(),
+    };
   }
   const name = flags.broken ?? '';
   const racy = concurrentBrokenVariant(name);
   if (racy !== undefined) {
     // One request at a time a racy variant keeps the contract; only the concurrent campaign can tell.
     const flagsOf = `--broken ${racy.name}`;
-    return { name: `broken/${racy.name}`, flags: flagsOf, factory: jobStoreFactory(racy.Store, `broken/${racy.name}`), concurrentFactory: racy.factory, parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
+    return {
+      name: `broken/${racy.name}`,
+      flags: flagsOf,
+      factory: jobStoreFactory(racy.Store, `broken/${racy.name}`),
+      concurrentFactory: racy.factory,
+      parallel: flags.parallel ?? 1,
+      close: () => Promise.resolve(),
+    };
   }
   const variant = catalogueVariant(name);
   if (variant === undefined) {
     const known = [...CATALOGUE, ...CONCURRENT_BROKEN_VARIANTS].map((v) => v.name).join(', ');
     throw new UsageError(`${command}: no broken variant named ${JSON.stringify(name)} (known: ${known})`);
   }
-  return { name: `broken/${variant.name}`, flags: `--broken ${variant.name}`, factory: variant.factory, concurrentFactory: sequentialFactory(variant.factory), parallel: flags.parallel ?? 1, close: () => Promise.resolve() };
+  return {
+    name: `broken/${variant.name}`,
+    flags: `--broken ${variant.name}`,
+    factory: variant.factory,
+    concurrentFactory: sequentialFactory(variant.factory),
+    parallel: flags.parallel ?? 1,
+    close: () => Promise.resolve(),
+  };
 }
 
 /**

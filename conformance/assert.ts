@@ -13,7 +13,10 @@ import { renderStory } from './lockstep/story.ts';
 export async function assertConforms(options: CampaignOptions): Promise<CampaignResult> {
   const result = await runCampaign(options);
   if (result.counterexample !== null) {
-    throw new ConformanceError('divergence', renderStory(result.counterexample, { seed: result.seed, path: result.path, symbolic: true }));
+    throw new ConformanceError(
+      'divergence',
+      renderStory(result.counterexample, { seed: result.seed, path: result.path, symbolic: true }),
+    );
   }
   return result;
 }

@@ -16,7 +16,17 @@ const names = ['__proto__', 'constructor', 'toString'] as const;
 function script(): ScriptStep[] {
   const steps: ScriptStep[] = [];
   names.forEach((name, i) => {
-    steps.push({ do: { type: 'submit', id: name, account: names[(i + 1) % 3] ?? name, key: name, amount: i + 1, deadline: 100, now: i } });
+    steps.push({
+      do: {
+        type: 'submit',
+        id: name,
+        account: names[(i + 1) % 3] ?? name,
+        key: name,
+        amount: i + 1,
+        deadline: 100,
+        now: i,
+      },
+    });
   });
   for (let t = 1; t <= 3; t++) {
     steps.push({ do: { type: 'claim', worker: 'hasOwnProperty', now: 10 * t } });
@@ -43,7 +53,9 @@ describe('names that plain objects treat specially', () => {
     const snap = toSnapshot(state);
     expect(Object.keys(snap.jobs)).toEqual(['__proto__', 'constructor', 'toString']);
     expect(Object.keys(snap.balances).sort()).toEqual(['__proto__', 'constructor', 'toString']);
-    expect(JSON.parse(JSON.stringify(snap)).balances).toEqual(JSON.parse('{"constructor":1,"toString":2,"__proto__":3}'));
+    expect(JSON.parse(JSON.stringify(snap)).balances).toEqual(
+      JSON.parse('{"constructor":1,"toString":2,"__proto__":3}'),
+    );
   });
 
   it('make JobStore agree with the model step by step, through restarts', async () => {
@@ -57,6 +69,8 @@ describe('names that plain objects treat specially', () => {
     expect(() => parseSnapshot({ ...snap, jobs: bad })).toThrow(JobcheckError);
     expect(() => parseSnapshot({ ...snap, jobs: bad })).toThrow(/jobs\.__proto__\.payload/);
     const effects = { toString: { k: { amount: 1, job: 'toString', token: 1 } } };
-    expect(() => parseSnapshot({ ...snap, nextToken: 2, balances: { toString: 1 }, effects })).toThrow(/effects\.toString\.k\.job/);
+    expect(() => parseSnapshot({ ...snap, nextToken: 2, balances: { toString: 1 }, effects })).toThrow(
+      /effects\.toString\.k\.job/,
+    );
   });
 });

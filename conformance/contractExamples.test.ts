@@ -27,11 +27,18 @@ describe('the worked examples of docs/contract.md', () => {
     const peer = new Peer(pythonCommand(python as string, 'examples/python/jobstore.py'));
     peers.push(peer);
     for (const example of examples) {
-      const ask = async (message: unknown): Promise<unknown> => JSON.parse(await peer.request(JSON.stringify(message), 10_000));
+      const ask = async (message: unknown): Promise<unknown> =>
+        JSON.parse(await peer.request(JSON.stringify(message), 10_000));
       await ask({ type: 'hello', protocol: 'jobcheck/1', config: example.before.config });
       expect(await ask({ type: 'restore', snapshot: example.before })).toEqual({ ok: true, type: 'restore' });
-      expect({ line: example.line, reply: comparableReply(await ask(example.command)) }).toEqual({ line: example.line, reply: comparableReply(example.reply) });
-      expect({ line: example.line, after: await ask({ type: 'snapshot' }) }).toEqual({ line: example.line, after: { ok: true, type: 'snapshot', snapshot: example.after } });
+      expect({ line: example.line, reply: comparableReply(await ask(example.command)) }).toEqual({
+        line: example.line,
+        reply: comparableReply(example.reply),
+      });
+      expect({ line: example.line, after: await ask({ type: 'snapshot' }) }).toEqual({
+        line: example.line,
+        after: { ok: true, type: 'snapshot', snapshot: example.after },
+      });
     }
   });
 });

@@ -69,7 +69,15 @@ describe('runs in flight at once', () => {
       const one = await runCampaign({ factory: jittered(variant.factory), runs: 100, seed: 11, parallel: 1 });
       const five = await runCampaign({ factory: jittered(variant.factory), runs: 100, seed: 11, parallel: 5 });
       expect(one.verdict).toBe('diverge');
-      const same = (r: typeof one): unknown => ({ path: r.path, story: r.story, runs: r.runs, commands: r.commands, toFirst: r.commandsToFirstFailure, length: r.firstFailureLength, coverage: r.coverage.items });
+      const same = (r: typeof one): unknown => ({
+        path: r.path,
+        story: r.story,
+        runs: r.runs,
+        commands: r.commands,
+        toFirst: r.commandsToFirstFailure,
+        length: r.firstFailureLength,
+        coverage: r.coverage.items,
+      });
       expect(same(five)).toEqual(same(one));
     },
     30_000,
@@ -79,6 +87,11 @@ describe('runs in flight at once', () => {
     const one = await runCampaign({ factory: jittered(jobStoreFactory()), runs: 40, seed: 5, parallel: 1 });
     const five = await runCampaign({ factory: jittered(jobStoreFactory()), runs: 40, seed: 5, parallel: 5 });
     expect(five.verdict).toBe('agree');
-    expect({ runs: five.runs, commands: five.commands, discarded: five.commandsDiscarded, items: five.coverage.items }).toEqual({ runs: one.runs, commands: one.commands, discarded: 0, items: one.coverage.items });
+    expect({
+      runs: five.runs,
+      commands: five.commands,
+      discarded: five.commandsDiscarded,
+      items: five.coverage.items,
+    }).toEqual({ runs: one.runs, commands: one.commands, discarded: 0, items: one.coverage.items });
   }, 30_000);
 });

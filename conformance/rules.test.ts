@@ -17,7 +17,6 @@ import {
   RESTART_RULES,
   RULE_CARRIERS,
   describeTransition,
-
   machineGuards,
   rulesExercised,
   storeTransitions,
@@ -104,14 +103,19 @@ describe('the rules and the machines', () => {
 
   it('has one carrier per rule, each with a transition, a guard or a step', () => {
     expect(RULE_CARRIERS.map((c) => c.rule)).toEqual([...RULE_IDS]);
-    for (const c of RULE_CARRIERS) expect(c.guards.length + c.jobTransitions.length + c.storeTransitions.length + (c.step === undefined ? 0 : 1)).toBeGreaterThan(0);
+    for (const c of RULE_CARRIERS)
+      expect(
+        c.guards.length + c.jobTransitions.length + c.storeTransitions.length + (c.step === undefined ? 0 : 1),
+      ).toBeGreaterThan(0);
   });
 
   it('describes a job step by its declared transition, guards as written', () => {
-    expect(describeTransition({ job: 'a', from: 'running', event: 'ADVANCE', to: 'dead', reason: 'lease_expired' })).toBe(
-      'running --ADVANCE [leaseExpired && !hasAttemptsLeft]--> dead',
+    expect(
+      describeTransition({ job: 'a', from: 'running', event: 'ADVANCE', to: 'dead', reason: 'lease_expired' }),
+    ).toBe('running --ADVANCE [leaseExpired && !hasAttemptsLeft]--> dead');
+    expect(describeTransition({ job: 'a', from: 'ready', event: 'CLAIM', to: 'running' })).toBe(
+      'ready --CLAIM--> running',
     );
-    expect(describeTransition({ job: 'a', from: 'ready', event: 'CLAIM', to: 'running' })).toBe('ready --CLAIM--> running');
   });
 });
 
@@ -120,7 +124,8 @@ function captionAbove(line: number): string {
   let i = line - 2;
   while (i >= 0 && (LINES[i] ?? '').trim() === '') i--;
   const para: string[] = [];
-  while (i >= 0 && (LINES[i] ?? '').trim() !== '' && !(LINES[i] ?? '').startsWith('```')) para.unshift(LINES[i--] ?? '');
+  while (i >= 0 && (LINES[i] ?? '').trim() !== '' && !(LINES[i] ?? '').startsWith('```'))
+    para.unshift(LINES[i--] ?? '');
   return para.join(' ').replace(/<a id="rule-[^"]*"><\/a>\*\*\[[^\]]*\]\*\* /g, '');
 }
 
@@ -188,9 +193,18 @@ describe('rulesExercised on the worked examples', () => {
 
 /** Rules that generated commands cannot reach, and why. */
 const UNREACHABLE_BY_COMMANDS: readonly (readonly [RuleId, string])[] = [
-  ['counters-stay-safe', 'nextSeq and nextToken count from 1, so no generated run gets near TIME_MAX (the worked examples restore into it)'],
-  ['snapshot-restore-round-trip', 'a restart, not a command, exercises it (RESTART_RULES); generated runs restart now and then'],
-  ['snapshot-is-a-copy', 'no command changes a snapshot; the lockstep runner checks it once per run by changing one (conformance/lockstep/aliasDifference.ts)'],
+  [
+    'counters-stay-safe',
+    'nextSeq and nextToken count from 1, so no generated run gets near TIME_MAX (the worked examples restore into it)',
+  ],
+  [
+    'snapshot-restore-round-trip',
+    'a restart, not a command, exercises it (RESTART_RULES); generated runs restart now and then',
+  ],
+  [
+    'snapshot-is-a-copy',
+    'no command changes a snapshot; the lockstep runner checks it once per run by changing one (conformance/lockstep/aliasDifference.ts)',
+  ],
 ];
 
 describe('rulesExercised on generated runs', () => {
@@ -213,7 +227,8 @@ describe('rulesExercised on generated runs', () => {
           for (const r of rules) expect(RULE_IDS).toContain(r);
           rules.forEach(count);
           const reply = result.reply;
-          if (reply.ok && reply.type === 'claim' && reply.job !== null) memory.lastToken.set(reply.job.id, reply.job.token);
+          if (reply.ok && reply.type === 'claim' && reply.job !== null)
+            memory.lastToken.set(reply.job.id, reply.job.token);
           state = result.state;
         }
       }),
@@ -229,7 +244,15 @@ describe('rulesExercised on generated runs', () => {
 
 describe('rulesExercised names a rule only when the outcome depended on it', () => {
   const config = { capacity: 1, maxAttempts: 2, leaseTicks: 5, backoffBase: 1, backoffCap: 4 };
-  const submit = (id: string, account: string, now: number) => ({ type: 'submit', id, account, key: `${id}:k`, amount: 1, deadline: 100, now });
+  const submit = (id: string, account: string, now: number) => ({
+    type: 'submit',
+    id,
+    account,
+    key: `${id}:k`,
+    amount: 1,
+    deadline: 100,
+    now,
+  });
   const run = (state: ModelState, command: unknown): { rules: readonly RuleId[]; state: ModelState } => {
     const result = step(state, command);
     return { rules: rulesExercised(state, command, result), state: result.state };

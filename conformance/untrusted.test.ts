@@ -64,7 +64,13 @@ const oddValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Sets `value` at a random path of a JSON value (a copy), possibly under a prototype key. */
-function mutate(base: unknown, picks: readonly number[], key: string | undefined, value: unknown, drop: boolean): unknown {
+function mutate(
+  base: unknown,
+  picks: readonly number[],
+  key: string | undefined,
+  value: unknown,
+  drop: boolean,
+): unknown {
   const root = JSON.parse(JSON.stringify(base)) as unknown;
   let node: unknown = root;
   for (const pick of picks) {
@@ -80,7 +86,8 @@ function mutate(base: unknown, picks: readonly number[], key: string | undefined
     }
     node = child;
   }
-  if (typeof node === 'object' && node !== null) Object.defineProperty(node, key ?? 'extra', { value, enumerable: true, writable: true, configurable: true });
+  if (typeof node === 'object' && node !== null)
+    Object.defineProperty(node, key ?? 'extra', { value, enumerable: true, writable: true, configurable: true });
   return root;
 }
 
@@ -101,14 +108,33 @@ const mutation = fc.record({
   drop: fc.boolean(),
 });
 
-const isContractReply = (r: Reply): boolean => (r.ok ? typeof r.type === 'string' : (REJECTION_CODES as readonly string[]).includes(r.code));
+const isContractReply = (r: Reply): boolean =>
+  r.ok ? typeof r.type === 'string' : (REJECTION_CODES as readonly string[]).includes(r.code);
 
 describe('every input from outside ends in a typed result', () => {
   it('a command: the model and impl/JobStore both reply with a contract code, the same one, and never throw', () => {
     const command = fc.oneof(
       oddValue,
       fc.tuple(fc.constantFrom('submit', 'claim', 'commit', 'ack', 'fail', 'tick'), mutation).map(([type, m]) =>
-        mutate({ type, id: 'a', account: 'x', key: 'k', amount: 1, deadline: 9, worker: 'w1', token: 1, kind: 'transient', error: 'e', now: 0 }, m.picks, m.key, m.value, m.drop),
+        mutate(
+          {
+            type,
+            id: 'a',
+            account: 'x',
+            key: 'k',
+            amount: 1,
+            deadline: 9,
+            worker: 'w1',
+            token: 1,
+            kind: 'transient',
+            error: 'e',
+            now: 0,
+          },
+          m.picks,
+          m.key,
+          m.value,
+          m.drop,
+        ),
       ),
     );
     fc.assert(
@@ -128,43 +154,61 @@ describe('every input from outside ends in a typed result', () => {
 
   it('a snapshot: both restore it, or both refuse it with JobcheckError invalid_snapshot', () => {
     fc.assert(
-      fc.property(fc.nat({ max: SNAPSHOTS.length - 1 }), fc.oneof(mutation.map((m) => ({ m })), oddValue.map((raw) => ({ raw }))), (i, what) => {
-        const input = 'raw' in what ? what.raw : mutate(SNAPSHOTS[i], what.m.picks, what.m.key, what.m.value, what.m.drop);
-        const outcome = (restore: () => unknown): string => {
-          try {
-            restore();
-            return 'restored';
-          } catch (error) {
-            if (error instanceof JobcheckError) return error.code;
-            throw error;
-          }
-        };
-        const model = outcome(() => toSnapshot(fromSnapshot(input)));
-        const impl = outcome(() => JobStore.restore(input).snapshot());
-        expect(['restored', 'invalid_snapshot']).toContain(model);
-        expect(impl).toBe(model);
-      }),
+      fc.property(
+        fc.nat({ max: SNAPSHOTS.length - 1 }),
+        fc.oneof(
+          mutation.map((m) => ({ m })),
+          oddValue.map((raw) => ({ raw })),
+        ),
+        (i, what) => {
+          const input =
+            'raw' in what ? what.raw : mutate(SNAPSHOTS[i], what.m.picks, what.m.key, what.m.value, what.m.drop);
+          const outcome = (restore: () => unknown): string => {
+            try {
+              restore();
+              return 'restored';
+            } catch (error) {
+              if (error instanceof JobcheckError) return error.code;
+              throw error;
+            }
+          };
+          const model = outcome(() => toSnapshot(fromSnapshot(input)));
+          const impl = outcome(() => JobStore.restore(input).snapshot());
+          expect(['restored', 'invalid_snapshot']).toContain(model);
+          expect(impl).toBe(model);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('an artifact: accepted and still matching the model, or refused with ConformanceError', async () => {
-    const run = await runLockstep({ capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, backoffCap: 2 }, [
-      { do: { type: 'submit', id: 'a', account: 'x', key: 'k', amount: 1, deadline: 9, now: 0 } },
-      { do: { type: 'claim', worker: 'w1', now: 1 } },
-      { restart: true },
-      { do: { type: 'commit', worker: 'w1', token: 1, now: 2 } },
-    ], jobStoreFactory());
+    const run = await runLockstep(
+      { capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, backoffCap: 2 },
+      [
+        { do: { type: 'submit', id: 'a', account: 'x', key: 'k', amount: 1, deadline: 9, now: 0 } },
+        { do: { type: 'claim', worker: 'w1', now: 1 } },
+        { restart: true },
+        { do: { type: 'commit', worker: 'w1', token: 1, now: 2 } },
+      ],
+      jobStoreFactory(),
+    );
     const artifact = toArtifact(run, { createdAt: '2026-12-01T00:00:00.000Z' });
     fc.assert(
-      fc.property(fc.oneof(mutation.map((m) => mutate(artifact, m.picks, m.key, m.value, m.drop)), oddValue), (input) => {
-        try {
-          verifyArtifact(parseArtifact(input));
-        } catch (error) {
-          expect(error).toBeInstanceOf(ConformanceError);
-          expect(['invalid_artifact', 'changed_artifact']).toContain((error as ConformanceError).code);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          mutation.map((m) => mutate(artifact, m.picks, m.key, m.value, m.drop)),
+          oddValue,
+        ),
+        (input) => {
+          try {
+            verifyArtifact(parseArtifact(input));
+          } catch (error) {
+            expect(error).toBeInstanceOf(ConformanceError);
+            expect(['invalid_artifact', 'changed_artifact']).toContain((error as ConformanceError).code);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -172,15 +216,21 @@ describe('every input from outside ends in a typed result', () => {
   it('a coverage file: accepted and mergeable, or refused with ConformanceError (unknown items included)', () => {
     const base = emptyCoverage('a run');
     fc.assert(
-      fc.property(fc.oneof(mutation.map((m) => mutate(base, m.picks, m.key, m.value, m.drop)), oddValue), (input) => {
-        try {
-          const cov = parseCoverage(input);
-          expect(Object.keys(cov.items.states).every((k) => Object.hasOwn(base.items.states, k))).toBe(true);
-          mergeCoverage(cov, cov);
-        } catch (error) {
-          expect(error).toBeInstanceOf(ConformanceError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          mutation.map((m) => mutate(base, m.picks, m.key, m.value, m.drop)),
+          oddValue,
+        ),
+        (input) => {
+          try {
+            const cov = parseCoverage(input);
+            expect(Object.keys(cov.items.states).every((k) => Object.hasOwn(base.items.states, k))).toBe(true);
+            mergeCoverage(cov, cov);
+          } catch (error) {
+            expect(error).toBeInstanceOf(ConformanceError);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -188,9 +238,24 @@ describe('every input from outside ends in a typed result', () => {
   it('bytes on the protocol: every line is read or described as a problem, and a read value can be compared and shown', () => {
     const interesting = fc.oneof(
       fc.uint8Array({ maxLength: 200 }),
-      fc.constantFrom('{"ok":true,"type":"tick","clock":1}', '{"ok":true,"type":"snapshot","snapshot":{"__proto__":{"a":1}}}', '{"ok":false,"code":"stale_token","message":"m","__proto__":1}').map((t) => new TextEncoder().encode(t)),
-      fc.integer({ min: 100, max: 100_000 }).map((d) => new TextEncoder().encode(`{"ok":true,"type":"snapshot","snapshot":{"x":${'['.repeat(d)}${']'.repeat(d)}}}`)),
-      fc.constantFrom(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]), new Uint8Array([0xed, 0xa0, 0x80]), new Uint8Array([0xc0, 0xaf]), new Uint8Array([0xf4, 0x90, 0x80, 0x80])),
+      fc
+        .constantFrom(
+          '{"ok":true,"type":"tick","clock":1}',
+          '{"ok":true,"type":"snapshot","snapshot":{"__proto__":{"a":1}}}',
+          '{"ok":false,"code":"stale_token","message":"m","__proto__":1}',
+        )
+        .map((t) => new TextEncoder().encode(t)),
+      fc
+        .integer({ min: 100, max: 100_000 })
+        .map((d) =>
+          new TextEncoder().encode(`{"ok":true,"type":"snapshot","snapshot":{"x":${'['.repeat(d)}${']'.repeat(d)}}}`),
+        ),
+      fc.constantFrom(
+        new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]),
+        new Uint8Array([0xed, 0xa0, 0x80]),
+        new Uint8Array([0xc0, 0xaf]),
+        new Uint8Array([0xf4, 0x90, 0x80, 0x80]),
+      ),
     );
     fc.assert(
       fc.property(fc.array(interesting, { maxLength: 6 }), fc.nat({ max: 64 }), (chunks, cut) => {
@@ -221,26 +286,42 @@ describe('every input from outside ends in a typed result', () => {
 
   it('a request line to the protocol server: always answered with a reply object', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof(oddLine, fc.string(), fc.constant('{"type":"hello","protocol":"jobcheck/1","config":{"capacity":1,"maxAttempts":1,"leaseTicks":1,"backoffBase":1,"backoffCap":1}}')), { maxLength: 5 }), async (lines) => {
-        const session = {};
-        for (const line of lines) {
-          const reply = await answerLine(session, line, modelStoreMaker);
-          expect(typeof reply.ok).toBe('boolean');
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            oddLine,
+            fc.string(),
+            fc.constant(
+              '{"type":"hello","protocol":"jobcheck/1","config":{"capacity":1,"maxAttempts":1,"leaseTicks":1,"backoffBase":1,"backoffCap":1}}',
+            ),
+          ),
+          { maxLength: 5 },
+        ),
+        async (lines) => {
+          const session = {};
+          for (const line of lines) {
+            const reply = await answerLine(session, line, modelStoreMaker);
+            expect(typeof reply.ok).toBe('boolean');
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('a story of a run whose implementation answered odd values stays short', async () => {
     const odd = nested(50, true);
-    const result = await runLockstep({ capacity: 1, maxAttempts: 1, leaseTicks: 1, backoffBase: 1, backoffCap: 1 }, [{ do: { type: 'tick', now: 1 } }], async () => ({
-      name: 'odd',
-      execute: async () => ({ ok: true, type: 'tick', clock: 'x'.repeat(5_000_000) }) as unknown as Reply,
-      snapshot: async () => ({ deep: odd, big: 'y'.repeat(5_000_000) }) as unknown as Snapshot,
-      restart: async () => undefined,
-      close: async () => undefined,
-    }));
+    const result = await runLockstep(
+      { capacity: 1, maxAttempts: 1, leaseTicks: 1, backoffBase: 1, backoffCap: 1 },
+      [{ do: { type: 'tick', now: 1 } }],
+      async () => ({
+        name: 'odd',
+        execute: async () => ({ ok: true, type: 'tick', clock: 'x'.repeat(5_000_000) }) as unknown as Reply,
+        snapshot: async () => ({ deep: odd, big: 'y'.repeat(5_000_000) }) as unknown as Snapshot,
+        restart: async () => undefined,
+        close: async () => undefined,
+      }),
+    );
     expect(result.divergence?.kind).toBe('reply');
     expect(renderStory(result).length).toBeLessThan(4_000);
   });

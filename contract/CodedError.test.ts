@@ -13,7 +13,12 @@ describe('CodedError', () => {
     const error = new SampleError('bad_sample', 'sample "x": not a sample', { cause });
     expect(error).toBeInstanceOf(Error);
     expect(error).toBeInstanceOf(CodedError);
-    expect(error).toMatchObject({ name: 'SampleError', code: 'bad_sample', message: 'sample "x": not a sample', cause });
+    expect(error).toMatchObject({
+      name: 'SampleError',
+      code: 'bad_sample',
+      message: 'sample "x": not a sample',
+      cause,
+    });
     expect(String(error)).toBe('SampleError: sample "x": not a sample');
   });
 

@@ -11,7 +11,12 @@ export const CLIPPED = '...';
 
 type Frame =
   | { readonly kind: 'array'; readonly value: readonly unknown[]; index: number }
-  | { readonly kind: 'object'; readonly value: Record<string, unknown>; readonly keys: readonly string[]; index: number };
+  | {
+      readonly kind: 'object';
+      readonly value: Record<string, unknown>;
+      readonly keys: readonly string[];
+      index: number;
+    };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
@@ -20,7 +25,10 @@ function scalar(value: unknown, room: number): string | undefined {
   switch (typeof value) {
     case 'string':
       // Only as much of the string as can be shown is ever quoted.
-      return JSON.stringify(value.length > room ? value.slice(0, Math.max(room, 0)) : value).slice(0, value.length > room ? -1 : undefined);
+      return JSON.stringify(value.length > room ? value.slice(0, Math.max(room, 0)) : value).slice(
+        0,
+        value.length > room ? -1 : undefined,
+      );
     case 'number':
       return Number.isNaN(value) ? 'NaN' : String(value);
     case 'boolean':
@@ -104,7 +112,8 @@ export function jsonExcerpt(value: unknown, maxChars: number): string {
 }
 
 /** A string cut to `maxChars` characters, with `...` when cut. Pure. */
-export const clipText = (text: string, maxChars: number): string => (text.length > maxChars ? `${text.slice(0, maxChars)}${CLIPPED}` : text);
+export const clipText = (text: string, maxChars: number): string =>
+  text.length > maxChars ? `${text.slice(0, maxChars)}${CLIPPED}` : text;
 
 /** Renders a value for an error message, short and unambiguous (NaN, undefined and strings stay visible). Pure. */
 export function describeValue(value: unknown): string {
@@ -125,7 +134,8 @@ export function jsonDepth(value: unknown, limit: number): number {
     const d = depth + 1;
     if (d > limit) return limit + 1;
     if (d > deepest) deepest = d;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, d]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (typeof child === 'object' && child !== null) stack.push([child, d]);
   }
   return deepest;
 }

@@ -39,6 +39,14 @@ export type { JobcheckErrorCode } from './errors.ts';
 export { JobcheckError, isJobcheckError } from './errors.ts';
 export type { ParsedCommand } from './schema.ts';
 export { CLIPPED, clipText, describeValue, jsonDepth, jsonExcerpt } from './describe.ts';
-export { configSchema, describeIssue, ownValue, parseCommand, parseConfig, parseSnapshot, snapshotSchema } from './schema.ts';
+export {
+  configSchema,
+  describeIssue,
+  ownValue,
+  parseCommand,
+  parseConfig,
+  parseSnapshot,
+  snapshotSchema,
+} from './schema.ts';
 export type { Rule, RuleId } from './rules.ts';
 export { RULES, RULE_IDS, ruleOf } from './rules.ts';

@@ -30,7 +30,13 @@ export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
 export const PROTOCOL_MESSAGE_TYPES = ['hello', 'snapshot', 'restore'] as const;
 
 /** Codes an implementation may use to refuse `hello`, `snapshot` or `restore` (commands use the contract's codes). */
-export const PROTOCOL_REJECTION_CODES = ['invalid_argument', 'unsupported_protocol', 'invalid_config', 'invalid_snapshot', 'storage_unavailable'] as const;
+export const PROTOCOL_REJECTION_CODES = [
+  'invalid_argument',
+  'unsupported_protocol',
+  'invalid_config',
+  'invalid_snapshot',
+  'storage_unavailable',
+] as const;
 /** One of PROTOCOL_REJECTION_CODES. */
 export type ProtocolRejectionCode = (typeof PROTOCOL_REJECTION_CODES)[number];
 
@@ -41,33 +47,75 @@ const text = z.string().min(1, 'must be a non-empty string');
 const int = z.int();
 const time = z.int().min(0, 'must be >= 0');
 const positive = z.int().min(1, 'must be >= 1');
-const plainObject = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be an object');
+const plainObject = z.custom<Record<string, unknown>>(
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  'must be an object',
+);
 
 /**
  * `hello` as a request: exactly these three fields (the protocol and config are checked next, in
  * that order), and `resume` only towards a durable implementation: the storage named by a hello
  * reply's `durable`, which a new process opens instead of starting empty (a crash restart).
  */
-export const helloRequestSchema = z.strictObject({ type: z.literal('hello'), protocol: z.unknown(), config: z.unknown(), resume: z.unknown().optional() });
+export const helloRequestSchema = z.strictObject({
+  type: z.literal('hello'),
+  protocol: z.unknown(),
+  config: z.unknown(),
+  resume: z.unknown().optional(),
+});
 /** `snapshot` as a request. */
 export const snapshotRequestSchema = z.strictObject({ type: z.literal('snapshot') });
 /** `restore` as a request: the snapshot itself is checked by the store (`invalid_snapshot`). */
 export const restoreRequestSchema = z.strictObject({ type: z.literal('restore'), snapshot: z.unknown() });
 
 /** A refused command: one of the contract's codes. */
-export const rejectionSchema = z.strictObject({ ok: z.literal(false), code: z.enum(REJECTION_CODES as [string, ...string[]]), message: z.string() });
+export const rejectionSchema = z.strictObject({
+  ok: z.literal(false),
+  code: z.enum(REJECTION_CODES as [string, ...string[]]),
+  message: z.string(),
+});
 const payloadSchema = z.strictObject({ account: text, key: text, amount: int, deadline: time });
-const deliverySchema = z.strictObject({ id: text, token: positive, attempt: positive, leaseUntil: time, payload: payloadSchema });
+const deliverySchema = z.strictObject({
+  id: text,
+  token: positive,
+  attempt: positive,
+  leaseUntil: time,
+  payload: payloadSchema,
+});
 
 /** Success replies by command type; a success is dispatched on `type` so that errors name the right field. */
 export const successSchemas = {
-  submit: z.strictObject({ ok: z.literal(true), type: z.literal('submit'), id: text, seq: positive, duplicate: z.boolean() }),
+  submit: z.strictObject({
+    ok: z.literal(true),
+    type: z.literal('submit'),
+    id: text,
+    seq: positive,
+    duplicate: z.boolean(),
+  }),
   claim: z.strictObject({ ok: z.literal(true), type: z.literal('claim'), job: deliverySchema.nullable() }),
-  commit: z.strictObject({ ok: z.literal(true), type: z.literal('commit'), id: text, applied: z.boolean(), balance: int }),
+  commit: z.strictObject({
+    ok: z.literal(true),
+    type: z.literal('commit'),
+    id: text,
+    applied: z.boolean(),
+    balance: int,
+  }),
   ack: z.strictObject({ ok: z.literal(true), type: z.literal('ack'), id: text }),
   fail: z.discriminatedUnion('status', [
-    z.strictObject({ ok: z.literal(true), type: z.literal('fail'), id: text, status: z.literal('waiting'), notBefore: time }),
-    z.strictObject({ ok: z.literal(true), type: z.literal('fail'), id: text, status: z.literal('dead'), reason: z.enum(FAIL_DEAD_REASONS) }),
+    z.strictObject({
+      ok: z.literal(true),
+      type: z.literal('fail'),
+      id: text,
+      status: z.literal('waiting'),
+      notBefore: time,
+    }),
+    z.strictObject({
+      ok: z.literal(true),
+      type: z.literal('fail'),
+      id: text,
+      status: z.literal('dead'),
+      reason: z.enum(FAIL_DEAD_REASONS),
+    }),
   ]),
   tick: z.strictObject({ ok: z.literal(true), type: z.literal('tick'), clock: time }),
 } as const;
@@ -85,9 +133,17 @@ export const helloReplySchema = z.strictObject({
   durable: durableSchema.optional(),
 });
 /** Reply to `snapshot`: the snapshot itself is compared field by field by the harness, so only its being an object is checked. */
-export const snapshotReplySchema = z.strictObject({ ok: z.literal(true), type: z.literal('snapshot'), snapshot: plainObject });
+export const snapshotReplySchema = z.strictObject({
+  ok: z.literal(true),
+  type: z.literal('snapshot'),
+  snapshot: plainObject,
+});
 /** Reply to `restore`. */
-export const restoreReplySchema = z.strictObject({ ok: z.literal(true), type: z.literal('restore'), durable: durableSchema.optional() });
+export const restoreReplySchema = z.strictObject({
+  ok: z.literal(true),
+  type: z.literal('restore'),
+  durable: durableSchema.optional(),
+});
 /** A refusal of `hello`, `snapshot` or `restore`; `path` may name the bad field of a config or snapshot. */
 export const protocolRejectionSchema = z.strictObject({
   ok: z.literal(false),
@@ -109,7 +165,12 @@ const wireNumber = z.int().min(0, 'must be >= 0');
  * `invalid_argument`, answered in a reply envelope). An envelope that does not match this exactly
  * is answered by a bare `invalid_argument` refusal and its command is not executed.
  */
-export const requestEnvelopeSchema = z.strictObject({ type: z.literal('request'), id: wireNumber, lane: wireNumber, command: z.unknown() });
+export const requestEnvelopeSchema = z.strictObject({
+  type: z.literal('request'),
+  id: wireNumber,
+  lane: wireNumber,
+  command: z.unknown(),
+});
 /** A request envelope as parsed. */
 export type RequestEnvelope = z.infer<typeof requestEnvelopeSchema>;
 

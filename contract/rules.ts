@@ -227,7 +227,8 @@ export const RULES: readonly Rule[] = [
     id: 'ack-settles-done',
     title: 'an ack settles the job as done, committed or not',
     section: ACK,
-    sentence: 'After the delivery check the job becomes `done` (`token`, `owner`, `leaseUntil` removed); reply `{ok: true, type: "ack", id}`.',
+    sentence:
+      'After the delivery check the job becomes `done` (`token`, `owner`, `leaseUntil` removed); reply `{ok: true, type: "ack", id}`.',
   },
   {
     id: 'backoff-capped',
@@ -257,7 +258,8 @@ export const RULES: readonly Rule[] = [
     id: 'last-error-kept',
     title: 'the latest failure text stays on the record',
     section: INTERPRETATIONS,
-    sentence: '**`lastError`** is the text of the latest accepted `fail`; it stays on the record through retries and after death.',
+    sentence:
+      '**`lastError`** is the text of the latest accepted `fail`; it stays on the record through retries and after death.',
   },
   {
     id: 'tick-advances-clock',

@@ -89,12 +89,15 @@ export function describeIssue(error: z.ZodError, input: unknown, root = 'value')
   }
   const path = issue.path.map(String).join('.');
   const where = path === '' ? root : path;
-  if (issue.code === 'invalid_type' && issue.expected === 'nonoptional') return { path, message: `${where}: is required` };
+  if (issue.code === 'invalid_type' && issue.expected === 'nonoptional')
+    return { path, message: `${where}: is required` };
   return { path, message: `${where}: ${issue.message} (got ${describeValue(valueAt(input, issue.path))})` };
 }
 
 /** Outcome of parsing a command: the typed command, or the `invalid_argument` rejection to reply with. */
-export type ParsedCommand = { readonly ok: true; readonly command: Command } | { readonly ok: false; readonly rejection: Rejection };
+export type ParsedCommand =
+  | { readonly ok: true; readonly command: Command }
+  | { readonly ok: false; readonly rejection: Rejection };
 
 /**
  * Validates an untrusted command (step 1 of the contract, without the clock check, which needs the
@@ -131,7 +134,8 @@ export function parseConfig(input: unknown): Config {
 /** Sets an own, enumerable property, even for keys like `__proto__` that assignment treats specially. */
 function put<T>(target: Record<string, T>, key: string, value: T): void {
   // defineProperty only where needed: it is slow, and leaves the object in a slower shape.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -154,7 +158,11 @@ function dictionary<V extends z.ZodType>(value: V) {
   return z
     .preprocess(toEntries, z.map(z.string(), value, { error: 'must be an object' }))
     .superRefine((map, ctx) => {
-      if (map.has('')) ctx.addIssue({ code: 'custom', message: 'must not have an empty key (ids, accounts and keys are non-empty strings)' });
+      if (map.has(''))
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must not have an empty key (ids, accounts and keys are non-empty strings)',
+        });
     })
     .transform((map) => {
       const out: Record<string, z.output<V>> = {};
@@ -214,7 +222,10 @@ export const snapshotSchema = z
       const wanted = FIELDS_BY_STATUS[job.status];
       const presence = (field: string, present: boolean, required: boolean) => {
         if (present !== required) {
-          issue(at(field), present ? `must be absent when status is ${job.status}` : `is required when status is ${job.status}`);
+          issue(
+            at(field),
+            present ? `must be absent when status is ${job.status}` : `is required when status is ${job.status}`,
+          );
         }
       };
       presence('token', job.token !== undefined, wanted.token);
@@ -222,11 +233,13 @@ export const snapshotSchema = z
       presence('leaseUntil', job.leaseUntil !== undefined, wanted.leaseUntil);
       presence('notBefore', job.notBefore !== undefined, wanted.notBefore);
       presence('reason', job.reason !== undefined, wanted.reason);
-      if (job.attempts > s.config.maxAttempts) issue(at('attempts'), `must be <= maxAttempts (${s.config.maxAttempts})`);
+      if (job.attempts > s.config.maxAttempts)
+        issue(at('attempts'), `must be <= maxAttempts (${s.config.maxAttempts})`);
       const isUnresolved = job.status === 'ready' || job.status === 'waiting' || job.status === 'running';
       if (isUnresolved) {
         unresolved += 1;
-        if (job.payload.deadline <= s.clock) issue(['jobs', id, 'payload', 'deadline'], `must be greater than clock (${s.clock}) while unresolved`);
+        if (job.payload.deadline <= s.clock)
+          issue(['jobs', id, 'payload', 'deadline'], `must be greater than clock (${s.clock}) while unresolved`);
         const list = unresolvedByAccount.get(job.payload.account) ?? [];
         list.push({ seq: job.seq, status: job.status });
         unresolvedByAccount.set(job.payload.account, list);
@@ -238,22 +251,28 @@ export const snapshotSchema = z
         issue(at('attempts'), `must be >= 1 when status is ${job.status}`);
       }
       if (job.status === 'running') {
-        if (job.token !== undefined && job.token >= s.nextToken) issue(at('token'), `must be below nextToken (${s.nextToken})`);
+        if (job.token !== undefined && job.token >= s.nextToken)
+          issue(at('token'), `must be below nextToken (${s.nextToken})`);
         if (job.token !== undefined && tokens.has(job.token)) issue(at('token'), 'must be unique among running jobs');
         if (job.token !== undefined) tokens.add(job.token);
-        if (job.leaseUntil !== undefined && job.leaseUntil <= s.clock) issue(at('leaseUntil'), `must be greater than clock (${s.clock})`);
+        if (job.leaseUntil !== undefined && job.leaseUntil <= s.clock)
+          issue(at('leaseUntil'), `must be greater than clock (${s.clock})`);
       }
       if (job.status === 'waiting' && job.notBefore !== undefined) {
         if (job.notBefore <= s.clock) issue(at('notBefore'), `must be greater than clock (${s.clock})`);
         if (job.notBefore >= job.payload.deadline) issue(at('notBefore'), 'must be below the deadline');
       }
     }
-    if (unresolved > s.config.capacity) issue(['jobs'], `holds ${unresolved} unresolved jobs, more than capacity (${s.config.capacity})`);
+    if (unresolved > s.config.capacity)
+      issue(['jobs'], `holds ${unresolved} unresolved jobs, more than capacity (${s.config.capacity})`);
     for (const [account, list] of unresolvedByAccount) {
       const head = Math.min(...list.map((j) => j.seq));
       for (const j of list) {
         if (j.seq !== head && j.status !== 'ready') {
-          issue(['jobs'], `account ${JSON.stringify(account)}: a ${j.status} job (seq ${j.seq}) is not the account's earliest unresolved job`);
+          issue(
+            ['jobs'],
+            `account ${JSON.stringify(account)}: a ${j.status} job (seq ${j.seq}) is not the account's earliest unresolved job`,
+          );
         }
       }
     }
@@ -265,11 +284,13 @@ export const snapshotSchema = z
         else if (job.payload.account !== account || job.payload.key !== key || job.payload.amount !== effect.amount) {
           issue(['effects', account, key], `does not match the payload of job ${JSON.stringify(effect.job)}`);
         }
-        if (effect.token >= s.nextToken) issue(['effects', account, key, 'token'], `must be below nextToken (${s.nextToken})`);
+        if (effect.token >= s.nextToken)
+          issue(['effects', account, key, 'token'], `must be below nextToken (${s.nextToken})`);
         sum += effect.amount;
       }
       if (Object.keys(ledger).length === 0) issue(['effects', account], 'must not be empty');
-      if (ownValue(s.balances, account) !== sum) issue(['balances', account], `must equal the sum of the ledger's amounts (${sum})`);
+      if (ownValue(s.balances, account) !== sum)
+        issue(['balances', account], `must equal the sum of the ledger's amounts (${sum})`);
     }
     for (const account of Object.keys(s.balances)) {
       if (ownValue(s.effects, account) === undefined) issue(['balances', account], 'has no effect in the ledger');

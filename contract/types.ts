@@ -236,8 +236,20 @@ export interface AckResult {
   readonly id: string;
 }
 export type FailResult =
-  | { readonly ok: true; readonly type: 'fail'; readonly id: string; readonly status: 'waiting'; readonly notBefore: number }
-  | { readonly ok: true; readonly type: 'fail'; readonly id: string; readonly status: 'dead'; readonly reason: DeadReason };
+  | {
+      readonly ok: true;
+      readonly type: 'fail';
+      readonly id: string;
+      readonly status: 'waiting';
+      readonly notBefore: number;
+    }
+  | {
+      readonly ok: true;
+      readonly type: 'fail';
+      readonly id: string;
+      readonly status: 'dead';
+      readonly reason: DeadReason;
+    };
 export interface TickResult {
   readonly ok: true;
   readonly type: 'tick';

@@ -35,7 +35,10 @@ function runInFolder(line: string): Promise<{ code: number | null; folder: strin
   // Fewer runs than the recipe's: this tests the recipe, not the example.
   const args = words.slice(2).map((w, i, all) => (all[i - 1] === '--runs' ? '20' : w));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'jobcheck.js'), ...args], { cwd: folder, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'jobcheck.js'), ...args], {
+      cwd: folder,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, folder, stderr }));
@@ -65,12 +68,20 @@ describe('docs/ci.md', () => {
     const job = (wf['jobs'] as Record<string, Yaml>)['conformance'] as Yaml;
     expect(job['runs-on']).toBe('ubuntu-latest');
     const steps = job['steps'] as Yaml[];
-    expect(steps.map((s) => s['uses'] ?? s['run'])).toEqual(['actions/checkout@v4', 'actions/setup-node@v4', 'npm ci', expect.stringMatching(/^npx jobcheck check /), 'actions/upload-artifact@v4']);
+    expect(steps.map((s) => s['uses'] ?? s['run'])).toEqual([
+      'actions/checkout@v4',
+      'actions/setup-node@v4',
+      'npm ci',
+      expect.stringMatching(/^npx jobcheck check /),
+      'actions/upload-artifact@v4',
+    ]);
     expect((steps[1]?.['with'] as Yaml | undefined)?.['node-version']).toBe(20);
     const check = String(steps[3]?.['run']);
     const upload = steps[4] as Yaml;
     expect(upload['if']).toBe('always()');
-    const paths = String((upload['with'] as Yaml)['path']).trim().split('\n');
+    const paths = String((upload['with'] as Yaml)['path'])
+      .trim()
+      .split('\n');
     const { report, junit } = outputsOf(check);
     expect(paths.some((p) => sameFile(p, junit))).toBe(true);
     expect(paths.some((p) => sameFile(p, report))).toBe(true);

@@ -11,7 +11,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { withChromiumPage } from './tools/chromium.ts';
 import { DOCS_DIR } from './tools/generate.ts';
-import { COVERAGE_PAGES, VIEWPORT, coveragePage, layoutProblems, measurePage, screenshotPage } from './tools/coveragePages.ts';
+import {
+  COVERAGE_PAGES,
+  VIEWPORT,
+  coveragePage,
+  layoutProblems,
+  measurePage,
+  screenshotPage,
+} from './tools/coveragePages.ts';
 import type { CoveragePage, PageMeasure } from './tools/coveragePages.ts';
 
 interface Seen {
@@ -71,7 +78,13 @@ describe('the coverage page in Chromium at 1366×768', () => {
   it('shows all five states and all thirteen transition labels, none smaller than 12 px', () => {
     rendered();
     for (const { page, measure } of seen) {
-      expect(measure.states.map((s) => s.name).sort(), page.name).toEqual(['dead', 'done', 'ready', 'running', 'waiting']);
+      expect(measure.states.map((s) => s.name).sort(), page.name).toEqual([
+        'dead',
+        'done',
+        'ready',
+        'running',
+        'waiting',
+      ]);
       expect(measure.edgeLabels, page.name).toHaveLength(13);
       expect(measure.smallestFontPx, page.name).toBeGreaterThanOrEqual(12);
     }
@@ -98,7 +111,7 @@ describe('the coverage page in Chromium at 1366×768', () => {
     expect(agree?.measure.runsPlanned).toBe(String(COVERAGE_PAGES.agree.runs));
   });
 
-  it('shows a diverging check\'s verdict, its story as text, and the runs it stopped after', () => {
+  it("shows a diverging check's verdict, its story as text, and the runs it stopped after", () => {
     rendered();
     const diverge = seen.find((s) => s.page.name === 'diverge');
     expect(diverge?.measure.verdict).toBe('Verdict: DIVERGE from the model');

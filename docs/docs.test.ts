@@ -6,7 +6,14 @@ import { isSubset, listFixtures } from '../model/fixtures.ts';
 import { lifecycleTransitions } from '../model/index.ts';
 import { DOCS_DIR, GENERATED_FILES, docFiles, regenerateDoc, runsConsoleBlocks } from './tools/generate.ts';
 import { lifecycleMermaid } from './tools/lifecycleDocs.ts';
-import { PROJECT_ROOT, findConsoleBlocks, normalizeOutput, refreshConsoleBlocks, splitWords, withoutDurations } from './tools/quotedCommands.ts';
+import {
+  PROJECT_ROOT,
+  findConsoleBlocks,
+  normalizeOutput,
+  refreshConsoleBlocks,
+  splitWords,
+  withoutDurations,
+} from './tools/quotedCommands.ts';
 import { findRegions, replaceRegions } from './tools/regions.ts';
 
 const read = (file: string): string => readFileSync(join(DOCS_DIR, file), 'utf8');
@@ -23,10 +30,13 @@ describe('the committed docs', () => {
     runSlow ? 600_000 : 60_000,
   );
 
-  it.each(GENERATED_FILES.map((f) => f.path))('docs/%s is what the generator makes of the model and the fixtures today', async (path) => {
-    const file = GENERATED_FILES.find((f) => f.path === path);
-    expect(readFileSync(join(DOCS_DIR, path), 'utf8'), 'run `npm run docs` to regenerate').toBe(await file?.render());
-  });
+  it.each(GENERATED_FILES.map((f) => f.path))(
+    'docs/%s is what the generator makes of the model and the fixtures today',
+    async (path) => {
+      const file = GENERATED_FILES.find((f) => f.path === path);
+      expect(readFileSync(join(DOCS_DIR, path), 'utf8'), 'run `npm run docs` to regenerate').toBe(await file?.render());
+    },
+  );
 
   it('tell every fixture as a quiz in the failure-stories chapter', () => {
     const names = findRegions(read('02-failure-stories.md')).map((r) => r.name);
@@ -55,13 +65,16 @@ describe('the committed docs', () => {
       const text = read(file);
       expect(text.includes(PROJECT_ROOT), file).toBe(false);
       // The chapters quote real outputs: no home or temporary folder may leak into them either.
-      if (/^\d\d-/.test(file) || file === 'README.md') expect(text, file).not.toMatch(/(^|[\s(`"'])\/(home|Users|tmp|root|work)\//m);
+      if (/^\d\d-/.test(file) || file === 'README.md')
+        expect(text, file).not.toMatch(/(^|[\s(`"'])\/(home|Users|tmp|root|work)\//m);
     }
   });
 });
 
 /** Steps the chapters' prose refers to by number: if a fixture changes under them, the prose must change too. */
-const citedSteps: Array<[chapter: string, story: string, step: number, command: Record<string, unknown>, reply: Record<string, unknown>]> = [
+const citedSteps: Array<
+  [chapter: string, story: string, step: number, command: Record<string, unknown>, reply: Record<string, unknown>]
+> = [
   ['01', 'normal', 2, { type: 'claim', worker: 'worker-1' }, { ok: true, job: { token: 1, leaseUntil: 5 } }],
   ['01', 'normal', 3, { type: 'commit' }, { ok: true, applied: true, balance: 1 }],
   ['01', 'normal', 4, { type: 'ack' }, { ok: true }],
@@ -70,7 +83,13 @@ const citedSteps: Array<[chapter: string, story: string, step: number, command: 
   ['02', 'lost-ack-safe-replay', 6, { type: 'ack', worker: 'worker-1', token: 2 }, { ok: false, code: 'not_owner' }],
   ['02', 'lost-ack-safe-replay', 8, { type: 'ack', worker: 'worker-1', token: 1 }, { ok: false, code: 'stale_token' }],
   ['02', 'lease-boundary-now4-now5', 4, { type: 'commit', worker: 'worker-1', now: 4 }, { ok: true }],
-  ['02', 'lease-boundary-now4-now5', 5, { type: 'commit', worker: 'worker-1', now: 5 }, { ok: false, code: 'stale_token' }],
+  [
+    '02',
+    'lease-boundary-now4-now5',
+    5,
+    { type: 'commit', worker: 'worker-1', now: 5 },
+    { ok: false, code: 'stale_token' },
+  ],
   ['03', 'early-ack', 3, { type: 'ack' }, { ok: true }],
   ['03', 'early-ack', 4, { type: 'commit' }, { ok: false, code: 'stale_token' }],
   ['03', 'early-ack', 5, { type: 'claim' }, { ok: true, job: null }],
@@ -80,11 +99,14 @@ const citedSteps: Array<[chapter: string, story: string, step: number, command: 
 ];
 
 describe('the stories the chapters cite by step number', () => {
-  it.each(citedSteps)('chapter %s: %s step %i is still the command and reply the prose describes', (_chapter, story, index, command, reply) => {
-    const step = traceStory(findStory(story)).steps[index - 1];
-    expect(isSubset(command, step?.command)).toBe(true);
-    expect(isSubset(reply, step?.reply)).toBe(true);
-  });
+  it.each(citedSteps)(
+    'chapter %s: %s step %i is still the command and reply the prose describes',
+    (_chapter, story, index, command, reply) => {
+      const step = traceStory(findStory(story)).steps[index - 1];
+      expect(isSubset(command, step?.command)).toBe(true);
+      expect(isSubset(reply, step?.reply)).toBe(true);
+    },
+  );
 
   it('include the lease expiry in the same step as the refused acknowledgement at tick 15', () => {
     const step = traceStory(findStory('exact-lease-equality')).steps[3];
@@ -109,12 +131,17 @@ describe('the lifecycle diagram', () => {
     expect(edges).toHaveLength(lifecycleTransitions().length);
     for (const t of lifecycleTransitions()) {
       const guard = t.guard === null ? '' : ` [${t.guard}]`;
-      expect(edges.some((e) => e.startsWith(`${t.from} --> ${t.to}: ${t.event}${guard}`)), t.id).toBe(true);
+      expect(
+        edges.some((e) => e.startsWith(`${t.from} --> ${t.to}: ${t.event}${guard}`)),
+        t.id,
+      ).toBe(true);
     }
   });
 
   it('keeps every label free of the characters that end a Mermaid description (: ; #)', () => {
-    for (const line of lifecycleMermaid().split('\n').filter((l) => l.includes('-->'))) {
+    for (const line of lifecycleMermaid()
+      .split('\n')
+      .filter((l) => l.includes('-->'))) {
       const label = line.slice(line.indexOf(':') + 1);
       expect(label, line).not.toMatch(/[:;#]/);
     }
@@ -122,24 +149,33 @@ describe('the lifecycle diagram', () => {
 });
 
 describe('generated regions', () => {
-  const doc = 'intro\n<!-- generated:a -->\nold\n<!-- /generated -->\nprose\n<!-- generated:b:x -->\n<!-- /generated -->\nend\n';
+  const doc =
+    'intro\n<!-- generated:a -->\nold\n<!-- /generated -->\nprose\n<!-- generated:b:x -->\n<!-- /generated -->\nend\n';
 
   it('replace only the text between the markers and leave the prose alone', () => {
     const out = replaceRegions(doc, (name) => `new ${name}`);
-    expect(out).toBe('intro\n<!-- generated:a -->\nnew a\n<!-- /generated -->\nprose\n<!-- generated:b:x -->\nnew b:x\n<!-- /generated -->\nend\n');
+    expect(out).toBe(
+      'intro\n<!-- generated:a -->\nnew a\n<!-- /generated -->\nprose\n<!-- generated:b:x -->\nnew b:x\n<!-- /generated -->\nend\n',
+    );
     expect(replaceRegions(out, (name) => `new ${name}`)).toBe(out);
   });
 
   it('refuse a region the generator does not know, naming the line', () => {
-    expect(() => replaceRegions(doc, (name) => (name === 'a' ? 'x' : undefined), 'docs/x.md')).toThrow('docs/x.md:6: unknown generated region "b:x"');
+    expect(() => replaceRegions(doc, (name) => (name === 'a' ? 'x' : undefined), 'docs/x.md')).toThrow(
+      'docs/x.md:6: unknown generated region "b:x"',
+    );
   });
 
   it('leave a region alone that another tool owns, when asked not to be strict', () => {
-    expect(replaceRegions(doc, (name) => (name === 'a' ? 'x' : undefined), 'docs/x.md', false)).toContain('<!-- generated:b:x -->\n<!-- /generated -->');
+    expect(replaceRegions(doc, (name) => (name === 'a' ? 'x' : undefined), 'docs/x.md', false)).toContain(
+      '<!-- generated:b:x -->\n<!-- /generated -->',
+    );
   });
 
   it('refuse a region that is not closed', () => {
-    expect(() => findRegions('<!-- generated:a -->\nbody\n', 'docs/y.md')).toThrow('docs/y.md:1: region a is not closed');
+    expect(() => findRegions('<!-- generated:a -->\nbody\n', 'docs/y.md')).toThrow(
+      'docs/y.md:1: region a is not closed',
+    );
   });
 });
 
@@ -176,11 +212,15 @@ describe('quoted commands', () => {
   });
 
   it('are compared without the durations they measured', () => {
-    expect(withoutDurations('verdict: AGREE (22.5 s), shrunk in 250 ms')).toBe('verdict: AGREE (<duration>), shrunk in <duration>');
+    expect(withoutDurations('verdict: AGREE (22.5 s), shrunk in 250 ms')).toBe(
+      'verdict: AGREE (<duration>), shrunk in <duration>',
+    );
     expect(withoutDurations('leaseTicks 5, 13 stories')).toBe('leaseTicks 5, 13 stories');
   });
 
   it('print the project folder as . and drop colour codes', () => {
-    expect(normalizeOutput('\x1b[31mfailed\x1b[0m in /some/root/impl/x.ts  \n\n', '/some/root')).toBe('failed in ./impl/x.ts');
+    expect(normalizeOutput('\x1b[31mfailed\x1b[0m in /some/root/impl/x.ts  \n\n', '/some/root')).toBe(
+      'failed in ./impl/x.ts',
+    );
   });
 });

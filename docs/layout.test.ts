@@ -24,7 +24,8 @@ function mayImport(): Map<Room, ReadonlySet<Room>> {
     const rooms = [...(cells[1] ?? '').matchAll(/`([a-z]+)\/`/g)].map((m) => m[1] as Room);
     const allowed = cells[3] ?? '';
     for (const room of rooms.filter((r) => ROOMS.includes(r))) {
-      const targets = allowed === 'everything' ? ROOMS : [...allowed.matchAll(/`([a-z]+)\/`/g)].map((m) => m[1] as Room);
+      const targets =
+        allowed === 'everything' ? ROOMS : [...allowed.matchAll(/`([a-z]+)\/`/g)].map((m) => m[1] as Room);
       table.set(room, new Set(targets));
     }
   }
@@ -40,7 +41,10 @@ function lint(files: Record<string, string>): { path: string; category: string }
   probes += 1;
   const root = join(work, `probe-${probes}`);
   // The probe folder is no git checkout: the configuration is the project's, minus its use of git.
-  const config = readFileSync(join(PROJECT_ROOT, 'biome.jsonc'), 'utf8').replace('"enabled": true, "clientKind"', '"enabled": false, "clientKind"');
+  const config = readFileSync(join(PROJECT_ROOT, 'biome.jsonc'), 'utf8').replace(
+    '"enabled": true, "clientKind"',
+    '"enabled": false, "clientKind"',
+  );
   mkdirSync(root, { recursive: true });
   writeFileSync(join(root, 'biome.jsonc'), config);
   for (const [path, text] of Object.entries(files)) {
@@ -49,7 +53,11 @@ function lint(files: Record<string, string>): { path: string; category: string }
   }
   let out: string;
   try {
-    out = execFileSync(BIOME, ['lint', '--reporter=json', '.'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    out = execFileSync(BIOME, ['lint', '--reporter=json', '.'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
   } catch (error) {
     out = String((error as { stdout?: unknown }).stdout ?? '');
   }
@@ -64,7 +72,8 @@ function probeRoom(from: Room): Map<Room, string[]> {
   if (found !== undefined) return found;
   const files: Record<string, string> = {};
   for (const to of ROOMS.filter((r) => r !== from)) {
-    files[`${from}/deep/imports-${to}.ts`] = `import { value } from '../../${to}/deep/target.ts';\nexport const copy = value;\n`;
+    files[`${from}/deep/imports-${to}.ts`] =
+      `import { value } from '../../${to}/deep/target.ts';\nexport const copy = value;\n`;
     files[`${to}/deep/target.ts`] = 'export const value = 1;\n';
   }
   const errors = lint(files);

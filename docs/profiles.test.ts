@@ -18,13 +18,29 @@ import type { ProfileTarget } from '../conformance/profile/index.ts';
 import { postgresMissing, postgresRequired } from '../conformance/postgresEnv.ts';
 
 const page = (name: string): string => readFileSync(new URL(`profiles/${name}`, import.meta.url), 'utf8');
-const version = (pkg: string): string => (JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
-const own = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (pkg: string): string =>
+  (
+    JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as {
+      version: string;
+    }
+  ).version;
+const own = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 /** The queues of the pages: page file, title, installed version, the module exporting the target. */
 const QUEUES = [
-  { file: 'pg-boss.md', queue: 'pg-boss', version: version('pg-boss'), load: async (): Promise<ProfileTarget> => (await import('../adapters/pg-boss/profile.ts')).pgBossProfile },
-  { file: 'bullmq-postgresql-backend.md', queue: 'bullmq (PostgreSQL backend)', version: version('bullmq'), load: async (): Promise<ProfileTarget> => (await import('../adapters/bullmq-postgres/profile.ts')).bullmqPostgres },
+  {
+    file: 'pg-boss.md',
+    queue: 'pg-boss',
+    version: version('pg-boss'),
+    load: async (): Promise<ProfileTarget> => (await import('../adapters/pg-boss/profile.ts')).pgBossProfile,
+  },
+  {
+    file: 'bullmq-postgresql-backend.md',
+    queue: 'bullmq (PostgreSQL backend)',
+    version: version('bullmq'),
+    load: async (): Promise<ProfileTarget> => (await import('../adapters/bullmq-postgres/profile.ts')).bullmqPostgres,
+  },
 ] as const;
 
 /** A departure as a page tells it. */
@@ -39,26 +55,43 @@ interface Told {
 /** The departures a page tells that came from a targeted campaign (those replay by seed and path). */
 function departures(text: string): Told[] {
   const found: Told[] = [];
-  const re = /^## <a id="departure-([a-z-]+)"><\/a>Departure: `[a-z-]+`\n[\s\S]*?^Found by the targeted campaign of `([a-z-]+)` \(seed -?\d+, path `([\d:]+)`\), shrunk from \d+ to (\d+) steps?\. First difference at step \d+: `([^`]+)`/gm;
-  for (const m of text.matchAll(re)) found.push({ rule: m[1] as RuleId, campaign: m[2] as RuleId, path: m[3] as string, steps: Number(m[4]), field: m[5] as string });
+  const re =
+    /^## <a id="departure-([a-z-]+)"><\/a>Departure: `[a-z-]+`\n[\s\S]*?^Found by the targeted campaign of `([a-z-]+)` \(seed -?\d+, path `([\d:]+)`\), shrunk from \d+ to (\d+) steps?\. First difference at step \d+: `([^`]+)`/gm;
+  for (const m of text.matchAll(re))
+    found.push({
+      rule: m[1] as RuleId,
+      campaign: m[2] as RuleId,
+      path: m[3] as string,
+      steps: Number(m[4]),
+      field: m[5] as string,
+    });
   return found;
 }
 
 /** The result column of a page's rule table, by rule. */
 function results(text: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const m of text.matchAll(/^\| \[`([a-z-]+)`\]\(\.\.\/contract\.md#rule-[a-z-]+\) \| ([^|]+?) \|/gm)) out.set(m[1] as string, (m[2] as string).replace(/\]\(#departure-[a-z-]+\)/, '').replace(/^\[/, ''));
+  for (const m of text.matchAll(/^\| \[`([a-z-]+)`\]\(\.\.\/contract\.md#rule-[a-z-]+\) \| ([^|]+?) \|/gm))
+    out.set(m[1] as string, (m[2] as string).replace(/\]\(#departure-[a-z-]+\)/, '').replace(/^\[/, ''));
   return out;
 }
 
 describe('docs/profiles', () => {
   it('names the installed version of every queue, and of jobcheck for the reference', () => {
     expect(page('jobcheck-jobstore.md')).toMatch(new RegExp(`^# jobcheck JobStore ${own.replace(/\./g, '\\.')}\n`));
-    for (const q of QUEUES) expect(page(q.file)).toMatch(new RegExp(`^# ${q.queue.replace(/[().]/g, '\\$&')} ${q.version.replace(/\./g, '\\.')}\n`));
+    for (const q of QUEUES)
+      expect(page(q.file)).toMatch(
+        new RegExp(`^# ${q.queue.replace(/[().]/g, '\\$&')} ${q.version.replace(/\./g, '\\.')}\n`),
+      );
   });
 
   it('holds the reference page as the generator writes it today', async () => {
-    const reference: ProfileTarget = { queue: 'jobcheck JobStore', version: own, factory: jobStoreFactory(), declarations: {} };
+    const reference: ProfileTarget = {
+      queue: 'jobcheck JobStore',
+      version: own,
+      factory: jobStoreFactory(),
+      declarations: {},
+    };
     const profile = await runProfile(reference, {
       runs: 10,
       seed: 1,
@@ -76,7 +109,9 @@ describe('docs/profiles', () => {
     const matrix = page('README.md');
     const columns = ['jobcheck-jobstore.md', ...QUEUES.map((q) => q.file)];
     for (const rule of RULE_IDS) {
-      const row = new RegExp(`^\\| \\[\`${rule}\`\\]\\(\\.\\./contract\\.md#rule-${rule}\\) \\| (.*) \\|$`, 'm').exec(matrix)?.[1];
+      const row = new RegExp(`^\\| \\[\`${rule}\`\\]\\(\\.\\./contract\\.md#rule-${rule}\\) \\| (.*) \\|$`, 'm').exec(
+        matrix,
+      )?.[1];
       expect(row, rule).toBeDefined();
       const cells = (row as string).split(' | ');
       columns.forEach((file, i) => {
@@ -96,30 +131,44 @@ describe('docs/profiles', () => {
 const REPLAY_TRIES = 3;
 
 const missing = postgresMissing();
-describe.skipIf(missing !== undefined && !postgresRequired())('every departure in docs/profiles replays on the real queue', () => {
-  it('has a server', () => {
-    expect(missing, 'PostgreSQL is required in CI (scripts/pg.sh starts it)').toBeUndefined();
-  });
+describe.skipIf(missing !== undefined && !postgresRequired())(
+  'every departure in docs/profiles replays on the real queue',
+  () => {
+    it('has a server', () => {
+      expect(missing, 'PostgreSQL is required in CI (scripts/pg.sh starts it)').toBeUndefined();
+    });
 
-  for (const q of QUEUES) {
-    it(`replays each departure of ${q.queue}`, async () => {
-      const target = await q.load();
-      try {
-        for (const d of departures(page(q.file))) {
-          // pg-boss draws its retry jitter from PostgreSQL's random(), which no client can seed for
-          // its maintenance: a story that passes through a jittered retry may need another try.
-          let seen: string[] = [];
-          for (let attempt = 0; attempt < REPLAY_TRIES; attempt++) {
-            const profile = await runProfile(target, { seed: 1, replay: { rule: d.campaign, path: d.path } });
-            const result = profile.rules.find((r) => r.rule === d.rule);
-            seen = [...seen, `${result?.status ?? 'absent'} in ${result?.departure?.steps ?? '-'} steps at ${result?.departure?.divergence.field ?? '-'}`];
-            if (result?.status === 'departs' && result.departure?.steps === d.steps && result.departure.divergence.field === d.field) break;
+    for (const q of QUEUES) {
+      it(`replays each departure of ${q.queue}`, async () => {
+        const target = await q.load();
+        try {
+          for (const d of departures(page(q.file))) {
+            // pg-boss draws its retry jitter from PostgreSQL's random(), which no client can seed for
+            // its maintenance: a story that passes through a jittered retry may need another try.
+            let seen: string[] = [];
+            for (let attempt = 0; attempt < REPLAY_TRIES; attempt++) {
+              const profile = await runProfile(target, { seed: 1, replay: { rule: d.campaign, path: d.path } });
+              const result = profile.rules.find((r) => r.rule === d.rule);
+              seen = [
+                ...seen,
+                `${result?.status ?? 'absent'} in ${result?.departure?.steps ?? '-'} steps at ${result?.departure?.divergence.field ?? '-'}`,
+              ];
+              if (
+                result?.status === 'departs' &&
+                result.departure?.steps === d.steps &&
+                result.departure.divergence.field === d.field
+              )
+                break;
+            }
+            expect(
+              seen[seen.length - 1],
+              `${q.queue} ${d.rule} (campaign ${d.campaign}, path ${d.path}); tries: ${seen.join('; ')}`,
+            ).toBe(`departs in ${d.steps} steps at ${d.field}`);
           }
-          expect(seen[seen.length - 1], `${q.queue} ${d.rule} (campaign ${d.campaign}, path ${d.path}); tries: ${seen.join('; ')}`).toBe(`departs in ${d.steps} steps at ${d.field}`);
+        } finally {
+          await target.close?.();
         }
-      } finally {
-        await target.close?.();
-      }
-    }, 300_000);
-  }
-});
+      }, 300_000);
+    }
+  },
+);

@@ -21,23 +21,33 @@ interface Exchange {
 }
 
 const page = readFileSync(new URL('./protocol.md', import.meta.url), 'utf8');
-const blocks = [...page.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1] ?? '', lines: (m[2] ?? '').trimEnd().split('\n') }));
-const isExchange = (lines: readonly string[]): boolean => lines.length > 0 && lines.every((l) => l.startsWith('> ') || l.startsWith('< '));
+const blocks = [...page.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+  lang: m[1] ?? '',
+  lines: (m[2] ?? '').trimEnd().split('\n'),
+}));
+const isExchange = (lines: readonly string[]): boolean =>
+  lines.length > 0 && lines.every((l) => l.startsWith('> ') || l.startsWith('< '));
 
 function exchanges(lines: readonly string[]): Exchange[] {
   const out: Exchange[] = [];
   for (let i = 0; i < lines.length; i += 2) {
     const send = lines[i] ?? '';
     const reply = lines[i + 1] ?? '';
-    if (!send.startsWith('> ') || !reply.startsWith('< ')) throw new Error(`docs/protocol.md: expected a "> " line followed by a "< " line at ${send}`);
+    if (!send.startsWith('> ') || !reply.startsWith('< '))
+      throw new Error(`docs/protocol.md: expected a "> " line followed by a "< " line at ${send}`);
     out.push({ send: send.slice(2), expect: reply.slice(2) });
   }
   return out;
 }
 
 const sessions: { name: string; exchanges: Exchange[] }[] = [
-  ...blocks.filter((b) => b.lang === 'session').map((b, i) => ({ name: `session block ${i + 1}`, exchanges: exchanges(b.lines) })),
-  { name: 'the fragments of section 4', exchanges: blocks.filter((b) => b.lang === '' && isExchange(b.lines)).flatMap((b) => exchanges(b.lines)) },
+  ...blocks
+    .filter((b) => b.lang === 'session')
+    .map((b, i) => ({ name: `session block ${i + 1}`, exchanges: exchanges(b.lines) })),
+  {
+    name: 'the fragments of section 4',
+    exchanges: blocks.filter((b) => b.lang === '' && isExchange(b.lines)).flatMap((b) => exchanges(b.lines)),
+  },
 ];
 
 const python = findPython();
@@ -60,24 +70,39 @@ describe('docs/protocol.md', () => {
     expect(sessions.map((s) => s.exchanges.length)).toEqual([16, 4, 6, 10, 6, 6]);
   });
 
-  describe.skipIf(python === undefined)(`replayed against examples/python/jobstore.py${python === undefined ? ' (skipped: python3 is not installed)' : ''}`, () => {
-    it.each(sessions.map((s) => [s.name, s] as const))('%s: every reply is the documented one', async (_name, session) => {
-      const peer = new Peer(pythonCommand(python as string, 'examples/python/jobstore.py'));
-      peers.push(peer);
-      for (const x of session.exchanges) {
-        const got = JSON.parse(await peer.request(x.send, 10_000)) as unknown;
-        expect({ send: x.send, reply: comparable(got) }).toEqual({ send: x.send, reply: comparable(JSON.parse(x.expect)) });
-      }
-    });
-  });
+  describe.skipIf(python === undefined)(
+    `replayed against examples/python/jobstore.py${python === undefined ? ' (skipped: python3 is not installed)' : ''}`,
+    () => {
+      it.each(sessions.map((s) => [s.name, s] as const))(
+        '%s: every reply is the documented one',
+        async (_name, session) => {
+          const peer = new Peer(pythonCommand(python as string, 'examples/python/jobstore.py'));
+          peers.push(peer);
+          for (const x of session.exchanges) {
+            const got = JSON.parse(await peer.request(x.send, 10_000)) as unknown;
+            expect({ send: x.send, reply: comparable(got) }).toEqual({
+              send: x.send,
+              reply: comparable(JSON.parse(x.expect)),
+            });
+          }
+        },
+      );
+    },
+  );
 
-  it.each(sessions.map((s) => [s.name, s] as const))('%s: the reference model, served over the protocol, gives every documented reply', async (_name, session) => {
-    const served: Session = {};
-    for (const x of session.exchanges) {
-      const got = await answerLine(served, x.send, modelStoreMaker);
-      expect({ send: x.send, reply: comparable(got) }).toEqual({ send: x.send, reply: comparable(JSON.parse(x.expect)) });
-    }
-  });
+  it.each(sessions.map((s) => [s.name, s] as const))(
+    '%s: the reference model, served over the protocol, gives every documented reply',
+    async (_name, session) => {
+      const served: Session = {};
+      for (const x of session.exchanges) {
+        const got = await answerLine(served, x.send, modelStoreMaker);
+        expect({ send: x.send, reply: comparable(got) }).toEqual({
+          send: x.send,
+          reply: comparable(JSON.parse(x.expect)),
+        });
+      }
+    },
+  );
 
   it('states, in its limits table, the constants the harness uses', async () => {
     const region = page.match(/<!-- generated:protocol-limits -->\n([\s\S]*?)\n<!-- \/generated -->/)?.[1];

@@ -42,7 +42,9 @@ export function parseFault(value: string | undefined): Armed | undefined {
   const match = /^([a-z][a-z-]*)(?:@([1-9]\d*))?$/.exec(value);
   const known = Object.values(FAULT_POINTS) as string[];
   if (match === null || !known.includes(match[1] as string)) {
-    throw new Error(`${FAULT_ENV}=${JSON.stringify(value)}: expected <point>[@<n>] with a point among ${known.join(', ')}`);
+    throw new Error(
+      `${FAULT_ENV}=${JSON.stringify(value)}: expected <point>[@<n>] with a point among ${known.join(', ')}`,
+    );
   }
   return { point: match[1] as string, at: match[2] === undefined ? 1 : Number(match[2]) };
 }

@@ -29,7 +29,15 @@ export function jobRecord(job: RecordFields): JobRecord {
   let record: JobRecord;
   switch (job.status) {
     case 'running':
-      record = { payload, seq, status: 'running', attempts, token: job.token as number, owner: job.owner as string, leaseUntil: job.leaseUntil as number };
+      record = {
+        payload,
+        seq,
+        status: 'running',
+        attempts,
+        token: job.token as number,
+        owner: job.owner as string,
+        leaseUntil: job.leaseUntil as number,
+      };
       break;
     case 'waiting':
       record = { payload, seq, status: 'waiting', attempts, notBefore: job.notBefore as number };

@@ -31,9 +31,22 @@ export function restoreRows(s: Snapshot): { rows: RestoredRow[]; unresolved: num
     const leaseUntil = r.leaseUntil ?? null;
     const notBefore = r.notBefore ?? null;
     rows.push({
-      seq: r.seq, id, account: p.account, key: p.key, amount: p.amount, deadline: p.deadline, status: r.status, attempts: r.attempts,
-      token: r.token ?? null, owner: r.owner ?? null, leaseUntil, notBefore, reason: r.reason ?? null, lastError: r.lastError ?? null,
-      due: dueOf({ status: r.status, deadline: p.deadline, leaseUntil, notBefore }), claimable,
+      seq: r.seq,
+      id,
+      account: p.account,
+      key: p.key,
+      amount: p.amount,
+      deadline: p.deadline,
+      status: r.status,
+      attempts: r.attempts,
+      token: r.token ?? null,
+      owner: r.owner ?? null,
+      leaseUntil,
+      notBefore,
+      reason: r.reason ?? null,
+      lastError: r.lastError ?? null,
+      due: dueOf({ status: r.status, deadline: p.deadline, leaseUntil, notBefore }),
+      claimable,
     });
   }
   return { rows, unresolved };
@@ -41,7 +54,8 @@ export function restoreRows(s: Snapshot): { rows: RestoredRow[]; unresolved: num
 
 /** Sets `obj[key] = value` as an own data property, even for the key `__proto__`. */
 function put<V>(obj: Record<string, V>, key: string, value: V): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }
 
@@ -61,9 +75,12 @@ export function snapshotOf(
   const jobs: Record<string, JobRecord> = {};
   for (const { id, record } of jobRows) put(jobs, id, record);
   const balances: Record<string, number> = {};
-  for (const { account, balance } of [...balanceRows].sort((a, b) => compare(a.account, b.account))) put(balances, account, balance);
+  for (const { account, balance } of [...balanceRows].sort((a, b) => compare(a.account, b.account)))
+    put(balances, account, balance);
   const effects: Record<string, Record<string, EffectRecord>> = {};
-  for (const { account, key, effect } of [...effectRows].sort((a, b) => compare(a.account, b.account) || compare(a.key, b.key))) {
+  for (const { account, key, effect } of [...effectRows].sort(
+    (a, b) => compare(a.account, b.account) || compare(a.key, b.key),
+  )) {
     let ledger = Object.hasOwn(effects, account) ? effects[account] : undefined;
     if (ledger === undefined) {
       ledger = {};
@@ -71,5 +88,14 @@ export function snapshotOf(
     }
     put(ledger, key, effect);
   }
-  return { format: SNAPSHOT_FORMAT, config: { ...cfg }, clock: meta.clock, nextToken: meta.nextToken, nextSeq: meta.nextSeq, jobs, balances, effects };
+  return {
+    format: SNAPSHOT_FORMAT,
+    config: { ...cfg },
+    clock: meta.clock,
+    nextToken: meta.nextToken,
+    nextSeq: meta.nextSeq,
+    jobs,
+    balances,
+    effects,
+  };
 }

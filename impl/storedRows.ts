@@ -36,7 +36,11 @@ function dueOfRecord(r: JobRecord): number | null {
  * against what the snapshot implies. Returns the checked snapshot, or a sentence naming the first
  * bad field or row. Pure.
  */
-export function checkStoredRows(snapshot: unknown, rows: readonly DerivedRow[], unresolved: number): { readonly ok: true; readonly snapshot: Snapshot } | { readonly ok: false; readonly problem: string } {
+export function checkStoredRows(
+  snapshot: unknown,
+  rows: readonly DerivedRow[],
+  unresolved: number,
+): { readonly ok: true; readonly snapshot: Snapshot } | { readonly ok: false; readonly problem: string } {
   let s: Snapshot;
   try {
     s = parseSnapshot(snapshot);
@@ -46,7 +50,8 @@ export function checkStoredRows(snapshot: unknown, rows: readonly DerivedRow[], 
   }
   const bySeq = new Map<number, readonly [string, JobRecord]>();
   for (const [id, r] of Object.entries(s.jobs)) bySeq.set(r.seq, [id, r]);
-  if (rows.length !== bySeq.size) return { ok: false, problem: `${rows.length} job rows hold ${bySeq.size} distinct admission numbers` };
+  if (rows.length !== bySeq.size)
+    return { ok: false, problem: `${rows.length} job rows hold ${bySeq.size} distinct admission numbers` };
   const heads = new Set<string>();
   let count = 0;
   for (const row of [...rows].sort((a, b) => a.seq - b.seq)) {
@@ -60,10 +65,19 @@ export function checkStoredRows(snapshot: unknown, rows: readonly DerivedRow[], 
       heads.add(r.payload.account);
     }
     const due = dueOfRecord(r);
-    if (row.due !== due) return { ok: false, problem: `job ${JSON.stringify(id)}: its due column is ${String(row.due)}, its fields give ${String(due)}` };
+    if (row.due !== due)
+      return {
+        ok: false,
+        problem: `job ${JSON.stringify(id)}: its due column is ${String(row.due)}, its fields give ${String(due)}`,
+      };
     const claimable = head && r.status === 'ready';
-    if (row.claimable !== claimable) return { ok: false, problem: `job ${JSON.stringify(id)}: its claimable column is ${String(row.claimable)}, its fields give ${String(claimable)}` };
+    if (row.claimable !== claimable)
+      return {
+        ok: false,
+        problem: `job ${JSON.stringify(id)}: its claimable column is ${String(row.claimable)}, its fields give ${String(claimable)}`,
+      };
   }
-  if (unresolved !== count) return { ok: false, problem: `meta: its count of unresolved jobs is ${unresolved}, the jobs hold ${count}` };
+  if (unresolved !== count)
+    return { ok: false, problem: `meta: its count of unresolved jobs is ${unresolved}, the jobs hold ${count}` };
   return { ok: true, snapshot: s };
 }

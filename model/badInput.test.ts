@@ -63,7 +63,17 @@ const wrongTypeFor = (field: string): fc.Arbitrary<unknown> =>
 
 /** Values that are refused for a numeric field (amount accepts negatives; token needs >= 1). */
 const badNumberFor = (field: string): fc.Arbitrary<number> => {
-  const common = fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1.5, 2 ** 53, -(2 ** 53), 2 ** 60, MAX + 2, 0.1);
+  const common = fc.constantFrom(
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+    1.5,
+    2 ** 53,
+    -(2 ** 53),
+    2 ** 60,
+    MAX + 2,
+    0.1,
+  );
   if (field === 'amount') return common;
   const negative = fc.integer({ min: -1000, max: -1 });
   return field === 'token' ? fc.oneof(common, negative, fc.constant(0)) : fc.oneof(common, negative);
@@ -72,7 +82,11 @@ const badNumberFor = (field: string): fc.Arbitrary<number> => {
 function malformedArb(state: ModelState): fc.Arbitrary<Malformed> {
   const clock = state.context.clock;
   return fc
-    .record({ type: fc.constantFrom('submit', 'claim', 'commit', 'ack', 'fail', 'tick'), later: fc.nat(5), pick: fc.nat() })
+    .record({
+      type: fc.constantFrom('submit', 'claim', 'commit', 'ack', 'fail', 'tick'),
+      later: fc.nat(5),
+      pick: fc.nat(),
+    })
     .chain(({ type, later, pick }) => {
       const cmd = wellFormed(type, clock, later);
       const fields = Object.keys(cmd);
@@ -82,21 +96,46 @@ function malformedArb(state: ModelState): fc.Arbitrary<Malformed> {
         wrongTypeFor(field).map((v) => ({ command: { ...cmd, [field]: v }, code: 'invalid_argument' as const, field })),
         fc.constant({ command: without(cmd, field), code: 'invalid_argument' as const, field }),
         fc
-          .record({ name: fc.constantFrom('extra', 'priority', 'Now', 'tokens', '__proto__x'), value: fc.constantFrom(1, 'x', null) })
-          .map(({ name, value }) => ({ command: { ...cmd, [name]: value }, code: 'invalid_argument' as const, field: name })),
-        fc.constantFrom('submitt', 'SUBMIT', '', 'advance', 'snapshot', 'toString').map((t) => ({ command: { ...cmd, type: t }, code: 'invalid_argument' as const, field: 'type' })),
-        fc.constantFrom(null, 7, 'claim', [], [cmd]).map((v) => ({ command: v, code: 'invalid_argument' as const, field: 'command' })),
+          .record({
+            name: fc.constantFrom('extra', 'priority', 'Now', 'tokens', '__proto__x'),
+            value: fc.constantFrom(1, 'x', null),
+          })
+          .map(({ name, value }) => ({
+            command: { ...cmd, [name]: value },
+            code: 'invalid_argument' as const,
+            field: name,
+          })),
+        fc
+          .constantFrom('submitt', 'SUBMIT', '', 'advance', 'snapshot', 'toString')
+          .map((t) => ({ command: { ...cmd, type: t }, code: 'invalid_argument' as const, field: 'type' })),
+        fc
+          .constantFrom(null, 7, 'claim', [], [cmd])
+          .map((v) => ({ command: v, code: 'invalid_argument' as const, field: 'command' })),
       ];
-      if (numeric) options.push(badNumberFor(field).map((v) => ({ command: { ...cmd, [field]: v }, code: 'invalid_argument' as const, field })));
-      if (STRING_FIELDS.has(field)) options.push(fc.constant({ command: { ...cmd, [field]: '' }, code: 'invalid_argument' as const, field }));
+      if (numeric)
+        options.push(
+          badNumberFor(field).map((v) => ({
+            command: { ...cmd, [field]: v },
+            code: 'invalid_argument' as const,
+            field,
+          })),
+        );
+      if (STRING_FIELDS.has(field))
+        options.push(fc.constant({ command: { ...cmd, [field]: '' }, code: 'invalid_argument' as const, field }));
       if (type === 'fail') {
-        options.push(fc.constantFrom('fatal', 'Transient', '', 'retry').map((k) => ({ command: { ...cmd, kind: k }, code: 'invalid_argument' as const, field: 'kind' })));
+        options.push(
+          fc
+            .constantFrom('fatal', 'Transient', '', 'retry')
+            .map((k) => ({ command: { ...cmd, kind: k }, code: 'invalid_argument' as const, field: 'kind' })),
+        );
       }
       if (type === 'submit') {
         // deadline must be after now, whatever the rest (also for a duplicate of an existing id).
         const now = cmd['now'] as number;
         options.push(
-          fc.integer({ min: 0, max: now }).map((d) => ({ command: { ...cmd, deadline: d }, code: 'invalid_argument' as const, field: 'deadline' })),
+          fc
+            .integer({ min: 0, max: now })
+            .map((d) => ({ command: { ...cmd, deadline: d }, code: 'invalid_argument' as const, field: 'deadline' })),
         );
       }
       if (clock > 0) {

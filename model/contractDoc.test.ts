@@ -15,7 +15,15 @@ describe('docs/contract.md', () => {
     const commands = new Set(examples.map((e) => (e.command as { type: string }).type));
     expect([...commands].sort()).toEqual(['ack', 'claim', 'commit', 'fail', 'submit', 'tick']);
     const codes = new Set(examples.map((e) => e.reply['code']).filter((c) => c !== undefined));
-    expect([...codes].sort()).toEqual(['capacity_exceeded', 'clock_regressed', 'conflict', 'invalid_argument', 'not_owner', 'out_of_range', 'stale_token']);
+    expect([...codes].sort()).toEqual([
+      'capacity_exceeded',
+      'clock_regressed',
+      'conflict',
+      'invalid_argument',
+      'not_owner',
+      'out_of_range',
+      'stale_token',
+    ]);
   });
 
   it.each(examples)('worked example at line $line holds in the model', (example) => {

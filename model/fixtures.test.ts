@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Reply, Snapshot } from '../contract/index.ts';
 import type { Fixture, FixtureDriver } from './fixtures.ts';
-import { FixtureError, isSubset, listFixtures, loadFixture, modelDriver, parseFixture, runFixture } from './fixtures.ts';
+import {
+  FixtureError,
+  isSubset,
+  listFixtures,
+  loadFixture,
+  modelDriver,
+  parseFixture,
+  runFixture,
+} from './fixtures.ts';
 
 const STORIES = [
   // 000: the job-store capstone
@@ -42,7 +50,10 @@ describe('the failure-story fixtures', () => {
 });
 
 /** A copy of a fixture with one expectation changed by `edit`. */
-function edited(name: string, edit: (f: { steps: Record<string, unknown>[]; final: { balances: Record<string, number> } }) => void): Fixture {
+function edited(
+  name: string,
+  edit: (f: { steps: Record<string, unknown>[]; final: { balances: Record<string, number> } }) => void,
+): Fixture {
   const copy = structuredClone(loadFixture(name)) as unknown as Parameters<typeof edit>[0];
   edit(copy);
   return copy as unknown as Fixture;

@@ -122,7 +122,11 @@ export function parseFixture(input: unknown, origin = 'fixture'): Fixture {
 /** Reads and validates one fixture by name; throws FixtureError for a missing or malformed file. */
 export function loadFixture(name: string): Fixture {
   if (!listFixtures().includes(name)) {
-    throw new FixtureError('unknown_fixture', '', `no fixture named ${JSON.stringify(name)} (known: ${listFixtures().join(', ')})`);
+    throw new FixtureError(
+      'unknown_fixture',
+      '',
+      `no fixture named ${JSON.stringify(name)} (known: ${listFixtures().join(', ')})`,
+    );
   }
   const text = readFileSync(new URL(`${name}.json`, FIXTURE_DIR), 'utf8');
   let data: unknown;
@@ -132,7 +136,8 @@ export function loadFixture(name: string): Fixture {
     throw new FixtureError('invalid_fixture', '', `${name}.json is not JSON`, { cause });
   }
   const fixture = parseFixture(data, `${name}.json`);
-  if (fixture.name !== name) throw new FixtureError('invalid_fixture', 'name', `${name}.json: name must be ${JSON.stringify(name)}`);
+  if (fixture.name !== name)
+    throw new FixtureError('invalid_fixture', 'name', `${name}.json: name must be ${JSON.stringify(name)}`);
   return fixture;
 }
 
@@ -190,7 +195,13 @@ function jobMismatch(expected: PartialJobs, snap: Snapshot): { id: string; actua
  */
 export async function runFixture(fixture: Fixture, driver: FixtureDriver): Promise<FixtureResult> {
   const name = fixture.name;
-  const fail = (step: number | 'final', check: FixtureMismatch['check'], expected: unknown, actual: unknown, what: string): FixtureMismatch => ({
+  const fail = (
+    step: number | 'final',
+    check: FixtureMismatch['check'],
+    expected: unknown,
+    actual: unknown,
+    what: string,
+  ): FixtureMismatch => ({
     ok: false,
     fixture: name,
     step,
@@ -207,7 +218,8 @@ export async function runFixture(fixture: Fixture, driver: FixtureDriver): Promi
       where = number;
       if ('do' in s) {
         const reply = await driver.execute(s.do);
-        if (!isSubset(s.expect, withoutMessage(reply))) return fail(number, 'reply', s.expect, reply, `reply to ${describeValue(s.do)}`);
+        if (!isSubset(s.expect, withoutMessage(reply)))
+          return fail(number, 'reply', s.expect, reply, `reply to ${describeValue(s.do)}`);
       } else if ('restart' in s) {
         await driver.restart();
       } else if ('aliasSnapshot' in s) {
@@ -215,14 +227,16 @@ export async function runFixture(fixture: Fixture, driver: FixtureDriver): Promi
         const copy = structuredClone(taken);
         scribble(taken);
         const again = await driver.snapshot();
-        if (!isDeepStrictEqual(copy, again)) return fail(number, 'aliasSnapshot', copy, again, 'changing a taken snapshot changed the store');
+        if (!isDeepStrictEqual(copy, again))
+          return fail(number, 'aliasSnapshot', copy, again, 'changing a taken snapshot changed the store');
       } else {
         const given = structuredClone(await driver.snapshot());
         const copy = structuredClone(given);
         await driver.restoreFrom(given);
         scribble(given);
         const again = await driver.snapshot();
-        if (!isDeepStrictEqual(copy, again)) return fail(number, 'aliasRestore', copy, again, 'changing the object restored from changed the store');
+        if (!isDeepStrictEqual(copy, again))
+          return fail(number, 'aliasRestore', copy, again, 'changing the object restored from changed the store');
       }
       if (s.expectJobs !== undefined) {
         const bad = jobMismatch(s.expectJobs, await driver.snapshot());

@@ -3,7 +3,16 @@
  * and the pure step function over them. Imports only the neutral wire format (contract/).
  */
 export type { JobContext, JobEvent, JobInput, JobPolicy } from './jobMachine.ts';
-export { JOB_STATES, TIME_MAX, addTime, admittedContext, admittedJob, backoffDelay, jobMachine, policyOf } from './jobMachine.ts';
+export {
+  JOB_STATES,
+  TIME_MAX,
+  addTime,
+  admittedContext,
+  admittedJob,
+  backoffDelay,
+  jobMachine,
+  policyOf,
+} from './jobMachine.ts';
 export type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
 export { claimableHead, emptyStore, isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
 export type { ModelState, StepResult } from './step.ts';
@@ -13,7 +22,15 @@ export { STORE_INVARIANTS, brokenInvariant, violatedInvariant } from './invarian
 export { jobSnapshotOf, modelStateOf } from './stateOf.ts';
 export type { LifecycleTransition } from './lifecycle.ts';
 export { lifecycleTransitions, transitionOf } from './lifecycle.ts';
-export type { Fixture, FixtureDriver, FixtureErrorCode, FixtureMismatch, FixtureResult, FixtureStep, PartialJobs } from './fixtures.ts';
+export type {
+  Fixture,
+  FixtureDriver,
+  FixtureErrorCode,
+  FixtureMismatch,
+  FixtureResult,
+  FixtureStep,
+  PartialJobs,
+} from './fixtures.ts';
 export {
   FixtureError,
   assertFixture,

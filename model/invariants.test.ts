@@ -18,19 +18,47 @@ const configArb: fc.Arbitrary<Config> = fc
   .record({
     capacity: fc.integer({ min: 1, max: 4 }),
     maxAttempts: fc.integer({ min: 1, max: 4 }),
-    leaseTicks: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 6 }) }, { weight: 1, arbitrary: fc.constant(MAX) }),
+    leaseTicks: fc.oneof(
+      { weight: 6, arbitrary: fc.integer({ min: 1, max: 6 }) },
+      { weight: 1, arbitrary: fc.constant(MAX) },
+    ),
     backoffBase: fc.integer({ min: 1, max: 4 }),
-    capExtra: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 10 }) }, { weight: 1, arbitrary: fc.constant(MAX) }),
+    capExtra: fc.oneof(
+      { weight: 6, arbitrary: fc.integer({ min: 0, max: 10 }) },
+      { weight: 1, arbitrary: fc.constant(MAX) },
+    ),
   })
   .map(({ capExtra, ...c }) => ({ ...c, backoffCap: Math.min(MAX, c.backoffBase + capExtra) }));
 
-const dt = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 3 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 12 }) });
+const dt = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: 0, max: 3 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 12 }) },
+);
 const worker = fc.constantFrom('w1', 'w2');
 
 type Move =
-  | { op: 'submit'; id: string; repeat: boolean; account: string; key: string; amount: number; life: number; dt: number }
+  | {
+      op: 'submit';
+      id: string;
+      repeat: boolean;
+      account: string;
+      key: string;
+      amount: number;
+      life: number;
+      dt: number;
+    }
   | { op: 'claim'; worker: string; dt: number }
-  | { op: 'commit' | 'ack' | 'fail'; current: boolean; asOwner: boolean; pick: number; token: number; worker: string; kind: 'transient' | 'permanent'; error: string; dt: number }
+  | {
+      op: 'commit' | 'ack' | 'fail';
+      current: boolean;
+      asOwner: boolean;
+      pick: number;
+      token: number;
+      worker: string;
+      kind: 'transient' | 'permanent';
+      error: string;
+      dt: number;
+    }
   | { op: 'tick'; dt: number };
 
 const moveArb: fc.Arbitrary<Move> = fc.oneof(
@@ -42,8 +70,14 @@ const moveArb: fc.Arbitrary<Move> = fc.oneof(
       repeat: fc.boolean(),
       account: fc.constantFrom('alice', 'bob'),
       key: fc.constantFrom('k1', 'k2', 'k3'),
-      amount: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: -3, max: 9 }) }, { weight: 3, arbitrary: fc.constantFrom(MAX, MAX - 1, -MAX) }),
-      life: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 1, max: 30 }) }, { weight: 1, arbitrary: fc.constant(MAX) }),
+      amount: fc.oneof(
+        { weight: 8, arbitrary: fc.integer({ min: -3, max: 9 }) },
+        { weight: 3, arbitrary: fc.constantFrom(MAX, MAX - 1, -MAX) },
+      ),
+      life: fc.oneof(
+        { weight: 8, arbitrary: fc.integer({ min: 1, max: 30 }) },
+        { weight: 1, arbitrary: fc.constant(MAX) },
+      ),
       dt,
     }),
   },
@@ -73,7 +107,8 @@ function concretize(move: Move, snap: Snapshot): Record<string, unknown> {
       const { id, account, key, amount, life } = move;
       // Half the submits of a known id repeat its payload exactly (a duplicate), when still allowed.
       const known = snap.jobs[id];
-      if (move.repeat && known !== undefined && known.payload.deadline > now) return { type: 'submit', id, ...known.payload, now };
+      if (move.repeat && known !== undefined && known.payload.deadline > now)
+        return { type: 'submit', id, ...known.payload, now };
       return { type: 'submit', id, account, key, amount, deadline: Math.min(now + life, MAX), now };
     }
     case 'claim':
@@ -123,13 +158,29 @@ describe('the store invariants', () => {
         for (const move of moves) {
           const { state: next, reply } = step(state, concretize(move, toSnapshot(state)));
           seen.add(reply.ok ? `${reply.type}${reply.type === 'commit' ? String(reply.applied) : ''}` : reply.code);
-          for (const j of Object.values(toSnapshot(next).jobs)) seen.add(j.status === 'dead' ? `dead:${j.reason}` : j.status);
+          for (const j of Object.values(toSnapshot(next).jobs))
+            seen.add(j.status === 'dead' ? `dead:${j.reason}` : j.status);
           state = next;
         }
       }),
       { numRuns: Number(process.env['SEEN_RUNS'] ?? 200), seed: 42 },
     );
-    for (const wanted of ['committrue', 'commitfalse', 'conflict', 'not_owner', 'stale_token', 'capacity_exceeded', 'waiting', 'done', 'dead:lease_expired', 'dead:deadline', 'dead:permanent', 'dead:attempts_exhausted', 'dead:no_time_for_retry', 'out_of_range']) {
+    for (const wanted of [
+      'committrue',
+      'commitfalse',
+      'conflict',
+      'not_owner',
+      'stale_token',
+      'capacity_exceeded',
+      'waiting',
+      'done',
+      'dead:lease_expired',
+      'dead:deadline',
+      'dead:permanent',
+      'dead:attempts_exhausted',
+      'dead:no_time_for_retry',
+      'out_of_range',
+    ]) {
       expect(seen).toContain(wanted);
     }
   });

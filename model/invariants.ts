@@ -27,7 +27,9 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     says: 'at most capacity jobs are unresolved',
     check: (s) => {
       const unresolved = Object.values(s.jobs).filter((j) => isUnresolved(j.status)).length;
-      return unresolved > s.config.capacity ? `${unresolved} unresolved jobs exceed capacity ${s.config.capacity}` : undefined;
+      return unresolved > s.config.capacity
+        ? `${unresolved} unresolved jobs exceed capacity ${s.config.capacity}`
+        : undefined;
     },
   },
   {
@@ -60,7 +62,8 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
       const tokens = new Set<number>();
       for (const j of Object.values(s.jobs)) {
         if (j.status !== 'running') continue;
-        if (j.token === undefined || j.token >= s.nextToken) return `running token ${j.token} not below nextToken ${s.nextToken}`;
+        if (j.token === undefined || j.token >= s.nextToken)
+          return `running token ${j.token} not below nextToken ${s.nextToken}`;
         if (tokens.has(j.token)) return `token ${j.token} held by two running jobs`;
         tokens.add(j.token);
       }
@@ -72,8 +75,11 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     says: "every account's balance equals the sum of its ledger's amounts",
     check: (s) => {
       const sums: Record<string, number> = {};
-      for (const [account, ledger] of Object.entries(s.effects)) sums[account] = Object.values(ledger).reduce((sum, e) => sum + e.amount, 0);
-      return isDeepStrictEqual(sums, { ...s.balances }) ? undefined : `balances ${JSON.stringify(s.balances)} differ from ledger sums ${JSON.stringify(sums)}`;
+      for (const [account, ledger] of Object.entries(s.effects))
+        sums[account] = Object.values(ledger).reduce((sum, e) => sum + e.amount, 0);
+      return isDeepStrictEqual(sums, { ...s.balances })
+        ? undefined
+        : `balances ${JSON.stringify(s.balances)} differ from ledger sums ${JSON.stringify(sums)}`;
     },
   },
   {
@@ -82,7 +88,11 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     check: (s) => {
       for (const [id, j] of Object.entries(s.jobs)) {
         if (!isUnresolved(j.status)) continue;
-        for (const [field, t] of [['deadline', j.payload.deadline], ['leaseUntil', j.leaseUntil], ['notBefore', j.notBefore]] as const) {
+        for (const [field, t] of [
+          ['deadline', j.payload.deadline],
+          ['leaseUntil', j.leaseUntil],
+          ['notBefore', j.notBefore],
+        ] as const) {
           if (t !== undefined && t <= s.clock) return `job ${id}: ${field} ${t} is not after the clock ${s.clock}`;
         }
       }
@@ -99,14 +109,18 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
       const again = toSnapshot(fromSnapshot(parsed));
       // The model writes snapshots in one order, so equal text is equal snapshots; unequal text is
       // compared as values, where key order does not count.
-      if (JSON.stringify(again) !== text && !isDeepStrictEqual(again, s)) return 'snapshot does not survive fromSnapshot -> toSnapshot';
+      if (JSON.stringify(again) !== text && !isDeepStrictEqual(again, s))
+        return 'snapshot does not survive fromSnapshot -> toSnapshot';
       return undefined;
     },
   },
 ];
 
 /** The first invariant the state breaks, with what is wrong; undefined when all hold. Pure. */
-export function violatedInvariant(state: ModelState, invariants: readonly StoreInvariant[] = STORE_INVARIANTS): { name: string; message: string } | undefined {
+export function violatedInvariant(
+  state: ModelState,
+  invariants: readonly StoreInvariant[] = STORE_INVARIANTS,
+): { name: string; message: string } | undefined {
   const snapshot = toSnapshot(state);
   for (const inv of invariants) {
     const message = inv.check(snapshot);

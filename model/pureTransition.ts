@@ -18,7 +18,10 @@ import { createActor } from 'xstate';
 import type { AnyActorScope, AnyStateMachine, EventFromLogic, SnapshotFrom } from 'xstate';
 
 /** A pure transition function of `machine`: the next snapshot; inputs are left untouched. */
-export type PureTransition<M extends AnyStateMachine> = (snapshot: SnapshotFrom<M>, event: EventFromLogic<M>) => SnapshotFrom<M>;
+export type PureTransition<M extends AnyStateMachine> = (
+  snapshot: SnapshotFrom<M>,
+  event: EventFromLogic<M>,
+) => SnapshotFrom<M>;
 
 /** Builds one inert actor scope for `machine` and returns its pure transition function. */
 export function pureTransition<M extends AnyStateMachine>(machine: M): PureTransition<M> {

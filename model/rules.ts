@@ -54,7 +54,13 @@ export function storeTransitions(): readonly StoreTransition[] {
     defs.forEach((def, order) => {
       const guard = def.guard === undefined ? null : renderGuard(def.guard);
       const actions = def.actions.map(actionName).filter((a) => a !== 'begin');
-      list.push({ id: `store --${event}${guard === null ? '' : ` [${guard}]`}--> ${actions.join(', ')}`, event, guard, actions, order });
+      list.push({
+        id: `store --${event}${guard === null ? '' : ` [${guard}]`}--> ${actions.join(', ')}`,
+        event,
+        guard,
+        actions,
+        order,
+      });
     });
   }
   storeCache = list;
@@ -63,7 +69,10 @@ export function storeTransitions(): readonly StoreTransition[] {
 
 /** The guard names declared by the two machines (their `setup({ guards })`). Pure. */
 export function machineGuards(): { readonly job: readonly string[]; readonly store: readonly string[] } {
-  return { job: Object.keys(jobMachine.implementations.guards), store: Object.keys(storeMachine.implementations.guards) };
+  return {
+    job: Object.keys(jobMachine.implementations.guards),
+    store: Object.keys(storeMachine.implementations.guards),
+  };
 }
 
 /** `running --ADVANCE [leaseExpired && !hasAttemptsLeft]--> dead`: the declared transition a job step took, guard as written. Pure. */
@@ -87,43 +96,204 @@ const J = {
   backoff: 'waiting --ADVANCE [backoffElapsed]--> ready',
 } as const;
 
-const delivery = (code: string): string[] => ['commit', 'ack', 'fail'].map((e) => `store --${e} [${code === 'stale_token' ? 'isStaleToken' : 'isNotOwner'}]--> reject(${code})`);
+const delivery = (code: string): string[] =>
+  ['commit', 'ack', 'fail'].map(
+    (e) => `store --${e} [${code === 'stale_token' ? 'isStaleToken' : 'isNotOwner'}]--> reject(${code})`,
+  );
 
 /** Where the model carries each rule, in RULE_IDS order. */
 export const RULE_CARRIERS: readonly RuleCarrier[] = [
-  { rule: 'malformed-command-refused', guards: [], jobTransitions: [], storeTransitions: [], step: 'step: parseCommand (step 1), the state returned unchanged' },
-  { rule: 'clock-never-regresses', guards: [], jobTransitions: [], storeTransitions: [], step: 'step: now < clock (step 1), the state returned unchanged' },
-  { rule: 'deadline-kills', guards: ['deadlinePassed'], jobTransitions: [J.readyDeadline, J.runningDeadline, J.waitingDeadline], storeTransitions: ['store --advance--> advanceClock'] },
-  { rule: 'deadline-precedes-lease', guards: ['deadlinePassed', 'leaseExpired'], jobTransitions: [J.runningDeadline], storeTransitions: [] },
-  { rule: 'lease-equality-expires', guards: ['leaseExpired'], jobTransitions: [J.leaseLast, J.leaseRequeue], storeTransitions: [] },
-  { rule: 'expiry-with-attempts-left-requeues', guards: ['leaseExpired', 'hasAttemptsLeft'], jobTransitions: [J.leaseRequeue], storeTransitions: [] },
-  { rule: 'last-attempt-expiry-is-dead', guards: ['leaseExpired', 'hasAttemptsLeft'], jobTransitions: [J.leaseLast], storeTransitions: [] },
+  {
+    rule: 'malformed-command-refused',
+    guards: [],
+    jobTransitions: [],
+    storeTransitions: [],
+    step: 'step: parseCommand (step 1), the state returned unchanged',
+  },
+  {
+    rule: 'clock-never-regresses',
+    guards: [],
+    jobTransitions: [],
+    storeTransitions: [],
+    step: 'step: now < clock (step 1), the state returned unchanged',
+  },
+  {
+    rule: 'deadline-kills',
+    guards: ['deadlinePassed'],
+    jobTransitions: [J.readyDeadline, J.runningDeadline, J.waitingDeadline],
+    storeTransitions: ['store --advance--> advanceClock'],
+  },
+  {
+    rule: 'deadline-precedes-lease',
+    guards: ['deadlinePassed', 'leaseExpired'],
+    jobTransitions: [J.runningDeadline],
+    storeTransitions: [],
+  },
+  {
+    rule: 'lease-equality-expires',
+    guards: ['leaseExpired'],
+    jobTransitions: [J.leaseLast, J.leaseRequeue],
+    storeTransitions: [],
+  },
+  {
+    rule: 'expiry-with-attempts-left-requeues',
+    guards: ['leaseExpired', 'hasAttemptsLeft'],
+    jobTransitions: [J.leaseRequeue],
+    storeTransitions: [],
+  },
+  {
+    rule: 'last-attempt-expiry-is-dead',
+    guards: ['leaseExpired', 'hasAttemptsLeft'],
+    jobTransitions: [J.leaseLast],
+    storeTransitions: [],
+  },
   { rule: 'backoff-ends-at-not-before', guards: ['backoffElapsed'], jobTransitions: [J.backoff], storeTransitions: [] },
-  { rule: 'duplicate-submit-accepted', guards: ['isDuplicateSubmit'], jobTransitions: [], storeTransitions: ['store --submit [isDuplicateSubmit]--> replyDuplicate'] },
-  { rule: 'changed-payload-conflicts', guards: ['isIdTaken'], jobTransitions: [], storeTransitions: ['store --submit [isIdTaken]--> reject(conflict)'] },
-  { rule: 'capacity-counts-running', guards: ['atCapacity'], jobTransitions: [], storeTransitions: ['store --submit [atCapacity]--> reject(capacity_exceeded)', 'store --submit--> admit'] },
+  {
+    rule: 'duplicate-submit-accepted',
+    guards: ['isDuplicateSubmit'],
+    jobTransitions: [],
+    storeTransitions: ['store --submit [isDuplicateSubmit]--> replyDuplicate'],
+  },
+  {
+    rule: 'changed-payload-conflicts',
+    guards: ['isIdTaken'],
+    jobTransitions: [],
+    storeTransitions: ['store --submit [isIdTaken]--> reject(conflict)'],
+  },
+  {
+    rule: 'capacity-counts-running',
+    guards: ['atCapacity'],
+    jobTransitions: [],
+    storeTransitions: ['store --submit [atCapacity]--> reject(capacity_exceeded)', 'store --submit--> admit'],
+  },
   { rule: 'admission-in-seq-order', guards: [], jobTransitions: [], storeTransitions: ['store --submit--> admit'] },
-  { rule: 'account-head-only', guards: ['hasClaimableHead'], jobTransitions: [J.readyClaim], storeTransitions: ['store --claim [hasClaimableHead]--> deliverHead', 'store --claim--> replyNothingDue'] },
-  { rule: 'oldest-ready-head-first', guards: ['hasClaimableHead'], jobTransitions: [J.readyClaim], storeTransitions: ['store --claim [hasClaimableHead]--> deliverHead'] },
-  { rule: 'new-token-per-claim', guards: [], jobTransitions: [J.readyClaim], storeTransitions: ['store --claim [hasClaimableHead]--> deliverHead'] },
-  { rule: 'lease-from-claim', guards: [], jobTransitions: [J.readyClaim], storeTransitions: ['store --claim [hasClaimableHead]--> deliverHead'] },
-  { rule: 'stale-token-refused', guards: ['isStaleToken'], jobTransitions: [], storeTransitions: delivery('stale_token') },
-  { rule: 'owner-checked', guards: ['isNotOwner', 'isCurrentDelivery'], jobTransitions: [], storeTransitions: delivery('not_owner') },
-  { rule: 'effect-idempotent', guards: ['isEffectRecorded'], jobTransitions: [J.commit], storeTransitions: ['store --commit [isEffectRecorded]--> reuseEffect'] },
-  { rule: 'changed-amount-conflicts', guards: ['isEffectConflict'], jobTransitions: [], storeTransitions: ['store --commit [isEffectConflict]--> reject(conflict)'] },
-  { rule: 'commit-keeps-delivery', guards: ['isCurrentDelivery'], jobTransitions: [J.commit], storeTransitions: ['store --commit [isEffectRecorded]--> reuseEffect', 'store --commit--> applyEffect'] },
-  { rule: 'balance-stays-safe', guards: ['balanceWouldOverflow'], jobTransitions: [], storeTransitions: ['store --commit [balanceWouldOverflow]--> reject(out_of_range)'] },
-  { rule: 'ack-settles-done', guards: ['isCurrentDelivery'], jobTransitions: [J.ack], storeTransitions: ['store --ack--> settle'] },
-  { rule: 'backoff-capped', guards: ['retryStartsBeforeDeadline'], jobTransitions: [J.failRetry, J.failNoTime], storeTransitions: ['store --fail--> recordFailure'] },
-  { rule: 'no-retry-after-deadline', guards: ['retryStartsBeforeDeadline'], jobTransitions: [J.failNoTime], storeTransitions: [] },
+  {
+    rule: 'account-head-only',
+    guards: ['hasClaimableHead'],
+    jobTransitions: [J.readyClaim],
+    storeTransitions: ['store --claim [hasClaimableHead]--> deliverHead', 'store --claim--> replyNothingDue'],
+  },
+  {
+    rule: 'oldest-ready-head-first',
+    guards: ['hasClaimableHead'],
+    jobTransitions: [J.readyClaim],
+    storeTransitions: ['store --claim [hasClaimableHead]--> deliverHead'],
+  },
+  {
+    rule: 'new-token-per-claim',
+    guards: [],
+    jobTransitions: [J.readyClaim],
+    storeTransitions: ['store --claim [hasClaimableHead]--> deliverHead'],
+  },
+  {
+    rule: 'lease-from-claim',
+    guards: [],
+    jobTransitions: [J.readyClaim],
+    storeTransitions: ['store --claim [hasClaimableHead]--> deliverHead'],
+  },
+  {
+    rule: 'stale-token-refused',
+    guards: ['isStaleToken'],
+    jobTransitions: [],
+    storeTransitions: delivery('stale_token'),
+  },
+  {
+    rule: 'owner-checked',
+    guards: ['isNotOwner', 'isCurrentDelivery'],
+    jobTransitions: [],
+    storeTransitions: delivery('not_owner'),
+  },
+  {
+    rule: 'effect-idempotent',
+    guards: ['isEffectRecorded'],
+    jobTransitions: [J.commit],
+    storeTransitions: ['store --commit [isEffectRecorded]--> reuseEffect'],
+  },
+  {
+    rule: 'changed-amount-conflicts',
+    guards: ['isEffectConflict'],
+    jobTransitions: [],
+    storeTransitions: ['store --commit [isEffectConflict]--> reject(conflict)'],
+  },
+  {
+    rule: 'commit-keeps-delivery',
+    guards: ['isCurrentDelivery'],
+    jobTransitions: [J.commit],
+    storeTransitions: ['store --commit [isEffectRecorded]--> reuseEffect', 'store --commit--> applyEffect'],
+  },
+  {
+    rule: 'balance-stays-safe',
+    guards: ['balanceWouldOverflow'],
+    jobTransitions: [],
+    storeTransitions: ['store --commit [balanceWouldOverflow]--> reject(out_of_range)'],
+  },
+  {
+    rule: 'ack-settles-done',
+    guards: ['isCurrentDelivery'],
+    jobTransitions: [J.ack],
+    storeTransitions: ['store --ack--> settle'],
+  },
+  {
+    rule: 'backoff-capped',
+    guards: ['retryStartsBeforeDeadline'],
+    jobTransitions: [J.failRetry, J.failNoTime],
+    storeTransitions: ['store --fail--> recordFailure'],
+  },
+  {
+    rule: 'no-retry-after-deadline',
+    guards: ['retryStartsBeforeDeadline'],
+    jobTransitions: [J.failNoTime],
+    storeTransitions: [],
+  },
   { rule: 'permanent-failure-dead', guards: ['isPermanent'], jobTransitions: [J.failPermanent], storeTransitions: [] },
-  { rule: 'attempts-exhausted-dead', guards: ['hasAttemptsLeft'], jobTransitions: [J.failExhausted], storeTransitions: [] },
-  { rule: 'last-error-kept', guards: ['isCurrentDelivery'], jobTransitions: [J.failPermanent, J.failExhausted, J.failRetry, J.failNoTime], storeTransitions: ['store --fail--> recordFailure'] },
-  { rule: 'tick-advances-clock', guards: [], jobTransitions: [], storeTransitions: ['store --tick--> replyClock', 'store --advance--> advanceClock'] },
-  { rule: 'dead-records-kept', guards: [], jobTransitions: [], storeTransitions: ['store --advance--> advanceClock'], step: 'jobMachine: done and dead are final states; advanceClock sends ADVANCE to unresolved jobs only' },
-  { rule: 'counters-stay-safe', guards: ['seqExhausted', 'tokensExhausted'], jobTransitions: [], storeTransitions: ['store --submit [seqExhausted]--> reject(out_of_range)', 'store --claim [hasClaimableHead && tokensExhausted]--> reject(out_of_range)'] },
-  { rule: 'snapshot-restore-round-trip', guards: [], jobTransitions: [], storeTransitions: [], step: 'toSnapshot and fromSnapshot (a restart)' },
-  { rule: 'snapshot-is-a-copy', guards: [], jobTransitions: [], storeTransitions: [], step: 'toSnapshot builds a fresh value; fromSnapshot copies what it reads' },
+  {
+    rule: 'attempts-exhausted-dead',
+    guards: ['hasAttemptsLeft'],
+    jobTransitions: [J.failExhausted],
+    storeTransitions: [],
+  },
+  {
+    rule: 'last-error-kept',
+    guards: ['isCurrentDelivery'],
+    jobTransitions: [J.failPermanent, J.failExhausted, J.failRetry, J.failNoTime],
+    storeTransitions: ['store --fail--> recordFailure'],
+  },
+  {
+    rule: 'tick-advances-clock',
+    guards: [],
+    jobTransitions: [],
+    storeTransitions: ['store --tick--> replyClock', 'store --advance--> advanceClock'],
+  },
+  {
+    rule: 'dead-records-kept',
+    guards: [],
+    jobTransitions: [],
+    storeTransitions: ['store --advance--> advanceClock'],
+    step: 'jobMachine: done and dead are final states; advanceClock sends ADVANCE to unresolved jobs only',
+  },
+  {
+    rule: 'counters-stay-safe',
+    guards: ['seqExhausted', 'tokensExhausted'],
+    jobTransitions: [],
+    storeTransitions: [
+      'store --submit [seqExhausted]--> reject(out_of_range)',
+      'store --claim [hasClaimableHead && tokensExhausted]--> reject(out_of_range)',
+    ],
+  },
+  {
+    rule: 'snapshot-restore-round-trip',
+    guards: [],
+    jobTransitions: [],
+    storeTransitions: [],
+    step: 'toSnapshot and fromSnapshot (a restart)',
+  },
+  {
+    rule: 'snapshot-is-a-copy',
+    guards: [],
+    jobTransitions: [],
+    storeTransitions: [],
+    step: 'toSnapshot builds a fresh value; fromSnapshot copies what it reads',
+  },
 ];
 
 /** The carrier of one rule. Pure. */
@@ -200,7 +370,8 @@ export function rulesExercised(before: ModelState, command: unknown, result: Ste
       if (job.lastError !== undefined) out.add('last-error-kept');
       if (s.reason === 'deadline') {
         out.add('deadline-kills');
-        if (s.from === 'running' && job.leaseUntil !== undefined && now >= job.leaseUntil) out.add('deadline-precedes-lease');
+        if (s.from === 'running' && job.leaseUntil !== undefined && now >= job.leaseUntil)
+          out.add('deadline-precedes-lease');
       } else if (s.from === 'running') {
         out.add(s.to === 'dead' ? 'last-attempt-expiry-is-dead' : 'expiry-with-attempts-left-requeues');
         if (now === job.leaseUntil) out.add('lease-equality-expires');
@@ -223,10 +394,13 @@ export function rulesExercised(before: ModelState, command: unknown, result: Ste
       const id = (command as { id: string }).id;
       const existing = jobs.find((j) => j.id === id);
       if (existing !== undefined && !UNRESOLVED.has(existing.status)) out.add('dead-records-kept');
-      if (reply.ok && reply.type === 'submit') out.add(reply.duplicate ? 'duplicate-submit-accepted' : 'admission-in-seq-order');
+      if (reply.ok && reply.type === 'submit')
+        out.add(reply.duplicate ? 'duplicate-submit-accepted' : 'admission-in-seq-order');
       if (!reply.ok && reply.code === 'conflict') out.add('changed-payload-conflicts');
       if (!reply.ok && reply.code === 'out_of_range') out.add('counters-stay-safe');
-      const capacityDecided = (reply.ok && reply.type === 'submit' && !reply.duplicate) || (!reply.ok && (reply.code === 'capacity_exceeded' || reply.code === 'out_of_range'));
+      const capacityDecided =
+        (reply.ok && reply.type === 'submit' && !reply.duplicate) ||
+        (!reply.ok && (reply.code === 'capacity_exceeded' || reply.code === 'out_of_range'));
       if (capacityDecided) {
         if (unresolved.some((j) => j.status === 'running')) out.add('capacity-counts-running');
         const capacity = before.context.config.capacity;

@@ -28,8 +28,23 @@ const EXPECTED: Snapshot = {
   nextToken: 3,
   nextSeq: 3,
   jobs: {
-    h: { payload: { account: 'alice', key: 'h:add-4', amount: 4, deadline: 100 }, seq: 1, status: 'running', attempts: 1, token: 1, owner: 'w1', leaseUntil: 6 },
-    i: { payload: { account: 'bob', key: 'i:add-6', amount: 6, deadline: 100 }, seq: 2, status: 'waiting', attempts: 1, notBefore: 4, lastError: 'busy' },
+    h: {
+      payload: { account: 'alice', key: 'h:add-4', amount: 4, deadline: 100 },
+      seq: 1,
+      status: 'running',
+      attempts: 1,
+      token: 1,
+      owner: 'w1',
+      leaseUntil: 6,
+    },
+    i: {
+      payload: { account: 'bob', key: 'i:add-6', amount: 6, deadline: 100 },
+      seq: 2,
+      status: 'waiting',
+      attempts: 1,
+      notBefore: 4,
+      lastError: 'busy',
+    },
   },
   balances: { alice: 4 },
   effects: { alice: { 'h:add-4': { amount: 4, job: 'h', token: 1 } } },
@@ -61,20 +76,101 @@ describe('fromSnapshot', () => {
   type Corrupt = (s: Record<string, any>) => unknown;
   const cases: [string, string, Corrupt][] = [
     ['an unknown format version', 'format', (s) => ({ ...s, format: 'jobcheck.snapshot/2' })],
-    ['a config with backoffCap below backoffBase', 'config.backoffCap', (s) => ({ ...s, config: { ...s.config, backoffBase: 5 } })],
+    [
+      'a config with backoffCap below backoffBase',
+      'config.backoffCap',
+      (s) => ({ ...s, config: { ...s.config, backoffBase: 5 } }),
+    ],
     ['a negative clock', 'clock', (s) => ({ ...s, clock: -1 })],
     ['an unknown top-level field', 'version', (s) => ({ ...s, version: 1 })],
-    ['a running job without leaseUntil', 'jobs.h.leaseUntil', (s) => { delete s.jobs.h.leaseUntil; return s; }],
-    ['a running job with notBefore', 'jobs.h.notBefore', (s) => { s.jobs.h.notBefore = 9; return s; }],
-    ['a null optional field', 'jobs.i.reason', (s) => { s.jobs.i.reason = null; return s; }],
-    ['a token not below nextToken', 'jobs.h.token', (s) => { s.jobs.h.token = 3; return s; }],
-    ['a duplicate seq', 'jobs.i.seq', (s) => { s.jobs.i.seq = 1; return s; }],
-    ['an unresolved job past its deadline', 'jobs.h.payload.deadline', (s) => { s.jobs.h.payload.deadline = 3; return s; }],
-    ['a balance that differs from its ledger', 'balances.alice', (s) => { s.balances.alice = 5; return s; }],
-    ['a balance with no effect', 'balances.bob', (s) => { s.balances.bob = 0; return s; }],
-    ['an effect naming an unknown job', 'effects.alice.h:add-4.job', (s) => { s.effects.alice['h:add-4'].job = 'nobody'; return s; }],
-    ['a NaN amount', 'jobs.i.payload.amount', (s) => { s.jobs.i.payload.amount = Number.NaN; return s; }],
-    ['a waiting job with attempts used up', 'jobs.i.attempts', (s) => { s.jobs.i.attempts = 3; return s; }],
+    [
+      'a running job without leaseUntil',
+      'jobs.h.leaseUntil',
+      (s) => {
+        delete s.jobs.h.leaseUntil;
+        return s;
+      },
+    ],
+    [
+      'a running job with notBefore',
+      'jobs.h.notBefore',
+      (s) => {
+        s.jobs.h.notBefore = 9;
+        return s;
+      },
+    ],
+    [
+      'a null optional field',
+      'jobs.i.reason',
+      (s) => {
+        s.jobs.i.reason = null;
+        return s;
+      },
+    ],
+    [
+      'a token not below nextToken',
+      'jobs.h.token',
+      (s) => {
+        s.jobs.h.token = 3;
+        return s;
+      },
+    ],
+    [
+      'a duplicate seq',
+      'jobs.i.seq',
+      (s) => {
+        s.jobs.i.seq = 1;
+        return s;
+      },
+    ],
+    [
+      'an unresolved job past its deadline',
+      'jobs.h.payload.deadline',
+      (s) => {
+        s.jobs.h.payload.deadline = 3;
+        return s;
+      },
+    ],
+    [
+      'a balance that differs from its ledger',
+      'balances.alice',
+      (s) => {
+        s.balances.alice = 5;
+        return s;
+      },
+    ],
+    [
+      'a balance with no effect',
+      'balances.bob',
+      (s) => {
+        s.balances.bob = 0;
+        return s;
+      },
+    ],
+    [
+      'an effect naming an unknown job',
+      'effects.alice.h:add-4.job',
+      (s) => {
+        s.effects.alice['h:add-4'].job = 'nobody';
+        return s;
+      },
+    ],
+    [
+      'a NaN amount',
+      'jobs.i.payload.amount',
+      (s) => {
+        s.jobs.i.payload.amount = Number.NaN;
+        return s;
+      },
+    ],
+    [
+      'a waiting job with attempts used up',
+      'jobs.i.attempts',
+      (s) => {
+        s.jobs.i.attempts = 3;
+        return s;
+      },
+    ],
   ];
 
   it.each(cases)('refuses %s with invalid_snapshot naming %s', (_label, path, corrupt) => {

@@ -20,7 +20,11 @@ function run(commands: readonly unknown[], config: Config = base): { state: Mode
   return { state, replies };
 }
 
-const submit = (id: string, now = 0, extra: Partial<{ account: string; key: string; amount: number; deadline: number }> = {}) => ({
+const submit = (
+  id: string,
+  now = 0,
+  extra: Partial<{ account: string; key: string; amount: number; deadline: number }> = {},
+) => ({
   type: 'submit',
   id,
   account: extra.account ?? 'alice',
@@ -32,7 +36,14 @@ const submit = (id: string, now = 0, extra: Partial<{ account: string; key: stri
 const claim = (worker: string, now: number) => ({ type: 'claim', worker, now });
 const commit = (worker: string, token: number, now: number) => ({ type: 'commit', worker, token, now });
 const ack = (worker: string, token: number, now: number) => ({ type: 'ack', worker, token, now });
-const fail = (worker: string, token: number, now: number, kind = 'transient', error = 'boom') => ({ type: 'fail', worker, token, kind, error, now });
+const fail = (worker: string, token: number, now: number, kind = 'transient', error = 'boom') => ({
+  type: 'fail',
+  worker,
+  token,
+  kind,
+  error,
+  now,
+});
 const tick = (now: number) => ({ type: 'tick', now });
 
 /**
@@ -166,16 +177,25 @@ describe('submit', () => {
   });
 
   it('accepts an exact repeat as a duplicate even at capacity and after the job is done', () => {
-    const { replies } = run([submit('a'), submit('b', 0, { account: 'bob' }), submit('a', 1), claim('w', 1), ack('w', 1, 2), submit('a', 3)], {
-      ...base,
-      capacity: 2,
-    });
+    const { replies } = run(
+      [submit('a'), submit('b', 0, { account: 'bob' }), submit('a', 1), claim('w', 1), ack('w', 1, 2), submit('a', 3)],
+      {
+        ...base,
+        capacity: 2,
+      },
+    );
     expect(replies[2]).toEqual({ ok: true, type: 'submit', id: 'a', seq: 1, duplicate: true });
     expect(replies[5]).toEqual({ ok: true, type: 'submit', id: 'a', seq: 1, duplicate: true });
   });
 
   it('lets terminal jobs free capacity', () => {
-    const { replies } = run([submit('a'), submit('b', 0, { account: 'bob' }), claim('w', 0), ack('w', 1, 1), submit('c', 1)]);
+    const { replies } = run([
+      submit('a'),
+      submit('b', 0, { account: 'bob' }),
+      claim('w', 0),
+      ack('w', 1, 1),
+      submit('c', 1),
+    ]);
     expect(replies[4]).toEqual({ ok: true, type: 'submit', id: 'c', seq: 3, duplicate: false });
   });
 });
@@ -186,11 +206,18 @@ describe('claim', () => {
   });
 
   it('delivers only the head of each account, smallest seq first', () => {
-    const { replies } = run([submit('a1'), submit('a2'), submit('b1', 0, { account: 'bob' }), claim('w', 0), claim('w', 0), claim('w', 0)], {
-      ...base,
-      capacity: 3,
-    });
-    expect(replies.slice(3).map((r) => (r.ok && r.type === 'claim' ? r.job?.id ?? null : r))).toEqual(['a1', 'b1', null]);
+    const { replies } = run(
+      [submit('a1'), submit('a2'), submit('b1', 0, { account: 'bob' }), claim('w', 0), claim('w', 0), claim('w', 0)],
+      {
+        ...base,
+        capacity: 3,
+      },
+    );
+    expect(replies.slice(3).map((r) => (r.ok && r.type === 'claim' ? (r.job?.id ?? null) : r))).toEqual([
+      'a1',
+      'b1',
+      null,
+    ]);
   });
 
   it('lets a dead head unblock the next job of its account', () => {
@@ -206,7 +233,12 @@ describe('claim', () => {
 
 describe('commit and ack', () => {
   it('applies an effect once and leaves the job running until ack', () => {
-    const { replies, state } = run([submit('a', 0, { amount: 5 }), claim('w', 0), commit('w', 1, 1), commit('w', 1, 2)]);
+    const { replies, state } = run([
+      submit('a', 0, { amount: 5 }),
+      claim('w', 0),
+      commit('w', 1, 1),
+      commit('w', 1, 2),
+    ]);
     expect(replies.slice(2)).toEqual([
       { ok: true, type: 'commit', id: 'a', applied: true, balance: 5 },
       { ok: true, type: 'commit', id: 'a', applied: false, balance: 5 },
@@ -228,13 +260,23 @@ describe('fail', () => {
   it('permanent: dead at once, keeping the error', () => {
     const { replies, state } = run([submit('a'), claim('w', 0), fail('w', 1, 1, 'permanent', 'bad input')]);
     expect(replies[2]).toEqual({ ok: true, type: 'fail', id: 'a', status: 'dead', reason: 'permanent' });
-    expect(toSnapshot(state).jobs['a']).toEqual({ payload: submitPayload('a'), seq: 1, status: 'dead', attempts: 1, reason: 'permanent', lastError: 'bad input' });
+    expect(toSnapshot(state).jobs['a']).toEqual({
+      payload: submitPayload('a'),
+      seq: 1,
+      status: 'dead',
+      attempts: 1,
+      reason: 'permanent',
+      lastError: 'bad input',
+    });
   });
 
   it('transient: waits min(base * 2^(attempts-1), cap), then becomes ready', () => {
     // base 2, cap 8: after attempt 1 the delay is 2; after attempt 2 it would be 4.
     const cfg = { ...base, maxAttempts: 3 };
-    const { replies } = run([submit('a'), claim('w', 0), fail('w', 1, 1), claim('w', 2), claim('w', 3), fail('w', 2, 4)], cfg);
+    const { replies } = run(
+      [submit('a'), claim('w', 0), fail('w', 1, 1), claim('w', 2), claim('w', 3), fail('w', 2, 4)],
+      cfg,
+    );
     expect(replies[2]).toEqual({ ok: true, type: 'fail', id: 'a', status: 'waiting', notBefore: 3 });
     expect(replies[3]).toEqual({ ok: true, type: 'claim', job: null });
     expect(replies[4]).toMatchObject({ job: { id: 'a', token: 2, attempt: 2 } });
@@ -271,14 +313,21 @@ describe('fail', () => {
 
 describe('advancing the clock (step 2)', () => {
   it('kills a job at its deadline before looking at its lease', () => {
-    const { replies, state } = run([submit('a', 0, { deadline: 5 }), claim('w', 0), tick(5)], { ...base, leaseTicks: 5 });
+    const { replies, state } = run([submit('a', 0, { deadline: 5 }), claim('w', 0), tick(5)], {
+      ...base,
+      leaseTicks: 5,
+    });
     expect(replies[2]).toEqual({ ok: true, type: 'tick', clock: 5 });
     expect(toSnapshot(state).jobs['a']).toMatchObject({ status: 'dead', reason: 'deadline', attempts: 1 });
     expect(toSnapshot(state).jobs['a']).not.toHaveProperty('token');
   });
 
-  it('prefers the deadline over the expiry of the last attempt\'s lease at the same tick', () => {
-    const { state } = run([submit('a', 0, { deadline: 5 }), claim('w', 0), tick(5)], { ...base, maxAttempts: 1, leaseTicks: 5 });
+  it("prefers the deadline over the expiry of the last attempt's lease at the same tick", () => {
+    const { state } = run([submit('a', 0, { deadline: 5 }), claim('w', 0), tick(5)], {
+      ...base,
+      maxAttempts: 1,
+      leaseTicks: 5,
+    });
     expect(toSnapshot(state).jobs['a']).toMatchObject({ status: 'dead', reason: 'deadline', attempts: 1 });
   });
 
@@ -286,7 +335,12 @@ describe('advancing the clock (step 2)', () => {
     const one = run([submit('a'), claim('w', 0), tick(4)]);
     expect(toSnapshot(one.state).jobs['a']).toMatchObject({ status: 'running' });
     const two = run([submit('a'), claim('w', 0), tick(5)]);
-    expect(toSnapshot(two.state).jobs['a']).toEqual({ payload: submitPayload('a'), seq: 1, status: 'ready', attempts: 1 });
+    expect(toSnapshot(two.state).jobs['a']).toEqual({
+      payload: submitPayload('a'),
+      seq: 1,
+      status: 'ready',
+      attempts: 1,
+    });
     const last = run([submit('a'), claim('w', 0), tick(5), claim('w', 5), tick(10)]);
     expect(toSnapshot(last.state).jobs['a']).toMatchObject({ status: 'dead', reason: 'lease_expired', attempts: 2 });
     expect(toSnapshot(last.state).jobs['a']).not.toHaveProperty('lastError');
@@ -294,7 +348,13 @@ describe('advancing the clock (step 2)', () => {
 
   it('kills a waiting job at its deadline and readies it at notBefore, keeping lastError', () => {
     const ready = run([submit('a', 0, { deadline: 10 }), claim('w', 0), fail('w', 1, 1, 'transient', 'e1'), tick(3)]);
-    expect(toSnapshot(ready.state).jobs['a']).toEqual({ payload: { ...submitPayload('a'), deadline: 10 }, seq: 1, status: 'ready', attempts: 1, lastError: 'e1' });
+    expect(toSnapshot(ready.state).jobs['a']).toEqual({
+      payload: { ...submitPayload('a'), deadline: 10 },
+      seq: 1,
+      status: 'ready',
+      attempts: 1,
+      lastError: 'e1',
+    });
     const dead = run([submit('a', 0, { deadline: 10 }), claim('w', 0), fail('w', 1, 1, 'transient', 'e1'), tick(10)]);
     expect(toSnapshot(dead.state).jobs['a']).toMatchObject({ status: 'dead', reason: 'deadline', lastError: 'e1' });
   });

@@ -81,7 +81,12 @@ export function step(state: ModelState, command: unknown): StepResult {
   return reference.step(state, command);
 }
 
-function stepWith(storeTransition: PureTransition<typeof storeMachine>, state: ModelState, command: unknown, choice: StepChoice | undefined): StepResult {
+function stepWith(
+  storeTransition: PureTransition<typeof storeMachine>,
+  state: ModelState,
+  command: unknown,
+  choice: StepChoice | undefined,
+): StepResult {
   const parsed = parseCommand(command);
   if (!parsed.ok) return { state, reply: parsed.rejection, trace: [] };
   const cmd = choice === undefined ? parsed.command : ({ ...parsed.command, ...choice } as typeof parsed.command);
@@ -128,7 +133,8 @@ function jobRecord(job: JobSnapshot): JobRecord {
  */
 function put<T>(target: Record<string, T>, key: string, value: T): void {
   // defineProperty only where needed: it is slow, and leaves the object in a slower shape.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 

@@ -114,7 +114,10 @@ function sendToJob(job: JobSnapshot, event: JobEvent): { job: JobSnapshot; step:
   // A commit moves nothing but is still a lifecycle transition (running -> running), so it is recorded.
   if (from === to && event.type !== 'COMMIT') return { job: next, step: undefined };
   const step: JobStep = { job: job.context.id, from, event: event.type, to };
-  return { job: next, step: to === 'dead' && next.context.reason !== undefined ? { ...step, reason: next.context.reason } : step };
+  return {
+    job: next,
+    step: to === 'dead' && next.context.reason !== undefined ? { ...step, reason: next.context.reason } : step,
+  };
 }
 
 function withJob(context: StoreContext, job: JobSnapshot): StoreContext['jobs'] {
@@ -237,7 +240,12 @@ export const storeMachine = setup({
     deliverHead: assign(({ context, event }) => {
       const head = claimableHead(context);
       if (event.type !== 'claim' || head === undefined) return {};
-      const { job, step } = sendToJob(head, { type: 'CLAIM', worker: event.worker, token: context.nextToken, now: event.now });
+      const { job, step } = sendToJob(head, {
+        type: 'CLAIM',
+        worker: event.worker,
+        token: context.nextToken,
+        now: event.now,
+      });
       const c = job.context;
       return {
         jobs: withJob(context, job),
@@ -246,7 +254,13 @@ export const storeMachine = setup({
         reply: {
           ok: true,
           type: 'claim',
-          job: { id: c.id, token: c.token ?? 0, attempt: c.attempts, leaseUntil: c.leaseUntil ?? 0, payload: c.payload },
+          job: {
+            id: c.id,
+            token: c.token ?? 0,
+            attempt: c.attempts,
+            leaseUntil: c.leaseUntil ?? 0,
+            payload: c.payload,
+          },
         },
       };
     }),
@@ -260,7 +274,13 @@ export const storeMachine = setup({
       return {
         jobs: withJob(context, job),
         trace: step === undefined ? [] : [step],
-        reply: { ok: true, type: 'commit', id: job.context.id, applied: false, balance: context.balances.get(p.account) ?? 0 },
+        reply: {
+          ok: true,
+          type: 'commit',
+          id: job.context.id,
+          applied: false,
+          balance: context.balances.get(p.account) ?? 0,
+        },
       };
     }),
     /** Apply the effect: add the amount to the balance and record (account, key) in the ledger. */
@@ -328,7 +348,10 @@ export const storeMachine = setup({
           { actions: ['begin', 'admit'] },
         ],
         claim: [
-          { guard: and(['hasClaimableHead', 'tokensExhausted']), actions: ['begin', { type: 'reject', params: { code: 'out_of_range' } }] },
+          {
+            guard: and(['hasClaimableHead', 'tokensExhausted']),
+            actions: ['begin', { type: 'reject', params: { code: 'out_of_range' } }],
+          },
           { guard: 'hasClaimableHead', actions: ['begin', 'deliverHead'] },
           { actions: ['begin', 'replyNothingDue'] },
         ],
@@ -377,8 +400,10 @@ function rejectionMessage(context: StoreContext, event: StoreEvent, code: Reject
       return `token ${e.token} is held by worker ${JSON.stringify(deliveryOf(context, e)?.context.owner)}, not ${JSON.stringify(e.worker)}`;
     }
     case 'out_of_range': {
-      if (event.type === 'submit') return `nextSeq is ${context.nextSeq}: a new admission number would leave the safe-integer range`;
-      if (event.type === 'claim') return `nextToken is ${context.nextToken}: a new token would leave the safe-integer range`;
+      if (event.type === 'submit')
+        return `nextSeq is ${context.nextSeq}: a new admission number would leave the safe-integer range`;
+      if (event.type === 'claim')
+        return `nextToken is ${context.nextToken}: a new token would leave the safe-integer range`;
       const p = deliveryOf(context, event)?.context.payload;
       return `balance of ${JSON.stringify(p?.account)} would leave the safe-integer range`;
     }

@@ -15,7 +15,11 @@ function variant(name: string): ModelVariant {
 }
 
 /** Runs commands on a model from an empty store; returns the final state and every reply. */
-function run(model: Model, commands: readonly unknown[], config: Config = base): { state: ModelState; replies: Reply[] } {
+function run(
+  model: Model,
+  commands: readonly unknown[],
+  config: Config = base,
+): { state: ModelState; replies: Reply[] } {
   let state = model.initialState(config);
   const replies: Reply[] = [];
   for (const c of commands) {
@@ -26,11 +30,27 @@ function run(model: Model, commands: readonly unknown[], config: Config = base):
   return { state, replies };
 }
 
-const submit = (id: string, account: string, now = 0, deadline = 100) => ({ type: 'submit', id, account, key: `${id}:k`, amount: 1, deadline, now });
+const submit = (id: string, account: string, now = 0, deadline = 100) => ({
+  type: 'submit',
+  id,
+  account,
+  key: `${id}:k`,
+  amount: 1,
+  deadline,
+  now,
+});
 const claim = (worker: string, now: number) => ({ type: 'claim', worker, now });
 const ack = (worker: string, token: number, now: number) => ({ type: 'ack', worker, token, now });
-const fail = (worker: string, token: number, now: number, kind = 'transient') => ({ type: 'fail', worker, token, kind, error: 'boom', now });
-const claimedId = (r: Reply | undefined): string | null | undefined => (r?.ok === true && r.type === 'claim' ? (r.job?.id ?? null) : undefined);
+const fail = (worker: string, token: number, now: number, kind = 'transient') => ({
+  type: 'fail',
+  worker,
+  token,
+  kind,
+  error: 'boom',
+  now,
+});
+const claimedId = (r: Reply | undefined): string | null | undefined =>
+  r?.ok === true && r.type === 'claim' ? (r.job?.id ?? null) : undefined;
 
 describe('model variants', () => {
   it('are named once each and each replaces a rule', () => {
@@ -44,7 +64,14 @@ describe('model variants', () => {
     const dies = [submit('a', 'x'), submit('b', 'x'), claim('w1', 1), fail('w1', 1, 2, 'permanent'), claim('w1', 3)];
     expect(claimedId(run(reference, dies).replies[4])).toBe('b');
     expect(claimedId(run(v, dies).replies[4])).toBe(null);
-    const other = [submit('a', 'x'), submit('b', 'x'), submit('c', 'y'), claim('w1', 1), fail('w1', 1, 2, 'permanent'), claim('w1', 3)];
+    const other = [
+      submit('a', 'x'),
+      submit('b', 'x'),
+      submit('c', 'y'),
+      claim('w1', 1),
+      fail('w1', 1, 2, 'permanent'),
+      claim('w1', 3),
+    ];
     expect(claimedId(run(v, other).replies[5])).toBe('c');
     const done = [submit('a', 'x'), submit('b', 'x'), claim('w1', 1), ack('w1', 1, 2), claim('w1', 3)];
     expect(claimedId(run(v, done).replies[4])).toBe('b');
@@ -61,7 +88,8 @@ describe('model variants', () => {
     const v = variant('uncapped-backoff').model;
     // attempt 1 fails at 1: delay 2 (both); attempt 2 fails at 4: the contract says min(4, 3) = 3, the variant 4.
     const commands = [submit('a', 'x'), claim('w1', 0), fail('w1', 1, 1), claim('w1', 3), fail('w1', 2, 4)];
-    const notBefore = (r: Reply | undefined): number | undefined => (r?.ok === true && r.type === 'fail' && r.status === 'waiting' ? r.notBefore : undefined);
+    const notBefore = (r: Reply | undefined): number | undefined =>
+      r?.ok === true && r.type === 'fail' && r.status === 'waiting' ? r.notBefore : undefined;
     const ref = run(reference, commands).replies;
     const unc = run(v, commands).replies;
     expect([notBefore(ref[2]), notBefore(unc[2])]).toEqual([3, 3]);
@@ -113,7 +141,9 @@ describe('model variants', () => {
       expect(choose(setup, failAt1, waiting(1))).toBeUndefined();
       expect(choose(setup, failAt1, waiting(4))).toBeUndefined();
       expect(choose(setup, fail('w2', 1, 1), waiting(2))).toBeUndefined();
-      expect(v.model.step(setup, failAt1).reply).toEqual(reference.step(run(reference, [submit('a', 'x', 0, 4), claim('w1', 0)]).state, failAt1).reply);
+      expect(v.model.step(setup, failAt1).reply).toEqual(
+        reference.step(run(reference, [submit('a', 'x', 0, 4), claim('w1', 0)]).state, failAt1).reply,
+      );
     });
 
     it('decides whether the retry fits before the deadline with the delay chosen', () => {

@@ -25,7 +25,13 @@ import { isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine
 import type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
 
 /** The names of the model's variants. */
-export const VARIANT_NAMES = ['failed-job-keeps-blocking', 'no-account-order', 'uncapped-backoff', 'jittered-backoff', 'jittered-backoff-upward'] as const;
+export const VARIANT_NAMES = [
+  'failed-job-keeps-blocking',
+  'no-account-order',
+  'uncapped-backoff',
+  'jittered-backoff',
+  'jittered-backoff-upward',
+] as const;
 /** One of VARIANT_NAMES. */
 export type VariantName = (typeof VARIANT_NAMES)[number];
 
@@ -58,29 +64,51 @@ function sendToJob(job: JobSnapshot, event: JobEvent): { job: JobSnapshot; step:
   const to = statusOf(next);
   if (from === to && event.type !== 'COMMIT') return { job: next, step: undefined };
   const step: JobStep = { job: job.context.id, from, event: event.type, to };
-  return { job: next, step: to === 'dead' && next.context.reason !== undefined ? { ...step, reason: next.context.reason } : step };
+  return {
+    job: next,
+    step: to === 'dead' && next.context.reason !== undefined ? { ...step, reason: next.context.reason } : step,
+  };
 }
 
-const withJob = (context: StoreContext, job: JobSnapshot): StoreContext['jobs'] => new Map(context.jobs).set(job.context.id, job);
+const withJob = (context: StoreContext, job: JobSnapshot): StoreContext['jobs'] =>
+  new Map(context.jobs).set(job.context.id, job);
 
 /**
  * The store machine with `choose` in place of the contract's choice of the job a claim delivers;
  * the delivery itself (token, attempt, lease) is the model's.
  */
-function claimingBy(store: typeof storeMachine, choose: (context: StoreContext) => JobSnapshot | undefined): typeof storeMachine {
+function claimingBy(
+  store: typeof storeMachine,
+  choose: (context: StoreContext) => JobSnapshot | undefined,
+): typeof storeMachine {
   return store.provide({
     guards: { hasClaimableHead: ({ context }) => choose(context) !== undefined },
     actions: {
       deliverHead: assign(({ context, event }) => {
         const head = choose(context);
         if (event.type !== 'claim' || head === undefined) return {};
-        const { job, step } = sendToJob(head, { type: 'CLAIM', worker: event.worker, token: context.nextToken, now: event.now });
+        const { job, step } = sendToJob(head, {
+          type: 'CLAIM',
+          worker: event.worker,
+          token: context.nextToken,
+          now: event.now,
+        });
         const c = job.context;
         return {
           jobs: withJob(context, job),
           nextToken: context.nextToken + 1,
           trace: step === undefined ? [] : [step],
-          reply: { ok: true, type: 'claim', job: { id: c.id, token: c.token ?? 0, attempt: c.attempts, leaseUntil: c.leaseUntil ?? 0, payload: c.payload } },
+          reply: {
+            ok: true,
+            type: 'claim',
+            job: {
+              id: c.id,
+              token: c.token ?? 0,
+              attempt: c.attempts,
+              leaseUntil: c.leaseUntil ?? 0,
+              payload: c.payload,
+            },
+          },
         };
       }),
     },
@@ -94,9 +122,18 @@ function admittingTo(store: typeof storeMachine, machine: typeof jobMachine): ty
       admit: assign(({ context, event }) => {
         if (event.type !== 'submit') return {};
         const { id, account, key, amount, deadline } = event;
-        const fresh = admittedJob({ id, payload: { account, key, amount, deadline }, seq: context.nextSeq, policy: policyOf(context.config) });
+        const fresh = admittedJob({
+          id,
+          payload: { account, key, amount, deadline },
+          seq: context.nextSeq,
+          policy: policyOf(context.config),
+        });
         const job = machine.resolveState({ value: 'ready', context: fresh.context });
-        return { jobs: withJob(context, job), nextSeq: context.nextSeq + 1, reply: { ok: true, type: 'submit', id, seq: context.nextSeq, duplicate: false } };
+        return {
+          jobs: withJob(context, job),
+          nextSeq: context.nextSeq + 1,
+          reply: { ok: true, type: 'submit', id, seq: context.nextSeq, duplicate: false },
+        };
       }),
     },
   });
@@ -113,7 +150,8 @@ function headBlockedByDead(context: StoreContext): JobSnapshot | undefined {
     if (head === undefined || job.context.seq < head.context.seq) heads.set(job.context.payload.account, job);
   }
   let best: JobSnapshot | undefined;
-  for (const head of heads.values()) if (statusOf(head) === 'ready' && (best === undefined || head.context.seq < best.context.seq)) best = head;
+  for (const head of heads.values())
+    if (statusOf(head) === 'ready' && (best === undefined || head.context.seq < best.context.seq)) best = head;
   return best;
 }
 
@@ -122,7 +160,8 @@ function headBlockedByDead(context: StoreContext): JobSnapshot | undefined {
 /** The ready job admitted first, store-wide: no per-account order. */
 function oldestReady(context: StoreContext): JobSnapshot | undefined {
   let best: JobSnapshot | undefined;
-  for (const job of [...context.jobs.values()]) if (statusOf(job) === 'ready' && (best === undefined || job.context.seq < best.context.seq)) best = job;
+  for (const job of [...context.jobs.values()])
+    if (statusOf(job) === 'ready' && (best === undefined || job.context.seq < best.context.seq)) best = job;
   return best;
 }
 
@@ -134,11 +173,19 @@ export function uncappedDelay(policy: JobPolicy, attempts: number): number {
 }
 
 /** The job machine whose retry delay is `delay(context, event)` instead of the contract's. */
-function retryingAfter(machine: typeof jobMachine, delay: (context: JobContext, event: JobEvent) => number): typeof jobMachine {
+function retryingAfter(
+  machine: typeof jobMachine,
+  delay: (context: JobContext, event: JobEvent) => number,
+): typeof jobMachine {
   const now = (event: JobEvent): number => ('now' in event ? event.now : 0);
   return machine.provide({
-    guards: { retryStartsBeforeDeadline: ({ context, event }) => addTime(now(event), delay(context, event)) < context.payload.deadline },
-    actions: { scheduleRetry: assign(({ context, event }) => ({ notBefore: addTime(now(event), delay(context, event)) })) },
+    guards: {
+      retryStartsBeforeDeadline: ({ context, event }) =>
+        addTime(now(event), delay(context, event)) < context.payload.deadline,
+    },
+    actions: {
+      scheduleRetry: assign(({ context, event }) => ({ notBefore: addTime(now(event), delay(context, event)) })),
+    },
   });
 }
 
@@ -156,7 +203,15 @@ const failingWithChoice = (store: typeof storeMachine): typeof storeMachine =>
         const current = 'token' in event ? jobByToken(context, event.token) : undefined;
         if (event.type !== 'fail' || current === undefined) return {};
         const delay = (event as StoreEvent & { delay?: unknown }).delay;
-        const fail = { type: 'FAIL', worker: event.worker, token: event.token, kind: event.kind, error: event.error, now: event.now, ...(typeof delay === 'number' ? { delay } : {}) } as JobEvent;
+        const fail = {
+          type: 'FAIL',
+          worker: event.worker,
+          token: event.token,
+          kind: event.kind,
+          error: event.error,
+          now: event.now,
+          ...(typeof delay === 'number' ? { delay } : {}),
+        } as JobEvent;
         const { job, step } = sendToJob(current, fail);
         const c = job.context;
         const reply =
@@ -174,7 +229,10 @@ type DelayBounds = (policy: JobPolicy, attempts: number) => { readonly lo: numbe
 /** jittered-backoff: from 1 up to the contract's delay. */
 const DOWNWARD: DelayBounds = (policy, attempts) => ({ lo: 1, hi: backoffDelay(policy, attempts) });
 /** jittered-backoff-upward: from the contract's delay up to twice the uncapped delay, capped: min(2 × backoffBase × 2^(attempts−1), backoffCap). */
-const UPWARD: DelayBounds = (policy, attempts) => ({ lo: backoffDelay(policy, attempts), hi: Math.min(policy.backoffCap, 2 * uncappedDelay(policy, attempts)) });
+const UPWARD: DelayBounds = (policy, attempts) => ({
+  lo: backoffDelay(policy, attempts),
+  hi: Math.min(policy.backoffCap, 2 * uncappedDelay(policy, attempts)),
+});
 
 /**
  * A jittered variant's choice: a transient failure of the current delivery that the
@@ -193,7 +251,15 @@ const jitterChoice =
     const job = jobByToken(before.context, c.token);
     if (job === undefined || job.context.owner !== c.worker) return undefined;
     const r = implReply as { ok?: unknown; type?: unknown; status?: unknown; notBefore?: unknown } | null;
-    if (r === null || typeof r !== 'object' || r.ok !== true || r.type !== 'fail' || r.status !== 'waiting' || typeof r.notBefore !== 'number') return undefined;
+    if (
+      r === null ||
+      typeof r !== 'object' ||
+      r.ok !== true ||
+      r.type !== 'fail' ||
+      r.status !== 'waiting' ||
+      typeof r.notBefore !== 'number'
+    )
+      return undefined;
     const delay = r.notBefore - c.now;
     const { lo, hi } = bounds(job.context.policy, job.context.attempts);
     return Number.isSafeInteger(delay) && delay >= Math.max(1, lo) && delay <= hi ? { delay } : undefined;
@@ -230,13 +296,15 @@ const SPECS: readonly VariantSpec[] = [
   {
     name: 'failed-job-keeps-blocking',
     rule: 'account-head-only',
-    description: "A dead job stays its account's head: the account's later jobs are never delivered (done jobs block nothing).",
+    description:
+      "A dead job stays its account's head: the account's later jobs are never delivered (done jobs block nothing).",
     change: { store: (m) => claimingBy(m, headBlockedByDead) },
   },
   {
     name: 'no-account-order',
     rule: 'account-head-only',
-    description: 'A claim delivers the ready job admitted first, store-wide: a running or waiting job does not hold back its account.',
+    description:
+      'A claim delivers the ready job admitted first, store-wide: a running or waiting job does not hold back its account.',
     change: { store: (m) => claimingBy(m, oldestReady) },
   },
   {
@@ -248,7 +316,8 @@ const SPECS: readonly VariantSpec[] = [
   {
     name: 'jittered-backoff',
     rule: 'backoff-capped',
-    description: "The retry delay is any whole number of ticks from 1 to the contract's delay; whether a retry fits before the deadline is decided with the delay chosen.",
+    description:
+      "The retry delay is any whole number of ticks from 1 to the contract's delay; whether a retry fits before the deadline is decided with the delay chosen.",
     change: jittered(DOWNWARD),
     choose: jitterChoice(DOWNWARD),
   },
@@ -262,7 +331,10 @@ const SPECS: readonly VariantSpec[] = [
   },
 ];
 
-const VARIANTS: readonly ModelVariant[] = SPECS.map(({ change, ...v }) => ({ ...v, model: buildModel(machinesWith([change])) }));
+const VARIANTS: readonly ModelVariant[] = SPECS.map(({ change, ...v }) => ({
+  ...v,
+  model: buildModel(machinesWith([change])),
+}));
 
 /**
  * The model with several variants in place at once (each replacing its own rule), and the choice
@@ -275,7 +347,9 @@ export function composeVariants(variants: readonly ModelVariant[]): Pick<ModelVa
   if (twice !== undefined) throw new RangeError(`two variants replace the rule ${twice}`);
   if (variants.length === 0) return { model: buildModel() };
   if (variants.length === 1 && variants[0] !== undefined) return variants[0];
-  const specs = variants.map((v) => SPECS.find((s) => s.name === v.name)).filter((s): s is VariantSpec => s !== undefined);
+  const specs = variants
+    .map((v) => SPECS.find((s) => s.name === v.name))
+    .filter((s): s is VariantSpec => s !== undefined);
   const choosers = specs.map((s) => s.choose).filter((c): c is NonNullable<ModelVariant['choose']> => c !== undefined);
   const model = buildModel(machinesWith(specs.map((s) => s.change)));
   if (choosers.length === 0) return { model };

@@ -11,4 +11,6 @@ rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
-cpSync(new URL('../model/fixtures', import.meta.url), new URL('../dist/model/fixtures', import.meta.url), { recursive: true });
+cpSync(new URL('../model/fixtures', import.meta.url), new URL('../dist/model/fixtures', import.meta.url), {
+  recursive: true,
+});

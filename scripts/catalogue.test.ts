@@ -29,7 +29,11 @@ interface Outcome {
 async function cli(args: readonly string[]): Promise<Outcome> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(args, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, isTTY: false });
+  const code = await runCli(args, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    isTTY: false,
+  });
   return { code, stdout, stderr };
 }
 
@@ -52,22 +56,24 @@ const STORY = /^\s+1\. \S+/m;
 
 describe('jobcheck check catches every in-process broken variant of the catalogue', () => {
   it('holds (at least) the fourteen bugs the catalogue names', () => {
-    expect(CATALOGUE.map((v) => v.name)).toEqual(expect.arrayContaining([
-      'capacity-forgets-running',
-      'retry-forgets-deadline',
-      'restart-resets-tokens',
-      'restart-forgets-ledger',
-      'lease-one-tick-late',
-      'last-attempt-requeues',
-      'global-fifo',
-      'waiting-does-not-block',
-      'dead-job-blocks',
-      'commit-not-idempotent',
-      'payload-conflict-accepted',
-      'lease-before-deadline',
-      'backoff-not-capped',
-      'snapshot-live-alias',
-    ]));
+    expect(CATALOGUE.map((v) => v.name)).toEqual(
+      expect.arrayContaining([
+        'capacity-forgets-running',
+        'retry-forgets-deadline',
+        'restart-resets-tokens',
+        'restart-forgets-ledger',
+        'lease-one-tick-late',
+        'last-attempt-requeues',
+        'global-fifo',
+        'waiting-does-not-block',
+        'dead-job-blocks',
+        'commit-not-idempotent',
+        'payload-conflict-accepted',
+        'lease-before-deadline',
+        'backoff-not-capped',
+        'snapshot-live-alias',
+      ]),
+    );
   });
 
   it('carries, for each decision bug, the broken decisions that npm run catalogue also runs on SQLite and PostgreSQL', () => {
@@ -101,45 +107,108 @@ describe('jobcheck check catches every in-process broken variant of the catalogu
 });
 
 const python = findPython();
-describe.skipIf(python === undefined)(`the Python example through the protocol${python === undefined ? ' (skipped: python3 is not installed)' : ''}`, () => {
-  const py = (script: string): string => pythonCommand(python as string, script);
-  const VIA_BIN = ['lease_one_tick_late', 'restart_resets_tokens'];
+describe.skipIf(python === undefined)(
+  `the Python example through the protocol${python === undefined ? ' (skipped: python3 is not installed)' : ''}`,
+  () => {
+    const py = (script: string): string => pythonCommand(python as string, script);
+    const VIA_BIN = ['lease_one_tick_late', 'restart_resets_tokens'];
 
-  it('passes examples/python/jobstore.py through `npx jobcheck check` with exit code 0, a coverage summary, JSON and JUnit XML', async () => {
-    const report = join(dir, 'python');
-    const junit = join(dir, 'python.xml');
-    const out = await command(['check', '--impl', py('examples/python/jobstore.py'), '--seed', '1', '--runs', '40', '--report', report, '--junit', junit, '--json'], 'npx');
-    expect(out.stderr).toBe('');
-    expect(out.code).toBe(0);
-    const result = JSON.parse(out.stdout) as { verdict: string; implementation: string; coverage: { transitions: { hit: number; total: number } }; phases: Record<string, unknown> };
-    expect(result).toMatchObject({ verdict: 'agree', implementation: 'python-jobstore', firstDivergenceMs: null });
-    // Four stores at once; only the fixture stories' two restarts start a process.
-    expect(result.phases).toMatchObject({ parallel: 4, restarts: { cold: 2, warm: expect.any(Number) } });
-    expect((result.phases['restarts'] as { warm: number }).warm).toBeGreaterThan(40);
-    expect(result.coverage.transitions.hit).toBe(result.coverage.transitions.total);
-    const xml = await readFile(junit, 'utf8');
-    expect(xml.match(/<testcase /g)?.length).toBeGreaterThan(50);
-    expect(xml).not.toContain('<failure');
-    expect(JSON.parse(await readFile(join(report, 'coverage.json'), 'utf8'))).toMatchObject({ format: 'jobcheck.coverage/1' });
-  });
+    it('passes examples/python/jobstore.py through `npx jobcheck check` with exit code 0, a coverage summary, JSON and JUnit XML', async () => {
+      const report = join(dir, 'python');
+      const junit = join(dir, 'python.xml');
+      const out = await command(
+        [
+          'check',
+          '--impl',
+          py('examples/python/jobstore.py'),
+          '--seed',
+          '1',
+          '--runs',
+          '40',
+          '--report',
+          report,
+          '--junit',
+          junit,
+          '--json',
+        ],
+        'npx',
+      );
+      expect(out.stderr).toBe('');
+      expect(out.code).toBe(0);
+      const result = JSON.parse(out.stdout) as {
+        verdict: string;
+        implementation: string;
+        coverage: { transitions: { hit: number; total: number } };
+        phases: Record<string, unknown>;
+      };
+      expect(result).toMatchObject({ verdict: 'agree', implementation: 'python-jobstore', firstDivergenceMs: null });
+      // Four stores at once; only the fixture stories' two restarts start a process.
+      expect(result.phases).toMatchObject({ parallel: 4, restarts: { cold: 2, warm: expect.any(Number) } });
+      expect((result.phases['restarts'] as { warm: number }).warm).toBeGreaterThan(40);
+      expect(result.coverage.transitions.hit).toBe(result.coverage.transitions.total);
+      const xml = await readFile(junit, 'utf8');
+      expect(xml.match(/<testcase /g)?.length).toBeGreaterThan(50);
+      expect(xml).not.toContain('<failure');
+      expect(JSON.parse(await readFile(join(report, 'coverage.json'), 'utf8'))).toMatchObject({
+        format: 'jobcheck.coverage/1',
+      });
+    });
 
-  it.each(VIA_BIN.map((name) => [name] as const))('catches broken/%s.py through the real command with exit code 1 and a story', async (name) => {
-    const out = await command(['check', '--impl', py(`examples/python/broken/${name}.py`), '--seed', '1', '--runs', '100', '--max-commands', '15', '--report', join(dir, name)], 'bin');
-    expect(out.stderr).toBe('');
-    expect(out.code).toBe(1);
-    expect(out.stdout).toContain('(python-jobstore)');
-    expect(out.stdout).toContain('verdict: DIVERGE from the model');
-    expect(out.stdout).toMatch(STORY);
-  });
+    it.each(VIA_BIN.map((name) => [name] as const))(
+      'catches broken/%s.py through the real command with exit code 1 and a story',
+      async (name) => {
+        const out = await command(
+          [
+            'check',
+            '--impl',
+            py(`examples/python/broken/${name}.py`),
+            '--seed',
+            '1',
+            '--runs',
+            '100',
+            '--max-commands',
+            '15',
+            '--report',
+            join(dir, name),
+          ],
+          'bin',
+        );
+        expect(out.stderr).toBe('');
+        expect(out.code).toBe(1);
+        expect(out.stdout).toContain('(python-jobstore)');
+        expect(out.stdout).toContain('verdict: DIVERGE from the model');
+        expect(out.stdout).toMatch(STORY);
+      },
+    );
 
-  it('has every Python broken variant checked here, through the command or in-process', () => {
-    expect(PYTHON_BROKEN.map((b) => b.name).sort()).toEqual(['commit_not_idempotent', 'lease_one_tick_late', 'restart_resets_tokens']);
-  });
+    it('has every Python broken variant checked here, through the command or in-process', () => {
+      expect(PYTHON_BROKEN.map((b) => b.name).sort()).toEqual([
+        'commit_not_idempotent',
+        'lease_one_tick_late',
+        'restart_resets_tokens',
+      ]);
+    });
 
-  it.each(PYTHON_BROKEN.filter((b) => !VIA_BIN.includes(b.name)).map((b) => [b.name] as const))('catches broken/%s.py with exit code 1 and a story', async (name) => {
-    const out = await cli(['check', '--impl', py(`examples/python/broken/${name}.py`), '--seed', '1', '--runs', '100', '--max-commands', '15', '--report', join(dir, `py-${name}`)]);
-    expect(out.code).toBe(1);
-    expect(out.stdout).toContain('verdict: DIVERGE from the model');
-    expect(out.stdout).toMatch(STORY);
-  });
-});
+    it.each(PYTHON_BROKEN.filter((b) => !VIA_BIN.includes(b.name)).map((b) => [b.name] as const))(
+      'catches broken/%s.py with exit code 1 and a story',
+      async (name) => {
+        const out = await cli([
+          'check',
+          '--impl',
+          py(`examples/python/broken/${name}.py`),
+          '--seed',
+          '1',
+          '--runs',
+          '100',
+          '--max-commands',
+          '15',
+          '--report',
+          join(dir, `py-${name}`),
+        ]);
+        expect(out.code).toBe(1);
+        expect(out.stdout).toContain('verdict: DIVERGE from the model');
+        expect(out.stdout).toMatch(STORY);
+      },
+    );
+  },
+);

@@ -50,18 +50,36 @@ const timeToFind = (r: CheckReport): number | null => r.firstDivergenceMs;
 const list = (names: readonly string[]): string => names.map((n) => `\`${n}\``).join(', ');
 const missed = (phase: string, names: readonly string[]): string =>
   `- Missed by the ${phase} alone${names.length === 0 ? ': none.' : ` (${names.length}): ${list(names)}.`}`;
-const ms = (n: number | null): string => (n === null ? '-' : n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(1)} s`);
+const ms = (n: number | null): string =>
+  n === null ? '-' : n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(1)} s`;
 
-const entries: Entry[] = CATALOGUE.map((v) => ({ name: v.name, where: 'impl/JobStore variant', description: v.description, factory: v.factory }));
+const entries: Entry[] = CATALOGUE.map((v) => ({
+  name: v.name,
+  where: 'impl/JobStore variant',
+  description: v.description,
+  factory: v.factory,
+}));
 const python = findPython();
 if (python !== undefined) {
   for (const b of PYTHON_BROKEN) {
-    entries.push({ name: `python/${b.name}`, where: 'Python, over the protocol', description: b.description, factory: processAdapterFactory(pythonCommand(python, `examples/python/broken/${b.name}.py`)) });
+    entries.push({
+      name: `python/${b.name}`,
+      where: 'Python, over the protocol',
+      description: b.description,
+      factory: processAdapterFactory(pythonCommand(python, `examples/python/broken/${b.name}.py`)),
+    });
   }
 }
-const controls: Entry[] = [{ name: 'impl/JobStore', where: 'built-in', description: 'the optimised implementation', factory: jobStoreFactory() }];
+const controls: Entry[] = [
+  { name: 'impl/JobStore', where: 'built-in', description: 'the optimised implementation', factory: jobStoreFactory() },
+];
 if (python !== undefined) {
-  controls.push({ name: 'python/jobstore', where: 'Python, over the protocol', description: 'the Python example', factory: processAdapterFactory(pythonCommand(python, 'examples/python/jobstore.py')) });
+  controls.push({
+    name: 'python/jobstore',
+    where: 'Python, over the protocol',
+    description: 'the Python example',
+    factory: processAdapterFactory(pythonCommand(python, 'examples/python/jobstore.py')),
+  });
 }
 
 const rows: string[] = [];
@@ -72,14 +90,20 @@ const reports = new Map<string, CheckReport>();
 for (const e of [...entries, ...controls]) {
   // Checked as `jobcheck check` checks them: a process target several stores at once, warm restarts.
   const report = await runCheck(
-    { factory: e.factory, ...(e.factory.warm === undefined ? {} : { warmFactory: e.factory.warm, parallel: DEFAULT_PROCESS_PARALLEL }) },
+    {
+      factory: e.factory,
+      ...(e.factory.warm === undefined ? {} : { warmFactory: e.factory.warm, parallel: DEFAULT_PROCESS_PARALLEL }),
+    },
     { runs, seed },
   );
   await e.factory.close?.();
   reports.set(e.name, report);
   const c = report.campaign;
   const fixturesFailed = report.fixtures.filter((f) => !f.result.ok).length;
-  const campaign = c.verdict === 'diverge' ? `run ${c.runs}, ${ms(c.durationMs - c.shrinkMs)}; ${c.firstFailureLength} → **${c.counterexample?.steps.length}** in ${ms(c.shrinkMs)}` : `not found in ${c.runs} runs`;
+  const campaign =
+    c.verdict === 'diverge'
+      ? `run ${c.runs}, ${ms(c.durationMs - c.shrinkMs)}; ${c.firstFailureLength} → **${c.counterexample?.steps.length}** in ${ms(c.shrinkMs)}`
+      : `not found in ${c.runs} runs`;
   const shown = report.failure === null ? 'agree' : `**${report.failure.steps}** (${report.failure.source})`;
   if (!controls.includes(e)) {
     if (fixturesFailed === 0) missedBy.fixtures.push(e.name);
@@ -89,7 +113,12 @@ for (const e of [...entries, ...controls]) {
   const row = `| \`${e.name}\` | ${e.where} | ${e.description} | ${fixturesFailed}/${report.fixtures.length} | ${report.paths.failures.length}/${report.paths.outcomes.length} | ${campaign} | ${shown} | ${ms(timeToFind(report))} | ${ms(report.durationMs)} |`;
   (controls.includes(e) ? controlRows : rows).push(row);
   if (e.name === 'lease-one-tick-late' && report.failure !== null) {
-    example = renderFailure(report.failure, report, { target: `broken/${e.name}`, flags: `--broken ${e.name}`, seed, runs });
+    example = renderFailure(report.failure, report, {
+      target: `broken/${e.name}`,
+      flags: `--broken ${e.name}`,
+      seed,
+      runs,
+    });
   }
   process.stdout.write(`${report.verdict === 'diverge' ? 'caught ' : 'agrees '} ${e.name}\n`);
 }
@@ -100,16 +129,29 @@ for (const e of [...entries, ...controls]) {
 const pgMissing = postgresMissing();
 const storeRows: string[] = [];
 const caughtOn = (r: CheckReport): string =>
-  r.verdict === 'diverge' && r.failure !== null ? `caught: **${r.failure.steps}** (${r.failure.source}), ${ms(timeToFind(r))}` : `**${r.verdict}**`;
+  r.verdict === 'diverge' && r.failure !== null
+    ? `caught: **${r.failure.steps}** (${r.failure.source}), ${ms(timeToFind(r))}`
+    : `**${r.verdict}**`;
 for (const v of CATALOGUE) {
   if (v.decisions === undefined) continue;
   const onMemory = reports.get(v.name);
   const memory = onMemory === undefined ? '-' : caughtOn(onMemory);
-  const sqlite = await runCheck({ factory: sqliteFactory({ Store: withDecisions(SqliteStore, v.decisions), name: `broken/${v.name} (SQLite)` }) }, { runs, seed, noExplore: true });
+  const sqlite = await runCheck(
+    { factory: sqliteFactory({ Store: withDecisions(SqliteStore, v.decisions), name: `broken/${v.name} (SQLite)` }) },
+    { runs, seed, noExplore: true },
+  );
   process.stdout.write(`${sqlite.verdict === 'diverge' ? 'caught ' : 'agrees '} ${v.name} (SQLite)\n`);
   let pg = `not run: ${pgMissing ?? ''}`;
   if (pgMissing === undefined) {
-    const r = await runCheck({ factory: postgresFactory({ Store: withDecisions(PostgresStore, v.decisions), name: `broken/${v.name} (PostgreSQL)` }) }, { runs, seed, noExplore: true });
+    const r = await runCheck(
+      {
+        factory: postgresFactory({
+          Store: withDecisions(PostgresStore, v.decisions),
+          name: `broken/${v.name} (PostgreSQL)`,
+        }),
+      },
+      { runs, seed, noExplore: true },
+    );
     process.stdout.write(`${r.verdict === 'diverge' ? 'caught ' : 'agrees '} ${v.name} (PostgreSQL)\n`);
     pg = caughtOn(r);
   }
@@ -119,13 +161,27 @@ for (const v of CATALOGUE) {
 // The racy variants: one request at a time they keep the contract; the concurrent campaign of
 // `jobcheck check --workers 4` finds them. The control is impl/JobStore behind a mutex.
 const racyRows: string[] = [];
-for (const v of [...CONCURRENT_BROKEN_VARIANTS, { name: 'impl/JobStore+mutex', description: 'the built-in store behind an async mutex (the control)', factory: lockedJobStoreFactory() }]) {
+for (const v of [
+  ...CONCURRENT_BROKEN_VARIANTS,
+  {
+    name: 'impl/JobStore+mutex',
+    description: 'the built-in store behind an async mutex (the control)',
+    factory: lockedJobStoreFactory(),
+  },
+]) {
   const started = performance.now();
   const r = await runConcurrentCampaign({ factory: v.factory, workers: 4, numRuns: 2000, seed });
   const requests = r.failure?.run == null ? undefined : requestCount(r.failure.run.rounds);
-  const found = r.verdict === 'failed' ? `run ${r.runs}; ${r.firstFailureRequests} → **${requests}** requests` : r.verdict === 'passed' ? `not found in ${r.runs} runs` : r.verdict;
+  const found =
+    r.verdict === 'failed'
+      ? `run ${r.runs}; ${r.firstFailureRequests} → **${requests}** requests`
+      : r.verdict === 'passed'
+        ? `not found in ${r.runs} runs`
+        : r.verdict;
   racyRows.push(`| \`${v.name}\` | ${v.description} | ${found} | ${ms(performance.now() - started)} |`);
-  process.stdout.write(`${r.verdict === 'failed' ? 'caught ' : r.verdict === 'passed' ? 'agrees ' : `${r.verdict} `} ${v.name} (4 workers)\n`);
+  process.stdout.write(
+    `${r.verdict === 'failed' ? 'caught ' : r.verdict === 'passed' ? 'agrees ' : `${r.verdict} `} ${v.name} (4 workers)\n`,
+  );
 }
 
 // The racy Python stores over the protocol: a real process speaking jobcheck/2, a thread per
@@ -133,17 +189,25 @@ for (const v of [...CONCURRENT_BROKEN_VARIANTS, { name: 'impl/JobStore+mutex', d
 const PROTOCOL_RACE_RUNS = 300;
 const protocolRacyRows: string[] = [];
 if (python !== undefined) {
-  const control = { race: 'none (the control)', script: 'examples/python/jobstore.py', description: 'the correct Python example' };
+  const control = {
+    race: 'none (the control)',
+    script: 'examples/python/jobstore.py',
+    description: 'the correct Python example',
+  };
   const racy = [...PYTHON_RACY, control];
   for (const v of racy) {
     const factory = concurrentProcessFactory(pythonCommand(python, v.script));
     const started = performance.now();
-    const r = await runConcurrentCampaign({ factory, workers: 4, numRuns: PROTOCOL_RACE_RUNS, seed }).finally(() => factory.close());
+    const r = await runConcurrentCampaign({ factory, workers: 4, numRuns: PROTOCOL_RACE_RUNS, seed }).finally(() =>
+      factory.close(),
+    );
     const requests = r.failure?.run == null ? undefined : requestCount(r.failure.run.rounds);
     const caught = `run ${r.runs}; ${r.firstFailureRequests} → **${requests}** requests`;
     const found = r.verdict === 'failed' ? caught : r.verdict === 'passed' ? `not found in ${r.runs} runs` : r.verdict;
     const program = v.script.replace('examples/python/', '');
-    protocolRacyRows.push(`| ${v.race} | \`${program}\` | ${v.description} | ${found} | ${ms(performance.now() - started)} |`);
+    protocolRacyRows.push(
+      `| ${v.race} | \`${program}\` | ${v.description} | ${found} | ${ms(performance.now() - started)} |`,
+    );
     const said = r.verdict === 'failed' ? 'caught ' : r.verdict === 'passed' ? 'agrees ' : `${r.verdict} `;
     process.stdout.write(`${said} python ${v.race} (4 workers, over the protocol)\n`);
   }

@@ -30,7 +30,10 @@ const context: CheckReportContext = {
   pathsRun: result.paths.outcomes.length,
   stoppedEarly: result.verdict === 'diverge' && runsRun < runs ? 'divergence' : null,
 };
-const files = await writeCoverageReport(dir, result.coverage, { title: `Coverage of ${result.campaign.adapter}: path suite + ${runs} random runs (seed ${seed})`, context });
+const files = await writeCoverageReport(dir, result.coverage, {
+  title: `Coverage of ${result.campaign.adapter}: path suite + ${runs} random runs (seed ${seed})`,
+  context,
+});
 for (const c of COVERAGE_CATEGORIES) {
   const { hit, total } = categorySummary(result.coverage, c);
   console.log(`${c.padEnd(12)} ${String(hit).padStart(4)} / ${total}`);

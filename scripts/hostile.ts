@@ -17,7 +17,10 @@ const rows: string[] = new Array<string>(HOSTILE_CASES.length).fill('');
 let unexpected = 0;
 /** What the case ran, for the table: its own command line, or the peer mode under the default check line. */
 const ran = (c: HostileCase): string => {
-  const line = c.argv === undefined ? `--impl "${c.command ?? ''}"${c.flags.length === 0 ? '' : ` ${c.flags.join(' ')}`}` : c.argv.join(' ');
+  const line =
+    c.argv === undefined
+      ? `--impl "${c.command ?? ''}"${c.flags.length === 0 ? '' : ` ${c.flags.join(' ')}`}`
+      : c.argv.join(' ');
   const how = c.launch === 'npx' ? 'npx jobcheck ' : c.launch === 'sh' ? 'sh -c jobcheck ' : '';
   const signal = c.interrupt === undefined ? '' : `; ${c.interrupt.signal} after ${c.interrupt.afterMs} ms`;
   return `\`${how}${line}\`${signal}`.replaceAll('|', '\\|');
@@ -32,7 +35,8 @@ const worker = async (): Promise<void> => {
     const ok = r.exit === c.exit && r.signal === (c.signal ?? null) && c.pattern.test(shown) && r.left === 0;
     if (!ok) unexpected += 1;
     const ended = r.exit ?? r.signal;
-    rows[index] = `| \`${c.name}\` | ${c.what} | ${ran(c)} | ${c.outcome} | ${ended} | ${(r.wallMs / 1000).toFixed(1)} s | ${Math.round(r.peakKiB / 1024)} MiB | ${r.left} | ${ok ? 'as expected' : '**NOT as expected**'} |`;
+    rows[index] =
+      `| \`${c.name}\` | ${c.what} | ${ran(c)} | ${c.outcome} | ${ended} | ${(r.wallMs / 1000).toFixed(1)} s | ${Math.round(r.peakKiB / 1024)} MiB | ${r.left} | ${ok ? 'as expected' : '**NOT as expected**'} |`;
     process.stderr.write(`${rows[index]}\n`);
   }
 };
@@ -51,7 +55,9 @@ run, prepared by the case: a FIFO, an evil module, an edited artifact), some of 
 0.3 s after the harness exited (after an interrupt, once none is left or 15 s have passed). "exit" is
 the exit code, or the signal that ended the process started.
 
-Machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} when the table was written.
+Machine: ${cpus().length} cores, load average ${loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ')} when the table was written.
 
 | case | what misbehaves | command | outcome expected | exit | wall | peak memory | left | |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |

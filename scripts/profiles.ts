@@ -42,10 +42,19 @@ const timeLimit = arg('time-limit') === undefined ? undefined : Number(arg('time
 const PROFILE_ADAPTERS = ['adapters/pg-boss/profile.ts', 'adapters/bullmq-postgres/profile.ts'] as const;
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-const reference: ProfileTarget = { queue: 'jobcheck JobStore', version: pkg.version, factory: jobStoreFactory(), declarations: {} };
+const reference: ProfileTarget = {
+  queue: 'jobcheck JobStore',
+  version: pkg.version,
+  factory: jobStoreFactory(),
+  declarations: {},
+};
 
 const isProfileTarget = (v: unknown): v is ProfileTarget =>
-  typeof v === 'object' && v !== null && typeof (v as ProfileTarget).factory === 'function' && typeof (v as ProfileTarget).queue === 'string' && typeof (v as ProfileTarget).declarations === 'object';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as ProfileTarget).factory === 'function' &&
+  typeof (v as ProfileTarget).queue === 'string' &&
+  typeof (v as ProfileTarget).declarations === 'object';
 
 /** Loads the ProfileTarget an adapter module exports, or says why not (undefined). */
 async function loadTarget(file: string): Promise<ProfileTarget | undefined> {
@@ -67,7 +76,11 @@ async function loadTarget(file: string): Promise<ProfileTarget | undefined> {
   }
 }
 
-const slug = (queue: string): string => queue.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (queue: string): string =>
+  queue
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** A matrix cell: the result in a few words, a departure linked to its section on the queue's page. */
 function cellOf(r: RuleResult | undefined, page: string): string {
@@ -84,19 +97,33 @@ function matrix(profiles: readonly { profile: Profile; page: string; target: Pro
     '',
   );
   lines.push('| queue | version | verdict | page |', '| --- | --- | --- | --- |');
-  for (const { profile, page } of profiles) lines.push(`| ${profile.queue} | ${profile.version} | ${profile.verdict} | [${page}](${page}) |`);
-  lines.push('', `| rule | ${profiles.map((p) => p.profile.queue).join(' | ')} |`, `| --- | ${profiles.map(() => '---').join(' | ')} |`);
+  for (const { profile, page } of profiles)
+    lines.push(`| ${profile.queue} | ${profile.version} | ${profile.verdict} | [${page}](${page}) |`);
+  lines.push(
+    '',
+    `| rule | ${profiles.map((p) => p.profile.queue).join(' | ')} |`,
+    `| --- | ${profiles.map(() => '---').join(' | ')} |`,
+  );
   for (const rule of RULE_IDS) {
-    const cells = profiles.map(({ profile, page }) => cellOf(profile.rules.find((r) => r.rule === rule), page));
+    const cells = profiles.map(({ profile, page }) =>
+      cellOf(
+        profile.rules.find((r) => r.rule === rule),
+        page,
+      ),
+    );
     lines.push(`| [\`${rule}\`](../contract.md#rule-${rule}) | ${cells.join(' | ')} |`);
   }
-  const links = profiles.flatMap(({ profile, target }) => Object.entries(target.upstream ?? {}).map(([rule, url]) => `- ${profile.queue}, \`${rule}\`: ${url}`));
+  const links = profiles.flatMap(({ profile, target }) =>
+    Object.entries(target.upstream ?? {}).map(([rule, url]) => `- ${profile.queue}, \`${rule}\`: ${url}`),
+  );
   if (links.length > 0) lines.push('', '## Upstream reports', '', ...links);
   return `${lines.join('\n')}\n`;
 }
 
 /** Each target with the `jobcheck profile` flags that select it again, for the replay lines. */
-const targets: { readonly target: ProfileTarget; readonly flags: string }[] = [{ target: reference, flags: '--builtin' }];
+const targets: { readonly target: ProfileTarget; readonly flags: string }[] = [
+  { target: reference, flags: '--builtin' },
+];
 for (const file of PROFILE_ADAPTERS) {
   const t = await loadTarget(file);
   if (t !== undefined) targets.push({ target: t, flags: `--module ${file}` });

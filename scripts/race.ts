@@ -30,8 +30,21 @@ export const RACE: ConcurrentScenario = {
   config: CONFIG,
   workers: 2,
   rounds: [
-    { now: { at: 'same' }, shuffle: 0, requests: [{ lane: 0, command: { kind: 'submit', id: 'a', account: 'alice', key: 'a:k', amount: 7, deadlineIn: 100 } }] },
-    { now: { at: 'later', plus: 1 }, shuffle: 0, requests: [{ lane: 0, command: { kind: 'claim' } }, { lane: 1, command: { kind: 'claim' } }] },
+    {
+      now: { at: 'same' },
+      shuffle: 0,
+      requests: [
+        { lane: 0, command: { kind: 'submit', id: 'a', account: 'alice', key: 'a:k', amount: 7, deadlineIn: 100 } },
+      ],
+    },
+    {
+      now: { at: 'later', plus: 1 },
+      shuffle: 0,
+      requests: [
+        { lane: 0, command: { kind: 'claim' } },
+        { lane: 1, command: { kind: 'claim' } },
+      ],
+    },
   ],
 };
 
@@ -51,7 +64,9 @@ async function main(): Promise<number> {
   }
   const factory = factoryOf(store);
   if (factory === undefined) {
-    process.stderr.write(`race: --store must be locked or the name of a broken concurrent variant (got ${JSON.stringify(store)})\n`);
+    process.stderr.write(
+      `race: --store must be locked or the name of a broken concurrent variant (got ${JSON.stringify(store)})\n`,
+    );
     return 2;
   }
   const adapter = await factory(CONFIG, { workers: RACE.workers });
@@ -61,14 +76,22 @@ async function main(): Promise<number> {
   // A failure's story shows the lanes itself.
   if (outcome.verdict !== 'not_linearizable') process.stdout.write(`${renderLanes(run).join('\n')}\n\n`);
   if (outcome.verdict === 'linearizable') {
-    process.stdout.write(`linearizable: the order ${outcome.order.map((id) => `#${id}`).join(' ')} of the model gives every reply observed.\n`);
+    process.stdout.write(
+      `linearizable: the order ${outcome.order.map((id) => `#${id}`).join(' ')} of the model gives every reply observed.\n`,
+    );
     return 0;
   }
   if (outcome.verdict === 'unknown') {
     process.stdout.write(`unknown: the checker ran out of its budget (${outcome.reason}), which is not a pass.\n`);
     return 1;
   }
-  const failure: ConcurrentFailure = { kind: 'not_linearizable', scenario: RACE, run, witness: outcome.witness, error: null };
+  const failure: ConcurrentFailure = {
+    kind: 'not_linearizable',
+    scenario: RACE,
+    run,
+    witness: outcome.witness,
+    error: null,
+  };
   process.stdout.write(`not linearizable:\n\n${renderConcurrentStory(failure, { adapter: adapter.name })}\n`);
   return 1;
 }

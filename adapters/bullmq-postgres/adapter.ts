@@ -21,7 +21,14 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { Job, UnrecoverableError, createPostgresBackend, runMigrations, withBackend } from 'bullmq';
-import type { JobProgress, PostgresConnectionOptions, PostgresPoolConfig, PostgresQueueBackend, Queue, Worker } from 'bullmq';
+import type {
+  JobProgress,
+  PostgresConnectionOptions,
+  PostgresPoolConfig,
+  PostgresQueueBackend,
+  Queue,
+  Worker,
+} from 'bullmq';
 import type {
   AckCommand,
   ClaimCommand,
@@ -69,7 +76,10 @@ function bullmqConnection(target: string, schema: string): PostgresPoolConfig {
   if (target === '') return common;
   if (/^postgres(ql)?:\/\//.test(target)) return { ...common, connectionString: target };
   if (target.startsWith('/')) return { ...common, host: target };
-  throw new BullmqAdapterError('bad_target', `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`);
+  throw new BullmqAdapterError(
+    'bad_target',
+    `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`,
+  );
 }
 
 /** Creates BullMQ's tables and functions in a new schema, by BullMQ's own migrations. */
@@ -86,11 +96,17 @@ async function migrate(pool: pg.Pool, schema: string): Promise<void> {
 function checkRepresentable(config: Config): void {
   for (const field of ['leaseTicks', 'backoffBase', 'backoffCap'] as const) {
     if (!Number.isSafeInteger(config[field] * MS_PER_TICK)) {
-      throw new BullmqAdapterError('unsupported_config', `${field}: ${config[field]} ticks of ${MS_PER_TICK} ms is not a safe integer of milliseconds, which BullMQ's times are`);
+      throw new BullmqAdapterError(
+        'unsupported_config',
+        `${field}: ${config[field]} ticks of ${MS_PER_TICK} ms is not a safe integer of milliseconds, which BullMQ's times are`,
+      );
     }
   }
   if (config.maxAttempts > INT4_MAX) {
-    throw new BullmqAdapterError('unsupported_config', `maxAttempts: ${config.maxAttempts} does not fit BullMQ's attempts column (at most ${INT4_MAX})`);
+    throw new BullmqAdapterError(
+      'unsupported_config',
+      `maxAttempts: ${config.maxAttempts} does not fit BullMQ's attempts column (at most ${INT4_MAX})`,
+    );
   }
 }
 
@@ -111,7 +127,16 @@ interface Delivery {
 /** BullMQ's classes bound to its PostgreSQL backend (BullMQ's documented way to type them). */
 const PG = withBackend(createPostgresBackend);
 
-type BullmqQueue = Queue<JobData, unknown, string, JobData, unknown, string, PostgresQueueBackend, PostgresConnectionOptions>;
+type BullmqQueue = Queue<
+  JobData,
+  unknown,
+  string,
+  JobData,
+  unknown,
+  string,
+  PostgresQueueBackend,
+  PostgresConnectionOptions
+>;
 type BullmqWorker = Worker<JobData, unknown, string, PostgresQueueBackend, JobProgress, PostgresConnectionOptions>;
 
 /** The BullMQ clients of one adapter incarnation: a Queue (producer), a Worker per contract worker, and the Worker that sweeps. */
@@ -130,21 +155,17 @@ class Clients {
   }
 
   private newWorker(name: string | undefined): BullmqWorker {
-    return new PG.Worker<JobData, unknown>(
-      QUEUE,
-      undefined,
-      {
-        connection: bullmqConnection(this.target, this.schema),
-        ...(name === undefined ? {} : { name }),
-        autorun: false,
-        // leaseTicks: the lock a claim takes, and the stalled check may run at every tick.
-        lockDuration: this.config.leaseTicks * MS_PER_TICK,
-        stalledInterval: MS_PER_TICK,
-        // attempts count deliveries: BullMQ's counter of deliveries is attemptsStarted.
-        maxStartedAttempts: this.config.maxAttempts,
-        maxStalledCount: this.config.maxAttempts,
-      },
-    );
+    return new PG.Worker<JobData, unknown>(QUEUE, undefined, {
+      connection: bullmqConnection(this.target, this.schema),
+      ...(name === undefined ? {} : { name }),
+      autorun: false,
+      // leaseTicks: the lock a claim takes, and the stalled check may run at every tick.
+      lockDuration: this.config.leaseTicks * MS_PER_TICK,
+      stalledInterval: MS_PER_TICK,
+      // attempts count deliveries: BullMQ's counter of deliveries is attemptsStarted.
+      maxStartedAttempts: this.config.maxAttempts,
+      maxStalledCount: this.config.maxAttempts,
+    });
   }
 
   /** The BullMQ Worker standing for the contract's worker `name` (made on first use). */
@@ -206,10 +227,19 @@ export class BullmqPostgresAdapter implements Adapter {
     try {
       await migrate(pool, schema);
       await pool.query(tablesSql(s));
-      await pool.query(`INSERT INTO ${s}.jobcheck_meta (config, clock, next_token, next_seq) VALUES ($1, 0, 1, 1)`, [JSON.stringify(cfg)]);
+      await pool.query(`INSERT INTO ${s}.jobcheck_meta (config, clock, next_token, next_seq) VALUES ($1, 0, 1, 1)`, [
+        JSON.stringify(cfg),
+      ]);
       clients = new Clients(schema, cfg, target);
       await clients.ready();
-      return new BullmqPostgresAdapter(options.name ?? `bullmq ${version} (PostgreSQL)`, pool, clients, schema, cfg, target);
+      return new BullmqPostgresAdapter(
+        options.name ?? `bullmq ${version} (PostgreSQL)`,
+        pool,
+        clients,
+        schema,
+        cfg,
+        target,
+      );
     } catch (error) {
       await clients?.close().catch(() => undefined);
       await pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch(() => undefined);
@@ -219,14 +249,20 @@ export class BullmqPostgresAdapter implements Adapter {
   }
 
   private async meta(): Promise<Meta> {
-    const { rows } = await this.pool.query<Meta>(`SELECT config, clock, next_token AS "nextToken", next_seq AS "nextSeq" FROM ${this.s}.jobcheck_meta`);
+    const { rows } = await this.pool.query<Meta>(
+      `SELECT config, clock, next_token AS "nextToken", next_seq AS "nextSeq" FROM ${this.s}.jobcheck_meta`,
+    );
     const row = rows[0];
-    if (row === undefined) throw new BullmqAdapterError('queue_error', `the adapter's meta row in ${this.s} is missing`);
+    if (row === undefined)
+      throw new BullmqAdapterError('queue_error', `the adapter's meta row in ${this.s} is missing`);
     return row;
   }
 
   private async delivery(token: number): Promise<Delivery | undefined> {
-    const { rows } = await this.pool.query<Delivery>(`SELECT token, job, lock_token AS "lockToken", worker FROM ${this.s}.jobcheck_deliveries WHERE token = $1`, [token]);
+    const { rows } = await this.pool.query<Delivery>(
+      `SELECT token, job, lock_token AS "lockToken", worker FROM ${this.s}.jobcheck_deliveries WHERE token = $1`,
+      [token],
+    );
     return rows[0];
   }
 
@@ -242,7 +278,10 @@ export class BullmqPostgresAdapter implements Adapter {
     const meta = await this.meta();
     if (c.now < meta.clock) return reject('clock_regressed', `now: ${c.now} is before the clock (${meta.clock})`);
     if (!Number.isSafeInteger(tickMillis(c.now))) {
-      throw new BullmqAdapterError('queue_error', `${c.type}: now ${c.now} is beyond BullMQ's millisecond clock (${tickMillis(c.now)} ms is not a safe integer)`);
+      throw new BullmqAdapterError(
+        'queue_error',
+        `${c.type}: now ${c.now} is beyond BullMQ's millisecond clock (${tickMillis(c.now)} ms is not a safe integer)`,
+      );
     }
     await this.pool.query(`UPDATE ${this.s}.jobcheck_meta SET clock = $1`, [c.now]);
     return atTick(c.now, async () => {
@@ -278,7 +317,11 @@ export class BullmqPostgresAdapter implements Adapter {
         removeOnFail: false,
       });
     } catch (error) {
-      throw new BullmqAdapterError('queue_error', `submit: BullMQ refused job id ${JSON.stringify(c.id)}: ${(error as Error).message}`, { cause: error });
+      throw new BullmqAdapterError(
+        'queue_error',
+        `submit: BullMQ refused job id ${JSON.stringify(c.id)}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     if (before !== undefined) return { ok: true, type: 'submit', id: c.id, seq: before.data.seq, duplicate: true };
     await this.pool.query(`UPDATE ${this.s}.jobcheck_meta SET next_seq = next_seq + 1`);
@@ -290,7 +333,10 @@ export class BullmqPostgresAdapter implements Adapter {
     const lockToken = `jobcheck:${token}`;
     const job = await this.clients.worker(c.worker).getNextJob(lockToken, { block: false });
     if (job === undefined || job.id === undefined) return { ok: true, type: 'claim', job: null };
-    await this.pool.query(`INSERT INTO ${this.s}.jobcheck_deliveries (token, job, lock_token, worker) VALUES ($1, $2, $3, $4)`, [token, job.id, lockToken, c.worker]);
+    await this.pool.query(
+      `INSERT INTO ${this.s}.jobcheck_deliveries (token, job, lock_token, worker) VALUES ($1, $2, $3, $4)`,
+      [token, job.id, lockToken, c.worker],
+    );
     await this.pool.query(`UPDATE ${this.s}.jobcheck_meta SET next_token = next_token + 1`);
     const d = job.data;
     return {
@@ -311,23 +357,42 @@ export class BullmqPostgresAdapter implements Adapter {
     const delivery = await this.delivery(c.token);
     if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
     const row = await this.row(delivery.job);
-    if (row === undefined) throw new BullmqAdapterError('queue_error', `commit: BullMQ has no job ${JSON.stringify(delivery.job)}`);
+    if (row === undefined)
+      throw new BullmqAdapterError('queue_error', `commit: BullMQ has no job ${JSON.stringify(delivery.job)}`);
     const { account, key, amount } = row.data;
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const effect = await client.query<{ amount: number }>(`SELECT amount FROM ${this.s}.jobcheck_effects WHERE account = $1 AND key = $2 FOR UPDATE`, [account, key]);
-      const balanceRow = await client.query<{ balance: number }>(`SELECT balance FROM ${this.s}.jobcheck_balances WHERE account = $1 FOR UPDATE`, [account]);
+      const effect = await client.query<{ amount: number }>(
+        `SELECT amount FROM ${this.s}.jobcheck_effects WHERE account = $1 AND key = $2 FOR UPDATE`,
+        [account, key],
+      );
+      const balanceRow = await client.query<{ balance: number }>(
+        `SELECT balance FROM ${this.s}.jobcheck_balances WHERE account = $1 FOR UPDATE`,
+        [account],
+      );
       const balance = balanceRow.rows[0]?.balance ?? 0;
       const recorded = effect.rows[0];
       let reply: Reply;
       if (recorded !== undefined) {
-        reply = recorded.amount === amount ? { ok: true, type: 'commit', id: delivery.job, applied: false, balance } : reject('conflict', `commit: effect (${account}, ${key}) was applied with amount ${recorded.amount}, not ${amount}`);
+        reply =
+          recorded.amount === amount
+            ? { ok: true, type: 'commit', id: delivery.job, applied: false, balance }
+            : reject(
+                'conflict',
+                `commit: effect (${account}, ${key}) was applied with amount ${recorded.amount}, not ${amount}`,
+              );
       } else if (!Number.isSafeInteger(balance + amount)) {
         reply = reject('out_of_range', `commit: balance ${balance} + ${amount} is not a safe integer`);
       } else {
-        await client.query(`INSERT INTO ${this.s}.jobcheck_effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`, [account, key, amount, delivery.job, c.token]);
-        await client.query(`INSERT INTO ${this.s}.jobcheck_balances (account, balance) VALUES ($1, $2) ON CONFLICT (account) DO UPDATE SET balance = excluded.balance`, [account, balance + amount]);
+        await client.query(
+          `INSERT INTO ${this.s}.jobcheck_effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`,
+          [account, key, amount, delivery.job, c.token],
+        );
+        await client.query(
+          `INSERT INTO ${this.s}.jobcheck_balances (account, balance) VALUES ($1, $2) ON CONFLICT (account) DO UPDATE SET balance = excluded.balance`,
+          [account, balance + amount],
+        );
         reply = { ok: true, type: 'commit', id: delivery.job, applied: true, balance: balance + amount };
       }
       await client.query('COMMIT');
@@ -343,7 +408,8 @@ export class BullmqPostgresAdapter implements Adapter {
   /** The job as the commanding worker's BullMQ Worker loads it (what a worker process holding the job has). */
   private async loadJob(delivery: Delivery, worker: string): Promise<Job<JobData>> {
     const job = await Job.fromId<JobData>(this.clients.worker(worker), delivery.job);
-    if (job === undefined) throw new BullmqAdapterError('queue_error', `BullMQ has no job ${JSON.stringify(delivery.job)}`);
+    if (job === undefined)
+      throw new BullmqAdapterError('queue_error', `BullMQ has no job ${JSON.stringify(delivery.job)}`);
     return job;
   }
 
@@ -354,7 +420,8 @@ export class BullmqPostgresAdapter implements Adapter {
       return undefined;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (typeof code === 'number' && LOST_LOCK_CODES.has(code)) return reject('stale_token', `${what}: BullMQ refused lock ${delivery.lockToken}: ${(error as Error).message}`);
+      if (typeof code === 'number' && LOST_LOCK_CODES.has(code))
+        return reject('stale_token', `${what}: BullMQ refused lock ${delivery.lockToken}: ${(error as Error).message}`);
       throw new BullmqAdapterError('queue_error', `${what}: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -375,13 +442,20 @@ export class BullmqPostgresAdapter implements Adapter {
     const refused = await this.finish('fail', delivery, () => job.moveToFailed(error, delivery.lockToken, false));
     if (refused !== undefined) return refused;
     const row = await this.row(delivery.job);
-    if (row?.state === 'delayed' && row.process_at_ms !== null) return { ok: true, type: 'fail', id: delivery.job, status: 'waiting', notBefore: millisTick(row.process_at_ms) };
+    if (row?.state === 'delayed' && row.process_at_ms !== null)
+      return { ok: true, type: 'fail', id: delivery.job, status: 'waiting', notBefore: millisTick(row.process_at_ms) };
     if (row?.state === 'failed') {
       const reason: DeadReason = c.kind === 'permanent' ? 'permanent' : 'attempts_exhausted';
-      await this.pool.query(`INSERT INTO ${this.s}.jobcheck_reasons (job, reason) VALUES ($1, $2) ON CONFLICT (job) DO UPDATE SET reason = excluded.reason`, [delivery.job, reason]);
+      await this.pool.query(
+        `INSERT INTO ${this.s}.jobcheck_reasons (job, reason) VALUES ($1, $2) ON CONFLICT (job) DO UPDATE SET reason = excluded.reason`,
+        [delivery.job, reason],
+      );
       return { ok: true, type: 'fail', id: delivery.job, status: 'dead', reason };
     }
-    throw new BullmqAdapterError('queue_error', `fail: BullMQ left job ${JSON.stringify(delivery.job)} in state ${row?.state ?? '(missing)'}, which the contract has no reply for`);
+    throw new BullmqAdapterError(
+      'queue_error',
+      `fail: BullMQ left job ${JSON.stringify(delivery.job)} in state ${row?.state ?? '(missing)'}, which the contract has no reply for`,
+    );
   }
 
   async snapshot(): Promise<Snapshot> {
@@ -389,15 +463,22 @@ export class BullmqPostgresAdapter implements Adapter {
     const clockMs = tickMillis(meta.clock);
     const [jobs, deliveries, reasons, effects, balances] = await Promise.all([
       this.pool.query<BullmqRow>(jobRows(this.s)),
-      this.pool.query<{ token: number; lock_token: string }>(`SELECT token, lock_token FROM ${this.s}.jobcheck_deliveries`),
+      this.pool.query<{ token: number; lock_token: string }>(
+        `SELECT token, lock_token FROM ${this.s}.jobcheck_deliveries`,
+      ),
       this.pool.query<{ job: string; reason: DeadReason }>(`SELECT job, reason FROM ${this.s}.jobcheck_reasons`),
-      this.pool.query<{ account: string; key: string; amount: number; job: string; token: number }>(`SELECT account, key, amount, job, token FROM ${this.s}.jobcheck_effects ORDER BY account, key`),
-      this.pool.query<{ account: string; balance: number }>(`SELECT account, balance FROM ${this.s}.jobcheck_balances ORDER BY account`),
+      this.pool.query<{ account: string; key: string; amount: number; job: string; token: number }>(
+        `SELECT account, key, amount, job, token FROM ${this.s}.jobcheck_effects ORDER BY account, key`,
+      ),
+      this.pool.query<{ account: string; balance: number }>(
+        `SELECT account, balance FROM ${this.s}.jobcheck_balances ORDER BY account`,
+      ),
     ]);
     const tokenOf = new Map(deliveries.rows.map((d) => [d.lock_token, d.token]));
     const reasonOf = new Map(reasons.rows.map((r) => [r.job, r.reason]));
     const out: Record<string, JobRecord> = {};
-    for (const row of [...jobs.rows].sort((a, b) => a.data.seq - b.data.seq)) out[row.id] = record(row, clockMs, tokenOf, reasonOf);
+    for (const row of [...jobs.rows].sort((a, b) => a.data.seq - b.data.seq))
+      out[row.id] = record(row, clockMs, tokenOf, reasonOf);
     const effectsOut: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
     for (const e of effects.rows) {
       let ledger = effectsOut[e.account];
@@ -445,9 +526,18 @@ export class BullmqPostgresAdapter implements Adapter {
 }
 
 /** The contract's record of a BullMQ job row (README.md, "Snapshot"). Pure. */
-function record(row: BullmqRow, clockMs: number, tokenOf: Map<string, number>, reasonOf: Map<string, DeadReason>): JobRecord {
+function record(
+  row: BullmqRow,
+  clockMs: number,
+  tokenOf: Map<string, number>,
+  reasonOf: Map<string, DeadReason>,
+): JobRecord {
   const d = row.data;
-  const base = { payload: { account: d.account, key: d.key, amount: d.amount, deadline: d.deadline }, seq: d.seq, attempts: row.attempts_started };
+  const base = {
+    payload: { account: d.account, key: d.key, amount: d.amount, deadline: d.deadline },
+    seq: d.seq,
+    attempts: row.attempts_started,
+  };
   const lastError = row.failed_reason === null ? {} : { lastError: row.failed_reason };
   switch (row.state) {
     case 'waiting':
@@ -472,7 +562,10 @@ function record(row: BullmqRow, clockMs: number, tokenOf: Map<string, number>, r
       // Only the adapter's fail moves a job to failed, and it records the reason as it replies.
       return { ...base, status: 'dead', reason: reasonOf.get(row.id) ?? 'attempts_exhausted', ...lastError };
     case 'waiting-children':
-      throw new BullmqAdapterError('queue_error', `snapshot: job ${JSON.stringify(row.id)} is waiting for children, which no contract command creates`);
+      throw new BullmqAdapterError(
+        'queue_error',
+        `snapshot: job ${JSON.stringify(row.id)} is waiting for children, which no contract command creates`,
+      );
   }
 }
 

@@ -6,4 +6,10 @@ export type { BullmqFactoryOptions } from './adapter.ts';
 export { BullmqPostgresAdapter, bullmqPostgresFactory } from './adapter.ts';
 export type { BullmqAdapterErrorCode } from './BullmqAdapterError.ts';
 export { BullmqAdapterError } from './BullmqAdapterError.ts';
-export { BULLMQ_DECLARATIONS, BULLMQ_UPSTREAM, BULLMQ_VERSION, bullmqPostgres, bullmqPostgresTarget } from './profile.ts';
+export {
+  BULLMQ_DECLARATIONS,
+  BULLMQ_UPSTREAM,
+  BULLMQ_VERSION,
+  bullmqPostgres,
+  bullmqPostgresTarget,
+} from './profile.ts';

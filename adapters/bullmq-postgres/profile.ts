@@ -11,7 +11,8 @@ import { bullmqPostgresFactory } from './adapter.ts';
 import type { BullmqFactoryOptions } from './adapter.ts';
 
 /** The exact BullMQ version installed, from its package.json. */
-export const BULLMQ_VERSION: string = (createRequire(import.meta.url)('bullmq/package.json') as { version: string }).version;
+export const BULLMQ_VERSION: string = (createRequire(import.meta.url)('bullmq/package.json') as { version: string })
+  .version;
 
 /** What BullMQ declares of the contract's rules, with the reason for each. */
 export const BULLMQ_DECLARATIONS: Partial<Record<RuleId, RuleDeclaration>> = {

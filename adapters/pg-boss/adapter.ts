@@ -87,16 +87,26 @@ function connection(target: string): pg.PoolConfig {
   if (target === '') return {};
   if (/^postgres(ql)?:\/\//.test(target)) return { connectionString: target };
   if (target.startsWith('/')) return { host: target };
-  throw new PgBossAdapterError('bad_target', `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`);
+  throw new PgBossAdapterError(
+    'bad_target',
+    `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`,
+  );
 }
 
 /** The queue options a pg-boss user would pick for this config. Throws `unsupported_config` for one pg-boss refuses. Pure. */
 export function queueOptions(config: Config): Record<string, unknown> {
   if (config.leaseTicks > MAX_LEASE_SECONDS) {
-    throw new PgBossAdapterError('unsupported_config', `leaseTicks: pg-boss expires a job after at most ${MAX_LEASE_SECONDS} seconds (got ${config.leaseTicks})`);
+    throw new PgBossAdapterError(
+      'unsupported_config',
+      `leaseTicks: pg-boss expires a job after at most ${MAX_LEASE_SECONDS} seconds (got ${config.leaseTicks})`,
+    );
   }
   for (const field of ['backoffBase', 'backoffCap', 'maxAttempts'] as const) {
-    if (config[field] > MAX_INT) throw new PgBossAdapterError('unsupported_config', `${field}: pg-boss stores it as a 32-bit integer (got ${config[field]})`);
+    if (config[field] > MAX_INT)
+      throw new PgBossAdapterError(
+        'unsupported_config',
+        `${field}: pg-boss stores it as a 32-bit integer (got ${config[field]})`,
+      );
   }
   return {
     policy: 'key_strict_fifo',
@@ -108,7 +118,11 @@ export function queueOptions(config: Config): Record<string, unknown> {
   };
 }
 
-const staleToken = (token: number): Reply => ({ ok: false, code: 'stale_token', message: `token: pg-boss holds no current attempt for token ${token}` });
+const staleToken = (token: number): Reply => ({
+  ok: false,
+  code: 'stale_token',
+  message: `token: pg-boss holds no current attempt for token ${token}`,
+});
 
 /** Sets an own, enumerable property, also for keys like `__proto__`. */
 function put<T>(target: Record<string, T>, key: string, value: T): void {
@@ -136,11 +150,20 @@ export class PgBossAdapter implements Adapter {
     const queue = queueOptions(checked);
     const target = options.target ?? '';
     const schema = `jcpgboss_${randomBytes(6).toString('hex')}`;
-    const adapter = new PgBossAdapter(new pg.Pool({ ...connection(target), max: 2 }), schema, options.name ?? 'pg-boss', target, options.newId ?? ((): string => randomUUID()));
+    const adapter = new PgBossAdapter(
+      new pg.Pool({ ...connection(target), max: 2 }),
+      schema,
+      options.name ?? 'pg-boss',
+      target,
+      options.newId ?? ((): string => randomUUID()),
+    );
     try {
       await adapter.pool.query(`CREATE SCHEMA ${schema}`);
       await adapter.pool.query(tablesSql(schema));
-      await adapter.pool.query(`INSERT INTO ${schema}.jobcheck_meta (capacity, clock, next_token, next_seq) VALUES ($1, 0, 1, 1)`, [checked.capacity]);
+      await adapter.pool.query(
+        `INSERT INTO ${schema}.jobcheck_meta (capacity, clock, next_token, next_seq) VALUES ($1, 0, 1, 1)`,
+        [checked.capacity],
+      );
       await adapter.open(0);
       await adapter.boss.createQueue(QUEUE, queue);
       return adapter;
@@ -177,17 +200,31 @@ export class PgBossAdapter implements Adapter {
   private healthy(): void {
     if (this.closed) throw new PgBossAdapterError('queue_error', 'the adapter is closed');
     const error = this.errors.shift();
-    if (error !== undefined) throw new PgBossAdapterError('queue_error', `pg-boss reported an error: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    if (error !== undefined)
+      throw new PgBossAdapterError(
+        'queue_error',
+        `pg-boss reported an error: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
   }
 
   private async meta(db: pg.Pool | pg.PoolClient = this.pool): Promise<Meta> {
-    const { rows } = await db.query(`SELECT capacity::text, clock::text, next_token::text, next_seq::text FROM ${this.schema}.jobcheck_meta`);
+    const { rows } = await db.query(
+      `SELECT capacity::text, clock::text, next_token::text, next_seq::text FROM ${this.schema}.jobcheck_meta`,
+    );
     const row = rows[0] as { capacity: string; clock: string; next_token: string; next_seq: string };
-    return { capacity: Number(row.capacity), clock: Number(row.clock), nextToken: Number(row.next_token), nextSeq: Number(row.next_seq) };
+    return {
+      capacity: Number(row.capacity),
+      clock: Number(row.clock),
+      nextToken: Number(row.next_token),
+      nextSeq: Number(row.next_seq),
+    };
   }
 
   /** Runs `fn` in one transaction whose pg-boss statements read the test clock. */
-  private async transaction<T>(fn: (client: pg.PoolClient, db: TxDb) => Promise<{ commit: boolean; value: T }>): Promise<T> {
+  private async transaction<T>(
+    fn: (client: pg.PoolClient, db: TxDb) => Promise<{ commit: boolean; value: T }>,
+  ): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -210,7 +247,8 @@ export class PgBossAdapter implements Adapter {
     if (!parsed.ok) return parsed.rejection;
     const command = parsed.command;
     const { clock } = await this.meta();
-    if (command.now < clock) return { ok: false, code: 'clock_regressed', message: `now: ${command.now} is before the clock (${clock})` };
+    if (command.now < clock)
+      return { ok: false, code: 'clock_regressed', message: `now: ${command.now} is before the clock (${clock})` };
     if (command.now > clock) await this.advance(command.now);
     const reply = await this.apply(command);
     this.healthy();
@@ -244,25 +282,33 @@ export class PgBossAdapter implements Adapter {
   private async submit(c: SubmitCommand): Promise<Reply> {
     const data = { account: c.account, key: c.key, amount: c.amount, deadline: c.deadline };
     return this.transaction<Reply>(async (client, db) => {
-      const known = (await client.query(`SELECT job, seq::text FROM ${this.schema}.jobcheck_ids WHERE id = $1`, [c.id])).rows[0] as { job: string; seq: string } | undefined;
+      const known = (await client.query(`SELECT job, seq::text FROM ${this.schema}.jobcheck_ids WHERE id = $1`, [c.id]))
+        .rows[0] as { job: string; seq: string } | undefined;
       const uuid = known?.job ?? this.newId(c.id);
       // The deadline as pg-boss's retention: how long a job may wait in created or retry before
       // maintenance deletes it (an int of seconds; no generated deadline comes near its limit).
       const retentionSeconds = Math.min(c.deadline - c.now, MAX_INT);
       const sent = await this.boss.send(QUEUE, data, { id: uuid, singletonKey: c.account, retentionSeconds, db });
       // pg-boss inserts with ON CONFLICT DO NOTHING: a known id is not inserted, whatever its data.
-      if (sent === null && known !== undefined) return { commit: true, value: { ok: true, type: 'submit', id: c.id, seq: Number(known.seq), duplicate: true } };
+      if (sent === null && known !== undefined)
+        return { commit: true, value: { ok: true, type: 'submit', id: c.id, seq: Number(known.seq), duplicate: true } };
       if (sent === null) throw new Error(`pg-boss did not insert job ${JSON.stringify(c.id)} (uuid ${uuid})`);
       const { nextSeq } = await this.meta(client);
       await client.query(`DELETE FROM ${this.schema}.jobcheck_ids WHERE id = $1`, [c.id]);
-      await client.query(`INSERT INTO ${this.schema}.jobcheck_ids (id, job, seq) VALUES ($1, $2, $3)`, [c.id, uuid, nextSeq]);
+      await client.query(`INSERT INTO ${this.schema}.jobcheck_ids (id, job, seq) VALUES ($1, $2, $3)`, [
+        c.id,
+        uuid,
+        nextSeq,
+      ]);
       await client.query(`UPDATE ${this.schema}.jobcheck_meta SET next_seq = $1`, [nextSeq + 1]);
       return { commit: true, value: { ok: true, type: 'submit', id: c.id, seq: nextSeq, duplicate: false } };
     });
   }
 
   private async contractId(uuid: string, db: pg.Pool | pg.PoolClient = this.pool): Promise<string> {
-    const row = (await db.query(`SELECT id FROM ${this.schema}.jobcheck_ids WHERE job = $1`, [uuid])).rows[0] as { id: string } | undefined;
+    const row = (await db.query(`SELECT id FROM ${this.schema}.jobcheck_ids WHERE job = $1`, [uuid])).rows[0] as
+      | { id: string }
+      | undefined;
     if (row === undefined) throw new Error(`pg-boss delivered job ${uuid}, which the adapter never submitted`);
     return row.id;
   }
@@ -272,27 +318,34 @@ export class PgBossAdapter implements Adapter {
     if (job === undefined) return { ok: true, type: 'claim', job: null };
     const id = await this.contractId(job.id);
     const { nextToken } = await this.meta();
-    await this.pool.query(`INSERT INTO ${this.schema}.jobcheck_claims (token, job, retry_count, worker, data) VALUES ($1, $2, $3, $4, $5)`, [
-      nextToken,
-      job.id,
-      job.retryCount,
-      c.worker,
-      JSON.stringify(job.data),
-    ]);
+    await this.pool.query(
+      `INSERT INTO ${this.schema}.jobcheck_claims (token, job, retry_count, worker, data) VALUES ($1, $2, $3, $4, $5)`,
+      [nextToken, job.id, job.retryCount, c.worker, JSON.stringify(job.data)],
+    );
     await this.pool.query(`UPDATE ${this.schema}.jobcheck_meta SET next_token = $1`, [nextToken + 1]);
     const { account, key, amount, deadline } = job.data;
     return {
       ok: true,
       type: 'claim',
-      job: { id, token: nextToken, attempt: job.retryCount + 1, leaseUntil: c.now + job.expireInSeconds, payload: { account, key, amount, deadline } },
+      job: {
+        id,
+        token: nextToken,
+        attempt: job.retryCount + 1,
+        leaseUntil: c.now + job.expireInSeconds,
+        payload: { account, key, amount, deadline },
+      },
     };
   }
 
   private async claimOf(token: number, db: pg.Pool | pg.PoolClient = this.pool): Promise<Claim | undefined> {
-    const row = (await db.query(`SELECT job, retry_count, worker, data FROM ${this.schema}.jobcheck_claims WHERE token = $1`, [token])).rows[0] as
-      | { job: string; retry_count: number; worker: string; data: Claim['data'] }
-      | undefined;
-    return row === undefined ? undefined : { job: row.job, retryCount: row.retry_count, worker: row.worker, data: row.data };
+    const row = (
+      await db.query(`SELECT job, retry_count, worker, data FROM ${this.schema}.jobcheck_claims WHERE token = $1`, [
+        token,
+      ])
+    ).rows[0] as { job: string; retry_count: number; worker: string; data: Claim['data'] } | undefined;
+    return row === undefined
+      ? undefined
+      : { job: row.job, retryCount: row.retry_count, worker: row.worker, data: row.data };
   }
 
   private async commit(c: CommitCommand): Promise<Reply> {
@@ -300,22 +353,49 @@ export class PgBossAdapter implements Adapter {
       const claim = await this.claimOf(c.token, client);
       if (claim === undefined) return { commit: false, value: staleToken(c.token) };
       // pg-boss's own answer to "is this attempt still mine": the fenced touch of it, in this transaction.
-      const touched = (await this.boss.touch(QUEUE, { id: claim.job, retryCount: claim.retryCount }, { db })) as { affected: number };
+      const touched = (await this.boss.touch(QUEUE, { id: claim.job, retryCount: claim.retryCount }, { db })) as {
+        affected: number;
+      };
       if (touched.affected === 0) return { commit: false, value: staleToken(c.token) };
       const { account, key, amount } = claim.data;
       const id = await this.contractId(claim.job, client);
-      const effect = (await client.query(`SELECT amount::text FROM ${this.schema}.jobcheck_effects WHERE account = $1 AND key = $2 FOR UPDATE`, [account, key])).rows[0] as
-        | { amount: string }
-        | undefined;
-      const balanceRow = (await client.query(`SELECT balance::text FROM ${this.schema}.jobcheck_balances WHERE account = $1 FOR UPDATE`, [account])).rows[0] as
-        | { balance: string }
-        | undefined;
+      const effect = (
+        await client.query(
+          `SELECT amount::text FROM ${this.schema}.jobcheck_effects WHERE account = $1 AND key = $2 FOR UPDATE`,
+          [account, key],
+        )
+      ).rows[0] as { amount: string } | undefined;
+      const balanceRow = (
+        await client.query(`SELECT balance::text FROM ${this.schema}.jobcheck_balances WHERE account = $1 FOR UPDATE`, [
+          account,
+        ])
+      ).rows[0] as { balance: string } | undefined;
       const balance = balanceRow === undefined ? 0 : Number(balanceRow.balance);
-      if (effect !== undefined && Number(effect.amount) === amount) return { commit: true, value: { ok: true, type: 'commit', id, applied: false, balance } };
-      if (effect !== undefined) return { commit: false, value: { ok: false, code: 'conflict', message: `key: ${JSON.stringify(key)} was applied with amount ${effect.amount}, not ${amount}` } };
+      if (effect !== undefined && Number(effect.amount) === amount)
+        return { commit: true, value: { ok: true, type: 'commit', id, applied: false, balance } };
+      if (effect !== undefined)
+        return {
+          commit: false,
+          value: {
+            ok: false,
+            code: 'conflict',
+            message: `key: ${JSON.stringify(key)} was applied with amount ${effect.amount}, not ${amount}`,
+          },
+        };
       const next = balance + amount;
-      if (!Number.isSafeInteger(next)) return { commit: false, value: { ok: false, code: 'out_of_range', message: `amount: ${amount} would take ${JSON.stringify(account)}'s balance ${balance} out of the safe-integer range` } };
-      await client.query(`INSERT INTO ${this.schema}.jobcheck_effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`, [account, key, amount, id, c.token]);
+      if (!Number.isSafeInteger(next))
+        return {
+          commit: false,
+          value: {
+            ok: false,
+            code: 'out_of_range',
+            message: `amount: ${amount} would take ${JSON.stringify(account)}'s balance ${balance} out of the safe-integer range`,
+          },
+        };
+      await client.query(
+        `INSERT INTO ${this.schema}.jobcheck_effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`,
+        [account, key, amount, id, c.token],
+      );
       await client.query(
         `INSERT INTO ${this.schema}.jobcheck_balances (account, balance) VALUES ($1, $2) ON CONFLICT (account) DO UPDATE SET balance = EXCLUDED.balance`,
         [account, next],
@@ -327,7 +407,9 @@ export class PgBossAdapter implements Adapter {
   private async ack(c: AckCommand): Promise<Reply> {
     const claim = await this.claimOf(c.token);
     if (claim === undefined) return staleToken(c.token);
-    const done = (await this.boss.complete(QUEUE, { id: claim.job, retryCount: claim.retryCount })) as { affected: number };
+    const done = (await this.boss.complete(QUEUE, { id: claim.job, retryCount: claim.retryCount })) as {
+      affected: number;
+    };
     if (done.affected === 0) return staleToken(c.token);
     return { ok: true, type: 'ack', id: await this.contractId(claim.job) };
   }
@@ -338,7 +420,11 @@ export class PgBossAdapter implements Adapter {
     const attempt = { id: claim.job, retryCount: claim.retryCount };
     // pg-boss's fail() always retries while retries remain; its "do not retry" is cancel(), which
     // keeps the record (in state cancelled) but no failure text.
-    const failed = (c.kind === 'permanent' ? await this.boss.cancel(QUEUE, attempt) : await this.boss.fail(QUEUE, attempt, { message: c.error })) as { affected: number };
+    const failed = (
+      c.kind === 'permanent'
+        ? await this.boss.cancel(QUEUE, attempt)
+        : await this.boss.fail(QUEUE, attempt, { message: c.error })
+    ) as { affected: number };
     if (failed.affected === 0) return staleToken(c.token);
     const id = await this.contractId(claim.job);
     const row = (await this.jobRows()).find((r) => r.id === id);
@@ -358,7 +444,12 @@ export class PgBossAdapter implements Adapter {
   async snapshot(): Promise<Snapshot> {
     this.healthy();
     const meta = await this.meta();
-    const config = (await this.pool.query(`SELECT retry_limit, retry_delay, retry_delay_max, expire_seconds FROM ${this.schema}.queue WHERE name = $1`, [QUEUE])).rows[0] as {
+    const config = (
+      await this.pool.query(
+        `SELECT retry_limit, retry_delay, retry_delay_max, expire_seconds FROM ${this.schema}.queue WHERE name = $1`,
+        [QUEUE],
+      )
+    ).rows[0] as {
       retry_limit: number;
       retry_delay: number;
       retry_delay_max: number;
@@ -367,11 +458,17 @@ export class PgBossAdapter implements Adapter {
     const jobs: Record<string, JobRecord> = {};
     for (const row of await this.jobRows()) put(jobs, row.id, this.record(row, meta.clock));
     const balances: Record<string, number> = {};
-    for (const row of (await this.pool.query(`SELECT account, balance::text FROM ${this.schema}.jobcheck_balances ORDER BY account`)).rows as { account: string; balance: string }[]) {
+    for (const row of (
+      await this.pool.query(`SELECT account, balance::text FROM ${this.schema}.jobcheck_balances ORDER BY account`)
+    ).rows as { account: string; balance: string }[]) {
       put(balances, row.account, Number(row.balance));
     }
     const effects: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
-    const effectRows = (await this.pool.query(`SELECT account, key, amount::text, job, token::text FROM ${this.schema}.jobcheck_effects ORDER BY account, key`)).rows as {
+    const effectRows = (
+      await this.pool.query(
+        `SELECT account, key, amount::text, job, token::text FROM ${this.schema}.jobcheck_effects ORDER BY account, key`,
+      )
+    ).rows as {
       account: string;
       key: string;
       amount: string;
@@ -380,11 +477,21 @@ export class PgBossAdapter implements Adapter {
     }[];
     for (const row of effectRows) {
       if (!Object.hasOwn(effects, row.account)) put(effects, row.account, {});
-      put(effects[row.account] as Record<string, EffectRecord>, row.key, { amount: Number(row.amount), job: row.job, token: Number(row.token) });
+      put(effects[row.account] as Record<string, EffectRecord>, row.key, {
+        amount: Number(row.amount),
+        job: row.job,
+        token: Number(row.token),
+      });
     }
     return {
       format: SNAPSHOT_FORMAT,
-      config: { capacity: meta.capacity, maxAttempts: config.retry_limit + 1, leaseTicks: config.expire_seconds, backoffBase: config.retry_delay, backoffCap: config.retry_delay_max },
+      config: {
+        capacity: meta.capacity,
+        maxAttempts: config.retry_limit + 1,
+        leaseTicks: config.expire_seconds,
+        backoffBase: config.retry_delay,
+        backoffCap: config.retry_delay_max,
+      },
       clock: meta.clock,
       nextToken: meta.nextToken,
       nextSeq: meta.nextSeq,
@@ -396,7 +503,12 @@ export class PgBossAdapter implements Adapter {
 
   /** A pg-boss job row as the contract's job record, at `clock`. Pure. */
   private record(row: JobRow, clock: number): JobRecord {
-    const payload = { account: row.data.account, key: row.data.key, amount: row.data.amount, deadline: row.data.deadline };
+    const payload = {
+      account: row.data.account,
+      key: row.data.key,
+      amount: row.data.amount,
+      deadline: row.data.deadline,
+    };
     const attempts = row.started ? row.retry_count + 1 : 0;
     const text = failureText(row.output);
     const lastError = text === undefined ? {} : { lastError: text };
@@ -404,7 +516,9 @@ export class PgBossAdapter implements Adapter {
     switch (row.state) {
       case 'created':
       case 'retry':
-        return Number(row.ready_at) <= clock ? { ...base, status: 'ready', ...lastError } : { ...base, status: 'waiting', notBefore: Number(row.ready_at), ...lastError };
+        return Number(row.ready_at) <= clock
+          ? { ...base, status: 'ready', ...lastError }
+          : { ...base, status: 'waiting', notBefore: Number(row.ready_at), ...lastError };
       case 'active':
         return {
           ...base,
@@ -417,7 +531,12 @@ export class PgBossAdapter implements Adapter {
       case 'completed':
         return { ...base, status: 'done', ...lastError };
       case 'failed':
-        return { ...base, status: 'dead', reason: text === EXPIRY_TEXT ? 'lease_expired' : 'attempts_exhausted', ...lastError };
+        return {
+          ...base,
+          status: 'dead',
+          reason: text === EXPIRY_TEXT ? 'lease_expired' : 'attempts_exhausted',
+          ...lastError,
+        };
       case 'cancelled':
         return { ...base, status: 'dead', reason: 'permanent', ...lastError };
     }

@@ -16,11 +16,17 @@ import { PgBossAdapter, pgBossFactory } from './adapter.ts';
 
 const missing = postgresMissing();
 const CONFIG: Config = { capacity: 3, maxAttempts: 2, leaseTicks: 5, backoffBase: 2, backoffCap: 8 };
-const submit = (id: string, now: number, more: Partial<{ account: string; key: string; amount: number; deadline: number }> = {}) => ({
+const submit = (
+  id: string,
+  now: number,
+  more: Partial<{ account: string; key: string; amount: number; deadline: number }> = {},
+) => ({
   do: { type: 'submit', id, account: 'x', key: `${id}:k`, amount: 1, deadline: 100, now, ...more },
 });
 const claim = (now: number, worker = 'w1') => ({ do: { type: 'claim', worker, now } });
-const settle = (type: 'commit' | 'ack', token: number, now: number, worker = 'w1') => ({ do: { type, worker, token, now } });
+const settle = (type: 'commit' | 'ack', token: number, now: number, worker = 'w1') => ({
+  do: { type, worker, token, now },
+});
 const fail = (token: number, now: number, kind: 'transient' | 'permanent' = 'transient', error = 'boom') => ({
   do: { type: 'fail', worker: 'w1', token, kind, error, now },
 });
@@ -56,7 +62,7 @@ const STORIES: readonly Story[] = [
   },
   {
     rule: 'last-error-kept',
-    says: "expiry writes pg-boss's failure output, so an expired job carries lastError \"job timed out\"",
+    says: 'expiry writes pg-boss\'s failure output, so an expired job carries lastError "job timed out"',
     config: { ...CONFIG, maxAttempts: 1 },
     steps: [submit('a', 0), claim(0), tick(6)],
     at: { step: 3, path: 'jobs.a.lastError', model: undefined, impl: 'job timed out' },
@@ -124,7 +130,8 @@ const STORIES: readonly Story[] = [
 /** The value a story expects at `path`: for `jobs.a` the model side is compared by status. */
 function shown(value: unknown, path: string): unknown {
   if (path === 'reply.job') return value === null ? null : (value as { id?: unknown } | undefined)?.id;
-  if (/^jobs\.[^.]+$/.test(path) && typeof value === 'object' && value !== null) return (value as { status?: unknown }).status;
+  if (/^jobs\.[^.]+$/.test(path) && typeof value === 'object' && value !== null)
+    return (value as { status?: unknown }).status;
   return value;
 }
 
@@ -136,61 +143,97 @@ if (missing !== undefined && postgresRequired()) {
   });
 }
 
-describe.skipIf(missing !== undefined)(`pg-boss's departures from the contract${missing === undefined ? '' : ` (skipped: ${missing})`}`, () => {
-  for (const story of STORIES) {
-    it(`${story.rule}: ${story.says}`, async () => {
-      const result = await runLockstep(story.config ?? CONFIG, story.steps, pgBossFactory());
-      const d = result.divergence;
-      expect(d?.error).toBeUndefined();
-      expect(d?.step).toBe(story.at.step);
-      const difference = story.at.path.startsWith('reply.') ? d?.reply : d?.snapshot;
-      expect(difference?.path).toBe(story.at.path);
-      expect([shown(difference?.model, story.at.path), shown(difference?.impl, story.at.path)]).toEqual([story.at.model, story.at.impl]);
-    });
-  }
+describe.skipIf(missing !== undefined)(
+  `pg-boss's departures from the contract${missing === undefined ? '' : ` (skipped: ${missing})`}`,
+  () => {
+    for (const story of STORIES) {
+      it(`${story.rule}: ${story.says}`, async () => {
+        const result = await runLockstep(story.config ?? CONFIG, story.steps, pgBossFactory());
+        const d = result.divergence;
+        expect(d?.error).toBeUndefined();
+        expect(d?.step).toBe(story.at.step);
+        const difference = story.at.path.startsWith('reply.') ? d?.reply : d?.snapshot;
+        expect(difference?.path).toBe(story.at.path);
+        expect([shown(difference?.model, story.at.path), shown(difference?.impl, story.at.path)]).toEqual([
+          story.at.model,
+          story.at.impl,
+        ]);
+      });
+    }
 
-  it('backoff-capped: retries after a delay jittered upwards, between the contract delay and twice the uncapped one (capped)', async () => {
-    // pg-boss waits min(retryDelayMax, retryDelay × 2^retryCount × (1 + random())) seconds: never
-    // less than the contract's delay, up to twice it (rounded up to whole ticks).
-    const config: Config = { capacity: 3, maxAttempts: 3, leaseTicks: 50, backoffBase: 2, backoffCap: 6 };
-    const adapter = await PgBossAdapter.create(config);
-    const delays: number[][] = [[], []];
-    try {
-      let now = 0;
-      for (let i = 0; i < 8; i++) {
-        await adapter.execute({ type: 'submit', id: `j${i}`, account: `a${i}`, key: 'k', amount: 1, deadline: 10_000, now });
-        for (const attempt of [1, 2]) {
-          const delivered = (await adapter.execute({ type: 'claim', worker: 'w1', now })) as Reply & { job?: { id: string; token: number } | null };
-          expect(delivered).toMatchObject({ ok: true, job: { id: `j${i}`, attempt } });
-          const failed = (await adapter.execute({ type: 'fail', worker: 'w1', token: delivered.job?.token, kind: 'transient', error: 'e', now })) as Reply & { notBefore?: number };
-          expect(failed).toMatchObject({ ok: true, status: 'waiting' });
-          delays[attempt - 1]?.push((failed.notBefore ?? 0) - now);
-          now = failed.notBefore ?? now;
+    it('backoff-capped: retries after a delay jittered upwards, between the contract delay and twice the uncapped one (capped)', async () => {
+      // pg-boss waits min(retryDelayMax, retryDelay × 2^retryCount × (1 + random())) seconds: never
+      // less than the contract's delay, up to twice it (rounded up to whole ticks).
+      const config: Config = { capacity: 3, maxAttempts: 3, leaseTicks: 50, backoffBase: 2, backoffCap: 6 };
+      const adapter = await PgBossAdapter.create(config);
+      const delays: number[][] = [[], []];
+      try {
+        let now = 0;
+        for (let i = 0; i < 8; i++) {
+          await adapter.execute({
+            type: 'submit',
+            id: `j${i}`,
+            account: `a${i}`,
+            key: 'k',
+            amount: 1,
+            deadline: 10_000,
+            now,
+          });
+          for (const attempt of [1, 2]) {
+            const delivered = (await adapter.execute({ type: 'claim', worker: 'w1', now })) as Reply & {
+              job?: { id: string; token: number } | null;
+            };
+            expect(delivered).toMatchObject({ ok: true, job: { id: `j${i}`, attempt } });
+            const failed = (await adapter.execute({
+              type: 'fail',
+              worker: 'w1',
+              token: delivered.job?.token,
+              kind: 'transient',
+              error: 'e',
+              now,
+            })) as Reply & { notBefore?: number };
+            expect(failed).toMatchObject({ ok: true, status: 'waiting' });
+            delays[attempt - 1]?.push((failed.notBefore ?? 0) - now);
+            now = failed.notBefore ?? now;
+          }
+          // The third and last attempt settles the job, so the next one is the only one left to deliver.
+          const last = (await adapter.execute({ type: 'claim', worker: 'w1', now })) as Reply & {
+            job?: { token: number } | null;
+          };
+          expect(await adapter.execute({ type: 'ack', worker: 'w1', token: last.job?.token, now })).toMatchObject({
+            ok: true,
+            type: 'ack',
+          });
+          now += 1;
         }
-        // The third and last attempt settles the job, so the next one is the only one left to deliver.
-        const last = (await adapter.execute({ type: 'claim', worker: 'w1', now })) as Reply & { job?: { token: number } | null };
-        expect(await adapter.execute({ type: 'ack', worker: 'w1', token: last.job?.token, now })).toMatchObject({ ok: true, type: 'ack' });
-        now += 1;
+      } finally {
+        await adapter.close();
       }
-    } finally {
-      await adapter.close();
-    }
-    for (const [index, seen] of delays.entries()) {
-      const n = index + 1;
-      const contract = Math.min(config.backoffBase * 2 ** (n - 1), config.backoffCap);
-      const upper = Math.min(2 * config.backoffBase * 2 ** (n - 1), config.backoffCap);
-      for (const d of seen) expect(d).toBeGreaterThanOrEqual(contract);
-      for (const d of seen) expect(d).toBeLessThanOrEqual(upper);
-    }
-    // pg-boss meets the contract's delay only when random() returns exactly 0: the first retries wait longer.
-    expect(delays[0]?.some((d) => d > Math.min(config.backoffBase, config.backoffCap))).toBe(true);
-  });
+      for (const [index, seen] of delays.entries()) {
+        const n = index + 1;
+        const contract = Math.min(config.backoffBase * 2 ** (n - 1), config.backoffCap);
+        const upper = Math.min(2 * config.backoffBase * 2 ** (n - 1), config.backoffCap);
+        for (const d of seen) expect(d).toBeGreaterThanOrEqual(contract);
+        for (const d of seen) expect(d).toBeLessThanOrEqual(upper);
+      }
+      // pg-boss meets the contract's delay only when random() returns exactly 0: the first retries wait longer.
+      expect(delays[0]?.some((d) => d > Math.min(config.backoffBase, config.backoffCap))).toBe(true);
+    });
 
-  it('oldest-ready-head-first: of two jobs of one account sent at the same instant, pg-boss delivers the one with the smaller uuid first', async () => {
-    // key_strict_fifo picks a key's head by (created_on, id); created_on is the same instant, and
-    // the ids are random uuids unless the sender picks them. Here the later job gets the smaller one.
-    const uuids = ['ffffffff-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000000'];
-    const result = await runLockstep(CONFIG, [submit('a1', 0, { key: 'k1' }), submit('a2', 0, { key: 'k2' }), claim(0)], pgBossFactory({ newId: () => uuids.shift() ?? '' }));
-    expect(result.divergence).toMatchObject({ step: 3, kind: 'reply', reply: { path: 'reply.job.id', model: 'a1', impl: 'a2' } });
-  });
-});
+    it('oldest-ready-head-first: of two jobs of one account sent at the same instant, pg-boss delivers the one with the smaller uuid first', async () => {
+      // key_strict_fifo picks a key's head by (created_on, id); created_on is the same instant, and
+      // the ids are random uuids unless the sender picks them. Here the later job gets the smaller one.
+      const uuids = ['ffffffff-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000000'];
+      const result = await runLockstep(
+        CONFIG,
+        [submit('a1', 0, { key: 'k1' }), submit('a2', 0, { key: 'k2' }), claim(0)],
+        pgBossFactory({ newId: () => uuids.shift() ?? '' }),
+      );
+      expect(result.divergence).toMatchObject({
+        step: 3,
+        kind: 'reply',
+        reply: { path: 'reply.job.id', model: 'a1', impl: 'a2' },
+      });
+    });
+  },
+);

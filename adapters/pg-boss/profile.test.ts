@@ -5,7 +5,9 @@ import { RULE_IDS } from '../../contract/rules.ts';
 import { PgBossAdapterError } from './PgBossAdapterError.ts';
 import { pgBossProfile, queueOptions } from './index.ts';
 
-const installed = JSON.parse(readFileSync(new URL('../../node_modules/pg-boss/package.json', import.meta.url), 'utf8')) as { version: string };
+const installed = JSON.parse(
+  readFileSync(new URL('../../node_modules/pg-boss/package.json', import.meta.url), 'utf8'),
+) as { version: string };
 
 describe('the pg-boss profile target', () => {
   it('names the installed pg-boss version, a 12.x', () => {
@@ -33,7 +35,11 @@ describe('the pg-boss profile target', () => {
       retryDelayMax: 8,
       expireInSeconds: 5,
     });
-    expect(() => queueOptions({ capacity: 2, maxAttempts: 2 ** 31, leaseTicks: 5, backoffBase: 2, backoffCap: 8 })).toThrow(PgBossAdapterError);
-    expect(() => queueOptions({ capacity: 2, maxAttempts: 2 ** 31, leaseTicks: 5, backoffBase: 2, backoffCap: 8 })).toThrow(/maxAttempts.*2147483648/);
+    expect(() =>
+      queueOptions({ capacity: 2, maxAttempts: 2 ** 31, leaseTicks: 5, backoffBase: 2, backoffCap: 8 }),
+    ).toThrow(PgBossAdapterError);
+    expect(() =>
+      queueOptions({ capacity: 2, maxAttempts: 2 ** 31, leaseTicks: 5, backoffBase: 2, backoffCap: 8 }),
+    ).toThrow(/maxAttempts.*2147483648/);
   });
 });

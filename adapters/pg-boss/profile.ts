@@ -11,7 +11,8 @@ import { nameUuid, pgBossFactory } from './adapter.ts';
 import type { PgBossFactoryOptions } from './adapter.ts';
 
 /** The version of the installed pg-boss, from its package.json. */
-export const PG_BOSS_VERSION: string = (createRequire(import.meta.url)('pg-boss/package.json') as { version: string }).version;
+export const PG_BOSS_VERSION: string = (createRequire(import.meta.url)('pg-boss/package.json') as { version: string })
+  .version;
 
 /** The profile target for pg-boss on the server `options.target` names (default: PGHOST and the rest). Pure: connects only when its factory is called. */
 export function pgBossTarget(options: PgBossFactoryOptions = {}): ProfileTarget {

@@ -20,9 +20,16 @@ const story = {
   config: { capacity: 2, maxAttempts: 3, leaseTicks: 5, backoffBase: 1, backoffCap: 4 },
   focus: { job: 'a', account: 'alice' },
   steps: [
-    { do: { type: 'submit', id: 'a', account: 'alice', key: 'k', amount: 7, deadline: 50, now: 0 }, expect: { ok: true } },
+    {
+      do: { type: 'submit', id: 'a', account: 'alice', key: 'k', amount: 7, deadline: 50, now: 0 },
+      expect: { ok: true },
+    },
     { do: { type: 'claim', worker: 'w1', now: 1 }, expect: { ok: true } },
-    { do: { type: 'commit', worker: 'w1', token: 1, now: 2 }, expect: { ok: true, applied: true }, note: 'the effect lands' },
+    {
+      do: { type: 'commit', worker: 'w1', token: 1, now: 2 },
+      expect: { ok: true, applied: true },
+      note: 'the effect lands',
+    },
     { restart: true },
     { do: { type: 'claim', worker: 'w2', now: 6 }, expect: { ok: true } },
     { do: { type: 'commit', worker: 'w2', token: 2, now: 7 }, expect: { ok: true, applied: false } },
@@ -37,7 +44,11 @@ function storyFile(name: string, value: unknown): string {
   return path;
 }
 
-async function demo(argv: string[], input: string[] = [], isTTY = false): Promise<{ code: number; out: string; err: string }> {
+async function demo(
+  argv: string[],
+  input: string[] = [],
+  isTTY = false,
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const code = await runDemo(argv, {

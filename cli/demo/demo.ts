@@ -9,7 +9,14 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { PREDICT_HINT, parsePrediction, ruleLines, scorePrediction } from './predict.ts';
-import { renderFinal, renderStepAfter, renderStepBefore, renderStoryHeader, renderStoryList, renderTrace } from './render.ts';
+import {
+  renderFinal,
+  renderStepAfter,
+  renderStepBefore,
+  renderStoryHeader,
+  renderStoryList,
+  renderTrace,
+} from './render.ts';
 import { StoryError, findStory, listStories } from './story.ts';
 import { traceStory } from './trace.ts';
 import type { StoryTrace } from './trace.ts';
@@ -90,7 +97,12 @@ async function playPredict(trace: StoryTrace, io: DemoIO): Promise<void> {
  * unknown or invalid story.
  */
 export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
-  const streams: DemoIO = io ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, isTTY: process.stdin.isTTY === true };
+  const streams: DemoIO = io ?? {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    isTTY: process.stdin.isTTY === true,
+  };
   const err = (text: string): void => void (streams.stderr ?? streams.stdout).write(text);
   const options = {
     predict: { type: 'boolean', default: false },
@@ -110,7 +122,9 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
     return 0;
   }
   if (positionals.length > 1) {
-    err(`jobcheck demo: expected at most one story, got ${positionals.length}: ${positionals.join(' ')}\n\n${DEMO_USAGE}`);
+    err(
+      `jobcheck demo: expected at most one story, got ${positionals.length}: ${positionals.join(' ')}\n\n${DEMO_USAGE}`,
+    );
     return 2;
   }
   if (values.all && (positionals.length > 0 || values.predict)) {

@@ -26,7 +26,11 @@ export const PREDICT_HINT = 'status token balance, e.g. "running 2 7" ("-" = non
  * part when the line cannot be read. Pure.
  */
 export function parsePrediction(line: string): Prediction | { readonly error: string } {
-  const parts = line.trim().toLowerCase().split(/[\s,]+/).filter((p) => p !== '');
+  const parts = line
+    .trim()
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter((p) => p !== '');
   if (parts.length !== 3) return { error: `expected 3 values (status token balance), got ${parts.length}` };
   const [status = '', token = '', balance = ''] = parts;
   if (status !== '-' && !STATUSES.includes(status)) {
@@ -42,7 +46,10 @@ export function parsePrediction(line: string): Prediction | { readonly error: st
 }
 
 /** Points for one prediction (one per field right, out of 3) and a line saying which were right. Pure. */
-export function scorePrediction(guess: Prediction, actual: FocusView): { readonly points: number; readonly verdict: string } {
+export function scorePrediction(
+  guess: Prediction,
+  actual: FocusView,
+): { readonly points: number; readonly verdict: string } {
   const show = (v: string | number | null): string => (v === null ? '-' : String(v));
   const fields: Array<[string, string | number | null, string | number | null]> = [
     ['status', guess.status, actual.status],

@@ -16,7 +16,7 @@ export function renderFocus(focus: FocusView, story: Pick<Story, 'focus'>): stri
   const jobPart =
     focus.status === null
       ? `job ${job}: not submitted yet`
-        : `job ${job}: ${focus.status}, token ${focus.token ?? '-'}, attempts ${focus.attempts}`;
+      : `job ${job}: ${focus.status}, token ${focus.token ?? '-'}, attempts ${focus.attempts}`;
   return `${jobPart}; ${account} balance ${focus.balance}`;
 }
 
@@ -43,7 +43,9 @@ export function renderStepBefore(step: TracedStep, total: number): string {
     case 'aliasSnapshot':
       return [head, label('check', 'take a snapshot, then change the snapshot object in place')].join('\n');
     case 'aliasRestore':
-      return [head, label('check', 'restore a fresh store from a snapshot, then change that snapshot object')].join('\n');
+      return [head, label('check', 'restore a fresh store from a snapshot, then change that snapshot object')].join(
+        '\n',
+      );
   }
 }
 
@@ -79,7 +81,8 @@ export function renderFinal(trace: Pick<StoryTrace, 'final' | 'finalMismatches'>
 /** A whole traced story as text. Pure. */
 export function renderTrace(trace: StoryTrace): string {
   const parts = [renderStoryHeader(trace.story)];
-  for (const s of trace.steps) parts.push(`${renderStepBefore(s, trace.steps.length)}\n${renderStepAfter(s, trace.story)}`);
+  for (const s of trace.steps)
+    parts.push(`${renderStepBefore(s, trace.steps.length)}\n${renderStepAfter(s, trace.story)}`);
   parts.push(renderFinal(trace));
   return `${parts.join('\n\n')}\n`;
 }

@@ -28,7 +28,8 @@ export function readStoryFile(path: string): Story {
   try {
     text = readInputFileSync(path, MAX_STORY_BYTES);
   } catch (cause) {
-    if (cause instanceof InputFileError && cause.code !== 'not_found') throw new StoryError('invalid_story', `story file ${JSON.stringify(path)}: ${cause.message}`, { cause });
+    if (cause instanceof InputFileError && cause.code !== 'not_found')
+      throw new StoryError('invalid_story', `story file ${JSON.stringify(path)}: ${cause.message}`, { cause });
     throw new StoryError('unknown_story', `no story file at ${JSON.stringify(path)}`, { cause });
   }
   try {
@@ -54,7 +55,9 @@ export function findStory(nameOrPath: string): Story {
     return loadFixture(nameOrPath);
   } catch (cause) {
     if (cause instanceof FixtureError) {
-      throw new StoryError(cause.code === 'unknown_fixture' ? 'unknown_story' : 'invalid_story', cause.message, { cause });
+      throw new StoryError(cause.code === 'unknown_fixture' ? 'unknown_story' : 'invalid_story', cause.message, {
+        cause,
+      });
     }
     throw cause;
   }

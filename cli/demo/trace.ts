@@ -8,7 +8,15 @@ import { isDeepStrictEqual } from 'node:util';
 import type { JobStatus, Reply, Snapshot } from '../../contract/index.ts';
 import { isSubset, scribble } from '../../model/fixtures.ts';
 import type { RuleId } from '../../contract/rules.ts';
-import { RESTART_RULES, fromSnapshot, initialState, rulesExercised, step, toSnapshot, transitionOf } from '../../model/index.ts';
+import {
+  RESTART_RULES,
+  fromSnapshot,
+  initialState,
+  rulesExercised,
+  step,
+  toSnapshot,
+  transitionOf,
+} from '../../model/index.ts';
 import type { ModelState } from '../../model/index.ts';
 import type { Story, StoryStep } from './story.ts';
 
@@ -69,7 +77,9 @@ function checkJobs(snapshot: Snapshot, expected: StoryStep['expectJobs'], where:
   const out: string[] = [];
   for (const [id, partial] of Object.entries(expected ?? {})) {
     if (!isSubset(partial, snapshot.jobs[id])) {
-      out.push(`${where}: job ${id} expected ${JSON.stringify(partial)}, model has ${JSON.stringify(snapshot.jobs[id] ?? null)}`);
+      out.push(
+        `${where}: job ${id} expected ${JSON.stringify(partial)}, model has ${JSON.stringify(snapshot.jobs[id] ?? null)}`,
+      );
     }
   }
   return out;
@@ -99,7 +109,9 @@ export function traceStory(story: Story): StoryTrace {
       transitions = result.trace.map((t) => transitionOf(t).id);
       moved = result.trace.map((t, k) => `${t.job}: ${transitions[k] ?? ''}`);
       if (s.expect !== undefined && !isSubset(s.expect, reply)) {
-        mismatches.push(`step ${index}: expected reply ${JSON.stringify(s.expect)}, model replied ${JSON.stringify(reply)}`);
+        mismatches.push(
+          `step ${index}: expected reply ${JSON.stringify(s.expect)}, model replied ${JSON.stringify(reply)}`,
+        );
       }
     } else if ('restart' in s) {
       kind = 'restart';
@@ -150,7 +162,9 @@ export function traceStory(story: Story): StoryTrace {
   const final = toSnapshot(state);
   const finalMismatches = checkJobs(final, story.final.jobs, 'final');
   if (!isDeepStrictEqual({ ...final.balances }, story.final.balances)) {
-    finalMismatches.push(`final: balances expected ${JSON.stringify(story.final.balances)}, model has ${JSON.stringify(final.balances)}`);
+    finalMismatches.push(
+      `final: balances expected ${JSON.stringify(story.final.balances)}, model has ${JSON.stringify(final.balances)}`,
+    );
   }
   return { story, steps, finalMismatches, final };
 }

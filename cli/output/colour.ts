@@ -22,7 +22,10 @@ export function colorEnabled(isTTY: boolean, env: Readonly<Record<string, string
 }
 
 /** The colours for an output stream (default: this process's stdout and environment). */
-export function terminalColors(isTTY: boolean = process.stdout.isTTY === true, env: Readonly<Record<string, string | undefined>> = process.env): Colors {
+export function terminalColors(
+  isTTY: boolean = process.stdout.isTTY === true,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Colors {
   return pc.createColors(colorEnabled(isTTY, env));
 }
 

@@ -14,15 +14,28 @@ export interface ArtifactFile {
 }
 
 /** The story of a failure, whatever found it, with the command line's hints. Pure. */
-export function renderFailure(failure: CheckFailure, report: CheckReport, ctx: CheckContext, files?: ArtifactFile): string {
+export function renderFailure(
+  failure: CheckFailure,
+  report: CheckReport,
+  ctx: CheckContext,
+  files?: ArtifactFile,
+): string {
   const path = report.campaign.path;
   const replay = files?.artifact === undefined ? undefined : `npx jobcheck replay ${files.artifact} ${ctx.flags}`;
   const sequential: StoryContext = {
-    ...(failure.source === 'campaign' ? { seed: ctx.seed, path, ...(path === null ? {} : { reproduceCommand: reproduceCommand(ctx, path) }) } : {}),
+    ...(failure.source === 'campaign'
+      ? { seed: ctx.seed, path, ...(path === null ? {} : { reproduceCommand: reproduceCommand(ctx, path) }) }
+      : {}),
     ...(files?.artifact === undefined ? {} : { artifactFile: files.artifact }),
     ...(replay === undefined ? {} : { replayCommand: replay }),
   };
   const racing = failure.kind === 'race' ? failure.concurrent : undefined;
-  const again = racing?.path === null || racing?.path === undefined ? undefined : concurrentReproduceCommand(ctx, racing.workers, racing.path);
-  return renderCheckFailure(failure, { sequential, ...(again === undefined ? {} : { concurrentReproduceCommand: again }) });
+  const again =
+    racing?.path === null || racing?.path === undefined
+      ? undefined
+      : concurrentReproduceCommand(ctx, racing.workers, racing.path);
+  return renderCheckFailure(failure, {
+    sequential,
+    ...(again === undefined ? {} : { concurrentReproduceCommand: again }),
+  });
 }

@@ -30,12 +30,19 @@ export interface ReportFiles {
 export function reportContext(report: CheckReport, story: string | null): CheckReportContext {
   const c = report.campaign;
   const pathsPlanned = report.paths.outcomes.length + report.paths.notRun.length;
-  const stoppedEarly = report.stoppedByTimeLimit ? 'time-limit' : c.runs < c.runsPlanned && report.verdict === 'diverge' ? 'divergence' : null;
+  const stoppedEarly = report.stoppedByTimeLimit
+    ? 'time-limit'
+    : c.runs < c.runsPlanned && report.verdict === 'diverge'
+      ? 'divergence'
+      : null;
   const race = report.failure?.kind === 'race' ? report.failure.race : undefined;
   const timeline =
     race?.run === null || race?.run === undefined
       ? undefined
-      : renderTimeline(race.run.history, race.witness === null ? undefined : { verdict: 'not_linearizable', witness: race.witness, steps: 0 });
+      : renderTimeline(
+          race.run.history,
+          race.witness === null ? undefined : { verdict: 'not_linearizable', witness: race.witness, steps: 0 },
+        );
   return {
     kind: 'check',
     verdict: report.verdict,
@@ -50,7 +57,8 @@ export function reportContext(report: CheckReport, story: string | null): CheckR
 }
 
 /** The title of a check's coverage reports. It names what was asked for; the page's context says how much of it ran. Pure. */
-export const reportTitle = (ctx: CheckContext): string => `Conformance coverage of ${ctx.target}: path suite + ${ctx.runs} random runs planned (seed ${ctx.seed})`;
+export const reportTitle = (ctx: CheckContext): string =>
+  `Conformance coverage of ${ctx.target}: path suite + ${ctx.runs} random runs planned (seed ${ctx.seed})`;
 
 /** Writes the failure artifact (if any) and the coverage files into `dir`; returns their paths. */
 export async function writeReportFiles(dir: string, report: CheckReport, ctx: CheckContext): Promise<ReportFiles> {
@@ -63,6 +71,15 @@ export async function writeReportFiles(dir: string, report: CheckReport, ctx: Ch
     artifact = await writeArtifact(dir, toArtifact(f.run, meta), 'failure.json');
   }
   const story = f === null ? null : renderFailure(f, report, ctx, artifact === undefined ? {} : { artifact });
-  const cov = await writeCoverageReport(dir, report.coverage, { title: reportTitle(ctx), context: reportContext(report, story) });
-  return { dir, ...(artifact === undefined ? {} : { artifact }), coverageJson: cov.json, coverageMd: cov.markdown, coverageHtml: cov.html };
+  const cov = await writeCoverageReport(dir, report.coverage, {
+    title: reportTitle(ctx),
+    context: reportContext(report, story),
+  });
+  return {
+    dir,
+    ...(artifact === undefined ? {} : { artifact }),
+    coverageJson: cov.json,
+    coverageMd: cov.markdown,
+    coverageHtml: cov.html,
+  };
 }

@@ -15,7 +15,8 @@ import { concurrentReproduceCommand, reproduceCommand } from './reproduce.ts';
 function reproduceOf(f: CheckFailure, report: CheckReport, ctx: CheckContext): string | undefined {
   const path = report.campaign.path;
   if (f.source === 'campaign' && path !== null) return reproduceCommand(ctx, path);
-  if (f.kind === 'race' && f.concurrent.path !== null) return concurrentReproduceCommand(ctx, f.concurrent.workers, f.concurrent.path);
+  if (f.kind === 'race' && f.concurrent.path !== null)
+    return concurrentReproduceCommand(ctx, f.concurrent.workers, f.concurrent.path);
   return undefined;
 }
 
@@ -43,16 +44,30 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
       shrinkMs: Math.round(report.phases.shrinkMs),
       exploreMs: Math.round(report.phases.exploreMs),
       concurrentMs: Math.round(report.phases.concurrentMs),
-      restarts: r === null ? null : { ...r, coldMs: Math.round(r.coldMs), warmMs: Math.round(r.warmMs), ...(r.crashMs === undefined ? {} : { crashMs: Math.round(r.crashMs) }) },
+      restarts:
+        r === null
+          ? null
+          : {
+              ...r,
+              coldMs: Math.round(r.coldMs),
+              warmMs: Math.round(r.warmMs),
+              ...(r.crashMs === undefined ? {} : { crashMs: Math.round(r.crashMs) }),
+            },
       parallel: report.phases.parallel,
     },
     ...(ctx.timeLimitMs === undefined ? {} : { timeLimitMs: ctx.timeLimitMs }),
     fixtures: {
       total: report.fixtures.length + report.fixturesNotRun.length,
-      failed: report.fixtures.filter((x) => !x.result.ok).map((x) => ({ name: x.fixture.name, message: x.result.ok ? '' : x.result.message })),
+      failed: report.fixtures
+        .filter((x) => !x.result.ok)
+        .map((x) => ({ name: x.fixture.name, message: x.result.ok ? '' : x.result.message })),
       notRun: [...report.fixturesNotRun],
     },
-    paths: { total: report.paths.outcomes.length + report.paths.notRun.length, failed: report.paths.failures.map((x) => x.path.name), notRun: report.paths.notRun.map((x) => x.name) },
+    paths: {
+      total: report.paths.outcomes.length + report.paths.notRun.length,
+      failed: report.paths.failures.map((x) => x.path.name),
+      notRun: report.paths.notRun.map((x) => x.name),
+    },
     exploration:
       report.exploration === null
         ? null
@@ -60,7 +75,13 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
             verdict: report.exploration.verdict,
             states: report.exploration.states,
             transitions: report.exploration.transitions,
-            configs: report.exploration.configs.map((x) => ({ part: x.part, name: x.name, verdict: x.verdict, states: x.states, transitions: x.transitions })),
+            configs: report.exploration.configs.map((x) => ({
+              part: x.part,
+              name: x.name,
+              verdict: x.verdict,
+              states: x.states,
+              transitions: x.transitions,
+            })),
             notRun: [...report.exploration.notRun],
           },
     campaign: {
@@ -91,7 +112,9 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
             ...(files?.artifact === undefined ? {} : { artifact: files.artifact }),
             ...(reproduce === undefined ? {} : { reproduce }),
           },
-    coverage: Object.fromEntries(COVERAGE_CATEGORIES.map((cat) => [cat, categorySummary(report.coverage, cat)])) as CheckResultJson['coverage'],
+    coverage: Object.fromEntries(
+      COVERAGE_CATEGORIES.map((cat) => [cat, categorySummary(report.coverage, cat)]),
+    ) as CheckResultJson['coverage'],
     ...(files === undefined ? {} : { report: files }),
   };
 }

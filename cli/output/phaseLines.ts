@@ -12,17 +12,26 @@ import { count, seconds } from './units.ts';
 
 /** The name an implementation gave itself, cut for headings and escaped (it is the implementation's text, and the target may quote a file's). Pure. */
 export const implementationName = (ctx: CheckContext): string =>
-  ctx.implementation === undefined ? outsideText(ctx.target) : `${outsideText(ctx.target)} (${outsideText(clipText(ctx.implementation, 80))})`;
+  ctx.implementation === undefined
+    ? outsideText(ctx.target)
+    : `${outsideText(ctx.target)} (${outsideText(clipText(ctx.implementation, 80))})`;
 
 /** What the check's exploration did: states, transitions, and whether it ran in full and agreed. Pure. */
 export function explorationLine(report: CheckReport): string {
   const x = report.exploration;
-  if (x === null) return report.shard !== null && report.shard.index > 1 ? 'in shard 1' : report.explorationLeftOut ? 'left out (--no-explore)' : 'not run (time limit)';
+  if (x === null)
+    return report.shard !== null && report.shard.index > 1
+      ? 'in shard 1'
+      : report.explorationLeftOut
+        ? 'left out (--no-explore)'
+        : 'not run (time limit)';
   const configs = x.configs.length + x.notRun.length;
   const what = `${count(x.states, 'state')}, ${count(x.transitions, 'transition')}, ${count(configs, 'config')}`;
   const diverging = x.configs.find((c) => c.counterexample !== null);
   if (diverging !== undefined) return `${what}: diverges in ${diverging.part}/${diverging.name}`;
-  return x.verdict === 'incomplete' ? `${what}: stopped by the time limit before the scope was explored in full` : `${what}: every transition agrees`;
+  return x.verdict === 'incomplete'
+    ? `${what}: stopped by the time limit before the scope was explored in full`
+    : `${what}: every transition agrees`;
 }
 
 /** Where the time went: each phase, the restarts, how many stores at once. Pure. */
@@ -30,12 +39,16 @@ export function phasesLine(report: CheckReport): string {
   const p = report.phases;
   const r = p.restarts;
   // Counts of restarts vary with the parallel runs under way at a failure: they are in --json only.
-  const restarts = r === null ? '' : `; restarts ${seconds(r.coldMs)} cold, ${seconds(r.warmMs)} warm${r.crash === undefined ? '' : `, ${seconds(r.crashMs ?? 0)} crash`}`;
+  const restarts =
+    r === null
+      ? ''
+      : `; restarts ${seconds(r.coldMs)} cold, ${seconds(r.warmMs)} warm${r.crash === undefined ? '' : `, ${seconds(r.crashMs ?? 0)} crash`}`;
   return `fixtures ${seconds(p.fixturesMs)}, paths ${seconds(p.pathsMs)}, campaign ${seconds(p.campaignMs)}, shrinking ${seconds(p.shrinkMs)}, exploration ${seconds(p.exploreMs)}${report.concurrent === null ? '' : `, competing workers ${seconds(p.concurrentMs)}`}${restarts}; ${count(p.parallel, 'store')} at once`;
 }
 
 /** Requests of a concurrent campaign's shrunk failure, over its rounds; null without one. Pure. */
-export const requestsOf = (r: ConcurrentCampaignResult): number | null => (r.failure?.run == null ? null : requestCount(r.failure.run.rounds));
+export const requestsOf = (r: ConcurrentCampaignResult): number | null =>
+  r.failure?.run == null ? null : requestCount(r.failure.run.rounds);
 
 /** The concurrent campaign on one line of the summary. Pure. */
 export function concurrentLine(r: ConcurrentCampaignResult): string {

@@ -10,7 +10,12 @@ import type { CoreContext, CoreRun } from '../../impl/core/index.ts';
 import type { Counters } from '../../impl/rows.ts';
 
 /** An ack's run that checks the token and writes nothing of the ack; `checked` receives the job's seq. */
-export function* ackChecksOnly(ctx: CoreContext, m: Counters, c: AckCommand, checked: (seq: number) => void): CoreRun<Reply> {
+export function* ackChecksOnly(
+  ctx: CoreContext,
+  m: Counters,
+  c: AckCommand,
+  checked: (seq: number) => void,
+): CoreRun<Reply> {
   const before = { ...m };
   const refused = yield* advanceClock(ctx, m, c.now);
   if (refused !== undefined) return refused;

@@ -45,13 +45,37 @@ const variant = (name: string, description: string, Store: JobStoreClass): Broke
 /** Every broken in-process variant, seed bugs first, in catalogue order. */
 export const CATALOGUE: readonly BrokenVariant[] = [
   ...BROKEN_VARIANTS,
-  variant('restart-forgets-ledger', 'Restoring a snapshot keeps the balances but drops the effect ledger.', RestartForgetsLedger),
-  decisionVariant('lease-one-tick-late', 'A lease is still valid at now == leaseUntil (expires one tick late).', leaseOneTickLate),
-  decisionVariant('last-attempt-requeues', "When the last attempt's lease expires, the job is requeued instead of dying.", lastAttemptRequeues),
-  variant('global-fifo', 'Claims take the earliest ready job of the whole store, ignoring per-account order.', GlobalFifo),
-  variant('waiting-does-not-block', "A job waiting for its backoff does not block its account's later jobs.", WaitingDoesNotBlock),
+  variant(
+    'restart-forgets-ledger',
+    'Restoring a snapshot keeps the balances but drops the effect ledger.',
+    RestartForgetsLedger,
+  ),
+  decisionVariant(
+    'lease-one-tick-late',
+    'A lease is still valid at now == leaseUntil (expires one tick late).',
+    leaseOneTickLate,
+  ),
+  decisionVariant(
+    'last-attempt-requeues',
+    "When the last attempt's lease expires, the job is requeued instead of dying.",
+    lastAttemptRequeues,
+  ),
+  variant(
+    'global-fifo',
+    'Claims take the earliest ready job of the whole store, ignoring per-account order.',
+    GlobalFifo,
+  ),
+  variant(
+    'waiting-does-not-block',
+    "A job waiting for its backoff does not block its account's later jobs.",
+    WaitingDoesNotBlock,
+  ),
   variant('dead-job-blocks', "A dead job stays at the head of its account's queue and blocks it.", DeadJobBlocks),
-  decisionVariant('commit-not-idempotent', 'A second commit of the same (account, key) adds the amount again.', commitNotIdempotent),
+  decisionVariant(
+    'commit-not-idempotent',
+    'A second commit of the same (account, key) adds the amount again.',
+    commitNotIdempotent,
+  ),
   decisionVariant(
     'payload-conflict-accepted',
     'Resubmitting an id with another payload is answered as a duplicate, not a conflict.',
@@ -63,7 +87,11 @@ export const CATALOGUE: readonly BrokenVariant[] = [
     leaseBeforeDeadline,
   ),
   decisionVariant('backoff-not-capped', 'The retry delay keeps doubling past backoffCap.', backoffNotCapped),
-  variant('snapshot-live-alias', 'snapshot() hands out the cached object itself, so changing it changes the store.', SnapshotLiveAlias),
+  variant(
+    'snapshot-live-alias',
+    'snapshot() hands out the cached object itself, so changing it changes the store.',
+    SnapshotLiveAlias,
+  ),
 ];
 
 /** The catalogue variant with this name, or undefined. */

@@ -26,7 +26,8 @@ const stores: Record<'memory' | 'SQLite' | 'PostgreSQL', (decisions: Decisions, 
   PostgreSQL: (decisions, name) => postgresFactory({ Store: withDecisions(PostgresStore, decisions), name }),
 };
 
-const verdictOf = async (factory: AdapterFactory, runs: number): Promise<string> => (await runCampaign({ factory, runs, seed: 1 })).verdict;
+const verdictOf = async (factory: AdapterFactory, runs: number): Promise<string> =>
+  (await runCampaign({ factory, runs, seed: 1 })).verdict;
 
 describe('the decision bugs of the catalogue', () => {
   it('are the eight bugs that replace a decision', () => {
@@ -47,18 +48,29 @@ describe('the decision bugs of the catalogue', () => {
       expect(await verdictOf(stores[store](DECISIONS, `${store}/correct`), 40)).toBe('agree');
     }, 120_000);
 
-    it.each(DECISION_BUGS)(`catches %s on the ${store} store`, async (name, decisions) => {
-      expect(await verdictOf(stores[store](decisions, `broken/${name} on ${store}`), 100)).toBe('diverge');
-    }, 120_000);
+    it.each(DECISION_BUGS)(
+      `catches %s on the ${store} store`,
+      async (name, decisions) => {
+        expect(await verdictOf(stores[store](decisions, `broken/${name} on ${store}`), 100)).toBe('diverge');
+      },
+      120_000,
+    );
   }
 });
 
-describe.skipIf(missing !== undefined)(`the decision bugs on PostgreSQL${missing === undefined ? '' : ` (skipped: ${missing})`}`, () => {
-  it("lets the PostgreSQL store with the contract's decisions agree with the model", async () => {
-    expect(await verdictOf(stores.PostgreSQL(DECISIONS, 'PostgreSQL/correct'), 20)).toBe('agree');
-  }, 240_000);
+describe.skipIf(missing !== undefined)(
+  `the decision bugs on PostgreSQL${missing === undefined ? '' : ` (skipped: ${missing})`}`,
+  () => {
+    it("lets the PostgreSQL store with the contract's decisions agree with the model", async () => {
+      expect(await verdictOf(stores.PostgreSQL(DECISIONS, 'PostgreSQL/correct'), 20)).toBe('agree');
+    }, 240_000);
 
-  it.each(DECISION_BUGS)('catches %s on the PostgreSQL store', async (name, decisions) => {
-    expect(await verdictOf(stores.PostgreSQL(decisions, `broken/${name} on PostgreSQL`), 100)).toBe('diverge');
-  }, 240_000);
-});
+    it.each(DECISION_BUGS)(
+      'catches %s on the PostgreSQL store',
+      async (name, decisions) => {
+        expect(await verdictOf(stores.PostgreSQL(decisions, `broken/${name} on PostgreSQL`), 100)).toBe('diverge');
+      },
+      240_000,
+    );
+  },
+);

@@ -21,6 +21,7 @@ export abstract class ChoosingJobStore extends JobStore {
 
   /** The unresolved jobs, in admission order. */
   protected *unresolvedJobs(): Generator<JobEntry> {
-    for (const job of this.jobs.values()) if (job.status === 'ready' || job.status === 'waiting' || job.status === 'running') yield job;
+    for (const job of this.jobs.values())
+      if (job.status === 'ready' || job.status === 'waiting' || job.status === 'running') yield job;
   }
 }

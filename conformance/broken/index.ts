@@ -48,8 +48,16 @@ export const decisionVariant = (name: string, description: string, decisions: De
 
 /** Every registered broken variant, in catalogue order. */
 export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
-  decisionVariant('capacity-forgets-running', 'The capacity check counts only ready and waiting jobs, not running ones.', capacityForgetsRunning),
-  decisionVariant('retry-forgets-deadline', 'A transient failure schedules a retry even when it would start at or after the deadline.', retryForgetsDeadline),
+  decisionVariant(
+    'capacity-forgets-running',
+    'The capacity check counts only ready and waiting jobs, not running ones.',
+    capacityForgetsRunning,
+  ),
+  decisionVariant(
+    'retry-forgets-deadline',
+    'A transient failure schedules a retry even when it would start at or after the deadline.',
+    retryForgetsDeadline,
+  ),
   variant('restart-resets-tokens', 'Restoring a snapshot restarts the token counter at 1.', RestartResetsTokens),
 ];
 

@@ -19,12 +19,15 @@ export async function assertCheck(target: CheckTarget, options: CheckOptions = {
   const report = await runCheck(target, options);
   const f = report.failure;
   if (f !== null) {
-    const sequential = f.source === 'campaign' ? { seed: report.campaign.seed, path: report.campaign.path, symbolic: true } : {};
+    const sequential =
+      f.source === 'campaign' ? { seed: report.campaign.seed, path: report.campaign.path, symbolic: true } : {};
     throw new ConformanceError('divergence', renderCheckFailure(f, { sequential }));
   }
   if (report.verdict !== 'agree') {
     // ConformanceError has no code for this yet; an incomplete check is not a divergence either.
-    throw new Error(`the check is incomplete, not a pass: ${report.notAPass ?? 'the time limit stopped it before it ran in full'}`);
+    throw new Error(
+      `the check is incomplete, not a pass: ${report.notAPass ?? 'the time limit stopped it before it ran in full'}`,
+    );
   }
   return report;
 }

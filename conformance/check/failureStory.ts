@@ -24,7 +24,12 @@ export interface FailureStoryHints {
 export function renderFixtureStory(outcome: FixtureOutcome): string {
   const { fixture, result } = outcome;
   if (result.ok) return `fixture ${fixture.name} agrees (${result.steps} steps).`;
-  const lines = [`fixture ${fixture.name} ("${fixture.title}") fails at step ${result.step} (${result.check} check).`, fixture.story, `config: ${describeConfig(fixture.config)}`, ''];
+  const lines = [
+    `fixture ${fixture.name} ("${fixture.title}") fails at step ${result.step} (${result.check} check).`,
+    fixture.story,
+    `config: ${describeConfig(fixture.config)}`,
+    '',
+  ];
   const upTo = result.step === 'final' ? fixture.steps.length : result.step;
   fixture.steps.slice(0, upTo).forEach((s, i) => {
     const what =
@@ -38,7 +43,11 @@ export function renderFixtureStory(outcome: FixtureOutcome): string {
     lines.push(`${String(i + 1).padStart(3)}. ${what}`);
   });
   const d = result.check === 'error' ? undefined : firstDifference(result.expected, result.actual);
-  lines.push(d === undefined ? `       >> ${result.message}` : `       >> ${result.check} differs at ${d.path === '' ? '(value)' : d.path}: expected ${showValue(d.model)}, got ${showValue(d.impl)}`);
+  lines.push(
+    d === undefined
+      ? `       >> ${result.message}`
+      : `       >> ${result.check} differs at ${d.path === '' ? '(value)' : d.path}: expected ${showValue(d.model)}, got ${showValue(d.impl)}`,
+  );
   return lines.join('\n');
 }
 
@@ -50,7 +59,13 @@ export function renderCheckFailure(failure: CheckFailure, hints: FailureStoryHin
     case 'race': {
       const r = failure.concurrent;
       const again = hints.concurrentReproduceCommand;
-      return renderConcurrentStory(failure.race, { adapter: r.adapter, workers: r.workers, seed: r.seed, path: r.path, ...(again === undefined ? {} : { reproduceCommand: again }) });
+      return renderConcurrentStory(failure.race, {
+        adapter: r.adapter,
+        workers: r.workers,
+        seed: r.seed,
+        path: r.path,
+        ...(again === undefined ? {} : { reproduceCommand: again }),
+      });
     }
     case 'unrepeated':
       return failure.story;

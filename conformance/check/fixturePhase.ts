@@ -55,7 +55,15 @@ async function checkFixture(fixture: Fixture, factory: AdapterFactory): Promise<
   } catch (error) {
     if (isTimeLimit(error)) return undefined;
     const message = error instanceof Error ? error.message : String(error);
-    result = { ok: false, fixture: fixture.name, step: 'final', check: 'error', expected: 'a store', actual: message, message: `${fixture.name}: ${message}` };
+    result = {
+      ok: false,
+      fixture: fixture.name,
+      step: 'final',
+      check: 'error',
+      expected: 'a store',
+      actual: message,
+      message: `${fixture.name}: ${message}`,
+    };
   } finally {
     await adapter?.close().catch(() => undefined);
   }
@@ -70,7 +78,11 @@ async function checkFixture(fixture: Fixture, factory: AdapterFactory): Promise<
 export async function runFixturePhase(
   fixtures: readonly Fixture[],
   factory: AdapterFactory,
-  options: { readonly parallel: number; readonly budget?: Budget | undefined; readonly onOutcome?: (outcome: FixtureOutcome | undefined, done: number) => void },
+  options: {
+    readonly parallel: number;
+    readonly budget?: Budget | undefined;
+    readonly onOutcome?: (outcome: FixtureOutcome | undefined, done: number) => void;
+  },
 ): Promise<FixturePhaseResult> {
   let done = 0;
   const ran = await inOrder(

@@ -6,7 +6,14 @@
 export type { CheckOptions, CheckProgress, ConcurrentCheckOptions } from './options.ts';
 export type { CheckTarget } from './target.ts';
 export type { CheckPhases, CheckReport, CheckResult } from './report.ts';
-export type { CheckFailure, CheckFailureSource, DivergenceFailure, FixtureFailure, RaceFailure, UnrepeatedFailure } from './failure.ts';
+export type {
+  CheckFailure,
+  CheckFailureSource,
+  DivergenceFailure,
+  FixtureFailure,
+  RaceFailure,
+  UnrepeatedFailure,
+} from './failure.ts';
 export { unknownFailure } from './failure.ts';
 export type { FixtureOutcome, FixturePhaseResult } from './fixturePhase.ts';
 export { runFixturePhase } from './fixturePhase.ts';

@@ -30,7 +30,10 @@ describe('runCheck, the one check', () => {
   }, 120_000);
 
   it('tells the shortest failure of a broken store as a sequential divergence that replays', async () => {
-    const report = await runCheck({ factory: broken('capacity-forgets-running') }, { runs: 50, seed: 1, noExplore: true });
+    const report = await runCheck(
+      { factory: broken('capacity-forgets-running') },
+      { runs: 50, seed: 1, noExplore: true },
+    );
     expect(report.verdict).toBe('diverge');
     const f = report.failure;
     expect(f?.kind === 'divergence' || f?.kind === 'fixture').toBe(true);
@@ -47,7 +50,9 @@ describe('runCheck, the one check', () => {
 
 describe('assertCheck', () => {
   it('throws ConformanceError divergence, with the story, for a broken store', async () => {
-    await expect(assertCheck({ factory: broken('retry-forgets-deadline') }, { runs: 50, seed: 1, noExplore: true })).rejects.toBeInstanceOf(ConformanceError);
+    await expect(
+      assertCheck({ factory: broken('retry-forgets-deadline') }, { runs: 50, seed: 1, noExplore: true }),
+    ).rejects.toBeInstanceOf(ConformanceError);
   }, 120_000);
 
   it('returns the report of a check that agrees', async () => {

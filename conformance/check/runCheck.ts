@@ -39,7 +39,8 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
   const budget = options.budget;
   const warm: AdapterFactory = target.warmFactory ?? target.factory;
   const c = options.concurrent;
-  const concurrentFactory = c === undefined ? undefined : (target.concurrentFactory ?? sequentialFactory(target.factory));
+  const concurrentFactory =
+    c === undefined ? undefined : (target.concurrentFactory ?? sequentialFactory(target.factory));
   // What the check will run is checked first, against what the seed generates: no phase has run yet.
   await checkCampaignPlan({ ...options, seed });
   if (c?.path !== undefined && concurrentFactory !== undefined) {
@@ -81,7 +82,11 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
       progress({ phase: 'paths', done, total });
     },
     onCampaign: (p) =>
-      progress(p.phase === 'generate' ? { phase: 'campaign', done: p.run, total: p.runs } : { phase: 'shrink', done: p.run, total: p.run }),
+      progress(
+        p.phase === 'generate'
+          ? { phase: 'campaign', done: p.run, total: p.runs }
+          : { phase: 'shrink', done: p.run, total: p.run },
+      ),
   });
   const campaign = middle.campaign;
   // The campaign tells when its first failing run ended; phases run one after the other.
@@ -101,7 +106,9 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
   // An invariant the model itself breaks is a defect of the specification, not of the implementation.
   const violation = exploration?.configs.find((x) => x.verdict === 'violation');
   if (violation !== undefined) {
-    throw new Error(`the model breaks an invariant in the exploration ${violation.part}/${violation.name}: ${violation.counterexample?.message ?? ''}`);
+    throw new Error(
+      `the model breaks an invariant in the exploration ${violation.part}/${violation.name}: ${violation.counterexample?.message ?? ''}`,
+    );
   }
   if (exploration?.verdict === 'diverge') diverged();
   const exploreMs = performance.now() - explored;
@@ -124,7 +131,13 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
   progress({ phase: 'concurrent', done: concurrent?.runs ?? 0, total: concurrent?.runsPlanned ?? 0 });
   const concurrentMs = performance.now() - racing;
 
-  const failure = shortestFailure({ fixtures: fixtures.outcomes, paths: middle.pathSuite, campaign, exploration, concurrent });
+  const failure = shortestFailure({
+    fixtures: fixtures.outcomes,
+    paths: middle.pathSuite,
+    campaign,
+    exploration,
+    concurrent,
+  });
   const merged = mergeVerdict({
     fixturesNotRun: fixtures.notRun.length,
     pathsNotRun: middle.pathSuite.notRun.length,

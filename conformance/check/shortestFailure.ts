@@ -27,7 +27,14 @@ export function failureCandidates(found: FailureCandidates): CheckFailure[] {
   const race = concurrent?.failure;
   if (concurrent !== null && race !== undefined && race !== null) {
     const requests = race.run === null ? 0 : requestCount(race.run.rounds);
-    candidates.push({ kind: 'race', source: 'concurrent', name: 'concurrent campaign', steps: requests, concurrent, race });
+    candidates.push({
+      kind: 'race',
+      source: 'concurrent',
+      name: 'concurrent campaign',
+      steps: requests,
+      concurrent,
+      race,
+    });
   }
   for (const c of exploration?.configs ?? []) {
     const x = c.counterexample;
@@ -35,14 +42,22 @@ export function failureCandidates(found: FailureCandidates): CheckFailure[] {
     const name = `exploration ${c.part}/${c.name}`;
     // A divergence that a second run of its steps did not show again is told, not replayed: its
     // run agrees, so an artifact of it would replay as a pass.
-    if (x.run !== undefined && x.run.divergence !== null) candidates.push({ kind: 'divergence', source: 'explore', name, steps: x.run.steps.length, run: x.run });
+    if (x.run !== undefined && x.run.divergence !== null)
+      candidates.push({ kind: 'divergence', source: 'explore', name, steps: x.run.steps.length, run: x.run });
     else candidates.push({ kind: 'unrepeated', source: 'explore', name, steps: x.path.length, story: x.story });
   }
   if (campaign.counterexample !== null) {
     const run = campaign.counterexample;
     candidates.push({ kind: 'divergence', source: 'campaign', name: 'random campaign', steps: run.steps.length, run });
   }
-  for (const f of paths.failures) candidates.push({ kind: 'divergence', source: 'path', name: f.path.name, steps: f.result.steps.length, run: f.result });
+  for (const f of paths.failures)
+    candidates.push({
+      kind: 'divergence',
+      source: 'path',
+      name: f.path.name,
+      steps: f.result.steps.length,
+      run: f.result,
+    });
   for (const f of fixtures) {
     if (!f.result.ok) {
       const steps = f.result.step === 'final' ? f.fixture.steps.length : f.result.step;
@@ -61,7 +76,8 @@ export function shortestFailure(found: FailureCandidates): CheckFailure | null {
   // A failure before the first step (a store that could not even be started) cannot be replayed
   // and shows less than any story with a step: it is shown only when it is the only kind found.
   // A story that did not repeat cannot be replayed either: it too is shown only when nothing else was found.
-  const rank = (f: CheckFailure): number => (f.steps === 0 || f.kind === 'unrepeated' ? Number.POSITIVE_INFINITY : f.steps);
+  const rank = (f: CheckFailure): number =>
+    f.steps === 0 || f.kind === 'unrepeated' ? Number.POSITIVE_INFINITY : f.steps;
   // A race is told only when no sequential story was found: one client's story is the simpler one.
   const sequential = candidates.filter((c) => c.kind !== 'race');
   if (sequential.length > 0) candidates = sequential;

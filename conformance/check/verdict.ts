@@ -41,9 +41,11 @@ export interface MergedVerdict {
 
 /** Merges the phases' outcomes into the check's verdict. Pure. */
 export function mergeVerdict(o: PhaseOutcomes): MergedVerdict {
-  const explorationComplete = o.explorationSkipped || (o.exploration !== null && o.exploration.verdict !== 'incomplete');
+  const explorationComplete =
+    o.explorationSkipped || (o.exploration !== null && o.exploration.verdict !== 'incomplete');
   // A concurrent campaign whose checker ran out of budget on some history (`unknown`) did not pass either.
-  const concurrentComplete = !o.concurrentAsked || o.concurrent?.verdict === 'passed' || o.concurrent?.verdict === 'failed';
+  const concurrentComplete =
+    !o.concurrentAsked || o.concurrent?.verdict === 'passed' || o.concurrent?.verdict === 'failed';
   const stoppedByTimeLimit =
     o.fixturesNotRun > 0 ||
     o.pathsNotRun > 0 ||
@@ -54,7 +56,9 @@ export function mergeVerdict(o: PhaseOutcomes): MergedVerdict {
   // A replayed path stands in for a whole campaign: runs of it that all agree are not that campaign's pass.
   const replays = [
     o.path !== undefined && o.campaign.verdict === 'agree' ? `--path ${o.path}` : null,
-    o.concurrentPath !== undefined && o.concurrent?.verdict === 'passed' ? `--concurrent-path ${o.concurrentPath}` : null,
+    o.concurrentPath !== undefined && o.concurrent?.verdict === 'passed'
+      ? `--concurrent-path ${o.concurrentPath}`
+      : null,
   ].filter((r): r is string => r !== null);
   const notAPass =
     replays.length === 0
@@ -62,7 +66,12 @@ export function mergeVerdict(o: PhaseOutcomes): MergedVerdict {
       : `the runs named by ${replays.join(' and ')} all agree, so the campaign they stand for did not run ` +
         '(a fixed bug, or a path that names another run); run without it for a full check';
   const complete =
-    o.fixturesNotRun === 0 && o.pathsNotRun === 0 && o.campaign.verdict !== 'incomplete' && explorationComplete && concurrentComplete && notAPass === null;
+    o.fixturesNotRun === 0 &&
+    o.pathsNotRun === 0 &&
+    o.campaign.verdict !== 'incomplete' &&
+    explorationComplete &&
+    concurrentComplete &&
+    notAPass === null;
   return {
     verdict: o.failure !== null ? 'diverge' : complete ? 'agree' : 'incomplete',
     stoppedByTimeLimit,

@@ -7,7 +7,10 @@ import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 
 /** Thrown (as a rejection of `execute`) when no reply came: the outcome is indefinite. */
 export class IndefiniteOutcome extends Error {
-  constructor(readonly why: 'timeout' | 'process_died' | 'closed', message: string) {
+  constructor(
+    readonly why: 'timeout' | 'process_died' | 'closed',
+    message: string,
+  ) {
     super(message);
     this.name = 'IndefiniteOutcome';
   }

@@ -14,7 +14,8 @@ const envSeed = process.env.JOBCHECK_SEED;
 const SEED = envSeed === undefined ? (Date.now() ^ (Math.random() * 0x100000000)) | 0 : Number(envSeed);
 const RUNS = Number(process.env.JOBCHECK_CONCURRENT_RUNS ?? 100);
 
-const requestsOf = (r: ConcurrentCampaignResult): number => (r.failure?.run == null ? 0 : requestCount(r.failure.run.rounds));
+const requestsOf = (r: ConcurrentCampaignResult): number =>
+  r.failure?.run == null ? 0 : requestCount(r.failure.run.rounds);
 
 describe('runConcurrentCampaign', () => {
   for (const workers of [2, 4, 8]) {
@@ -57,15 +58,28 @@ describe('runConcurrentCampaign', () => {
         const again = await runConcurrentCampaign({ factory: v.factory, workers: 4, seed: SEED, path: caught.path });
         expect(again.verdict).toBe('failed');
         expect(again.failure?.run?.history).toEqual(caught.failure?.run?.history);
-        const fixed = await runConcurrentCampaign({ factory: lockedJobStoreFactory(), workers: 4, seed: SEED, path: caught.path });
+        const fixed = await runConcurrentCampaign({
+          factory: lockedJobStoreFactory(),
+          workers: 4,
+          seed: SEED,
+          path: caught.path,
+        });
         expect(fixed.verdict).toBe('passed');
       }, 120_000);
     });
   }
 
   it('runs a factory that is not schedulable with real concurrency, and still catches a race', async () => {
-    const plain = (f: ConcurrentFactory): ConcurrentFactory => (config, o) => f(config, o);
-    const ok = await runConcurrentCampaign({ factory: plain(lockedJobStoreFactory()), workers: 4, numRuns: 50, seed: SEED });
+    const plain =
+      (f: ConcurrentFactory): ConcurrentFactory =>
+      (config, o) =>
+        f(config, o);
+    const ok = await runConcurrentCampaign({
+      factory: plain(lockedJobStoreFactory()),
+      workers: 4,
+      numRuns: 50,
+      seed: SEED,
+    });
     expect(ok.verdict).toBe('passed');
     const racy = CONCURRENT_BROKEN_VARIANTS.find((v) => v.name === 'claim-reads-then-writes');
     if (racy === undefined) throw new Error('variant missing');
@@ -75,9 +89,19 @@ describe('runConcurrentCampaign', () => {
   }, 120_000);
 
   it('passes a sequential adapter trivially, and still catches a sequential bug through it', async () => {
-    const ok = await runConcurrentCampaign({ factory: sequentialFactory(jobStoreFactory()), workers: 4, numRuns: RUNS, seed: SEED });
+    const ok = await runConcurrentCampaign({
+      factory: sequentialFactory(jobStoreFactory()),
+      workers: 4,
+      numRuns: RUNS,
+      seed: SEED,
+    });
     expect(ok.verdict).toBe('passed');
-    const bad = await runConcurrentCampaign({ factory: sequentialFactory(jobStoreFactory(CapacityForgetsRunning, 'broken/capacity-forgets-running')), workers: 4, numRuns: 2000, seed: SEED });
+    const bad = await runConcurrentCampaign({
+      factory: sequentialFactory(jobStoreFactory(CapacityForgetsRunning, 'broken/capacity-forgets-running')),
+      workers: 4,
+      numRuns: 2000,
+      seed: SEED,
+    });
     expect(bad.verdict).toBe('failed');
     expect(bad.story).toContain('broken/capacity-forgets-running');
   }, 120_000);
@@ -85,7 +109,14 @@ describe('runConcurrentCampaign', () => {
   it('fails with impl_error, and says so in the story, when the adapter throws', async () => {
     const thrower: ConcurrentFactory = async (config, o) => {
       const inner = await lockedJobStoreFactory()(config, o);
-      return { ...inner, name: 'thrower', concurrent: true, execute: () => Promise.reject(new Error('store exploded')), snapshot: () => inner.snapshot(), close: () => inner.close() };
+      return {
+        ...inner,
+        name: 'thrower',
+        concurrent: true,
+        execute: () => Promise.reject(new Error('store exploded')),
+        snapshot: () => inner.snapshot(),
+        close: () => inner.close(),
+      };
     };
     const r = await runConcurrentCampaign({ factory: thrower, workers: 2, numRuns: 10, seed: SEED });
     expect(r.verdict).toBe('failed');
@@ -94,7 +125,13 @@ describe('runConcurrentCampaign', () => {
   });
 
   it('reports unknown, never passed, when the checker runs out of steps', async () => {
-    const r = await runConcurrentCampaign({ factory: lockedJobStoreFactory(), workers: 2, numRuns: 5, seed: SEED, checkBudget: { maxSteps: 1 } });
+    const r = await runConcurrentCampaign({
+      factory: lockedJobStoreFactory(),
+      workers: 2,
+      numRuns: 5,
+      seed: SEED,
+      checkBudget: { maxSteps: 1 },
+    });
     expect(r.verdict).toBe('unknown');
     expect(r.unknownRuns).toBe(5);
     expect(r.firstUnknown?.reason).toBe('max_steps');
@@ -103,7 +140,13 @@ describe('runConcurrentCampaign', () => {
   it('reports the time limit, never passed, when the budget runs out', async () => {
     const budget = new Budget(1);
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const r = await runConcurrentCampaign({ factory: lockedJobStoreFactory(), workers: 2, numRuns: 50, seed: SEED, budget });
+    const r = await runConcurrentCampaign({
+      factory: lockedJobStoreFactory(),
+      workers: 2,
+      numRuns: 50,
+      seed: SEED,
+      budget,
+    });
     expect(r.verdict).toBe('time_limit');
     expect(r.stoppedByTimeLimit).toBe(true);
     budget.dispose();
@@ -112,9 +155,18 @@ describe('runConcurrentCampaign', () => {
   it('refuses bad options with a typed error naming the value', async () => {
     const factory = lockedJobStoreFactory();
     await expect(runConcurrentCampaign({ factory, workers: 0 })).rejects.toThrow(ConcurrentCampaignError);
-    await expect(runConcurrentCampaign({ factory, workers: 0 })).rejects.toMatchObject({ code: 'invalid_option', message: 'workers: must be an integer from 1 to 64 (got 0)' });
-    await expect(runConcurrentCampaign({ factory, workers: 2, timeoutMs: -1 })).rejects.toMatchObject({ code: 'invalid_option', message: expect.stringContaining('timeoutMs') });
-    await expect(runConcurrentCampaign({ factory, workers: 2, path: 'x' })).rejects.toMatchObject({ code: 'invalid_option', message: expect.stringContaining('"x"') });
+    await expect(runConcurrentCampaign({ factory, workers: 0 })).rejects.toMatchObject({
+      code: 'invalid_option',
+      message: 'workers: must be an integer from 1 to 64 (got 0)',
+    });
+    await expect(runConcurrentCampaign({ factory, workers: 2, timeoutMs: -1 })).rejects.toMatchObject({
+      code: 'invalid_option',
+      message: expect.stringContaining('timeoutMs'),
+    });
+    await expect(runConcurrentCampaign({ factory, workers: 2, path: 'x' })).rejects.toMatchObject({
+      code: 'invalid_option',
+      message: expect.stringContaining('"x"'),
+    });
   });
 });
 
@@ -128,8 +180,14 @@ describe('the example story of docs/conformance.md', () => {
     const found = /^seed: (-?\d+) {2}path: ([\d:]+)$/m.exec(block);
     const workers = /workers: (\d+), seed/.exec(block)?.[1];
     const variant = CONCURRENT_BROKEN_VARIANTS.find((v) => v.name === name);
-    if (variant === undefined || found === null || workers === undefined) throw new Error('the example story names no variant, seed, path or workers');
-    const r = await runConcurrentCampaign({ factory: variant.factory, workers: Number(workers), seed: Number(found[1]), path: found[2] as string });
+    if (variant === undefined || found === null || workers === undefined)
+      throw new Error('the example story names no variant, seed, path or workers');
+    const r = await runConcurrentCampaign({
+      factory: variant.factory,
+      workers: Number(workers),
+      seed: Number(found[1]),
+      path: found[2] as string,
+    });
     expect(r.story).toBe(block);
   }, 60_000);
 });

@@ -83,17 +83,28 @@ function validate(o: ConcurrentCampaignOptions): void {
   const bad = (name: string, value: unknown, rule: string): never => {
     throw new ConcurrentCampaignError(`${name}: ${rule} (got ${JSON.stringify(value) ?? String(value)})`);
   };
-  if (!Number.isSafeInteger(o.workers) || o.workers < 1 || o.workers > 64) bad('workers', o.workers, 'must be an integer from 1 to 64');
-  if (o.numRuns !== undefined && (!Number.isSafeInteger(o.numRuns) || o.numRuns < 0)) bad('numRuns', o.numRuns, 'must be an integer >= 0');
-  for (const [name, v] of [['timeoutMs', o.timeoutMs], ['startTimeoutMs', o.startTimeoutMs]] as const) {
-    if (v !== undefined && !(typeof v === 'number' && v > 0 && Number.isFinite(v))) bad(name, v, 'must be a number > 0');
+  if (!Number.isSafeInteger(o.workers) || o.workers < 1 || o.workers > 64)
+    bad('workers', o.workers, 'must be an integer from 1 to 64');
+  if (o.numRuns !== undefined && (!Number.isSafeInteger(o.numRuns) || o.numRuns < 0))
+    bad('numRuns', o.numRuns, 'must be an integer >= 0');
+  for (const [name, v] of [
+    ['timeoutMs', o.timeoutMs],
+    ['startTimeoutMs', o.startTimeoutMs],
+  ] as const) {
+    if (v !== undefined && !(typeof v === 'number' && v > 0 && Number.isFinite(v)))
+      bad(name, v, 'must be a number > 0');
   }
-  if (o.hangGraceMs !== undefined && !(typeof o.hangGraceMs === 'number' && o.hangGraceMs >= 0 && Number.isFinite(o.hangGraceMs))) {
+  if (
+    o.hangGraceMs !== undefined &&
+    !(typeof o.hangGraceMs === 'number' && o.hangGraceMs >= 0 && Number.isFinite(o.hangGraceMs))
+  ) {
     bad('hangGraceMs', o.hangGraceMs, 'must be a number >= 0');
   }
-  if (o.maxRounds !== undefined && (!Number.isSafeInteger(o.maxRounds) || o.maxRounds < 1)) bad('maxRounds', o.maxRounds, 'must be an integer >= 1');
+  if (o.maxRounds !== undefined && (!Number.isSafeInteger(o.maxRounds) || o.maxRounds < 1))
+    bad('maxRounds', o.maxRounds, 'must be an integer >= 1');
   if (o.seed !== undefined && !Number.isSafeInteger(o.seed)) bad('seed', o.seed, 'must be an integer');
-  if (o.path !== undefined && !/^\d+(:\d+)*$/.test(o.path)) bad('path', o.path, 'must be a fast-check path such as 12:0:3');
+  if (o.path !== undefined && !/^\d+(:\d+)*$/.test(o.path))
+    bad('path', o.path, 'must be a fast-check path such as 12:0:3');
 }
 
 /**
@@ -134,12 +145,23 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     const settle: Settle | undefined = s === null ? undefined : (p) => s.waitFor(p);
     const lanes = { workers: scenario.workers };
     const created = await bounded(
-      scheduled && pause !== undefined ? factory.withPause(scenario.config, { ...lanes, pause }) : factory(scenario.config, lanes),
+      scheduled && pause !== undefined
+        ? factory.withPause(scenario.config, { ...lanes, pause })
+        : factory(scenario.config, lanes),
       budget === undefined ? startMs : budget.cap(startMs),
     );
     if (!created.ok) {
       if (spent()) return { status: 'interrupted' };
-      return { status: 'failed', failure: { kind: 'impl_error', scenario, run: null, witness: null, error: `the implementation could not be created: ${created.message}` } };
+      return {
+        status: 'failed',
+        failure: {
+          kind: 'impl_error',
+          scenario,
+          run: null,
+          witness: null,
+          error: `the implementation could not be created: ${created.message}`,
+        },
+      };
     }
     const adapter = created.value as ConcurrentAdapter;
     adapterName = adapter.name;
@@ -164,14 +186,19 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     }
     const checkBudget: CheckBudget = {
       ...options.checkBudget,
-      ...(budget === undefined ? {} : { timeoutMs: Math.min(options.checkBudget?.timeoutMs ?? Number.POSITIVE_INFINITY, budget.remainingMs()) }),
+      ...(budget === undefined
+        ? {}
+        : { timeoutMs: Math.min(options.checkBudget?.timeoutMs ?? Number.POSITIVE_INFINITY, budget.remainingMs()) }),
     };
     const outcome: CheckOutcome<unknown> = checkLinearizability(jobModel(scenario.config), run.history, checkBudget);
     switch (outcome.verdict) {
       case 'linearizable':
         return { status: 'ok' };
       case 'not_linearizable':
-        return { status: 'failed', failure: { kind: 'not_linearizable', scenario, run, witness: outcome.witness, error: null } };
+        return {
+          status: 'failed',
+          failure: { kind: 'not_linearizable', scenario, run, witness: outcome.witness, error: null },
+        };
       case 'unknown':
         if (spent()) return { status: 'interrupted' };
         return { status: 'unknown', run, reason: outcome.reason };
@@ -233,7 +260,10 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   };
   if (failure !== null) {
     // A failure that did not fail again when replayed (real concurrency) keeps the path that found it.
-    const path = details?.failed === true && details.counterexamplePath !== null ? details.counterexamplePath : (options.path ?? null);
+    const path =
+      details?.failed === true && details.counterexamplePath !== null
+        ? details.counterexamplePath
+        : (options.path ?? null);
     const story = renderConcurrentStory(failure, { adapter: adapterName, workers: options.workers, seed, path });
     return { ...common, verdict: 'failed', path, shrinks: details?.numShrinks ?? 0, failure, story };
   }

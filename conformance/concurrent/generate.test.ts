@@ -8,7 +8,11 @@ import { runScenario } from './run.ts';
 type Cmd = { type: string; id?: string; account?: string; worker?: string; token?: number; now: number };
 
 /** Runs sampled scenarios against the locked store and returns their resolved rounds with their configs. */
-async function sampledRounds(n: number): Promise<{ scenario: ConcurrentScenario; rounds: { now: number; overlap: boolean; commands: Cmd[]; replies: unknown[] }[] }[]> {
+async function sampledRounds(
+  n: number,
+): Promise<
+  { scenario: ConcurrentScenario; rounds: { now: number; overlap: boolean; commands: Cmd[]; replies: unknown[] }[] }[]
+> {
   const out = [];
   for (const scenario of fc.sample(concurrentScenarioArb({ workers: 4 }), { numRuns: n, seed: 42 })) {
     const adapter = await lockedJobStoreFactory()(scenario.config, { workers: scenario.workers });
@@ -16,7 +20,12 @@ async function sampledRounds(n: number): Promise<{ scenario: ConcurrentScenario;
     const ops = new Map(run.history.operations.map((o) => [o.id, o]));
     out.push({
       scenario,
-      rounds: run.rounds.map((r) => ({ now: r.now, overlap: r.overlap === true, commands: r.requests.map((q) => q.command as Cmd), replies: r.requests.map((q) => ops.get(q.id)?.output) })),
+      rounds: run.rounds.map((r) => ({
+        now: r.now,
+        overlap: r.overlap === true,
+        commands: r.requests.map((q) => q.command as Cmd),
+        replies: r.requests.map((q) => ops.get(q.id)?.output),
+      })),
     });
   }
   return out;
@@ -44,7 +53,12 @@ describe('concurrentScenarioArb', () => {
         if (r.overlap) overlapping += 1;
         // A claim sent at leaseUntil while a settlement sent at leaseUntil - 1 may still be in flight.
         const settledBefore = previous?.commands.filter((c) => c.type === 'ack' || c.type === 'commit') ?? [];
-        if (r.overlap && types.includes('claim') && settledBefore.some((c) => lastLeaseUntil.includes(c.now + 1) && r.now === c.now + 1)) timeMoves += 1;
+        if (
+          r.overlap &&
+          types.includes('claim') &&
+          settledBefore.some((c) => lastLeaseUntil.includes(c.now + 1) && r.now === c.now + 1)
+        )
+          timeMoves += 1;
         const claimers = r.commands.filter((c) => c.type === 'claim').map((c) => c.worker);
         if (new Set(claimers).size < claimers.length) oneWorkerTwice += 1;
         previous = r;
@@ -76,7 +90,8 @@ describe('concurrentScenarioArb', () => {
 
   it('never lets a round’s now go below the previous round’s', async () => {
     for (const { rounds } of await sampledRounds(100)) {
-      for (let i = 1; i < rounds.length; i++) expect((rounds[i] as { now: number }).now).toBeGreaterThanOrEqual((rounds[i - 1] as { now: number }).now);
+      for (let i = 1; i < rounds.length; i++)
+        expect((rounds[i] as { now: number }).now).toBeGreaterThanOrEqual((rounds[i - 1] as { now: number }).now);
     }
   }, 60_000);
 

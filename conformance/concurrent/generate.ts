@@ -54,13 +54,25 @@ export type RoundTime =
 
 /** One request before resolution. */
 export type ConcurrentCommand =
-  | { readonly kind: 'submit'; readonly id: string; readonly account: string; readonly key: string; readonly amount: number; readonly deadlineIn: number }
+  | {
+      readonly kind: 'submit';
+      readonly id: string;
+      readonly account: string;
+      readonly key: string;
+      readonly amount: number;
+      readonly deadlineIn: number;
+    }
   /** An exact repeat of the first submit sent for `id` (a duplicate), or a fresh submit if none was. */
   | { readonly kind: 'resubmit'; readonly id: string }
   /** A claim by worker `as` (index: 0 is `w1`, modulo the lanes; default: the lane's index). */
   | { readonly kind: 'claim'; readonly as?: number }
   | { readonly kind: 'commit' | 'ack'; readonly delivery: DeliveryRef; readonly worker: 'holder' | 'other' }
-  | { readonly kind: 'fail'; readonly delivery: DeliveryRef; readonly worker: 'holder' | 'other'; readonly failure: FailureKind }
+  | {
+      readonly kind: 'fail';
+      readonly delivery: DeliveryRef;
+      readonly worker: 'holder' | 'other';
+      readonly failure: FailureKind;
+    }
   | { readonly kind: 'tick' };
 
 /** A request of a round: a command on a lane (taken modulo the scenario's workers). */
@@ -80,7 +92,8 @@ export interface ConcurrentRound {
 }
 
 /** Requests over some rounds (a scenario's, or a run's as sent). Pure. */
-export const requestCount = (rounds: readonly { readonly requests: readonly unknown[] }[]): number => rounds.reduce((n, r) => n + r.requests.length, 0);
+export const requestCount = (rounds: readonly { readonly requests: readonly unknown[] }[]): number =>
+  rounds.reduce((n, r) => n + r.requests.length, 0);
 
 /** A concurrent scenario. */
 export interface ConcurrentScenario {
@@ -131,7 +144,11 @@ const roundTimeArb: fc.Arbitrary<RoundTime> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .record({ at: fc.constantFrom<'notBefore' | 'deadline'>('notBefore', 'deadline'), job: jobIdArb, plus: fc.constantFrom<-1 | 0>(-1, 0) })
+      .record({
+        at: fc.constantFrom<'notBefore' | 'deadline'>('notBefore', 'deadline'),
+        job: jobIdArb,
+        plus: fc.constantFrom<-1 | 0>(-1, 0),
+      })
       .map((r): RoundTime => r),
   },
 );
@@ -143,19 +160,34 @@ const submitArb = (account?: fc.Arbitrary<string>): fc.Arbitrary<ConcurrentComma
       account: account ?? fc.constantFrom(...CONCURRENT_ACCOUNTS),
       key: fc.constantFrom(...CONCURRENT_KEYS),
       amount: fc.constantFrom(1, 2, 5),
-      deadlineIn: fc.oneof({ weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 4, arbitrary: fc.integer({ min: 4, max: 12 }) }),
+      deadlineIn: fc.oneof(
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
+        { weight: 4, arbitrary: fc.integer({ min: 4, max: 12 }) },
+      ),
     })
     .map((r): ConcurrentCommand => ({ kind: 'submit', ...r }));
 
-const workerArb = fc.oneof({ weight: 8, arbitrary: fc.constant<'holder'>('holder') }, { weight: 1, arbitrary: fc.constant<'other'>('other') });
+const workerArb = fc.oneof(
+  { weight: 8, arbitrary: fc.constant<'holder'>('holder') },
+  { weight: 1, arbitrary: fc.constant<'other'>('other') },
+);
 
 const settleArb = (delivery: fc.Arbitrary<DeliveryRef>): fc.Arbitrary<ConcurrentCommand> =>
   fc.oneof(
-    { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom<'commit' | 'ack'>('ack', 'commit', 'ack'), delivery, worker: workerArb }).map((r): ConcurrentCommand => r) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({ kind: fc.constantFrom<'commit' | 'ack'>('ack', 'commit', 'ack'), delivery, worker: workerArb })
+        .map((r): ConcurrentCommand => r),
+    },
     {
       weight: 1,
       arbitrary: fc
-        .record({ delivery, worker: workerArb, failure: fc.constantFrom<FailureKind>('transient', 'transient', 'permanent') })
+        .record({
+          delivery,
+          worker: workerArb,
+          failure: fc.constantFrom<FailureKind>('transient', 'transient', 'permanent'),
+        })
         .map((r): ConcurrentCommand => ({ kind: 'fail', ...r })),
     },
   );
@@ -177,7 +209,11 @@ function roundArb(workers: number): fc.Arbitrary<ConcurrentRound> {
   const shuffle = fc.nat({ max: 1000 });
   // Anything, on any lanes.
   const mixed = fc
-    .record({ now: roundTimeArb, requests: fc.array(fc.record({ lane, command: commandArb }), { minLength: 1, maxLength: 4 }), shuffle })
+    .record({
+      now: roundTimeArb,
+      requests: fc.array(fc.record({ lane, command: commandArb }), { minLength: 1, maxLength: 4 }),
+      shuffle,
+    })
     .map((r): ConcurrentRound => r);
   // Several workers claiming at once, one lane each, maybe beside one other request.
   const claims = fc
@@ -189,29 +225,45 @@ function roundArb(workers: number): fc.Arbitrary<ConcurrentRound> {
       // Sometimes one worker claims on two lanes at once (it will hold two deliveries).
       same: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     })
-    .map(({ now, n, extra, shuffle: s, same }): ConcurrentRound => ({
-      now,
-      requests: [
-        ...Array.from({ length: n }, (_, i): ConcurrentRequest => request(i, { kind: 'claim', ...(same && i === 1 ? { as: 0 } : {}) })),
-        ...(extra === undefined ? [] : [extra]),
-      ],
-      shuffle: s,
-    }));
+    .map(
+      ({ now, n, extra, shuffle: s, same }): ConcurrentRound => ({
+        now,
+        requests: [
+          ...Array.from(
+            { length: n },
+            (_, i): ConcurrentRequest => request(i, { kind: 'claim', ...(same && i === 1 ? { as: 0 } : {}) }),
+          ),
+          ...(extra === undefined ? [] : [extra]),
+        ],
+        shuffle: s,
+      }),
+    );
   // A settlement (or two) of one delivery at the last tick of its lease or the first after it, racing claims.
   const boundary = fc
-    .tuple(deliveryRefArb, fc.constantFrom<-1 | 0>(-1, 0), fc.array(fc.constant(0), { minLength: 0, maxLength: 2 }), fc.integer({ min: 1, max: 2 }), shuffle)
+    .tuple(
+      deliveryRefArb,
+      fc.constantFrom<-1 | 0>(-1, 0),
+      fc.array(fc.constant(0), { minLength: 0, maxLength: 2 }),
+      fc.integer({ min: 1, max: 2 }),
+      shuffle,
+    )
     .chain(([delivery, plus, settles, claimsN, s]) =>
       fc
-        .tuple(settleArb(fc.constant(delivery)), fc.array(settleArb(fc.constant(delivery)), { minLength: settles.length, maxLength: settles.length }))
-        .map(([first, more]): ConcurrentRound => ({
-          now: { at: 'leaseUntil', delivery, plus },
-          requests: [
-            request(0, first),
-            ...more.map((c, i) => request(i + 1, c)),
-            ...Array.from({ length: claimsN }, (_, i) => request(i + 1 + more.length, { kind: 'claim' })),
-          ],
-          shuffle: s,
-        })),
+        .tuple(
+          settleArb(fc.constant(delivery)),
+          fc.array(settleArb(fc.constant(delivery)), { minLength: settles.length, maxLength: settles.length }),
+        )
+        .map(
+          ([first, more]): ConcurrentRound => ({
+            now: { at: 'leaseUntil', delivery, plus },
+            requests: [
+              request(0, first),
+              ...more.map((c, i) => request(i + 1, c)),
+              ...Array.from({ length: claimsN }, (_, i) => request(i + 1 + more.length, { kind: 'claim' })),
+            ],
+            shuffle: s,
+          }),
+        ),
     );
   // More submits than the capacity has room for, often of one account.
   const submits = fc
@@ -232,12 +284,19 @@ function roundArb(workers: number): fc.Arbitrary<ConcurrentRound> {
     );
   // The same submit twice in one round (maybe beside a third request).
   const duplicate = fc
-    .record({ now: roundTimeArb, submit: submitArb(), extra: fc.option(fc.record({ lane, command: commandArb }), { nil: undefined }), shuffle })
-    .map(({ now, submit, extra, shuffle: s }): ConcurrentRound => ({
-      now,
-      requests: [request(0, submit), request(1, submit), ...(extra === undefined ? [] : [extra])],
-      shuffle: s,
-    }));
+    .record({
+      now: roundTimeArb,
+      submit: submitArb(),
+      extra: fc.option(fc.record({ lane, command: commandArb }), { nil: undefined }),
+      shuffle,
+    })
+    .map(
+      ({ now, submit, extra, shuffle: s }): ConcurrentRound => ({
+        now,
+        requests: [request(0, submit), request(1, submit), ...(extra === undefined ? [] : [extra])],
+        shuffle: s,
+      }),
+    );
   return fc.oneof(
     { weight: 3, arbitrary: mixed },
     { weight: 3, arbitrary: claims },
@@ -271,7 +330,11 @@ function timeMovesArb(workers: number): fc.Arbitrary<ConcurrentRound[]> {
       ...(setup
         ? [
             { now: { at: 'same' }, requests: [request(0, submit)], shuffle } satisfies ConcurrentRound,
-            { now: { at: 'later', plus: 1 }, requests: [request(0, { kind: 'claim', as: 0 })], shuffle } satisfies ConcurrentRound,
+            {
+              now: { at: 'later', plus: 1 },
+              requests: [request(0, { kind: 'claim', as: 0 })],
+              shuffle,
+            } satisfies ConcurrentRound,
           ]
         : []),
       {
@@ -294,7 +357,10 @@ function timeMovesArb(workers: number): fc.Arbitrary<ConcurrentRound[]> {
 /** Any round, sometimes started while the previous one is still in flight. */
 function looseRoundArb(workers: number): fc.Arbitrary<ConcurrentRound[]> {
   return fc
-    .tuple(roundArb(workers), fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }))
+    .tuple(
+      roundArb(workers),
+      fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    )
     .map(([round, overlap]) => [overlap ? { ...round, overlap } : round]);
 }
 

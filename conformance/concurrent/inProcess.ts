@@ -66,7 +66,10 @@ export class AsyncJobStore extends JobStore {
     const parsed = parseCommand(command);
     if (!parsed.ok) return { reply: parsed.rejection };
     const c = parsed.command;
-    if (c.now < this.now) return { reply: { ok: false, code: 'clock_regressed', message: `now: ${c.now} is before the clock (${this.now})` } };
+    if (c.now < this.now)
+      return {
+        reply: { ok: false, code: 'clock_regressed', message: `now: ${c.now} is before the clock (${this.now})` },
+      };
     if (c.now > this.now) this.advance(c.now);
     return { command: c };
   }
@@ -74,16 +77,24 @@ export class AsyncJobStore extends JobStore {
 
 /** A ConcurrentFactory that can also be handed the await points to use (see the file comment). */
 export interface SchedulableFactory extends ConcurrentFactory {
-  readonly withPause: (config: Config, options: { readonly workers: number; readonly pause: PauseMaker }) => Promise<ConcurrentAdapter>;
+  readonly withPause: (
+    config: Config,
+    options: { readonly workers: number; readonly pause: PauseMaker },
+  ) => Promise<ConcurrentAdapter>;
 }
 
 /** Whether a factory accepts a scheduler's await points. */
-export const isSchedulable = (f: ConcurrentFactory): f is SchedulableFactory => typeof (f as Partial<SchedulableFactory>).withPause === 'function';
+export const isSchedulable = (f: ConcurrentFactory): f is SchedulableFactory =>
+  typeof (f as Partial<SchedulableFactory>).withPause === 'function';
 
 const schedulable = (withPause: SchedulableFactory['withPause']): SchedulableFactory =>
-  Object.assign((config: Config, options: { readonly workers: number }) => withPause(config, { ...options, pause: yieldPause }), { withPause });
+  Object.assign(
+    (config: Config, options: { readonly workers: number }) => withPause(config, { ...options, pause: yieldPause }),
+    { withPause },
+  );
 
-const label = (lane: number, command: unknown): string => `lane ${lane} ${String((command as { type?: unknown } | null)?.type ?? 'command')}`;
+const label = (lane: number, command: unknown): string =>
+  `lane ${lane} ${String((command as { type?: unknown } | null)?.type ?? 'command')}`;
 
 class InProcessAdapter implements ConcurrentAdapter {
   readonly concurrent = true;
@@ -114,7 +125,10 @@ class InProcessAdapter implements ConcurrentAdapter {
  * lock, awaits once more inside it, then runs. The store is linearizable by construction (commands
  * never overlap inside the lock), whatever order the scheduler lets requests in.
  */
-export function lockedJobStoreFactory(Store: typeof JobStore = JobStore, name = 'impl/JobStore+mutex'): SchedulableFactory {
+export function lockedJobStoreFactory(
+  Store: typeof JobStore = JobStore,
+  name = 'impl/JobStore+mutex',
+): SchedulableFactory {
   return schedulable((config, { pause }) => {
     const store = Store.create(config);
     const mutex = new AsyncMutex();
@@ -133,10 +147,20 @@ export function lockedJobStoreFactory(Store: typeof JobStore = JobStore, name = 
 export type AsyncJobStoreClass = typeof AsyncJobStore;
 
 /** An AsyncJobStore (or a subclass) run without any lock of the harness: its own `executeAsync` is what runs. */
-export function asyncJobStoreFactory(Store: AsyncJobStoreClass = AsyncJobStore, name = 'impl/AsyncJobStore'): SchedulableFactory {
+export function asyncJobStoreFactory(
+  Store: AsyncJobStoreClass = AsyncJobStore,
+  name = 'impl/AsyncJobStore',
+): SchedulableFactory {
   return schedulable((config, { pause }) => {
     const store = Store.create(config);
-    return Promise.resolve(new InProcessAdapter(name, (_lane, command, p) => store.executeAsync(command, p), () => store.snapshot(), pause));
+    return Promise.resolve(
+      new InProcessAdapter(
+        name,
+        (_lane, command, p) => store.executeAsync(command, p),
+        () => store.snapshot(),
+        pause,
+      ),
+    );
   });
 }
 

@@ -5,9 +5,23 @@
  */
 export type { ConcurrentAdapter, ConcurrentFactory } from './adapter.ts';
 export { IndefiniteOutcome } from './adapter.ts';
-export type { CheckBudget, CheckOutcome, History, Operation, SequentialModel, UnknownReason, Witness } from './history.ts';
+export type {
+  CheckBudget,
+  CheckOutcome,
+  History,
+  Operation,
+  SequentialModel,
+  UnknownReason,
+  Witness,
+} from './history.ts';
 export type { HistoryErrorCode, SearchHints } from './linearizability.ts';
-export { DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_STEPS, HistoryError, checkLinearizability, defaultMaxMemoryBytes } from './linearizability.ts';
+export {
+  DEFAULT_MAX_MEMORY_BYTES,
+  DEFAULT_MAX_STEPS,
+  HistoryError,
+  checkLinearizability,
+  defaultMaxMemoryBytes,
+} from './linearizability.ts';
 export { mergeOrders, partitionHistory } from './partition.ts';
 export type { KvInput, KvOutput, KvState } from './kvRegister.ts';
 export { kvRegister } from './kvRegister.ts';
@@ -16,12 +30,27 @@ export { SNAPSHOT_REQUEST, isSnapshotRequest, jobModel, modelStateKey, sameJobRe
 export type { ConcurrentCampaignErrorCode, ConcurrentCampaignOptions } from './campaign.ts';
 export type { ConcurrentCampaignResult, ConcurrentFailure, ImplementationFailed, NotLinearizable } from './result.ts';
 export { ConcurrentCampaignError, runConcurrentCampaign } from './campaign.ts';
-export type { ConcurrentCommand, ConcurrentRequest, ConcurrentRound, ConcurrentScenario, ConcurrentScenarioOptions, DeliveryRef, RoundTime } from './generate.ts';
+export type {
+  ConcurrentCommand,
+  ConcurrentRequest,
+  ConcurrentRound,
+  ConcurrentScenario,
+  ConcurrentScenarioOptions,
+  DeliveryRef,
+  RoundTime,
+} from './generate.ts';
 export { concurrentConfigArb, concurrentScenarioArb, laneWorker, requestCount } from './generate.ts';
 export type { ConcurrentRun, JobHistory, RunOptions, SentRequest, SentRound, Settle } from './run.ts';
 export { DEFAULT_HANG_GRACE_MS, runScenario } from './run.ts';
 export type { AsyncJobStoreClass, Pause, PauseMaker, SchedulableFactory } from './inProcess.ts';
-export { AsyncJobStore, AsyncMutex, asyncJobStoreFactory, isSchedulable, lockedJobStoreFactory, sequentialFactory } from './inProcess.ts';
+export {
+  AsyncJobStore,
+  AsyncMutex,
+  asyncJobStoreFactory,
+  isSchedulable,
+  lockedJobStoreFactory,
+  sequentialFactory,
+} from './inProcess.ts';
 export type { ConcurrentStoryContext } from './story.ts';
 export { renderConcurrentStory } from './story.ts';
 export type { TimelineOptions } from './timeline.ts';

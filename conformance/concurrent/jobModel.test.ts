@@ -4,7 +4,14 @@ import type { Config, Reply } from '../../contract/index.ts';
 import { initialState, step, toSnapshot } from '../../model/index.ts';
 import { CapacityForgetsRunning } from '../broken/index.ts';
 import type { History, Operation } from './history.ts';
-import { SNAPSHOT_REQUEST, isSnapshotRequest, jobModel, jobStoreRoundHistory, modelStateKey, sameJobReply } from './jobModel.ts';
+import {
+  SNAPSHOT_REQUEST,
+  isSnapshotRequest,
+  jobModel,
+  jobStoreRoundHistory,
+  modelStateKey,
+  sameJobReply,
+} from './jobModel.ts';
 import { checkLinearizability } from './linearizability.ts';
 
 const config: Config = { capacity: 16, maxAttempts: 3, leaseTicks: 6, backoffBase: 1, backoffCap: 4 };
@@ -14,21 +21,28 @@ type Op = Operation<unknown, unknown>;
 function replays(h: History<unknown, unknown>, order: readonly number[]): string | undefined {
   const byId = new Map(h.operations.map((op) => [op.id, op]));
   const placed = new Set(order);
-  for (const op of h.operations) if (op.returned !== undefined && !placed.has(op.id)) return `operation ${op.id} is missing`;
+  for (const op of h.operations)
+    if (op.returned !== undefined && !placed.has(op.id)) return `operation ${op.id} is missing`;
   let state = initialState(config);
   for (const id of order) {
     const op = byId.get(id) as Op;
-    const output = isSnapshotRequest(op.input) ? toSnapshot(state) : (() => {
-      const r = step(state, op.input);
-      state = r.state;
-      return r.reply;
-    })();
-    if (op.returned !== undefined && JSON.stringify(comparable(output)) !== JSON.stringify(comparable(op.output))) return `operation ${id}: model ${JSON.stringify(output)}, observed ${JSON.stringify(op.output)}`;
+    const output = isSnapshotRequest(op.input)
+      ? toSnapshot(state)
+      : (() => {
+          const r = step(state, op.input);
+          state = r.state;
+          return r.reply;
+        })();
+    if (op.returned !== undefined && JSON.stringify(comparable(output)) !== JSON.stringify(comparable(op.output)))
+      return `operation ${id}: model ${JSON.stringify(output)}, observed ${JSON.stringify(op.output)}`;
   }
   return undefined;
 }
 /** A rejection without its message, for the independent replay above. */
-const comparable = (v: unknown): unknown => (typeof v === 'object' && v !== null && (v as { ok?: unknown }).ok === false ? { ok: false, code: (v as { code: unknown }).code } : v);
+const comparable = (v: unknown): unknown =>
+  typeof v === 'object' && v !== null && (v as { ok?: unknown }).ok === false
+    ? { ok: false, code: (v as { code: unknown }).code }
+    : v;
 
 const isOk = (output: unknown): boolean => (output as Reply | undefined)?.ok === true;
 
@@ -45,11 +59,26 @@ describe('the job-store model as a sequential model', () => {
 
   it('gives equal keys to equal states reached by different paths, and different keys to different states', () => {
     const m = jobModel(config);
-    const submit = (id: string, account: string) => ({ type: 'submit', id, account, key: `k-${id}`, amount: 2, deadline: 20, now: 1 });
+    const submit = (id: string, account: string) => ({
+      type: 'submit',
+      id,
+      account,
+      key: `k-${id}`,
+      amount: 2,
+      deadline: 20,
+      now: 1,
+    });
     const commitBoth = (first: string, second: string) => {
       let s = m.init();
-      for (const c of [submit('a', 'x'), submit('b', 'y'), { type: 'claim', worker: 'w1', now: 1 }, { type: 'claim', worker: 'w2', now: 1 }]) s = m.step(s, c).state;
-      for (const w of [first, second]) s = m.step(s, { type: 'commit', worker: w, token: w === 'w1' ? 1 : 2, now: 2 }).state;
+      for (const c of [
+        submit('a', 'x'),
+        submit('b', 'y'),
+        { type: 'claim', worker: 'w1', now: 1 },
+        { type: 'claim', worker: 'w2', now: 1 },
+      ])
+        s = m.step(s, c).state;
+      for (const w of [first, second])
+        s = m.step(s, { type: 'commit', worker: w, token: w === 'w1' ? 1 : 2, now: 2 }).state;
       return s;
     };
     // Balances and ledger filled in different orders: the same state, the same key.
@@ -68,20 +97,35 @@ describe('the job-store model as a sequential model', () => {
   });
 
   it('compares rejections by code only, and everything else field by field', () => {
-    expect(sameJobReply({ ok: false, code: 'stale_token', message: 'a' }, { ok: false, code: 'stale_token', message: 'b' })).toBe(true);
-    expect(sameJobReply({ ok: false, code: 'stale_token', message: 'a' }, { ok: false, code: 'not_owner', message: 'a' })).toBe(false);
-    expect(sameJobReply({ ok: true, type: 'commit', id: 'a', applied: true, balance: 3 }, { ok: true, type: 'commit', id: 'a', applied: true, balance: 4 })).toBe(false);
+    expect(
+      sameJobReply({ ok: false, code: 'stale_token', message: 'a' }, { ok: false, code: 'stale_token', message: 'b' }),
+    ).toBe(true);
+    expect(
+      sameJobReply({ ok: false, code: 'stale_token', message: 'a' }, { ok: false, code: 'not_owner', message: 'a' }),
+    ).toBe(false);
+    expect(
+      sameJobReply(
+        { ok: true, type: 'commit', id: 'a', applied: true, balance: 3 },
+        { ok: true, type: 'commit', id: 'a', applied: true, balance: 4 },
+      ),
+    ).toBe(false);
   });
 });
 
 /** One returned reply changed: a token, a code, a clock, a balance or a seq moved by one. */
 function corruptOne(h: History<unknown, unknown>, pick: number): History<unknown, unknown> {
-  const candidates = h.operations.filter((op) => op.returned !== undefined && typeof op.output === 'object' && op.output !== null);
+  const candidates = h.operations.filter(
+    (op) => op.returned !== undefined && typeof op.output === 'object' && op.output !== null,
+  );
   const target = candidates[pick % candidates.length] as Op;
   const o = target.output as Record<string, unknown>;
   let changed: unknown;
   if (o.ok === false) changed = { ...o, code: o.code === 'conflict' ? 'stale_token' : 'conflict' };
-  else if (o.type === 'claim') changed = o.job === null ? { ...o, job: { id: 'j0', token: 1, attempt: 1, leaseUntil: 1, payload: {} } } : { ...o, job: { ...(o.job as object), token: ((o.job as { token: number }).token ?? 0) + 1 } };
+  else if (o.type === 'claim')
+    changed =
+      o.job === null
+        ? { ...o, job: { id: 'j0', token: 1, attempt: 1, leaseUntil: 1, payload: {} } }
+        : { ...o, job: { ...(o.job as object), token: ((o.job as { token: number }).token ?? 0) + 1 } };
   else if (o.type === 'tick') changed = { ...o, clock: (o.clock as number) + 1 };
   else if (o.type === 'commit') changed = { ...o, balance: (o.balance as number) + 1 };
   else if (o.type === 'submit') changed = { ...o, seq: (o.seq as number) + 1 };
@@ -93,14 +137,26 @@ function corruptOne(h: History<unknown, unknown>, pick: number): History<unknown
 describe('histories recorded from impl/JobStore in rounds', () => {
   it('get the same verdict with and without the search hints, corrupted or not', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.nat(), fc.boolean(), fc.boolean(), (seed, pick, lossy, corrupt) => {
-        const recorded = jobStoreRoundHistory({ config, workers: 4, requests: 60, seed, ...(lossy ? { indefinite: 0.1 } : {}) });
-        const h = corrupt ? corruptOne(recorded, pick) : recorded;
-        const { stableWhenUnchanged: _stable, inertFrom: _inert, ...plain } = jobModel(config);
-        const a = checkLinearizability(jobModel(config), h).verdict;
-        const b = checkLinearizability(plain, h).verdict;
-        return a === b && a !== 'unknown';
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.nat(),
+        fc.boolean(),
+        fc.boolean(),
+        (seed, pick, lossy, corrupt) => {
+          const recorded = jobStoreRoundHistory({
+            config,
+            workers: 4,
+            requests: 60,
+            seed,
+            ...(lossy ? { indefinite: 0.1 } : {}),
+          });
+          const h = corrupt ? corruptOne(recorded, pick) : recorded;
+          const { stableWhenUnchanged: _stable, inertFrom: _inert, ...plain } = jobModel(config);
+          const a = checkLinearizability(jobModel(config), h).verdict;
+          const b = checkLinearizability(plain, h).verdict;
+          return a === b && a !== 'unknown';
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -130,7 +186,19 @@ describe('histories recorded from impl/JobStore in rounds', () => {
 
   it('are found not linearizable when the store forgets running jobs in its capacity check', () => {
     // The broken store admits submits the model refuses; some seed shows it within a few histories.
-    const verdicts = [1, 2, 3, 4, 5].map((seed) => checkLinearizability(jobModel(config), jobStoreRoundHistory({ config: { ...config, capacity: 3 }, workers: 8, requests: 300, seed, store: CapacityForgetsRunning })).verdict);
+    const verdicts = [1, 2, 3, 4, 5].map(
+      (seed) =>
+        checkLinearizability(
+          jobModel(config),
+          jobStoreRoundHistory({
+            config: { ...config, capacity: 3 },
+            workers: 8,
+            requests: 300,
+            seed,
+            store: CapacityForgetsRunning,
+          }),
+        ).verdict,
+    );
     expect(verdicts).toContain('not_linearizable');
     expect(verdicts).not.toContain('unknown');
   });
@@ -141,11 +209,22 @@ describe('histories recorded from impl/JobStore in rounds', () => {
  * delivery successfully: swapping the claims' replies leaves each worker holding the other's
  * token, which no order of the requests explains.
  */
-function swappedClaims(h: History<unknown, unknown>): { history: History<unknown, unknown>; claims: [Op, Op] } | undefined {
+function swappedClaims(
+  h: History<unknown, unknown>,
+): { history: History<unknown, unknown>; claims: [Op, Op] } | undefined {
   const ops = h.operations;
-  const tokenOf = (op: Op): number | undefined => (isOk(op.output) && (op.output as { type: string }).type === 'claim' ? (op.output as { job: { token: number } | null }).job?.token : undefined);
+  const tokenOf = (op: Op): number | undefined =>
+    isOk(op.output) && (op.output as { type: string }).type === 'claim'
+      ? (op.output as { job: { token: number } | null }).job?.token
+      : undefined;
   const settledLater = (claim: Op, token: number): boolean =>
-    ops.some((op) => op.lane === claim.lane && op.invoked > (claim.returned ?? Infinity) && isOk(op.output) && (op.input as { token?: number }).token === token);
+    ops.some(
+      (op) =>
+        op.lane === claim.lane &&
+        op.invoked > (claim.returned ?? Infinity) &&
+        isOk(op.output) &&
+        (op.input as { token?: number }).token === token,
+    );
   for (const a of ops) {
     const ta = tokenOf(a);
     if (ta === undefined || !settledLater(a, ta)) continue;
@@ -154,7 +233,9 @@ function swappedClaims(h: History<unknown, unknown>): { history: History<unknown
       if (b === a || tb === undefined || !settledLater(b, tb)) continue;
       const sameRound = a.invoked < (b.returned ?? Infinity) && b.invoked < (a.returned ?? Infinity);
       if (!sameRound) continue;
-      const swapped = ops.map((op) => (op === a ? { ...op, output: b.output } : op === b ? { ...op, output: a.output } : op));
+      const swapped = ops.map((op) =>
+        op === a ? { ...op, output: b.output } : op === b ? { ...op, output: a.output } : op,
+      );
       return { history: { operations: swapped }, claims: [a, b] };
     }
   }
@@ -181,7 +262,9 @@ describe('a history with the replies of two claims swapped', () => {
       }
       // The search is stuck at a settlement by one of the two workers, which the model refuses.
       const laneOf = new Map(h.operations.map((op) => [op.id, op.lane]));
-      expect(r.witness.stuck.some((st) => laneOf.get(st.id) === s.claims[0].lane || laneOf.get(st.id) === s.claims[1].lane)).toBe(true);
+      expect(
+        r.witness.stuck.some((st) => laneOf.get(st.id) === s.claims[0].lane || laneOf.get(st.id) === s.claims[1].lane),
+      ).toBe(true);
       expect(r.witness.longestOrder.length).toBeLessThan(h.operations.length);
     }
     expect(found).toBe(3);
@@ -193,8 +276,13 @@ describe('a history with the replies of two claims swapped', () => {
     const snapshot = last.output as { balances: Record<string, number> };
     const account = Object.keys(snapshot.balances)[0];
     expect(account).toBeDefined();
-    const changed = { ...snapshot, balances: { ...snapshot.balances, [account as string]: (snapshot.balances[account as string] ?? 0) + 1 } };
-    const r = checkLinearizability(jobModel(config), { operations: h.operations.map((op) => (op === last ? { ...op, output: changed } : op)) });
+    const changed = {
+      ...snapshot,
+      balances: { ...snapshot.balances, [account as string]: (snapshot.balances[account as string] ?? 0) + 1 },
+    };
+    const r = checkLinearizability(jobModel(config), {
+      operations: h.operations.map((op) => (op === last ? { ...op, output: changed } : op)),
+    });
     expect(r.verdict).toBe('not_linearizable');
     if (r.verdict === 'not_linearizable') expect(r.witness.stuck.map((s) => s.id)).toEqual([last.id]);
   });

@@ -36,7 +36,12 @@ export const SNAPSHOT_REQUEST: SnapshotRequest = { type: 'snapshot' };
 
 /** Whether an input is the snapshot request (exactly `{ type: 'snapshot' }`). Pure. */
 export function isSnapshotRequest(input: unknown): input is SnapshotRequest {
-  return typeof input === 'object' && input !== null && (input as { type?: unknown }).type === 'snapshot' && Object.keys(input).length === 1;
+  return (
+    typeof input === 'object' &&
+    input !== null &&
+    (input as { type?: unknown }).type === 'snapshot' &&
+    Object.keys(input).length === 1
+  );
 }
 
 const jobKeys = new WeakMap<JobSnapshot, string>();
@@ -48,13 +53,29 @@ function jobKey(job: JobSnapshot): string {
   if (key === undefined) {
     const c = job.context;
     const p = c.payload;
-    key = JSON.stringify([c.id, p.account, p.key, p.amount, p.deadline, c.seq, statusOf(job), c.attempts, c.token, c.owner, c.leaseUntil, c.notBefore, c.reason, c.lastError]);
+    key = JSON.stringify([
+      c.id,
+      p.account,
+      p.key,
+      p.amount,
+      p.deadline,
+      c.seq,
+      statusOf(job),
+      c.attempts,
+      c.token,
+      c.owner,
+      c.leaseUntil,
+      c.notBefore,
+      c.reason,
+      c.lastError,
+    ]);
     jobKeys.set(job, key);
   }
   return key;
 }
 
-const byName = <T>(map: ReadonlyMap<string, T>): [string, T][] => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+const byName = <T>(map: ReadonlyMap<string, T>): [string, T][] =>
+  [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 function cached(map: object, make: () => string): string {
   let key = mapKeys.get(map);
@@ -80,7 +101,14 @@ export function modelStateKey(state: ModelState): string {
     return s;
   });
   const balances = cached(c.balances, () => JSON.stringify(byName(c.balances)));
-  const effects = cached(c.effects, () => JSON.stringify(byName(c.effects).map(([account, ledger]) => [account, byName(ledger).map(([k, e]) => [k, e.amount, e.job, e.token])])));
+  const effects = cached(c.effects, () =>
+    JSON.stringify(
+      byName(c.effects).map(([account, ledger]) => [
+        account,
+        byName(ledger).map(([k, e]) => [k, e.amount, e.job, e.token]),
+      ]),
+    ),
+  );
   key = `${c.clock},${c.nextToken},${c.nextSeq}|${jobs}|${balances}|${effects}`;
   stateKeys.set(state, key);
   return key;
@@ -99,7 +127,9 @@ export function sameJobReply(expected: unknown, observed: unknown): boolean {
  * value: a malformed one is refused as the contract says) or the snapshot request; outputs are
  * replies, or the canonical snapshot. Throws JobcheckError `invalid_config` for a bad config. Pure.
  */
-export function jobModel(config: unknown): SequentialModel<ModelState, unknown, unknown> & SearchHints<ModelState, unknown, unknown> {
+export function jobModel(
+  config: unknown,
+): SequentialModel<ModelState, unknown, unknown> & SearchHints<ModelState, unknown, unknown> {
   const init = initialState(config);
   return {
     init: () => init,
@@ -186,7 +216,10 @@ export function jobStoreRoundHistory(options: RoundHistoryOptions): History<unkn
   const random = seededRandom(options.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
   const store = new (options.store ?? JobStore)(options.config);
-  const held: ({ token: number; committed: boolean } | undefined)[] = Array.from({ length: options.workers }, () => undefined);
+  const held: ({ token: number; committed: boolean } | undefined)[] = Array.from(
+    { length: options.workers },
+    () => undefined,
+  );
   const operations: Operation<unknown, unknown>[] = [];
   let now = 0;
   let instant = 0;
@@ -194,7 +227,10 @@ export function jobStoreRoundHistory(options: RoundHistoryOptions): History<unkn
   const lost = options.indefinite ?? 0;
   while (operations.length < options.requests) {
     if (random() < 0.4) now += 1 + Math.floor(random() * 2);
-    const lanes = Array.from({ length: Math.min(options.workers, options.requests - operations.length) }, (_, w) => w).filter(() => random() < 0.9);
+    const lanes = Array.from(
+      { length: Math.min(options.workers, options.requests - operations.length) },
+      (_, w) => w,
+    ).filter(() => random() < 0.9);
     const round = lanes.map((lane) => {
       const worker = `w${lane}`;
       const h = held[lane];
@@ -204,12 +240,28 @@ export function jobStoreRoundHistory(options: RoundHistoryOptions): History<unkn
         const r = random();
         if (!h.committed && r < 0.6) command = { type: 'commit', worker, token, now };
         else if (r < 0.85) command = { type: 'ack', worker, token, now };
-        else command = { type: 'fail', worker, token, kind: random() < 0.7 ? 'transient' : 'permanent', error: pick(['boom', 'timeout']), now };
+        else
+          command = {
+            type: 'fail',
+            worker,
+            token,
+            kind: random() < 0.7 ? 'transient' : 'permanent',
+            error: pick(['boom', 'timeout']),
+            now,
+          };
       } else {
         const r = random();
         if (r < 0.3) {
           const id = random() < 0.1 && jobs > 0 ? `j${Math.floor(random() * jobs)}` : `j${jobs++}`;
-          command = { type: 'submit', id, account: pick(['acme', 'bolt', 'core', 'dyne', 'echo', 'flux']), key: `k${Math.floor(random() * 30)}`, amount: pick([1, 2, 5, -3]), deadline: now + 4 + Math.floor(random() * 20), now };
+          command = {
+            type: 'submit',
+            id,
+            account: pick(['acme', 'bolt', 'core', 'dyne', 'echo', 'flux']),
+            key: `k${Math.floor(random() * 30)}`,
+            amount: pick([1, 2, 5, -3]),
+            deadline: now + 4 + Math.floor(random() * 20),
+            now,
+          };
         } else if (r < 0.9) command = { type: 'claim', worker, now };
         else command = { type: 'tick', now };
       }
@@ -227,21 +279,40 @@ export function jobStoreRoundHistory(options: RoundHistoryOptions): History<unkn
       if (reply !== undefined && fate === 'answered') track(held, lane, command, reply);
       else if (command.type === 'claim' || command.type === 'ack' || command.type === 'fail') held[lane] = undefined;
       const id = operations.length;
-      operations.push(fate === 'answered' ? { id, lane, input: command, invoked, returned: instant++, output: reply } : { id, lane, input: command, invoked });
+      operations.push(
+        fate === 'answered'
+          ? { id, lane, input: command, invoked, returned: instant++, output: reply }
+          : { id, lane, input: command, invoked },
+      );
     }
   }
   if (options.snapshot ?? true) {
-    operations.push({ id: operations.length, lane: 0, input: SNAPSHOT_REQUEST, invoked: instant++, returned: instant++, output: store.snapshot() });
+    operations.push({
+      id: operations.length,
+      lane: 0,
+      input: SNAPSHOT_REQUEST,
+      invoked: instant++,
+      returned: instant++,
+      output: store.snapshot(),
+    });
   }
   return { operations };
 }
 
 /** What a worker learns from a reply: the delivery it now holds, or that it holds none. */
-function track(held: ({ token: number; committed: boolean } | undefined)[], lane: number, command: Command, reply: Reply): void {
+function track(
+  held: ({ token: number; committed: boolean } | undefined)[],
+  lane: number,
+  command: Command,
+  reply: Reply,
+): void {
   const h = held[lane];
   switch (command.type) {
     case 'claim':
-      held[lane] = reply.ok && reply.type === 'claim' && reply.job !== null ? { token: reply.job.token, committed: false } : undefined;
+      held[lane] =
+        reply.ok && reply.type === 'claim' && reply.job !== null
+          ? { token: reply.job.token, committed: false }
+          : undefined;
       return;
     case 'commit':
       if (h !== undefined) held[lane] = reply.ok ? { ...h, committed: true } : undefined;

@@ -11,7 +11,11 @@ import { DEFAULT_MAX_STEPS, HistoryError, checkLinearizability } from './lineari
 import { mergeOrders, partitionHistory } from './partition.ts';
 
 type KvOp = Operation<KvInput, KvOutput>;
-type Checker = (model: SequentialModel<KvState, KvInput, KvOutput>, history: History<KvInput, KvOutput>, budget?: CheckBudget) => CheckOutcome<KvOutput>;
+type Checker = (
+  model: SequentialModel<KvState, KvInput, KvOutput>,
+  history: History<KvInput, KvOutput>,
+  budget?: CheckBudget,
+) => CheckOutcome<KvOutput>;
 
 const put = (key: string, value: string): KvInput => ({ type: 'put', key, value });
 const get = (key: string): KvInput => ({ type: 'get', key });
@@ -20,7 +24,14 @@ const putOk: KvOutput = { type: 'put' };
 const read = (value: string | null): KvOutput => ({ type: 'get', value });
 
 /** A returned operation. */
-const done = (id: number, lane: number, input: KvInput, invoked: number, returned: number, output: KvOutput): KvOp => ({ id, lane, input, invoked, returned, output });
+const done = (id: number, lane: number, input: KvInput, invoked: number, returned: number, output: KvOutput): KvOp => ({
+  id,
+  lane,
+  input,
+  invoked,
+  returned,
+  output,
+});
 /** An indefinite operation: no reply came. */
 const lost = (id: number, lane: number, input: KvInput, invoked: number): KvOp => ({ id, lane, input, invoked });
 const history = (...operations: KvOp[]): History<KvInput, KvOutput> => ({ operations });
@@ -37,12 +48,14 @@ function explains(h: History<KvInput, KvOutput>, order: readonly number[]): stri
     if (position.has(id)) throw new Error(`order repeats ${id}`);
     position.set(id, k);
   });
-  for (const op of h.operations) if (op.returned !== undefined && !position.has(op.id)) return `returned operation ${op.id} is missing`;
+  for (const op of h.operations)
+    if (op.returned !== undefined && !position.has(op.id)) return `returned operation ${op.id} is missing`;
   for (const a of h.operations) {
     for (const b of h.operations) {
       const pa = position.get(a.id);
       const pb = position.get(b.id);
-      if (pa !== undefined && pb !== undefined && a.returned !== undefined && a.returned < b.invoked && pb < pa) return `${b.id} placed before ${a.id}, which returned before it was invoked`;
+      if (pa !== undefined && pb !== undefined && a.returned !== undefined && a.returned < b.invoked && pb < pa)
+        return `${b.id} placed before ${a.id}, which returned before it was invoked`;
     }
   }
   let state = kvRegister.init();
@@ -50,7 +63,8 @@ function explains(h: History<KvInput, KvOutput>, order: readonly number[]): stri
     const op = byId.get(id);
     if (op === undefined) return `unknown id ${id}`;
     const r = kvRegister.step(state, op.input);
-    if (op.returned !== undefined && !kvRegister.equal(r.output, op.output as KvOutput)) return `operation ${id}: model ${JSON.stringify(r.output)}, observed ${JSON.stringify(op.output)}`;
+    if (op.returned !== undefined && !kvRegister.equal(r.output, op.output as KvOutput))
+      return `operation ${id}: model ${JSON.stringify(r.output)}, observed ${JSON.stringify(op.output)}`;
     state = r.state;
   }
   return undefined;
@@ -65,7 +79,9 @@ function bruteForce(h: History<KvInput, KvOutput>): boolean {
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i] as KvOp;
       if (used[i] === true) continue;
-      const blocked = ops.some((other, j) => used[j] !== true && other.returned !== undefined && other.returned < op.invoked);
+      const blocked = ops.some(
+        (other, j) => used[j] !== true && other.returned !== undefined && other.returned < op.invoked,
+      );
       if (blocked) continue;
       const r = kvRegister.step(state, op.input);
       if (op.returned !== undefined && !kvRegister.equal(r.output, op.output as KvOutput)) continue;
@@ -87,7 +103,11 @@ describe('checking hand-made register histories', () => {
   });
 
   it('accepts an indefinite put that nobody ever sees, leaving it out of the order', () => {
-    const h = history(lost(1, 0, put('x', '1'), 0), done(2, 1, get('x'), 1, 2, read(null)), done(3, 1, get('x'), 3, 4, read(null)));
+    const h = history(
+      lost(1, 0, put('x', '1'), 0),
+      done(2, 1, get('x'), 1, 2, read(null)),
+      done(3, 1, get('x'), 3, 4, read(null)),
+    );
     const r = checkLinearizability(kvRegister, h);
     expect(r.verdict).toBe('linearizable');
     if (r.verdict === 'linearizable') {
@@ -139,7 +159,11 @@ describe('checking hand-made register histories', () => {
   });
 
   it('refuses a read of an overwritten value once both puts have returned (real-time order)', () => {
-    const h = history(done(1, 0, put('x', 'a'), 0, 1, putOk), done(2, 1, put('x', 'b'), 2, 3, putOk), done(3, 2, get('x'), 4, 5, read('a')));
+    const h = history(
+      done(1, 0, put('x', 'a'), 0, 1, putOk),
+      done(2, 1, put('x', 'b'), 2, 3, putOk),
+      done(3, 2, get('x'), 4, 5, read('a')),
+    );
     const r = checkLinearizability(kvRegister, h);
     expect(r.verdict).toBe('not_linearizable');
     if (r.verdict === 'not_linearizable') {
@@ -154,14 +178,24 @@ describe('checking hand-made register histories', () => {
   });
 
   it('checks compare-and-set replies against the state they saw', () => {
-    const ok = history(done(1, 0, cas('x', null, '1'), 0, 3, { type: 'cas', swapped: true }), done(2, 1, cas('x', null, '2'), 1, 2, { type: 'cas', swapped: false }));
+    const ok = history(
+      done(1, 0, cas('x', null, '1'), 0, 3, { type: 'cas', swapped: true }),
+      done(2, 1, cas('x', null, '2'), 1, 2, { type: 'cas', swapped: false }),
+    );
     expect(checkLinearizability(kvRegister, ok).verdict).toBe('linearizable');
-    const bad = history(done(1, 0, cas('x', null, '1'), 0, 1, { type: 'cas', swapped: true }), done(2, 1, cas('x', null, '2'), 2, 3, { type: 'cas', swapped: true }));
+    const bad = history(
+      done(1, 0, cas('x', null, '1'), 0, 1, { type: 'cas', swapped: true }),
+      done(2, 1, cas('x', null, '2'), 2, 3, { type: 'cas', swapped: true }),
+    );
     expect(checkLinearizability(kvRegister, bad).verdict).toBe('not_linearizable');
   });
 
   it('checks a long history without deep recursion (10,000 operations, one after another)', () => {
-    const ops = Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? done(i, 0, put('x', String(i)), 2 * i, 2 * i + 1, putOk) : done(i, 1, get('x'), 2 * i, 2 * i + 1, read(String(i - 1)))));
+    const ops = Array.from({ length: 10_000 }, (_, i) =>
+      i % 2 === 0
+        ? done(i, 0, put('x', String(i)), 2 * i, 2 * i + 1, putOk)
+        : done(i, 1, get('x'), 2 * i, 2 * i + 1, read(String(i - 1))),
+    );
     const r = checkLinearizability(kvRegister, history(...ops));
     expect(r.verdict).toBe('linearizable');
   });
@@ -225,7 +259,9 @@ describe('a budget that runs out', () => {
     expect(small).toMatchObject({ verdict: 'unknown', reason: 'memory' });
     expect(larger).toMatchObject({ verdict: 'unknown', reason: 'memory' });
     expect(larger.steps).toBeGreaterThan(2 * small.steps);
-    const easy = history(...Array.from({ length: 200 }, (_, i) => done(i, i % 4, put('x', `v${i}`), 2 * i, 2 * i + 1, putOk)));
+    const easy = history(
+      ...Array.from({ length: 200 }, (_, i) => done(i, i % 4, put('x', `v${i}`), 2 * i, 2 * i + 1, putOk)),
+    );
     expect(checkLinearizability(kvRegister, easy, { maxMemoryBytes: 256 * 1024 }).verdict).toBe('linearizable');
   });
 
@@ -252,7 +288,13 @@ describe('a budget that runs out', () => {
 
   it('makes a concurrent campaign whose checks run out of memory unknown, never passed', async () => {
     const checkBudget = { maxMemoryBytes: 1 };
-    const r = await runConcurrentCampaign({ factory: lockedJobStoreFactory(), workers: 2, numRuns: 3, seed: 7, checkBudget });
+    const r = await runConcurrentCampaign({
+      factory: lockedJobStoreFactory(),
+      workers: 2,
+      numRuns: 3,
+      seed: 7,
+      checkBudget,
+    });
     expect(r.verdict).toBe('unknown');
     expect(r.unknownRuns).toBeGreaterThan(0);
     expect(r.firstUnknown?.reason).toBe('memory');
@@ -267,7 +309,12 @@ const inputArb = (keys: readonly string[]): fc.Arbitrary<KvInput> => {
   return fc.oneof(
     fc.record({ type: fc.constant('put' as const), key: keyArb, value: valueArb }),
     fc.record({ type: fc.constant('get' as const), key: keyArb }),
-    fc.record({ type: fc.constant('cas' as const), key: keyArb, expect: fc.constantFrom(null, '1', '2', '3'), value: valueArb }),
+    fc.record({
+      type: fc.constant('cas' as const),
+      key: keyArb,
+      expect: fc.constantFrom(null, '1', '2', '3'),
+      value: valueArb,
+    }),
   );
 };
 /** What became of a request: it replied, it took effect but no reply came, or it was lost before taking effect. */
@@ -289,7 +336,9 @@ const planArb = (maxLength: number, keys: readonly string[] = ['x', 'y']) =>
  * 4j + 8 and its interval is drawn around that point, so every interval contains its point and
  * real-time order can never contradict plan order. Lost requests take no effect at all.
  */
-function fromPlan(plan: readonly { input: KvInput; before: number; after: number; fate: Fate; lane: number }[]): History<KvInput, KvOutput> {
+function fromPlan(
+  plan: readonly { input: KvInput; before: number; after: number; fate: Fate; lane: number }[],
+): History<KvInput, KvOutput> {
   let state = kvRegister.init();
   const operations = plan.map((p, j): KvOp => {
     const point = 4 * j + 8;
@@ -304,11 +353,18 @@ function fromPlan(plan: readonly { input: KvInput; before: number; after: number
 }
 
 /** The same history with one returned reply changed to a different reply of the same kind. */
-function corrupt(h: History<KvInput, KvOutput>, pick: number, value: string | null): History<KvInput, KvOutput> | undefined {
+function corrupt(
+  h: History<KvInput, KvOutput>,
+  pick: number,
+  value: string | null,
+): History<KvInput, KvOutput> | undefined {
   const returned = h.operations.filter((op) => op.returned !== undefined && op.output?.type !== 'put');
   const target = returned[pick % Math.max(1, returned.length)];
   if (target === undefined || target.output === undefined) return undefined;
-  const output: KvOutput = target.output.type === 'cas' ? { type: 'cas', swapped: !target.output.swapped } : { type: 'get', value: target.output.type === 'get' && target.output.value === value ? 'other' : value };
+  const output: KvOutput =
+    target.output.type === 'cas'
+      ? { type: 'cas', swapped: !target.output.swapped }
+      : { type: 'get', value: target.output.type === 'get' && target.output.value === value ? 'other' : value };
   return { operations: h.operations.map((op) => (op === target ? { ...op, output } : op)) };
 }
 
@@ -328,9 +384,15 @@ const freshValueRefused = (check: Checker) =>
     const gets = h.operations.filter((op) => op.returned !== undefined && op.input.type === 'get');
     const target = gets[pick % Math.max(1, gets.length)];
     fc.pre(target !== undefined);
-    const bad = { operations: h.operations.map((op) => (op === target ? { ...op, output: read('never-written') } : op)) };
+    const bad = {
+      operations: h.operations.map((op) => (op === target ? { ...op, output: read('never-written') } : op)),
+    };
     const r = check(kvRegister, bad);
-    return r.verdict === 'not_linearizable' && r.witness.stuck.length > 0 && r.witness.stuck.every((s) => !kvRegister.equal(s.expected, s.observed as KvOutput));
+    return (
+      r.verdict === 'not_linearizable' &&
+      r.witness.stuck.length > 0 &&
+      r.witness.stuck.every((s) => !kvRegister.equal(s.expected, s.observed as KvOutput))
+    );
   });
 
 /** On small histories with one reply corrupted, the verdict is the exhaustive oracle's, and a pass comes with an order that replays. */
@@ -347,17 +409,31 @@ const agreesWithOracle = (check: Checker) =>
 /** Ignores real-time order: every operation is made to span the whole history. */
 const ignoringRealTime: Checker = (model, h, budget) => {
   const end = Math.max(0, ...h.operations.map((op) => op.returned ?? op.invoked));
-  return checkLinearizability(model, { operations: h.operations.map((op) => (op.returned === undefined ? { ...op, invoked: 0 } : { ...op, invoked: 0, returned: end })) }, budget);
+  return checkLinearizability(
+    model,
+    {
+      operations: h.operations.map((op) =>
+        op.returned === undefined ? { ...op, invoked: 0 } : { ...op, invoked: 0, returned: end },
+      ),
+    },
+    budget,
+  );
 };
 /** Treats indefinite operations as required: each must take effect right after its invoke (as if it had returned at once with whatever reply the model gives). */
 const ANY = Symbol('any reply');
 const requiringIndefinite: Checker = (model, h, budget) => {
-  const lenient: SequentialModel<KvState, KvInput, KvOutput> = { ...model, equal: (e, o) => (o as unknown) === ANY || model.equal(e, o) };
-  const ops = h.operations.map((op) => (op.returned === undefined ? { ...op, returned: op.invoked + 0.5, output: ANY as unknown as KvOutput } : op));
+  const lenient: SequentialModel<KvState, KvInput, KvOutput> = {
+    ...model,
+    equal: (e, o) => (o as unknown) === ANY || model.equal(e, o),
+  };
+  const ops = h.operations.map((op) =>
+    op.returned === undefined ? { ...op, returned: op.invoked + 0.5, output: ANY as unknown as KvOutput } : op,
+  );
   return checkLinearizability(lenient, { operations: ops }, budget);
 };
 /** A wrong `stableWhenUnchanged` hint: every operation that leaves a state unchanged is taken as stable (a put of the value already there is not). */
-const overconfidentHint: Checker = (model, h, budget) => checkLinearizability({ ...model, stableWhenUnchanged: () => true }, h, budget);
+const overconfidentHint: Checker = (model, h, budget) =>
+  checkLinearizability({ ...model, stableWhenUnchanged: () => true }, h, budget);
 /** Never compares replies: every order that respects real time passes. */
 const ignoringReplies: Checker = (model, h, budget) => checkLinearizability({ ...model, equal: () => true }, h, budget);
 /** The register without the hint, so the properties also cover the plain search. */
@@ -477,7 +553,10 @@ describe('checking each key apart (P-compositionality)', () => {
     expect(apart.verdict).toBe('linearizable');
     if (apart.verdict === 'linearizable') expect(explains(h, apart.order)).toBeUndefined();
     expect(apart.steps).toBeLessThan(5_000);
-    expect(withoutPartition(kvRegister, h, { maxSteps: 20_000 })).toMatchObject({ verdict: 'unknown', reason: 'max_steps' });
+    expect(withoutPartition(kvRegister, h, { maxSteps: 20_000 })).toMatchObject({
+      verdict: 'unknown',
+      reason: 'max_steps',
+    });
   });
 
   it('finds the one key whose history no order explains, naming its operations by their own ids', () => {
@@ -508,7 +587,11 @@ describe('checking each key apart (P-compositionality)', () => {
   it('is unknown when a key is undecided and no key failed, with the steps of every key counted', () => {
     const easy = [done(100, 0, put('easy', '1'), 0, 1, putOk), done(101, 0, get('easy'), 2, 3, read('1'))];
     const h = history(...wideHardHistory(20, 'hard'), ...easy);
-    expect(checkLinearizability(kvRegister, h, { maxSteps: 5_000 })).toEqual({ verdict: 'unknown', reason: 'max_steps', steps: 5_000 });
+    expect(checkLinearizability(kvRegister, h, { maxSteps: 5_000 })).toEqual({
+      verdict: 'unknown',
+      reason: 'max_steps',
+      steps: 5_000,
+    });
     const failing = manyHardKeys(3, 8, 1);
     const r = checkLinearizability(kvRegister, failing);
     expect(r.verdict).toBe('not_linearizable');
@@ -519,7 +602,7 @@ describe('checking each key apart (P-compositionality)', () => {
     fc.assert(sameAsWhole(checkLinearizability), { numRuns: 400 });
   });
 
-  it('catches a checker that joins the keys\' orders one after another', () => {
+  it("catches a checker that joins the keys' orders one after another", () => {
     expect(() => fc.assert(alwaysLinearizable(concatenatingParts), { numRuns: 300 })).toThrow();
   });
 

@@ -51,7 +51,15 @@
  * clock and balances, so it is one indivisible object.
  */
 import { getHeapStatistics } from 'node:v8';
-import type { CheckBudget, CheckOutcome, History, Operation, SequentialModel, UnknownReason, Witness } from './history.ts';
+import type {
+  CheckBudget,
+  CheckOutcome,
+  History,
+  Operation,
+  SequentialModel,
+  UnknownReason,
+  Witness,
+} from './history.ts';
 import { mergeOrders, partitionHistory } from './partition.ts';
 
 /** Stable codes of the errors thrown for a history that cannot be checked. */
@@ -130,22 +138,43 @@ const isInstant = (v: unknown): v is number => typeof v === 'number' && Number.i
 
 function validate<I, O>(history: History<I, O>): void {
   if (history === null || typeof history !== 'object' || !Array.isArray(history.operations)) {
-    throw new HistoryError('invalid_history', `history: must be an object with an operations array (got ${typeof history})`);
+    throw new HistoryError(
+      'invalid_history',
+      `history: must be an object with an operations array (got ${typeof history})`,
+    );
   }
   const ids = new Set<number>();
   history.operations.forEach((op, i) => {
-    if (op === null || typeof op !== 'object') throw new HistoryError('invalid_history', `operations[${i}]: must be an object (got ${String(op)})`);
-    if (!Number.isSafeInteger(op.id)) throw new HistoryError('invalid_history', `operations[${i}].id: must be an integer (got ${String(op.id)})`);
-    if (ids.has(op.id)) throw new HistoryError('invalid_history', `operations[${i}].id: ${op.id} is used by another operation`);
+    if (op === null || typeof op !== 'object')
+      throw new HistoryError('invalid_history', `operations[${i}]: must be an object (got ${String(op)})`);
+    if (!Number.isSafeInteger(op.id))
+      throw new HistoryError('invalid_history', `operations[${i}].id: must be an integer (got ${String(op.id)})`);
+    if (ids.has(op.id))
+      throw new HistoryError('invalid_history', `operations[${i}].id: ${op.id} is used by another operation`);
     ids.add(op.id);
-    if (!isInstant(op.invoked)) throw new HistoryError('invalid_history', `operations[${i}].invoked: must be a finite number (got ${String(op.invoked)})`);
+    if (!isInstant(op.invoked))
+      throw new HistoryError(
+        'invalid_history',
+        `operations[${i}].invoked: must be a finite number (got ${String(op.invoked)})`,
+      );
     if (op.returned === undefined) {
-      if (op.output !== undefined) throw new HistoryError('invalid_history', `operations[${i}] (id ${op.id}): has an output but no returned instant`);
+      if (op.output !== undefined)
+        throw new HistoryError(
+          'invalid_history',
+          `operations[${i}] (id ${op.id}): has an output but no returned instant`,
+        );
       return;
     }
-    if (!isInstant(op.returned)) throw new HistoryError('invalid_history', `operations[${i}].returned: must be a finite number (got ${String(op.returned)})`);
+    if (!isInstant(op.returned))
+      throw new HistoryError(
+        'invalid_history',
+        `operations[${i}].returned: must be a finite number (got ${String(op.returned)})`,
+      );
     if (op.returned < op.invoked) {
-      throw new HistoryError('invalid_history', `operations[${i}] (id ${op.id}): returned ${op.returned} is before invoked ${op.invoked}`);
+      throw new HistoryError(
+        'invalid_history',
+        `operations[${i}] (id ${op.id}): returned ${op.returned} is before invoked ${op.invoked}`,
+      );
     }
   });
 }
@@ -159,7 +188,8 @@ interface Limits {
 
 function validateBudget(budget: CheckBudget): Limits {
   const maxSteps = budget.maxSteps ?? DEFAULT_MAX_STEPS;
-  if (!Number.isSafeInteger(maxSteps) || maxSteps < 0) throw new HistoryError('invalid_budget', `maxSteps: must be an integer >= 0 (got ${String(maxSteps)})`);
+  if (!Number.isSafeInteger(maxSteps) || maxSteps < 0)
+    throw new HistoryError('invalid_budget', `maxSteps: must be an integer >= 0 (got ${String(maxSteps)})`);
   const timeoutMs = budget.timeoutMs;
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs >= 0)) {
     throw new HistoryError('invalid_budget', `timeoutMs: must be a number >= 0 (got ${String(timeoutMs)})`);
@@ -243,7 +273,11 @@ class Memo {
     const { stride, words } = this;
     if (known !== undefined) {
       const entries = this.entries;
-      for (let e = this.table[mix(h, id) & (this.table.length - 1)] as number; e !== 0; e = entries[(e - 1) * stride + 2] as number) {
+      for (
+        let e = this.table[mix(h, id) & (this.table.length - 1)] as number;
+        e !== 0;
+        e = entries[(e - 1) * stride + 2] as number
+      ) {
         const base = (e - 1) * stride;
         if (entries[base] !== id || entries[base + 1] !== h) continue;
         let w = 0;
@@ -254,7 +288,11 @@ class Memo {
     const growEntries = (this.count + 1) * stride > this.entries.length;
     const growTable = this.count + 1 > this.table.length;
     const newKey = known === undefined ? keyBytes(key) : 0;
-    const peak = this.bytes + newKey + (growEntries ? 2 * this.entries.byteLength : 0) + (growTable ? 2 * this.table.byteLength : 0);
+    const peak =
+      this.bytes +
+      newKey +
+      (growEntries ? 2 * this.entries.byteLength : 0) +
+      (growTable ? 2 * this.table.byteLength : 0);
     if (peak > room) return FULL;
     try {
       if (growEntries) this.growEntries();
@@ -312,7 +350,11 @@ class Memo {
  * history, `invalid_budget` for a malformed budget. Pure (the model's `step` must be too), but
  * for the looks at the clock and the heap that end a search `unknown`.
  */
-export function checkLinearizability<S, I, O>(model: SequentialModel<S, I, O> & SearchHints<S, I, O>, history: History<I, O>, budget: CheckBudget = {}): CheckOutcome<O> {
+export function checkLinearizability<S, I, O>(
+  model: SequentialModel<S, I, O> & SearchHints<S, I, O>,
+  history: History<I, O>,
+  budget: CheckBudget = {},
+): CheckOutcome<O> {
   validate(history);
   const limits = validateBudget(budget);
   const keyOf = model.partitionKey?.bind(model);
@@ -325,7 +367,10 @@ export function checkLinearizability<S, I, O>(model: SequentialModel<S, I, O> & 
   let steps = 0;
   let undecided: UnknownReason | undefined;
   for (const p of byLength) {
-    const outcome = search(model, (parts[p] as History<I, O>).operations, { ...limits, maxSteps: limits.maxSteps - steps });
+    const outcome = search(model, (parts[p] as History<I, O>).operations, {
+      ...limits,
+      maxSteps: limits.maxSteps - steps,
+    });
     steps += outcome.steps;
     switch (outcome.verdict) {
       case 'not_linearizable':
@@ -343,7 +388,11 @@ export function checkLinearizability<S, I, O>(model: SequentialModel<S, I, O> & 
 }
 
 /** The search of one history (validated) within its limits. */
-function search<S, I, O>(model: HintedModel<S, I, O>, ops: readonly Operation<I, O>[], limits: Limits): CheckOutcome<O> {
+function search<S, I, O>(
+  model: HintedModel<S, I, O>,
+  ops: readonly Operation<I, O>[],
+  limits: Limits,
+): CheckOutcome<O> {
   const { maxSteps, deadline, maxBytes } = limits;
   const n = ops.length;
 
@@ -532,7 +581,11 @@ function search<S, I, O>(model: HintedModel<S, I, O>, ops: readonly Operation<I,
  * come next in real time with the reply the model gives there. At the longest prefix none of them
  * fits (one that did would have made a longer prefix, or met a memo entry left by one).
  */
-function witnessAt<S, I, O>(model: SequentialModel<S, I, O>, ops: readonly Operation<I, O>[], prefix: Int32Array): Witness<O> {
+function witnessAt<S, I, O>(
+  model: SequentialModel<S, I, O>,
+  ops: readonly Operation<I, O>[],
+  prefix: Int32Array,
+): Witness<O> {
   let state = model.init();
   const done = new Uint8Array(ops.length);
   for (const i of prefix) {
@@ -544,7 +597,9 @@ function witnessAt<S, I, O>(model: SequentialModel<S, I, O>, ops: readonly Opera
     if (done[i] === 0 && op.returned !== undefined && op.returned < firstReturn) firstReturn = op.returned;
   });
   const stuck: { id: number; expected: O; observed: O | undefined }[] = [];
-  const candidates = ops.map((op, i) => ({ op, i })).filter(({ op, i }) => done[i] === 0 && op.returned !== undefined && op.invoked <= firstReturn);
+  const candidates = ops
+    .map((op, i) => ({ op, i }))
+    .filter(({ op, i }) => done[i] === 0 && op.returned !== undefined && op.invoked <= firstReturn);
   candidates.sort((a, b) => a.op.invoked - b.op.invoked || a.op.id - b.op.id);
   for (const { op } of candidates) {
     const expected = model.step(state, op.input).output;

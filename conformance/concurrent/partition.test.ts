@@ -5,7 +5,9 @@ import { mergeOrders, partitionHistory } from './partition.ts';
 
 type Op = Operation<{ readonly key: string }, string>;
 const op = (id: number, key: string, invoked: number, returned?: number): Op =>
-  returned === undefined ? { id, lane: 0, input: { key }, invoked } : { id, lane: 0, input: { key }, invoked, returned, output: 'ok' };
+  returned === undefined
+    ? { id, lane: 0, input: { key }, invoked }
+    : { id, lane: 0, input: { key }, invoked, returned, output: 'ok' };
 const byKey = (input: { readonly key: string }): string => input.key;
 
 /** Whether `order` lists each operation at most once and puts none before one that returned before it was invoked. */
@@ -29,7 +31,7 @@ describe('splitting a history by key', () => {
   });
 });
 
-describe('merging the keys\' orders', () => {
+describe("merging the keys' orders", () => {
   it('interleaves the orders as real time requires, where joining them one after another would not', () => {
     const a = [op(1, 'a', 0, 1), op(3, 'a', 4, 5)];
     const b = [op(2, 'b', 2, 3)];
@@ -38,7 +40,7 @@ describe('merging the keys\' orders', () => {
     expect(keepsRealTime([...a, ...b], [1, 3, 2])).toBe(false);
   });
 
-  it('keeps each key\'s own order, even where it puts a later invoke first', () => {
+  it("keeps each key's own order, even where it puts a later invoke first", () => {
     const a = [op(1, 'a', 0, 10), op(2, 'a', 1, 2)];
     const b = [op(3, 'b', 3, 4)];
     expect(mergeOrders([{ operations: a }, { operations: b }], [[2, 1], [3]])).toEqual([2, 1, 3]);
@@ -48,9 +50,14 @@ describe('merging the keys\' orders', () => {
     expect(() => mergeOrders([{ operations: [op(1, 'a', 0, 1)] }], [[7]])).toThrow(/operation 7/);
   });
 
-  it('keeps real time and each key\'s order when every key\'s operations run one after another', () => {
+  it("keeps real time and each key's order when every key's operations run one after another", () => {
     // Each key's operations follow one another (one lane per key), so its only order is invoke order.
-    const stepArb = fc.record({ key: fc.constantFrom('a', 'b', 'c'), gap: fc.nat({ max: 3 }), length: fc.nat({ max: 3 }), lost: fc.boolean() });
+    const stepArb = fc.record({
+      key: fc.constantFrom('a', 'b', 'c'),
+      gap: fc.nat({ max: 3 }),
+      length: fc.nat({ max: 3 }),
+      lost: fc.boolean(),
+    });
     const planArb = fc.array(stepArb, { maxLength: 30 });
     fc.assert(
       fc.property(planArb, (plan) => {
@@ -66,7 +73,9 @@ describe('merging the keys\' orders', () => {
         const merged = mergeOrders(parts, orders);
         const position = new Map(merged.map((id, k) => [id, k]));
         const placed = (id: number | undefined): number => position.get(id as number) as number;
-        const ownOrderKept = orders.every((order) => order.every((id, k) => k === 0 || placed(id) > placed(order[k - 1])));
+        const ownOrderKept = orders.every((order) =>
+          order.every((id, k) => k === 0 || placed(id) > placed(order[k - 1])),
+        );
         return merged.length === ops.length && ownOrderKept && keepsRealTime(ops, merged);
       }),
       { numRuns: 300 },

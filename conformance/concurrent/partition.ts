@@ -40,7 +40,8 @@ export function mergeOrders<I, O>(parts: readonly History<I, O>[], orders: reado
   const invokedOf = new Map<number, number>();
   for (const part of parts) for (const op of part.operations) invokedOf.set(op.id, op.invoked);
   for (const order of orders) {
-    for (const id of order) if (!invokedOf.has(id)) throw new RangeError(`mergeOrders: operation ${id} is in no part's history`);
+    for (const id of order)
+      if (!invokedOf.has(id)) throw new RangeError(`mergeOrders: operation ${id} is in no part's history`);
   }
   const invoked = (id: number): number => invokedOf.get(id) as number;
   // A binary heap of the parts that have operations left, by the invoke of their next one (ties by part).

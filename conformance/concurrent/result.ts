@@ -54,7 +54,11 @@ export interface ConcurrentCampaignResult {
   /** Runs whose check ran out of its budget (`unknown`); never counted as passes. */
   readonly unknownRuns: number;
   /** The first such run, to look at. */
-  readonly firstUnknown: { readonly scenario: ConcurrentScenario; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' | 'memory' } | null;
+  readonly firstUnknown: {
+    readonly scenario: ConcurrentScenario;
+    readonly run: ConcurrentRun;
+    readonly reason: 'max_steps' | 'timeout' | 'memory';
+  } | null;
   /** True when the budget stopped the campaign before it ran in full. */
   readonly stoppedByTimeLimit: boolean;
   /** The shrunk failure; null unless failed. */

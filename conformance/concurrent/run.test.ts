@@ -24,9 +24,24 @@ const claimRace: ConcurrentScenario = {
   config,
   workers: 3,
   rounds: [
-    { now: { at: 'same' }, shuffle: 0, requests: [{ lane: 0, command: { kind: 'submit', id: 'a', account: 'x', key: 'k1', amount: 1, deadlineIn: 9 } }] },
-    { now: { at: 'later', plus: 1 }, shuffle: 0, requests: [0, 1, 2].map((lane) => ({ lane, command: { kind: 'claim' } as const })) },
-    { now: { at: 'leaseUntil', delivery: { pick: 0, ended: false }, plus: 0 }, shuffle: 0, requests: [{ lane: 0, command: { kind: 'ack', delivery: { pick: 0, ended: false }, worker: 'holder' } }, { lane: 1, command: { kind: 'claim' } }] },
+    {
+      now: { at: 'same' },
+      shuffle: 0,
+      requests: [{ lane: 0, command: { kind: 'submit', id: 'a', account: 'x', key: 'k1', amount: 1, deadlineIn: 9 } }],
+    },
+    {
+      now: { at: 'later', plus: 1 },
+      shuffle: 0,
+      requests: [0, 1, 2].map((lane) => ({ lane, command: { kind: 'claim' } as const })),
+    },
+    {
+      now: { at: 'leaseUntil', delivery: { pick: 0, ended: false }, plus: 0 },
+      shuffle: 0,
+      requests: [
+        { lane: 0, command: { kind: 'ack', delivery: { pick: 0, ended: false }, worker: 'holder' } },
+        { lane: 1, command: { kind: 'claim' } },
+      ],
+    },
   ],
 };
 
@@ -99,8 +114,13 @@ describe('runScenario', () => {
         const adapter = await sequentialFactory(jobStoreFactory())(scenario.config, { workers: scenario.workers });
         const run = await runScenario(scenario, adapter, { timeoutMs: 1000 });
         checkRounds(run);
-        const spans = run.history.operations.map((o) => [o.invoked, o.returned ?? o.invoked] as const).sort((a, b) => a[0] - b[0]);
-        for (let i = 1; i < spans.length; i++) expect((spans[i] as readonly [number, number])[0]).toBeGreaterThan((spans[i - 1] as readonly [number, number])[1]);
+        const spans = run.history.operations
+          .map((o) => [o.invoked, o.returned ?? o.invoked] as const)
+          .sort((a, b) => a[0] - b[0]);
+        for (let i = 1; i < spans.length; i++)
+          expect((spans[i] as readonly [number, number])[0]).toBeGreaterThan(
+            (spans[i - 1] as readonly [number, number])[1],
+          );
       }),
       { numRuns: 50 },
     );
@@ -113,27 +133,45 @@ describe('runScenario', () => {
     expect(submit?.now).toBe(0);
     expect(claims?.now).toBe(1);
     const ops = new Map(run.history.operations.map((o) => [o.id, o]));
-    const won = claims?.requests.map((r) => ops.get(r.id)?.output as Reply).find((o) => o.ok && o.type === 'claim' && o.job !== null);
+    const won = claims?.requests
+      .map((r) => ops.get(r.id)?.output as Reply)
+      .find((o) => o.ok && o.type === 'claim' && o.job !== null);
     if (won === undefined || !won.ok || won.type !== 'claim' || won.job === null) throw new Error('no claim delivered');
     // The race round sits at the lease's end and acks the delivery that was handed out, as its holder.
     expect(race?.now).toBe(won.job.leaseUntil);
     const ack = race?.requests[0]?.command as { token: number; worker: string };
     expect(ack.token).toBe(won.job.token);
-    const winner = claims?.requests.find((r) => (ops.get(r.id)?.output as Reply) === won)?.command as { worker: string };
+    const winner = claims?.requests.find((r) => (ops.get(r.id)?.output as Reply) === won)?.command as {
+      worker: string;
+    };
     expect(ack.worker).toBe(winner.worker);
   });
 
   it('records a request the adapter gives up on as indefinite, and one it never settles as an adapter defect (hung)', async () => {
-    const factory = hangingFactory((c) => ((c as { type?: string }).type === 'claim' ? 'hang' : (c as { type?: string }).type === 'tick' ? 'died' : 'answer'));
+    const factory = hangingFactory((c) =>
+      (c as { type?: string }).type === 'claim' ? 'hang' : (c as { type?: string }).type === 'tick' ? 'died' : 'answer',
+    );
     const adapter = await factory(config, { workers: 3 });
     const started = performance.now();
-    const run = await runScenario({ ...claimRace, rounds: [...claimRace.rounds, { now: { at: 'same' }, shuffle: 0, requests: [{ lane: 2, command: { kind: 'tick' } }] }] }, adapter, { timeoutMs: 50, hangGraceMs: 50 });
+    const run = await runScenario(
+      {
+        ...claimRace,
+        rounds: [
+          ...claimRace.rounds,
+          { now: { at: 'same' }, shuffle: 0, requests: [{ lane: 2, command: { kind: 'tick' } }] },
+        ],
+      },
+      adapter,
+      { timeoutMs: 50, hangGraceMs: 50 },
+    );
     expect(performance.now() - started).toBeLessThan(5000);
     const claims = run.rounds[1]?.requests ?? [];
     expect(claims.map((r) => r.indefinite)).toEqual(['hung', 'hung', 'hung']);
     for (const r of claims) expect(run.history.operations.find((o) => o.id === r.id)?.returned).toBeUndefined();
     expect(run.rounds[3]?.requests[0]?.indefinite).toBe('process_died');
-    const allClaims = run.rounds.flatMap((r) => r.requests).filter((r) => (r.command as { type: string }).type === 'claim');
+    const allClaims = run.rounds
+      .flatMap((r) => r.requests)
+      .filter((r) => (r.command as { type: string }).type === 'claim');
     expect(run.errors.map((e) => e.id)).toEqual(allClaims.map((r) => r.id));
     expect(run.errors[0]?.message).toMatch(/neither replied nor gave up within 100 ms/);
   });
@@ -141,7 +179,14 @@ describe('runScenario', () => {
   it('never passes a campaign whose adapter leaves requests unsettled (a module whose execute never returns)', async () => {
     const factory = hangingFactory((c) => ((c as { type?: string }).type === 'ack' ? 'hang' : 'answer'));
     const started = performance.now();
-    const r = await runConcurrentCampaign({ factory, workers: 3, numRuns: 20, seed: 7, timeoutMs: 20, hangGraceMs: 20 });
+    const r = await runConcurrentCampaign({
+      factory,
+      workers: 3,
+      numRuns: 20,
+      seed: 7,
+      timeoutMs: 20,
+      hangGraceMs: 20,
+    });
     expect(performance.now() - started).toBeLessThan(60_000);
     expect(r.verdict).toBe('failed');
     expect(r.failure?.kind).toBe('impl_error');
@@ -164,41 +209,75 @@ describe('runScenario', () => {
         close: () => Promise.resolve(),
       };
     };
-    const r = await runConcurrentCampaign({ factory: liar, workers: 2, numRuns: 20, seed: 1, config, maxRounds: 3, budget: new Budget(20_000) });
+    const r = await runConcurrentCampaign({
+      factory: liar,
+      workers: 2,
+      numRuns: 20,
+      seed: 1,
+      config,
+      maxRounds: 3,
+      budget: new Budget(20_000),
+    });
     expect(r.verdict).toBe('failed');
     expect(r.failure?.kind).toBe('not_linearizable');
   }, 60_000);
 
   it('makes a run whose final snapshot never comes a failure of the campaign, never a pass', async () => {
     const adapter = await lockedJobStoreFactory()(config, { workers: 3 });
-    const stuck: ConcurrentAdapter = { ...adapter, name: adapter.name, concurrent: true, execute: (l, c) => adapter.execute(l, c), snapshot: () => new Promise(() => undefined), close: () => adapter.close() };
+    const stuck: ConcurrentAdapter = {
+      ...adapter,
+      name: adapter.name,
+      concurrent: true,
+      execute: (l, c) => adapter.execute(l, c),
+      snapshot: () => new Promise(() => undefined),
+      close: () => adapter.close(),
+    };
     const run = await runScenario(claimRace, stuck, { timeoutMs: 30, hangGraceMs: 30 });
     expect(run.history.operations.find((o) => o.id === run.snapshotId)?.returned).toBeUndefined();
     expect(run.snapshotMissing).toMatch(/final snapshot did not come/);
     const silent: ConcurrentFactory = async (cfg) => {
       const inner = await lockedJobStoreFactory()(cfg, { workers: 2 });
-      return { ...inner, name: 'silent', concurrent: true, execute: (l, c) => inner.execute(l, c), snapshot: () => Promise.reject(new IndefiniteOutcome('timeout', 'no reply to snapshot')), close: () => inner.close() };
+      return {
+        ...inner,
+        name: 'silent',
+        concurrent: true,
+        execute: (l, c) => inner.execute(l, c),
+        snapshot: () => Promise.reject(new IndefiniteOutcome('timeout', 'no reply to snapshot')),
+        close: () => inner.close(),
+      };
     };
     const r = await runConcurrentCampaign({ factory: silent, workers: 2, numRuns: 3, seed: 3 });
     expect(r.verdict).toBe('failed');
     expect(r.failure?.error).toMatch(/final snapshot did not come: timeout: no reply to snapshot/);
   });
 
-  it('keeps a lane\'s own order: a claim that finds nothing after its lane\'s submit was answered is not linearizable', async () => {
+  it("keeps a lane's own order: a claim that finds nothing after its lane's submit was answered is not linearizable", async () => {
     // The missed history: lane 0 submits f and gets its seq, then claims and gets no job, though f is
     // the only ready job and nobody took it. Rounds are not atomic: the claim was sent after the reply.
     const store = new JobStore(config);
     const forgetful: ConcurrentAdapter = {
       name: 'forgetful',
       concurrent: true,
-      execute: async (_lane, command) => ((command as { type?: string }).type === 'claim' ? { ok: true, type: 'claim', job: null } : store.execute(command)),
+      execute: async (_lane, command) =>
+        (command as { type?: string }).type === 'claim'
+          ? { ok: true, type: 'claim', job: null }
+          : store.execute(command),
       snapshot: () => Promise.resolve(store.snapshot()),
       close: () => Promise.resolve(),
     };
     const scenario: ConcurrentScenario = {
       config,
       workers: 2,
-      rounds: [{ now: { at: 'same' }, shuffle: 0, requests: [{ lane: 0, command: { kind: 'submit', id: 'f', account: 'x', key: 'k1', amount: 1, deadlineIn: 9 } }, { lane: 0, command: { kind: 'claim' } }] }],
+      rounds: [
+        {
+          now: { at: 'same' },
+          shuffle: 0,
+          requests: [
+            { lane: 0, command: { kind: 'submit', id: 'f', account: 'x', key: 'k1', amount: 1, deadlineIn: 9 } },
+            { lane: 0, command: { kind: 'claim' } },
+          ],
+        },
+      ],
     };
     const run = await runScenario(scenario, forgetful, { timeoutMs: 1000 });
     const [submit, claim] = run.rounds[0]?.requests.map((r) => run.history.operations.find((o) => o.id === r.id)) ?? [];
@@ -224,10 +303,28 @@ describe('runScenario', () => {
       config,
       workers: 2,
       rounds: [
-        { now: { at: 'same' }, shuffle: 0, requests: [{ lane: 0, command: { kind: 'submit', id: 'a', account: 'x', key: 'k1', amount: 1, deadlineIn: 9 } }] },
+        {
+          now: { at: 'same' },
+          shuffle: 0,
+          requests: [
+            { lane: 0, command: { kind: 'submit', id: 'a', account: 'x', key: 'k1', amount: 1, deadlineIn: 9 } },
+          ],
+        },
         { now: { at: 'later', plus: 1 }, shuffle: 0, requests: [{ lane: 0, command: { kind: 'claim' } }] },
-        { now: { at: 'leaseUntil', delivery: latest, plus: -1 }, shuffle: 0, requests: [{ lane: 0, command: { kind: 'ack', delivery: latest, worker: 'holder' } }] },
-        { now: { at: 'later', plus: 1 }, shuffle: 0, overlap: true, requests: [{ lane: 1, command: { kind: 'claim', as: 1 } }, { lane: 1, command: { kind: 'claim', as: 0 } }] },
+        {
+          now: { at: 'leaseUntil', delivery: latest, plus: -1 },
+          shuffle: 0,
+          requests: [{ lane: 0, command: { kind: 'ack', delivery: latest, worker: 'holder' } }],
+        },
+        {
+          now: { at: 'later', plus: 1 },
+          shuffle: 0,
+          overlap: true,
+          requests: [
+            { lane: 1, command: { kind: 'claim', as: 1 } },
+            { lane: 1, command: { kind: 'claim', as: 0 } },
+          ],
+        },
       ],
     };
     const running = runScenario(scenario, slowAck, { timeoutMs: 5000 });
@@ -247,7 +344,13 @@ describe('runScenario', () => {
 
   it('records an adapter that throws (not an IndefiniteOutcome) as an error of the run', async () => {
     const adapter = await lockedJobStoreFactory()(config, { workers: 3 });
-    const broken: ConcurrentAdapter = { name: 'thrower', concurrent: true, execute: () => Promise.reject(new Error('boom')), snapshot: () => adapter.snapshot(), close: () => adapter.close() };
+    const broken: ConcurrentAdapter = {
+      name: 'thrower',
+      concurrent: true,
+      execute: () => Promise.reject(new Error('boom')),
+      snapshot: () => adapter.snapshot(),
+      close: () => adapter.close(),
+    };
     const run = await runScenario(claimRace, broken, { timeoutMs: 100 });
     expect(run.errors.length).toBe(6); // every request of the three rounds
     expect(run.errors[0]?.message).toBe('boom');

@@ -162,7 +162,18 @@ export class ResolveMemory {
     const c = request.command;
     switch (c.kind) {
       case 'submit':
-        return { lane, command: { type: 'submit', id: c.id, account: c.account, key: c.key, amount: c.amount, deadline: now + c.deadlineIn, now } };
+        return {
+          lane,
+          command: {
+            type: 'submit',
+            id: c.id,
+            account: c.account,
+            key: c.key,
+            amount: c.amount,
+            deadline: now + c.deadlineIn,
+            now,
+          },
+        };
       case 'resubmit': {
         const p = this.submitted.get(c.id) ?? { account: 'x', key: 'k1', amount: 1, deadline: now + 6 };
         // A repeat whose deadline has come would be malformed, not a duplicate: keep it in the future.
@@ -199,13 +210,21 @@ export class ResolveMemory {
       const s = command as Payload & { id: string };
       this.submitted.set(s.id, { account: s.account, key: s.key, amount: s.amount, deadline: s.deadline });
     }
-    if (reply === undefined || typeof reply !== 'object' || reply === null || (reply as { ok?: unknown }).ok !== true) return;
+    if (reply === undefined || typeof reply !== 'object' || reply === null || (reply as { ok?: unknown }).ok !== true)
+      return;
     const r = reply as Reply;
     if (r.ok !== true) return;
     if (r.type === 'claim' && r.job !== null) {
       for (const d of this.deliveries) if (d.id === r.job.id) d.ended = true;
       const worker = (command as { worker: string }).worker;
-      this.deliveries.push({ id: r.job.id, token: r.job.token, worker, lane, leaseUntil: r.job.leaseUntil, ended: false });
+      this.deliveries.push({
+        id: r.job.id,
+        token: r.job.token,
+        worker,
+        lane,
+        leaseUntil: r.job.leaseUntil,
+        ended: false,
+      });
       this.maxToken = Math.max(this.maxToken, r.job.token);
     }
     if ((r.type === 'ack' || r.type === 'fail') && typeof cmd.token === 'number') {
@@ -217,7 +236,11 @@ export class ResolveMemory {
 
 type Outcome =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly why: 'timeout' | 'process_died' | 'closed' | 'error' | 'hung'; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly why: 'timeout' | 'process_died' | 'closed' | 'error' | 'hung';
+      readonly message: string;
+    };
 
 /** Default of RunOptions.hangGraceMs: an adapter's own timer fires well within it, even on a loaded machine. */
 export const DEFAULT_HANG_GRACE_MS = 1000;
@@ -228,7 +251,8 @@ export const DEFAULT_HANG_GRACE_MS = 1000;
  */
 export function bounded(p: Promise<unknown>, ms: number, why: 'timeout' | 'hung' = 'timeout'): Promise<Outcome> {
   return new Promise((resolve) => {
-    const message = why === 'hung' ? `the adapter neither replied nor gave up within ${ms} ms` : `no reply within ${ms} ms`;
+    const message =
+      why === 'hung' ? `the adapter neither replied nor gave up within ${ms} ms` : `no reply within ${ms} ms`;
     const timer = setTimeout(() => resolve({ ok: false, why, message }), ms);
     p.then(
       (value) => {
@@ -302,7 +326,11 @@ interface Slot {
  * history. Never throws for anything the adapter does; never waits longer than the timeouts and
  * the budget allow.
  */
-export async function runScenario(scenario: ConcurrentScenario, adapter: ConcurrentAdapter, options: RunOptions): Promise<ConcurrentRun> {
+export async function runScenario(
+  scenario: ConcurrentScenario,
+  adapter: ConcurrentAdapter,
+  options: RunOptions,
+): Promise<ConcurrentRun> {
   const settle: Settle = options.settle ?? (<T>(p: Promise<T>) => p);
   const timeoutMs = options.budget === undefined ? options.timeoutMs : options.budget.cap(options.timeoutMs);
   const waitMs = timeoutMs + (options.hangGraceMs ?? DEFAULT_HANG_GRACE_MS);
@@ -348,8 +376,18 @@ export async function runScenario(scenario: ConcurrentScenario, adapter: Concurr
       inFlight = [];
     }
     const now = memory.roundNow(round.now);
-    const mine: Slot[] = round.requests.map((r) => ({ id: nextId++, symbolic: r.command, lane: r.lane % workers, command: undefined }));
-    const sequence = adapter.concurrent ? mine.map((_, i) => i) : laneOrderKept(mine.map((slot) => slot.lane), round.shuffle);
+    const mine: Slot[] = round.requests.map((r) => ({
+      id: nextId++,
+      symbolic: r.command,
+      lane: r.lane % workers,
+      command: undefined,
+    }));
+    const sequence = adapter.concurrent
+      ? mine.map((_, i) => i)
+      : laneOrderKept(
+          mine.map((slot) => slot.lane),
+          round.shuffle,
+        );
     for (const i of sequence) {
       const slot = mine[i] as Slot;
       const request = round.requests[i] as ConcurrentRequest;
@@ -375,7 +413,14 @@ export async function runScenario(scenario: ConcurrentScenario, adapter: Concurr
       if (slot.invoked === undefined) return { ...base, indefinite: 'closed' };
       if (outcome.ok) {
         const returned = slot.returned as number;
-        operations.push({ id: slot.id, lane: slot.lane, input: slot.command, invoked: slot.invoked, returned, output: outcome.value });
+        operations.push({
+          id: slot.id,
+          lane: slot.lane,
+          input: slot.command,
+          invoked: slot.invoked,
+          returned,
+          output: outcome.value,
+        });
         return base;
       }
       operations.push({ id: slot.id, lane: slot.lane, input: slot.command, invoked: slot.invoked });
@@ -388,8 +433,11 @@ export async function runScenario(scenario: ConcurrentScenario, adapter: Concurr
     return { index: m.index, now: m.now, requests, ...(m.overlap ? { overlap: true } : {}) };
   });
   // Requests never sent (the time limit came first) are left out of the history: they took no effect.
-  const unsent = new Set(rounds.flatMap((r) => r.requests.filter((q) => !operations.some((o) => o.id === q.id)).map((q) => q.id)));
-  const kept = unsent.size === 0 ? rounds : rounds.map((r) => ({ ...r, requests: r.requests.filter((q) => !unsent.has(q.id)) }));
+  const unsent = new Set(
+    rounds.flatMap((r) => r.requests.filter((q) => !operations.some((o) => o.id === q.id)).map((q) => q.id)),
+  );
+  const kept =
+    unsent.size === 0 ? rounds : rounds.map((r) => ({ ...r, requests: r.requests.filter((q) => !unsent.has(q.id)) }));
 
   const snapshotId = nextId++;
   let snapshotMissing: string | undefined;
@@ -397,12 +445,24 @@ export async function runScenario(scenario: ConcurrentScenario, adapter: Concurr
   if (expired()) interrupted = true;
   else {
     const snapInvoked = instant++;
-    const snap = await settle(bounded(attempt(() => adapter.snapshot()), waitMs, 'hung'));
+    const snap = await settle(
+      bounded(
+        attempt(() => adapter.snapshot()),
+        waitMs,
+        'hung',
+      ),
+    );
     const snapReturned = instant++;
     if (snap.ok) {
-      operations.push({ id: snapshotId, lane: 0, input: SNAPSHOT_REQUEST, invoked: snapInvoked, returned: snapReturned, output: snap.value });
-    }
-    else {
+      operations.push({
+        id: snapshotId,
+        lane: 0,
+        input: SNAPSHOT_REQUEST,
+        invoked: snapInvoked,
+        returned: snapReturned,
+        output: snap.value,
+      });
+    } else {
       operations.push({ id: snapshotId, lane: 0, input: SNAPSHOT_REQUEST, invoked: snapInvoked });
       snapshotMissing = `the final snapshot did not come: ${snap.why === 'error' ? '' : `${snap.why}: `}${snap.message}`;
       if (expired()) interrupted = true;
@@ -422,5 +482,8 @@ export async function runScenario(scenario: ConcurrentScenario, adapter: Concurr
 
 /** Closes an adapter within `ms`; a close that fails or hangs is ignored (the run is already recorded). */
 export async function closeBounded(adapter: ConcurrentAdapter, ms: number): Promise<void> {
-  await bounded(attempt(() => adapter.close()), ms);
+  await bounded(
+    attempt(() => adapter.close()),
+    ms,
+  );
 }

@@ -28,7 +28,8 @@ export interface ConcurrentStoryContext {
 /** Characters of a lane's column: wide for few lanes, narrower for many. */
 const cellWidth = (lanes: number): number => Math.max(30, Math.min(56, Math.floor(112 / lanes)));
 
-const fitCell = (s: string, width: number): string => (s.length > width ? `${s.slice(0, width - 3)}...` : s.padEnd(width));
+const fitCell = (s: string, width: number): string =>
+  s.length > width ? `${s.slice(0, width - 3)}...` : s.padEnd(width);
 
 /** A command in a cell: its type and fields, without `now` (the round's column shows it). Pure. */
 export function shortCommand(command: unknown): string {
@@ -71,7 +72,9 @@ export function shortReply(reply: unknown): string {
     case 'ack':
       return `ok (${String(r.id)} done)`;
     case 'fail':
-      return r.status === 'waiting' ? `${String(r.id)} waiting until ${String(r.notBefore)}` : `${String(r.id)} dead (${String(r.reason)})`;
+      return r.status === 'waiting'
+        ? `${String(r.id)} waiting until ${String(r.notBefore)}`
+        : `${String(r.id)} dead (${String(r.reason)})`;
     case 'tick':
       return 'ok';
     default:
@@ -89,7 +92,10 @@ export function renderLanes(run: ConcurrentRun): string[] {
   const cell = (r: SentRequest): [string, string] => {
     const op = ops.get(r.id);
     const span = op?.returned === undefined ? `[${op?.invoked ?? '?'}->?]` : `[${op.invoked}->${op.returned}]`;
-    const reply = r.indefinite === undefined ? `-> ${shortReply(op?.output)}` : `-> ?? no reply (${r.indefinite}${r.error === undefined ? '' : `: ${r.error}`})`;
+    const reply =
+      r.indefinite === undefined
+        ? `-> ${shortReply(op?.output)}`
+        : `-> ?? no reply (${r.indefinite}${r.error === undefined ? '' : `: ${r.error}`})`;
     return [`#${r.id} ${span} ${shortCommand(r.command)}`, `   ${reply}`];
   };
   for (const round of run.rounds) {
@@ -102,14 +108,16 @@ export function renderLanes(run: ConcurrentRun): string[] {
       });
       // `~` marks a round sent while requests of earlier rounds were still in flight.
       const mark = round.overlap === true ? '~' : ' ';
-      const lead = row === 0 ? `${String(round.index).padStart(3)}${mark}  ${String(round.now).padStart(4)} ` : ' '.repeat(11);
+      const lead =
+        row === 0 ? `${String(round.index).padStart(3)}${mark}  ${String(round.now).padStart(4)} ` : ' '.repeat(11);
       lines.push((lead + cells.map((c) => `| ${fitCell(c[0] ?? '', CELL)}`).join('')).trimEnd());
       lines.push((' '.repeat(11) + cells.map((c) => `| ${fitCell(c[1] ?? '', CELL)}`).join('')).trimEnd());
     }
   }
   const snap = ops.get(run.snapshotId);
   if (snap !== undefined) {
-    const span = snap.returned === undefined ? `[${snap.invoked}->?] (no reply)` : `[${snap.invoked}->${snap.returned}]`;
+    const span =
+      snap.returned === undefined ? `[${snap.invoked}->?] (no reply)` : `[${snap.invoked}->${snap.returned}]`;
     lines.push(`   end     | #${snap.id} ${span} snapshot`);
   }
   return lines;
@@ -139,7 +147,9 @@ function closestOrder(run: ConcurrentRun, config: Config, prefix: readonly numbe
   const order = [...prefix, ...rest];
   const model = jobModel(config);
   let state = model.init();
-  const lines = [`The model's replies in the closest order (${order.map((id) => `#${id}`).join(' ')}; requests with no reply outside the prefix left out):`];
+  const lines = [
+    `The model's replies in the closest order (${order.map((id) => `#${id}`).join(' ')}; requests with no reply outside the prefix left out):`,
+  ];
   let shownAfter = 0;
   for (const id of order) {
     const op = ops.get(id);
@@ -147,10 +157,14 @@ function closestOrder(run: ConcurrentRun, config: Config, prefix: readonly numbe
     const next = model.step(state, op.input);
     state = next.state;
     const observed = op.returned === undefined ? undefined : op.output;
-    const d = op.returned === undefined ? undefined : firstDifference(comparableReply(next.output), comparableReply(observed), 'reply');
+    const d =
+      op.returned === undefined
+        ? undefined
+        : firstDifference(comparableReply(next.output), comparableReply(observed), 'reply');
     lines.push(`  ${named(run, op)}`);
     lines.push(`      model:    ${shortReply(next.output)}`);
-    if (op.returned === undefined) lines.push('      observed: ?? no reply (may have taken effect at any point, or none)');
+    if (op.returned === undefined)
+      lines.push('      observed: ?? no reply (may have taken effect at any point, or none)');
     else if (d === undefined) lines.push('      observed: same');
     else {
       lines.push(`      observed: ${shortReply(observed)}`);
@@ -212,7 +226,9 @@ export function renderConcurrentStory(failure: ConcurrentFailure, ctx: Concurren
   lines.push(`${ctx.adapter}: ${headline(failure)}.`);
   const requests = run === null ? 0 : requestCount(run.rounds);
   lines.push(`config: ${describeConfig(failure.scenario.config)}`);
-  lines.push(`${failure.scenario.workers} worker lane(s), ${run?.rounds.length ?? 0} round(s), ${requests} request(s); every request of a round carries its now; ~ marks a round sent while earlier ones were in flight; [i->j] are its invoke and return instants; dl is a deadline.`);
+  lines.push(
+    `${failure.scenario.workers} worker lane(s), ${run?.rounds.length ?? 0} round(s), ${requests} request(s); every request of a round carries its now; ~ marks a round sent while earlier ones were in flight; [i->j] are its invoke and return instants; dl is a deadline.`,
+  );
   lines.push('');
   if (run !== null) lines.push(...renderLanes(run), '');
   lines.push(...checkerLines(failure));

@@ -50,7 +50,7 @@ function parse(xml: string): Element {
       }
       const el: Element = { name: open, attributes, children: [], text: '', parent: current };
       current.children.push(el);
-      if (selfClose !== '/' ) current = el;
+      if (selfClose !== '/') current = el;
     } else if (text !== undefined) {
       current.text += decode(text);
     }
@@ -59,7 +59,10 @@ function parse(xml: string): Element {
   return root;
 }
 
-const all = (el: Element, pred: (e: Element) => boolean): Element[] => [...(pred(el) ? [el] : []), ...el.children.flatMap((c) => all(c, pred))];
+const all = (el: Element, pred: (e: Element) => boolean): Element[] => [
+  ...(pred(el) ? [el] : []),
+  ...el.children.flatMap((c) => all(c, pred)),
+];
 const hasClass = (el: Element, cls: string): boolean => (el.attributes.class ?? '').split(' ').includes(cls);
 const textOf = (el: Element): string => el.text + el.children.map(textOf).join('');
 
@@ -81,8 +84,17 @@ function expectEachOperationOnceOnItsLane<I, O>(html: string, history: History<I
   return bars;
 }
 
-const op = (id: number, lane: number, input: KvInput, invoked: number, returned?: number, output?: KvOutput): Operation<KvInput, KvOutput> =>
-  returned === undefined ? { id, lane, input, invoked } : { id, lane, input, invoked, returned, output: output as KvOutput };
+const op = (
+  id: number,
+  lane: number,
+  input: KvInput,
+  invoked: number,
+  returned?: number,
+  output?: KvOutput,
+): Operation<KvInput, KvOutput> =>
+  returned === undefined
+    ? { id, lane, input, invoked }
+    : { id, lane, input, invoked, returned, output: output as KvOutput };
 
 describe('the lanes timeline', () => {
   it('draws each operation once on its lane, numbered in the order found, indefinite ones marked', () => {
@@ -112,7 +124,11 @@ describe('the lanes timeline', () => {
 
   it('highlights the operations the search was stuck on, with the reply the model gives', () => {
     const h: History<KvInput, KvOutput> = {
-      operations: [op(1, 0, { type: 'put', key: 'x', value: 'a' }, 0, 1, { type: 'put' }), op(2, 1, { type: 'put', key: 'x', value: 'b' }, 2, 3, { type: 'put' }), op(3, 2, { type: 'get', key: 'x' }, 4, 5, { type: 'get', value: 'a' })],
+      operations: [
+        op(1, 0, { type: 'put', key: 'x', value: 'a' }, 0, 1, { type: 'put' }),
+        op(2, 1, { type: 'put', key: 'x', value: 'b' }, 2, 3, { type: 'put' }),
+        op(3, 2, { type: 'get', key: 'x' }, 4, 5, { type: 'get', value: 'a' }),
+      ],
     };
     const r = checkLinearizability(kvRegister, h);
     expect(r.verdict).toBe('not_linearizable');

@@ -34,7 +34,9 @@ const TOP = 30;
 
 /** Escapes text for XML content and attribute values. Pure. */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&#39;'));
+  return text.replace(/[&<>"']/g, (c) =>
+    c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&#39;',
+  );
 }
 
 /** A compact, one-line rendering of a request or reply: `claim worker=w1 now=3`, or JSON. Pure. */
@@ -46,7 +48,9 @@ export function compactValue(value: unknown): string {
     const head = typeof type === 'string' ? [type] : [];
     const ok = (value as { ok?: unknown }).ok;
     if (ok === false) return `refused ${String((value as { code?: unknown }).code)}`;
-    const rest = entries.filter(([k]) => k !== 'type' && k !== 'ok').map(([k, v]) => `${k}=${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`);
+    const rest = entries
+      .filter(([k]) => k !== 'type' && k !== 'ok')
+      .map(([k, v]) => `${k}=${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`);
     return [...head, ...rest].join(' ');
   }
   return JSON.stringify(value) ?? String(value);
@@ -62,29 +66,51 @@ export function shortValue(value: unknown): string {
   if (v.ok === false) return `refused ${String(v.code)}`;
   const scalars = (o: Record<string, unknown>, limit: number): string[] =>
     Object.entries(o)
-      .filter(([k, x]) => k !== 'ok' && k !== 'message' && (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' || x === null))
+      .filter(
+        ([k, x]) =>
+          k !== 'ok' &&
+          k !== 'message' &&
+          (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' || x === null),
+      )
       .slice(0, limit)
       .map(([, x]) => String(x));
   const parts = [...scalars(v, 8)];
-  for (const x of Object.values(v)) if (typeof x === 'object' && x !== null && !Array.isArray(x)) parts.push(scalars(x as Record<string, unknown>, 3).slice(0, 2).join('#'));
+  for (const x of Object.values(v))
+    if (typeof x === 'object' && x !== null && !Array.isArray(x))
+      parts.push(
+        scalars(x as Record<string, unknown>, 3)
+          .slice(0, 2)
+          .join('#'),
+      );
   return parts.join(' ');
 }
 
-const clip = (text: string, chars: number): string => (text.length <= chars ? text : `${text.slice(0, Math.max(1, chars - 1))}…`);
+const clip = (text: string, chars: number): string =>
+  text.length <= chars ? text : `${text.slice(0, Math.max(1, chars - 1))}…`;
 
 /**
  * Renders a history (and, when given, the outcome of checking it) as an HTML fragment with an
  * inline SVG: one row per lane, one bar per operation. Pure.
  */
-export function renderTimeline<I, O>(history: History<I, O>, outcome?: CheckOutcome<O>, options: TimelineOptions<I, O> = {}): string {
+export function renderTimeline<I, O>(
+  history: History<I, O>,
+  outcome?: CheckOutcome<O>,
+  options: TimelineOptions<I, O> = {},
+): string {
   const ops = [...history.operations].sort((a, b) => a.invoked - b.invoked || a.id - b.id);
-  const label = options.label ?? ((op: Operation<I, O>) => `${shortValue(op.input)} → ${op.returned === undefined ? 'no reply' : shortValue(op.output)}`);
-  const detail = (op: Operation<I, O>): string => `${compactValue(op.input)} → ${op.returned === undefined ? 'no reply' : compactValue(op.output)}`;
+  const label =
+    options.label ??
+    ((op: Operation<I, O>) =>
+      `${shortValue(op.input)} → ${op.returned === undefined ? 'no reply' : shortValue(op.output)}`);
+  const detail = (op: Operation<I, O>): string =>
+    `${compactValue(op.input)} → ${op.returned === undefined ? 'no reply' : compactValue(op.output)}`;
   const column = options.column ?? 22;
   const labelChars = options.labelChars ?? 40;
 
   // Columns: one per distinct instant, in order.
-  const instants = [...new Set(ops.flatMap((op) => (op.returned === undefined ? [op.invoked] : [op.invoked, op.returned])))].sort((a, b) => a - b);
+  const instants = [
+    ...new Set(ops.flatMap((op) => (op.returned === undefined ? [op.invoked] : [op.invoked, op.returned]))),
+  ].sort((a, b) => a - b);
   const columnOf = new Map(instants.map((t, k) => [t, k]));
   const lastColumn = Math.max(0, instants.length - 1) + 1;
   const x = (k: number): number => LEFT + k * column;
@@ -126,11 +152,17 @@ export function renderTimeline<I, O>(history: History<I, O>, outcome?: CheckOutc
   let verdict = 'not checked';
   if (outcome !== undefined) {
     verdict = outcome.verdict;
-    const order = outcome.verdict === 'linearizable' ? outcome.order : outcome.verdict === 'not_linearizable' ? outcome.witness.longestOrder : [];
+    const order =
+      outcome.verdict === 'linearizable'
+        ? outcome.order
+        : outcome.verdict === 'not_linearizable'
+          ? outcome.witness.longestOrder
+          : [];
     order.forEach((id, k) => {
       position.set(id, k + 1);
     });
-    if (outcome.verdict === 'not_linearizable') for (const s of outcome.witness.stuck) stuck.set(s.id, { expected: s.expected, observed: s.observed });
+    if (outcome.verdict === 'not_linearizable')
+      for (const s of outcome.witness.stuck) stuck.set(s.id, { expected: s.expected, observed: s.observed });
   }
 
   const width = x(lastColumn) + 20;
@@ -151,11 +183,15 @@ export function renderTimeline<I, O>(history: History<I, O>, outcome?: CheckOutc
       '.jobcheck-timeline .order{font-weight:bold;fill:#1d5e2c}.jobcheck-timeline .lane-label{fill:#555}.jobcheck-timeline .mark{fill:#888}</style>',
   );
   if (options.title !== undefined) out.push(`<figcaption class="title">${escapeXml(options.title)}</figcaption>`);
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(caption)}">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(caption)}">`,
+  );
   for (const { lane, first, count } of laneRows) {
     const y0 = TOP + first * ROW;
     out.push(`<g class="lane" data-lane="${lane}">`);
-    out.push(`<line x1="${LEFT - 4}" y1="${y0 + count * ROW - 4}" x2="${width - 10}" y2="${y0 + count * ROW - 4}" stroke="#eee"/>`);
+    out.push(
+      `<line x1="${LEFT - 4}" y1="${y0 + count * ROW - 4}" x2="${width - 10}" y2="${y0 + count * ROW - 4}" stroke="#eee"/>`,
+    );
     out.push(`<text class="lane-label" x="6" y="${y0 + BAR / 2 + 4}">lane ${lane}</text>`);
     for (const op of byLane.get(lane) ?? []) {
       const p = placed.get(op.id) as { row: number; from: number; to: number };
@@ -164,21 +200,34 @@ export function renderTimeline<I, O>(history: History<I, O>, outcome?: CheckOutc
       const right = p.to === p.from ? left + column * 0.8 : x(p.to);
       const k = position.get(op.id);
       const s = stuck.get(op.id);
-      const classes = ['op', op.returned === undefined ? 'indefinite' : 'returned', ...(k === undefined ? [] : ['linearized']), ...(s === undefined ? [] : ['stuck'])];
+      const classes = [
+        'op',
+        op.returned === undefined ? 'indefinite' : 'returned',
+        ...(k === undefined ? [] : ['linearized']),
+        ...(s === undefined ? [] : ['stuck']),
+      ];
       const text = label(op);
       const tip = [
         `#${op.id} lane ${op.lane}, invoked ${op.invoked}${op.returned === undefined ? ', no reply' : `, returned ${op.returned}`}`,
         options.label === undefined ? detail(op) : text,
-        ...(k === undefined ? [] : [`linearized ${k}${outcome?.verdict === 'not_linearizable' ? ' (longest prefix)' : ''}`]),
-        ...(s === undefined ? [] : [`stuck: the model replies ${compactValue(s.expected)}, observed ${compactValue(s.observed)}`]),
+        ...(k === undefined
+          ? []
+          : [`linearized ${k}${outcome?.verdict === 'not_linearizable' ? ' (longest prefix)' : ''}`]),
+        ...(s === undefined
+          ? []
+          : [`stuck: the model replies ${compactValue(s.expected)}, observed ${compactValue(s.observed)}`]),
       ].join('\n');
-      out.push(`<g class="${classes.join(' ')}" data-id="${op.id}" data-lane="${op.lane}"${k === undefined ? '' : ` data-order="${k}"`}>`);
+      out.push(
+        `<g class="${classes.join(' ')}" data-id="${op.id}" data-lane="${op.lane}"${k === undefined ? '' : ` data-order="${k}"`}>`,
+      );
       out.push(`<title>${escapeXml(tip)}</title>`);
       out.push(`<rect class="bar" x="${left}" y="${y}" width="${Math.max(4, right - left)}" height="${BAR}" rx="3"/>`);
-      if (op.returned === undefined) out.push(`<text class="mark" x="${Math.max(left + 4, right - 10)}" y="${y + BAR / 2 + 4}">?</text>`);
+      if (op.returned === undefined)
+        out.push(`<text class="mark" x="${Math.max(left + 4, right - 10)}" y="${y + BAR / 2 + 4}">?</text>`);
       // About 6.6 pixels a character at 11px monospace; a label that does not fit is left to the tooltip.
       const fits = Math.min(labelChars, Math.floor((right - left - 8) / 6.6));
-      if (fits >= 4) out.push(`<text class="label" x="${left + 4}" y="${y + BAR / 2 + 4}">${escapeXml(clip(text, fits))}</text>`);
+      if (fits >= 4)
+        out.push(`<text class="label" x="${left + 4}" y="${y + BAR / 2 + 4}">${escapeXml(clip(text, fits))}</text>`);
       if (k !== undefined) out.push(`<text class="order" x="${left + 2}" y="${y - 2}">${k}</text>`);
       out.push('</g>');
     }

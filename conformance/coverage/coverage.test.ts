@@ -25,7 +25,9 @@ describe('coverage counts', () => {
   it('has one item per state (5), declared transition (13), allowed pair (24), rejection code (7) and path class up to 4 steps (49)', () => {
     // Pairs by hand: into running 2 x out of running 9, into ready 2 x 2, into waiting 1 x 2.
     const u = coverageUniverse();
-    expect([u.states, u.transitions, u.pairs, u.rejections, u.paths].map((c) => Object.keys(c).length)).toEqual([5, 13, 24, 7, 49]);
+    expect([u.states, u.transitions, u.pairs, u.rejections, u.paths].map((c) => Object.keys(c).length)).toEqual([
+      5, 13, 24, 7, 49,
+    ]);
   });
 
   it('counts states, transitions, the pair sequence, rejections and the path class of one told story', async () => {
@@ -36,7 +38,11 @@ describe('coverage counts', () => {
     expect(cov.items.rejections.stale_token).toBe(1);
     expect(cov.items.transitions['running --COMMIT [isCurrentDelivery]--> running']).toBe(1);
     expect(cov.items.pairs['running-commit->running >> running-ack->done']).toBe(1);
-    expect(cov.items.paths['ready-claim->running >> running-fail->waiting >> waiting-advance->ready >> ready-claim->running']).toBe(1);
+    expect(
+      cov.items.paths[
+        'ready-claim->running >> running-fail->waiting >> waiting-advance->ready >> ready-claim->running'
+      ],
+    ).toBe(1);
     expect(cov.steps).toBe(8);
   });
 
@@ -66,21 +72,42 @@ describe('coverage counts', () => {
 
   it('marks the transitions at zero not reached when the check stopped early, and never taken when it ran in full', async () => {
     const cov = coverageOf([await runLockstep(config, story, jobStoreFactory())]);
-    const check = { kind: 'check', verdict: 'diverge', story: null, runsPlanned: 300, runsRun: 2, pathsPlanned: 42, pathsRun: 42 } as const;
+    const check = {
+      kind: 'check',
+      verdict: 'diverge',
+      story: null,
+      runsPlanned: 300,
+      runsRun: 2,
+      pathsPlanned: 42,
+      pathsRun: 42,
+    } as const;
     const early = await coverageHtml(cov, { context: { ...check, stoppedEarly: 'divergence' } });
     const full = await coverageHtml(cov, { context: { ...check, stoppedEarly: null } });
     expect(early.match(/<g class="edge" [^>]*data-mark="not-reached"/g)).toHaveLength(13 - 5);
     expect(early).not.toMatch(/<g class="edge" [^>]*data-mark="never"/);
     expect(full.match(/<g class="edge" [^>]*data-mark="never"/g)).toHaveLength(13 - 5);
-    expect(early).toContain('Random runs: <span data-runs="run">2</span> of <span data-runs="planned">300</span> planned (the campaign stops at its first divergence)');
+    expect(early).toContain(
+      'Random runs: <span data-runs="run">2</span> of <span data-runs="planned">300</span> planned (the campaign stops at its first divergence)',
+    );
   });
 
   it('shows the verdict and the story of a check, escaped, and no verdict for merged coverage', async () => {
     const cov = emptyCoverage();
-    const context = { kind: 'check', verdict: 'diverge', story: 'step 1: <script>alert("x")</script> & more', runsPlanned: 10, runsRun: 1, pathsPlanned: 42, pathsRun: 42, stoppedEarly: 'divergence' } as const;
+    const context = {
+      kind: 'check',
+      verdict: 'diverge',
+      story: 'step 1: <script>alert("x")</script> & more',
+      runsPlanned: 10,
+      runsRun: 1,
+      pathsPlanned: 42,
+      pathsRun: 42,
+      stoppedEarly: 'divergence',
+    } as const;
     const html = await coverageHtml(cov, { title: '<b>t</b>', context });
     expect(html).toContain('Verdict: DIVERGE from the model');
-    expect(html).toContain('<pre class="story">step 1: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more</pre>');
+    expect(html).toContain(
+      '<pre class="story">step 1: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more</pre>',
+    );
     expect(html).not.toContain('<b>t</b>');
     const merged = await coverageHtml(cov, { context: { kind: 'merged', files: 3 } });
     expect(merged).toMatch(/Merged coverage of <span data-count="files">3<\/span> files/);

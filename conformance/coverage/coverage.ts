@@ -89,7 +89,9 @@ export function emptyCoverage(source?: string): Coverage {
 
 /** Mutable counts used while recording; turned into a Coverage by `toCoverage`. */
 export class CoverageRecorder {
-  private readonly counts = new Map<CoverageCategory, Map<string, number>>(COVERAGE_CATEGORIES.map((c) => [c, new Map()]));
+  private readonly counts = new Map<CoverageCategory, Map<string, number>>(
+    COVERAGE_CATEGORIES.map((c) => [c, new Map()]),
+  );
   private runs = 0;
   private steps = 0;
   private readonly sources: string[] = [];
@@ -126,7 +128,8 @@ export class CoverageRecorder {
       }
       for (const js of s.trace) this.recordTransition(history, js);
     }
-    for (const seq of history.values()) this.hit('paths', seq.length === 0 ? ADMITTED_ONLY : seq.slice(0, PATH_BOUND).join(SEP));
+    for (const seq of history.values())
+      this.hit('paths', seq.length === 0 ? ADMITTED_ONLY : seq.slice(0, PATH_BOUND).join(SEP));
   }
 
   private recordTransition(history: Map<string, string[]>, step: JobStep): void {
@@ -179,7 +182,8 @@ export function mergeCoverage(...list: readonly Coverage[]): Coverage {
     }
   }
   const sums = [runs, steps, ...COVERAGE_CATEGORIES.flatMap((c) => Object.values(items[c]))];
-  if (!sums.every(Number.isSafeInteger)) throw new ConformanceError('invalid_artifact', 'the merged coverage counts leave the safe-integer range');
+  if (!sums.every(Number.isSafeInteger))
+    throw new ConformanceError('invalid_artifact', 'the merged coverage counts leave the safe-integer range');
   return { format: COVERAGE_FORMAT, runs, steps, sources, items };
 }
 

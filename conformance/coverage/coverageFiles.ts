@@ -31,8 +31,18 @@ const counts = (category: CoverageCategory) =>
     }
     const known = coverageUniverse()[category];
     for (const [item, n] of Object.entries(value)) {
-      if (!Object.hasOwn(known, item)) ctx.addIssue({ code: 'custom', path: [item], message: `is not a ${category.replace(/s$/, '')} of the lifecycle` });
-      else if (!count.safeParse(n).success) ctx.addIssue({ code: 'custom', path: [item], message: `must be a count (a whole number >= 0), got ${describeValue(n)}` });
+      if (!Object.hasOwn(known, item))
+        ctx.addIssue({
+          code: 'custom',
+          path: [item],
+          message: `is not a ${category.replace(/s$/, '')} of the lifecycle`,
+        });
+      else if (!count.safeParse(n).success)
+        ctx.addIssue({
+          code: 'custom',
+          path: [item],
+          message: `must be a count (a whole number >= 0), got ${describeValue(n)}`,
+        });
     }
   });
 
@@ -41,7 +51,14 @@ const coverageSchema = z.strictObject({
   runs: count,
   steps: count,
   sources: z.array(z.string()),
-  items: z.strictObject({ states: counts('states'), transitions: counts('transitions'), pairs: counts('pairs'), rejections: counts('rejections'), paths: counts('paths'), rules: counts('rules') }),
+  items: z.strictObject({
+    states: counts('states'),
+    transitions: counts('transitions'),
+    pairs: counts('pairs'),
+    rejections: counts('rejections'),
+    paths: counts('paths'),
+    rules: counts('rules'),
+  }),
 });
 
 /** Validates coverage JSON from outside; throws ConformanceError `invalid_artifact` naming the field. Returns a fresh copy. */
@@ -49,7 +66,10 @@ export function parseCoverage(input: unknown): Coverage {
   const r = coverageSchema.safeParse(input);
   if (!r.success) {
     const issue = r.error.issues[0];
-    throw new ConformanceError('invalid_artifact', `invalid coverage file: ${outsideText(issue?.path.map(String).join('.') || '(root)')}: ${outsideText(issue?.message ?? 'invalid')}`);
+    throw new ConformanceError(
+      'invalid_artifact',
+      `invalid coverage file: ${outsideText(issue?.path.map(String).join('.') || '(root)')}: ${outsideText(issue?.message ?? 'invalid')}`,
+    );
   }
   const items = Object.fromEntries(COVERAGE_CATEGORIES.map((c) => [c, { ...r.data.items[c] }])) as Coverage['items'];
   return { format: COVERAGE_FORMAT, runs: r.data.runs, steps: r.data.steps, sources: [...r.data.sources], items };
@@ -61,7 +81,9 @@ export async function readCoverage(file: string): Promise<Coverage> {
   try {
     data = JSON.parse(await readInputFile(file, MAX_ARTIFACT_BYTES));
   } catch (e) {
-    throw new ConformanceError('invalid_artifact', `cannot read coverage file ${file}: ${(e as Error).message}`, { cause: e });
+    throw new ConformanceError('invalid_artifact', `cannot read coverage file ${file}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   return parseCoverage(data);
 }
@@ -83,9 +105,16 @@ export interface CoverageReportOptions {
 }
 
 /** Writes `<basename>.json`, `.md` and `.html` (default basename `coverage`) into `dir`, creating it. */
-export async function writeCoverageReport(dir: string, cov: Coverage, options: CoverageReportOptions = {}): Promise<CoverageFiles> {
+export async function writeCoverageReport(
+  dir: string,
+  cov: Coverage,
+  options: CoverageReportOptions = {},
+): Promise<CoverageFiles> {
   // The page is rendered first: its layout is the only step that can fail, and then nothing is half written.
-  const html = await coverageHtml(cov, { ...(options.title === undefined ? {} : { title: options.title }), ...(options.context === undefined ? {} : { context: options.context }) });
+  const html = await coverageHtml(cov, {
+    ...(options.title === undefined ? {} : { title: options.title }),
+    ...(options.context === undefined ? {} : { context: options.context }),
+  });
   await mkdir(dir, { recursive: true });
   const base = join(dir, options.basename ?? 'coverage');
   const files = { json: `${base}.json`, markdown: `${base}.md`, html: `${base}.html` };

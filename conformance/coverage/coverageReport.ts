@@ -8,7 +8,14 @@
 import { JOB_STATES, lifecycleTransitions } from '../../model/index.ts';
 import { COVERAGE_CATEGORIES, categorySummary, neverHit, shortName } from './coverage.ts';
 import type { Coverage, CoverageCategory } from './coverage.ts';
-import { NEVER_COLOUR, NEVER_DASH, NOT_REACHED_COLOUR, NOT_REACHED_DASH, heatColour, lifecycleSvg } from './lifecycleDiagram.ts';
+import {
+  NEVER_COLOUR,
+  NEVER_DASH,
+  NOT_REACHED_COLOUR,
+  NOT_REACHED_DASH,
+  heatColour,
+  lifecycleSvg,
+} from './lifecycleDiagram.ts';
 import { htmlText, markdownCode, markdownText, terminalBlock } from '../outside/outsideText.ts';
 
 /** What the page says about the check whose coverage it shows. */
@@ -60,7 +67,10 @@ const LIST_LIMIT = 25;
 export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage'): string {
   // The title may name the implementation, and sources come from coverage files: text from outside, escaped.
   const out: string[] = [`# ${markdownText(title)}`, ''];
-  out.push(`Runs: ${cov.runs}, steps: ${cov.steps}. Sources: ${cov.sources.length === 0 ? '-' : cov.sources.map(markdownText).join('; ')}.`, '');
+  out.push(
+    `Runs: ${cov.runs}, steps: ${cov.steps}. Sources: ${cov.sources.length === 0 ? '-' : cov.sources.map(markdownText).join('; ')}.`,
+    '',
+  );
   out.push('| Category | Hit | Total | Coverage |', '|---|---:|---:|---:|');
   for (const c of COVERAGE_CATEGORIES) {
     const { hit, total } = categorySummary(cov, c);
@@ -79,18 +89,24 @@ export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage'):
       continue;
     }
     const shown = missing.slice(0, LIST_LIMIT).map(markdownCode).join(', ');
-    out.push(`- ${TITLES[c]} (${missing.length}): ${shown}${missing.length > LIST_LIMIT ? `, ... and ${missing.length - LIST_LIMIT} more` : ''}`);
+    out.push(
+      `- ${TITLES[c]} (${missing.length}): ${shown}${missing.length > LIST_LIMIT ? `, ... and ${missing.length - LIST_LIMIT} more` : ''}`,
+    );
   }
   return `${out.join('\n')}\n`;
 }
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function table(cov: Coverage, c: CoverageCategory): string {
   const entries = Object.entries(cov.items[c]);
   const max = Math.max(1, ...entries.map(([, n]) => n));
   const rows = entries
-    .map(([k, n]) => `<tr class="${n === 0 ? 'miss' : ''}"><td><code>${htmlText(k)}</code></td><td class="n">${n}</td><td><span class="bar" style="width:${n === 0 ? 0 : Math.max(2, Math.round((120 * Math.log(n + 1)) / Math.log(max + 1)))}px;background:${heatColour(n, max)}"></span></td></tr>`)
+    .map(
+      ([k, n]) =>
+        `<tr class="${n === 0 ? 'miss' : ''}"><td><code>${htmlText(k)}</code></td><td class="n">${n}</td><td><span class="bar" style="width:${n === 0 ? 0 : Math.max(2, Math.round((120 * Math.log(n + 1)) / Math.log(max + 1)))}px;background:${heatColour(n, max)}"></span></td></tr>`,
+    )
     .join('\n');
   const { hit, total } = categorySummary(cov, c);
   return `<details${c === 'paths' || c === 'pairs' ? '' : ' open'}><summary><h2>${esc(TITLES[c])}: ${hit} / ${total} (${pct(hit, total)})</h2></summary><table><tr><th>Item</th><th>Hits</th><th></th></tr>\n${rows}\n</table></details>`;
@@ -99,7 +115,10 @@ function table(cov: Coverage, c: CoverageCategory): string {
 const VERDICTS: Record<CheckReportContext['verdict'], { readonly css: string; readonly text: string }> = {
   agree: { css: 'agree', text: 'AGREE with the model' },
   diverge: { css: 'diverge', text: 'DIVERGE from the model' },
-  incomplete: { css: 'incomplete', text: 'INCOMPLETE: the time limit stopped the check before it ran in full; nothing diverged in what ran, which is not a pass' },
+  incomplete: {
+    css: 'incomplete',
+    text: 'INCOMPLETE: the time limit stopped the check before it ran in full; nothing diverged in what ran, which is not a pass',
+  },
 };
 
 const STOPPED: Record<NonNullable<CheckReportContext['stoppedEarly']>, string> = {
@@ -117,7 +136,10 @@ function contextHtml(cov: Coverage, context: ReportContext | undefined): string 
   const v = VERDICTS[context.verdict];
   const stopped = context.stoppedEarly === null ? '' : ` (${STOPPED[context.stoppedEarly]})`;
   const runs = `Random runs: <span data-runs="run">${context.runsRun}</span> of <span data-runs="planned">${context.runsPlanned}</span> planned${stopped}. Path suite: ${context.pathsRun} of ${context.pathsPlanned} paths.`;
-  const story = context.story === null ? '' : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(terminalBlock(context.story))}</pre>`;
+  const story =
+    context.story === null
+      ? ''
+      : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(terminalBlock(context.story))}</pre>`;
   const timeline = context.timeline === undefined ? '' : `\n<h2>The requests on their lanes</h2>\n${context.timeline}`;
   return `<p class="verdict ${v.css}" data-verdict="${context.verdict}">Verdict: ${esc(v.text)}</p>\n<p class="runs">${runs} ${counted}</p>${story}${timeline}`;
 }
@@ -127,7 +149,9 @@ const swatch = (colour: string, dash: string, width = 2.5): string =>
   `<svg class="swatch" width="36" height="10" viewBox="0 0 36 10"><line x1="2" y1="5" x2="34" y2="5" stroke="${colour}" stroke-width="${width}"${dash === '' ? '' : ` stroke-dasharray="${dash}" stroke-linecap="round"`}/></svg>`;
 
 function legendHtml(context: ReportContext | undefined): string {
-  const heat = [1, 10, 100].map((n) => `${swatch(heatColour(n, 100), '', 2 + 3 * (Math.log(n + 1) / Math.log(101)))} ${n}`).join(' &nbsp; ');
+  const heat = [1, 10, 100]
+    .map((n) => `${swatch(heatColour(n, 100), '', 2 + 3 * (Math.log(n + 1) / Math.log(101)))} ${n}`)
+    .join(' &nbsp; ');
   const never = `${swatch(NEVER_COLOUR, NEVER_DASH)} never taken${context?.kind === 'merged' ? ' in any of the files' : ' (the run ran in full)'}`;
   const notReached = `${swatch(NOT_REACHED_COLOUR, NOT_REACHED_DASH)} not reached: the run stopped early, so a full run might have taken it`;
   return `<p class="legend">Hits: ${heat} &nbsp;&nbsp; ${never} &nbsp;&nbsp; ${notReached}</p>`;
@@ -181,7 +205,9 @@ ${legendHtml(context)}
 ${diagram}
 </div>
 ${COVERAGE_CATEGORIES.map((c) => table(cov, c)).join('\n')}
-<p>Transition names in pairs and paths: ${lifecycleTransitions().map((t) => `<code>${esc(shortName(t))}</code>`).join(', ')}.</p>
+<p>Transition names in pairs and paths: ${lifecycleTransitions()
+    .map((t) => `<code>${esc(shortName(t))}</code>`)
+    .join(', ')}.</p>
 </body></html>
 `;
 }

@@ -53,7 +53,8 @@ export function heatColour(count: number, max: number): string {
   return `rgb(${mix(199, 26)},${mix(233, 152)},${mix(192, 80)})`;
 }
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const dotString = (s: string): string => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
 const num = (n: number): string => String(Math.round(n * 10) / 10);
 
@@ -78,7 +79,13 @@ function graphviz(): Promise<Viz> {
 type Point = readonly [number, number];
 type XdotOp =
   | { readonly op: 'b' | 'B' | 'P' | 'p' | 'L'; readonly points: readonly Point[] }
-  | { readonly op: 'T'; readonly pt: Point; readonly align: 'l' | 'c' | 'r'; readonly width: number; readonly text: string }
+  | {
+      readonly op: 'T';
+      readonly pt: Point;
+      readonly align: 'l' | 'c' | 'r';
+      readonly width: number;
+      readonly text: string;
+    }
   | { readonly op: 't'; readonly fontchar: number }
   | { readonly op: 'F'; readonly size: number }
   | { readonly op: string };
@@ -122,7 +129,16 @@ function texts(ops: readonly XdotOp[] | undefined): TextLine[] {
     if (op.op === 'F' && 'size' in op) size = op.size;
     // Bit 0 of the font characteristics is bold (xdot's `t` operation).
     if (op.op === 't' && 'fontchar' in op) bold = (op.fontchar & 1) === 1;
-    if (op.op === 'T' && 'pt' in op) out.push({ x: op.pt[0], y: op.pt[1], anchor: ANCHORS[op.align] ?? 'middle', width: op.width, text: op.text, size, bold });
+    if (op.op === 'T' && 'pt' in op)
+      out.push({
+        x: op.pt[0],
+        y: op.pt[1],
+        anchor: ANCHORS[op.align] ?? 'middle',
+        width: op.width,
+        text: op.text,
+        size,
+        bold,
+      });
   }
   return out;
 }
@@ -141,10 +157,13 @@ export function lifecycleDot(cov: Coverage, maxT: number): string {
     `node [shape=box, style=rounded, fontname="Helvetica", fontsize=${STATE_SIZE}, width=1.1, height=0.75, margin="0.15,0.08"];`,
     `edge [fontname="Helvetica", fontsize=${LABEL_SIZE}, arrowsize=1.1];`,
   ];
-  for (const s of JOB_STATES) lines.push(`${dotString(s)} [label=<<B>${s}</B><BR/>\u00d7${cov.items.states[s] ?? 0}>];`);
+  for (const s of JOB_STATES)
+    lines.push(`${dotString(s)} [label=<<B>${s}</B><BR/>\u00d7${cov.items.states[s] ?? 0}>];`);
   lifecycleTransitions().forEach((t, i) => {
     const n = cov.items.transitions[t.id] ?? 0;
-    lines.push(`${dotString(t.from)} -> ${dotString(t.to)} [id="t${i}", label=${dotString(edgeLabelLines(t, n).join('\n'))}, penwidth=${num(strokeWidth(n, maxT))}];`);
+    lines.push(
+      `${dotString(t.from)} -> ${dotString(t.to)} [id="t${i}", label=${dotString(edgeLabelLines(t, n).join('\n'))}, penwidth=${num(strokeWidth(n, maxT))}];`,
+    );
   });
   lines.push('}');
   return lines.join('\n');
@@ -160,7 +179,10 @@ function mark(n: number, stoppedEarly: boolean): DiagramMark {
 
 function textLines(lines: readonly TextLine[], attrs: string): string {
   return lines
-    .map((l) => `<text x="${num(l.x)}" y="${num(l.y)}" text-anchor="${l.anchor}" font-size="${num(l.size)}"${l.bold ? ' font-weight="bold"' : ''} textLength="${num(l.width)}" lengthAdjust="spacingAndGlyphs"${attrs}>${esc(l.text)}</text>`)
+    .map(
+      (l) =>
+        `<text x="${num(l.x)}" y="${num(l.y)}" text-anchor="${l.anchor}" font-size="${num(l.size)}"${l.bold ? ' font-weight="bold"' : ''} textLength="${num(l.width)}" lengthAdjust="spacingAndGlyphs"${attrs}>${esc(l.text)}</text>`,
+    )
     .join('');
 }
 
@@ -182,7 +204,9 @@ export async function lifecycleSvg(cov: Coverage, options: DiagramOptions = {}):
   const height = Math.ceil(Math.abs(y2 - y1)) + 2 * PAD;
   const edges = new Map((layout.edges ?? []).map((e) => [e.id ?? '', e]));
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" class="lifecycle" width="${width}" height="${height}" viewBox="${-PAD} ${-PAD} ${width} ${height}" font-family='${FONT}' font-size="${LABEL_SIZE}">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" class="lifecycle" width="${width}" height="${height}" viewBox="${-PAD} ${-PAD} ${width} ${height}" font-family='${FONT}' font-size="${LABEL_SIZE}">`,
+  );
   // Labels go on top of every edge, so that no edge is drawn across a label.
   const labels: string[] = [];
   ts.forEach((t, i) => {
@@ -192,12 +216,23 @@ export async function lifecycleSvg(cov: Coverage, options: DiagramOptions = {}):
     const colour = m === 'not-reached' ? NOT_REACHED_COLOUR : heatColour(n, maxT);
     const spline = pointsOf(e?._draw_, ['b', 'B']);
     const d = spline.map((p, k) => `${k === 0 ? 'M' : k % 3 === 1 ? 'C' : ''}${num(p[0])},${num(p[1])}`).join(' ');
-    const head = pointsOf(e?._hdraw_, ['P', 'p']).map((p) => `${num(p[0])},${num(p[1])}`).join(' ');
-    const dash = m === 'never' ? ` stroke-dasharray="${NEVER_DASH}"` : m === 'not-reached' ? ` stroke-dasharray="${NOT_REACHED_DASH}" stroke-linecap="round"` : '';
+    const head = pointsOf(e?._hdraw_, ['P', 'p'])
+      .map((p) => `${num(p[0])},${num(p[1])}`)
+      .join(' ');
+    const dash =
+      m === 'never'
+        ? ` stroke-dasharray="${NEVER_DASH}"`
+        : m === 'not-reached'
+          ? ` stroke-dasharray="${NOT_REACHED_DASH}" stroke-linecap="round"`
+          : '';
     const title = `<title>${esc(t.id)}: ${m === 'not-reached' ? 'not reached, the run stopped early' : m === 'never' ? 'never taken' : `${n} hits`}</title>`;
-    parts.push(`<g class="edge" data-transition="${esc(t.id)}" data-mark="${m}">${title}<path d="${d}" fill="none" stroke="${colour}" stroke-width="${num(strokeWidth(n, maxT))}"${dash}/><polygon class="arrowhead" points="${head}" fill="${colour}" stroke="${colour}"/></g>`);
+    parts.push(
+      `<g class="edge" data-transition="${esc(t.id)}" data-mark="${m}">${title}<path d="${d}" fill="none" stroke="${colour}" stroke-width="${num(strokeWidth(n, maxT))}"${dash}/><polygon class="arrowhead" points="${head}" fill="${colour}" stroke="${colour}"/></g>`,
+    );
     const fill = m === 'hit' ? '#222' : m === 'never' ? '#b2182b' : '#a6530a';
-    labels.push(`<g class="edge-label" data-transition="${esc(t.id)}">${title}${textLines(texts(e?._ldraw_), ` class="label" fill="${fill}" paint-order="stroke" stroke="#fff" stroke-width="4" stroke-linejoin="round"`)}</g>`);
+    labels.push(
+      `<g class="edge-label" data-transition="${esc(t.id)}">${title}${textLines(texts(e?._ldraw_), ` class="label" fill="${fill}" paint-order="stroke" stroke="#fff" stroke-width="4" stroke-linejoin="round"`)}</g>`,
+    );
   });
   parts.push(...labels);
   for (const node of layout.objects ?? []) {
@@ -210,7 +245,9 @@ export async function lifecycleSvg(cov: Coverage, options: DiagramOptions = {}):
     const fill = m === 'not-reached' ? '#fdd49e' : heatColour(n, maxS);
     const title = `<title>${esc(s)}: ${m === 'hit' ? `entered ${n} times` : m === 'never' ? 'never entered' : 'not reached, the run stopped early'}</title>`;
     const dash = m === 'hit' ? '' : ` stroke-dasharray="${m === 'never' ? NEVER_DASH : NOT_REACHED_DASH}"`;
-    parts.push(`<g class="state" data-state="${esc(s)}" data-mark="${m}">${title}<rect class="shape" x="${num(cx - w / 2)}" y="${num(cy - h / 2)}" width="${num(w)}" height="${num(h)}" rx="10" fill="${fill}" stroke="#333" stroke-width="1.5"${dash}/>`);
+    parts.push(
+      `<g class="state" data-state="${esc(s)}" data-mark="${m}">${title}<rect class="shape" x="${num(cx - w / 2)}" y="${num(cy - h / 2)}" width="${num(w)}" height="${num(h)}" rx="10" fill="${fill}" stroke="#333" stroke-width="1.5"${dash}/>`,
+    );
     parts.push(`${textLines(texts(node._ldraw_), ' class="label"')}</g>`);
   }
   parts.push('</svg>');

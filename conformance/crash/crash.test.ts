@@ -22,7 +22,8 @@ const KILLS = Number(process.env['JOBCHECK_CRASH_KILLS'] ?? 16);
 const dir = mkdtempSync(join(tmpdir(), 'jobcheck-crash-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const properties = (r: Awaited<ReturnType<typeof runCrashCampaign>>): string[] => r.failure?.result.failures.map((f) => f.property) ?? [];
+const properties = (r: Awaited<ReturnType<typeof runCrashCampaign>>): string[] =>
+  r.failure?.result.failures.map((f) => f.property) ?? [];
 
 describe('fault points', () => {
   it('are switched on by JOBCHECK_FAULT=<point>[@<n>], and a typo is refused', () => {
@@ -48,14 +49,24 @@ describe('the crash campaign', () => {
   }, 60_000);
 
   it('catches the effect and its ledger row written in two transactions (state, ledger, recovery)', async () => {
-    const r = await runCrashCampaign({ variant: 'effect-apart-from-ledger', kills: 16, seed: 2, points: [FAULT_POINTS.afterCommit] });
+    const r = await runCrashCampaign({
+      variant: 'effect-apart-from-ledger',
+      kills: 16,
+      seed: 2,
+      points: [FAULT_POINTS.afterCommit],
+    });
     expect(r.story).toMatch(/fault point after-commit@\d+/);
     expect(properties(r)).toEqual(expect.arrayContaining(['state', 'ledger', 'recovery']));
     expect(r.failure?.result.interrupted?.type).toBe('commit');
   }, 30_000);
 
   it('catches the ack written outside the token guard (state)', async () => {
-    const r = await runCrashCampaign({ variant: 'ack-outside-guard', kills: 16, seed: 3, points: [FAULT_POINTS.afterCommit] });
+    const r = await runCrashCampaign({
+      variant: 'ack-outside-guard',
+      kills: 16,
+      seed: 3,
+      points: [FAULT_POINTS.afterCommit],
+    });
     expect(r.story).toMatch(/fault point after-commit@\d+/);
     expect(properties(r)).toContain('state');
     expect(r.failure?.result.interrupted?.type).toBe('ack');
@@ -68,7 +79,13 @@ describe('the crash campaign', () => {
   }, 30_000);
 
   it('catches replies handed out before their command is on disk (acknowledged)', async () => {
-    const r = await runCrashCampaign({ variant: 'ack-before-durable', kills: 8, seed: 2, stopAtFailure: false, contentionRounds: 0 });
+    const r = await runCrashCampaign({
+      variant: 'ack-before-durable',
+      kills: 8,
+      seed: 2,
+      stopAtFailure: false,
+      contentionRounds: 0,
+    });
     const broken = r.runs.flatMap((run) => run.result.failures.map((f) => f.property));
     expect(broken).toContain('acknowledged');
     expect(broken).toContain('state');
@@ -77,7 +94,8 @@ describe('the crash campaign', () => {
   it('tells a damaged file apart from an intact one (intact)', () => {
     const path = join(dir, 'damaged.db');
     const store = SqliteStore.create(path, CRASH_CONFIG);
-    for (let i = 0; i < 200; i++) store.execute({ type: 'submit', id: `j${i}`, account: `a${i}`, key: 'k', amount: 1, deadline: 1000, now: 0 });
+    for (let i = 0; i < 200; i++)
+      store.execute({ type: 'submit', id: `j${i}`, account: `a${i}`, key: 'k', amount: 1, deadline: 1000, now: 0 });
     (store as unknown as { db: { pragma(s: string): unknown } }).db.pragma('wal_checkpoint(TRUNCATE)');
     store.close();
     expect(integrityProblem(path)).toBeUndefined();

@@ -69,9 +69,20 @@ export function faultHits(commands: readonly Command[]): Record<FaultPointName, 
   commands.forEach((c, i) => {
     if (!isDeepStrictEqual(toSnapshot(states[i] as never), toSnapshot(states[i + 1] as never))) writes += 1;
     const prev = commands[i - 1];
-    if (c.type === 'ack' && prev?.type === 'commit' && prev.token === c.token && step(states[i - 1] as never, prev).reply.ok) beforeAck += 1;
+    if (
+      c.type === 'ack' &&
+      prev?.type === 'commit' &&
+      prev.token === c.token &&
+      step(states[i - 1] as never, prev).reply.ok
+    )
+      beforeAck += 1;
   });
-  return { 'after-begin': commands.length, 'after-first-write': writes, 'after-commit': commands.length, 'worker-before-ack': beforeAck };
+  return {
+    'after-begin': commands.length,
+    'after-first-write': writes,
+    'after-commit': commands.length,
+    'worker-before-ack': beforeAck,
+  };
 }
 
 /**
@@ -88,7 +99,12 @@ function chooseFault(rng: Rng, commands: readonly Command[], allowed: readonly F
 }
 
 /** Runs `tasks` with at most `parallel` at once, in order of index. */
-async function pool<T>(count: number, parallel: number, task: (i: number) => Promise<T>, stop: () => boolean): Promise<T[]> {
+async function pool<T>(
+  count: number,
+  parallel: number,
+  task: (i: number) => Promise<T>,
+  stop: () => boolean,
+): Promise<T[]> {
   const results: T[] = [];
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -110,7 +126,8 @@ export function crashStory(variant: string, seed: number, run: CampaignRun): str
     `crash run ${run.index + 1} (seed ${seed}, store ${variant}): fault point ${r.fault.point}@${r.fault.at}, ${r.killed ? 'the worker was killed by SIGKILL' : 'the worker was not killed'}`,
     `  ${r.acknowledged} of ${run.commands.length} commands were acknowledged before the kill`,
   ];
-  if (r.interrupted !== undefined) lines.push(`  interrupted: command ${r.acknowledged + 1}, ${JSON.stringify(r.interrupted)}`);
+  if (r.interrupted !== undefined)
+    lines.push(`  interrupted: command ${r.acknowledged + 1}, ${JSON.stringify(r.interrupted)}`);
   if (r.workerError !== undefined) lines.push(`  worker: ${clip(r.workerError)}`);
   for (const f of r.failures) lines.push(`  ${f.property}: ${clip(f.detail, 600)}`);
   lines.push(`  the script: ${run.commands.map((c, i) => `${i + 1}. ${JSON.stringify(c)}`).join(' ')}`);
@@ -139,7 +156,11 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     // Scripts and faults are drawn up front, so that a run's script does not depend on timing.
     const plans = Array.from({ length: options.kills }, (_, run) => {
       const commands = crashScript(rng, options.length ?? 24);
-      return { commands, states: modelStates(CRASH_CONFIG, commands), fault: chooseFault(rng, commands, options.points ?? (Object.values(FAULT_POINTS) as FaultPointName[]), run) };
+      return {
+        commands,
+        states: modelStates(CRASH_CONFIG, commands),
+        fault: chooseFault(rng, commands, options.points ?? (Object.values(FAULT_POINTS) as FaultPointName[]), run),
+      };
     });
     const done = await pool(
       plans.length,
@@ -153,13 +174,33 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
       () => failed && stopAtFailure,
     );
     const runs = done.filter((r): r is CampaignRun => r !== undefined);
-    const byPoint = Object.fromEntries(Object.values(FAULT_POINTS).map((p) => [p, 0])) as Record<FaultPointName, number>;
+    const byPoint = Object.fromEntries(Object.values(FAULT_POINTS).map((p) => [p, 0])) as Record<
+      FaultPointName,
+      number
+    >;
     for (const r of runs) if (r.result.killed) byPoint[r.result.fault.point] += 1;
     const failure = runs.find((r) => r.result.failures.length > 0 || r.result.workerError !== undefined) ?? null;
     const rounds = options.contentionRounds ?? 100;
-    const contention = (failure !== null && stopAtFailure) || rounds === 0 || target.contention === undefined ? null : await target.contention(rounds);
-    const story = failure !== null ? crashStory(variant, options.seed, failure) : contention === null ? null : contentionStory(variant, contention);
-    return { variant, seed: options.seed, runs, kills: runs.filter((r) => r.result.killed).length, byPoint, failure, contention, story };
+    const contention =
+      (failure !== null && stopAtFailure) || rounds === 0 || target.contention === undefined
+        ? null
+        : await target.contention(rounds);
+    const story =
+      failure !== null
+        ? crashStory(variant, options.seed, failure)
+        : contention === null
+          ? null
+          : contentionStory(variant, contention);
+    return {
+      variant,
+      seed: options.seed,
+      runs,
+      kills: runs.filter((r) => r.result.killed).length,
+      byPoint,
+      failure,
+      contention,
+      story,
+    };
   } finally {
     await target.close();
   }

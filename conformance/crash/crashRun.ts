@@ -137,7 +137,12 @@ export function workerArgs(name: string): string[] {
  * fault (if any) switched on, and waits for it to end. With a gate, the worker first says
  * `{"ready":true}` and starts at the gate's `go`.
  */
-export function runWorker(request: unknown, fault?: Fault, gate?: StartGate, script = 'worker'): Promise<WorkerOutcome> {
+export function runWorker(
+  request: unknown,
+  fault?: Fault,
+  gate?: StartGate,
+  script = 'worker',
+): Promise<WorkerOutcome> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env };
     if (fault === undefined) delete env[FAULT_ENV];
@@ -156,7 +161,10 @@ export function runWorker(request: unknown, fault?: Fault, gate?: StartGate, scr
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      const lines = stdout.split('\n').filter((l) => l !== '' && l !== '{"ready":true}').map((l) => JSON.parse(l) as unknown);
+      const lines = stdout
+        .split('\n')
+        .filter((l) => l !== '' && l !== '{"ready":true}')
+        .map((l) => JSON.parse(l) as unknown);
       resolve({ lines, signal, code, stderr: stderr.slice(-2000) });
     });
     if (gate === undefined) {
@@ -176,12 +184,17 @@ export function contentionEndProblems(snapshot: Snapshot, claims: number): strin
   } catch (error) {
     problems.push(`the final snapshot breaks the contract: ${(error as Error).message}`);
   }
-  if (snapshot.nextToken - 1 !== claims) problems.push(`${snapshot.nextToken - 1} tokens were issued, ${claims} claims were answered`);
+  if (snapshot.nextToken - 1 !== claims)
+    problems.push(`${snapshot.nextToken - 1} tokens were issued, ${claims} claims were answered`);
   return problems;
 }
 
 /** Facts that an acknowledged reply established and that no later command can undo; a list of those the snapshot lacks. Pure. */
-export function lostAcknowledgements(commands: readonly Command[], replies: readonly unknown[], snapshot: Snapshot): string[] {
+export function lostAcknowledgements(
+  commands: readonly Command[],
+  replies: readonly unknown[],
+  snapshot: Snapshot,
+): string[] {
   const lost: string[] = [];
   replies.forEach((reply, i) => {
     const c = commands[i] as Command;
@@ -191,14 +204,23 @@ export function lostAcknowledgements(commands: readonly Command[], replies: read
     }
     if (!r.ok) return;
     const job = (id: string) => (Object.hasOwn(snapshot.jobs, id) ? snapshot.jobs[id] : undefined);
-    if (r.type === 'submit' && job(r.id) === undefined) lost.push(`command ${i + 1}: job ${r.id} was admitted, the store has no such job`);
-    if (r.type === 'claim' && r.job !== null && (job(r.job.id)?.attempts ?? 0) < r.job.attempt) lost.push(`command ${i + 1}: attempt ${r.job.attempt} of ${r.job.id} was delivered, the store counts fewer`);
+    if (r.type === 'submit' && job(r.id) === undefined)
+      lost.push(`command ${i + 1}: job ${r.id} was admitted, the store has no such job`);
+    if (r.type === 'claim' && r.job !== null && (job(r.job.id)?.attempts ?? 0) < r.job.attempt)
+      lost.push(`command ${i + 1}: attempt ${r.job.attempt} of ${r.job.id} was delivered, the store counts fewer`);
     if (r.type === 'commit' && r.applied && c.type === 'commit') {
-      const account = (commands.find((x, j) => j < i && x.type === 'submit' && x.id === r.id) as { account?: string } | undefined)?.account;
-      const ledger = account !== undefined && Object.hasOwn(snapshot.effects, account) ? snapshot.effects[account] : undefined;
-      if (ledger === undefined || !Object.values(ledger).some((e) => e.token === c.token)) lost.push(`command ${i + 1}: the effect of ${r.id} was applied (token ${c.token}), the ledger has no row for it`);
+      const account = (
+        commands.find((x, j) => j < i && x.type === 'submit' && x.id === r.id) as { account?: string } | undefined
+      )?.account;
+      const ledger =
+        account !== undefined && Object.hasOwn(snapshot.effects, account) ? snapshot.effects[account] : undefined;
+      if (ledger === undefined || !Object.values(ledger).some((e) => e.token === c.token))
+        lost.push(
+          `command ${i + 1}: the effect of ${r.id} was applied (token ${c.token}), the ledger has no row for it`,
+        );
     }
-    if (r.type === 'ack' && job(r.id)?.status !== 'done') lost.push(`command ${i + 1}: ${r.id} was acknowledged, the store has it ${job(r.id)?.status ?? 'missing'}`);
+    if (r.type === 'ack' && job(r.id)?.status !== 'done')
+      lost.push(`command ${i + 1}: ${r.id} was acknowledged, the store has it ${job(r.id)?.status ?? 'missing'}`);
   });
   return lost;
 }
@@ -208,7 +230,10 @@ export function lostAcknowledgements(commands: readonly Command[], replies: read
  * until nothing is due. Driven by the store's replies; the model takes the same commands from
  * each candidate state. Returns the store's balances and each candidate's.
  */
-async function recover(store: CrashStore, candidates: readonly ModelState[]): Promise<{ store: Snapshot['balances']; models: Snapshot['balances'][] }> {
+async function recover(
+  store: CrashStore,
+  candidates: readonly ModelState[],
+): Promise<{ store: Snapshot['balances']; models: Snapshot['balances'][] }> {
   const now = (await store.snapshot()).clock + store.config.leaseTicks;
   const commands: Command[] = [{ type: 'tick', now }];
   await store.execute(commands[0]);
@@ -217,7 +242,10 @@ async function recover(store: CrashStore, candidates: readonly ModelState[]): Pr
     commands.push(claim);
     const r = await store.execute(claim);
     if (!r.ok || r.type !== 'claim' || r.job === null) break;
-    for (const c of [{ type: 'commit', worker: 'recovery', token: r.job.token, now }, { type: 'ack', worker: 'recovery', token: r.job.token, now }] as Command[]) {
+    for (const c of [
+      { type: 'commit', worker: 'recovery', token: r.job.token, now },
+      { type: 'ack', worker: 'recovery', token: r.job.token, now },
+    ] as Command[]) {
       commands.push(c);
       await store.execute(c);
     }
@@ -254,13 +282,24 @@ export async function crashRun(target: CrashTarget, o: CrashRunOptions): Promise
 async function checkRun(target: CrashTarget, location: string, o: CrashRunOptions): Promise<CrashRunResult> {
   const out = await target.work(location, o.commands, o.fault);
   const killed = out.signal === 'SIGKILL';
-  const workerError = !killed && out.code !== 0 ? `the worker ended with ${out.signal ?? `exit code ${out.code}`}: ${out.stderr}` : undefined;
+  const workerError =
+    !killed && out.code !== 0
+      ? `the worker ended with ${out.signal ?? `exit code ${out.code}`}: ${out.stderr}`
+      : undefined;
   const replies = out.lines;
   const k = replies.length;
   const interrupted = killed && k < o.commands.length ? o.commands[k] : undefined;
   const failures: PropertyFailure[] = [];
   const fail = (property: CrashProperty, detail: string): void => void failures.push({ property, detail });
-  const done = (applied: boolean | null): CrashRunResult => ({ fault: o.fault, killed, acknowledged: k, interrupted, applied, failures, workerError });
+  const done = (applied: boolean | null): CrashRunResult => ({
+    fault: o.fault,
+    killed,
+    acknowledged: k,
+    interrupted,
+    applied,
+    failures,
+    workerError,
+  });
 
   const integrity = await target.integrity(location);
   if (integrity !== undefined) {
@@ -290,7 +329,10 @@ async function checkRun(target: CrashTarget, location: string, o: CrashRunOption
     for (let i = 0; i < k; i++) {
       const expected = step(o.states[i] as ModelState, o.commands[i]).reply;
       if (!isDeepStrictEqual(comparableReply(expected), comparableReply(replies[i]))) {
-        fail('replies', `command ${i + 1}: the worker was told ${JSON.stringify(replies[i])}, the model says ${JSON.stringify(expected)}`);
+        fail(
+          'replies',
+          `command ${i + 1}: the worker was told ${JSON.stringify(replies[i])}, the model says ${JSON.stringify(expected)}`,
+        );
         break;
       }
     }
@@ -307,7 +349,8 @@ async function checkRun(target: CrashTarget, location: string, o: CrashRunOption
       candidates.push(after);
     }
     if (candidates.length === 0) {
-      const told = (d: ReturnType<typeof firstDifference>) => (d === undefined ? 'equal' : describeDifference(d).replace('impl', 'store'));
+      const told = (d: ReturnType<typeof firstDifference>) =>
+        d === undefined ? 'equal' : describeDifference(d).replace('impl', 'store');
       const diff = told(firstDifference(toSnapshot(before), snapshot));
       fail(
         'state',
@@ -323,10 +366,14 @@ async function checkRun(target: CrashTarget, location: string, o: CrashRunOption
     if (ledger.length > 0) fail('ledger', ledger.slice(0, 3).join('; '));
     const recovered = await recover(store, candidates);
     if (!recovered.models.some((m) => isDeepStrictEqual(m, recovered.store))) {
-      fail('recovery', `after another worker finished the jobs, the balances are ${JSON.stringify(recovered.store)}; the model's are ${recovered.models.map((m) => JSON.stringify(m)).join(' or ')}`);
+      fail(
+        'recovery',
+        `after another worker finished the jobs, the balances are ${JSON.stringify(recovered.store)}; the model's are ${recovered.models.map((m) => JSON.stringify(m)).join(' or ')}`,
+      );
     } else {
       const afterRecovery = await target.ledger(location);
-      if (afterRecovery.length > 0) fail('recovery', `after another worker finished the jobs: ${afterRecovery.slice(0, 3).join('; ')}`);
+      if (afterRecovery.length > 0)
+        fail('recovery', `after another worker finished the jobs: ${afterRecovery.slice(0, 3).join('; ')}`);
     }
     return done(applied);
   } finally {

@@ -6,8 +6,26 @@
  */
 export type { CampaignRun, CrashCampaignOptions, CrashCampaignResult } from './crashCampaign.ts';
 export { contentionStory, crashStory, faultHits, runCrashCampaign } from './crashCampaign.ts';
-export type { ContentionResult, CrashProperty, CrashRunOptions, CrashRunResult, CrashStore, CrashTarget, Fault, PropertyFailure, StartGate, WorkerOutcome } from './crashRun.ts';
-export { CRASH_PROPERTIES, contentionEndProblems, crashRun, lostAcknowledgements, runWorker, workerArgs } from './crashRun.ts';
+export type {
+  ContentionResult,
+  CrashProperty,
+  CrashRunOptions,
+  CrashRunResult,
+  CrashStore,
+  CrashTarget,
+  Fault,
+  PropertyFailure,
+  StartGate,
+  WorkerOutcome,
+} from './crashRun.ts';
+export {
+  CRASH_PROPERTIES,
+  contentionEndProblems,
+  crashRun,
+  lostAcknowledgements,
+  runWorker,
+  workerArgs,
+} from './crashRun.ts';
 export type { PostgresCrashOptions } from './pgCrashCampaign.ts';
 export { postgresCrashTarget, runPostgresContention, runPostgresCrashCampaign } from './pgCrashCampaign.ts';
 export { CRASH_CONFIG, Rng, crashScript, modelStates } from './script.ts';

@@ -16,7 +16,8 @@ import { runPostgresCrashCampaign } from './pgCrashCampaign.ts';
 const KILLS = Number(process.env['JOBCHECK_CRASH_KILLS'] ?? 12);
 const missing = postgresMissing();
 
-const properties = (r: Awaited<ReturnType<typeof runPostgresCrashCampaign>>): string[] => r.failure?.result.failures.map((f) => f.property) ?? [];
+const properties = (r: Awaited<ReturnType<typeof runPostgresCrashCampaign>>): string[] =>
+  r.failure?.result.failures.map((f) => f.property) ?? [];
 
 if (missing !== undefined && postgresRequired()) {
   describe('PostgreSQL crash campaign in CI', () => {
@@ -26,37 +27,57 @@ if (missing !== undefined && postgresRequired()) {
   });
 }
 
-describe.skipIf(missing !== undefined)(`the PostgreSQL crash campaign${missing === undefined ? '' : ` (skipped: ${missing})`}`, () => {
-  it(`finds every property intact for PostgresStore over ${KILLS} real kills at every fault point, and under contention`, async () => {
-    const r = await runPostgresCrashCampaign({ kills: KILLS, seed: 1, contentionRounds: 40 });
-    expect(r.story).toBeNull();
-    expect(r.kills).toBe(KILLS);
-    for (const point of Object.values(FAULT_POINTS)) expect(r.byPoint[point], point).toBeGreaterThan(0);
-    // Both outcomes of an interrupted command occur: killed before its commit, and after.
-    const applied = r.runs.map((run) => run.result.applied);
-    expect(applied).toContain(true);
-    expect(applied).toContain(false);
-    expect(r.contention?.errors).toEqual([]);
-    expect(r.contention?.problems).toEqual([]);
-  }, 60_000);
+describe.skipIf(missing !== undefined)(
+  `the PostgreSQL crash campaign${missing === undefined ? '' : ` (skipped: ${missing})`}`,
+  () => {
+    it(`finds every property intact for PostgresStore over ${KILLS} real kills at every fault point, and under contention`, async () => {
+      const r = await runPostgresCrashCampaign({ kills: KILLS, seed: 1, contentionRounds: 40 });
+      expect(r.story).toBeNull();
+      expect(r.kills).toBe(KILLS);
+      for (const point of Object.values(FAULT_POINTS)) expect(r.byPoint[point], point).toBeGreaterThan(0);
+      // Both outcomes of an interrupted command occur: killed before its commit, and after.
+      const applied = r.runs.map((run) => run.result.applied);
+      expect(applied).toContain(true);
+      expect(applied).toContain(false);
+      expect(r.contention?.errors).toEqual([]);
+      expect(r.contention?.problems).toEqual([]);
+    }, 60_000);
 
-  it('catches the effect and its ledger row written in two transactions (state, ledger, recovery)', async () => {
-    const r = await runPostgresCrashCampaign({ variant: 'pg-effect-apart-from-ledger', kills: 8, seed: 2, points: [FAULT_POINTS.afterCommit], contentionRounds: 0 });
-    expect(r.story).toMatch(/store pg-effect-apart-from-ledger\): fault point after-commit@\d+/);
-    expect(properties(r)).toEqual(expect.arrayContaining(['state', 'ledger', 'recovery']));
-    expect(r.failure?.result.interrupted?.type).toBe('commit');
-  }, 30_000);
+    it('catches the effect and its ledger row written in two transactions (state, ledger, recovery)', async () => {
+      const r = await runPostgresCrashCampaign({
+        variant: 'pg-effect-apart-from-ledger',
+        kills: 8,
+        seed: 2,
+        points: [FAULT_POINTS.afterCommit],
+        contentionRounds: 0,
+      });
+      expect(r.story).toMatch(/store pg-effect-apart-from-ledger\): fault point after-commit@\d+/);
+      expect(properties(r)).toEqual(expect.arrayContaining(['state', 'ledger', 'recovery']));
+      expect(r.failure?.result.interrupted?.type).toBe('commit');
+    }, 30_000);
 
-  it('catches the ack written outside the token guard (state)', async () => {
-    const r = await runPostgresCrashCampaign({ variant: 'pg-ack-outside-guard', kills: 8, seed: 3, points: [FAULT_POINTS.afterCommit], contentionRounds: 0 });
-    expect(r.story).toMatch(/store pg-ack-outside-guard\): fault point after-commit@\d+/);
-    expect(properties(r)).toContain('state');
-    expect(r.failure?.result.interrupted?.type).toBe('ack');
-  }, 30_000);
+    it('catches the ack written outside the token guard (state)', async () => {
+      const r = await runPostgresCrashCampaign({
+        variant: 'pg-ack-outside-guard',
+        kills: 8,
+        seed: 3,
+        points: [FAULT_POINTS.afterCommit],
+        contentionRounds: 0,
+      });
+      expect(r.story).toMatch(/store pg-ack-outside-guard\): fault point after-commit@\d+/);
+      expect(properties(r)).toContain('state');
+      expect(r.failure?.result.interrupted?.type).toBe('ack');
+    }, 30_000);
 
-  it('catches a claim that takes no row locks, which hands one delivery out twice under competing lanes', async () => {
-    const r = await runPostgresCrashCampaign({ variant: 'pg-claim-without-locks', kills: 0, seed: 1, contentionRounds: 40 });
-    expect(r.story).toMatch(/contention \(store pg-claim-without-locks\)/);
-    expect([...(r.contention?.problems ?? []), ...(r.contention?.errors ?? [])].length).toBeGreaterThan(0);
-  }, 30_000);
-});
+    it('catches a claim that takes no row locks, which hands one delivery out twice under competing lanes', async () => {
+      const r = await runPostgresCrashCampaign({
+        variant: 'pg-claim-without-locks',
+        kills: 0,
+        seed: 1,
+        contentionRounds: 40,
+      });
+      expect(r.story).toMatch(/contention \(store pg-claim-without-locks\)/);
+      expect([...(r.contention?.problems ?? []), ...(r.contention?.errors ?? [])].length).toBeGreaterThan(0);
+    }, 30_000);
+  },
+);

@@ -37,7 +37,9 @@ async function ledgerProblems(pool: pg.Pool, schema: string): Promise<string[]> 
        WHERE b.balance IS DISTINCT FROM e.total`,
     )
   ).rows as { account: string; balance: number | null; total: number | null }[];
-  return rows.map((r) => `balance of account 0x${r.account} is ${r.balance ?? 'missing'}, its ledger sums to ${r.total ?? 'nothing'}`);
+  return rows.map(
+    (r) => `balance of account 0x${r.account} is ${r.balance ?? 'missing'}, its ledger sums to ${r.total ?? 'nothing'}`,
+  );
 }
 
 /** Lanes of the contention check, each its own connection. */
@@ -49,12 +51,22 @@ const LANES = 3;
  * Checks that every command got a contract reply, that no token was handed out twice and that
  * the tokens issued are the claims answered.
  */
-export async function runPostgresContention(variant: string, server: string | undefined, rounds: number): Promise<ContentionResult> {
+export async function runPostgresContention(
+  variant: string,
+  server: string | undefined,
+  rounds: number,
+): Promise<ContentionResult> {
   const v = postgresVariant(variant);
   if (v === undefined) throw new Error(`no PostgreSQL variant named ${JSON.stringify(variant)}`);
   const pools = Array.from({ length: LANES }, () => postgresPool(server, { max: 1 }));
   const first = pools[0] as pg.Pool;
-  const created = await PostgresStore.create.call(v.Store, first, { capacity: 10_000, maxAttempts: 3, leaseTicks: 1_000_000, backoffBase: 1, backoffCap: 1 });
+  const created = await PostgresStore.create.call(v.Store, first, {
+    capacity: 10_000,
+    maxAttempts: 3,
+    leaseTicks: 1_000_000,
+    backoffBase: 1,
+    backoffCap: 1,
+  });
   const errors: string[] = [];
   const problems: string[] = [];
   const tokens = new Map<number, string>();
@@ -67,7 +79,9 @@ export async function runPostgresContention(variant: string, server: string | un
       try {
         return await store.execute(command);
       } catch (error) {
-        errors.push(`${String((error as { code?: unknown }).code ?? 'error')}: ${(error as Error).message} (during ${JSON.stringify(command)})`);
+        errors.push(
+          `${String((error as { code?: unknown }).code ?? 'error')}: ${(error as Error).message} (during ${JSON.stringify(command)})`,
+        );
         return undefined;
       }
     };
@@ -75,12 +89,23 @@ export async function runPostgresContention(variant: string, server: string | un
       stores.map(async (store, lane) => {
         const worker = `w${lane}`;
         for (let i = 0; i < rounds; i++) {
-          await attempt(store, { type: 'submit', id: `${worker}-${i}`, account: `${worker}-${i % 4}`, key: `k${i}`, amount: 1, deadline: 1_000_000, now: 0 });
+          await attempt(store, {
+            type: 'submit',
+            id: `${worker}-${i}`,
+            account: `${worker}-${i % 4}`,
+            key: `k${i}`,
+            amount: 1,
+            deadline: 1_000_000,
+            now: 0,
+          });
           const claim = await attempt(store, { type: 'claim', worker, now: 0 });
           if (claim === undefined || !claim.ok || claim.type !== 'claim' || claim.job === null) continue;
           claims += 1;
           const seen = tokens.get(claim.job.token);
-          if (seen !== undefined) problems.push(`token ${claim.job.token} was handed out twice (${seen} and ${claim.job.id}, the second time to ${worker})`);
+          if (seen !== undefined)
+            problems.push(
+              `token ${claim.job.token} was handed out twice (${seen} and ${claim.job.id}, the second time to ${worker})`,
+            );
           tokens.set(claim.job.token, claim.job.id);
           await attempt(store, { type: 'commit', worker, token: claim.job.token, now: 0 });
           await attempt(store, { type: 'ack', worker, token: claim.job.token, now: 0 });
@@ -103,11 +128,22 @@ export function postgresCrashTarget(variant = 'postgres', server?: string, conne
   return {
     name: variant,
     create: async (_index, config) => (await PostgresStore.create.call(v.Store, pool, config)).schema,
-    work: (schema, commands, fault) => runWorker({ schema, variant, commands, ...(server === undefined ? {} : { server }) } satisfies PostgresWorkerRequest, fault, undefined, 'pgWorker'),
+    work: (schema, commands, fault) =>
+      runWorker(
+        { schema, variant, commands, ...(server === undefined ? {} : { server }) } satisfies PostgresWorkerRequest,
+        fault,
+        undefined,
+        'pgWorker',
+      ),
     integrity: () => Promise.resolve(undefined),
     open: async (schema) => {
       const store = await PostgresStore.open.call(v.Store, pool, schema);
-      return { config: store.config, execute: (command: unknown) => store.execute(command), snapshot: () => store.snapshot(), close: () => store.close() };
+      return {
+        config: store.config,
+        execute: (command: unknown) => store.execute(command),
+        snapshot: () => store.snapshot(),
+        close: () => store.close(),
+      };
     },
     ledger: (schema) => ledgerProblems(pool, schema),
     discard: async (schema) => void (await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`)),

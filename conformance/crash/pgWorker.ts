@@ -24,7 +24,8 @@ export interface PostgresWorkerRequest {
   readonly server?: string;
 }
 
-const field = (value: unknown, name: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined);
+const field = (value: unknown, name: string): unknown =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
 
 const input = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
 const first = await input.next();
@@ -36,8 +37,10 @@ const pool = postgresPool(request.server ?? '', { max: 1 });
 const store = await PostgresStore.open.call(variant.Store, pool, request.schema);
 let previous: { command: unknown; reply: unknown } | undefined;
 for (const command of request.commands) {
-  const committed = previous !== undefined && field(previous.command, 'type') === 'commit' && field(previous.reply, 'ok') === true;
-  if (committed && field(command, 'type') === 'ack' && field(command, 'token') === field(previous?.command, 'token')) faultPoint(FAULT_POINTS.workerBeforeAck);
+  const committed =
+    previous !== undefined && field(previous.command, 'type') === 'commit' && field(previous.reply, 'ok') === true;
+  if (committed && field(command, 'type') === 'ack' && field(command, 'token') === field(previous?.command, 'token'))
+    faultPoint(FAULT_POINTS.workerBeforeAck);
   const reply = await store.execute(command);
   process.stdout.write(`${JSON.stringify(reply)}\n`);
   previous = { command, reply };

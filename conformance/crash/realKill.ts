@@ -20,7 +20,12 @@ import { sqliteVariant } from '../broken/sqlite/index.ts';
 import { runWorker } from './crashRun.ts';
 import { integrityProblem, ledgerProblems } from './sqliteCrash.ts';
 
-const { values } = parseArgs({ options: { store: { type: 'string', default: 'sqlite' }, fault: { type: 'string', default: FAULT_POINTS.workerBeforeAck } } });
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'sqlite' },
+    fault: { type: 'string', default: FAULT_POINTS.workerBeforeAck },
+  },
+});
 const variant = sqliteVariant(values.store);
 if (variant === undefined) throw new Error(`no SQLite store named ${JSON.stringify(values.store)}`);
 const fault = parseFault(values.fault) as { point: FaultPointName; at: number };
@@ -46,7 +51,11 @@ try {
     console.log(show(script[i], withoutMessage(reply as Reply)));
   });
   const next = script[out.lines.length];
-  console.log(out.signal === 'SIGKILL' ? `  killed by SIGKILL${next === undefined ? '' : ` before the reply to ${JSON.stringify(next)}`}` : `  ended by itself (${out.code})`);
+  console.log(
+    out.signal === 'SIGKILL'
+      ? `  killed by SIGKILL${next === undefined ? '' : ` before the reply to ${JSON.stringify(next)}`}`
+      : `  ended by itself (${out.code})`,
+  );
 
   console.log('\nprocess 2 opens the same file:');
   console.log(`  integrity_check: ${integrityProblem(file) ?? 'ok'}`);
@@ -69,7 +78,9 @@ try {
   const end = store.snapshot();
   store.close();
   const rows = ledgerProblems(file);
-  console.log(`\nbalance of alice: ${end.balances['alice'] ?? 0} (the effect's amount is 7); ledger: ${rows.length === 0 ? 'one row per (account, key), balances equal their ledgers' : rows.join('; ')}`);
+  console.log(
+    `\nbalance of alice: ${end.balances['alice'] ?? 0} (the effect's amount is 7); ledger: ${rows.length === 0 ? 'one row per (account, key), balances equal their ledgers' : rows.join('; ')}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -63,7 +63,15 @@ export function crashScript(rng: Rng, length: number, config: Config = CRASH_CON
     } else if (roll < 0.25) {
       submitted += 1;
       const account = rng.pick(['x', 'y']);
-      command = { type: 'submit', id: `j${submitted}`, account, key: `${account}:${rng.int(1, 4)}`, amount: rng.int(1, 9), deadline: now + rng.int(20, 80), now };
+      command = {
+        type: 'submit',
+        id: `j${submitted}`,
+        account,
+        key: `${account}:${rng.int(1, 4)}`,
+        amount: rng.int(1, 9),
+        deadline: now + rng.int(20, 80),
+        now,
+      };
     } else if (roll < 0.5 || running.length === 0) {
       command = { type: 'claim', worker: rng.pick(WORKERS), now };
     } else {

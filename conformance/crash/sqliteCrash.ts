@@ -40,7 +40,9 @@ export function integrityProblem(file: string): string | undefined {
 export function ledgerProblems(file: string): string[] {
   return withRaw(file, (db) => {
     const problems: string[] = [];
-    for (const r of db.prepare('SELECT account, key, COUNT(*) AS n FROM effects GROUP BY account, key HAVING COUNT(*) > 1').all() as { account: unknown; key: unknown; n: number }[]) {
+    for (const r of db
+      .prepare('SELECT account, key, COUNT(*) AS n FROM effects GROUP BY account, key HAVING COUNT(*) > 1')
+      .all() as { account: unknown; key: unknown; n: number }[]) {
       problems.push(`${r.n} ledger rows for (${String(r.account)}, ${String(r.key)})`);
     }
     const sums = db
@@ -50,7 +52,10 @@ export function ledgerProblems(file: string): string[] {
       )
       .all() as { account: unknown; balance: number | null; total: number | null }[];
     for (const r of sums) {
-      if (r.balance !== r.total) problems.push(`balance of ${String(r.account)} is ${r.balance ?? 'missing'}, its ledger sums to ${r.total ?? 'nothing'}`);
+      if (r.balance !== r.total)
+        problems.push(
+          `balance of ${String(r.account)} is ${r.balance ?? 'missing'}, its ledger sums to ${r.total ?? 'nothing'}`,
+        );
     }
     return problems;
   });
@@ -64,20 +69,27 @@ export async function runContention(variant: string, dir: string, rounds: number
   const v = sqliteVariant(variant);
   if (v === undefined) throw new Error(`no SQLite variant named ${JSON.stringify(variant)}`);
   const file = join(dir, 'contention.db');
-  SqliteStore.create.call(v.Store, file, { capacity: 10_000, maxAttempts: 3, leaseTicks: 1_000_000, backoffBase: 1, backoffCap: 1 }).close();
+  SqliteStore.create
+    .call(v.Store, file, { capacity: 10_000, maxAttempts: 3, leaseTicks: 1_000_000, backoffBase: 1, backoffCap: 1 })
+    .close();
   let release = (): void => undefined;
   const go = new Promise<void>((resolve) => (release = resolve));
   let ready = 0;
   const names = ['a', 'b', 'c', 'd'].slice(0, CONTENDERS);
   const gate = { ready: () => (++ready === names.length ? release() : undefined), go };
-  const outs = await Promise.all(names.map((worker) => runWorker({ mode: 'contend', file, variant, worker, rounds }, undefined, gate)));
+  const outs = await Promise.all(
+    names.map((worker) => runWorker({ mode: 'contend', file, variant, worker, rounds }, undefined, gate)),
+  );
   const errors: string[] = [];
   const problems: string[] = [];
   const tokens = new Map<number, string>();
   let claims = 0;
   let commands = 0;
   outs.forEach((out, w) => {
-    if (out.code !== 0) problems.push(`worker ${names[w]} ended with ${out.signal ?? `exit code ${out.code}`}: ${out.stderr.split('\n').slice(-3).join(' ')}`);
+    if (out.code !== 0)
+      problems.push(
+        `worker ${names[w]} ended with ${out.signal ?? `exit code ${out.code}`}: ${out.stderr.split('\n').slice(-3).join(' ')}`,
+      );
     for (const line of out.lines) {
       commands += 1;
       const l = line as { error?: string; code?: string; command?: unknown } & Reply;

@@ -23,19 +23,28 @@ import { sqliteVariant } from '../broken/sqlite/index.ts';
 /** A request to the worker. */
 export type WorkerRequest =
   | { readonly mode: 'script'; readonly file: string; readonly variant: string; readonly commands: readonly unknown[] }
-  | { readonly mode: 'contend'; readonly file: string; readonly variant: string; readonly worker: string; readonly rounds: number };
+  | {
+      readonly mode: 'contend';
+      readonly file: string;
+      readonly variant: string;
+      readonly worker: string;
+      readonly rounds: number;
+    };
 
 const line = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 };
 
-const field = (value: unknown, name: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined);
+const field = (value: unknown, name: string): unknown =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
 
 function runScript(store: SqliteStore, commands: readonly unknown[]): void {
   let previous: { command: unknown; reply: unknown } | undefined;
   for (const command of commands) {
-    const committed = previous !== undefined && field(previous.command, 'type') === 'commit' && field(previous.reply, 'ok') === true;
-    if (committed && field(command, 'type') === 'ack' && field(command, 'token') === field(previous?.command, 'token')) faultPoint(FAULT_POINTS.workerBeforeAck);
+    const committed =
+      previous !== undefined && field(previous.command, 'type') === 'commit' && field(previous.reply, 'ok') === true;
+    if (committed && field(command, 'type') === 'ack' && field(command, 'token') === field(previous?.command, 'token'))
+      faultPoint(FAULT_POINTS.workerBeforeAck);
     const reply = store.execute(command);
     line(reply);
     previous = { command, reply };
@@ -54,7 +63,15 @@ function contend(store: SqliteStore, worker: string, rounds: number): void {
     }
   };
   for (let i = 0; i < rounds; i++) {
-    attempt({ type: 'submit', id: `${worker}-${i}`, account: `${worker}-${i % 4}`, key: `k${i}`, amount: 1, deadline: 1_000_000, now: 0 });
+    attempt({
+      type: 'submit',
+      id: `${worker}-${i}`,
+      account: `${worker}-${i % 4}`,
+      key: `k${i}`,
+      amount: 1,
+      deadline: 1_000_000,
+      now: 0,
+    });
     const claim = attempt({ type: 'claim', worker, now: 0 });
     const job = field(claim, 'job');
     const token = field(job, 'token');

@@ -73,7 +73,13 @@ export function rawDelay(config: Pick<Config, 'backoffBase'>, attempts: number):
 }
 
 /** Counts the boundaries a command offers in a state into `hits` (indexed like BOUNDARIES). */
-export function observeBoundaries(context: StoreContext, command: Record<string, unknown>, config: Config, policy: JobPolicy, hits: Float64Array): void {
+export function observeBoundaries(
+  context: StoreContext,
+  command: Record<string, unknown>,
+  config: Config,
+  policy: JobPolicy,
+  hits: Float64Array,
+): void {
   const now = command['now'];
   if (typeof now !== 'number') return;
   const dc = now - context.clock;
@@ -82,7 +88,8 @@ export function observeBoundaries(context: StoreContext, command: Record<string,
   const type = command['type'];
   if (type === 'submit') {
     const deadline = command['deadline'];
-    if (typeof deadline === 'number' && (deadline - now === 0 || deadline - now === 1)) hits[SUBMIT + deadline - now]! += 1;
+    if (typeof deadline === 'number' && (deadline - now === 0 || deadline - now === 1))
+      hits[SUBMIT + deadline - now]! += 1;
     if (typeof deadline === 'number' && deadline <= now) return;
   }
   let unresolved = 0;
@@ -111,7 +118,13 @@ export function observeBoundaries(context: StoreContext, command: Record<string,
       }
     }
     unresolved++;
-    if (type === 'fail' && s === 'running' && command['kind'] === 'transient' && command['token'] === c.token && command['worker'] === c.owner) {
+    if (
+      type === 'fail' &&
+      s === 'running' &&
+      command['kind'] === 'transient' &&
+      command['token'] === c.token &&
+      command['worker'] === c.owner
+    ) {
       const a = c.attempts - config.maxAttempts;
       if (a === -1 || a === 0) hits[FAIL + a]! += 1;
       if (a < 0) {

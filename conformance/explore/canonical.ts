@@ -86,7 +86,13 @@ export function canonicalKey(data: Int32Array, at: number, symmetry: boolean, ou
   out[o++] = effects;
   effectRows.length = 0;
   for (let k = 0; k < effects; k++, p += 5) {
-    effectRows.push([account(g(p)), key(g(p + 1)), g(p + 2), symmetry ? (idPosition[g(p + 3)] ?? -1) : g(p + 3), g(p + 4)]);
+    effectRows.push([
+      account(g(p)),
+      key(g(p + 1)),
+      g(p + 2),
+      symmetry ? (idPosition[g(p + 3)] ?? -1) : g(p + 3),
+      g(p + 4),
+    ]);
   }
   if (symmetry) effectRows.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0));
   for (const row of effectRows) for (const v of row) out[o++] = v;

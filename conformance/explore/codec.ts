@@ -37,7 +37,13 @@ export const J = {
 } as const;
 
 /** Dead reasons by index. */
-export const REASONS: readonly DeadReason[] = ['deadline', 'lease_expired', 'permanent', 'attempts_exhausted', 'no_time_for_retry'];
+export const REASONS: readonly DeadReason[] = [
+  'deadline',
+  'lease_expired',
+  'permanent',
+  'attempts_exhausted',
+  'no_time_for_retry',
+];
 const STATUS_INDEX = new Map<JobStatus, number>(JOB_STATES.map((s, i) => [s, i]));
 const REASON_INDEX = new Map<DeadReason, number>(REASONS.map((r, i) => [r, i]));
 const NONE = -1;
@@ -74,7 +80,8 @@ const nameIndex = (names: ScopeNames, name: string, what: string): number => {
 };
 
 const word = (value: number, what: string): number => {
-  if (!Number.isInteger(value) || value < -LIMIT || value > LIMIT) throw new Error(`explore: ${what} ${value} does not fit a 32-bit word`);
+  if (!Number.isInteger(value) || value < -LIMIT || value > LIMIT)
+    throw new Error(`explore: ${what} ${value} does not fit a 32-bit word`);
   return value;
 };
 
@@ -82,7 +89,12 @@ const word = (value: number, what: string): number => {
  * Appends the record of a state to `out`. `history(jobIndex)` gives the coverage history word of
  * each job (0 for none). Returns the record's length.
  */
-export function encodeState(context: StoreContext, names: ScopeNames, history: (job: number) => number, out: Words): number {
+export function encodeState(
+  context: StoreContext,
+  names: ScopeNames,
+  history: (job: number) => number,
+  out: Words,
+): number {
   const start = out.length;
   out.reserve(4 + context.jobs.size * JOB_WORDS);
   out.push(word(context.clock, 'clock'));
@@ -104,7 +116,7 @@ export function encodeState(context: StoreContext, names: ScopeNames, history: (
     out.push(c.owner === undefined ? NONE : nameIndex(names, c.owner, 'worker'));
     out.push(c.leaseUntil === undefined ? NONE : word(c.leaseUntil, 'leaseUntil'));
     out.push(c.notBefore === undefined ? NONE : word(c.notBefore, 'notBefore'));
-    out.push(c.reason === undefined ? NONE : REASON_INDEX.get(c.reason) ?? NONE);
+    out.push(c.reason === undefined ? NONE : (REASON_INDEX.get(c.reason) ?? NONE));
     out.push(c.lastError === undefined ? NONE : nameIndex(names, c.lastError, 'error'));
     out.push(history(i++));
   }
@@ -147,7 +159,13 @@ const opt = (v: number): number | undefined => (v === NONE ? undefined : v);
  * The model state of the record at `at`: what `fromSnapshot` would build from the same state's
  * snapshot. Pure.
  */
-export function decodeState(data: Int32Array, at: number, config: Config, names: ScopeNames, policy = policyOf(config)): ModelState {
+export function decodeState(
+  data: Int32Array,
+  at: number,
+  config: Config,
+  names: ScopeNames,
+  policy = policyOf(config),
+): ModelState {
   const g = (i: number): number => data[i] ?? 0;
   const jobsCount = g(at + 3);
   const jobs = new Map<string, JobSnapshot>();
@@ -159,7 +177,12 @@ export function decodeState(data: Int32Array, at: number, config: Config, names:
     const lastError = opt(g(p + J.lastError));
     const context: JobContext = {
       id,
-      payload: { account: names.accounts[g(p + J.account)] ?? '', key: names.keys[g(p + J.key)] ?? '', amount: g(p + J.amount), deadline: g(p + J.deadline) },
+      payload: {
+        account: names.accounts[g(p + J.account)] ?? '',
+        key: names.keys[g(p + J.key)] ?? '',
+        amount: g(p + J.amount),
+        deadline: g(p + J.deadline),
+      },
       seq: g(p + J.seq),
       policy,
       attempts: g(p + J.attempts),

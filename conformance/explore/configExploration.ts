@@ -33,7 +33,8 @@ export function configExploration(
   const reached = reachedBoundaries(counts.boundaries);
   const expected = expectedBoundaries(named.config, scope);
   const failed = counterexample?.kind === 'invariant' ? 'violation' : 'diverge';
-  const verdict: ExploreVerdict = counterexample !== null ? failed : stoppedBy !== undefined ? 'incomplete' : 'complete';
+  const verdict: ExploreVerdict =
+    counterexample !== null ? failed : stoppedBy !== undefined ? 'incomplete' : 'complete';
   const visitedBytes = visited.bytes + counts.extraVisitedBytes;
   return {
     part,

@@ -18,15 +18,18 @@ describe('the default exploration against an implementation', () => {
     expect(r.coverage.sources.every((s) => s.endsWith('impl/JobStore'))).toBe(true);
   });
 
-  it.each(CATALOGUE.map((v) => [v.name, v] as const))('catches broken/%s with a story of at most 7 steps', async (_, variant) => {
-    const r = await explore({ parts: DEFAULT_EXPLORATION, factory: variant.factory });
-    expect(r.verdict).toBe('diverge');
-    const ce = r.configs.find((c) => c.counterexample !== null)?.counterexample;
-    expect(ce?.kind).toBe('divergence');
-    expect(ce?.run?.divergence).not.toBeNull();
-    expect(ce?.path.length).toBeLessThanOrEqual(7);
-    expect(r.story).toContain(`broken/${variant.name} disagrees with the model`);
-  });
+  it.each(CATALOGUE.map((v) => [v.name, v] as const))(
+    'catches broken/%s with a story of at most 7 steps',
+    async (_, variant) => {
+      const r = await explore({ parts: DEFAULT_EXPLORATION, factory: variant.factory });
+      expect(r.verdict).toBe('diverge');
+      const ce = r.configs.find((c) => c.counterexample !== null)?.counterexample;
+      expect(ce?.kind).toBe('divergence');
+      expect(ce?.run?.divergence).not.toBeNull();
+      expect(ce?.path.length).toBeLessThanOrEqual(7);
+      expect(r.story).toContain(`broken/${variant.name} disagrees with the model`);
+    },
+  );
 });
 
 describe('the Python example over the protocol', () => {
@@ -34,7 +37,16 @@ describe('the Python example over the protocol', () => {
   afterAll(() => factory.close());
 
   it('agrees on every transition of a small scope, restarts included', async () => {
-    const r = await explore({ parts: [{ name: 'python', scope: { jobs: 1, accounts: 1, lifetimes: [3], horizon: 3 }, configs: ['basic', 'retry-on-deadline'] }], factory });
+    const r = await explore({
+      parts: [
+        {
+          name: 'python',
+          scope: { jobs: 1, accounts: 1, lifetimes: [3], horizon: 3 },
+          configs: ['basic', 'retry-on-deadline'],
+        },
+      ],
+      factory,
+    });
     expect(r.verdict).toBe('complete');
     expect(r.adapter).toBe('python3 -S examples/python/jobstore.py');
     expect(r.states).toBeGreaterThan(100);

@@ -95,7 +95,11 @@ export class DifferentialChecker {
    * Checks every step of an expanded state, reached by `path`. Returns the first disagreement,
    * `time_limit` when the budget ran out first, or undefined when the implementation agreed.
    */
-  async check(path: readonly ScriptStep[], expansion: Expansion, moves: readonly boolean[]): Promise<EdgeDivergence | 'time_limit' | undefined> {
+  async check(
+    path: readonly ScriptStep[],
+    expansion: Expansion,
+    moves: readonly boolean[],
+  ): Promise<EdgeDivergence | 'time_limit' | undefined> {
     const order = expansion.steps.map((_, i) => i).sort((a, b) => Number(moves[a]) - Number(moves[b]));
     const here = toSnapshot(expansion.state);
     let current: ScriptStep | undefined;
@@ -107,7 +111,13 @@ export class DifferentialChecker {
         const alias = await aliasDifference(adapter, here);
         if (alias === 'time_limit') return 'time_limit';
         // A snapshot that is the caller's own changes nothing when changed: the implementation is still here.
-        if (alias !== undefined) return { path, step: undefined, kind: alias.kind, ...(alias.error === undefined ? {} : { error: alias.error }) };
+        if (alias !== undefined)
+          return {
+            path,
+            step: undefined,
+            kind: alias.kind,
+            ...(alias.error === undefined ? {} : { error: alias.error }),
+          };
       }
       let moved = false;
       for (const i of order) {

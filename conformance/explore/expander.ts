@@ -46,7 +46,14 @@ export interface Expansion {
 const sameState = (a: ModelState, b: ModelState): boolean => {
   const x = a.context;
   const y = b.context;
-  return x.jobs === y.jobs && x.clock === y.clock && x.nextToken === y.nextToken && x.nextSeq === y.nextSeq && x.balances === y.balances && x.effects === y.effects;
+  return (
+    x.jobs === y.jobs &&
+    x.clock === y.clock &&
+    x.nextToken === y.nextToken &&
+    x.nextSeq === y.nextSeq &&
+    x.balances === y.balances &&
+    x.effects === y.effects
+  );
 };
 
 /** Expands states of one exploration (one config within one scope). */
@@ -136,7 +143,15 @@ export class Expander {
       out.length = 0;
       const length = this.encode(result.state, out, this.histories);
       this.fingerprintOf(out.data, 0);
-      onSuccessor({ step: i, hi: fingerprintOut[0] ?? 0, lo: fingerprintOut[1] ?? 0, record: out, at: 0, length, result });
+      onSuccessor({
+        step: i,
+        hi: fingerprintOut[0] ?? 0,
+        lo: fingerprintOut[1] ?? 0,
+        record: out,
+        at: 0,
+        length,
+        result,
+      });
     }
     return keep ? { state, steps, results, selfLoop } : undefined;
   }

@@ -25,7 +25,15 @@ import {
 import type { ExploreScope, NamedConfig } from './index.ts';
 import { Budget } from '../budget.ts';
 
-const TINY: Partial<ExploreScope> = { jobs: 2, accounts: 2, workers: 2, keys: 1, amounts: [1], lifetimes: [2], horizon: 1 };
+const TINY: Partial<ExploreScope> = {
+  jobs: 2,
+  accounts: 2,
+  workers: 2,
+  keys: 1,
+  amounts: [1],
+  lifetimes: [2],
+  horizon: 1,
+};
 const named = (name: string): NamedConfig => exploreConfig(name) ?? (EXPLORE_CONFIGS[0] as NamedConfig);
 const BASIC = named('basic');
 
@@ -40,7 +48,10 @@ function referenceStates(config: Config, scope: ExploreScope): ReturnType<typeof
   return r;
 }
 
-function referenceSearch(config: Config, scope: ExploreScope): { states: Map<string, ModelState>; depthOf: Map<string, number> } {
+function referenceSearch(
+  config: Config,
+  scope: ExploreScope,
+): { states: Map<string, ModelState>; depthOf: Map<string, number> } {
   const names = scopeNames(scope, config.maxAttempts);
   const key = (s: ModelState): string => JSON.stringify(toSnapshot(s));
   const root = initialState(config);
@@ -65,7 +76,12 @@ function referenceSearch(config: Config, scope: ExploreScope): { states: Map<str
 }
 
 /** The canonical key of a state as a string. */
-function keyOf(state: ModelState, scope: ExploreScope, symmetry: boolean, mutate?: (key: Int32Array, n: number) => void): string {
+function keyOf(
+  state: ModelState,
+  scope: ExploreScope,
+  symmetry: boolean,
+  mutate?: (key: Int32Array, n: number) => void,
+): string {
   const names = scopeNames(scope, state.context.config.maxAttempts);
   const w = new Words();
   encodeState(state.context, names, () => 0, w);
@@ -87,7 +103,10 @@ function orbitForm(state: ModelState, scope: ExploreScope): string {
 
 function orbitSearch(state: ModelState, scope: ExploreScope): string {
   const names = scopeNames(scope, state.context.config.maxAttempts);
-  const perms = <T>(xs: readonly T[]): T[][] => (xs.length <= 1 ? [[...xs]] : xs.flatMap((x, i) => perms([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p])));
+  const perms = <T>(xs: readonly T[]): T[][] =>
+    xs.length <= 1
+      ? [[...xs]]
+      : xs.flatMap((x, i) => perms([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
   let best: string | undefined;
   const snap = toSnapshot(state);
   for (const ids of perms(names.ids)) {
@@ -109,12 +128,23 @@ function orbitSearch(state: ModelState, scope: ExploreScope): string {
           });
           const r = (kind: string, n: string): string => map.get(`${kind}:${n}`) ?? n;
           const jobs = Object.entries(snap.jobs)
-            .map(([id, j]) => ({ ...j, id: r('id', id), payload: { ...j.payload, account: r('account', j.payload.account), key: r('key', j.payload.key) }, ...(j.owner === undefined ? {} : { owner: r('worker', j.owner) }) }))
+            .map(([id, j]) => ({
+              ...j,
+              id: r('id', id),
+              payload: { ...j.payload, account: r('account', j.payload.account), key: r('key', j.payload.key) },
+              ...(j.owner === undefined ? {} : { owner: r('worker', j.owner) }),
+            }))
             .sort((a, b) => a.seq - b.seq);
           const effects = Object.entries(snap.effects)
-            .flatMap(([account, ledger]) => Object.entries(ledger).map(([key, e]) => [r('account', account), r('key', key), e.amount, r('id', e.job), e.token].join('|')))
+            .flatMap(([account, ledger]) =>
+              Object.entries(ledger).map(([key, e]) =>
+                [r('account', account), r('key', key), e.amount, r('id', e.job), e.token].join('|'),
+              ),
+            )
             .sort();
-          const balances = Object.entries(snap.balances).map(([a, v]) => `${r('account', a)}=${v}`).sort();
+          const balances = Object.entries(snap.balances)
+            .map(([a, v]) => `${r('account', a)}=${v}`)
+            .sort();
           const text = JSON.stringify([snap.clock, snap.nextToken, snap.nextSeq, jobs, effects, balances]);
           if (best === undefined || text < best) best = text;
         }
@@ -125,7 +155,11 @@ function orbitSearch(state: ModelState, scope: ExploreScope): string {
 }
 
 /** Pairs of states whose keys are equal but orbits differ, or the other way round. */
-function keyFaults(states: readonly ModelState[], scope: ExploreScope, mutate?: (key: Int32Array, n: number) => void): number {
+function keyFaults(
+  states: readonly ModelState[],
+  scope: ExploreScope,
+  mutate?: (key: Int32Array, n: number) => void,
+): number {
   const byKey = new Map<string, string>();
   const byOrbit = new Map<string, string>();
   let faults = 0;
@@ -205,7 +239,11 @@ describe('a counterexample', () => {
     const ce = r.configs[0]?.counterexample;
     expect(ce?.invariant).toBe('no-retry-waiting');
     const ref = referenceStates(BASIC.config, scope);
-    const shortest = Math.min(...[...ref.states].filter(([, s]) => broken.check(toSnapshot(s)) !== undefined).map(([k]) => ref.depthOf.get(k) ?? Infinity));
+    const shortest = Math.min(
+      ...[...ref.states]
+        .filter(([, s]) => broken.check(toSnapshot(s)) !== undefined)
+        .map(([k]) => ref.depthOf.get(k) ?? Infinity),
+    );
     expect(ce?.path.length).toBe(shortest);
     // Replaying the path reaches a state that breaks it.
     let s = initialState(BASIC.config);
@@ -223,7 +261,9 @@ describe('a counterexample', () => {
     const r = await explore({ scope: TINY, configs: [BASIC], step: forgetful });
     expect(r.verdict).toBe('violation');
     expect(r.configs[0]?.counterexample?.invariant).toBe('balances');
-    expect(r.configs[0]?.counterexample?.path.map((p) => ('do' in p ? (p.do as { type: string }).type : 'restart'))).toEqual(['submit', 'claim', 'commit']);
+    expect(
+      r.configs[0]?.counterexample?.path.map((p) => ('do' in p ? (p.do as { type: string }).type : 'restart')),
+    ).toEqual(['submit', 'claim', 'commit']);
   });
 });
 
@@ -250,11 +290,20 @@ describe('guard boundaries', () => {
     expect(r.verdict).toBe('complete');
     expect(r.configs.map((c) => c.name)).toEqual(EXPLORE_CONFIGS.map((c) => c.name));
     for (const c of r.configs) expect(c.boundaries.missing, c.name).toEqual([]);
-    const reached = (name: string): readonly string[] => r.configs.find((c) => c.name === name)?.boundaries.reached ?? [];
+    const reached = (name: string): readonly string[] =>
+      r.configs.find((c) => c.name === name)?.boundaries.reached ?? [];
     // The configs are built for these: backoff-cap reaches the cap from below, exactly and past it;
     // retry-on-deadline lands a retry one tick before, on, and one tick after the deadline.
-    expect(reached('backoff-cap')).toEqual(expect.arrayContaining(['rawDelay-backoffCap<0', 'rawDelay-backoffCap=0', 'rawDelay-backoffCap>0']));
-    expect(reached('retry-on-deadline')).toEqual(expect.arrayContaining(['retry:notBefore-deadline=-1', 'retry:notBefore-deadline=0', 'retry:notBefore-deadline=+1']));
+    expect(reached('backoff-cap')).toEqual(
+      expect.arrayContaining(['rawDelay-backoffCap<0', 'rawDelay-backoffCap=0', 'rawDelay-backoffCap>0']),
+    );
+    expect(reached('retry-on-deadline')).toEqual(
+      expect.arrayContaining([
+        'retry:notBefore-deadline=-1',
+        'retry:notBefore-deadline=0',
+        'retry:notBefore-deadline=+1',
+      ]),
+    );
     // A scope too short for them misses them, and says so.
     const short = await explore({ scope: { jobs: 1, horizon: 1, lifetimes: [3] }, configs: [named('backoff-cap')] });
     expect(short.configs[0]?.boundaries.missing).toContain('rawDelay-backoffCap>0');

@@ -26,14 +26,16 @@ import { startStopwatch } from './stopwatch.ts';
 export function resolveScope(partial: Partial<ExploreScope> = {}): ExploreScope {
   const scope = { ...DEFAULT_SCOPE, ...partial };
   const whole = (name: string, v: number, min: number, max: number): void => {
-    if (!Number.isInteger(v) || v < min || v > max) throw new RangeError(`scope: ${name} must be a whole number from ${min} to ${max} (got ${v})`);
+    if (!Number.isInteger(v) || v < min || v > max)
+      throw new RangeError(`scope: ${name} must be a whole number from ${min} to ${max} (got ${v})`);
   };
   whole('jobs', scope.jobs, 1, 15);
   whole('accounts', scope.accounts, 1, MAX_NAMES);
   whole('workers', scope.workers, 1, MAX_NAMES);
   whole('keys', scope.keys, 1, MAX_NAMES);
   whole('horizon', scope.horizon, 0, 10_000);
-  if (scope.amounts.length === 0 || scope.lifetimes.length === 0) throw new RangeError('scope: amounts and lifetimes must not be empty');
+  if (scope.amounts.length === 0 || scope.lifetimes.length === 0)
+    throw new RangeError('scope: amounts and lifetimes must not be empty');
   for (const a of scope.amounts) whole('an amount', Math.abs(a), 0, 1_000_000);
   for (const l of scope.lifetimes) whole('a lifetime', l, 1, 10_000);
   return scope;
@@ -48,13 +50,17 @@ export interface ResolvedPart {
 
 /** The parts an exploration's options ask for. Throws RangeError for a bad scope or an unknown config name. Pure. */
 export function resolveParts(options: Pick<ExploreOptions, 'parts' | 'scope' | 'configs'>): ResolvedPart[] {
-  if (options.parts === undefined) return [{ name: 'scope', scope: resolveScope(options.scope), configs: options.configs ?? EXPLORE_CONFIGS }];
+  if (options.parts === undefined)
+    return [{ name: 'scope', scope: resolveScope(options.scope), configs: options.configs ?? EXPLORE_CONFIGS }];
   return options.parts.map((p) => ({
     name: p.name,
     scope: resolveScope(p.scope),
     configs: p.configs.map((n) => {
       const c = exploreConfig(n);
-      if (c === undefined) throw new RangeError(`no explore config named ${JSON.stringify(n)} (known: ${EXPLORE_CONFIGS.map((x) => x.name).join(', ')})`);
+      if (c === undefined)
+        throw new RangeError(
+          `no explore config named ${JSON.stringify(n)} (known: ${EXPLORE_CONFIGS.map((x) => x.name).join(', ')})`,
+        );
       return c;
     }),
   }));
@@ -69,28 +75,38 @@ export async function explore(options: ExploreOptions = {}): Promise<ExploreResu
   const clock = startStopwatch();
   const parts = resolveParts(options);
   const threads = Math.max(1, Math.floor(options.threads ?? 1));
-  const parallel = threads > 1 && options.factory === undefined && options.step === undefined && options.invariants === undefined;
+  const parallel =
+    threads > 1 && options.factory === undefined && options.step === undefined && options.invariants === undefined;
   const results: ConfigExploration[] = [];
   const notRun: string[] = [];
   const pool = parallel ? new WorkerPool(threads) : undefined;
   try {
-  for (const part of parts) {
-    for (const named of part.configs) {
-      if (results.some((r) => r.verdict === 'violation' || r.verdict === 'diverge') || options.budget?.expired === true) {
-        notRun.push(`${part.name}/${named.name}`);
-        continue;
+    for (const part of parts) {
+      for (const named of part.configs) {
+        if (
+          results.some((r) => r.verdict === 'violation' || r.verdict === 'diverge') ||
+          options.budget?.expired === true
+        ) {
+          notRun.push(`${part.name}/${named.name}`);
+          continue;
+        }
+        const one =
+          pool === undefined
+            ? exploreSequentially(part.name, named, part.scope, options)
+            : exploreInParallel(part.name, named, part.scope, pool, options);
+        results.push(await one);
       }
-      const one =
-        pool === undefined ? exploreSequentially(part.name, named, part.scope, options) : exploreInParallel(part.name, named, part.scope, pool, options);
-      results.push(await one);
     }
-  }
   } finally {
     await pool?.close();
   }
   const failed = results.find((r) => r.counterexample !== null);
   const verdict: ExploreVerdict =
-    failed !== undefined ? failed.verdict : results.some((r) => r.verdict === 'incomplete') || notRun.length > 0 ? 'incomplete' : 'complete';
+    failed !== undefined
+      ? failed.verdict
+      : results.some((r) => r.verdict === 'incomplete') || notRun.length > 0
+        ? 'incomplete'
+        : 'complete';
   return {
     verdict,
     parts: parts.map((p) => ({ name: p.name, scope: p.scope })),

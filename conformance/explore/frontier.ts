@@ -49,7 +49,15 @@ export interface Level {
    * alphabet step that led to it, and its record (`length` words of `record` from `at`), copied into
    * the next level when it is new. Returns its visited index, or -1 when it was reached before.
    */
-  readonly admit: (source: number, step: number, hi: number, lo: number, record: Int32Array, at: number, length: number) => number;
+  readonly admit: (
+    source: number,
+    step: number,
+    hi: number,
+    lo: number,
+    record: Int32Array,
+    at: number,
+    length: number,
+  ) => number;
   /** The budgets, asked where the expander can stop: max states first, then the time limit. */
   readonly stopReason: () => StopReason | undefined;
 }
@@ -116,7 +124,15 @@ export async function searchFrontier(search: FrontierSearch): Promise<FrontierOu
     const next = new Words();
     const offsets: number[] = [];
     const ids: number[] = [];
-    const admit = (source: number, step: number, hi: number, lo: number, record: Int32Array, at: number, length: number): number => {
+    const admit = (
+      source: number,
+      step: number,
+      hi: number,
+      lo: number,
+      record: Int32Array,
+      at: number,
+      length: number,
+    ): number => {
       const index = visited.add(hi, lo, source, step);
       if (index < 0) return -1;
       offsets.push(next.length);
@@ -132,16 +148,28 @@ export async function searchFrontier(search: FrontierSearch): Promise<FrontierOu
       break;
     }
     if (end.kind === 'broken') {
-      counterexample = invariantBroken(pathSteps(config, scope, names, visited.pathTo(end.index), stepFn), end.name, end.message);
+      counterexample = invariantBroken(
+        pathSteps(config, scope, names, visited.pathTo(end.index), stepFn),
+        end.name,
+        end.message,
+      );
       break;
     }
     if (end.kind === 'counterexample') {
       counterexample = end.counterexample;
       break;
     }
-    frontierPeakBytes = Math.max(frontierPeakBytes, 4 * (frontier.words.length + next.length) + 16 * (frontier.ids.length + ids.length));
+    frontierPeakBytes = Math.max(
+      frontierPeakBytes,
+      4 * (frontier.words.length + next.length) + 16 * (frontier.ids.length + ids.length),
+    );
     if (ids.length > 0) levels.push(ids.length);
-    search.onProgress?.({ config: named.name, depth: levels.length - 1, states: visited.size, transitions: search.transitions() });
+    search.onProgress?.({
+      config: named.name,
+      depth: levels.length - 1,
+      states: visited.size,
+      transitions: search.transitions(),
+    });
     // The next level would stop at its first state: stop here, without starting it.
     if (ids.length > 0 && visited.size >= maxStates) {
       stoppedBy = 'max-states';

@@ -21,7 +21,17 @@ export { violationStory } from './violationStory.ts';
 export type { RunExplorationOptions } from './runExploration.ts';
 export { runExploration } from './runExploration.ts';
 export type { ExplorePart, ExploreScope, NamedConfig, ScopeNames } from './scope.ts';
-export { CHECK_EXPLORATION, DEFAULT_CONFIG_NAMES, DEFAULT_EXPLORATION, DEFAULT_SCOPE, EXPLORE_CONFIGS, RESTART, alphabet, exploreConfig, scopeNames } from './scope.ts';
+export {
+  CHECK_EXPLORATION,
+  DEFAULT_CONFIG_NAMES,
+  DEFAULT_EXPLORATION,
+  DEFAULT_SCOPE,
+  EXPLORE_CONFIGS,
+  RESTART,
+  alphabet,
+  exploreConfig,
+  scopeNames,
+} from './scope.ts';
 export { VisitedSet } from './visited.ts';
 // Not exported: the frontier loop (frontier.ts) and its two ways of expanding a level
 // (sequential.ts, parallel.ts), the worker threads' entry (worker.ts, workerEntry.mjs) and their

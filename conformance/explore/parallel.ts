@@ -34,7 +34,11 @@ const CHUNK_STATES = 256;
 const IN_FLIGHT = 2;
 // From the sources a worker thread registers tsx itself (workerEntry.mjs) before loading
 // worker.ts; in the built package (dist/) the worker is plain JavaScript and needs no tsx.
-const ENTRY = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('./workerEntry.mjs', import.meta.url) : new URL('./worker.js', import.meta.url));
+const ENTRY = fileURLToPath(
+  import.meta.url.endsWith('.ts')
+    ? new URL('./workerEntry.mjs', import.meta.url)
+    : new URL('./worker.js', import.meta.url),
+);
 
 /** Worker threads kept for the configs of one exploration. */
 export class WorkerPool {
@@ -50,7 +54,13 @@ export class WorkerPool {
 }
 
 /** Explores one config of a scope with the pool's threads; the same result as a single-threaded exploration, computed in parallel. */
-export async function exploreInParallel(part: string, named: NamedConfig, scope: ExploreScope, pool: WorkerPool, options: ExploreOptions): Promise<ConfigExploration> {
+export async function exploreInParallel(
+  part: string,
+  named: NamedConfig,
+  scope: ExploreScope,
+  pool: WorkerPool,
+  options: ExploreOptions,
+): Promise<ConfigExploration> {
   const threads = pool.workers.length;
   const clock = startStopwatch();
   const names = scopeNames(scope, named.config.maxAttempts);
@@ -62,7 +72,8 @@ export async function exploreInParallel(part: string, named: NamedConfig, scope:
   };
   const onError = (e: Error): void => {
     failure = e;
-    for (const resolve of waiting.values()) resolve({ type: 'chunk', chunk: -1, words: new Int32Array(0), successors: 0, violations: [] });
+    for (const resolve of waiting.values())
+      resolve({ type: 'chunk', chunk: -1, words: new Int32Array(0), successors: 0, violations: [] });
   };
   for (const w of workers) {
     w.on('message', onMessage);
@@ -87,7 +98,10 @@ export async function exploreInParallel(part: string, named: NamedConfig, scope:
       const chunk = chunkId++;
       const worker = workers[chunk % workers.length];
       const reply = new Promise<ChunkReply>((resolve) => waiting.set(chunk, resolve));
-      worker?.postMessage({ type: 'chunk', chunk, data, offsets } satisfies ChunkRequest, [data.buffer, offsets.buffer]);
+      worker?.postMessage({ type: 'chunk', chunk, data, offsets } satisfies ChunkRequest, [
+        data.buffer,
+        offsets.buffer,
+      ]);
       chunks.push({ first, count, reply });
       dispatched += count;
     };
@@ -110,7 +124,8 @@ export async function exploreInParallel(part: string, named: NamedConfig, scope:
         const index = admit(source, w[p + 1] ?? 0, (w[p + 2] ?? 0) >>> 0, (w[p + 3] ?? 0) >>> 0, w, at, length);
         if (index >= 0) {
           const v = violations.get(ordinal);
-          if (w[p + 4] === 1 && v !== undefined && broken === undefined) broken = { index, name: v.name, message: v.message };
+          if (w[p + 4] === 1 && v !== undefined && broken === undefined)
+            broken = { index, name: v.name, message: v.message };
         }
         p = at + length;
         ordinal++;
@@ -168,7 +183,13 @@ export async function exploreInParallel(part: string, named: NamedConfig, scope:
       workerBytes += f.bytes;
     }
     const source = `explore ${part}/${named.name} model`;
-    const counts = { transitions, boundaries, extraVisitedBytes: workerBytes, threads, coverage: coverage.toCoverage(source, 1) };
+    const counts = {
+      transitions,
+      boundaries,
+      extraVisitedBytes: workerBytes,
+      threads,
+      coverage: coverage.toCoverage(source, 1),
+    };
     return configExploration(part, named, scope, outcome, counts, clock);
   } finally {
     for (const w of workers) {

@@ -8,12 +8,19 @@ import { alphabet } from './scope.ts';
 import type { ExploreScope, ScopeNames } from './scope.ts';
 
 /** The steps of a path given as alphabet indices, replayed with the model from the empty store. Pure. */
-export function pathSteps(config: Config, scope: ExploreScope, names: ScopeNames, indices: readonly number[], stepFn: StepFunction = modelStep): ScriptStep[] {
+export function pathSteps(
+  config: Config,
+  scope: ExploreScope,
+  names: ScopeNames,
+  indices: readonly number[],
+  stepFn: StepFunction = modelStep,
+): ScriptStep[] {
   let state: ModelState = initialState(config);
   const out: ScriptStep[] = [];
   for (const i of indices) {
     const s = alphabet(state.context, scope, names)[i];
-    if (s === undefined) throw new Error(`explore: step ${i} is not in the alphabet of a state on the path (an engine defect)`);
+    if (s === undefined)
+      throw new Error(`explore: step ${i} is not in the alphabet of a state on the path (an engine defect)`);
     out.push(s);
     state = 'do' in s ? stepFn(state, s.do).state : fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
   }

@@ -62,7 +62,11 @@ export interface ConfigExploration {
   readonly bytesPerState: number;
   /** The chance that two distinct states shared a fingerprint (collisionProbability). */
   readonly collisionProbability: number;
-  readonly boundaries: { readonly reached: readonly Boundary[]; readonly expected: readonly Boundary[]; readonly missing: readonly Boundary[] };
+  readonly boundaries: {
+    readonly reached: readonly Boundary[];
+    readonly expected: readonly Boundary[];
+    readonly missing: readonly Boundary[];
+  };
   readonly counterexample: Counterexample | null;
   /** Differential mode: the implementation's name and the work done against it. */
   readonly differential?: DifferentialCounts & { readonly adapter: string };

@@ -145,12 +145,15 @@ export interface ScopeNames {
   readonly index: ReadonlyMap<string, number>;
 }
 
-const letters = (n: number, from: string): string[] => Array.from({ length: n }, (_, i) => (i < 26 - (from.charCodeAt(0) - 97) ? String.fromCharCode(from.charCodeAt(0) + i) : `${from}${i}`));
+const letters = (n: number, from: string): string[] =>
+  Array.from({ length: n }, (_, i) =>
+    i < 26 - (from.charCodeAt(0) - 97) ? String.fromCharCode(from.charCodeAt(0) + i) : `${from}${i}`,
+  );
 
 /** The name pools of a scope (ids a, b, ...; accounts x, y, ...; keys k1, ...; workers w1, ...). Pure. */
 export function scopeNames(scope: ExploreScope, maxAttempts: number): ScopeNames {
   const ids = letters(scope.jobs, 'a');
-  const accounts = Array.from({ length: scope.accounts }, (_, i) => (i < 3 ? 'xyz'[i] ?? 'x' : `x${i}`));
+  const accounts = Array.from({ length: scope.accounts }, (_, i) => (i < 3 ? ('xyz'[i] ?? 'x') : `x${i}`));
   const keys = Array.from({ length: scope.keys }, (_, i) => `k${i + 1}`);
   const workers = Array.from({ length: scope.workers }, (_, i) => `w${i + 1}`);
   const errors = Array.from({ length: maxAttempts }, (_, i) => `e${i + 1}`);
@@ -193,19 +196,24 @@ export function alphabet(context: StoreContext, scope: ExploreScope, names: Scop
   const sym = scope.symmetry;
   // 1. Submits of a new id.
   const freshIds = sym ? firstUnused(names.ids, usedIds) : names.ids.filter((n) => !usedIds.has(n));
-  const accounts = sym ? [...names.accounts.filter((n) => usedAccounts.has(n)), ...firstUnused(names.accounts, usedAccounts)] : names.accounts;
+  const accounts = sym
+    ? [...names.accounts.filter((n) => usedAccounts.has(n)), ...firstUnused(names.accounts, usedAccounts)]
+    : names.accounts;
   const keys = sym ? [...names.keys.filter((n) => usedKeys.has(n)), ...firstUnused(names.keys, usedKeys)] : names.keys;
   for (const id of freshIds) {
     for (const account of accounts) {
       for (const key of keys) {
         for (const amount of scope.amounts) {
-          for (const life of scope.lifetimes) out.push({ do: { type: 'submit', id, account, key, amount, deadline: now + life, now } });
+          for (const life of scope.lifetimes)
+            out.push({ do: { type: 'submit', id, account, key, amount, deadline: now + life, now } });
         }
       }
     }
   }
   // 2. Claims.
-  const claimers = sym ? [...names.workers.filter((n) => owners.has(n)), ...firstUnused(names.workers, owners)] : names.workers;
+  const claimers = sym
+    ? [...names.workers.filter((n) => owners.has(n)), ...firstUnused(names.workers, owners)]
+    : names.workers;
   for (const worker of claimers) out.push({ do: { type: 'claim', worker, now } });
   // 3. Settlements of every live delivery, by its owner.
   const live = new Set<number>();
@@ -216,8 +224,12 @@ export function alphabet(context: StoreContext, scope: ExploreScope, names: Scop
     const base = { worker: c.owner, token: c.token, now };
     out.push({ do: { type: 'commit', ...base } });
     out.push({ do: { type: 'ack', ...base } });
-    out.push({ do: { type: 'fail', ...base, kind: 'transient', error: names.errors[c.attempts - 1] ?? `e${c.attempts}` } });
-    out.push({ do: { type: 'fail', ...base, kind: 'permanent', error: names.errors[c.attempts - 1] ?? `e${c.attempts}` } });
+    out.push({
+      do: { type: 'fail', ...base, kind: 'transient', error: names.errors[c.attempts - 1] ?? `e${c.attempts}` },
+    });
+    out.push({
+      do: { type: 'fail', ...base, kind: 'permanent', error: names.errors[c.attempts - 1] ?? `e${c.attempts}` },
+    });
   }
   // 4. Ticks to the interesting instants.
   const instants = new Set<number>();
@@ -242,7 +254,16 @@ export function alphabet(context: StoreContext, scope: ExploreScope, names: Scop
     for (const j of jobs) {
       const { id, payload } = j.context;
       if (payload.deadline > now) out.push({ do: { type: 'submit', id, ...payload, now } });
-      out.push({ do: { type: 'submit', id, ...payload, amount: payload.amount + 1, deadline: Math.max(payload.deadline, now + 1), now } });
+      out.push({
+        do: {
+          type: 'submit',
+          id,
+          ...payload,
+          amount: payload.amount + 1,
+          deadline: Math.max(payload.deadline, now + 1),
+          now,
+        },
+      });
     }
     for (const j of jobs) {
       const c = j.context;
@@ -259,7 +280,17 @@ export function alphabet(context: StoreContext, scope: ExploreScope, names: Scop
     }
     out.push({ do: { type: 'commit', worker: names.workers[0] ?? 'w1', token: stale, now } });
     const probeId = freshIds[0] ?? names.ids[0] ?? 'a';
-    out.push({ do: { type: 'submit', id: probeId, account: names.accounts[0] ?? 'x', key: names.keys[0] ?? 'k1', amount: scope.amounts[0] ?? 1, deadline: now, now } });
+    out.push({
+      do: {
+        type: 'submit',
+        id: probeId,
+        account: names.accounts[0] ?? 'x',
+        key: names.keys[0] ?? 'k1',
+        amount: scope.amounts[0] ?? 1,
+        deadline: now,
+        now,
+      },
+    });
     if (now > 0) out.push({ do: { type: 'tick', now: now - 1 } });
   }
   // 6. Restart.

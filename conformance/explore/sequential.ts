@@ -27,7 +27,12 @@ import { startStopwatch } from './stopwatch.ts';
 async function divergenceOf(config: Config, factory: AdapterFactory, d: EdgeDivergence): Promise<Counterexample> {
   const path = d.step === undefined ? [...d.path] : [...d.path, d.step];
   const run = await runLockstep(config, path, factory);
-  const what = d.kind === 'alias' ? 'its snapshot is a live alias' : d.kind === 'impl_error' ? `it failed: ${d.error ?? ''}` : `its ${d.kind} differs`;
+  const what =
+    d.kind === 'alias'
+      ? 'its snapshot is a live alias'
+      : d.kind === 'impl_error'
+        ? `it failed: ${d.error ?? ''}`
+        : `its ${d.kind} differs`;
   const message = `the implementation disagrees after ${path.length} steps (${what})`;
   const story =
     run.divergence === null
@@ -80,7 +85,11 @@ export async function exploreSequentially(
       if (checker !== undefined && expansion !== undefined && factory !== undefined) {
         const path = paths[e] ?? [];
         for (const stepIndex of found) nextPaths.push([...path, expansion.steps[stepIndex] ?? { restart: true }]);
-        const outcome = await checker.check(path, expansion, expansion.selfLoop.map((x) => !x));
+        const outcome = await checker.check(
+          path,
+          expansion,
+          expansion.selfLoop.map((x) => !x),
+        );
         if (outcome === 'time_limit') return { kind: 'stopped', by: 'time-limit' };
         if (outcome !== undefined) {
           await checker.close();
@@ -107,12 +116,19 @@ export async function exploreSequentially(
   });
   await checker?.close();
   const source = `explore ${part}/${named.name} ${checker === undefined ? 'model' : checker.name}`;
-  return configExploration(part, named, scope, outcome, {
-    transitions: expander.transitions,
-    boundaries: expander.boundaries,
-    extraVisitedBytes: 0,
-    threads: 1,
-    coverage: expander.coverage.toCoverage(source, 1),
-    ...(checker === undefined ? {} : { differential: { adapter: checker.name, ...checker.counts } }),
-  }, clock);
+  return configExploration(
+    part,
+    named,
+    scope,
+    outcome,
+    {
+      transitions: expander.transitions,
+      boundaries: expander.boundaries,
+      extraVisitedBytes: 0,
+      threads: 1,
+      coverage: expander.coverage.toCoverage(source, 1),
+      ...(checker === undefined ? {} : { differential: { adapter: checker.name, ...checker.counts } }),
+    },
+    clock,
+  );
 }

@@ -7,8 +7,18 @@ import type { ScriptStep } from '../lockstep/symbolic.ts';
 import type { StepFunction } from './expander.ts';
 
 /** The story of a path that breaks an invariant: each step with the model's reply, then what broke. Pure. */
-export function violationStory(config: Config, path: readonly ScriptStep[], invariant: string, message: string, stepFn: StepFunction = modelStep): string {
-  const lines = [`the model breaks invariant ${invariant} after step ${path.length} of ${path.length}.`, `config: ${describeConfig(config)}`, ''];
+export function violationStory(
+  config: Config,
+  path: readonly ScriptStep[],
+  invariant: string,
+  message: string,
+  stepFn: StepFunction = modelStep,
+): string {
+  const lines = [
+    `the model breaks invariant ${invariant} after step ${path.length} of ${path.length}.`,
+    `config: ${describeConfig(config)}`,
+    '',
+  ];
   let state: ModelState = initialState(config);
   path.forEach((s, i) => {
     if ('do' in s) {

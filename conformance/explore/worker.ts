@@ -23,7 +23,10 @@ if (port === null) throw new Error('explore worker: no parent port');
 port.on('message', (message: WorkerInit | ChunkRequest | { type: 'finish' }) => {
   if (message.type === 'begin') {
     const { named, scope } = message;
-    session = { expander: new Expander(named.config, scope, scopeNames(scope, named.config.maxAttempts)), seen: new VisitedSet(1 << 14) };
+    session = {
+      expander: new Expander(named.config, scope, scopeNames(scope, named.config.maxAttempts)),
+      seen: new VisitedSet(1 << 14),
+    };
     return;
   }
   if (session === undefined) throw new Error('explore worker: a chunk before begin');

@@ -33,21 +33,43 @@ interface Run {
  * Runs `jobcheck check --module <fixture> ...flags`; kills it (and counts that as a hang) after
  * `hardMs`; sends SIGTERM after `termAfterMs`, when given.
  */
-async function check(fixture: string, flags: readonly string[], options: { hardMs: number; termAfterMs?: number }): Promise<Run> {
+async function check(
+  fixture: string,
+  flags: readonly string[],
+  options: { hardMs: number; termAfterMs?: number },
+): Promise<Run> {
   const tag = randomUUID();
   const report = join(reports, `${fixture}-${tag}`);
-  const args = ['bin/jobcheck.js', 'check', '--module', `${FIXTURES}/${fixture}.mjs`, '--seed', '1', '--no-explore', '--report', report, ...flags];
+  const args = [
+    'bin/jobcheck.js',
+    'check',
+    '--module',
+    `${FIXTURES}/${fixture}.mjs`,
+    '--seed',
+    '1',
+    '--no-explore',
+    '--report',
+    report,
+    ...flags,
+  ];
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, JOBCHECK_ISOLATED_TAG: tag, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, JOBCHECK_ISOLATED_TAG: tag, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString('utf8')).slice(0, 262_144)));
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(0, 262_144)));
   let signalledAt: number | undefined;
-  const term = options.termAfterMs === undefined ? undefined : setTimeout(() => {
-    signalledAt = performance.now();
-    child.kill('SIGTERM');
-  }, options.termAfterMs);
+  const term =
+    options.termAfterMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          signalledAt = performance.now();
+          child.kill('SIGTERM');
+        }, options.termAfterMs);
   const hard = setTimeout(() => child.kill('SIGKILL'), options.hardMs);
   const exit = await new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const ended = performance.now();
@@ -62,7 +84,14 @@ async function check(fixture: string, flags: readonly string[], options: { hardM
       // already gone
     }
   }
-  return { exit, stdout, stderr, wallMs: ended - started, afterSignalMs: signalledAt === undefined ? undefined : ended - signalledAt, left: survivors.length };
+  return {
+    exit,
+    stdout,
+    stderr,
+    wallMs: ended - started,
+    afterSignalMs: signalledAt === undefined ? undefined : ended - signalledAt,
+    left: survivors.length,
+  };
 }
 
 /** Generous: a node start with tsx takes seconds on a loaded machine, and each store of the concurrent campaign is a process. */
@@ -76,8 +105,11 @@ const HARD_MS = 90_000;
  * module's harness) and what it does not read (the verdict of the JSON report).
  */
 describe('a module that ends or stalls the process it runs in', () => {
-  it('spins for ever in a command: SIGTERM ends the run promptly (exit 143), and the module\'s process with it', async () => {
-    const r = await check('busyLoop', ['--runs', '5', '--timeout', '600000', '--time-limit', '600'], { hardMs: 40_000, termAfterMs: 12_000 });
+  it("spins for ever in a command: SIGTERM ends the run promptly (exit 143), and the module's process with it", async () => {
+    const r = await check('busyLoop', ['--runs', '5', '--timeout', '600000', '--time-limit', '600'], {
+      hardMs: 40_000,
+      termAfterMs: 12_000,
+    });
     expect({ exit: r.exit, left: r.left }).toEqual({ exit: 143, left: 0 });
     expect(r.afterSignalMs).toBeLessThan(10_000);
   }, 50_000);
@@ -86,12 +118,20 @@ describe('a module that ends or stalls the process it runs in', () => {
 describe("a module's concurrent factory, guarded as the sequential one", () => {
   // A polluted Object.prototype once made the report writer print `agree` beside exit 1.
   const cases = [['concurrentPolluted', 'pollutes Object.prototype (toJSON, ok)']] as const;
-  it.each(cases)('%s (%s): a divergence of the concurrent campaign (exit 1) whose verdict the report keeps', async (fixture) => {
-    const r = await check(fixture, ['--runs', '1', '--workers', '2', '--timeout', '15000', '--time-limit', '45', '--json'], { hardMs: HARD_MS });
-    expect({ exit: r.exit, left: r.left }).toEqual({ exit: 1, left: 0 });
-    const json = JSON.parse(r.stdout) as { verdict: string; concurrent?: { verdict: string } };
-    expect(json.verdict).toBe('diverge');
-    expect(json.concurrent?.verdict).toBe('failed');
-    expect(`${r.stdout}${r.stderr}`).not.toMatch(/internal error|at .+\.ts:\d+/);
-  }, HARD_MS + 10_000);
+  it.each(cases)(
+    '%s (%s): a divergence of the concurrent campaign (exit 1) whose verdict the report keeps',
+    async (fixture) => {
+      const r = await check(
+        fixture,
+        ['--runs', '1', '--workers', '2', '--timeout', '15000', '--time-limit', '45', '--json'],
+        { hardMs: HARD_MS },
+      );
+      expect({ exit: r.exit, left: r.left }).toEqual({ exit: 1, left: 0 });
+      const json = JSON.parse(r.stdout) as { verdict: string; concurrent?: { verdict: string } };
+      expect(json.verdict).toBe('diverge');
+      expect(json.concurrent?.verdict).toBe('failed');
+      expect(`${r.stdout}${r.stderr}`).not.toMatch(/internal error|at .+\.ts:\d+/);
+    },
+    HARD_MS + 10_000,
+  );
 });

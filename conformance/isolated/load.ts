@@ -14,8 +14,17 @@ const TYPESCRIPT_FILE = /\.[cm]?ts$/;
 /** The file of an ESM entry of tsx (`esm` or `esm/api`), found through the package's exports map from `from` (a file). */
 export function tsxEntry(from: string, entry: 'esm' | 'esm/api'): string {
   const manifest = createRequire(from).resolve('tsx/package.json');
-  const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, string | { import?: string | { default?: string } }> }).exports[`./${entry}`];
-  const target = typeof exported === 'string' ? exported : typeof exported?.import === 'string' ? exported.import : exported?.import?.default;
+  const exported = (
+    JSON.parse(readFileSync(manifest, 'utf8')) as {
+      exports: Record<string, string | { import?: string | { default?: string } }>;
+    }
+  ).exports[`./${entry}`];
+  const target =
+    typeof exported === 'string'
+      ? exported
+      : typeof exported?.import === 'string'
+        ? exported.import
+        : exported?.import?.default;
   if (target === undefined) throw new Error(`tsx exports no ${entry}`);
   return join(dirname(manifest), target);
 }
@@ -40,12 +49,18 @@ export async function importModule(file: string): Promise<Record<string, unknown
     // import its ESM half from a linked folder); require.resolve finds the project's tsx.
     api = tsxEntry(file, 'esm/api');
   } catch {
-    throw new Error(`${basename(file)} is TypeScript, which node ${process.version} does not run by itself: install tsx in its project (npm install --save-dev tsx) or compile the module to JavaScript`);
+    throw new Error(
+      `${basename(file)} is TypeScript, which node ${process.version} does not run by itself: install tsx in its project (npm install --save-dev tsx) or compile the module to JavaScript`,
+    );
   }
-  const tsx = (await import(pathToFileURL(api).href)) as { tsImport(specifier: string, parentURL: string): Promise<unknown> };
+  const tsx = (await import(pathToFileURL(api).href)) as {
+    tsImport(specifier: string, parentURL: string): Promise<unknown>;
+  };
   const mod = (await tsx.tsImport(url, import.meta.url)) as Record<string, unknown>;
   // A .ts file of a CommonJS project is compiled to CommonJS: its `export default` arrives as
   // module.exports.default, one level down.
   const inner = mod['default'];
-  return typeof inner === 'object' && inner !== null && (inner as { __esModule?: unknown }).__esModule === true ? (inner as Record<string, unknown>) : mod;
+  return typeof inner === 'object' && inner !== null && (inner as { __esModule?: unknown }).__esModule === true
+    ? (inner as Record<string, unknown>)
+    : mod;
 }

@@ -24,7 +24,12 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CodedError } from '../../contract/CodedError.ts';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
-import { PROTOCOL_VERSION, helloReplySchema, protocolRejectionSchema, snapshotReplySchema } from '../../contract/protocol.ts';
+import {
+  PROTOCOL_VERSION,
+  helloReplySchema,
+  protocolRejectionSchema,
+  snapshotReplySchema,
+} from '../../contract/protocol.ts';
 import type { Adapter, AdapterFactory } from '../adapter.ts';
 import { AdapterError } from '../stores/guarded.ts';
 import type { AdapterErrorCode } from '../stores/guarded.ts';
@@ -98,7 +103,10 @@ function reportedFailure(error: ProcessError): AdapterError | undefined {
   const line = [...(error.details.stderr ?? [])].reverse().find((l) => l.startsWith(MODULE_FAILURE_MARK));
   if (line === undefined) return undefined;
   try {
-    const { code, message } = JSON.parse(line.slice(MODULE_FAILURE_MARK.length)) as { code: AdapterErrorCode; message: string };
+    const { code, message } = JSON.parse(line.slice(MODULE_FAILURE_MARK.length)) as {
+      code: AdapterErrorCode;
+      message: string;
+    };
     return new AdapterError(code, String(message));
   } catch {
     return undefined;
@@ -128,7 +136,12 @@ class IsolatedAdapter implements Adapter {
   }
 
   /** Says hello on a process of the pool; throws a typed error. */
-  static async open(name: string, pool: ProcessPool, config: Config, options: IsolatedModuleOptions): Promise<IsolatedAdapter> {
+  static async open(
+    name: string,
+    pool: ProcessPool,
+    config: Config,
+    options: IsolatedModuleOptions,
+  ): Promise<IsolatedAdapter> {
     const { peer, reused } = pool.any();
     const adapter = new IsolatedAdapter(name, pool, peer, options);
     const line = JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, config });
@@ -137,7 +150,10 @@ class IsolatedAdapter implements Adapter {
       const hello = checkShape(helloReplySchema, v);
       if (hello.ok) return hello;
       const refusal = checkShape(protocolRejectionSchema, v);
-      return { ok: false, problem: refusal.ok ? `a refusal of hello (${refusal.value.code}: ${refusal.value.message})` : hello.problem };
+      return {
+        ok: false,
+        problem: refusal.ok ? `a refusal of hello (${refusal.value.code}: ${refusal.value.message})` : hello.problem,
+      };
     };
     // Not cut below the allowance by the budget: a check whose time ran out while node started still
     // gets its store, to find that the time is up (INCOMPLETE) rather than fail to start (exit 2).
@@ -153,8 +169,15 @@ class IsolatedAdapter implements Adapter {
    * Sends one line and checks its reply. `floorMs`: the wait is cut by the budget, but not below
    * this (the hello of a new process, whose start is the harness's cost).
    */
-  private async ask<T>(line: string, what: string, timeoutMs: number, check: (value: unknown) => LineResult<T>, floorMs = 0): Promise<T> {
-    if (this.closed) throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: line });
+  private async ask<T>(
+    line: string,
+    what: string,
+    timeoutMs: number,
+    check: (value: unknown) => LineResult<T>,
+    floorMs = 0,
+  ): Promise<T> {
+    if (this.closed)
+      throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: line });
     const budget = this.options.budget;
     let reply: string;
     try {
@@ -166,7 +189,11 @@ class IsolatedAdapter implements Adapter {
     const json = parseJsonLine(reply);
     const checked = json.ok ? check(json.value) : json;
     if (!checked.ok) {
-      const error = this.peer.error('protocol_error', `the module's process answered ${what} with ${checked.problem}`, reply);
+      const error = this.peer.error(
+        'protocol_error',
+        `the module's process answered ${what} with ${checked.problem}`,
+        reply,
+      );
       await this.peer.kill();
       throw error;
     }
@@ -178,12 +205,17 @@ class IsolatedAdapter implements Adapter {
   }
 
   async snapshot(): Promise<Snapshot> {
-    return snapshotOf(await this.ask('{"type":"snapshot"}', 'snapshot', this.timeoutMs, (v) => checkShape(snapshotReplySchema, v)));
+    return snapshotOf(
+      await this.ask('{"type":"snapshot"}', 'snapshot', this.timeoutMs, (v) => checkShape(snapshotReplySchema, v)),
+    );
   }
 
   async restart(): Promise<void> {
     await this.ask(RESTART_REQUEST, 'restart', this.timeoutMs, (v) =>
-      v !== null && typeof v === 'object' && (v as { ok?: unknown }).ok === true && (v as { type?: unknown }).type === 'restart'
+      v !== null &&
+      typeof v === 'object' &&
+      (v as { ok?: unknown }).ok === true &&
+      (v as { type?: unknown }).type === 'restart'
         ? { ok: true, value: undefined }
         : { ok: false, problem: 'a line that is not {"ok":true,"type":"restart"}' },
     );
@@ -206,7 +238,10 @@ class IsolatedAdapter implements Adapter {
 async function probe(pool: ProcessPool, options: IsolatedModuleOptions): Promise<ModuleExports> {
   const { peer } = pool.any();
   const limit = 2 * (options.timeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS) + MODULE_START_ALLOWANCE_MS;
-  const ms = options.budget === undefined ? limit : Math.min(limit, Math.max(options.budget.cap(limit), MODULE_START_ALLOWANCE_MS));
+  const ms =
+    options.budget === undefined
+      ? limit
+      : Math.min(limit, Math.max(options.budget.cap(limit), MODULE_START_ALLOWANCE_MS));
   let text: string;
   try {
     text = await peer.request(PROBE_REQUEST, ms);
@@ -214,14 +249,20 @@ async function probe(pool: ProcessPool, options: IsolatedModuleOptions): Promise
     await pool.end(peer);
     const failure = isProcessError(error) ? reportedFailure(error) : undefined;
     if (failure !== undefined) throw new ModuleLoadError('load_failed', failure.message.replace(/^\w+: /, ''));
-    if (isProcessError(error) && error.code === 'timeout') throw new ModuleLoadError('load_failed', `loading took more than ${ms} ms`);
+    if (isProcessError(error) && error.code === 'timeout')
+      throw new ModuleLoadError('load_failed', `loading took more than ${ms} ms`);
     if (isProcessError(error) && error.code === 'process_exited') {
       throw new ModuleLoadError('load_failed', `its process ended while it loaded (${error.message})`);
     }
     throw error;
   }
   const json = parseJsonLine(text);
-  const value = (json.ok ? json.value : {}) as { ok?: unknown; message?: unknown; factory?: unknown; concurrent?: unknown };
+  const value = (json.ok ? json.value : {}) as {
+    ok?: unknown;
+    message?: unknown;
+    factory?: unknown;
+    concurrent?: unknown;
+  };
   if (value.ok !== true || typeof value.factory !== 'boolean' || typeof value.concurrent !== 'string') {
     await pool.end(peer);
     const why = value.ok === false ? String(value.message) : "its process gave an answer that is not the runner's";
@@ -245,10 +286,14 @@ export async function isolatedModule(file: string, options: IsolatedModuleOption
     throw error;
   });
   if (!exports.factory) await pool.close();
-  if (!exports.factory) throw new ModuleLoadError('no_factory', 'exports no AdapterFactory (expected a default export or createAdapter)');
+  if (!exports.factory)
+    throw new ModuleLoadError('no_factory', 'exports no AdapterFactory (expected a default export or createAdapter)');
   if (exports.concurrent !== 'undefined' && exports.concurrent !== 'function') {
     await pool.close();
-    throw new ModuleLoadError('bad_export', `exports createConcurrentAdapter, but it is not a function (got ${exports.concurrent})`);
+    throw new ModuleLoadError(
+      'bad_export',
+      `exports createConcurrentAdapter, but it is not a function (got ${exports.concurrent})`,
+    );
   }
   const name = options.name ?? file;
   const factory: AdapterFactory = (config) => IsolatedAdapter.open(name, pool, config, options);

@@ -44,7 +44,10 @@ process.stdout.write = process.stderr.write.bind(process.stderr) as typeof proce
 
 const describe = (error: unknown): string => {
   try {
-    return clipText((error instanceof Error ? `${error.name}: ${error.message}` : String(error)).split('\n')[0] ?? '', 300);
+    return clipText(
+      (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).split('\n')[0] ?? '',
+      300,
+    );
   } catch {
     return 'a value that cannot be shown';
   }
@@ -137,14 +140,22 @@ function concurrentStore(adapter: ConcurrentAdapter, concurrent: boolean): LaneS
 
 /** Refuses a restore: a module is restarted by its own restart(), never given a snapshot. */
 const noRestore = (): never => {
-  throw new JobcheckError('invalid_snapshot', 'snapshot', 'restore: a module is not restored from a snapshot by the harness');
+  throw new JobcheckError(
+    'invalid_snapshot',
+    'snapshot',
+    'restore: a module is not restored from a snapshot by the harness',
+  );
 };
 
 /** `made` if it is an adapter (an object with execute); otherwise the process fails. */
 async function adapterOf<T>(made: unknown, what: string): Promise<T> {
-  const isAdapter = (): boolean => made !== null && typeof made === 'object' && typeof (made as { execute?: unknown }).execute === 'function';
+  const isAdapter = (): boolean =>
+    made !== null && typeof made === 'object' && typeof (made as { execute?: unknown }).execute === 'function';
   if (await call("the factory's value", isAdapter)) return made as T;
-  return fail('invalid_value', `${what} did not return an adapter (an object with execute, snapshot, restart and close)`);
+  return fail(
+    'invalid_value',
+    `${what} did not return an adapter (an object with execute, snapshot, restart and close)`,
+  );
 }
 
 const session: Session = {};
@@ -159,7 +170,8 @@ function makerOf(): StoreMaker {
   if (workers === undefined) {
     const main = exportOf('default');
     const factory = typeof main === 'function' ? main : exportOf('createAdapter');
-    if (typeof factory !== 'function') fail('load_failed', 'it exports no AdapterFactory (expected a default export or createAdapter)');
+    if (typeof factory !== 'function')
+      fail('load_failed', 'it exports no AdapterFactory (expected a default export or createAdapter)');
     return {
       name: 'module',
       create: async (config: Config) => {
@@ -170,7 +182,8 @@ function makerOf(): StoreMaker {
     };
   } else {
     const factory = exportOf('createConcurrentAdapter');
-    if (typeof factory !== 'function') fail('load_failed', `it exports no createConcurrentAdapter function (got ${typeof factory})`);
+    if (typeof factory !== 'function')
+      fail('load_failed', `it exports no createConcurrentAdapter function (got ${typeof factory})`);
     return {
       name: 'module',
       create: async (config: Config) => {
@@ -212,14 +225,20 @@ for await (const line of lines) {
     continue;
   }
   // A line that is not an object (`null`, a number: a malformed command) has no envelope to read.
-  const envelope = (message !== null && typeof message === 'object' ? message : {}) as { id?: unknown; lane?: unknown; command?: unknown };
+  const envelope = (message !== null && typeof message === 'object' ? message : {}) as {
+    id?: unknown;
+    lane?: unknown;
+    command?: unknown;
+  };
   const wellFormed = Number.isSafeInteger(envelope.id) && Number.isSafeInteger(envelope.lane);
   if (type === 'request' && session.protocol === PROTOCOL_VERSION_2 && store !== undefined && wellFormed) {
     const id = envelope.id as number;
     const key = store.concurrent === true ? (envelope.lane as number) : -1;
     const before = lanes.get(key) ?? Promise.resolve();
     const lane = envelope.lane as number;
-    const run = before.then(async () => writeLine({ type: 'reply', id, reply: await store.execute(envelope.command, lane) }));
+    const run = before.then(async () =>
+      writeLine({ type: 'reply', id, reply: await store.execute(envelope.command, lane) }),
+    );
     const tracked = run.finally(() => {
       inFlight.delete(tracked);
       if (lanes.get(key) === tracked) lanes.delete(key);

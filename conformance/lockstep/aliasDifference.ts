@@ -28,7 +28,10 @@ function scribble(value: unknown): void {
  * (`expected`). Returns the divergence fields, `time_limit` when the budget stopped it, or
  * undefined when the implementation is unaffected. Not pure: it drives the adapter.
  */
-export async function aliasDifference(adapter: Adapter, expected: Snapshot): Promise<Omit<Divergence, 'step'> | 'time_limit' | undefined> {
+export async function aliasDifference(
+  adapter: Adapter,
+  expected: Snapshot,
+): Promise<Omit<Divergence, 'step'> | 'time_limit' | undefined> {
   try {
     scribble(await adapter.snapshot());
     const implSnapshot = await adapter.snapshot();

@@ -46,7 +46,10 @@ export interface Artifact {
 }
 
 /** Builds the artifact of a lockstep run (usually a shrunk counterexample). Pure. */
-export function toArtifact(result: LockstepResult, meta: { seed?: number; path?: string | null; createdAt?: string } = {}): Artifact {
+export function toArtifact(
+  result: LockstepResult,
+  meta: { seed?: number; path?: string | null; createdAt?: string } = {},
+): Artifact {
   const steps: ArtifactStep[] = result.steps.map((s) =>
     'restart' in s.action
       ? { restart: true, snapshot: s.modelSnapshot }
@@ -86,13 +89,19 @@ export function parseArtifact(input: unknown): Artifact {
   if (!r.success) {
     const issue = r.error.issues[0];
     const where = issue === undefined ? '' : issue.path.map(String).join('.');
-    throw new ConformanceError('invalid_artifact', `invalid artifact: ${where || '(root)'}: ${issue?.message ?? 'invalid'}`);
+    throw new ConformanceError(
+      'invalid_artifact',
+      `invalid artifact: ${where || '(root)'}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   r.data.steps.forEach((s, i) => {
     // A command is a flat object (a malformed one at most a little deeper); anything deeper could
     // not even be written to an implementation, and would be blamed on it.
     if ('do' in s && jsonDepth(s.do, MAX_COMMAND_DEPTH) > MAX_COMMAND_DEPTH) {
-      throw new ConformanceError('invalid_artifact', `invalid artifact: steps.${i}.do: nested deeper than ${MAX_COMMAND_DEPTH} levels`);
+      throw new ConformanceError(
+        'invalid_artifact',
+        `invalid artifact: steps.${i}.do: nested deeper than ${MAX_COMMAND_DEPTH} levels`,
+      );
     }
     // A command typed as one of the protocol's own messages (hello, snapshot, restore) cannot be
     // sent to a process as a command: the harness would refuse it and blame the implementation.
@@ -111,7 +120,11 @@ const MAX_COMMAND_DEPTH = 16;
 export const MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
 
 /** A file-name-safe slug of an adapter name. Pure. */
-const slug = (s: string): string => s.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'impl';
+const slug = (s: string): string =>
+  s
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60) || 'impl';
 
 /** Writes an artifact as JSON into `dir` (created if needed) and returns the file's path. */
 export async function writeArtifact(dir: string, artifact: Artifact, name?: string): Promise<string> {
@@ -127,7 +140,9 @@ export async function readArtifact(file: string): Promise<Artifact> {
   try {
     data = JSON.parse(await readInputFile(file, MAX_ARTIFACT_BYTES));
   } catch (e) {
-    throw new ConformanceError('invalid_artifact', `cannot read artifact ${file}: ${(e as Error).message}`, { cause: e });
+    throw new ConformanceError('invalid_artifact', `cannot read artifact ${file}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   return parseArtifact(data);
 }
@@ -140,7 +155,8 @@ export async function readArtifact(file: string): Promise<Artifact> {
  * ConformanceError `changed_artifact` naming the step and the field; pure otherwise.
  */
 export function verifyArtifact(artifact: Artifact): void {
-  if (artifact.steps.length === 0) throw new ConformanceError('invalid_artifact', 'invalid artifact: steps: must hold at least one step');
+  if (artifact.steps.length === 0)
+    throw new ConformanceError('invalid_artifact', 'invalid artifact: steps: must hold at least one step');
   let model: ModelState = initialState(artifact.config);
   artifact.steps.forEach((s, i) => {
     const at = `step ${i + 1} of ${artifact.steps.length}`;
@@ -172,7 +188,11 @@ const scriptStep = (s: ArtifactStep): ScriptStep => ('restart' in s ? { restart:
  * commands in lockstep with the model, which now answers exactly what the artifact records. The
  * result is a lockstep result, so that `renderStory` and `coverageOf` work on replays as well.
  */
-export async function replayArtifact(artifact: Artifact, factory: AdapterFactory, options: LockstepOptions = {}): Promise<LockstepResult> {
+export async function replayArtifact(
+  artifact: Artifact,
+  factory: AdapterFactory,
+  options: LockstepOptions = {},
+): Promise<LockstepResult> {
   verifyArtifact(artifact);
   return runLockstep(artifact.config, artifact.steps.map(scriptStep), factory, options);
 }

@@ -17,8 +17,15 @@ describe('comparing model and implementation', () => {
   });
 
   it('compares rejections by code, never by message', () => {
-    expect(replyDifference({ ok: false, code: 'stale_token', message: 'token 3 is stale' }, { ok: false, code: 'stale_token', message: 'nope' })).toBeUndefined();
-    expect(replyDifference({ ok: false, code: 'stale_token', message: 'm' }, { ok: false, code: 'not_owner', message: 'm' })).toEqual({
+    expect(
+      replyDifference(
+        { ok: false, code: 'stale_token', message: 'token 3 is stale' },
+        { ok: false, code: 'stale_token', message: 'nope' },
+      ),
+    ).toBeUndefined();
+    expect(
+      replyDifference({ ok: false, code: 'stale_token', message: 'm' }, { ok: false, code: 'not_owner', message: 'm' }),
+    ).toEqual({
       path: 'reply.code',
       model: 'stale_token',
       impl: 'not_owner',

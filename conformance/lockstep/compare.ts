@@ -37,7 +37,8 @@ export function firstDifference(model: unknown, impl: unknown, path = ''): Diffe
       if (d !== undefined) return d;
     }
     for (const key of Object.keys(impl)) {
-      if (!Object.hasOwn(model, key) && impl[key] !== undefined) return { path: join(path, key), model: undefined, impl: impl[key] };
+      if (!Object.hasOwn(model, key) && impl[key] !== undefined)
+        return { path: join(path, key), model: undefined, impl: impl[key] };
     }
     return undefined;
   }
@@ -84,7 +85,12 @@ export function replyDifference(model: Reply, impl: unknown): Difference | undef
  * after the other (the model's keys in order, then keys only the implementation has); at most
  * `limit` are collected, and `total` counts them all. Object key order is ignored. Pure.
  */
-export function allDifferences(model: unknown, impl: unknown, path = '', limit = Number.POSITIVE_INFINITY): { readonly differences: readonly Difference[]; readonly total: number } {
+export function allDifferences(
+  model: unknown,
+  impl: unknown,
+  path = '',
+  limit = Number.POSITIVE_INFINITY,
+): { readonly differences: readonly Difference[]; readonly total: number } {
   const differences: Difference[] = [];
   let total = 0;
   const add = (d: Difference): void => {
@@ -92,7 +98,9 @@ export function allDifferences(model: unknown, impl: unknown, path = '', limit =
     if (differences.length < limit) differences.push(d);
   };
   // An explicit stack, not recursion: an implementation's value may be nested very deep.
-  const stack: Array<{ readonly model: unknown; readonly impl: unknown; readonly path: string }> = [{ model, impl, path }];
+  const stack: Array<{ readonly model: unknown; readonly impl: unknown; readonly path: string }> = [
+    { model, impl, path },
+  ];
   while (stack.length > 0) {
     const top = stack.pop();
     if (top === undefined || top.model === top.impl) continue;
@@ -103,8 +111,11 @@ export function allDifferences(model: unknown, impl: unknown, path = '', limit =
     } else if (isObject(top.model) && isObject(top.impl)) {
       const m = top.model;
       const im = top.impl;
-      for (const key of Object.keys(m)) children.push({ model: m[key], impl: Object.hasOwn(im, key) ? im[key] : undefined, path: join(top.path, key) });
-      for (const key of Object.keys(im)) if (!Object.hasOwn(m, key) && im[key] !== undefined) children.push({ model: undefined, impl: im[key], path: join(top.path, key) });
+      for (const key of Object.keys(m))
+        children.push({ model: m[key], impl: Object.hasOwn(im, key) ? im[key] : undefined, path: join(top.path, key) });
+      for (const key of Object.keys(im))
+        if (!Object.hasOwn(m, key) && im[key] !== undefined)
+          children.push({ model: undefined, impl: im[key], path: join(top.path, key) });
     } else {
       add({ path: top.path, model: top.model, impl: top.impl });
       continue;

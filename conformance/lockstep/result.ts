@@ -88,4 +88,5 @@ export interface LockstepRun {
 }
 
 /** The rules each executed step exercised, by position (the diverging step included). Pure. */
-export const exercisedRules = (run: LockstepRun): readonly (readonly RuleId[])[] => run.result.steps.map((s) => s.rules ?? []);
+export const exercisedRules = (run: LockstepRun): readonly (readonly RuleId[])[] =>
+  run.result.steps.map((s) => s.rules ?? []);

@@ -30,7 +30,9 @@ import type { Divergence, LockstepResult, LockstepRun, LockstepStep, ModelStepVi
 const isSymbolic = (x: RunInput): x is SymbolicCommand => 'kind' in x;
 
 /** A call into the implementation: its value, or what it threw (and whether that was the time limit). */
-type Attempt = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string; readonly timeLimit: boolean };
+type Attempt =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: string; readonly timeLimit: boolean };
 
 /** Calls the implementation; what it throws is data. */
 async function attempt(call: () => Promise<unknown>, what: 'restart' | 'execute'): Promise<Attempt> {
@@ -93,7 +95,12 @@ export async function runLockstepDetailed(
     adapter = await factory(config);
   } catch (e) {
     if (isTimeLimit(e)) return stopped('(factory)', []);
-    return diverged('(factory)', [], { step: 0, kind: 'impl_error', error: `could not create the implementation: ${errorText(e)}` }, null);
+    return diverged(
+      '(factory)',
+      [],
+      { step: 0, kind: 'impl_error', error: `could not create the implementation: ${errorText(e)}` },
+      null,
+    );
   }
   const steps: LockstepStep[] = [];
   const memory = newResolveMemory();
@@ -157,7 +164,8 @@ export async function runLockstepDetailed(
         rules,
       });
       if (!impl.ok && impl.timeLimit) return interrupted();
-      const reply = modelReply === undefined || implError !== undefined ? undefined : replyDifference(modelReply, implReply);
+      const reply =
+        modelReply === undefined || implError !== undefined ? undefined : replyDifference(modelReply, implReply);
       let implSnapshot: unknown;
       let snapshot: Difference | undefined;
       try {
@@ -183,9 +191,14 @@ export async function runLockstepDetailed(
     if (last !== undefined) {
       const alias = await aliasDifference(adapter, last.modelSnapshot);
       if (alias === 'time_limit') return stopped(adapter.name, steps);
-      if (alias !== undefined) return diverged(adapter.name, steps, { step: last.index, ...alias }, { before: state }, true);
+      if (alias !== undefined)
+        return diverged(adapter.name, steps, { step: last.index, ...alias }, { before: state }, true);
     }
-    return { result: { adapter: adapter.name, config, steps, divergence: null }, diverging: null, aliasChecked: last !== undefined };
+    return {
+      result: { adapter: adapter.name, config, steps, divergence: null },
+      diverging: null,
+      aliasChecked: last !== undefined,
+    };
   } finally {
     await adapter.close().catch(() => undefined);
   }

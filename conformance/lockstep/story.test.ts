@@ -26,9 +26,15 @@ function at(value: unknown, path: string): unknown {
 
 /** Whether every key, at any depth, can be named in a dotted path (no dot, not empty). */
 const plainKeys = (v: unknown): boolean =>
-  typeof v !== 'object' || v === null || Object.entries(v).every(([k, x]) => k !== '' && !k.includes('.') && plainKeys(x));
-const json = fc.jsonValue({ maxDepth: 3 }).chain((a) => fc.tuple(fc.constant(a), fc.oneof(fc.constant(a), fc.jsonValue({ maxDepth: 3 }))));
-const plainObject = fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), fc.jsonValue({ maxDepth: 2 })).filter(plainKeys);
+  typeof v !== 'object' ||
+  v === null ||
+  Object.entries(v).every(([k, x]) => k !== '' && !k.includes('.') && plainKeys(x));
+const json = fc
+  .jsonValue({ maxDepth: 3 })
+  .chain((a) => fc.tuple(fc.constant(a), fc.oneof(fc.constant(a), fc.jsonValue({ maxDepth: 3 }))));
+const plainObject = fc
+  .dictionary(fc.string({ minLength: 1, maxLength: 3 }), fc.jsonValue({ maxDepth: 2 }))
+  .filter(plainKeys);
 const objects = fc.tuple(plainObject, plainObject);
 
 describe('allDifferences', () => {
@@ -71,16 +77,20 @@ const script = [
 
 describe('the story of a divergence', () => {
   it('names the rule behind the expected value with its sentence, and every differing field of reply and snapshot', async () => {
-    if (capacityForgetsRunning === undefined) throw new Error('the broken variant capacity-forgets-running is not registered');
+    if (capacityForgetsRunning === undefined)
+      throw new Error('the broken variant capacity-forgets-running is not registered');
     const result = await runLockstep(config, script, capacityForgetsRunning.factory);
     expect(result.divergence?.step).toBe(3);
     const story = renderStory(result);
     // The store is full (capacity 1) with job a running: the contract refuses b.
     const rule = ruleOf('capacity-counts-running');
-    expect(story).toContain(`rule capacity-counts-running (docs/contract.md#rule-capacity-counts-running): ${rule.sentence.replaceAll('**', '')}`);
+    expect(story).toContain(
+      `rule capacity-counts-running (docs/contract.md#rule-capacity-counts-running): ${rule.sentence.replaceAll('**', '')}`,
+    );
     expect(story).toContain('model took no lifecycle transition');
     // The reply: a rejection from the model, an admission from the implementation: every field differs.
-    for (const field of ['ok', 'code', 'type', 'id', 'seq', 'duplicate']) expect(story).toMatch(new RegExp(`>> reply differs at reply\\.${field}: `));
+    for (const field of ['ok', 'code', 'type', 'id', 'seq', 'duplicate'])
+      expect(story).toMatch(new RegExp(`>> reply differs at reply\\.${field}: `));
     // The snapshot: the implementation admitted b with the next admission number.
     expect(story).toContain('>> snapshot differs at nextSeq: model 2, impl 3');
     expect(story).toMatch(/>> snapshot differs at jobs\.b: model absent, impl \{/);
@@ -100,12 +110,21 @@ describe('the story of a divergence', () => {
     if (last === undefined) throw new Error('no step 3');
     const kept = structuredClone(last.modelSnapshot) as unknown as { jobs: Record<string, Record<string, unknown>> };
     kept.jobs['a'] = { ...kept.jobs['a'], status: 'running', token: 1, owner: 'w1', leaseUntil: 6 };
-    const told: LockstepResult = { ...result, divergence: { step: 3, kind: 'snapshot', snapshot: { path: 'jobs.a.status', model: 'ready', impl: 'running' }, implSnapshot: kept } };
+    const told: LockstepResult = {
+      ...result,
+      divergence: {
+        step: 3,
+        kind: 'snapshot',
+        snapshot: { path: 'jobs.a.status', model: 'ready', impl: 'running' },
+        implSnapshot: kept,
+      },
+    };
     const story = renderStory(told);
     expect(story).toContain('model took a: running --ADVANCE [leaseExpired]--> ready');
     expect(story).toContain('rule lease-equality-expires');
     expect(story).toContain('rule expiry-with-attempts-left-requeues');
-    for (const field of ['status', 'token', 'owner', 'leaseUntil']) expect(story).toContain(`>> snapshot differs at jobs.a.${field}: `);
+    for (const field of ['status', 'token', 'owner', 'leaseUntil'])
+      expect(story).toContain(`>> snapshot differs at jobs.a.${field}: `);
   });
 
   it('tells a live alias by the rule that snapshots are copies, not by the rules of the last command', async () => {
@@ -114,7 +133,9 @@ describe('the story of a divergence', () => {
     const result = await runLockstep(config, script.slice(0, 2), alias.factory);
     expect(result.divergence?.kind).toBe('alias');
     const story = renderStory(result);
-    expect(story).toContain(`rule snapshot-is-a-copy (docs/contract.md#rule-snapshot-is-a-copy): ${ruleOf('snapshot-is-a-copy').sentence.replaceAll('**', '')}`);
+    expect(story).toContain(
+      `rule snapshot-is-a-copy (docs/contract.md#rule-snapshot-is-a-copy): ${ruleOf('snapshot-is-a-copy').sentence.replaceAll('**', '')}`,
+    );
     expect(story).not.toContain('rule lease-from-claim');
     expect(story).toMatch(/>> and the next snapshot differs at /);
   });
@@ -127,7 +148,10 @@ describe('the story of a divergence', () => {
     const impl = { ...snapshot, ...Object.fromEntries(Array.from({ length: extra }, (_, i) => [`extra${i}`, i])) };
     const first = firstDifference(snapshot, impl);
     if (first === undefined) throw new Error('no difference');
-    const told: LockstepResult = { ...result, divergence: { step: 1, kind: 'snapshot', snapshot: first, implSnapshot: impl } };
+    const told: LockstepResult = {
+      ...result,
+      divergence: { step: 1, kind: 'snapshot', snapshot: first, implSnapshot: impl },
+    };
     const story = renderStory(told);
     expect(story.match(/>> snapshot differs at /g)).toHaveLength(SHOWN_DIFFERENCES);
     expect(story).toContain(`>> and ${extra - SHOWN_DIFFERENCES} more snapshot fields`);

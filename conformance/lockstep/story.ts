@@ -8,7 +8,14 @@
 import type { Config, Reply } from '../../contract/index.ts';
 import { RULES } from '../../contract/rules.ts';
 import type { Rule, RuleId } from '../../contract/rules.ts';
-import { RESTART_RULES, describeTransition, fromSnapshot, initialState, rulesExercised, step } from '../../model/index.ts';
+import {
+  RESTART_RULES,
+  describeTransition,
+  fromSnapshot,
+  initialState,
+  rulesExercised,
+  step,
+} from '../../model/index.ts';
 import { allDifferences, comparableReply, describeDifference, showValue } from './compare.ts';
 import type { Difference } from './compare.ts';
 import type { Divergence, LockstepResult, LockstepStep } from './index.ts';
@@ -45,7 +52,9 @@ export function describeCommand(command: unknown): string {
   if (typeof command === 'object' && command !== null && !Array.isArray(command)) {
     const { type, ...rest } = command as Record<string, unknown>;
     if (typeof type === 'string' && /^[a-z]+$/.test(type)) {
-      const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' && /^[\w-]+$/.test(v) ? v : showValue(v)}`);
+      const fields = Object.entries(rest).map(
+        ([k, v]) => `${k}=${typeof v === 'string' && /^[\w-]+$/.test(v) ? v : showValue(v)}`,
+      );
       return [type, ...fields].join(' ');
     }
   }
@@ -55,7 +64,7 @@ export function describeCommand(command: unknown): string {
 /** A reply on one line, without `message` (shown after a dash for rejections). Pure. */
 export function describeReply(reply: unknown): string {
   const text = showValue(comparableReply(reply));
-  const message = (reply as Partial<Reply> & { message?: unknown } | null)?.message;
+  const message = (reply as (Partial<Reply> & { message?: unknown }) | null)?.message;
   return typeof message === 'string' ? `${text}  -- ${message}` : text;
 }
 
@@ -96,17 +105,28 @@ function modelReasons(result: LockstepResult, s: LockstepStep): string[] {
 
 /** `rule <id> (docs/contract.md#rule-<id>): <sentence>`, the sentence without its bold marks (this is plain text). Pure. */
 const ruleLines = (rules: readonly Rule[]): string[] =>
-  rules.map((rule) => `       rule ${rule.id} (docs/contract.md#rule-${rule.id}): ${rule.sentence.replace(/\*\*/g, '')}`);
+  rules.map(
+    (rule) => `       rule ${rule.id} (docs/contract.md#rule-${rule.id}): ${rule.sentence.replace(/\*\*/g, '')}`,
+  );
 
 function divergenceLines(d: Divergence, s: LockstepStep, result: LockstepResult): string[] {
   // An alias is found after the last step, by changing a snapshot: the step's own command agreed.
-  const lines = d.kind === 'alias' ? ruleLines(RULES.filter((r) => r.id === 'snapshot-is-a-copy')) : modelReasons(result, s);
+  const lines =
+    d.kind === 'alias' ? ruleLines(RULES.filter((r) => r.id === 'snapshot-is-a-copy')) : modelReasons(result, s);
   if (d.kind === 'impl_error' && s.modelReply === undefined) lines.push(`       impl:  ${d.error ?? 'error'}`);
-  if (d.reply !== undefined) lines.push(...differenceLines('reply', d.reply, comparableReply(s.modelReply), comparableReply(s.implReply), 'reply'));
+  if (d.reply !== undefined)
+    lines.push(
+      ...differenceLines('reply', d.reply, comparableReply(s.modelReply), comparableReply(s.implReply), 'reply'),
+    );
   if (d.kind === 'alias' && d.snapshot !== undefined) {
     lines.push('       >> the caller then changed the snapshot it was given (every field overwritten)');
-    lines.push(...differenceLines('snapshot', d.snapshot, s.modelSnapshot, d.implSnapshot).map((l) => l.replace('>> snapshot differs', '>> and the next snapshot differs')));
-  } else if (d.snapshot !== undefined) lines.push(...differenceLines('snapshot', d.snapshot, s.modelSnapshot, d.implSnapshot));
+    lines.push(
+      ...differenceLines('snapshot', d.snapshot, s.modelSnapshot, d.implSnapshot).map((l) =>
+        l.replace('>> snapshot differs', '>> and the next snapshot differs'),
+      ),
+    );
+  } else if (d.snapshot !== undefined)
+    lines.push(...differenceLines('snapshot', d.snapshot, s.modelSnapshot, d.implSnapshot));
   else if (d.kind !== 'impl_error') lines.push('       >> snapshots are equal');
   return lines;
 }
@@ -115,7 +135,8 @@ function renderStep(s: LockstepStep, diverging: boolean, result: LockstepResult,
   const lines: string[] = [];
   const what = 'restart' in s.action ? 'restart (snapshot -> JSON -> restore)' : describeCommand(s.action.do);
   lines.push(`${String(s.index).padStart(3)}. ${what}`);
-  if (ctx.symbolic === true && s.symbolic !== undefined) lines.push(`       generated as: ${describeSymbolic(s.symbolic)}`);
+  if (ctx.symbolic === true && s.symbolic !== undefined)
+    lines.push(`       generated as: ${describeSymbolic(s.symbolic)}`);
   const d = diverging ? result.divergence : null;
   if (s.modelReply !== undefined) {
     lines.push(`       model: ${describeReply(s.modelReply)}`);
@@ -137,7 +158,12 @@ export function renderStory(result: LockstepResult, ctx: StoryContext = {}): str
   if (d === null) lines.push(`${result.adapter} agrees with the model over ${result.steps.length} steps.`);
   else if (d.step === 0) lines.push(`${result.adapter} could not be started: ${d.error ?? ''}`);
   else {
-    const what = d.kind === 'impl_error' ? 'the implementation failed' : d.kind === 'alias' ? 'its snapshot is a live alias' : `${d.kind} differs`;
+    const what =
+      d.kind === 'impl_error'
+        ? 'the implementation failed'
+        : d.kind === 'alias'
+          ? 'its snapshot is a live alias'
+          : `${d.kind} differs`;
     lines.push(`${result.adapter} disagrees with the model at step ${d.step} of ${result.steps.length} (${what}).`);
   }
   lines.push(`config: ${describeConfig(result.config)}`);
@@ -145,9 +171,14 @@ export function renderStory(result: LockstepResult, ctx: StoryContext = {}): str
   for (const s of result.steps) lines.push(...renderStep(s, d !== null && s.index === d.step, result, ctx));
   const repro: string[] = [];
   if (ctx.reproduceCommand !== undefined) repro.push(`reproduce: ${ctx.reproduceCommand}`);
-  else if (ctx.seed !== undefined) repro.push(`seed: ${ctx.seed}${ctx.path ? `  path: ${ctx.path}` : ''}  (runCampaign({ seed, path }) repeats the shrunk run)`);
+  else if (ctx.seed !== undefined)
+    repro.push(
+      `seed: ${ctx.seed}${ctx.path ? `  path: ${ctx.path}` : ''}  (runCampaign({ seed, path }) repeats the shrunk run)`,
+    );
   if (ctx.artifactFile !== undefined) repro.push(`artifact: ${ctx.artifactFile}`);
-  const replay = ctx.replayCommand ?? (ctx.artifactFile === undefined ? undefined : `npx jobcheck replay ${ctx.artifactFile} --impl "<command>"`);
+  const replay =
+    ctx.replayCommand ??
+    (ctx.artifactFile === undefined ? undefined : `npx jobcheck replay ${ctx.artifactFile} --impl "<command>"`);
   if (replay !== undefined) repro.push(`replay: ${replay}`);
   if (repro.length > 0) lines.push('', ...repro);
   return lines.join('\n');

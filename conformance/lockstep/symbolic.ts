@@ -9,7 +9,6 @@
 import type { Command, FailureKind } from '../../contract/index.ts';
 import type { ModelState } from '../../model/index.ts';
 
-
 /** Stale tokens are picked among the last this many handed out (more than any generated run from an empty store hands out). */
 const STALE_WINDOW = 1024;
 /** A time: relative to the clock, to an instant of one job (±1 tick), or deliberately in the past. */
@@ -162,9 +161,12 @@ function limitAmount(state: ModelState, account: string): number {
   for (const job of [...c.jobs.values()]) {
     const p = job.context.payload;
     const unresolved = job.value === 'ready' || job.value === 'waiting' || job.value === 'running';
-    if (unresolved && p.account === account && p.amount > 0 && c.effects.get(account)?.get(p.key) === undefined) expected += p.amount;
+    if (unresolved && p.account === account && p.amount > 0 && c.effects.get(account)?.get(p.key) === undefined)
+      expected += p.amount;
   }
-  return expected > 0 && expected <= Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER - expected + 1 : Number.MAX_SAFE_INTEGER;
+  return expected > 0 && expected <= Number.MAX_SAFE_INTEGER
+    ? Number.MAX_SAFE_INTEGER - expected + 1
+    : Number.MAX_SAFE_INTEGER;
 }
 
 /**
@@ -184,7 +186,12 @@ export function resolveCommand(state: ModelState, memory: ResolveMemory, sym: Sy
     }
     case 'resubmit': {
       const now = resolveTime(state, sym.now);
-      const p = state.context.jobs.get(sym.id)?.context.payload ?? { account: 'x', key: 'k1', amount: 1, deadline: now + 5 };
+      const p = state.context.jobs.get(sym.id)?.context.payload ?? {
+        account: 'x',
+        key: 'k1',
+        amount: 1,
+        deadline: now + 5,
+      };
       const changed = {
         account: sym.change === 'account' ? `${p.account}2` : p.account,
         key: sym.change === 'key' ? `${p.key}2` : p.key,
@@ -198,7 +205,12 @@ export function resolveCommand(state: ModelState, memory: ResolveMemory, sym: Sy
     case 'commit':
     case 'ack': {
       const token = resolveToken(state, memory, sym.token);
-      const command: Command = { type: sym.kind, worker: resolveWorker(state, sym.worker, token), token, now: resolveTime(state, sym.now) };
+      const command: Command = {
+        type: sym.kind,
+        worker: resolveWorker(state, sym.worker, token),
+        token,
+        now: resolveTime(state, sym.now),
+      };
       return { do: command };
     }
     case 'fail': {
@@ -225,9 +237,23 @@ export function resolveCommand(state: ModelState, memory: ResolveMemory, sym: Sy
 /** A short human reading of a symbolic command, e.g. `commit token=current(a) worker=other now=leaseUntil(a)-1`. Pure. */
 export function describeSymbolic(sym: SymbolicCommand): string {
   const t = (r: TimeRef): string =>
-    r.at === 'clock' ? (r.plus === 0 ? 'clock' : `clock+${r.plus}`) : r.at === 'past' ? `clock-${r.minus}` : `${r.at}(${r.job})${r.plus === 0 ? '' : r.plus > 0 ? '+1' : '-1'}`;
+    r.at === 'clock'
+      ? r.plus === 0
+        ? 'clock'
+        : `clock+${r.plus}`
+      : r.at === 'past'
+        ? `clock-${r.minus}`
+        : `${r.at}(${r.job})${r.plus === 0 ? '' : r.plus > 0 ? '+1' : '-1'}`;
   const tok = (r: TokenRef): string =>
-    r.of === 'running' ? `running#${r.pick}` : r.of === 'current' ? `current(${r.job})` : r.of === 'latest' ? 'latest' : r.of === 'stale' ? `stale#${r.pick}` : `never+${r.plus}`;
+    r.of === 'running'
+      ? `running#${r.pick}`
+      : r.of === 'current'
+        ? `current(${r.job})`
+        : r.of === 'latest'
+          ? 'latest'
+          : r.of === 'stale'
+            ? `stale#${r.pick}`
+            : `never+${r.plus}`;
   const w = (r: WorkerRef): string => ('name' in r ? r.name : 'holder' in r ? 'holder' : 'other');
   switch (sym.kind) {
     case 'restart':

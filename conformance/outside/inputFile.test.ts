@@ -42,15 +42,24 @@ describe.skipIf(process.platform === 'win32')('input files', () => {
   it.each([
     ['a FIFO', fifo, 'not_a_file', 'it is a FIFO (named pipe), not a regular file (refused without reading it)'],
     ['a folder', folder, 'not_a_file', 'it is a folder, not a regular file (refused without reading it)'],
-    ['/dev/zero', '/dev/zero', 'not_a_file', 'it is a character device, not a regular file (refused without reading it)'],
+    [
+      '/dev/zero',
+      '/dev/zero',
+      'not_a_file',
+      'it is a character device, not a regular file (refused without reading it)',
+    ],
     ['a file over the limit', sparse, 'too_large', 'it has 2048 bytes, more than the limit of 1024'],
     ['a missing file', join(dir, 'missing.json'), 'not_found', 'no such file'],
-  ])('refuses %s before reading it, with a stable code and what it is', async (_name, path, code, message) => {
-    expect(refusal(() => readInputFileSync(path, 1024))).toEqual({ code, message });
-    expect(refusal(() => checkInputFile(path, 1024))).toEqual({ code, message });
-    expect(inputFileProblem(path, 1024)).toBe(message);
-    await expect(readInputFile(path, 1024)).rejects.toMatchObject({ name: 'InputFileError', code, path, message });
-  }, 10_000);
+  ])(
+    'refuses %s before reading it, with a stable code and what it is',
+    async (_name, path, code, message) => {
+      expect(refusal(() => readInputFileSync(path, 1024))).toEqual({ code, message });
+      expect(refusal(() => checkInputFile(path, 1024))).toEqual({ code, message });
+      expect(inputFileProblem(path, 1024)).toBe(message);
+      await expect(readInputFile(path, 1024)).rejects.toMatchObject({ name: 'InputFileError', code, path, message });
+    },
+    10_000,
+  );
 
   it('says nothing is wrong with a regular file within its limit', () => {
     expect(inputFileProblem(regular, 1024)).toBeUndefined();

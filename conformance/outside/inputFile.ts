@@ -60,8 +60,10 @@ export function kindOf(stats: Stats): string | undefined {
 /** The refusal of `stats` at `path` as an input of at most `maxBytes`, if it is refused. Pure. */
 function refusal(path: string, stats: Stats, maxBytes: number): InputFileError | undefined {
   const kind = kindOf(stats);
-  if (kind !== undefined) return new InputFileError('not_a_file', path, `it is ${kind}, not a regular file (refused without reading it)`);
-  if (stats.size > maxBytes) return new InputFileError('too_large', path, `it has ${stats.size} bytes, more than the limit of ${maxBytes}`);
+  if (kind !== undefined)
+    return new InputFileError('not_a_file', path, `it is ${kind}, not a regular file (refused without reading it)`);
+  if (stats.size > maxBytes)
+    return new InputFileError('too_large', path, `it has ${stats.size} bytes, more than the limit of ${maxBytes}`);
   return undefined;
 }
 
@@ -69,10 +71,13 @@ function refusal(path: string, stats: Stats, maxBytes: number): InputFileError |
 function fromErrno(path: string, error: unknown): InputFileError {
   if (error instanceof InputFileError) return error;
   const e = error as NodeJS.ErrnoException;
-  if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return new InputFileError('not_found', path, 'no such file', { cause: error });
+  if (e.code === 'ENOENT' || e.code === 'ENOTDIR')
+    return new InputFileError('not_found', path, 'no such file', { cause: error });
   // ENXIO: open() of a socket, or of a FIFO for writing; neither is a file to read.
   if (e.code === 'ENXIO') {
-    return new InputFileError('not_a_file', path, 'it is not a regular file (refused without reading it)', { cause: error });
+    return new InputFileError('not_a_file', path, 'it is not a regular file (refused without reading it)', {
+      cause: error,
+    });
   }
   return new InputFileError('unreadable', path, `cannot read it: ${e.message}`, { cause: error });
 }
@@ -108,7 +113,8 @@ const CHUNK = 1 << 20;
 
 /** The bytes read so far as one buffer, or a `too_large` refusal once they pass `maxBytes`. */
 function collect(path: string, chunks: Buffer[], total: number, maxBytes: number): string {
-  if (total > maxBytes) throw new InputFileError('too_large', path, `it has more than the limit of ${maxBytes} bytes (it grew while read)`);
+  if (total > maxBytes)
+    throw new InputFileError('too_large', path, `it has more than the limit of ${maxBytes} bytes (it grew while read)`);
   return Buffer.concat(chunks, total).toString('utf8');
 }
 

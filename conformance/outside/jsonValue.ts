@@ -33,7 +33,8 @@ export function jsonValueProblem(value: unknown, maxDepth: number): string | und
     onPath.add(v);
     stack.push({ leave: v });
     const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
-    for (const [key, child] of entries) stack.push({ value: child, depth: depth + 1, path: path === '' ? key : `${path}.${key}` });
+    for (const [key, child] of entries)
+      stack.push({ value: child, depth: depth + 1, path: path === '' ? key : `${path}.${key}` });
   }
   return undefined;
 }

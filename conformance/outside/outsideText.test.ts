@@ -21,7 +21,10 @@ describe('escaping text from outside', () => {
   it('returns ordinary text unchanged, accents, emoji and backslashes included', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), (text) => {
-        const plain = text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '');
+        const plain = text.replace(
+          /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+          '',
+        );
         expect(outsideText(plain)).toBe(plain);
         expect(terminalBlock(plain)).toBe(plain);
       }),
@@ -40,13 +43,17 @@ describe('escaping text from outside', () => {
   });
 
   it('writes Markdown inline text and code spans that render as the text, table cells included', () => {
-    expect(markdownText('a|b *c* `d` [e](f) <script> &amp; ~~g~~ _h_')).toBe('a\\|b \\*c\\* \\`d\\` \\[e\\](f) \\<script\\> \\&amp; \\~\\~g\\~\\~ \\_h\\_');
+    expect(markdownText('a|b *c* `d` [e](f) <script> &amp; ~~g~~ _h_')).toBe(
+      'a\\|b \\*c\\* \\`d\\` \\[e\\](f) \\<script\\> \\&amp; \\~\\~g\\~\\~ \\_h\\_',
+    );
     expect(markdownCode('plain')).toBe('`plain`');
     expect(markdownCode('a`b|c')).toBe('``a`b\\|c``');
     expect(markdownCode('`x`')).toBe('`` `x` ``');
   });
 
   it('writes HTML text that is text, in elements and in quoted attributes', () => {
-    expect(htmlText('<img src=x onerror="alert(1)"> & \'q\'\n')).toBe('&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; &#39;q&#39;\\n');
+    expect(htmlText('<img src=x onerror="alert(1)"> & \'q\'\n')).toBe(
+      '&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; &#39;q&#39;\\n',
+    );
   });
 });

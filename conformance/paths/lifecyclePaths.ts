@@ -79,7 +79,14 @@ function jobEventOf(w: Walk, e: PathEvent): JobEvent {
     case 'ACK':
       return { type: 'ACK', worker: WORKER, token };
     case 'FAIL':
-      return { type: 'FAIL', worker: WORKER, token, kind: e.kind, error: e.kind === 'permanent' ? 'bad input' : 'timeout', now };
+      return {
+        type: 'FAIL',
+        worker: WORKER,
+        token,
+        kind: e.kind,
+        error: e.kind === 'permanent' ? 'bad input' : 'timeout',
+        now,
+      };
     case 'ADVANCE':
       return { type: 'ADVANCE', now };
   }
@@ -91,14 +98,21 @@ function stepOf(before: JobSnapshot, after: JobSnapshot, event: JobEvent): JobSt
   const to = statusOf(after) as JobStep['to'];
   if (from === to && event.type !== 'COMMIT') return undefined;
   const reason = after.context.reason;
-  return to === 'dead' && reason !== undefined ? { job: JOB, from, event: event.type, to, reason } : { job: JOB, from, event: event.type, to };
+  return to === 'dead' && reason !== undefined
+    ? { job: JOB, from, event: event.type, to, reason }
+    : { job: JOB, from, event: event.type, to };
 }
 
 function advance(w: Walk, e: PathEvent): Walk {
   const event = jobEventOf(w, e);
   const [job] = transition(jobMachine, w.job, event);
   const step = stepOf(w.job, job, event);
-  return { job, clock: Math.max(w.clock, timeOf(w, e)), via: step === undefined ? null : transitionOf(step).id, prevVia: w.via };
+  return {
+    job,
+    clock: Math.max(w.clock, timeOf(w, e)),
+    via: step === undefined ? null : transitionOf(step).id,
+    prevVia: w.via,
+  };
 }
 
 /** Events worth offering in a state: only those whose instants decide a guard, never past the deadline. */
@@ -106,7 +120,11 @@ function eventsFor(w: Walk): PathEvent[] {
   const c = w.job.context;
   switch (statusOf(w.job)) {
     case 'ready':
-      return [{ type: 'CLAIM', at: 'now' }, { type: 'CLAIM', at: 'lastChance' }, { type: 'ADVANCE', to: 'deadline' }];
+      return [
+        { type: 'CLAIM', at: 'now' },
+        { type: 'CLAIM', at: 'lastChance' },
+        { type: 'ADVANCE', to: 'deadline' },
+      ];
     case 'running': {
       const events: PathEvent[] = [
         { type: 'COMMIT' },
@@ -150,7 +168,10 @@ export interface LifecyclePath {
   /** E.g. `to dead via running-fail->dead(no_time_for_retry)`. */
   readonly name: string;
   /** What the path was chosen for: a lifecycle state, or a transition (by lifecycle id). */
-  readonly goal: { readonly state: string } | { readonly transition: string } | { readonly pair: readonly [string, string] };
+  readonly goal:
+    | { readonly state: string }
+    | { readonly transition: string }
+    | { readonly pair: readonly [string, string] };
   /** Lifecycle ids of the transitions job a takes, in order. */
   readonly transitions: readonly string[];
   readonly config: Config;
@@ -175,7 +196,14 @@ function commandOf(w: Walk, e: PathEvent): unknown {
     case 'ACK':
       return { type: 'ack', worker: WORKER, token, now };
     case 'FAIL':
-      return { type: 'fail', worker: WORKER, token, kind: e.kind, error: e.kind === 'permanent' ? 'bad input' : 'timeout', now };
+      return {
+        type: 'fail',
+        worker: WORKER,
+        token,
+        kind: e.kind,
+        error: e.kind === 'permanent' ? 'bad input' : 'timeout',
+        now,
+      };
     case 'ADVANCE':
       return { type: 'tick', now };
   }
@@ -201,7 +229,9 @@ export function lifecyclePaths(): readonly LifecyclePath[] {
     all.filter((p) => pred(p.state.context)).sort((a, b) => a.steps.length - b.steps.length)[0];
   const paths: LifecyclePath[] = [];
   const build = (name: string, goal: LifecyclePath['goal'], p: (typeof all)[number]): LifecyclePath => {
-    const script: ScriptStep[] = [{ do: { type: 'submit', id: JOB, account: 'x', key: 'k1', amount: 7, deadline: PATH_DEADLINE, now: 0 } }];
+    const script: ScriptStep[] = [
+      { do: { type: 'submit', id: JOB, account: 'x', key: 'k1', amount: 7, deadline: PATH_DEADLINE, now: 0 } },
+    ];
     const transitions: string[] = [];
     let w: Walk = walkLogic.getInitialSnapshot({} as never, undefined).context;
     for (const step of p.steps) {
@@ -215,7 +245,17 @@ export function lifecyclePaths(): readonly LifecyclePath[] {
     const walkSteps = script.length;
     // Probe the store policy in the state reached: a second job of the same account must be
     // refused while job a is unresolved (capacity 1), and must not be claimed ahead of it.
-    script.push({ do: { type: 'submit', id: 'b', account: 'x', key: 'k2', amount: 1, deadline: w.clock + PATH_DEADLINE, now: w.clock } });
+    script.push({
+      do: {
+        type: 'submit',
+        id: 'b',
+        account: 'x',
+        key: 'k2',
+        amount: 1,
+        deadline: w.clock + PATH_DEADLINE,
+        now: w.clock,
+      },
+    });
     script.push({ do: { type: 'claim', worker: 'w2', now: w.clock } });
     script.push({ restart: true });
     return { name, goal, transitions, config: PATH_CONFIG, walkSteps, script };
@@ -243,7 +283,8 @@ export function lifecyclePaths(): readonly LifecyclePath[] {
   return paths;
 }
 
-const shortLabel = (t: LifecycleTransition): string => `${t.from}-${t.event.toLowerCase()}->${t.to}${t.reason === undefined ? '' : `(${t.reason})`}`;
+const shortLabel = (t: LifecycleTransition): string =>
+  `${t.from}-${t.event.toLowerCase()}->${t.to}${t.reason === undefined ? '' : `(${t.reason})`}`;
 
 /** How many abstract states the walk visited (for docs and reports). Pure. */
 export function walkSize(): number {

@@ -25,7 +25,9 @@ describe('the path suite from the lifecycle machine', () => {
   });
 
   it('finds the late-claim path that leaves no time for a retry (claim at deadline-1, fail at once)', () => {
-    const p = lifecyclePaths().find((x) => 'transition' in x.goal && x.goal.transition.endsWith('[isCurrentDelivery]--> dead'));
+    const p = lifecyclePaths().find(
+      (x) => 'transition' in x.goal && x.goal.transition.endsWith('[isCurrentDelivery]--> dead'),
+    );
     expect(p?.script.slice(1, 3)).toEqual([
       { do: { type: 'claim', worker: 'w1', now: 9 } },
       { do: { type: 'fail', worker: 'w1', token: 1, kind: 'transient', error: 'timeout', now: 9 } },
@@ -44,7 +46,9 @@ describe('the path suite from the lifecycle machine', () => {
   it('reports unhit transitions when paths are left out (so the check above can fail)', async () => {
     const paths = lifecyclePaths().filter((p) => !p.transitions.some((t) => t.includes('isPermanent')));
     const result = await runPathSuite({ factory: jobStoreFactory(), paths });
-    expect(neverHit(result.coverage, 'transitions')).toEqual(['running --FAIL [isCurrentDelivery && isPermanent]--> dead']);
+    expect(neverHit(result.coverage, 'transitions')).toEqual([
+      'running --FAIL [isCurrentDelivery && isPermanent]--> dead',
+    ]);
     expect(categorySummary(result.coverage, 'transitions')).toEqual({ hit: 12, total: 13 });
   });
 
@@ -54,12 +58,17 @@ describe('the path suite from the lifecycle machine', () => {
   });
 
   // The seed bugs; other catalogue entries may need the random campaign (e.g. ordering across accounts).
-  it.each(['capacity-forgets-running', 'retry-forgets-deadline', 'restart-resets-tokens'])('catches the seed bug %s', async (name) => {
-    const variant = brokenVariant(name);
-    if (variant === undefined) throw new Error(`no broken variant ${name}`);
-    const result = await runPathSuite({ factory: variant.factory });
-    expect(result.verdict).toBe('diverge');
-    expect(result.failures.length).toBeGreaterThan(0);
-    expect(result.story).toMatch(new RegExp(`^path ".+"[^\n]*\nbroken/${variant.name} disagrees with the model at step \\d+`));
-  });
+  it.each(['capacity-forgets-running', 'retry-forgets-deadline', 'restart-resets-tokens'])(
+    'catches the seed bug %s',
+    async (name) => {
+      const variant = brokenVariant(name);
+      if (variant === undefined) throw new Error(`no broken variant ${name}`);
+      const result = await runPathSuite({ factory: variant.factory });
+      expect(result.verdict).toBe('diverge');
+      expect(result.failures.length).toBeGreaterThan(0);
+      expect(result.story).toMatch(
+        new RegExp(`^path ".+"[^\n]*\nbroken/${variant.name} disagrees with the model at step \\d+`),
+      );
+    },
+  );
 });

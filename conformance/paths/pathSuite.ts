@@ -70,13 +70,22 @@ export async function runPathSuite(options: PathSuiteOptions): Promise<PathSuite
   const ran = await inOrder(paths.length, options.parallel ?? 1, async (index) => {
     const path = paths[index] as LifecyclePath;
     const pathStarted = performance.now();
-    const result = await runLockstep(path.config, path.script, options.factory, options.budget === undefined ? {} : { budget: options.budget });
+    const result = await runLockstep(
+      path.config,
+      path.script,
+      options.factory,
+      options.budget === undefined ? {} : { budget: options.budget },
+    );
     if (result.adapter !== '(factory)') adapter = result.adapter;
     if (result.interrupted === true) return undefined;
     if (result.divergence === null) {
-      const taken = result.steps.slice(0, path.walkSteps).flatMap((s) => s.trace.filter((t) => t.job === 'a').map((t) => transitionOf(t).id));
+      const taken = result.steps
+        .slice(0, path.walkSteps)
+        .flatMap((s) => s.trace.filter((t) => t.job === 'a').map((t) => transitionOf(t).id));
       if (taken.join('\n') !== path.transitions.join('\n')) {
-        throw new Error(`path suite: the model took [${taken.join(', ')}] on path "${path.name}", expected [${path.transitions.join(', ')}]`);
+        throw new Error(
+          `path suite: the model took [${taken.join(', ')}] on path "${path.name}", expected [${path.transitions.join(', ')}]`,
+        );
       }
     }
     const outcome = { path, result, durationMs: performance.now() - pathStarted };
@@ -93,8 +102,14 @@ export async function runPathSuite(options: PathSuiteOptions): Promise<PathSuite
     outcomes,
     notRun,
     failures,
-    coverage: coverageOf(outcomes.map((o) => o.result), `path suite ${adapter}`),
+    coverage: coverageOf(
+      outcomes.map((o) => o.result),
+      `path suite ${adapter}`,
+    ),
     durationMs: performance.now() - started,
-    story: failures[0] === undefined ? null : `path "${failures[0].path.name}" (${failures.length} of ${outcomes.length} paths diverge)\n${renderStory(failures[0].result)}`,
+    story:
+      failures[0] === undefined
+        ? null
+        : `path "${failures[0].path.name}" (${failures.length} of ${outcomes.length} paths diverge)\n${renderStory(failures[0].result)}`,
   };
 }

@@ -31,9 +31,20 @@ export interface RuleFields {
 }
 
 const ANY: RuleFields = { reply: ['*'], snapshot: ['*'] };
-const JOB_OUTCOME = ['jobs.*.status', 'jobs.*.reason', 'jobs.*.notBefore', 'jobs.*.token', 'jobs.*.owner', 'jobs.*.leaseUntil', 'jobs.*'];
+const JOB_OUTCOME = [
+  'jobs.*.status',
+  'jobs.*.reason',
+  'jobs.*.notBefore',
+  'jobs.*.token',
+  'jobs.*.owner',
+  'jobs.*.leaseUntil',
+  'jobs.*',
+];
 const FAIL_OUTCOME: RuleFields = { reply: ['status', 'reason', 'notBefore'], snapshot: JOB_OUTCOME };
-const CLAIM_CHOICE: RuleFields = { reply: ['job', 'job.id', 'job.payload', 'job.attempt', 'job.leaseUntil', 'job.token', 'code', 'ok'], snapshot: ['jobs.*', 'nextToken'] };
+const CLAIM_CHOICE: RuleFields = {
+  reply: ['job', 'job.id', 'job.payload', 'job.attempt', 'job.leaseUntil', 'job.token', 'code', 'ok'],
+  snapshot: ['jobs.*', 'nextToken'],
+};
 const REFUSAL: RuleFields = { reply: ['*'], snapshot: ['jobs.*', 'balances', 'effects', 'nextToken', 'nextSeq'] };
 
 /**
@@ -57,7 +68,10 @@ export const RULE_FIELDS: Readonly<Record<RuleId, RuleFields>> = {
   'account-head-only': CLAIM_CHOICE,
   'oldest-ready-head-first': CLAIM_CHOICE,
   'new-token-per-claim': { reply: ['job.token'], snapshot: ['jobs.*.token', 'nextToken'] },
-  'lease-from-claim': { reply: ['job.leaseUntil', 'job.attempt'], snapshot: ['jobs.*.leaseUntil', 'jobs.*.attempts', 'jobs.*.owner', 'jobs.*.status'] },
+  'lease-from-claim': {
+    reply: ['job.leaseUntil', 'job.attempt'],
+    snapshot: ['jobs.*.leaseUntil', 'jobs.*.attempts', 'jobs.*.owner', 'jobs.*.status'],
+  },
   'stale-token-refused': REFUSAL,
   'owner-checked': REFUSAL,
   'effect-idempotent': { reply: ['*'], snapshot: ['balances', 'effects'] },
@@ -125,7 +139,10 @@ function covers(field: string, path: string): boolean {
   const p = path.split('.');
   if (f.length > p.length) return false;
   // `jobs.*` covers every job and everything below it; `jobs.*.token` the token of any job; `balances` everything below.
-  return f.every((part, i) => part === '*' || part === p[i]) && (f.length === p.length || f[f.length - 1] === '*' || f.length < p.length);
+  return (
+    f.every((part, i) => part === '*' || part === p[i]) &&
+    (f.length === p.length || f[f.length - 1] === '*' || f.length < p.length)
+  );
 }
 
 /** True when `rule` decides the differing field `d` (a reply path starts with `reply`). Pure. */
@@ -147,7 +164,12 @@ function implJob(divergence: Divergence, id: string): Partial<JobRecord> | undef
 }
 
 /** Stage 1: a job the clock advance moved that the implementation did not move the same way. */
-function advanceDeparture(view: ModelStepView, divergence: Divergence, exercised: readonly RuleId[], implReply: unknown): RuleId | undefined {
+function advanceDeparture(
+  view: ModelStepView,
+  divergence: Divergence,
+  exercised: readonly RuleId[],
+  implReply: unknown,
+): RuleId | undefined {
   const result = view.result;
   if (result === undefined || divergence.implSnapshot === undefined) return undefined;
   const now = result.state.context.clock;
@@ -163,13 +185,16 @@ function advanceDeparture(view: ModelStepView, divergence: Divergence, exercised
     const treatedCurrent = (impl.status === 'running' && impl.token === was.token) || accepted;
     if (s.reason === 'deadline') {
       if (impl.status === 'dead' && impl.reason === 'deadline') continue;
-      if (s.from === 'running' && leaseOver && exercised.includes('deadline-precedes-lease')) return 'deadline-precedes-lease';
+      if (s.from === 'running' && leaseOver && exercised.includes('deadline-precedes-lease'))
+        return 'deadline-precedes-lease';
       return 'deadline-kills';
     }
     if (s.from === 'running') {
       if (treatedCurrent && now === was.leaseUntil) return 'lease-equality-expires';
-      if (s.to === 'dead' && (impl.status !== 'dead' || impl.reason !== 'lease_expired')) return 'last-attempt-expiry-is-dead';
-      if (s.to === 'ready' && (treatedCurrent || impl.status === 'waiting' || (impl.status === 'dead' && !accepted))) return 'expiry-with-attempts-left-requeues';
+      if (s.to === 'dead' && (impl.status !== 'dead' || impl.reason !== 'lease_expired'))
+        return 'last-attempt-expiry-is-dead';
+      if (s.to === 'ready' && (treatedCurrent || impl.status === 'waiting' || (impl.status === 'dead' && !accepted)))
+        return 'expiry-with-attempts-left-requeues';
       continue;
     }
     if (s.from === 'waiting' && impl.status === 'waiting') return 'backoff-ends-at-not-before';
@@ -187,7 +212,8 @@ function claimDeparture(view: ModelStepView, implReply: unknown, exercised: read
   const heads = new Map<string, string>();
   const ordered = [...view.before.context.jobs.values()].sort((a, b) => a.context.seq - b.context.seq);
   const trace = view.result.trace;
-  const advanced = (job: (typeof ordered)[number]): JobStatus => (trace.find((t) => t.job === job.context.id && t.event === 'ADVANCE')?.to ?? job.value) as JobStatus;
+  const advanced = (job: (typeof ordered)[number]): JobStatus =>
+    (trace.find((t) => t.job === job.context.id && t.event === 'ADVANCE')?.to ?? job.value) as JobStatus;
   for (const job of ordered) {
     const status = advanced(job);
     if (status !== 'ready' && status !== 'waiting' && status !== 'running') continue;
@@ -200,7 +226,12 @@ function claimDeparture(view: ModelStepView, implReply: unknown, exercised: read
   const chosenJob = typeof chosen === 'string' ? view.before.context.jobs.get(chosen) : undefined;
   const behindTerminal =
     chosenJob !== undefined &&
-    ordered.some((j) => j.context.payload.account === chosenJob.context.payload.account && j.context.seq < chosenJob.context.seq && (advanced(j) === 'done' || advanced(j) === 'dead'));
+    ordered.some(
+      (j) =>
+        j.context.payload.account === chosenJob.context.payload.account &&
+        j.context.seq < chosenJob.context.seq &&
+        (advanced(j) === 'done' || advanced(j) === 'dead'),
+    );
   // Only heads are candidates of every claim: a delivered job that is no head departs on account-head-only.
   if (typeof id === 'string' && !isHead) return 'account-head-only';
   const preferred: RuleId = isHead && !behindTerminal ? 'oldest-ready-head-first' : 'account-head-only';
@@ -219,11 +250,13 @@ function claimDeparture(view: ModelStepView, implReply: unknown, exercised: read
 function carriedRules(view: ModelStepView, divergence: Divergence, implReply: unknown): RuleId[] {
   const out: RuleId[] = [];
   const code = (r: unknown): unknown => (r as { code?: unknown } | undefined)?.code;
-  if (code(view.result?.reply) === 'capacity_exceeded' || code(implReply) === 'capacity_exceeded') out.push('capacity-counts-running');
+  if (code(view.result?.reply) === 'capacity_exceeded' || code(implReply) === 'capacity_exceeded')
+    out.push('capacity-counts-running');
   const d = divergence.snapshot;
   const m = d === undefined ? undefined : /^jobs\.([^.]+)$/.exec(d.path);
   const status = (d?.model as { status?: unknown } | undefined)?.status;
-  if (m !== null && m !== undefined && d?.impl === undefined && (status === 'done' || status === 'dead')) out.push('dead-records-kept');
+  if (m !== null && m !== undefined && d?.impl === undefined && (status === 'done' || status === 'dead'))
+    out.push('dead-records-kept');
   // lastError is only ever the text of an accepted fail: set by anything else, it is that rule's.
   if (d !== undefined && /^jobs\.[^.]+\.lastError$/.test(d.path)) out.push('last-error-kept');
   return out;
@@ -234,11 +267,17 @@ function carriedRules(view: ModelStepView, divergence: Divergence, implReply: un
  * decides the differing field (an implementation error, or a difference the rules do not place).
  * `exercised` is the diverging step's rules. Pure.
  */
-export function attributeDivergence(divergence: Divergence, view: ModelStepView | null, exercised: readonly RuleId[], implReply: unknown): RuleId | null {
+export function attributeDivergence(
+  divergence: Divergence,
+  view: ModelStepView | null,
+  exercised: readonly RuleId[],
+  implReply: unknown,
+): RuleId | null {
   if (divergence.kind === 'impl_error' || view === null) return null;
   // The aliasing check after the last step: a snapshot that is not the caller's own value.
   if (divergence.kind === 'alias') return 'snapshot-is-a-copy';
-  if (view.command === undefined) return exercised.includes('snapshot-restore-round-trip') ? 'snapshot-restore-round-trip' : null;
+  if (view.command === undefined)
+    return exercised.includes('snapshot-restore-round-trip') ? 'snapshot-restore-round-trip' : null;
   exercised = [...exercised, ...carriedRules(view, divergence, implReply).filter((r) => !exercised.includes(r))];
   const advance = advanceDeparture(view, divergence, exercised, implReply);
   if (advance !== undefined && exercised.includes(advance)) return advance;
@@ -246,9 +285,18 @@ export function attributeDivergence(divergence: Divergence, view: ModelStepView 
   if (d === undefined) return null;
   // A lastError is decided by last-error-kept alone, whatever else the step did (a refusal, an expiry).
   if (/^jobs\.[^.]+\.lastError$/.test(d.path)) return exercised.includes('last-error-kept') ? 'last-error-kept' : null;
-  if (d.path.startsWith('reply.job') || d.path === 'reply' || (d.path.startsWith('jobs.') && (view.command as { type?: unknown }).type === 'claim')) {
+  if (
+    d.path.startsWith('reply.job') ||
+    d.path === 'reply' ||
+    (d.path.startsWith('jobs.') && (view.command as { type?: unknown }).type === 'claim')
+  ) {
     const claim = claimDeparture(view, implReply, exercised);
-    if (claim !== undefined && decides(claim, d) && (d.path.startsWith('reply') ? !/^reply\.job\.(token|leaseUntil|attempt)$/.test(d.path) : true)) return claim;
+    if (
+      claim !== undefined &&
+      decides(claim, d) &&
+      (d.path.startsWith('reply') ? !/^reply\.job\.(token|leaseUntil|attempt)$/.test(d.path) : true)
+    )
+      return claim;
   }
   const step3 = RULE_PRIORITY.filter((r) => !STEP2_RULES.includes(r));
   for (const rule of step3) if (exercised.includes(rule) && decides(rule, d)) return rule;

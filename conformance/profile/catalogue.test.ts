@@ -34,7 +34,10 @@ describe('profiles of the broken catalogue', () => {
 
   for (const variant of CATALOGUE) {
     it(`${variant.name} departs on ${(BREAKS[variant.name] ?? []).join(' and ')} and on no other rule`, async () => {
-      const p = await runProfile({ queue: variant.name, version: 'catalogue', factory: variant.factory, declarations: {} }, { runs: 8 });
+      const p = await runProfile(
+        { queue: variant.name, version: 'catalogue', factory: variant.factory, declarations: {} },
+        { runs: 8 },
+      );
       const departing = p.rules.filter((r) => r.status === 'departs');
       expect(departing.map((r) => r.rule)).toEqual(BREAKS[variant.name]);
       expect(p.unattributed).toEqual([]);

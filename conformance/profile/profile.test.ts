@@ -12,7 +12,11 @@ import type { ProfileTarget } from './target.ts';
 
 const RUNS = 8;
 
-const target = (queue: string, factory: ProfileTarget['factory'], declarations: ProfileTarget['declarations'] = {}): ProfileTarget => ({ queue, version: 'test', factory, declarations });
+const target = (
+  queue: string,
+  factory: ProfileTarget['factory'],
+  declarations: ProfileTarget['declarations'] = {},
+): ProfileTarget => ({ queue, version: 'test', factory, declarations });
 const broken = (name: string): ProfileTarget['factory'] => {
   const v = catalogueVariant(name);
   if (v === undefined) throw new Error(`no catalogue variant ${name}`);
@@ -58,7 +62,7 @@ describe('runProfile', () => {
     expect(p.rules.map((r) => r.rule)).toEqual([...RULE_IDS]);
   });
 
-  it('reaches the counters\' edge from a restored snapshot, and leaves it not reached for an implementation that cannot be restored from one', async () => {
+  it("reaches the counters' edge from a restored snapshot, and leaves it not reached for an implementation that cannot be restored from one", async () => {
     /** A store that admits past the edge: at nextSeq 2^53-1 it starts again from 1 instead of refusing. */
     class CountersWrap extends JobStore {
       protected override applySubmit(c: Parameters<JobStore['applySubmit']>[0]): Reply {
@@ -72,10 +76,19 @@ describe('runProfile', () => {
     const plain = jobStoreFactory();
     const noRestore: ProfileTarget['factory'] = async (config) => {
       const a = await plain(config);
-      return { name: a.name, execute: (c) => a.execute(c), snapshot: () => a.snapshot(), restart: () => a.restart(), close: () => a.close() };
+      return {
+        name: a.name,
+        execute: (c) => a.execute(c),
+        snapshot: () => a.snapshot(),
+        restart: () => a.restart(),
+        close: () => a.close(),
+      };
     };
     const unreached = await runProfile(target('no-restore', noRestore), only);
-    expect(unreached.rules.find((r) => r.rule === 'counters-stay-safe')).toMatchObject({ status: 'not_reached', commands: 0 });
+    expect(unreached.rules.find((r) => r.rule === 'counters-stay-safe')).toMatchObject({
+      status: 'not_reached',
+      commands: 0,
+    });
   });
 
   it('is deterministic for a seed', async () => {
@@ -86,11 +99,19 @@ describe('runProfile', () => {
   });
 
   it('leaves a rule declared unsupported out, and says so', async () => {
-    const p = await runProfile(target('capacity-forgets-running', broken('capacity-forgets-running'), { 'capacity-counts-running': { kind: 'unsupported', why: 'no capacity limit' } }), {
-      runs: 4,
-      rules: ['capacity-counts-running', 'admission-in-seq-order'],
+    const p = await runProfile(
+      target('capacity-forgets-running', broken('capacity-forgets-running'), {
+        'capacity-counts-running': { kind: 'unsupported', why: 'no capacity limit' },
+      }),
+      {
+        runs: 4,
+        rules: ['capacity-counts-running', 'admission-in-seq-order'],
+      },
+    );
+    expect(p.rules.find((r) => r.rule === 'capacity-counts-running')).toMatchObject({
+      status: 'unsupported',
+      why: 'no capacity limit',
     });
-    expect(p.rules.find((r) => r.rule === 'capacity-counts-running')).toMatchObject({ status: 'unsupported', why: 'no capacity limit' });
     expect(departing(p)).toEqual([]);
   });
 
@@ -100,15 +121,23 @@ describe('runProfile', () => {
       ['backoff-not-capped', 'backoff-capped', 'uncapped-backoff'],
     ];
     for (const [store, rule, variant] of cases) {
-      const p = await runProfile(target(store, broken(store), { [rule]: { kind: 'variant', variant, why: 'documented' } }), { runs: RUNS });
+      const p = await runProfile(
+        target(store, broken(store), { [rule]: { kind: 'variant', variant, why: 'documented' } }),
+        { runs: RUNS },
+      );
       expect(departing(p), store).toEqual([]);
-      expect(p.rules.find((r) => r.rule === rule), store).toMatchObject({ status: 'variant', variant });
+      expect(
+        p.rules.find((r) => r.rule === rule),
+        store,
+      ).toMatchObject({ status: 'variant', variant });
       expect(p.rules.find((r) => r.rule === rule)?.commands, store).toBeGreaterThan(0);
     }
   });
 
   it('finds where a store keeps a variant only in part: dead-job-blocks forgets its dead heads on restart', async () => {
-    const declarations = { 'account-head-only': { kind: 'variant', variant: 'failed-job-keeps-blocking', why: 'documented' } } as const;
+    const declarations = {
+      'account-head-only': { kind: 'variant', variant: 'failed-job-keeps-blocking', why: 'documented' },
+    } as const;
     const p = await runProfile(target('dead-job-blocks', broken('dead-job-blocks'), declarations), { runs: RUNS });
     expect(departing(p)).toEqual(['account-head-only']);
     const story = p.rules.find((r) => r.rule === 'account-head-only')?.departure?.story ?? '';
@@ -118,21 +147,36 @@ describe('runProfile', () => {
 
   it('holds a jittered backoff within bounds against jittered-backoff, and departs from it outside them', async () => {
     const declarations = { 'backoff-capped': { kind: 'variant', variant: 'jittered-backoff', why: 'jitter' } } as const;
-    const rules: RuleId[] = ['backoff-capped', 'no-retry-after-deadline', 'backoff-ends-at-not-before', 'attempts-exhausted-dead'];
+    const rules: RuleId[] = [
+      'backoff-capped',
+      'no-retry-after-deadline',
+      'backoff-ends-at-not-before',
+      'attempts-exhausted-dead',
+    ];
     const within = jobStoreFactory(jitteredStore(false), 'jittered');
     expect(departing(await runProfile(target('jittered', within), { runs: RUNS, rules }))).toContain('backoff-capped');
     const held = await runProfile(target('jittered', within, declarations), { runs: RUNS, rules });
     expect(departing(held)).toEqual([]);
     expect(held.rules.find((r) => r.rule === 'backoff-capped')).toMatchObject({ status: 'variant' });
-    const outside = await runProfile(target('jittered', jobStoreFactory(jitteredStore(true), 'jittered-too-long'), declarations), { runs: RUNS, rules });
+    const outside = await runProfile(
+      target('jittered', jobStoreFactory(jitteredStore(true), 'jittered-too-long'), declarations),
+      { runs: RUNS, rules },
+    );
     expect(departing(outside)).toEqual(['backoff-capped']);
   });
 
   it('replays a departure from its rule and path', async () => {
-    const p = await runProfile(target('global-fifo', broken('global-fifo')), { runs: RUNS, rules: ['account-head-only'] });
+    const p = await runProfile(target('global-fifo', broken('global-fifo')), {
+      runs: RUNS,
+      rules: ['account-head-only'],
+    });
     const d = p.rules.find((r) => r.rule === 'account-head-only')?.departure;
     expect(d?.source).toBe('campaign');
-    const again = await runProfile(target('global-fifo', broken('global-fifo')), { runs: RUNS, rules: ['account-head-only'], replay: { rule: 'account-head-only', path: d?.path ?? '' } });
+    const again = await runProfile(target('global-fifo', broken('global-fifo')), {
+      runs: RUNS,
+      rules: ['account-head-only'],
+      replay: { rule: 'account-head-only', path: d?.path ?? '' },
+    });
     expect(again.rules.find((r) => r.rule === 'account-head-only')?.departure?.story).toBe(d?.story);
   });
 

@@ -29,7 +29,10 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 const anchor = (r: RuleResult): string => `departure-${r.rule}`;
 
 /** The Markdown page of a profile. Pure. */
-export function renderProfileMarkdown(p: Profile, options: { readonly title?: string; readonly contractLink?: string } = {}): string {
+export function renderProfileMarkdown(
+  p: Profile,
+  options: { readonly title?: string; readonly contractLink?: string } = {},
+): string {
   const contract = options.contractLink ?? '../contract.md';
   const lines: string[] = [];
   lines.push(`# ${options.title ?? `${p.queue} ${p.version}`}`, '');
@@ -42,7 +45,9 @@ export function renderProfileMarkdown(p: Profile, options: { readonly title?: st
     const result = r.status === 'departs' ? `[${describeResult(r)}](#${anchor(r)})` : describeResult(r);
     const declared = r.why === undefined ? '' : r.why;
     const upstream = r.upstream === undefined ? '' : ` ([upstream](${r.upstream}))`;
-    lines.push(`| [\`${r.rule}\`](${contract}#rule-${r.rule}) | ${cell(result)} | ${r.runs} | ${r.fixtures.length} | ${cell(declared)}${upstream} |`);
+    lines.push(
+      `| [\`${r.rule}\`](${contract}#rule-${r.rule}) | ${cell(result)} | ${r.runs} | ${r.fixtures.length} | ${cell(declared)}${upstream} |`,
+    );
   }
   lines.push('');
   lines.push(
@@ -55,15 +60,23 @@ export function renderProfileMarkdown(p: Profile, options: { readonly title?: st
     const rule = ruleOf(r.rule);
     lines.push('', `## <a id="${anchor(r)}"></a>Departure: \`${r.rule}\``, '');
     lines.push(`> ${rule.sentence}`, '');
-    const where = d.source === 'fixture' ? `the fixture \`${d.fixture}\`` : `the targeted campaign of \`${d.campaign}\` (seed ${d.seed}, path \`${d.path}\`), shrunk from ${d.unshrunkSteps} to ${d.steps} steps`;
-    lines.push(`Found by ${where}. First difference at step ${d.divergence.step}: \`${d.divergence.field}\`, model ${d.divergence.model}, implementation ${d.divergence.impl}.`);
+    const where =
+      d.source === 'fixture'
+        ? `the fixture \`${d.fixture}\``
+        : `the targeted campaign of \`${d.campaign}\` (seed ${d.seed}, path \`${d.path}\`), shrunk from ${d.unshrunkSteps} to ${d.steps} steps`;
+    lines.push(
+      `Found by ${where}. First difference at step ${d.divergence.step}: \`${d.divergence.field}\`, model ${d.divergence.model}, implementation ${d.divergence.impl}.`,
+    );
     if (r.upstream !== undefined) lines.push('', `Upstream: ${r.upstream}`);
     lines.push('', '```text', d.story, '```', '', `Replay: \`${d.replay}\``);
   }
   if (p.unattributed.length > 0) {
     lines.push('', '## Divergences no rule decides', '');
     for (const u of p.unattributed) {
-      lines.push(`Found by ${u.source === 'fixture' ? `the fixture \`${u.fixture}\`` : `the campaign of \`${u.campaign}\` (seed ${u.seed}, path \`${u.path}\`)`}:`, '');
+      lines.push(
+        `Found by ${u.source === 'fixture' ? `the fixture \`${u.fixture}\`` : `the campaign of \`${u.campaign}\` (seed ${u.seed}, path \`${u.path}\`)`}:`,
+        '',
+      );
       lines.push('```text', u.story, '```', '');
     }
   }

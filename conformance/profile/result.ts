@@ -33,7 +33,13 @@ export interface Departure {
   readonly steps: number;
   readonly unshrunkSteps: number;
   /** The diverging step and first differing field. */
-  readonly divergence: { readonly step: number; readonly kind: string; readonly field: string; readonly model: string; readonly impl: string };
+  readonly divergence: {
+    readonly step: number;
+    readonly kind: string;
+    readonly field: string;
+    readonly model: string;
+    readonly impl: string;
+  };
   /** The story, told step by step (conformance/lockstep/story.ts). */
   readonly story: string;
   /** The command that repeats it. */
@@ -89,7 +95,13 @@ export interface Profile {
 }
 
 const ruleId = z.enum(RULE_IDS);
-const divergenceSchema = z.strictObject({ step: z.int(), kind: z.string(), field: z.string(), model: z.string(), impl: z.string() });
+const divergenceSchema = z.strictObject({
+  step: z.int(),
+  kind: z.string(),
+  field: z.string(),
+  model: z.string(),
+  impl: z.string(),
+});
 
 /** Schema of a profile (`jobcheck.profile/1`). */
 export const profileSchema = z.strictObject({
@@ -142,4 +154,5 @@ export const profileSchema = z.strictObject({
 });
 
 /** The rule results that hold a verdict against the implementation (conforms, variant, departs). */
-export const isChecked = (r: RuleResult): boolean => r.status === 'conforms' || r.status === 'variant' || r.status === 'departs';
+export const isChecked = (r: RuleResult): boolean =>
+  r.status === 'conforms' || r.status === 'variant' || r.status === 'departs';

@@ -71,16 +71,22 @@ export interface ProfileOptions {
 }
 
 /** The seed of one rule's campaign: the profile's seed and the rule's position, mixed. Pure. */
-export const campaignSeed = (seed: number, rule: RuleId): number => (Math.imul(seed ^ 0x5bd1e995, 31) + RULE_IDS.indexOf(rule) * 7919) | 0;
+export const campaignSeed = (seed: number, rule: RuleId): number =>
+  (Math.imul(seed ^ 0x5bd1e995, 31) + RULE_IDS.indexOf(rule) * 7919) | 0;
 
 /** The model a target's declarations call for; throws ProfileError for a bad declaration. */
 export function checkedModelOf(target: Pick<ProfileTarget, 'declarations'>): CheckedModel {
   const variants: ModelVariant[] = [];
-  for (const [rule, d] of Object.entries(target.declarations) as [RuleId, NonNullable<ProfileTarget['declarations'][RuleId]>][]) {
+  for (const [rule, d] of Object.entries(target.declarations) as [
+    RuleId,
+    NonNullable<ProfileTarget['declarations'][RuleId]>,
+  ][]) {
     if (d.kind !== 'variant') continue;
     const v = modelVariant(d.variant);
-    if (v === undefined) throw new ProfileError(`declaration of ${rule}: no model variant named ${JSON.stringify(d.variant)}`);
-    if (v.rule !== rule) throw new ProfileError(`declaration of ${rule}: the variant ${v.name} replaces ${v.rule}, not ${rule}`);
+    if (v === undefined)
+      throw new ProfileError(`declaration of ${rule}: no model variant named ${JSON.stringify(d.variant)}`);
+    if (v.rule !== rule)
+      throw new ProfileError(`declaration of ${rule}: the variant ${v.name} replaces ${v.rule}, not ${rule}`);
     variants.push(v);
   }
   return composeVariants(variants);
@@ -92,7 +98,10 @@ function modelRules(checked: CheckedModel, scenario: ProfileScenario): Map<RuleI
   const add = (r: RuleId): void => {
     out.set(r, (out.get(r) ?? 0) + 1);
   };
-  let state = scenario.start === undefined ? checked.model.initialState(scenario.config) : checked.model.fromSnapshot(scenario.start);
+  let state =
+    scenario.start === undefined
+      ? checked.model.initialState(scenario.config)
+      : checked.model.fromSnapshot(scenario.start);
   const memory = newResolveMemory();
   for (const sym of scenario.commands) {
     const action = resolveCommand(state, memory, sym);
@@ -103,7 +112,8 @@ function modelRules(checked: CheckedModel, scenario: ProfileScenario): Map<RuleI
     }
     const result = checked.model.step(state, action.do);
     for (const r of rulesExercised(state, action.do, result)) add(r);
-    if (result.reply.ok && result.reply.type === 'claim' && result.reply.job !== null) memory.lastToken.set(result.reply.job.id, result.reply.job.token);
+    if (result.reply.ok && result.reply.type === 'claim' && result.reply.job !== null)
+      memory.lastToken.set(result.reply.job.id, result.reply.job.token);
     state = result.state;
   }
   add('snapshot-is-a-copy');
@@ -111,7 +121,11 @@ function modelRules(checked: CheckedModel, scenario: ProfileScenario): Map<RuleI
 }
 
 /** The lockstep options of a run of a profile: the checked model, the budget, and the scenario's starting snapshot. Pure. */
-const lockstepOptions = (checked: CheckedModel, budget: Budget | undefined, scenario: Pick<ProfileScenario, 'start'>): LockstepOptions => ({
+const lockstepOptions = (
+  checked: CheckedModel,
+  budget: Budget | undefined,
+  scenario: Pick<ProfileScenario, 'start'>,
+): LockstepOptions => ({
   model: checked,
   ...(budget === undefined ? {} : { budget }),
   ...(scenario.start === undefined ? {} : { start: scenario.start }),
@@ -126,7 +140,8 @@ function countRun(run: LockstepRun, counts: Map<RuleId, number>): void {
   const exercised = exercisedRules(run);
   const agreeing = run.result.divergence === null ? exercised.length : run.result.divergence.step - 1;
   for (let i = 0; i < agreeing; i++) for (const r of exercised[i] ?? []) counts.set(r, (counts.get(r) ?? 0) + 1);
-  if (run.aliasChecked && run.result.divergence === null) counts.set('snapshot-is-a-copy', (counts.get('snapshot-is-a-copy') ?? 0) + 1);
+  if (run.aliasChecked && run.result.divergence === null)
+    counts.set('snapshot-is-a-copy', (counts.get('snapshot-is-a-copy') ?? 0) + 1);
 }
 
 /** The rule a run departs on (null: unattributed), and the first differing field in words. */
@@ -199,14 +214,23 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
     countRun(run, counts);
     const a = attribution(run);
     if (a !== null) {
-      const c: Candidate = { rule: a.rule, campaign: undefined, fixture: fixture.name, index: 0, run, divergence: a.divergence };
+      const c: Candidate = {
+        rule: a.rule,
+        campaign: undefined,
+        fixture: fixture.name,
+        index: 0,
+        run,
+        divergence: a.divergence,
+      };
       if (a.rule === null) unattributed.push(c);
       else if (!unsupported.has(a.rule)) candidates.push(c);
     }
   }
 
   // 2. One targeted campaign per checked rule.
-  const campaignRules = RULE_IDS.filter((r) => !unsupported.has(r) && (options.rules === undefined || options.rules.includes(r)));
+  const campaignRules = RULE_IDS.filter(
+    (r) => !unsupported.has(r) && (options.rules === undefined || options.rules.includes(r)),
+  );
   const tries = options.triesPerRun ?? 6;
   let done = 0;
   const outcomes = await inOrder(campaignRules.length, options.parallel ?? 1, async (i): Promise<CampaignOutcome> => {
@@ -214,13 +238,26 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
     const arb = targetedScenarioArb(rule, maxCommands);
     const minHits = RULE_BIAS[rule].minHits ?? 1;
     const ruleSeed = campaignSeed(seed, rule);
-    const own: CampaignOutcome = { rule, kept: 0, complete: false, counts: new Map(), candidates: [], unattributed: [] };
+    const own: CampaignOutcome = {
+      rule,
+      kept: 0,
+      complete: false,
+      counts: new Map(),
+      candidates: [],
+      unattributed: [],
+    };
     let scenarios: ProfileScenario[] = [];
     const at = (index: number): ProfileScenario => {
-      if (index >= scenarios.length) scenarios = fc.sample(arb, { numRuns: Math.max(index + 1, 2 * scenarios.length, 16), seed: ruleSeed });
+      if (index >= scenarios.length)
+        scenarios = fc.sample(arb, { numRuns: Math.max(index + 1, 2 * scenarios.length, 16), seed: ruleSeed });
       return scenarios[index] as ProfileScenario;
     };
-    const indices = options.replay === undefined ? undefined : options.replay.rule === rule ? [Number(options.replay.path.split(':')[0])] : [];
+    const indices =
+      options.replay === undefined
+        ? undefined
+        : options.replay.rule === rule
+          ? [Number(options.replay.path.split(':')[0])]
+          : [];
     let kept = 0;
     let stoppedEarly = false;
     const limit = indices === undefined ? runs * tries : indices.length;
@@ -232,7 +269,12 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
       const index = indices === undefined ? t : (indices[t] as number);
       const scenario = at(index);
       if ((modelRules(checked, scenario).get(rule) ?? 0) < minHits) continue;
-      const run = await runLockstepDetailed(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, budget, scenario));
+      const run = await runLockstepDetailed(
+        scenario.config,
+        scenario.commands,
+        target.factory,
+        lockstepOptions(checked, budget, scenario),
+      );
       noteAdapter(run);
       // An implementation that cannot start from a snapshot leaves this rule's edge not reached.
       if (run.cannotStart === true) break;
@@ -267,8 +309,18 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
   for (const rule of RULE_IDS) {
     const mine = candidates.filter((c) => c.rule === rule);
     if (mine.length === 0) continue;
-    const first = mine.find((c) => c.campaign === rule) ?? mine.find((c) => c.campaign !== undefined) ?? (mine[0] as Candidate);
-    departures.set(rule, await shrink(first, checked, target, { seed, maxCommands, budget, replayCommand: options.replayCommand, replayPath: options.replay?.path }));
+    const first =
+      mine.find((c) => c.campaign === rule) ?? mine.find((c) => c.campaign !== undefined) ?? (mine[0] as Candidate);
+    departures.set(
+      rule,
+      await shrink(first, checked, target, {
+        seed,
+        maxCommands,
+        budget,
+        replayCommand: options.replayCommand,
+        replayPath: options.replay?.path,
+      }),
+    );
   }
 
   const results: RuleResult[] = RULE_IDS.map((rule): RuleResult => {
@@ -286,20 +338,40 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
     const departure = departures.get(rule);
     if (departure !== undefined) return { ...base, ...variant, status: 'departs', departure };
     const campaign = byRule.get(rule);
-    const incomplete = (campaign !== undefined && !campaign.complete) || (campaign === undefined && options.rules === undefined && budget?.expired === true);
+    const incomplete =
+      (campaign !== undefined && !campaign.complete) ||
+      (campaign === undefined && options.rules === undefined && budget?.expired === true);
     if (incomplete) return { ...base, ...variant, status: 'budget_exhausted' };
     if (base.commands === 0) return { ...base, ...variant, status: 'not_reached' };
     return { ...base, ...variant, status: d?.kind === 'variant' ? 'variant' : 'conforms' };
   });
   const unattributedOut: Unattributed[] = unattributed.map((c) => ({
     source: c.fixture === undefined ? 'campaign' : 'fixture',
-    ...(c.campaign === undefined ? {} : { campaign: c.campaign, seed: campaignSeed(seed, c.campaign), path: String(c.index) }),
+    ...(c.campaign === undefined
+      ? {}
+      : { campaign: c.campaign, seed: campaignSeed(seed, c.campaign), path: String(c.index) }),
     ...(c.fixture === undefined ? {} : { fixture: c.fixture }),
     divergence: c.divergence,
     story: renderStory(c.run.result),
   }));
-  const verdict = results.some((r) => r.status === 'departs') || unattributedOut.length > 0 ? 'departs' : results.some((r) => r.status === 'budget_exhausted') ? 'incomplete' : 'conforms';
-  return { format: PROFILE_FORMAT, queue: target.queue, version: target.version, adapter, seed, runs, maxCommands, verdict, rules: results, unattributed: unattributedOut };
+  const verdict =
+    results.some((r) => r.status === 'departs') || unattributedOut.length > 0
+      ? 'departs'
+      : results.some((r) => r.status === 'budget_exhausted')
+        ? 'incomplete'
+        : 'conforms';
+  return {
+    format: PROFILE_FORMAT,
+    queue: target.queue,
+    version: target.version,
+    adapter,
+    seed,
+    runs,
+    maxCommands,
+    verdict,
+    rules: results,
+    unattributed: unattributedOut,
+  };
 }
 
 /** Shrinks one departure with fast-check, keeping only runs that depart on the same rule; a fixture's is told as it is. */
@@ -307,10 +379,26 @@ async function shrink(
   c: Candidate,
   checked: CheckedModel,
   target: ProfileTarget,
-  o: { seed: number; maxCommands: number; budget: Budget | undefined; replayCommand: ProfileOptions['replayCommand']; replayPath?: string | undefined },
+  o: {
+    seed: number;
+    maxCommands: number;
+    budget: Budget | undefined;
+    replayCommand: ProfileOptions['replayCommand'];
+    replayPath?: string | undefined;
+  },
 ): Promise<Departure> {
-  const told = (run: LockstepRun, seed: number | undefined, path: string | undefined, unshrunk: number, divergence: Departure['divergence']): Departure => {
-    const replay = o.replayCommand?.(c.rule ?? 'snapshot-is-a-copy', c.campaign, path) ?? (path === undefined ? `runProfile(target, { seed: ${o.seed} })` : `runProfile(target, { seed: ${o.seed}, replay: { rule: '${c.campaign}', path: '${path}' } })`);
+  const told = (
+    run: LockstepRun,
+    seed: number | undefined,
+    path: string | undefined,
+    unshrunk: number,
+    divergence: Departure['divergence'],
+  ): Departure => {
+    const replay =
+      o.replayCommand?.(c.rule ?? 'snapshot-is-a-copy', c.campaign, path) ??
+      (path === undefined
+        ? `runProfile(target, { seed: ${o.seed} })`
+        : `runProfile(target, { seed: ${o.seed}, replay: { rule: '${c.campaign}', path: '${path}' } })`);
     return {
       source: c.campaign === undefined ? 'fixture' : 'campaign',
       ...(c.campaign === undefined ? {} : { campaign: c.campaign }),
@@ -331,7 +419,12 @@ async function shrink(
   let last: { run: LockstepRun; divergence: Departure['divergence'] } = { run: c.run, divergence: c.divergence };
   const remaining = o.budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
   const property = fc.asyncProperty(arb, async (scenario: ProfileScenario) => {
-    const run = await runLockstepDetailed(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, o.budget, scenario));
+    const run = await runLockstepDetailed(
+      scenario.config,
+      scenario.commands,
+      target.factory,
+      lockstepOptions(checked, o.budget, scenario),
+    );
     if (run.result.interrupted === true) return true;
     const a = attribution(run);
     if (a === null || a.rule !== rule) return true;

@@ -19,8 +19,14 @@ const config = { capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, bac
 const tick = (now: number) => ({ type: 'tick', now });
 
 const opened: ConcurrentProcessAdapter[] = [];
-async function start(mode: string, options: { replyTimeoutMs?: number; workers?: number; extra?: string } = {}): Promise<ConcurrentProcessAdapter> {
-  const adapter = await ConcurrentProcessAdapter.start(fake(mode, options.extra ?? ''), config, { workers: options.workers ?? 4, ...(options.replyTimeoutMs === undefined ? {} : { replyTimeoutMs: options.replyTimeoutMs }) });
+async function start(
+  mode: string,
+  options: { replyTimeoutMs?: number; workers?: number; extra?: string } = {},
+): Promise<ConcurrentProcessAdapter> {
+  const adapter = await ConcurrentProcessAdapter.start(fake(mode, options.extra ?? ''), config, {
+    workers: options.workers ?? 4,
+    ...(options.replyTimeoutMs === undefined ? {} : { replyTimeoutMs: options.replyTimeoutMs }),
+  });
   opened.push(adapter);
   return adapter;
 }
@@ -61,8 +67,15 @@ async function groupAlive(pid: number | undefined): Promise<boolean> {
 describe('the concurrent process adapter speaks jobcheck/2 and falls back to jobcheck/1', () => {
   it('matches replies that come in reverse order to their requests by id, with every request in flight at once', async () => {
     const adapter = await start('reverse', { extra: '3' });
-    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({ protocol: 'jobcheck/2', concurrent: true });
-    const replies = await Promise.all([adapter.execute(0, tick(1)), adapter.execute(1, tick(2)), adapter.execute(2, tick(3))]);
+    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({
+      protocol: 'jobcheck/2',
+      concurrent: true,
+    });
+    const replies = await Promise.all([
+      adapter.execute(0, tick(1)),
+      adapter.execute(1, tick(2)),
+      adapter.execute(2, tick(3)),
+    ]);
     expect(replies).toEqual([1, 2, 3].map((clock) => ({ ok: true, type: 'tick', clock })));
     expect(await adapter.snapshot()).toEqual({ answered: 3, mostInFlight: 3 });
   });
@@ -70,7 +83,11 @@ describe('the concurrent process adapter speaks jobcheck/2 and falls back to job
   it('sends the requests of one lane one after another, and those of different lanes at once', async () => {
     const adapter = await start('v2');
     // Later `now`s are answered sooner by this fake (5 ms * (now % 4)): one lane must still wait.
-    const sameLane = await Promise.all([adapter.execute(0, tick(3)), adapter.execute(0, tick(2)), adapter.execute(0, tick(1))]);
+    const sameLane = await Promise.all([
+      adapter.execute(0, tick(3)),
+      adapter.execute(0, tick(2)),
+      adapter.execute(0, tick(1)),
+    ]);
     expect(sameLane.map((r) => (r as { clock: number }).clock)).toEqual([3, 2, 1]);
     expect(await adapter.snapshot()).toEqual({ answered: 3, mostInFlight: 1 });
     await Promise.all([adapter.execute(0, tick(3)), adapter.execute(1, tick(2)), adapter.execute(2, tick(1))]);
@@ -89,7 +106,10 @@ describe('the concurrent process adapter speaks jobcheck/2 and falls back to job
 
   it('falls back to jobcheck/1 with a peer that refuses jobcheck/2, and then keeps one request in flight', async () => {
     const adapter = await start('v1-slow');
-    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({ protocol: 'jobcheck/1', concurrent: false });
+    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({
+      protocol: 'jobcheck/1',
+      concurrent: false,
+    });
     const replies = await Promise.all([0, 1, 2, 3].map((lane) => adapter.execute(lane, tick(lane + 5))));
     expect(replies).toEqual([5, 6, 7, 8].map((clock) => ({ ok: true, type: 'tick', clock })));
     expect(await adapter.snapshot()).toEqual({ answered: 4, mostInFlight: 1 });
@@ -97,12 +117,19 @@ describe('the concurrent process adapter speaks jobcheck/2 and falls back to job
 
   it('takes a jobcheck/1 hello reply to the jobcheck/2 offer as a jobcheck/1 peer', async () => {
     const adapter = await start('lax-v1');
-    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent, implementation: adapter.implementation }).toEqual({ protocol: 'jobcheck/1', concurrent: false, implementation: 'fake-lax' });
+    expect({
+      protocol: adapter.protocol,
+      concurrent: adapter.concurrent,
+      implementation: adapter.implementation,
+    }).toEqual({ protocol: 'jobcheck/1', concurrent: false, implementation: 'fake-lax' });
   });
 
   it('keeps one request in flight, in envelopes, with a jobcheck/2 peer that says concurrent: false', async () => {
     const adapter = await start('v2-serial');
-    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({ protocol: 'jobcheck/2', concurrent: false });
+    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({
+      protocol: 'jobcheck/2',
+      concurrent: false,
+    });
     await Promise.all([0, 1, 2].map((lane) => adapter.execute(lane, tick(lane))));
     expect(await adapter.snapshot()).toEqual({ answered: 3, mostInFlight: 1 });
   });
@@ -197,28 +224,35 @@ describe('hostile replies are protocol errors naming the rule broken', () => {
     { mode: 'envelope-no-id', violation: 'missing_id', says: /a reply envelope without an id/ },
     { mode: 'garbage', violation: 'malformed_line', says: /a line is not JSON/ },
     { mode: 'string-id', violation: 'malformed_line', says: /a reply envelope is wrong shape: id: / },
-    { mode: 'bad-reply', violation: 'bad_reply', says: /the reply to request 0 is wrong shape: elapsedMs: unknown field/ },
+    {
+      mode: 'bad-reply',
+      violation: 'bad_reply',
+      says: /the reply to request 0 is wrong shape: elapsedMs: unknown field/,
+    },
     { mode: 'stray', violation: 'unasked_line', says: /a line when no request was in flight/ },
   ];
-  it.each(cases)('$mode: protocol_error ($violation), the process group killed, and every later request refused', async ({ mode, violation, says }) => {
-    const adapter = await start(mode);
-    let error: unknown;
-    for (let now = 0; error === undefined && now < 20; now++) {
-      try {
-        await adapter.execute(0, tick(now));
-        if (mode === 'stray') await new Promise((resolve) => setTimeout(resolve, 100));
-      } catch (e) {
-        error = e;
+  it.each(cases)(
+    '$mode: protocol_error ($violation), the process group killed, and every later request refused',
+    async ({ mode, violation, says }) => {
+      const adapter = await start(mode);
+      let error: unknown;
+      for (let now = 0; error === undefined && now < 20; now++) {
+        try {
+          await adapter.execute(0, tick(now));
+          if (mode === 'stray') await new Promise((resolve) => setTimeout(resolve, 100));
+        } catch (e) {
+          error = e;
+        }
       }
-    }
-    expect(error).toBeInstanceOf(ProcessError);
-    const e = error as ProcessError;
-    expect({ code: e.code, violation: e.details.violation }).toEqual({ code: 'protocol_error', violation });
-    expect(e.message).toMatch(says);
-    expect(e.details.received).toBeDefined();
-    expect(await groupAlive(adapter.pid)).toBe(false);
-    expect(await rejection(adapter.execute(0, tick(30)))).toBe(error);
-  });
+      expect(error).toBeInstanceOf(ProcessError);
+      const e = error as ProcessError;
+      expect({ code: e.code, violation: e.details.violation }).toEqual({ code: 'protocol_error', violation });
+      expect(e.message).toMatch(says);
+      expect(e.details.received).toBeDefined();
+      expect(await groupAlive(adapter.pid)).toBe(false);
+      expect(await rejection(adapter.execute(0, tick(30)))).toBe(error);
+    },
+  );
 });
 
 describe('concurrentProcessFactory', () => {

@@ -85,10 +85,11 @@ interface BareWait {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const settled = (p: Promise<unknown>): Promise<void> => p.then(
-  () => undefined,
-  () => undefined,
-);
+const settled = (p: Promise<unknown>): Promise<void> =>
+  p.then(
+    () => undefined,
+    () => undefined,
+  );
 
 /** What the handshake established. */
 interface Handshake {
@@ -106,27 +107,44 @@ interface Handshake {
 async function handshake(peer: Peer, config: Config, options: ConcurrentProcessAdapterOptions): Promise<Handshake> {
   const timeout = options.startTimeoutMs ?? 2 * (options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
   /** Says hello for `protocol`; the reply as text and JSON (or what is wrong with it). */
-  const ask = async (protocol: ProtocolVersion): Promise<{ readonly text: string; readonly json: LineResult<unknown> }> => {
+  const ask = async (
+    protocol: ProtocolVersion,
+  ): Promise<{ readonly text: string; readonly json: LineResult<unknown> }> => {
     const line = JSON.stringify({ type: 'hello', protocol, config });
     try {
-      const text = await peer.request(line, options.budget === undefined ? timeout : options.budget.cap(timeout), options.budget?.signal);
+      const text = await peer.request(
+        line,
+        options.budget === undefined ? timeout : options.budget.cap(timeout),
+        options.budget?.signal,
+      );
       return { text, json: parseJsonLine(text) };
     } catch (error) {
       await peer.kill();
       const e = error as ProcessError;
-      if (e.code === 'process_exited') throw new ProcessError('spawn_failed', `${JSON.stringify(peer.command)} ended before it answered hello`, e.details);
+      if (e.code === 'process_exited')
+        throw new ProcessError(
+          'spawn_failed',
+          `${JSON.stringify(peer.command)} ended before it answered hello`,
+          e.details,
+        );
       throw e;
     }
   };
   /** Ends the peer and throws handshake_failed, saying why the reply is not one to go on with. */
-  const refused = async (text: string, json: LineResult<unknown>, expected: typeof helloReplySchema | typeof helloReplyV2Schema): Promise<never> => {
+  const refused = async (
+    text: string,
+    json: LineResult<unknown>,
+    expected: typeof helloReplySchema | typeof helloReplyV2Schema,
+  ): Promise<never> => {
     await peer.kill();
     let why: string;
     if (!json.ok) why = `the reply to hello is ${json.problem}`;
     else {
       const refusal = checkShape(protocolRejectionSchema, json.value);
       const shape = checkShape(expected as typeof helloReplySchema, json.value);
-      why = refusal.ok ? `hello refused (${refusal.value.code}: ${refusal.value.message})` : `the reply to hello is ${shape.ok ? 'not a hello reply' : shape.problem}`;
+      why = refusal.ok
+        ? `hello refused (${refusal.value.code}: ${refusal.value.message})`
+        : `the reply to hello is ${shape.ok ? 'not a hello reply' : shape.problem}`;
     }
     throw peer.error('handshake_failed', why, text);
   };
@@ -134,7 +152,8 @@ async function handshake(peer: Peer, config: Config, options: ConcurrentProcessA
     const offer = await ask(PROTOCOL_VERSION_2);
     if (!offer.json.ok) return refused(offer.text, offer.json, helloReplyV2Schema);
     const v2 = checkShape(helloReplyV2Schema, offer.json.value);
-    if (v2.ok) return { protocol: PROTOCOL_VERSION_2, implementation: v2.value.implementation, concurrent: v2.value.concurrent };
+    if (v2.ok)
+      return { protocol: PROTOCOL_VERSION_2, implementation: v2.value.implementation, concurrent: v2.value.concurrent };
     const v1 = checkShape(helloReplySchema, offer.json.value);
     if (v1.ok) return { protocol: PROTOCOL_VERSION, implementation: v1.value.implementation, concurrent: false };
     const refusal = checkShape(protocolRejectionSchema, offer.json.value);
@@ -154,7 +173,9 @@ async function handshake(peer: Peer, config: Config, options: ConcurrentProcessA
 /** Throws `unencodable_command` unless `workers` is an integer >= 1. */
 function checkWorkers(command: string, workers: number): void {
   if (!Number.isSafeInteger(workers) || workers < 1) {
-    throw new ProcessError('unencodable_command', `workers: must be an integer >= 1 (got ${String(workers)})`, { command });
+    throw new ProcessError('unencodable_command', `workers: must be an integer >= 1 (got ${String(workers)})`, {
+      command,
+    });
   }
 }
 
@@ -193,13 +214,19 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
     this.concurrent = greeting.concurrent;
     this.implementation = greeting.implementation;
     this.timeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
-    if (this.protocol === PROTOCOL_VERSION_2) peer.listen({ line: (text) => this.onLine(text), failed: (error) => this.onFailed(error) });
+    if (this.protocol === PROTOCOL_VERSION_2)
+      peer.listen({ line: (text) => this.onLine(text), failed: (error) => this.onFailed(error) });
     options.budget?.signal.addEventListener('abort', this.onTimeLimit, { once: true });
   }
 
   /** The check's time limit came: everything in flight fails with `time_limit`. Removed again on close, so that a long campaign's adapters do not pile up on the budget's signal. */
   private readonly onTimeLimit = (): void => {
-    this.peer.failWith(this.peer.error('time_limit', 'the time limit of the check was reached while replies were awaited; the process group was killed'));
+    this.peer.failWith(
+      this.peer.error(
+        'time_limit',
+        'the time limit of the check was reached while replies were awaited; the process group was killed',
+      ),
+    );
   };
 
   /**
@@ -237,15 +264,30 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
   }
 
   /** Details naming one request (its line and id) rather than the last line written. */
-  private detailsFor(pending: { readonly line: string } | undefined, id: number | undefined, extra: Partial<ProcessErrorDetails> = {}): ProcessErrorDetails {
+  private detailsFor(
+    pending: { readonly line: string } | undefined,
+    id: number | undefined,
+    extra: Partial<ProcessErrorDetails> = {},
+  ): ProcessErrorDetails {
     const { sent: _sent, lineNumber: _n, ...rest } = this.peer.details();
-    return { ...rest, ...(pending === undefined ? {} : { sent: pending.line }), ...(id === undefined ? {} : { requestId: id }), ...extra };
+    return {
+      ...rest,
+      ...(pending === undefined ? {} : { sent: pending.line }),
+      ...(id === undefined ? {} : { requestId: id }),
+      ...extra,
+    };
   }
 
   /** A protocol violation found in a line: the group is killed and everything in flight fails with it. */
   private violation(kind: ProtocolViolation, problem: string, received: string, id?: number): void {
     const pending = id === undefined ? undefined : this.pending.get(id);
-    this.peer.failWith(new ProcessError('protocol_error', `${problem}; the process group was killed`, this.detailsFor(pending, id, { received, violation: kind })));
+    this.peer.failWith(
+      new ProcessError(
+        'protocol_error',
+        `${problem}; the process group was killed`,
+        this.detailsFor(pending, id, { received, violation: kind }),
+      ),
+    );
   }
 
   private onLine(text: string): void {
@@ -266,9 +308,19 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
       const pending = this.pending.get(id);
       if (pending === undefined) {
         if (id < this.nextId) {
-          this.violation('duplicate_id', `a second reply to request ${id} (each id is answered exactly once)`, text, id);
+          this.violation(
+            'duplicate_id',
+            `a second reply to request ${id} (each id is answered exactly once)`,
+            text,
+            id,
+          );
         } else {
-          this.violation('unknown_id', `a reply to request ${id}, which was never sent (the last id sent is ${this.nextId - 1})`, text, id);
+          this.violation(
+            'unknown_id',
+            `a reply to request ${id}, which was never sent (the last id sent is ${this.nextId - 1})`,
+            text,
+            id,
+          );
         }
         return;
       }
@@ -294,10 +346,18 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
       return;
     }
     if (this.pending.size === 0) {
-      this.violation('unasked_line', 'the implementation wrote a line when no request was in flight (one reply per request)', text);
+      this.violation(
+        'unasked_line',
+        'the implementation wrote a line when no request was in flight (one reply per request)',
+        text,
+      );
       return;
     }
-    this.violation('missing_id', `a line that is not a reply envelope while ${this.pending.size} request(s) were in flight (a reply without an id cannot be matched)`, text);
+    this.violation(
+      'missing_id',
+      `a line that is not a reply envelope while ${this.pending.size} request(s) were in flight (a reply without an id cannot be matched)`,
+      text,
+    );
   }
 
   /** The peer failed: settle everything in flight as the failure calls for. */
@@ -321,7 +381,12 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
   private outcome(error: ProcessError, id: number, timedOut: number | undefined): Error {
     switch (error.code) {
       case 'timeout':
-        return new IndefiniteOutcome('timeout', id === timedOut ? error.message : `request ${id}: the process group was killed when request ${timedOut ?? '?'} got no reply in time`);
+        return new IndefiniteOutcome(
+          'timeout',
+          id === timedOut
+            ? error.message
+            : `request ${id}: the process group was killed when request ${timedOut ?? '?'} got no reply in time`,
+        );
       case 'process_exited':
         return new IndefiniteOutcome('process_died', `request ${id}: ${error.message}`);
       case 'closed':
@@ -333,9 +398,16 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
 
   /** Executes one command on a lane; rejects with IndefiniteOutcome when no reply can come, with a ProcessError otherwise. */
   execute(lane: number, command: unknown): Promise<Reply> {
-    if (this.closed) return Promise.reject(new ProcessError('closed', 'the adapter is closed', { command: this.peer.command }));
+    if (this.closed)
+      return Promise.reject(new ProcessError('closed', 'the adapter is closed', { command: this.peer.command }));
     if (!Number.isSafeInteger(lane) || lane < 0 || lane >= this.workers) {
-      return Promise.reject(new ProcessError('unencodable_command', `lane ${String(lane)}: must be an integer in [0, ${this.workers - 1}]`, { command: this.peer.command }));
+      return Promise.reject(
+        new ProcessError(
+          'unencodable_command',
+          `lane ${String(lane)}: must be an integer in [0, ${this.workers - 1}]`,
+          { command: this.peer.command },
+        ),
+      );
     }
     let encoded: string;
     try {
@@ -355,7 +427,8 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
 
   private sendEnvelope(lane: number, encoded: string): Promise<Reply> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (this.closed) return Promise.reject(new ProcessError('closed', 'the adapter is closed', { command: this.peer.command }));
+    if (this.closed)
+      return Promise.reject(new ProcessError('closed', 'the adapter is closed', { command: this.peer.command }));
     const id = this.nextId++;
     const line = `{"type":"request","id":${id},"lane":${lane},"command":${encoded}}`;
     return new Promise<Reply>((resolve, reject) => {
@@ -363,9 +436,18 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
       const timer = setTimeout(() => {
         const pending = this.pending.get(id);
         if (pending === undefined) return;
-        const error = this.options.budget?.expired === true
-          ? new ProcessError('time_limit', 'the time limit of the check was reached while replies were awaited; the process group was killed', this.detailsFor(pending, id))
-          : new ProcessError('timeout', `no reply to request ${id} within ${ms} ms; the process group was killed`, this.detailsFor(pending, id));
+        const error =
+          this.options.budget?.expired === true
+            ? new ProcessError(
+                'time_limit',
+                'the time limit of the check was reached while replies were awaited; the process group was killed',
+                this.detailsFor(pending, id),
+              )
+            : new ProcessError(
+                'timeout',
+                `no reply to request ${id} within ${ms} ms; the process group was killed`,
+                this.detailsFor(pending, id),
+              );
         this.peer.failWith(error);
       }, ms);
       this.pending.set(id, { lane, line, resolve, reject, timer });
@@ -409,7 +491,8 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
 
   /** Waits until everything handed to execute() so far has settled, then asks for the canonical snapshot. */
   snapshot(): Promise<Snapshot> {
-    if (this.closed) return Promise.reject(new ProcessError('closed', 'the adapter is closed', { command: this.peer.command }));
+    if (this.closed)
+      return Promise.reject(new ProcessError('closed', 'the adapter is closed', { command: this.peer.command }));
     const before = [...this.lanes.values(), ...(this.barrier === undefined ? [] : [this.barrier])];
     const taken = Promise.all(before).then(() => this.takeSnapshot());
     const barrier = settled(taken).then(() => {
@@ -426,7 +509,17 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
     if (this.protocol === PROTOCOL_VERSION_2) {
       text = await new Promise<string>((resolve, reject) => {
         const ms = this.cap(this.timeoutMs);
-        const timer = setTimeout(() => this.peer.failWith(new ProcessError('timeout', `no reply to snapshot within ${ms} ms; the process group was killed`, this.detailsFor({ line }, undefined))), ms);
+        const timer = setTimeout(
+          () =>
+            this.peer.failWith(
+              new ProcessError(
+                'timeout',
+                `no reply to snapshot within ${ms} ms; the process group was killed`,
+                this.detailsFor({ line }, undefined),
+              ),
+            ),
+          ms,
+        );
         this.bare = { line, resolve, reject, timer };
         if (!this.peer.send(line)) {
           clearTimeout(timer);
@@ -446,7 +539,11 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
     const checked = json.ok ? checkShape(snapshotReplySchema, json.value) : json;
     if (!checked.ok) {
       const hint = json.ok ? misplacedReplyHint('snapshot', json.value) : '';
-      const error = new ProcessError('protocol_error', `the reply to snapshot is ${checked.problem}${hint}; the process group was killed`, this.detailsFor({ line }, undefined, { received: text, violation: 'bad_reply' }));
+      const error = new ProcessError(
+        'protocol_error',
+        `the reply to snapshot is ${checked.problem}${hint}; the process group was killed`,
+        this.detailsFor({ line }, undefined, { received: text, violation: 'bad_reply' }),
+      );
       this.peer.failWith(error);
       throw error;
     }
@@ -483,7 +580,10 @@ export interface ConcurrentProcessFactory extends ConcurrentFactory {
  * closed cleanly, or to a new one (`reuse: false`: always a new one). A process is never shared
  * by two open stores.
  */
-export function concurrentProcessFactory(command: string, options: ConcurrentProcessAdapterOptions = {}): ConcurrentProcessFactory {
+export function concurrentProcessFactory(
+  command: string,
+  options: ConcurrentProcessAdapterOptions = {},
+): ConcurrentProcessFactory {
   const open = new Set<ConcurrentProcessAdapter>();
   const idle: Peer[] = [];
   let started = 0;
@@ -503,7 +603,12 @@ export function concurrentProcessFactory(command: string, options: ConcurrentPro
     }
     if (peer === undefined) started += 1;
     const reused = peer === undefined ? {} : { peer };
-    const adapter = await ConcurrentProcessAdapter.start(command, config, { ...options, workers: o.workers, recycle, ...reused });
+    const adapter = await ConcurrentProcessAdapter.start(command, config, {
+      ...options,
+      workers: o.workers,
+      recycle,
+      ...reused,
+    });
     open.add(adapter);
     const close = adapter.close.bind(adapter);
     adapter.close = async (): Promise<void> => {

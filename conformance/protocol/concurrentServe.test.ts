@@ -22,7 +22,8 @@ import type { ServedStore, StoreMaker } from '../../impl/protocol/server.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const config = { capacity: 4, maxAttempts: 3, leaseTicks: 4, backoffBase: 1, backoffCap: 2 };
 const hello = JSON.stringify({ type: 'hello', protocol: 'jobcheck/2', config });
-const envelope = (id: number, lane: number, now: number): string => JSON.stringify({ type: 'request', id, lane, command: { type: 'tick', now } });
+const envelope = (id: number, lane: number, now: number): string =>
+  JSON.stringify({ type: 'request', id, lane, command: { type: 'tick', now } });
 
 /**
  * A store whose `tick` at `now` waits until `release(now)` (or the tick of another `now` named
@@ -72,13 +73,21 @@ function served(maker: StoreMaker) {
     while (replies.length < n) await new Promise<void>((resolve) => waiting.push(resolve));
     return replies.slice(0, n);
   };
-  return { send: (line: string) => input.write(`${line}\n`), count, end: () => {
+  return {
+    send: (line: string) => input.write(`${line}\n`),
+    count,
+    end: () => {
       input.end();
       return done;
-    }, done };
+    },
+    done,
+  };
 }
 
-const ids = (lines: readonly string[]): unknown[] => lines.map((l) => (JSON.parse(l) as { id?: unknown; type?: unknown }).id ?? (JSON.parse(l) as { type?: unknown }).type);
+const ids = (lines: readonly string[]): unknown[] =>
+  lines.map(
+    (l) => (JSON.parse(l) as { id?: unknown; type?: unknown }).id ?? (JSON.parse(l) as { type?: unknown }).type,
+  );
 
 describe('serveLines under jobcheck/2', () => {
   it('runs the envelopes of different lanes at once on a concurrent store, and replies as they finish', async () => {
@@ -142,7 +151,11 @@ describe('serveLines under jobcheck/2', () => {
   });
 
   it('ends with the failure of a store that fails (I/O) while running a concurrent request', async () => {
-    const store: ServedStore = { concurrent: true, execute: () => Promise.reject(new Error('disk on fire')), snapshot: () => ({}) as Snapshot };
+    const store: ServedStore = {
+      concurrent: true,
+      execute: () => Promise.reject(new Error('disk on fire')),
+      snapshot: () => ({}) as Snapshot,
+    };
     const s = served({ name: 'failing', create: () => store, restore: () => store });
     s.send(hello);
     s.send(envelope(0, 0, 1));
@@ -155,10 +168,17 @@ const opened: ConcurrentProcessAdapter[] = [];
 afterAll(() => Promise.all(opened.map((a) => a.close())));
 
 async function explainedBy(command: string, rounds: unknown[][]): Promise<Awaited<ReturnType<typeof runRounds>>> {
-  const adapter = await ConcurrentProcessAdapter.start(command, config, { workers: 4, replyTimeoutMs: 20_000, cwd: ROOT });
+  const adapter = await ConcurrentProcessAdapter.start(command, config, {
+    workers: 4,
+    replyTimeoutMs: 20_000,
+    cwd: ROOT,
+  });
   opened.push(adapter);
   try {
-    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({ protocol: 'jobcheck/2', concurrent: true });
+    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({
+      protocol: 'jobcheck/2',
+      concurrent: true,
+    });
     return await runRounds(adapter, config, rounds);
   } finally {
     await adapter.close();
@@ -171,14 +191,17 @@ describe('jobcheck serve under jobcheck/2, in rounds of concurrent requests', ()
   const dir = mkdtempSync(join(tmpdir(), 'jobcheck-serve2-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each([['memory'], ['model']])('--store %s: every round is explained by some order of its requests', async (store) => {
-    await fc.assert(
-      fc.asyncProperty(roundsArbitrary(4, 6), async (rounds) => {
-        expect(await explainedBy(serve(store), rounds)).toEqual({ explained: true, rounds: rounds.length });
-      }),
-      { numRuns: 3, seed: 20261201 },
-    );
-  });
+  it.each([['memory'], ['model']])(
+    '--store %s: every round is explained by some order of its requests',
+    async (store) => {
+      await fc.assert(
+        fc.asyncProperty(roundsArbitrary(4, 6), async (rounds) => {
+          expect(await explainedBy(serve(store), rounds)).toEqual({ explained: true, rounds: rounds.length });
+        }),
+        { numRuns: 3, seed: 20261201 },
+      );
+    },
+  );
 
   it('--store sqlite:<file>: every round is explained, claims racing included, and the store files go with the process', async () => {
     const file = join(dir, 'jobs.db');
@@ -194,17 +217,20 @@ describe('jobcheck serve under jobcheck/2, in rounds of concurrent requests', ()
   });
 
   const pgMissing = postgresMissing();
-  it.skipIf(pgMissing !== undefined)(`--store postgres:<socket folder>: lanes on connections of their own, every round explained${pgMissing === undefined ? '' : ` (skipped: ${pgMissing})`}`, async () => {
-    const target = `postgres:${process.env['PGHOST'] ?? ''}`;
-    for (let i = 0; i < 3; i++) {
-      const race = claimRace(4, 2, 4);
-      expect(await explainedBy(serve(target), race)).toEqual({ explained: true, rounds: race.length });
-    }
-    await fc.assert(
-      fc.asyncProperty(roundsArbitrary(4, 6), async (rounds) => {
-        expect(await explainedBy(serve(target), rounds)).toEqual({ explained: true, rounds: rounds.length });
-      }),
-      { numRuns: 3, seed: 20261201 },
-    );
-  });
+  it.skipIf(pgMissing !== undefined)(
+    `--store postgres:<socket folder>: lanes on connections of their own, every round explained${pgMissing === undefined ? '' : ` (skipped: ${pgMissing})`}`,
+    async () => {
+      const target = `postgres:${process.env['PGHOST'] ?? ''}`;
+      for (let i = 0; i < 3; i++) {
+        const race = claimRace(4, 2, 4);
+        expect(await explainedBy(serve(target), race)).toEqual({ explained: true, rounds: race.length });
+      }
+      await fc.assert(
+        fc.asyncProperty(roundsArbitrary(4, 6), async (rounds) => {
+          expect(await explainedBy(serve(target), rounds)).toEqual({ explained: true, rounds: rounds.length });
+        }),
+        { numRuns: 3, seed: 20261201 },
+      );
+    },
+  );
 });

@@ -19,7 +19,10 @@ afterAll(() => Promise.all(opened.map((a) => a.close())));
 describe('finding a key that appears twice in one object', () => {
   it('finds the key at the top level, in a nested object and in an object inside an array, with its path', () => {
     expect(firstDuplicateKey('{"ok":true,"ok":false}')).toEqual({ key: 'ok', path: '' });
-    expect(firstDuplicateKey('{"ok":true,"job":{"id":"a","token":1,"token":2}}')).toEqual({ key: 'token', path: 'job' });
+    expect(firstDuplicateKey('{"ok":true,"job":{"id":"a","token":1,"token":2}}')).toEqual({
+      key: 'token',
+      path: 'job',
+    });
     expect(firstDuplicateKey('{"a":[{"x":1},{"y":1,"y":2}]}')).toEqual({ key: 'y', path: 'a[]' });
     expect(firstDuplicateKey('[{"k":1,"k":1}]')).toEqual({ key: 'k', path: '[]' });
   });
@@ -33,7 +36,10 @@ describe('finding a key that appears twice in one object', () => {
     expect(firstDuplicateKey('{"a":"\\"a\\":1,{}[]","b":{"a":1},"c":[{"a":1},{"a":2}]}')).toBeUndefined();
     expect(firstDuplicateKey('{"k":"\\\\","k2":"x"}')).toBeUndefined();
     expect(firstDuplicateKey('{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11}')).toBeUndefined();
-    expect(firstDuplicateKey('{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"a":11}')).toEqual({ key: 'a', path: '' });
+    expect(firstDuplicateKey('{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"a":11}')).toEqual({
+      key: 'a',
+      path: '',
+    });
   });
 
   it('finds nothing in any text JSON.stringify writes, and finds a key that is written twice into such a text', () => {
@@ -72,15 +78,31 @@ describe('finding a key that appears twice in one object', () => {
   });
 
   it('makes parseJsonLine refuse the line, naming the key and the object', () => {
-    expect(parseJsonLine('{"ok":true,"ok":false}')).toEqual({ ok: false, problem: expect.stringMatching(/^ambiguous: the key "ok" appears twice in the top-level object/) });
-    expect(parseJsonLine('{"ok":true,"type":"tick","clock":1}')).toEqual({ ok: true, value: { ok: true, type: 'tick', clock: 1 } });
+    expect(parseJsonLine('{"ok":true,"ok":false}')).toEqual({
+      ok: false,
+      problem: expect.stringMatching(/^ambiguous: the key "ok" appears twice in the top-level object/),
+    });
+    expect(parseJsonLine('{"ok":true,"type":"tick","clock":1}')).toEqual({
+      ok: true,
+      value: { ok: true, type: 'tick', clock: 1 },
+    });
   });
 });
 
 describe('a peer whose reply has a key twice', () => {
   it.each([
-    ['the top-level key "ok"', '', { type: 'tick', now: 1 }, /the reply is ambiguous: the key "ok" appears twice in the top-level object/],
-    ['the key "token" of the claimed job', 'nested', { type: 'claim', worker: 'w1', now: 1 }, /the reply is ambiguous: the key "token" appears twice in the object at job/],
+    [
+      'the top-level key "ok"',
+      '',
+      { type: 'tick', now: 1 },
+      /the reply is ambiguous: the key "ok" appears twice in the top-level object/,
+    ],
+    [
+      'the key "token" of the claimed job',
+      'nested',
+      { type: 'claim', worker: 'w1', now: 1 },
+      /the reply is ambiguous: the key "token" appears twice in the object at job/,
+    ],
   ])('is reported as protocol_error naming %s', async (_what, mode, command, message) => {
     const adapter = await ProcessAdapter.start(`'${process.execPath}' '${PEER}' ${mode}`, config, {});
     opened.push(adapter);

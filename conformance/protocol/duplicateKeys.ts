@@ -80,7 +80,8 @@ export function depthAndColons(value: unknown, limit: number): { readonly depth:
  * escape in the text (which could spell a colon that the text does not show), the counts are
  * equal exactly when nothing was dropped, i.e. when no key came twice. Pure.
  */
-export const surelyDistinctKeys = (text: string, colons: number): boolean => !text.includes('\\u') && count(text, ':') === colons;
+export const surelyDistinctKeys = (text: string, colons: number): boolean =>
+  !text.includes('\\u') && count(text, ':') === colons;
 
 /**
  * The first key that appears twice in one object of `text`, which must be JSON that `JSON.parse`

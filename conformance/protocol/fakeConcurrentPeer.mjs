@@ -47,7 +47,12 @@ function answer(request, delay = 0) {
 createInterface({ input: process.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
   if (msg.type === 'hello') {
-    if (msg.protocol === 'jobcheck/2' && v1Only) return send({ ok: false, code: 'unsupported_protocol', message: 'protocol: this implementation speaks jobcheck/1 (got "jobcheck/2")' });
+    if (msg.protocol === 'jobcheck/2' && v1Only)
+      return send({
+        ok: false,
+        code: 'unsupported_protocol',
+        message: 'protocol: this implementation speaks jobcheck/1 (got "jobcheck/2")',
+      });
     if (mode === 'lax-v1') return send({ ok: true, type: 'hello', protocol: 'jobcheck/1', implementation: 'fake-lax' });
     v2 = msg.protocol === 'jobcheck/2';
     answered = 0;

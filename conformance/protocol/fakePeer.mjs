@@ -11,14 +11,16 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
   if (msg.type === 'hello') {
     commands = 0;
-    if (mode === 'refuse-hello') return send({ ok: false, code: 'unsupported_protocol', message: 'only jobcheck/0 here' });
+    if (mode === 'refuse-hello')
+      return send({ ok: false, code: 'unsupported_protocol', message: 'only jobcheck/0 here' });
     send({ ok: true, type: 'hello', protocol: 'jobcheck/1', implementation: `fake-${process.pid}` });
     if (mode === 'chatty') send('debug: ready');
     return;
   }
   if (msg.type === 'snapshot') return send({ ok: true, type: 'snapshot', snapshot: { commands } });
   if (msg.type === 'restore') {
-    if (mode === 'refuse-restore') return send({ ok: false, code: 'invalid_snapshot', message: 'invalid snapshot: clock: must be >= 0' });
+    if (mode === 'refuse-restore')
+      return send({ ok: false, code: 'invalid_snapshot', message: 'invalid snapshot: clock: must be >= 0' });
     return send({ ok: true, type: 'restore' }); // deliberately ignores the snapshot
   }
   commands += 1;

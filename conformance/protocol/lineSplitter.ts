@@ -87,7 +87,9 @@ const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
  * Decodes bytes as UTF-8, refusing invalid sequences (never replaced by U+FFFD); on failure says
  * at which byte the first invalid sequence starts. Pure.
  */
-export function decodeStrictUtf8(bytes: Buffer): { readonly ok: true; readonly text: string } | { readonly ok: false; readonly offset: number } {
+export function decodeStrictUtf8(
+  bytes: Buffer,
+): { readonly ok: true; readonly text: string } | { readonly ok: false; readonly offset: number } {
   try {
     return { ok: true, text: strict.decode(bytes) };
   } catch {
@@ -100,7 +102,8 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i] as number;
-    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    const need =
+      b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
     if (need < 0) return i;
     for (let k = 1; k <= need; k++) {
       const c = bytes[i + k];
@@ -108,7 +111,13 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
     }
     // Overlong three- and four-byte forms, surrogates and values above U+10FFFF.
     const c1 = bytes[i + 1] ?? 0;
-    if ((b === 0xe0 && c1 < 0xa0) || (b === 0xed && c1 > 0x9f) || (b === 0xf0 && c1 < 0x90) || (b === 0xf4 && c1 > 0x8f)) return i;
+    if (
+      (b === 0xe0 && c1 < 0xa0) ||
+      (b === 0xed && c1 > 0x9f) ||
+      (b === 0xf0 && c1 < 0x90) ||
+      (b === 0xf4 && c1 > 0x8f)
+    )
+      return i;
     i += need + 1;
   }
   return bytes.length;

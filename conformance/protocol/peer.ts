@@ -19,7 +19,13 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { LineSplitter, decodeLenientUtf8, decodeStrictUtf8 } from './lineSplitter.ts';
 import type { SplitLine } from './lineSplitter.ts';
-import { END_GRACE_MS, MAX_REPLY_LINE_BYTES, PIPE_DRAIN_MS, STDERR_LINES_KEPT, STDERR_LINE_BYTES_KEPT } from './limits.ts';
+import {
+  END_GRACE_MS,
+  MAX_REPLY_LINE_BYTES,
+  PIPE_DRAIN_MS,
+  STDERR_LINES_KEPT,
+  STDERR_LINE_BYTES_KEPT,
+} from './limits.ts';
 import { ProcessError } from './processError.ts';
 import type { ProcessErrorCode, ProcessErrorDetails } from './processError.ts';
 
@@ -101,17 +107,27 @@ export class Peer {
     this.exited = new Promise((resolve) => (this.markExited = resolve));
     this.done = new Promise((resolve) => (this.markDone = resolve));
     // detached: the shell becomes the leader of a new session and process group, whose id is its pid.
-    this.child = spawn(command, { shell: true, detached: true, cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(command, {
+      shell: true,
+      detached: true,
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     living.add(this);
     const maxLine = options.maxLineBytes ?? MAX_REPLY_LINE_BYTES;
     const stdout = new LineSplitter(maxLine, {
       line: (line) => this.onLine(line),
       overflow: (bytes) =>
-        this.abort('protocol_error', `a reply line is longer than the limit of ${maxLine} bytes (${bytes} bytes read without a newline); the process group was killed`),
+        this.abort(
+          'protocol_error',
+          `a reply line is longer than the limit of ${maxLine} bytes (${bytes} bytes read without a newline); the process group was killed`,
+        ),
     });
     const stderr = new LineSplitter(STDERR_LINE_BYTES_KEPT, {
       line: (line) => {
-        const text = decodeLenientUtf8(line.head) + (line.bytes > line.head.length ? ` ... (${line.bytes} bytes in all)` : '');
+        const text =
+          decodeLenientUtf8(line.head) + (line.bytes > line.head.length ? ` ... (${line.bytes} bytes in all)` : '');
         this.stderr.push(text);
         if (this.stderr.length > STDERR_LINES_KEPT) this.stderr.shift();
         options.onStderr?.(text);
@@ -124,7 +140,11 @@ export class Peer {
       stdout.end();
       // A process that exits closes its stdout too, maybe a moment before its exit is seen.
       setTimeout(() => {
-        if (this.exit === undefined && !this.finished) this.abort('protocol_error', 'the implementation closed its stdout but kept running; the process group was killed');
+        if (this.exit === undefined && !this.finished)
+          this.abort(
+            'protocol_error',
+            'the implementation closed its stdout but kept running; the process group was killed',
+          );
       }, PIPE_DRAIN_MS).unref();
     });
     this.child.stderr.on('data', (chunk: Buffer) => {
@@ -136,7 +156,13 @@ export class Peer {
     this.child.stdout.on('error', () => undefined);
     this.child.stderr.on('error', () => undefined);
     this.child.on('error', (error) => {
-      this.fail(new ProcessError('spawn_failed', `cannot start ${JSON.stringify(command)}: ${error.message}`, this.details({ cause: error })));
+      this.fail(
+        new ProcessError(
+          'spawn_failed',
+          `cannot start ${JSON.stringify(command)}: ${error.message}`,
+          this.details({ cause: error }),
+        ),
+      );
       this.markExited();
       this.finish();
     });
@@ -162,7 +188,10 @@ export class Peer {
 
   /** Details for an error: the command, the last line sent, stderr's tail, the exit status. */
   details(extra: Partial<ProcessErrorDetails> = {}): ProcessErrorDetails {
-    const d: { -readonly [K in keyof ProcessErrorDetails]: ProcessErrorDetails[K] } = { command: this.command, stderr: [...this.stderr] };
+    const d: { -readonly [K in keyof ProcessErrorDetails]: ProcessErrorDetails[K] } = {
+      command: this.command,
+      stderr: [...this.stderr],
+    };
     if (this.lastSent !== undefined) {
       d.sent = this.lastSent;
       d.lineNumber = this.linesSent;
@@ -186,7 +215,10 @@ export class Peer {
       const at = decoded.offset;
       const hex = [...line.head.subarray(at, at + 8)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
       const before = decodeLenientUtf8(line.head.subarray(Math.max(0, at - 40), at));
-      this.abort('protocol_error', `a reply line is not valid UTF-8: byte ${at} starts the bytes ${hex}, after ${JSON.stringify(before)}; the process group was killed`);
+      this.abort(
+        'protocol_error',
+        `a reply line is not valid UTF-8: byte ${at} starts the bytes ${hex}, after ${JSON.stringify(before)}; the process group was killed`,
+      );
       return;
     }
     if (this.listener !== undefined && this.waiter === undefined) {
@@ -197,7 +229,11 @@ export class Peer {
     const waiter = this.waiter;
     if (waiter === undefined) {
       const after = this.repliesReceived === 0 ? 'before any request' : `after its reply to line ${this.linesSent}`;
-      this.abort('protocol_error', `the implementation wrote a line nobody asked for (${after}: one reply per request); the process group was killed`, decoded.text);
+      this.abort(
+        'protocol_error',
+        `the implementation wrote a line nobody asked for (${after}: one reply per request); the process group was killed`,
+        decoded.text,
+      );
       return;
     }
     this.waiter = undefined;
@@ -272,8 +308,19 @@ export class Peer {
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
-    const how = this.exit === undefined ? 'its output was closed' : this.exit.signal === null ? `exit code ${this.exit.code}` : `signal ${this.exit.signal}`;
-    this.fail(new ProcessError('process_exited', `the implementation ended (${how}) while a reply was awaited`, this.details({})));
+    const how =
+      this.exit === undefined
+        ? 'its output was closed'
+        : this.exit.signal === null
+          ? `exit code ${this.exit.code}`
+          : `signal ${this.exit.signal}`;
+    this.fail(
+      new ProcessError(
+        'process_exited',
+        `the implementation ended (${how}) while a reply was awaited`,
+        this.details({}),
+      ),
+    );
     this.killGroup('SIGKILL');
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.destroy();
     living.delete(this);
@@ -287,12 +334,20 @@ export class Peer {
    */
   request(line: string, timeoutMs: number, abort?: AbortSignal): Promise<string> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (abort?.aborted === true) return Promise.reject(this.error('time_limit', 'the time limit of the check was reached'));
+    if (abort?.aborted === true)
+      return Promise.reject(this.error('time_limit', 'the time limit of the check was reached'));
     this.linesSent += 1;
     this.lastSent = line;
     return new Promise<string>((resolve, reject) => {
-      const onAbort = (): void => this.abort('time_limit', 'the time limit of the check was reached while a reply was awaited; the process group was killed');
-      const timer = setTimeout(() => this.abort('timeout', `no reply within ${timeoutMs} ms; the process group was killed`), timeoutMs);
+      const onAbort = (): void =>
+        this.abort(
+          'time_limit',
+          'the time limit of the check was reached while a reply was awaited; the process group was killed',
+        );
+      const timer = setTimeout(
+        () => this.abort('timeout', `no reply within ${timeoutMs} ms; the process group was killed`),
+        timeoutMs,
+      );
       abort?.addEventListener('abort', onAbort, { once: true });
       const settle = (): void => {
         clearTimeout(timer);
@@ -319,7 +374,8 @@ export class Peer {
    * earlier), or only after `SIGTERM` or `SIGKILL`.
    */
   async end(): Promise<PeerEnding> {
-    if (this.failure === undefined) this.failure = new ProcessError('closed', 'the process was ended by the harness', this.details());
+    if (this.failure === undefined)
+      this.failure = new ProcessError('closed', 'the process was ended by the harness', this.details());
     this.tellListener();
     let ending: PeerEnding = 'exited';
     if (!this.finished && this.exit === undefined) {
@@ -349,7 +405,8 @@ export class Peer {
 
   /** Kills the group at once (no grace) and stops reading it: for a peer that already failed. */
   async kill(): Promise<void> {
-    if (this.failure === undefined) this.failure = new ProcessError('closed', 'the process was killed by the harness', this.details());
+    if (this.failure === undefined)
+      this.failure = new ProcessError('closed', 'the process was killed by the harness', this.details());
     this.tellListener();
     this.killGroup('SIGKILL');
     await this.settle();

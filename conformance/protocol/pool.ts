@@ -92,7 +92,13 @@ export class ProcessPool {
 
   /** Takes back the process of a closed store: kept idle if it may be reused, ended otherwise. */
   async release(peer: Peer): Promise<void> {
-    if (this.options.reuse !== false && !this.closed && peer.healthy && this.idle.length < (this.options.maxIdle ?? MAX_IDLE)) this.idle.push(peer);
+    if (
+      this.options.reuse !== false &&
+      !this.closed &&
+      peer.healthy &&
+      this.idle.length < (this.options.maxIdle ?? MAX_IDLE)
+    )
+      this.idle.push(peer);
     else await this.end(peer);
   }
 

@@ -41,8 +41,14 @@ describe('the process adapter reports every misbehaviour as a typed error naming
     await adapter.execute({ type: 'tick', now: 1 });
     const error = await processError(() => adapter.execute({ type: 'claim', worker: 'w1', now: 1 }));
     expect(error.code).toBe<ProcessErrorCode>('protocol_error');
-    expect(error.details).toMatchObject({ sent: '{"type":"claim","worker":"w1","now":1}', lineNumber: 4, received: 'claiming a' });
-    const documented = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8').match(/^protocol_error: .*$/m)?.[0];
+    expect(error.details).toMatchObject({
+      sent: '{"type":"claim","worker":"w1","now":1}',
+      lineNumber: 4,
+      received: 'claiming a',
+    });
+    const documented = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8').match(
+      /^protocol_error: .*$/m,
+    )?.[0];
     expect(error.message).toBe(documented);
   });
 
@@ -93,13 +99,13 @@ describe('the process adapter reports every misbehaviour as a typed error naming
     expect(error.details.stderr?.join('\n')).toMatch(/not found/);
   });
 
-  it('reports a refused hello as handshake_failed with the implementation\'s reason', async () => {
+  it("reports a refused hello as handshake_failed with the implementation's reason", async () => {
     const error = await processError(() => ProcessAdapter.start(fake('refuse-hello'), config));
     expect(error.code).toBe('handshake_failed');
     expect(error.message).toContain('unsupported_protocol: only jobcheck/0 here');
   });
 
-  it('reports a new process refusing its predecessor\'s snapshot as restore_rejected', async () => {
+  it("reports a new process refusing its predecessor's snapshot as restore_rejected", async () => {
     const adapter = await start('refuse-restore');
     const error = await processError(() => adapter.restart());
     expect(error.code).toBe('restore_rejected');
@@ -107,8 +113,12 @@ describe('the process adapter reports every misbehaviour as a typed error naming
   });
 
   it('refuses to send a command that uses a protocol message type or cannot be written as JSON', () => {
-    expect(() => encodeCommand({ type: 'restore', snapshot: {} }, 'x')).toThrow(expect.objectContaining({ code: 'unencodable_command' }));
-    expect(() => encodeCommand({ type: 'tick', now: 1n }, 'x')).toThrow(expect.objectContaining({ code: 'unencodable_command' }));
+    expect(() => encodeCommand({ type: 'restore', snapshot: {} }, 'x')).toThrow(
+      expect.objectContaining({ code: 'unencodable_command' }),
+    );
+    expect(() => encodeCommand({ type: 'tick', now: 1n }, 'x')).toThrow(
+      expect.objectContaining({ code: 'unencodable_command' }),
+    );
     expect(encodeCommand(undefined, 'x')).toBe('null');
     expect(encodeCommand({ type: 'tick', now: 1 }, 'x')).toBe('{"type":"tick","now":1}');
   });
@@ -126,7 +136,7 @@ describe('the process adapter reports every misbehaviour as a typed error naming
 });
 
 describe('process reuse and restarts', () => {
-  it('gives a closed store\'s process to the next store after a resetting hello, and restarts on a process that never served a store', async () => {
+  it("gives a closed store's process to the next store after a resetting hello, and restarts on a process that never served a store", async () => {
     const factory = processAdapterFactory(fake('counter'));
     try {
       const first = (await factory(config)) as ProcessAdapter;
@@ -167,7 +177,9 @@ describe('containment: process groups, and endings that cost a correct implement
   it('restarts a correct implementation with a background helper: every old process exits by itself, and the helper dies with its group', async () => {
     const tag = `JOBCHECK_TEST_TAG=${randomUUID()}`;
     const [key, value] = tag.split('=') as [string, string];
-    const factory = processAdapterFactory(`sleep 300 & python3 -S '${PEER}' correct`, { env: { ...process.env, [key]: value } });
+    const factory = processAdapterFactory(`sleep 300 & python3 -S '${PEER}' correct`, {
+      env: { ...process.env, [key]: value },
+    });
     try {
       const adapter = await factory(config);
       for (let i = 0; i < 4; i++) await adapter.restart();
@@ -183,7 +195,10 @@ describe('containment: process groups, and endings that cost a correct implement
   it('fails a restart with exit_timeout when the old process ignores the end of stdin and SIGTERM, and still ends it', async () => {
     const tag = `JOBCHECK_TEST_TAG=${randomUUID()}`;
     const [key, value] = tag.split('=') as [string, string];
-    const factory = processAdapterFactory(`python3 -S '${PEER}' ignore-term`, { env: { ...process.env, [key]: value }, endGraceMs: 200 });
+    const factory = processAdapterFactory(`python3 -S '${PEER}' ignore-term`, {
+      env: { ...process.env, [key]: value },
+      endGraceMs: 200,
+    });
     try {
       const adapter = await factory(config);
       const error = await processError(() => adapter.restart());
@@ -202,13 +217,20 @@ describe('reading lines within bounds', () => {
   it('splits lines across chunks, keeps at most the bound of a long line, and reports the overflow once, before the newline', () => {
     const lines: { head: string; bytes: number }[] = [];
     const overflows: number[] = [];
-    const s = new LineSplitter(4, { line: (l) => lines.push({ head: l.head.toString(), bytes: l.bytes }), overflow: (n) => overflows.push(n) });
+    const s = new LineSplitter(4, {
+      line: (l) => lines.push({ head: l.head.toString(), bytes: l.bytes }),
+      overflow: (n) => overflows.push(n),
+    });
     s.push(Buffer.from('ab\ncd'));
     s.push(Buffer.from('efgh'));
     expect(overflows).toEqual([6]);
     s.push(Buffer.from('ij\nk'));
     s.end();
-    expect(lines).toEqual([{ head: 'ab', bytes: 2 }, { head: 'cdef', bytes: 8 }, { head: 'k', bytes: 1 }]);
+    expect(lines).toEqual([
+      { head: 'ab', bytes: 2 },
+      { head: 'cdef', bytes: 8 },
+      { head: 'k', bytes: 1 },
+    ]);
   });
 
   it('finds the first byte that does not begin a valid UTF-8 sequence', () => {
@@ -223,46 +245,60 @@ describe('reading lines within bounds', () => {
 
 describe('warm restarts: the snapshot crosses into another process of the pool', () => {
   const python = findPython();
-  it.skipIf(python === undefined)('restore into a process reset by hello, keep the old one for the next store, and start no process for either', async () => {
-    const factory = processAdapterFactory(pythonCommand(python as string, 'examples/python/jobstore.py'), { spares: 0 });
-    try {
-      // Two stores open at once: two processes. Closing the second leaves its process idle.
-      const a = (await factory.warm(config)) as ProcessAdapter;
-      const b = (await factory.warm(config)) as ProcessAdapter;
-      const [first, second] = [a.pid, b.pid];
-      await b.close();
-      expect(factory.processesStarted).toBe(2);
-      await a.execute({ type: 'submit', now: 1, id: 'j1', account: 'acct', key: 'k1', amount: 5, deadline: 50 });
-      const claimed = await a.execute({ type: 'claim', now: 2, worker: 'w1' });
-      const before = await a.snapshot();
-      await a.restart();
-      // The restored process is the idle one, not a new one; the state and the token counter crossed.
-      expect(factory.processesStarted).toBe(2);
-      expect([a.pid, factory.restarts]).toEqual([second, { cold: 0, warm: 1, coldMs: 0, warmMs: expect.any(Number) }]);
-      expect(await a.snapshot()).toEqual(before);
-      expect(await a.execute({ type: 'claim', now: 3, worker: 'w2' })).toMatchObject({ ok: true, job: null });
-      expect(claimed).toMatchObject({ ok: true, job: { id: 'j1', token: 1 } });
-      // The process a left behind serves the next store, reset by its hello.
-      const c = (await factory.warm(config)) as ProcessAdapter;
-      expect([c.pid, factory.processesStarted]).toEqual([first, 2]);
-      expect((await c.snapshot()).jobs).toEqual({});
-      await Promise.all([a.close(), c.close()]);
-    } finally {
-      await factory.close();
-    }
-    expect(factory.endings).toEqual({ exited: 2, SIGTERM: 0, SIGKILL: 0 });
-  });
+  it.skipIf(python === undefined)(
+    'restore into a process reset by hello, keep the old one for the next store, and start no process for either',
+    async () => {
+      const factory = processAdapterFactory(pythonCommand(python as string, 'examples/python/jobstore.py'), {
+        spares: 0,
+      });
+      try {
+        // Two stores open at once: two processes. Closing the second leaves its process idle.
+        const a = (await factory.warm(config)) as ProcessAdapter;
+        const b = (await factory.warm(config)) as ProcessAdapter;
+        const [first, second] = [a.pid, b.pid];
+        await b.close();
+        expect(factory.processesStarted).toBe(2);
+        await a.execute({ type: 'submit', now: 1, id: 'j1', account: 'acct', key: 'k1', amount: 5, deadline: 50 });
+        const claimed = await a.execute({ type: 'claim', now: 2, worker: 'w1' });
+        const before = await a.snapshot();
+        await a.restart();
+        // The restored process is the idle one, not a new one; the state and the token counter crossed.
+        expect(factory.processesStarted).toBe(2);
+        expect([a.pid, factory.restarts]).toEqual([
+          second,
+          { cold: 0, warm: 1, coldMs: 0, warmMs: expect.any(Number) },
+        ]);
+        expect(await a.snapshot()).toEqual(before);
+        expect(await a.execute({ type: 'claim', now: 3, worker: 'w2' })).toMatchObject({ ok: true, job: null });
+        expect(claimed).toMatchObject({ ok: true, job: { id: 'j1', token: 1 } });
+        // The process a left behind serves the next store, reset by its hello.
+        const c = (await factory.warm(config)) as ProcessAdapter;
+        expect([c.pid, factory.processesStarted]).toEqual([first, 2]);
+        expect((await c.snapshot()).jobs).toEqual({});
+        await Promise.all([a.close(), c.close()]);
+      } finally {
+        await factory.close();
+      }
+      expect(factory.endings).toEqual({ exited: 2, SIGTERM: 0, SIGKILL: 0 });
+    },
+  );
 
-  it.skipIf(python === undefined)('still catch a restore that resets the token counter, in a campaign whose restarts are all warm', async () => {
-    const factory = processAdapterFactory(pythonCommand(python as string, 'examples/python/broken/restart_resets_tokens.py'));
-    try {
-      const result = await runCampaign({ factory: factory.warm, runs: 100, seed: 1, parallel: 3 });
-      expect(result.verdict).toBe('diverge');
-      expect(result.counterexample?.steps.some((s) => 'restart' in s.action)).toBe(true);
-      expect(factory.restarts.cold).toBe(0);
-      expect(factory.restarts.warm).toBeGreaterThan(0);
-    } finally {
-      await factory.close();
-    }
-  }, 60_000);
+  it.skipIf(python === undefined)(
+    'still catch a restore that resets the token counter, in a campaign whose restarts are all warm',
+    async () => {
+      const factory = processAdapterFactory(
+        pythonCommand(python as string, 'examples/python/broken/restart_resets_tokens.py'),
+      );
+      try {
+        const result = await runCampaign({ factory: factory.warm, runs: 100, seed: 1, parallel: 3 });
+        expect(result.verdict).toBe('diverge');
+        expect(result.counterexample?.steps.some((s) => 'restart' in s.action)).toBe(true);
+        expect(factory.restarts.cold).toBe(0);
+        expect(factory.restarts.warm).toBeGreaterThan(0);
+      } finally {
+        await factory.close();
+      }
+    },
+    60_000,
+  );
 });

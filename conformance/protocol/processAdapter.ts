@@ -71,14 +71,21 @@ function ask(peer: Peer, line: string, timeoutMs: number, budget: Budget | undef
 export function encodeCommand(command: unknown, shellCommand: string): string {
   const type = command !== null && typeof command === 'object' ? (command as { type?: unknown }).type : undefined;
   if (typeof type === 'string' && (PROTOCOL_MESSAGE_TYPES as readonly string[]).includes(type)) {
-    throw new ProcessError('unencodable_command', `a command may not use the protocol's own type ${JSON.stringify(type)}`, { command: shellCommand });
+    throw new ProcessError(
+      'unencodable_command',
+      `a command may not use the protocol's own type ${JSON.stringify(type)}`,
+      { command: shellCommand },
+    );
   }
   try {
     // JSON.stringify(undefined) is undefined: a missing command travels as `null`, which every
     // implementation refuses with invalid_argument, as the model refuses `undefined`.
     return JSON.stringify(command) ?? 'null';
   } catch (error) {
-    throw new ProcessError('unencodable_command', `cannot encode the command as JSON: ${(error as Error).message}`, { command: shellCommand, cause: error });
+    throw new ProcessError('unencodable_command', `cannot encode the command as JSON: ${(error as Error).message}`, {
+      command: shellCommand,
+      cause: error,
+    });
   }
 }
 
@@ -94,15 +101,31 @@ interface Greeting {
  * wrote after the last reply to its previous store, read in place of the hello reply: a
  * `protocol_error` of the implementation, not a failed handshake.
  */
-async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions, reused = false, resume?: string): Promise<Greeting> {
-  const line = JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, config, ...(resume === undefined ? {} : { resume }) });
+async function hello(
+  peer: Peer,
+  config: Config,
+  options: ProcessAdapterOptions,
+  reused = false,
+  resume?: string,
+): Promise<Greeting> {
+  const line = JSON.stringify({
+    type: 'hello',
+    protocol: PROTOCOL_VERSION,
+    config,
+    ...(resume === undefined ? {} : { resume }),
+  });
   let reply: string;
   try {
     reply = await ask(peer, line, startTimeout(options), options.budget);
   } catch (error) {
     await peer.kill();
     const e = error as ProcessError;
-    if (e.code === 'process_exited') throw new ProcessError('spawn_failed', `${JSON.stringify(peer.command)} ended before it answered hello`, e.details);
+    if (e.code === 'process_exited')
+      throw new ProcessError(
+        'spawn_failed',
+        `${JSON.stringify(peer.command)} ended before it answered hello`,
+        e.details,
+      );
     throw e;
   }
   const json = parseJsonLine(reply);
@@ -111,13 +134,22 @@ async function hello(peer: Peer, config: Config, options: ProcessAdapterOptions,
   await peer.kill();
   const refusal = json.ok ? checkShape(protocolRejectionSchema, json.value) : undefined;
   if (reused && refusal?.ok !== true) {
-    throw peer.error('protocol_error', `a process reused for a new store answered hello with a line that is not a hello reply (${checked.problem}): a line nobody asked for, written after its last reply to the previous store`, reply);
+    throw peer.error(
+      'protocol_error',
+      `a process reused for a new store answered hello with a line that is not a hello reply (${checked.problem}): a line nobody asked for, written after its last reply to the previous store`,
+      reply,
+    );
   }
-  const problem = refusal?.ok === true ? `hello refused (${refusal.value.code}: ${refusal.value.message})` : `the reply to hello is ${checked.problem}`;
+  const problem =
+    refusal?.ok === true
+      ? `hello refused (${refusal.value.code}: ${refusal.value.message})`
+      : `the reply to hello is ${checked.problem}`;
   throw peer.error('handshake_failed', problem, reply);
 }
 
-type RestoreOutcome = { ok: true; type: 'restore'; durable?: { storage: string } | undefined } | { ok: false; code: string; message: string };
+type RestoreOutcome =
+  | { ok: true; type: 'restore'; durable?: { storage: string } | undefined }
+  | { ok: false; code: string; message: string };
 
 /** A running implementation behind a process boundary. */
 export class ProcessAdapter implements Adapter {
@@ -157,14 +189,20 @@ export class ProcessAdapter implements Adapter {
   }
 
   /** An adapter on a process of the pool. Throws ProcessError. */
-  static async open(pool: ProcessPool, config: Config, options: ProcessAdapterOptions, ownsPool: boolean): Promise<ProcessAdapter> {
+  static async open(
+    pool: ProcessPool,
+    config: Config,
+    options: ProcessAdapterOptions,
+    ownsPool: boolean,
+  ): Promise<ProcessAdapter> {
     const { peer, reused } = pool.any();
     const greeting = await hello(peer, config, options, reused);
     return new ProcessAdapter(pool, config, options, peer, greeting.implementation, ownsPool, greeting.storage);
   }
 
   private async ask<T>(line: string, asked: string, check: (value: unknown) => LineResult<T>): Promise<T> {
-    if (this.closed) throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: line });
+    if (this.closed)
+      throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: line });
     const reply = await ask(this.peer, line, replyTimeout(this.options), this.options.budget);
     const json = parseJsonLine(reply);
     const checked = json.ok ? check(json.value) : json;
@@ -191,7 +229,8 @@ export class ProcessAdapter implements Adapter {
   /** Snapshot, then hello and restore the snapshot (as JSON text) into another process: see `restarts`. */
   async restart(): Promise<void> {
     // Crash restarts alternate with warm ones, so that the campaign also carries snapshots across.
-    if (this.options.restarts === 'crash' && this.storage !== undefined && this.restarts % 2 === 0) return this.crash(this.storage);
+    if (this.options.restarts === 'crash' && this.storage !== undefined && this.restarts % 2 === 0)
+      return this.crash(this.storage);
     const started = performance.now();
     const text = JSON.stringify(await this.snapshot());
     const old = this.peer;
@@ -204,7 +243,10 @@ export class ProcessAdapter implements Adapter {
       if (ending !== 'exited') {
         // The protocol asks a process to exit when its stdin closes; one that must be killed would
         // otherwise cost every restart the grace periods (and hold whatever it holds meanwhile).
-        throw old.error('exit_timeout', `the process did not exit within ${old.grace} ms of its stdin closing; its process group got ${ending}`);
+        throw old.error(
+          'exit_timeout',
+          `the process did not exit within ${old.grace} ms of its stdin closing; its process group got ${ending}`,
+        );
       }
       next = { peer: this.pool.fresh(), reused: false };
     }
@@ -218,10 +260,16 @@ export class ProcessAdapter implements Adapter {
       return refusal.ok ? refusal : ok;
     });
     if (!restored.ok) {
-      throw this.peer.error('restore_rejected', `the new process refused the snapshot of the old one (${restored.code}: ${restored.message})`);
+      throw this.peer.error(
+        'restore_rejected',
+        `the new process refused the snapshot of the old one (${restored.code}: ${restored.message})`,
+      );
     }
     this.storage = restored.durable?.storage;
-    this.options.onRestart?.(this.options.restarts === 'cold' || this.options.restarts === undefined ? 'cold' : 'warm', performance.now() - started);
+    this.options.onRestart?.(
+      this.options.restarts === 'cold' || this.options.restarts === undefined ? 'cold' : 'warm',
+      performance.now() - started,
+    );
   }
 
   /**

@@ -3,7 +3,14 @@ import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { helloReplySchema, helloReplyV2Schema, helloRequestSchema, protocolRejectionSchema, replyEnvelopeSchema, requestEnvelopeSchema } from '../../contract/protocol.ts';
+import {
+  helloReplySchema,
+  helloReplyV2Schema,
+  helloRequestSchema,
+  protocolRejectionSchema,
+  replyEnvelopeSchema,
+  requestEnvelopeSchema,
+} from '../../contract/protocol.ts';
 import { findPython, pythonCommand } from '../../examples/python/interpreter.ts';
 import { MAX_SERVE_CONNECTIONS, memoryStoreMaker, serveLines } from '../../impl/protocol/index.ts';
 import type { StoreMaker } from '../../impl/protocol/index.ts';
@@ -21,7 +28,10 @@ import { checkReply } from './replies.ts';
  * peer. Every documented line is also held to the schemas of contract/protocol.ts.
  */
 const page = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
-const blocks = [...page.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1] ?? '', lines: (m[2] ?? '').trimEnd().split('\n') }));
+const blocks = [...page.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+  lang: m[1] ?? '',
+  lines: (m[2] ?? '').trimEnd().split('\n'),
+}));
 
 interface Group {
   readonly send: readonly string[];
@@ -42,11 +52,15 @@ function groups(lines: readonly string[]): Group[] {
       last.expect.push(line.slice(2));
     } else throw new Error(`docs/protocol.md: a line of an exchange must start with "> " or "< ": ${line}`);
   }
-  for (const g of out) if (g.send.length !== g.expect.length) throw new Error(`docs/protocol.md: ${g.send.length} requests but ${g.expect.length} replies at ${g.send[0]}`);
+  for (const g of out)
+    if (g.send.length !== g.expect.length)
+      throw new Error(`docs/protocol.md: ${g.send.length} requests but ${g.expect.length} replies at ${g.send[0]}`);
   return out;
 }
 
-const concurrentBlocks = blocks.filter((b) => b.lang === 'concurrent' || b.lang === 'offer').map((b) => groups(b.lines));
+const concurrentBlocks = blocks
+  .filter((b) => b.lang === 'concurrent' || b.lang === 'offer')
+  .map((b) => groups(b.lines));
 const fallbackBlocks = blocks.filter((b) => b.lang === 'fallback').map((b) => groups(b.lines));
 
 /** A reply as compared: no `message`, `path` or implementation name, inside an envelope too. */
@@ -57,7 +71,8 @@ function comparable(value: unknown): unknown {
   const { path: _path, implementation: _name, ...rest } = r;
   return rest;
 }
-const asSet = (lines: readonly string[]): string[] => lines.map((l) => JSON.stringify(comparable(JSON.parse(l)))).sort();
+const asSet = (lines: readonly string[]): string[] =>
+  lines.map((l) => JSON.stringify(comparable(JSON.parse(l)))).sort();
 
 /** Something that takes lines and gives lines back. */
 interface LineEnd {
@@ -130,7 +145,9 @@ const FAKE = fileURLToPath(new URL('./fakeConcurrentPeer.mjs', import.meta.url))
 
 describe('docs/protocol.md, section 9 (jobcheck/2)', () => {
   it('holds two concurrent sessions and one fallback, and every line of them is a message of contract/protocol.ts', () => {
-    expect([blocks.filter((b) => b.lang === 'offer').length, concurrentBlocks.length, fallbackBlocks.length]).toEqual([1, 3, 1]);
+    expect([blocks.filter((b) => b.lang === 'offer').length, concurrentBlocks.length, fallbackBlocks.length]).toEqual([
+      1, 3, 1,
+    ]);
     for (const g of [...concurrentBlocks, ...fallbackBlocks].flat()) {
       for (const line of g.send) {
         const v = JSON.parse(line) as { type?: unknown };
@@ -157,7 +174,10 @@ describe('docs/protocol.md, section 9 (jobcheck/2)', () => {
           const reply = JSON.parse(g.expect[i] as string) as { ok?: unknown };
           if (sent.type === 'hello') protocol = sent.protocol;
           else if (sent.type === 'request' && protocol === 'jobcheck/2' && g.send.length === 1) {
-            expect({ line, bareRefusal: reply.ok === false }).toEqual({ line, bareRefusal: !requestEnvelopeSchema.safeParse(sent).success });
+            expect({ line, bareRefusal: reply.ok === false }).toEqual({
+              line,
+              bareRefusal: !requestEnvelopeSchema.safeParse(sent).success,
+            });
             if (reply.ok === false) bareRefusals += 1;
           }
         }
@@ -167,19 +187,24 @@ describe('docs/protocol.md, section 9 (jobcheck/2)', () => {
   });
 
   describe.skipIf(python === undefined)('replayed against examples/python/jobstore.py', () => {
-    it.each(concurrentBlocks.map((b, i) => [i + 1, b] as const))('concurrent block %i: the replies are the documented ones, in any order', async (_i, block) => {
-      await replay(processEnd(pythonCommand(python as string, 'examples/python/jobstore.py')), block);
-    });
+    it.each(concurrentBlocks.map((b, i) => [i + 1, b] as const))(
+      'concurrent block %i: the replies are the documented ones, in any order',
+      async (_i, block) => {
+        await replay(processEnd(pythonCommand(python as string, 'examples/python/jobstore.py')), block);
+      },
+    );
   });
 
-  it.each(concurrentBlocks.flatMap((b, i) => [['memory', i + 1, memoryStoreMaker, b] as const, ['model', i + 1, modelStoreMaker, b] as const]))(
-    'jobcheck serve --store %s gives the replies of concurrent block %i',
-    async (_name, _i, maker, block) => {
-      const end = serverEnd(maker);
-      await replay(end, block);
-      await end.end();
-    },
-  );
+  it.each(
+    concurrentBlocks.flatMap((b, i) => [
+      ['memory', i + 1, memoryStoreMaker, b] as const,
+      ['model', i + 1, modelStoreMaker, b] as const,
+    ]),
+  )('jobcheck serve --store %s gives the replies of concurrent block %i', async (_name, _i, maker, block) => {
+    const end = serverEnd(maker);
+    await replay(end, block);
+    await end.end();
+  });
 
   it('states the most connections the PostgreSQL server holds as the code does', () => {
     expect(page).toContain(`(up to ${MAX_SERVE_CONNECTIONS} at once)`);

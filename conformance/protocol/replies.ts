@@ -26,7 +26,8 @@ export function parseJsonLine(line: string): LineResult<unknown> {
   }
   // One walk for the depth and the colon count that lets nearly every line skip the duplicate-key scan.
   const { depth, colons } = depthAndColons(value, MAX_REPLY_DEPTH);
-  if (depth > MAX_REPLY_DEPTH) return { ok: false, problem: `nested deeper than the limit of ${MAX_REPLY_DEPTH} levels` };
+  if (depth > MAX_REPLY_DEPTH)
+    return { ok: false, problem: `nested deeper than the limit of ${MAX_REPLY_DEPTH} levels` };
   // A repeated key is read last-key-wins by JSON.parse: a line that means two things is refused.
   const duplicate = firstDuplicateKey(line, colons);
   if (duplicate !== undefined) return { ok: false, problem: describeDuplicateKey(duplicate) };
@@ -36,7 +37,9 @@ export function parseJsonLine(line: string): LineResult<unknown> {
 /** Checks a parsed value against a schema and returns the value itself (not the schema's copy); pure. */
 export function checkShape<T>(schema: z.ZodType<T>, value: unknown): LineResult<T> {
   const result = schema.safeParse(value);
-  return result.success ? { ok: true, value: value as T } : { ok: false, problem: `wrong shape: ${describeIssue(result.error, value, 'reply').message}` };
+  return result.success
+    ? { ok: true, value: value as T }
+    : { ok: false, problem: `wrong shape: ${describeIssue(result.error, value, 'reply').message}` };
 }
 
 /** Checks a command reply: a rejection with a contract code, or a success of one of the six command types. Pure. */
@@ -46,15 +49,20 @@ export function checkReply(value: unknown): LineResult<Reply> {
   }
   const v = value as { ok?: unknown; type?: unknown };
   if (v.ok === false) return checkShape(rejectionSchema, value) as LineResult<Reply>;
-  if (v.ok !== true) return { ok: false, problem: `wrong shape: ok: must be true or false (got ${describeValue(v.ok)})` };
+  if (v.ok !== true)
+    return { ok: false, problem: `wrong shape: ok: must be true or false (got ${describeValue(v.ok)})` };
   if (typeof v.type !== 'string' || !Object.hasOwn(successSchemas, v.type)) {
-    return { ok: false, problem: `wrong shape: type: must be one of ${Object.keys(successSchemas).join(', ')} (got ${describeValue(v.type)})` };
+    return {
+      ok: false,
+      problem: `wrong shape: type: must be one of ${Object.keys(successSchemas).join(', ')} (got ${describeValue(v.type)})`,
+    };
   }
   return checkShape(successSchemas[v.type as keyof typeof successSchemas] as z.ZodType<Reply>, value);
 }
 
 /** The snapshot carried by a snapshot reply, typed for the engine (which compares it field by field). */
-export const snapshotOf = (reply: z.infer<typeof snapshotReplySchema>): Snapshot => reply.snapshot as unknown as Snapshot;
+export const snapshotOf = (reply: z.infer<typeof snapshotReplySchema>): Snapshot =>
+  reply.snapshot as unknown as Snapshot;
 
 const MESSAGE_TYPES = new Set(['hello', 'snapshot', 'restore', ...Object.keys(successSchemas)]);
 

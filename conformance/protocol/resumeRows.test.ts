@@ -38,7 +38,9 @@ function storeFile(edit: (db: Database.Database) => void): string {
 }
 
 /** The reply of a new server process's session to a hello that resumes `path`, and what a snapshot gets next. */
-async function resume(path: string): Promise<{ readonly hello: Record<string, unknown>; readonly next: Record<string, unknown> }> {
+async function resume(
+  path: string,
+): Promise<{ readonly hello: Record<string, unknown>; readonly next: Record<string, unknown> }> {
   const maker = sqliteStoreMaker(join(dir, 'jobs.db'));
   const session: Session = {};
   const reply = (await answerLine(session, hello(path), maker)) as Record<string, unknown>;
@@ -52,25 +54,52 @@ describe('resuming a SQLite store over the protocol', () => {
     const path = storeFile(() => undefined);
     const r = await resume(path);
     expect(r.hello).toMatchObject({ ok: true, type: 'hello' });
-    expect(r.next).toMatchObject({ ok: true, snapshot: { jobs: { a: { status: 'running', token: 1 }, b: { status: 'ready' } } } });
+    expect(r.next).toMatchObject({
+      ok: true,
+      snapshot: { jobs: { a: { status: 'running', token: 1 }, b: { status: 'ready' } } },
+    });
   });
 
   it.each([
-    ['a job whose status is "flying"', "UPDATE jobs SET status = 'flying' WHERE id = 'a'", /invalid_store: .*jobs\.a\.status/],
+    [
+      'a job whose status is "flying"',
+      "UPDATE jobs SET status = 'flying' WHERE id = 'a'",
+      /invalid_store: .*jobs\.a\.status/,
+    ],
     ['a job with -3 attempts', "UPDATE jobs SET attempts = -3 WHERE id = 'b'", /invalid_store: .*jobs\.b\.attempts/],
     ['a running job without an owner', "UPDATE jobs SET owner = NULL WHERE id = 'a'", /invalid_store: .*jobs\.a/],
     ['a token at or past nextToken', 'UPDATE meta SET next_token = 1', /invalid_store: .*token/],
-    ['a balance the ledger does not explain', "INSERT INTO balances (account, balance) VALUES ('acme', 99)", /invalid_store: .*balances/],
-    ['a ready job that is not marked claimable', "UPDATE jobs SET claimable = NULL WHERE id = 'b'", /invalid_store: .*"b".*claimable column/],
-    ['a job whose due column is not when it next moves', "UPDATE jobs SET due = 3 WHERE id = 'b'", /invalid_store: .*"b".*due column is 3/],
-    ['a count of unresolved jobs that is not the jobs\'', 'UPDATE meta SET unresolved = 1', /invalid_store: .*unresolved jobs is 1, the jobs hold 2/],
+    [
+      'a balance the ledger does not explain',
+      "INSERT INTO balances (account, balance) VALUES ('acme', 99)",
+      /invalid_store: .*balances/,
+    ],
+    [
+      'a ready job that is not marked claimable',
+      "UPDATE jobs SET claimable = NULL WHERE id = 'b'",
+      /invalid_store: .*"b".*claimable column/,
+    ],
+    [
+      'a job whose due column is not when it next moves',
+      "UPDATE jobs SET due = 3 WHERE id = 'b'",
+      /invalid_store: .*"b".*due column is 3/,
+    ],
+    [
+      "a count of unresolved jobs that is not the jobs'",
+      'UPDATE meta SET unresolved = 1',
+      /invalid_store: .*unresolved jobs is 1, the jobs hold 2/,
+    ],
     ['a meta row whose capacity is 0', 'UPDATE meta SET capacity = 0', /invalid_store: .*capacity/],
   ])('refuses a file holding %s with invalid_argument, serving nothing', async (_what, sql, message) => {
     const path = storeFile((db) => db.exec(sql));
     const r = await resume(path);
     expect(r.hello).toMatchObject({ ok: false, code: 'invalid_argument' });
     expect(String(r.hello['message'])).toMatch(message);
-    expect(r.next).toMatchObject({ ok: false, code: 'invalid_argument', message: expect.stringMatching(/send hello first/) });
+    expect(r.next).toMatchObject({
+      ok: false,
+      code: 'invalid_argument',
+      message: expect.stringMatching(/send hello first/),
+    });
   });
 
   it('refuses a folder, a FIFO, a truncated file and a database of another schema with invalid_argument', async () => {
@@ -93,39 +122,59 @@ describe('resuming a SQLite store over the protocol', () => {
     ];
     for (const [path, message] of cases) {
       const r = await resume(path);
-      expect(r.hello, path).toMatchObject({ ok: false, code: 'invalid_argument', message: expect.stringMatching(message) });
+      expect(r.hello, path).toMatchObject({
+        ok: false,
+        code: 'invalid_argument',
+        message: expect.stringMatching(message),
+      });
       expect(r.next).toMatchObject({ ok: false, code: 'invalid_argument' });
     }
   });
 });
 
 const pgMissing = postgresMissing();
-describe.skipIf(pgMissing !== undefined)(`resuming a PostgreSQL store over the protocol${pgMissing === undefined ? '' : ` (skipped: ${pgMissing})`}`, () => {
-  const pool = pgMissing === undefined ? postgresPool('', { max: 2 }) : undefined;
-  afterAll(async () => pool?.end());
+describe.skipIf(pgMissing !== undefined)(
+  `resuming a PostgreSQL store over the protocol${pgMissing === undefined ? '' : ` (skipped: ${pgMissing})`}`,
+  () => {
+    const pool = pgMissing === undefined ? postgresPool('', { max: 2 }) : undefined;
+    afterAll(async () => pool?.end());
 
-  it.each([
-    ['nothing changed (the control)', '', undefined],
-    ['a job whose status is "flying"', "UPDATE S.jobs SET status = 'flying' WHERE seq = 1", /invalid_store: .*jobs\.a\.status/],
-    ['a job with -3 attempts', 'UPDATE S.jobs SET attempts = -3 WHERE seq = 2', /invalid_store: .*jobs\.b\.attempts/],
-    ['a ready job that is not marked claimable', 'UPDATE S.jobs SET claimable = NULL WHERE seq = 2', /invalid_store: .*"b".*claimable column/],
-    ['a meta row whose capacity is 0', 'UPDATE S.meta SET capacity = 0', /invalid_store: .*capacity/],
-  ])('answers a hello that resumes a schema holding %s', async (_what, sql, message) => {
-    const db = pool as NonNullable<typeof pool>;
-    const store = await PostgresStore.create(db, config);
-    try {
-      await store.execute({ type: 'submit', id: 'a', account: 'acme', key: 'k1', amount: 5, deadline: 50, now: 0 });
-      await store.execute({ type: 'submit', id: 'b', account: 'beta', key: 'k2', amount: 7, deadline: 50, now: 0 });
-      await store.execute({ type: 'claim', worker: 'w1', now: 1 });
-      if (sql !== '') await db.query(sql.replaceAll('S.', `${quoteIdent(store.schema)}.`));
-      const session: Session = {};
-      const reply = (await answerLine(session, hello(store.schema), postgresStoreMaker(''))) as Record<string, unknown>;
-      if (message === undefined) expect(reply).toMatchObject({ ok: true, type: 'hello', durable: { storage: store.schema } });
-      else expect(reply).toMatchObject({ ok: false, code: 'invalid_argument', message: expect.stringMatching(message) });
-      // A resumed store belongs to the session, which drops its schema when closed; a refused one is dropped below.
-      await session.store?.close?.();
-    } finally {
-      await store.drop();
-    }
-  });
-});
+    it.each([
+      ['nothing changed (the control)', '', undefined],
+      [
+        'a job whose status is "flying"',
+        "UPDATE S.jobs SET status = 'flying' WHERE seq = 1",
+        /invalid_store: .*jobs\.a\.status/,
+      ],
+      ['a job with -3 attempts', 'UPDATE S.jobs SET attempts = -3 WHERE seq = 2', /invalid_store: .*jobs\.b\.attempts/],
+      [
+        'a ready job that is not marked claimable',
+        'UPDATE S.jobs SET claimable = NULL WHERE seq = 2',
+        /invalid_store: .*"b".*claimable column/,
+      ],
+      ['a meta row whose capacity is 0', 'UPDATE S.meta SET capacity = 0', /invalid_store: .*capacity/],
+    ])('answers a hello that resumes a schema holding %s', async (_what, sql, message) => {
+      const db = pool as NonNullable<typeof pool>;
+      const store = await PostgresStore.create(db, config);
+      try {
+        await store.execute({ type: 'submit', id: 'a', account: 'acme', key: 'k1', amount: 5, deadline: 50, now: 0 });
+        await store.execute({ type: 'submit', id: 'b', account: 'beta', key: 'k2', amount: 7, deadline: 50, now: 0 });
+        await store.execute({ type: 'claim', worker: 'w1', now: 1 });
+        if (sql !== '') await db.query(sql.replaceAll('S.', `${quoteIdent(store.schema)}.`));
+        const session: Session = {};
+        const reply = (await answerLine(session, hello(store.schema), postgresStoreMaker(''))) as Record<
+          string,
+          unknown
+        >;
+        if (message === undefined)
+          expect(reply).toMatchObject({ ok: true, type: 'hello', durable: { storage: store.schema } });
+        else
+          expect(reply).toMatchObject({ ok: false, code: 'invalid_argument', message: expect.stringMatching(message) });
+        // A resumed store belongs to the session, which drops its schema when closed; a refused one is dropped below.
+        await session.store?.close?.();
+      } finally {
+        await store.drop();
+      }
+    });
+  },
+);

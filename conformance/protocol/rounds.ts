@@ -17,7 +17,13 @@ import type { ConcurrentAdapter } from '../concurrent/adapter.ts';
 /** What running some rounds established. */
 export type RoundsOutcome =
   | { readonly explained: true; readonly rounds: number }
-  | { readonly explained: false; readonly round: number; readonly commands: readonly unknown[]; readonly replies: readonly unknown[]; readonly why: string };
+  | {
+      readonly explained: false;
+      readonly round: number;
+      readonly commands: readonly unknown[];
+      readonly replies: readonly unknown[];
+      readonly why: string;
+    };
 
 /** Every order of 0 .. n-1. Pure. */
 function orders(n: number): number[][] {
@@ -30,7 +36,11 @@ function orders(n: number): number[][] {
  * the replies seen, and that the final snapshot is that of a state so reached. An indefinite
  * outcome or a process failure rejects: these tests expect every request answered.
  */
-export async function runRounds(adapter: ConcurrentAdapter, config: Config, rounds: readonly (readonly unknown[])[]): Promise<RoundsOutcome> {
+export async function runRounds(
+  adapter: ConcurrentAdapter,
+  config: Config,
+  rounds: readonly (readonly unknown[])[],
+): Promise<RoundsOutcome> {
   let states = new Map<string, ModelState>([[JSON.stringify(toSnapshot(initialState(config))), initialState(config)]]);
   for (const [r, commands] of rounds.entries()) {
     const replies = await Promise.all(commands.map((command, lane) => adapter.execute(lane, command)));
@@ -46,12 +56,19 @@ export async function runRounds(adapter: ConcurrentAdapter, config: Config, roun
         if (fits) next.set(JSON.stringify(toSnapshot(state)), state);
       }
     }
-    if (next.size === 0) return { explained: false, round: r, commands, replies, why: 'no order of the round gives these replies' };
+    if (next.size === 0)
+      return { explained: false, round: r, commands, replies, why: 'no order of the round gives these replies' };
     states = next;
   }
   const snapshot: Snapshot = await adapter.snapshot();
   if (![...states.values()].some((s) => isDeepStrictEqual(toSnapshot(s), snapshot))) {
-    return { explained: false, round: rounds.length, commands: [], replies: [snapshot], why: 'the final snapshot is no state the rounds could reach' };
+    return {
+      explained: false,
+      round: rounds.length,
+      commands: [],
+      replies: [snapshot],
+      why: 'the final snapshot is no state the rounds could reach',
+    };
   }
   return { explained: true, rounds: rounds.length };
 }
@@ -65,11 +82,27 @@ const commandOn = (lane: number, now: number): fc.Arbitrary<unknown> => {
   const worker = `w${lane}`;
   const token = fc.integer({ min: 1, max: 6 });
   return fc.oneof(
-    { weight: 3, arbitrary: fc.record({ type: fc.constant('submit'), id: ids, account: accounts, key: keys, amount: fc.integer({ min: -2, max: 3 }), deadline: fc.integer({ min: now + 1, max: now + 12 }), now: fc.constant(now) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        type: fc.constant('submit'),
+        id: ids,
+        account: accounts,
+        key: keys,
+        amount: fc.integer({ min: -2, max: 3 }),
+        deadline: fc.integer({ min: now + 1, max: now + 12 }),
+        now: fc.constant(now),
+      }),
+    },
     { weight: 4, arbitrary: fc.constant({ type: 'claim', worker, now }) },
     { weight: 2, arbitrary: token.map((t) => ({ type: 'commit', worker, token: t, now })) },
     { weight: 2, arbitrary: token.map((t) => ({ type: 'ack', worker, token: t, now })) },
-    { weight: 1, arbitrary: fc.tuple(token, fc.constantFrom('transient', 'permanent')).map(([t, kind]) => ({ type: 'fail', worker, token: t, kind, error: 'boom', now })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(token, fc.constantFrom('transient', 'permanent'))
+        .map(([t, kind]) => ({ type: 'fail', worker, token: t, kind, error: 'boom', now })),
+    },
     { weight: 1, arbitrary: fc.constant({ type: 'tick', now }) },
   );
 };
@@ -79,21 +112,36 @@ const commandOn = (lane: number, now: number): fc.Arbitrary<unknown> => {
  * and tokens small, so that deliveries, commits and acks of live tokens happen, and claims race.
  */
 export function roundsArbitrary(lanes: number, maxRounds = 8): fc.Arbitrary<unknown[][]> {
-  return fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: lanes })), { minLength: 1, maxLength: maxRounds }).chain((shape) => {
-    let now = 0;
-    return fc.tuple(
-      ...shape.map(([step, size]) => {
-        now += step;
-        const at = now;
-        return fc.tuple(...Array.from({ length: size }, (_, lane) => commandOn(lane, at)));
-      }),
-    ) as fc.Arbitrary<unknown[][]>;
-  });
+  return fc
+    .array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: lanes })), {
+      minLength: 1,
+      maxLength: maxRounds,
+    })
+    .chain((shape) => {
+      let now = 0;
+      return fc.tuple(
+        ...shape.map(([step, size]) => {
+          now += step;
+          const at = now;
+          return fc.tuple(...Array.from({ length: size }, (_, lane) => commandOn(lane, at)));
+        }),
+      ) as fc.Arbitrary<unknown[][]>;
+    });
 }
 
 /** Rounds that make claims race: `jobs` submitted in one round, then rounds of `lanes` claims at once. */
 export function claimRace(lanes: number, jobs: number, claimRounds = 3): unknown[][] {
-  const submits = Array.from({ length: Math.min(jobs, lanes) }, (_, i) => ({ type: 'submit', id: `j${i}`, account: `acct${i}`, key: 'k', amount: 1, deadline: 50, now: 1 }));
-  const claims = Array.from({ length: claimRounds }, (_, r) => Array.from({ length: lanes }, (_, lane) => ({ type: 'claim', worker: `w${lane}`, now: 2 + r })));
+  const submits = Array.from({ length: Math.min(jobs, lanes) }, (_, i) => ({
+    type: 'submit',
+    id: `j${i}`,
+    account: `acct${i}`,
+    key: 'k',
+    amount: 1,
+    deadline: 50,
+    now: 1,
+  }));
+  const claims = Array.from({ length: claimRounds }, (_, r) =>
+    Array.from({ length: lanes }, (_, lane) => ({ type: 'claim', worker: `w${lane}`, now: 2 + r })),
+  );
   return [submits, ...claims];
 }

@@ -24,19 +24,21 @@ let v2 = false;
 // What each line sent to the store was: replies come back in order for bare lines (hello, snapshot).
 const bare = [];
 
-createInterface({ input: process.stdin }).on('line', (line) => {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    msg = undefined;
-  }
-  if (msg?.type === 'hello') {
-    v2 = msg.protocol === 'jobcheck/2';
-    bare.push('hello');
-  } else if (!v2 || msg?.type !== 'request') bare.push(msg?.type ?? 'other');
-  store.stdin.write(`${line}\n`);
-}).on('close', () => store.stdin.end());
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      msg = undefined;
+    }
+    if (msg?.type === 'hello') {
+      v2 = msg.protocol === 'jobcheck/2';
+      bare.push('hello');
+    } else if (!v2 || msg?.type !== 'request') bare.push(msg?.type ?? 'other');
+    store.stdin.write(`${line}\n`);
+  })
+  .on('close', () => store.stdin.end());
 
 createInterface({ input: store.stdout }).on('line', (line) => {
   let msg;
@@ -49,7 +51,10 @@ createInterface({ input: store.stdout }).on('line', (line) => {
     if (mode === 'slow') return setTimeout(() => write(line), delay);
     const r = msg.reply;
     if (mode === 'slow-liar' && r?.ok === true && r.type === 'claim' && r.job !== null) {
-      return setTimeout(() => write(JSON.stringify({ ...msg, reply: { ...r, job: { ...r.job, token: r.job.token + 1000 } } })), delay);
+      return setTimeout(
+        () => write(JSON.stringify({ ...msg, reply: { ...r, job: { ...r.job, token: r.job.token + 1000 } } })),
+        delay,
+      );
     }
     return write(line);
   }

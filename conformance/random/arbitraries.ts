@@ -37,7 +37,11 @@ export const timeArb: fc.Arbitrary<TimeRef> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc
-      .record({ at: fc.constantFrom('leaseUntil', 'deadline', 'notBefore' as const), job: jobId, plus: fc.constantFrom(-1, 0, 1 as const) })
+      .record({
+        at: fc.constantFrom('leaseUntil', 'deadline', 'notBefore' as const),
+        job: jobId,
+        plus: fc.constantFrom(-1, 0, 1 as const),
+      })
       .map((r): TimeRef => ({ at: r.at, job: r.job, plus: r.plus as -1 | 0 | 1 })),
   },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }).map((minus): TimeRef => ({ at: 'past', minus })) },
@@ -78,13 +82,20 @@ const submitArb: fc.Arbitrary<SymbolicCommand> = fc
     account: fc.constantFrom(...ACCOUNTS),
     key: fc.constantFrom(...KEYS),
     amount: amountArb,
-    deadlineIn: fc.oneof({ weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }) }, { weight: 3, arbitrary: fc.integer({ min: 5, max: 20 }) }),
+    deadlineIn: fc.oneof(
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }) },
+      { weight: 3, arbitrary: fc.integer({ min: 5, max: 20 }) },
+    ),
     now: timeArb,
   })
   .map((r): SymbolicCommand => ({ kind: 'submit', ...r }));
 
 const resubmitArb: fc.Arbitrary<SymbolicCommand> = fc
-  .record({ id: jobId, change: fc.constantFrom<ResubmitChange>('none', 'none', 'amount', 'key', 'account', 'deadline'), now: timeArb })
+  .record({
+    id: jobId,
+    change: fc.constantFrom<ResubmitChange>('none', 'none', 'amount', 'key', 'account', 'deadline'),
+    now: timeArb,
+  })
   .map((r): SymbolicCommand => ({ kind: 'resubmit', ...r }));
 
 const claimArb = fc
@@ -92,11 +103,21 @@ const claimArb = fc
   .map((r): SymbolicCommand => ({ kind: 'claim', ...r }));
 
 const settleArb = fc
-  .record({ kind: fc.constantFrom('commit', 'ack' as const), worker: workerRefArb, token: tokenArb, now: settleTimeArb })
+  .record({
+    kind: fc.constantFrom('commit', 'ack' as const),
+    worker: workerRefArb,
+    token: tokenArb,
+    now: settleTimeArb,
+  })
   .map((r): SymbolicCommand => ({ kind: r.kind as 'commit' | 'ack', worker: r.worker, token: r.token, now: r.now }));
 
 const failArb = fc
-  .record({ worker: workerRefArb, token: tokenArb, failure: fc.constantFrom('transient', 'transient', 'permanent' as const), now: settleTimeArb })
+  .record({
+    worker: workerRefArb,
+    token: tokenArb,
+    failure: fc.constantFrom('transient', 'transient', 'permanent' as const),
+    now: settleTimeArb,
+  })
   .map((r): SymbolicCommand => ({ kind: 'fail', ...r, failure: r.failure as 'transient' | 'permanent' }));
 
 const tickArb = timeArb.map((now): SymbolicCommand => ({ kind: 'tick', now }));
@@ -124,7 +145,9 @@ export interface Scenario {
 }
 
 /** Scenarios of up to `maxCommands` commands (default 40), for a config drawn from `configs` (default configArb). */
-export function scenarioArb(options: { maxCommands?: number; configs?: fc.Arbitrary<Config> } = {}): fc.Arbitrary<Scenario> {
+export function scenarioArb(
+  options: { maxCommands?: number; configs?: fc.Arbitrary<Config> } = {},
+): fc.Arbitrary<Scenario> {
   return fc.record({
     config: options.configs ?? configArb,
     commands: fc.array(symbolicCommandArb, { minLength: 1, maxLength: options.maxCommands ?? 40, size: 'max' }),

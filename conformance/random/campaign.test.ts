@@ -13,7 +13,11 @@ const SEED = process.env['JOBCHECK_SEED'] === undefined ? undefined : Number(pro
 
 describe('random differential campaigns', () => {
   it(`find no divergence between impl/JobStore and the model in ${RUNS} random runs`, async () => {
-    const result = await runCampaign({ factory: jobStoreFactory(), runs: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) });
+    const result = await runCampaign({
+      factory: jobStoreFactory(),
+      runs: RUNS,
+      ...(SEED === undefined ? {} : { seed: SEED }),
+    });
     expect(result.counterexample?.divergence ?? null, `seed ${result.seed}`).toBeNull();
     expect(result.verdict).toBe('agree');
     expect(result.runs).toBe(RUNS);
@@ -34,7 +38,8 @@ describe('random differential campaigns', () => {
       const inner = await jobStoreFactory()(config);
       const adapter: Adapter = {
         name: 'throws-on-claim',
-        execute: (c) => ((c as { type?: string } | null)?.type === 'claim' ? Promise.reject(new Error('boom')) : inner.execute(c)),
+        execute: (c) =>
+          (c as { type?: string } | null)?.type === 'claim' ? Promise.reject(new Error('boom')) : inner.execute(c),
         snapshot: () => inner.snapshot(),
         restart: () => inner.restart(),
         close: () => inner.close(),
@@ -47,15 +52,21 @@ describe('random differential campaigns', () => {
     expect(result.counterexample?.divergence?.error).toContain('boom');
   });
 
-  it('reports a snapshot that is a live alias of the implementation\'s state (kind alias), shrunk to one step', async () => {
+  it("reports a snapshot that is a live alias of the implementation's state (kind alias), shrunk to one step", async () => {
     const aliasing: AdapterFactory = async (config) => {
       const inner = await jobStoreFactory()(config);
       let cached: Awaited<ReturnType<Adapter['snapshot']>> | undefined;
       return {
         name: 'snapshot-alias',
-        execute: (c) => { cached = undefined; return inner.execute(c); },
+        execute: (c) => {
+          cached = undefined;
+          return inner.execute(c);
+        },
         snapshot: async () => (cached ??= await inner.snapshot()),
-        restart: () => { cached = undefined; return inner.restart(); },
+        restart: () => {
+          cached = undefined;
+          return inner.restart();
+        },
         close: () => inner.close(),
       };
     };
@@ -68,10 +79,17 @@ describe('random differential campaigns', () => {
   it('assertConforms throws a ConformanceError whose message is the story', async () => {
     const lying: AdapterFactory = async (config) => {
       const inner = await jobStoreFactory()(config);
-      return { ...inner, name: 'tick-lies', execute: async (c) => {
-        const r = await inner.execute(c);
-        return r.ok && r.type === 'tick' ? { ...r, clock: r.clock + 1 } : r;
-      }, snapshot: () => inner.snapshot(), restart: () => inner.restart(), close: () => inner.close() };
+      return {
+        ...inner,
+        name: 'tick-lies',
+        execute: async (c) => {
+          const r = await inner.execute(c);
+          return r.ok && r.type === 'tick' ? { ...r, clock: r.clock + 1 } : r;
+        },
+        snapshot: () => inner.snapshot(),
+        restart: () => inner.restart(),
+        close: () => inner.close(),
+      };
     };
     const error = await assertConforms({ factory: lying, runs: 50, seed: 3 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConformanceError);

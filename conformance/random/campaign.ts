@@ -111,7 +111,8 @@ export function parsePath(path: string, runs: number, what = 'path'): number[] {
   const numbers = parts.map((p) => (p.length > 15 ? Number.POSITIVE_INFINITY : Number(p)));
   const index = numbers[0] as number;
   const campaign = runs === MAX_RUNS ? 'the largest campaign' : 'the campaign';
-  if (index >= runs) bad(`names run ${parts[0] as string}, beyond the ${runs} runs of ${campaign} (run indexes start at 0)`);
+  if (index >= runs)
+    bad(`names run ${parts[0] as string}, beyond the ${runs} runs of ${campaign} (run indexes start at 0)`);
   const walk = numbers.slice(1).reduce((sum, n) => sum + n, 0);
   if (walk > MAX_SHRINK_STEP) bad(`its shrink steps add up to more than ${MAX_SHRINK_STEP}`);
   return numbers;
@@ -177,7 +178,10 @@ export async function checkCampaignPath(options: {
  * or `invalid_path`, naming the value. Bounded in time: no run, no implementation.
  */
 export async function checkCampaignPlan(
-  options: Pick<CampaignOptions, 'runs' | 'maxCommands' | 'shard' | 'path'> & { readonly seed: number; readonly what?: string },
+  options: Pick<CampaignOptions, 'runs' | 'maxCommands' | 'shard' | 'path'> & {
+    readonly seed: number;
+    readonly what?: string;
+  },
 ): Promise<void> {
   const bad = (rule: string): never => {
     throw new ConformanceError('invalid_campaign', rule);
@@ -193,11 +197,16 @@ export async function checkCampaignPlan(
   const shard = options.shard;
   // A shard that holds no run would check nothing, and say so as a pass.
   if (options.path === undefined && shard !== undefined && shardRuns(allRuns, shard) === 0) {
-    bad(`shard ${shard.index}/${shard.count} of a campaign of ${allRuns} runs holds no run (shard i needs at least i runs)`);
+    bad(
+      `shard ${shard.index}/${shard.count} of a campaign of ${allRuns} runs holds no run (shard i needs at least i runs)`,
+    );
   }
   // A path that names nothing would run nothing.
   if (options.path !== undefined) {
-    const named = { ...(most === undefined ? {} : { maxCommands: most }), ...(options.what === undefined ? {} : { what: options.what }) };
+    const named = {
+      ...(most === undefined ? {} : { maxCommands: most }),
+      ...(options.what === undefined ? {} : { what: options.what }),
+    };
     await checkCampaignPath({ seed: options.seed, path: options.path, ...named });
   }
 }
@@ -261,7 +270,15 @@ export interface CampaignResult {
  */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
   const shard = options.shard;
-  if (shard !== undefined && !(Number.isSafeInteger(shard.index) && Number.isSafeInteger(shard.count) && shard.index >= 1 && shard.index <= shard.count)) {
+  if (
+    shard !== undefined &&
+    !(
+      Number.isSafeInteger(shard.index) &&
+      Number.isSafeInteger(shard.count) &&
+      shard.index >= 1 &&
+      shard.index <= shard.count
+    )
+  ) {
     throw new RangeError(`a shard is i/n with 1 <= i <= n (got ${shard.index}/${shard.count})`);
   }
   const allRuns = options.runs ?? 100;
@@ -270,9 +287,15 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   // Without a path, a shard runs its part of the campaign: its k-th run is the campaign's run indexOf(k).
   const runs = options.path === undefined ? shardRuns(allRuns, shard) : allRuns;
   const indexOf = (k: number): number => (shard === undefined ? k : shard.index - 1 + k * shard.count);
-  const configs = options.configs === undefined || options.configs.length === 0 ? undefined : fc.constantFrom(...options.configs);
-  const arb = scenarioArb({ ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }), ...(configs === undefined ? {} : { configs }) });
-  const recorder = new CoverageRecorder(`campaign seed=${seed}${shard === undefined || options.path !== undefined ? '' : ` shard=${shard.index}/${shard.count}`}`);
+  const configs =
+    options.configs === undefined || options.configs.length === 0 ? undefined : fc.constantFrom(...options.configs);
+  const arb = scenarioArb({
+    ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }),
+    ...(configs === undefined ? {} : { configs }),
+  });
+  const recorder = new CoverageRecorder(
+    `campaign seed=${seed}${shard === undefined || options.path !== undefined ? '' : ` shard=${shard.index}/${shard.count}`}`,
+  );
   const budget = options.budget;
   const lockstepOptions = budget === undefined ? {} : { budget };
   let adapter = '(unknown)';
@@ -298,7 +321,12 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   // 1. Generation. fast-check's n-th generated value for a seed is the n-th of fc.sample with that
   //    seed, and `path: "n"` replays it, so the runs can be spread over parallel lanes and the
   //    first failure (the one of lowest index, as a sequential fc.check would meet it) shrunk after.
-  type FirstFailure = { readonly index: number; readonly length: number; readonly result: LockstepResult; readonly at: number };
+  type FirstFailure = {
+    readonly index: number;
+    readonly length: number;
+    readonly result: LockstepResult;
+    readonly at: number;
+  };
   // Set in the runs' callbacks, which the compiler's narrowing does not follow.
   let firstFailure = null as FirstFailure | null;
   let generated = 0;
@@ -389,7 +417,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
         commandsToFirstFailure = result.steps.length;
         replayedLength = scenario.commands.length;
       }
-      if (lastFailure !== null || !replaying) options.onProgress?.({ phase: 'shrink', run: shrinkRuns, runs, commands });
+      if (lastFailure !== null || !replaying)
+        options.onProgress?.({ phase: 'shrink', run: shrinkRuns, runs, commands });
       // fast-check's final counterexample is the last value that failed, so this ends up holding it.
       if (result.divergence !== null) lastFailure = result;
       return result.divergence === null;
@@ -405,7 +434,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const ended = performance.now();
   const coverage = recorder.toCoverage();
   const budgetOut = budget !== undefined && budget.remainingMs() <= 0;
-  const cutShort = (firstFailure === null && options.path === undefined && generated < runs) || (replayPath !== undefined && details === null);
+  const cutShort =
+    (firstFailure === null && options.path === undefined && generated < runs) ||
+    (replayPath !== undefined && details === null);
   const stoppedByTimeLimit = interrupted || details?.interrupted === true || (budgetOut && cutShort);
   const common = {
     adapter,
@@ -424,11 +455,21 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   if (failure === null) {
     // A replay of one path is complete once that path ran; otherwise every planned run must have run.
     const complete = !stoppedByTimeLimit && (options.path !== undefined ? generated > 0 : generated >= runs);
-    return { ...common, verdict: complete ? 'agree' : 'incomplete', path: null, shrinks: 0, shrinkMs: 0, counterexample: null, firstFailureLength: null, story: null };
+    return {
+      ...common,
+      verdict: complete ? 'agree' : 'incomplete',
+      path: null,
+      shrinks: 0,
+      shrinkMs: 0,
+      counterexample: null,
+      firstFailureLength: null,
+      story: null,
+    };
   }
   // A failure that did not fail again when replayed (an implementation that is not deterministic)
   // is kept as it was generated, unshrunk, with the path that generated it.
-  const path = details?.failed && details.counterexamplePath !== null ? details.counterexamplePath : (replayPath ?? null);
+  const path =
+    details?.failed && details.counterexamplePath !== null ? details.counterexamplePath : (replayPath ?? null);
   return {
     ...common,
     verdict: 'diverge',

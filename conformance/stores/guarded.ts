@@ -56,7 +56,11 @@ function guarded<T>(what: string, call: () => Promise<T> | T, options: GuardOpti
     const ms = budget === undefined ? options.callTimeoutMs : budget.cap(options.callTimeoutMs);
     const timer = setTimeout(() => {
       cleanup();
-      reject(budget?.expired === true ? new TimeLimitReached() : new AdapterError('timeout', `${what} did not settle within ${options.callTimeoutMs} ms`));
+      reject(
+        budget?.expired === true
+          ? new TimeLimitReached()
+          : new AdapterError('timeout', `${what} did not settle within ${options.callTimeoutMs} ms`),
+      );
     }, ms);
     const onAbort = (): void => {
       cleanup();
@@ -107,7 +111,9 @@ class GuardedAdapter implements Adapter {
 
   close(): Promise<void> {
     // A close that hangs or fails must not hold up the check; it is given the same time limit.
-    return guarded('close', () => this.inner.close(), { callTimeoutMs: this.options.callTimeoutMs }).catch(() => undefined);
+    return guarded('close', () => this.inner.close(), { callTimeoutMs: this.options.callTimeoutMs }).catch(
+      () => undefined,
+    );
   }
 }
 
@@ -115,8 +121,15 @@ class GuardedAdapter implements Adapter {
 export function guardedFactory(factory: AdapterFactory, options: GuardOptions): AdapterFactory {
   return async (config: Config) => {
     const adapter = await guarded('the factory', () => factory(config), options);
-    if (adapter === null || typeof adapter !== 'object' || typeof (adapter as Partial<Adapter>).execute !== 'function') {
-      throw new AdapterError('invalid_value', 'the factory did not return an adapter (an object with execute, snapshot, restart and close)');
+    if (
+      adapter === null ||
+      typeof adapter !== 'object' ||
+      typeof (adapter as Partial<Adapter>).execute !== 'function'
+    ) {
+      throw new AdapterError(
+        'invalid_value',
+        'the factory did not return an adapter (an object with execute, snapshot, restart and close)',
+      );
     }
     return new GuardedAdapter(adapter, options);
   };

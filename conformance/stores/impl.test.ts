@@ -105,18 +105,37 @@ const WORKERS = ['w1', 'w2'] as const;
  * the instants the store is waiting for (a deadline, lease end or backoff end), which is where
  * off-by-one mistakes live; rarely, just below the largest time, where sums saturate.
  */
-type TimeSpec = { readonly delta: number } | { readonly instant: number; readonly off: -1 | 0 | 1 } | { readonly far: true };
+type TimeSpec =
+  | { readonly delta: number }
+  | { readonly instant: number; readonly off: -1 | 0 | 1 }
+  | { readonly far: true };
 /**
  * A token: a small literal, or the token of the n-th running job (so most tokens are live), sent
  * by a given worker or by the job's owner.
  */
-type TokenSpec = { readonly literal: number; readonly worker: string } | { readonly running: number; readonly owner: boolean; readonly worker: string };
+type TokenSpec =
+  | { readonly literal: number; readonly worker: string }
+  | { readonly running: number; readonly owner: boolean; readonly worker: string };
 
 type Op =
-  | { readonly op: 'submit'; readonly id: string; readonly account: string; readonly key: string; readonly amount: number; readonly life: number; readonly at: TimeSpec }
+  | {
+      readonly op: 'submit';
+      readonly id: string;
+      readonly account: string;
+      readonly key: string;
+      readonly amount: number;
+      readonly life: number;
+      readonly at: TimeSpec;
+    }
   | { readonly op: 'claim'; readonly worker: string; readonly at: TimeSpec }
   | { readonly op: 'commit' | 'ack'; readonly token: TokenSpec; readonly at: TimeSpec }
-  | { readonly op: 'fail'; readonly token: TokenSpec; readonly permanent: boolean; readonly error: string; readonly at: TimeSpec }
+  | {
+      readonly op: 'fail';
+      readonly token: TokenSpec;
+      readonly permanent: boolean;
+      readonly error: string;
+      readonly at: TimeSpec;
+    }
   | { readonly op: 'tick'; readonly at: TimeSpec }
   | { readonly op: 'raw'; readonly command: unknown }
   | { readonly op: 'restart'; readonly swap: boolean };
@@ -125,7 +144,10 @@ const timeArb: fc.Arbitrary<TimeSpec> = fc.oneof(
   { weight: 500, arbitrary: fc.constant({ delta: 0 }) },
   { weight: 300, arbitrary: fc.integer({ min: -1, max: 3 }).map((delta) => ({ delta })) },
   { weight: 30, arbitrary: fc.integer({ min: 4, max: 30 }).map((delta) => ({ delta })) },
-  { weight: 200, arbitrary: fc.record({ instant: fc.nat(7), off: fc.constantFrom(-1 as const, 0 as const, 1 as const) }) },
+  {
+    weight: 200,
+    arbitrary: fc.record({ instant: fc.nat(7), off: fc.constantFrom(-1 as const, 0 as const, 1 as const) }),
+  },
   { weight: 1, arbitrary: fc.constant({ far: true as const }) },
 );
 const workerArb = fc.constantFrom(...WORKERS);
@@ -135,7 +157,10 @@ const tokenArb: fc.Arbitrary<TokenSpec> = fc.oneof(
 );
 const amountArb = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: -3, max: 3 }) },
-  { weight: 1, arbitrary: fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - 1) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - 1),
+  },
 );
 const rawArb = fc.constantFrom<unknown>(
   null,
@@ -161,12 +186,18 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       account: fc.constantFrom(...ACCOUNTS),
       key: fc.constantFrom(...KEYS),
       amount: amountArb,
-      life: fc.oneof({ weight: 20, arbitrary: fc.integer({ min: 0, max: 14 }) }, { weight: 1, arbitrary: fc.constant(-1) }),
+      life: fc.oneof(
+        { weight: 20, arbitrary: fc.integer({ min: 0, max: 14 }) },
+        { weight: 1, arbitrary: fc.constant(-1) },
+      ),
       at: timeArb,
     }),
   },
   { weight: 5, arbitrary: fc.record({ op: fc.constant('claim' as const), worker: workerArb, at: timeArb }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constantFrom('commit' as const, 'ack' as const), token: tokenArb, at: timeArb }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ op: fc.constantFrom('commit' as const, 'ack' as const), token: tokenArb, at: timeArb }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -225,14 +256,28 @@ function concrete(op: Exclude<Op, { op: 'raw' | 'restart' }>, s: Snapshot): unkn
   };
   switch (op.op) {
     case 'submit':
-      return { type: 'submit', id: op.id === FRESH ? `j${s.nextSeq}` : op.id, account: op.account, key: op.key, amount: op.amount, deadline: op.life < 0 ? NEVER : now + op.life, now };
+      return {
+        type: 'submit',
+        id: op.id === FRESH ? `j${s.nextSeq}` : op.id,
+        account: op.account,
+        key: op.key,
+        amount: op.amount,
+        deadline: op.life < 0 ? NEVER : now + op.life,
+        now,
+      };
     case 'claim':
       return { type: 'claim', worker: op.worker, now };
     case 'commit':
     case 'ack':
       return { type: op.op, ...delivery(op.token), now };
     case 'fail':
-      return { type: 'fail', ...delivery(op.token), kind: op.permanent ? 'permanent' : 'transient', error: op.error, now };
+      return {
+        type: 'fail',
+        ...delivery(op.token),
+        kind: op.permanent ? 'permanent' : 'transient',
+        error: op.error,
+        now,
+      };
     case 'tick':
       return { type: 'tick', now };
   }
@@ -245,7 +290,9 @@ function lockstep(config: Config, ops: readonly Op[]): void {
   let expected = toSnapshot(model);
   const log: string[] = [];
   const fail = (what: string, want: unknown, got: unknown): never => {
-    throw new Error(`${what}\n  model: ${JSON.stringify(want)}\n  store: ${JSON.stringify(got)}\n  after:\n    ${log.join('\n    ')}`);
+    throw new Error(
+      `${what}\n  model: ${JSON.stringify(want)}\n  store: ${JSON.stringify(got)}\n  after:\n    ${log.join('\n    ')}`,
+    );
   };
   for (const op of ops) {
     if (op.op === 'restart') {
@@ -263,7 +310,8 @@ function lockstep(config: Config, ops: readonly Op[]): void {
       const want = withoutMessage(modelReply.reply);
       const got = withoutMessage(storeReply);
       if (!isDeepStrictEqual(got, want)) fail(`reply differs for ${JSON.stringify(command)}`, want, got);
-      if (!storeReply.ok && storeReply.message.length === 0) fail('rejection without message', modelReply.reply, storeReply);
+      if (!storeReply.ok && storeReply.message.length === 0)
+        fail('rejection without message', modelReply.reply, storeReply);
     }
     expected = toSnapshot(model);
     const actual = store.snapshot();

@@ -24,10 +24,20 @@ export interface ClaimContention {
 }
 
 /** The config of the contention: leases and deadlines that keep each round's job alone among the claimable ones. */
-export const CONTENTION_CONFIG: Config = { capacity: 100, maxAttempts: 3, leaseTicks: 1000, backoffBase: 1, backoffCap: 4 };
+export const CONTENTION_CONFIG: Config = {
+  capacity: 100,
+  maxAttempts: 3,
+  leaseTicks: 1000,
+  backoffBase: 1,
+  backoffCap: 4,
+};
 
 /** Runs `rounds` rounds of `lanes` claims at once on one new ready job (see the file comment); closes the adapter. */
-export async function claimContention(factory: ConcurrentFactory, lanes: number, rounds: number): Promise<ClaimContention> {
+export async function claimContention(
+  factory: ConcurrentFactory,
+  lanes: number,
+  rounds: number,
+): Promise<ClaimContention> {
   const adapter = await factory(CONTENTION_CONFIG, { workers: lanes });
   const deliveries: number[] = [];
   const errors: string[] = [];
@@ -37,9 +47,21 @@ export async function claimContention(factory: ConcurrentFactory, lanes: number,
     for (let round = 0; round < rounds; round++) {
       // Every earlier round's job is past its deadline by now (dead, or delivered and expired): only the new job is claimable.
       const now = round * 2000;
-      const submitted = await adapter.execute(0, { type: 'submit', id: `j${round}`, account: `a${round}`, key: 'k', amount: 1, deadline: now + 1500, now });
+      const submitted = await adapter.execute(0, {
+        type: 'submit',
+        id: `j${round}`,
+        account: `a${round}`,
+        key: 'k',
+        amount: 1,
+        deadline: now + 1500,
+        now,
+      });
       if (!submitted.ok) other.push(submitted);
-      const replies = await Promise.all(Array.from({ length: lanes }, (_, lane) => adapter.execute(lane, { type: 'claim', worker: `w${lane}`, now: now + 1 })));
+      const replies = await Promise.all(
+        Array.from({ length: lanes }, (_, lane) =>
+          adapter.execute(lane, { type: 'claim', worker: `w${lane}`, now: now + 1 }),
+        ),
+      );
       let delivered = 0;
       for (const r of replies) {
         const seen: unknown = r;
@@ -60,12 +82,16 @@ export async function claimContention(factory: ConcurrentFactory, lanes: number,
 
 /** What a correct store's contention must not show: store errors, other replies, a round's job delivered other than once, a token twice, tokens issued that no claim was told. Pure. */
 export function contentionProblems(c: ClaimContention): string[] {
-  const problems = [...c.errors.map((e) => `a claim failed: ${e}`), ...c.other.map((r) => `an unexpected reply: ${JSON.stringify(r)}`)];
+  const problems = [
+    ...c.errors.map((e) => `a claim failed: ${e}`),
+    ...c.other.map((r) => `an unexpected reply: ${JSON.stringify(r)}`),
+  ];
   c.deliveries.forEach((d, round) => {
     if (d !== 1) problems.push(`round ${round + 1}: the job was delivered ${d} times`);
   });
   if (new Set(c.tokens).size !== c.tokens.length) problems.push(`a token was delivered twice: ${c.tokens.join(', ')}`);
-  if (c.nextToken - 1 !== c.tokens.length) problems.push(`${c.nextToken - 1} tokens were issued, ${c.tokens.length} deliveries were told`);
+  if (c.nextToken - 1 !== c.tokens.length)
+    problems.push(`${c.nextToken - 1} tokens were issued, ${c.tokens.length} deliveries were told`);
   return problems;
 }
 
@@ -79,10 +105,22 @@ export async function twoLaneClaimProblems(factory: ConcurrentFactory): Promise<
   const problems: string[] = [];
   try {
     if (!adapter.concurrent) problems.push(`${adapter.name} says it is not concurrent`);
-    for (const id of ['a', 'b']) await adapter.execute(0, { type: 'submit', id, account: `acct-${id}`, key: 'k', amount: 1, deadline: 500, now: 0 });
-    const replies = await Promise.all([0, 1].map((lane) => adapter.execute(lane, { type: 'claim', worker: `w${lane}`, now: 1 })));
+    for (const id of ['a', 'b'])
+      await adapter.execute(0, {
+        type: 'submit',
+        id,
+        account: `acct-${id}`,
+        key: 'k',
+        amount: 1,
+        deadline: 500,
+        now: 0,
+      });
+    const replies = await Promise.all(
+      [0, 1].map((lane) => adapter.execute(lane, { type: 'claim', worker: `w${lane}`, now: 1 })),
+    );
     const jobs = replies.map((r) => (r.ok && r.type === 'claim' ? r.job : null));
-    if (jobs.some((j) => j === null)) return [...problems, `both claims should deliver a job: ${JSON.stringify(replies)}`];
+    if (jobs.some((j) => j === null))
+      return [...problems, `both claims should deliver a job: ${JSON.stringify(replies)}`];
     const [j0, j1] = jobs as [NonNullable<(typeof jobs)[number]>, NonNullable<(typeof jobs)[number]>];
     if (j0.id === j1.id) problems.push(`both lanes got job ${j0.id}`);
     if (j0.token === j1.token) problems.push(`both lanes got token ${j0.token}`);
@@ -90,7 +128,9 @@ export async function twoLaneClaimProblems(factory: ConcurrentFactory): Promise<
     [j0, j1].forEach((job, lane) => {
       const held = Object.hasOwn(snap.jobs, job.id) ? snap.jobs[job.id] : undefined;
       if (held?.status !== 'running' || held.owner !== `w${lane}` || held.token !== job.token) {
-        problems.push(`lane ${lane} was told it holds ${job.id} with token ${job.token}; the store has ${JSON.stringify(held)}`);
+        problems.push(
+          `lane ${lane} was told it holds ${job.id} with token ${job.token}; the store has ${JSON.stringify(held)}`,
+        );
       }
     });
     return problems;

@@ -30,11 +30,17 @@ export interface StoreErrorReply {
 /** The store-error reply for an error a store threw. Pure. */
 export function storeErrorReply(error: unknown): StoreErrorReply {
   const code = (error as { code?: unknown } | null)?.code;
-  return { ok: false, code: STORE_ERROR, cause: typeof code === 'string' ? code : null, message: error instanceof Error ? error.message : String(error) };
+  return {
+    ok: false,
+    code: STORE_ERROR,
+    cause: typeof code === 'string' ? code : null,
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 /** Whether a reply is a store-error reply. Pure. */
-export const isStoreError = (reply: unknown): reply is StoreErrorReply => (reply as { code?: unknown } | null)?.code === STORE_ERROR;
+export const isStoreError = (reply: unknown): reply is StoreErrorReply =>
+  (reply as { code?: unknown } | null)?.code === STORE_ERROR;
 
 /** A store-error reply as the adapter interface's Reply (its code is outside the contract on purpose, see the file comment). */
 export const asReply = (reply: StoreErrorReply): Reply => reply as unknown as Reply;
@@ -49,10 +55,15 @@ export class LaneAdapterError extends CodedError<LaneAdapterErrorCode> {
 
 /** Checks a factory's lane count: a positive integer; throws LaneAdapterError `bad_workers` naming it. */
 export function checkWorkers(workers: number): void {
-  if (!Number.isSafeInteger(workers) || workers < 1) throw new LaneAdapterError('bad_workers', `workers: ${String(workers)} is not a positive integer`);
+  if (!Number.isSafeInteger(workers) || workers < 1)
+    throw new LaneAdapterError('bad_workers', `workers: ${String(workers)} is not a positive integer`);
 }
 
 /** Checks a lane number against `lanes`; throws LaneAdapterError `bad_lane` naming it. */
 export function checkLane(lane: number, lanes: number): void {
-  if (!Number.isInteger(lane) || lane < 0 || lane >= lanes) throw new LaneAdapterError('bad_lane', `lane ${String(lane)} does not exist: the adapter has lanes 0 to ${lanes - 1}`);
+  if (!Number.isInteger(lane) || lane < 0 || lane >= lanes)
+    throw new LaneAdapterError(
+      'bad_lane',
+      `lane ${String(lane)} does not exist: the adapter has lanes 0 to ${lanes - 1}`,
+    );
 }

@@ -17,7 +17,14 @@ const missing = postgresMissing();
 
 describe('the concurrent campaign against the durable stores behind lanes', () => {
   it(`finds every history of SqliteStore linearizable over ${RUNS} runs with up to 3 lanes`, async () => {
-    const r = await runConcurrentCampaign({ factory: sqliteConcurrentFactory(), workers: 3, numRuns: RUNS, seed: 1, timeoutMs: 15_000, maxRounds: 4 });
+    const r = await runConcurrentCampaign({
+      factory: sqliteConcurrentFactory(),
+      workers: 3,
+      numRuns: RUNS,
+      seed: 1,
+      timeoutMs: 15_000,
+      maxRounds: 4,
+    });
     expect(r.story).toBeNull();
     expect(r.verdict).toBe('passed');
     expect(r.runs).toBe(RUNS);
@@ -29,10 +36,21 @@ describe('the concurrent campaign against the durable stores behind lanes', () =
     });
   }
 
-  it.skipIf(missing !== undefined)(`finds every history of PostgresStore linearizable over ${RUNS} runs with up to 3 lanes${missing === undefined ? '' : ` (skipped: ${missing})`}`, async () => {
-    const r = await runConcurrentCampaign({ factory: postgresConcurrentFactory(), workers: 3, numRuns: RUNS, seed: 1, timeoutMs: 15_000, maxRounds: 4 });
-    expect(r.story).toBeNull();
-    expect(r.verdict).toBe('passed');
-    expect(r.runs).toBe(RUNS);
-  }, 120_000);
+  it.skipIf(missing !== undefined)(
+    `finds every history of PostgresStore linearizable over ${RUNS} runs with up to 3 lanes${missing === undefined ? '' : ` (skipped: ${missing})`}`,
+    async () => {
+      const r = await runConcurrentCampaign({
+        factory: postgresConcurrentFactory(),
+        workers: 3,
+        numRuns: RUNS,
+        seed: 1,
+        timeoutMs: 15_000,
+        maxRounds: 4,
+      });
+      expect(r.story).toBeNull();
+      expect(r.verdict).toBe('passed');
+      expect(r.runs).toBe(RUNS);
+    },
+    120_000,
+  );
 });

@@ -91,7 +91,12 @@ export function postgresFactory(options: PostgresFactoryOptions = {}): AdapterFa
   return async (config) => {
     const pool = postgresPool(options.target, { max: 1 });
     try {
-      return new PostgresAdapter(pool, await PostgresStore.create.call(options.Store ?? PostgresStore, pool, config), name, options);
+      return new PostgresAdapter(
+        pool,
+        await PostgresStore.create.call(options.Store ?? PostgresStore, pool, config),
+        name,
+        options,
+      );
     } catch (error) {
       await pool.end();
       throw error;

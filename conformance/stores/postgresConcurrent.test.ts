@@ -9,7 +9,12 @@
 import { describe, expect, it } from 'vitest';
 import { postgresMissing, postgresRequired } from '../postgresEnv.ts';
 import { postgresConcurrentFactory } from './postgresConcurrent.ts';
-import { CONTENTION_CONFIG as config, claimContention, contentionProblems, twoLaneClaimProblems } from './laneContention.ts';
+import {
+  CONTENTION_CONFIG as config,
+  claimContention,
+  contentionProblems,
+  twoLaneClaimProblems,
+} from './laneContention.ts';
 
 const missing = postgresMissing();
 
@@ -21,29 +26,37 @@ if (missing !== undefined && postgresRequired()) {
   });
 }
 
-describe.skipIf(missing !== undefined)(`the PostgreSQL store behind concurrent lanes (a connection per lane)${missing === undefined ? '' : ` (skipped: ${missing})`}`, () => {
-  it('gives two lanes claiming in the same round distinct jobs, held by the lane that was told so', async () => {
-    expect(await twoLaneClaimProblems(postgresConcurrentFactory())).toEqual([]);
-  }, 30_000);
+describe.skipIf(missing !== undefined)(
+  `the PostgreSQL store behind concurrent lanes (a connection per lane)${missing === undefined ? '' : ` (skipped: ${missing})`}`,
+  () => {
+    it('gives two lanes claiming in the same round distinct jobs, held by the lane that was told so', async () => {
+      expect(await twoLaneClaimProblems(postgresConcurrentFactory())).toEqual([]);
+    }, 30_000);
 
-  it('delivers one ready job once when eight lanes claim it at once, and answers the others with no job', async () => {
-    expect(contentionProblems(await claimContention(postgresConcurrentFactory(), 8, 6))).toEqual([]);
-  }, 30_000);
+    it('delivers one ready job once when eight lanes claim it at once, and answers the others with no job', async () => {
+      expect(contentionProblems(await claimContention(postgresConcurrentFactory(), 8, 6))).toEqual([]);
+    }, 30_000);
 
-  it('shows the claim without row locks as a double delivery (or a store-error reply) under the same contention', async () => {
-    const r = await claimContention(postgresConcurrentFactory({ variant: 'pg-claim-without-locks' }), 8, 6);
-    const departures = r.deliveries.filter((d) => d > 1).length + r.errors.length;
-    expect(departures).toBeGreaterThan(0);
-    expect(contentionProblems(r)).not.toEqual([]);
-  }, 30_000);
+    it('shows the claim without row locks as a double delivery (or a store-error reply) under the same contention', async () => {
+      const r = await claimContention(postgresConcurrentFactory({ variant: 'pg-claim-without-locks' }), 8, 6);
+      const departures = r.deliveries.filter((d) => d > 1).length + r.errors.length;
+      expect(departures).toBeGreaterThan(0);
+      expect(contentionProblems(r)).not.toEqual([]);
+    }, 30_000);
 
-  it('refuses an unknown variant and a lane out of range with typed errors naming the value', async () => {
-    expect(() => postgresConcurrentFactory({ variant: 'nope' })).toThrow(expect.objectContaining({ code: 'unknown_variant', message: expect.stringContaining('"nope"') }));
-    const adapter = await postgresConcurrentFactory()(config, { workers: 1 });
-    try {
-      await expect(adapter.execute(-1, { type: 'tick', now: 0 })).rejects.toMatchObject({ code: 'bad_lane', message: expect.stringContaining('lane -1') });
-    } finally {
-      await adapter.close();
-    }
-  }, 30_000);
-});
+    it('refuses an unknown variant and a lane out of range with typed errors naming the value', async () => {
+      expect(() => postgresConcurrentFactory({ variant: 'nope' })).toThrow(
+        expect.objectContaining({ code: 'unknown_variant', message: expect.stringContaining('"nope"') }),
+      );
+      const adapter = await postgresConcurrentFactory()(config, { workers: 1 });
+      try {
+        await expect(adapter.execute(-1, { type: 'tick', now: 0 })).rejects.toMatchObject({
+          code: 'bad_lane',
+          message: expect.stringContaining('lane -1'),
+        });
+      } finally {
+        await adapter.close();
+      }
+    }, 30_000);
+  },
+);

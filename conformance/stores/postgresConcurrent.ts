@@ -40,7 +40,8 @@ export interface PostgresConcurrentOptions {
  * other error was thrown inside the transaction, which the store rolled back. Pure.
  */
 const isConnectionError = (error: unknown): boolean =>
-  (error as { syscall?: unknown } | null)?.syscall !== undefined || /Connection terminated|connection (is )?closed/i.test(error instanceof Error ? error.message : '');
+  (error as { syscall?: unknown } | null)?.syscall !== undefined ||
+  /Connection terminated|connection (is )?closed/i.test(error instanceof Error ? error.message : '');
 
 /** Lanes on one schema, each its own connection (see the file comment). */
 export class PostgresConcurrentAdapter implements ConcurrentAdapter {
@@ -96,7 +97,8 @@ export class PostgresConcurrentAdapter implements ConcurrentAdapter {
 export function postgresConcurrentFactory(options: PostgresConcurrentOptions = {}): ConcurrentFactory {
   const variant = options.variant ?? 'postgres';
   const v = postgresVariant(variant);
-  if (v === undefined) throw new LaneAdapterError('unknown_variant', `no PostgreSQL variant named ${JSON.stringify(variant)}`);
+  if (v === undefined)
+    throw new LaneAdapterError('unknown_variant', `no PostgreSQL variant named ${JSON.stringify(variant)}`);
   const Store: PostgresStoreClass = v.Store;
   const name = options.name ?? (variant === 'postgres' ? 'impl/PostgresStore (lanes)' : `${variant} (lanes)`);
   return async (config, { workers }) => {

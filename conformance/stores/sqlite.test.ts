@@ -21,9 +21,12 @@ const dir = mkdtempSync(join(tmpdir(), 'jobcheck-sqlite-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What went wrong, for a failing test's message: a run's divergence, or a fixture's result. */
-const detailOf = (f: CheckFailure): unknown => (f.kind === 'divergence' ? f.run.divergence : f.kind === 'fixture' ? f.fixture.result : undefined);
+const detailOf = (f: CheckFailure): unknown =>
+  f.kind === 'divergence' ? f.run.divergence : f.kind === 'fixture' ? f.fixture.result : undefined;
 const failureOf = (report: Awaited<ReturnType<typeof runCheck>>): string | null =>
-  report.failure === null ? null : `${report.failure.source} ${report.failure.name}: ${JSON.stringify(detailOf(report.failure))}`;
+  report.failure === null
+    ? null
+    : `${report.failure.source} ${report.failure.name}: ${JSON.stringify(detailOf(report.failure))}`;
 
 describe('SqliteStore in process', () => {
   it('passes every fixture, the path suite and a 300-run campaign, restarting through a snapshot into a new file', async () => {
@@ -35,7 +38,10 @@ describe('SqliteStore in process', () => {
   });
 
   it('passes them reopening the same file at every restart (the durable restart)', async () => {
-    const report = await runCheck({ factory: sqliteFactory({ dir, restart: 'reopen' }) }, { runs: 150, seed: 2, noExplore: true });
+    const report = await runCheck(
+      { factory: sqliteFactory({ dir, restart: 'reopen' }) },
+      { runs: 150, seed: 2, noExplore: true },
+    );
     expect(failureOf(report)).toBeNull();
     expect(report.verdict).toBe('agree');
   });
@@ -43,7 +49,8 @@ describe('SqliteStore in process', () => {
 
 describe('the durable hello', () => {
   const config = { capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 2, backoffCap: 4 };
-  const hello = (extra: object = {}): string => JSON.stringify({ type: 'hello', protocol: 'jobcheck/1', config, ...extra });
+  const hello = (extra: object = {}): string =>
+    JSON.stringify({ type: 'hello', protocol: 'jobcheck/1', config, ...extra });
 
   it('names a new file per store, and a later process resumes exactly that store without a snapshot', async () => {
     const family = join(dir, 'resume.db');
@@ -54,7 +61,11 @@ describe('the durable hello', () => {
     expect(a.durable?.storage).toMatch(/resume-\d+-1\.db$/);
     expect(b.durable?.storage).not.toBe(a.durable?.storage);
     expect(existsSync(a.durable?.storage as string)).toBe(false); // replaced by the second hello, removed
-    await answerLine(first, '{"type":"submit","id":"a","account":"acme","key":"k","amount":5,"deadline":20,"now":1}', maker);
+    await answerLine(
+      first,
+      '{"type":"submit","id":"a","account":"acme","key":"k","amount":5,"deadline":20,"now":1}',
+      maker,
+    );
     const before = await answerLine(first, '{"type":"snapshot"}', maker);
     // A second session stands for the new process: nothing of the first crosses but the file.
     const second: Session = {};
@@ -68,10 +79,22 @@ describe('the durable hello', () => {
 
   it('refuses a resume of a file outside the family, of a missing one, and towards a store in memory', async () => {
     const family = join(dir, 'other.db');
-    expect(await answerLine({}, hello({ resume: join(dir, 'elsewhere.db') }), sqliteStoreMaker(family))).toMatchObject({ ok: false, code: 'invalid_argument' });
-    expect(await answerLine({}, hello({ resume: join(dir, 'other-1-1.db') }), sqliteStoreMaker(family))).toMatchObject({ ok: false, code: 'invalid_argument' });
-    expect(await answerLine({}, hello({ resume: 'x.db' }), memoryStoreMaker)).toMatchObject({ ok: false, code: 'invalid_argument' });
-    expect(await answerLine({}, hello({ resume: 7 }), sqliteStoreMaker(family))).toMatchObject({ ok: false, code: 'invalid_argument' });
+    expect(await answerLine({}, hello({ resume: join(dir, 'elsewhere.db') }), sqliteStoreMaker(family))).toMatchObject({
+      ok: false,
+      code: 'invalid_argument',
+    });
+    expect(await answerLine({}, hello({ resume: join(dir, 'other-1-1.db') }), sqliteStoreMaker(family))).toMatchObject({
+      ok: false,
+      code: 'invalid_argument',
+    });
+    expect(await answerLine({}, hello({ resume: 'x.db' }), memoryStoreMaker)).toMatchObject({
+      ok: false,
+      code: 'invalid_argument',
+    });
+    expect(await answerLine({}, hello({ resume: 7 }), sqliteStoreMaker(family))).toMatchObject({
+      ok: false,
+      code: 'invalid_argument',
+    });
     expect(await answerLine({}, hello(), memoryStoreMaker)).not.toHaveProperty('durable');
   });
 });
@@ -81,7 +104,16 @@ describe('SqliteStore over the protocol', () => {
     const command = `"${process.execPath}" bin/jobcheck.js serve --store sqlite:${join(dir, 'jobs.db')}`;
     const factory = processAdapterFactory(command, { spares: 1, cwd: ROOT });
     try {
-      const report = await runCheck({ factory, warmFactory: factory.warm, campaignFactory: factory.crash, parallel: 2, restarts: () => factory.restarts }, { runs: 12, seed: 3, noExplore: true });
+      const report = await runCheck(
+        {
+          factory,
+          warmFactory: factory.warm,
+          campaignFactory: factory.crash,
+          parallel: 2,
+          restarts: () => factory.restarts,
+        },
+        { runs: 12, seed: 3, noExplore: true },
+      );
       expect(failureOf(report)).toBeNull();
       expect(report.verdict).toBe('agree');
       expect(report.phases.restarts?.crash ?? 0).toBeGreaterThan(0);

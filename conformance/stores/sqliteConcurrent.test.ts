@@ -6,7 +6,12 @@
  * (SQLITE_BUSY): a departure the harness sees, never a silent retry.
  */
 import { describe, expect, it } from 'vitest';
-import { CONTENTION_CONFIG as config, claimContention, contentionProblems, twoLaneClaimProblems } from './laneContention.ts';
+import {
+  CONTENTION_CONFIG as config,
+  claimContention,
+  contentionProblems,
+  twoLaneClaimProblems,
+} from './laneContention.ts';
 import { sqliteConcurrentFactory } from './sqliteConcurrent.ts';
 
 describe('the SQLite store behind concurrent lanes (a thread and a connection per lane)', () => {
@@ -26,11 +31,19 @@ describe('the SQLite store behind concurrent lanes (a thread and a connection pe
   }, 30_000);
 
   it('refuses an unknown variant, a lane out of range and a bad lane count with typed errors naming the value', async () => {
-    expect(() => sqliteConcurrentFactory({ variant: 'nope' })).toThrow(expect.objectContaining({ code: 'unknown_variant', message: expect.stringContaining('"nope"') }));
-    await expect(sqliteConcurrentFactory()(config, { workers: 0 })).rejects.toMatchObject({ code: 'bad_workers', message: expect.stringContaining('0') });
+    expect(() => sqliteConcurrentFactory({ variant: 'nope' })).toThrow(
+      expect.objectContaining({ code: 'unknown_variant', message: expect.stringContaining('"nope"') }),
+    );
+    await expect(sqliteConcurrentFactory()(config, { workers: 0 })).rejects.toMatchObject({
+      code: 'bad_workers',
+      message: expect.stringContaining('0'),
+    });
     const adapter = await sqliteConcurrentFactory()(config, { workers: 1 });
     try {
-      await expect(adapter.execute(3, { type: 'tick', now: 0 })).rejects.toMatchObject({ code: 'bad_lane', message: expect.stringContaining('lane 3') });
+      await expect(adapter.execute(3, { type: 'tick', now: 0 })).rejects.toMatchObject({
+        code: 'bad_lane',
+        message: expect.stringContaining('lane 3'),
+      });
     } finally {
       await adapter.close();
     }

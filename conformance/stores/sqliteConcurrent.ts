@@ -70,7 +70,9 @@ const { workerData } = require('node:worker_threads');
 /** The file URL of tsx's ESM API (`tsx/esm/api`, its `import` export), found through tsx's package.json. */
 function tsxApi(): string {
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const exports = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports;
+  const exports = (
+    JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }
+  ).exports;
   const entry = exports['./esm/api']?.import.default;
   if (entry === undefined) throw new Error(`tsx at ${dirname(manifest)} has no ESM API (tsx/esm/api)`);
   return pathToFileURL(join(dirname(manifest), entry)).href;
@@ -106,7 +108,8 @@ class Lane {
   }
 
   execute(command: unknown): Promise<Reply> {
-    if (this.dead !== undefined) return Promise.reject(new IndefiniteOutcome('process_died', `lane ${this.index}: ${this.dead}`));
+    if (this.dead !== undefined)
+      return Promise.reject(new IndefiniteOutcome('process_died', `lane ${this.index}: ${this.dead}`));
     const id = this.next++;
     return new Promise<Reply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -171,7 +174,8 @@ let files = 0;
 export function sqliteConcurrentFactory(options: SqliteConcurrentOptions = {}): ConcurrentFactory {
   const variant = options.variant ?? 'sqlite';
   const v = sqliteVariant(variant);
-  if (v === undefined) throw new LaneAdapterError('unknown_variant', `no SQLite variant named ${JSON.stringify(variant)}`);
+  if (v === undefined)
+    throw new LaneAdapterError('unknown_variant', `no SQLite variant named ${JSON.stringify(variant)}`);
   const name = options.name ?? (variant === 'sqlite' ? 'impl/SqliteStore (lanes)' : `${variant} (lanes)`);
   const sqlite = options.sqlite ?? {};
   return async (config, { workers }) => {
@@ -179,8 +183,18 @@ export function sqliteConcurrentFactory(options: SqliteConcurrentOptions = {}): 
     const path = join(options.dir ?? scratchDir(), `lanes-${process.pid}-${++files}.db`);
     const reader = SqliteStore.create.call(v.Store, path, config, sqlite);
     const tsx = FROM_SOURCE ? tsxApi() : null;
-    const data = (): LaneData & { tsx: string | null; module: string } => ({ role: LANE_ROLE, file: path, variant, sqlite, tsx, module: import.meta.url });
-    const lanes = Array.from({ length: workers }, (_, i) => new Lane(new Worker(ENTRY, { eval: true, workerData: data() }), i));
+    const data = (): LaneData & { tsx: string | null; module: string } => ({
+      role: LANE_ROLE,
+      file: path,
+      variant,
+      sqlite,
+      tsx,
+      module: import.meta.url,
+    });
+    const lanes = Array.from(
+      { length: workers },
+      (_, i) => new Lane(new Worker(ENTRY, { eval: true, workerData: data() }), i),
+    );
     try {
       await Promise.all(lanes.map((l) => l.ready));
     } catch (error) {
@@ -198,7 +212,8 @@ function serveLane(data: LaneData): void {
   const port = parentPort;
   if (port === null) return;
   const v = sqliteVariant(data.variant);
-  if (v === undefined) throw new LaneAdapterError('unknown_variant', `no SQLite variant named ${JSON.stringify(data.variant)}`);
+  if (v === undefined)
+    throw new LaneAdapterError('unknown_variant', `no SQLite variant named ${JSON.stringify(data.variant)}`);
   const store = SqliteStore.open.call(v.Store, data.file, data.sqlite);
   port.on('message', (m: ToLane) => {
     if ('close' in m) {

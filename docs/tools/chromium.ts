@@ -18,9 +18,18 @@ import type { BrowserContext, Page } from 'playwright-core';
 /** Where Debian's package puts the browser; used when `which` finds none. */
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** How to install the browser when it is missing, for error messages. */
-export const INSTALL_HINT = 'install it with `sudo apt-get install -y chromium` (Debian), or set JOBCHECK_CHROMIUM to a Chromium or Chrome executable';
+export const INSTALL_HINT =
+  'install it with `sudo apt-get install -y chromium` (Debian), or set JOBCHECK_CHROMIUM to a Chromium or Chrome executable';
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** The browser was not found, or would not start; the message says how to install it. */
 export class ChromiumUnavailableError extends Error {
@@ -57,9 +66,13 @@ export interface PageSession<T> {
  * Runs `work` on a fresh page of a headless Chromium with the given viewport, then closes the
  * browser (also on error and at the deadline) and removes its profile.
  */
-export async function withChromiumPage<T>(options: PageOptions, work: (page: Page) => Promise<T>): Promise<PageSession<T>> {
+export async function withChromiumPage<T>(
+  options: PageOptions,
+  work: (page: Page) => Promise<T>,
+): Promise<PageSession<T>> {
   const executablePath = chromiumPath();
-  if (!existsSync(executablePath)) throw new ChromiumUnavailableError(`Chromium not found at ${executablePath}: ${INSTALL_HINT}`);
+  if (!existsSync(executablePath))
+    throw new ChromiumUnavailableError(`Chromium not found at ${executablePath}: ${INSTALL_HINT}`);
   const timeoutMs = options.timeoutMs ?? 60_000;
   const profile = await mkdtemp(join(tmpdir(), 'jobcheck-chromium-'));
   const requests: string[] = [];
@@ -79,7 +92,10 @@ export async function withChromiumPage<T>(options: PageOptions, work: (page: Pag
       timeout: timeoutMs,
     })
     .catch((error: Error) => {
-      throw new ChromiumUnavailableError(`Chromium at ${executablePath} did not start (${error.message.split('\n')[0]}): ${INSTALL_HINT}`, { cause: error });
+      throw new ChromiumUnavailableError(
+        `Chromium at ${executablePath} did not start (${error.message.split('\n')[0]}): ${INSTALL_HINT}`,
+        { cause: error },
+      );
     });
   try {
     const session = async (): Promise<T> => {

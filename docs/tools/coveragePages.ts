@@ -46,7 +46,12 @@ export async function coveragePage(name: CoveragePageName): Promise<CoveragePage
   if (spec.target !== 'builtin' && broken === undefined) throw new Error(`no broken variant named ${spec.target}`);
   const factory = broken?.factory ?? jobStoreFactory();
   const report = await runCheck({ factory }, { runs: spec.runs, seed: spec.seed });
-  const ctx: CheckContext = { target: broken === undefined ? 'impl/JobStore' : `broken/${broken.name}`, flags: broken === undefined ? '--builtin' : `--broken ${broken.name}`, seed: spec.seed, runs: spec.runs };
+  const ctx: CheckContext = {
+    target: broken === undefined ? 'impl/JobStore' : `broken/${broken.name}`,
+    flags: broken === undefined ? '--builtin' : `--broken ${broken.name}`,
+    seed: spec.seed,
+    runs: spec.runs,
+  };
   const story = report.failure === null ? null : renderFailure(report.failure, report, ctx);
   const html = await coverageHtml(report.coverage, { title: reportTitle(ctx), context: reportContext(report, story) });
   return { name, html, report, ctx, story };
@@ -111,23 +116,34 @@ export async function measurePage(page: Page): Promise<PageMeasure> {
   return (await page.evaluate(MEASURE)) as PageMeasure;
 }
 
-const overlap = (a: Box, b: Box): boolean => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+const overlap = (a: Box, b: Box): boolean =>
+  Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 &&
+  Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
 
 /** What is wrong with the diagram's layout at this viewport width, one sentence a problem; empty when nothing. Pure. */
 export function layoutProblems(m: PageMeasure, viewportWidth: number): string[] {
   const problems: string[] = [];
   const width = Math.min(viewportWidth, m.clientWidth);
-  if (m.scrollWidth > width) problems.push(`the page is ${m.scrollWidth} px wide, wider than the viewport's ${width} px`);
-  const labels = [...m.states.map((s) => ({ name: `state ${s.name}`, box: s.label })), ...m.edgeLabels.map((e) => ({ name: `label of ${e.name}`, box: e.box }))];
+  if (m.scrollWidth > width)
+    problems.push(`the page is ${m.scrollWidth} px wide, wider than the viewport's ${width} px`);
+  const labels = [
+    ...m.states.map((s) => ({ name: `state ${s.name}`, box: s.label })),
+    ...m.edgeLabels.map((e) => ({ name: `label of ${e.name}`, box: e.box })),
+  ];
   for (const item of [...m.states.map((s) => ({ name: `state ${s.name}`, box: s.shape })), ...labels]) {
-    if (item.box.left < 0 || item.box.right > width) problems.push(`${item.name} is outside the viewport: ${Math.round(item.box.left)}..${Math.round(item.box.right)} px of ${width}`);
+    if (item.box.left < 0 || item.box.right > width)
+      problems.push(
+        `${item.name} is outside the viewport: ${Math.round(item.box.left)}..${Math.round(item.box.right)} px of ${width}`,
+      );
   }
   labels.forEach((a, i) => {
     for (const b of labels.slice(i + 1)) if (overlap(a.box, b.box)) problems.push(`${a.name} overlaps ${b.name}`);
   });
-  for (const e of m.edgeLabels) for (const s of m.states) if (overlap(e.box, s.shape)) problems.push(`label of ${e.name} overlaps state ${s.name}`);
+  for (const e of m.edgeLabels)
+    for (const s of m.states) if (overlap(e.box, s.shape)) problems.push(`label of ${e.name} overlaps state ${s.name}`);
   m.states.forEach((a, i) => {
-    for (const b of m.states.slice(i + 1)) if (overlap(a.shape, b.shape)) problems.push(`state ${a.name} overlaps state ${b.name}`);
+    for (const b of m.states.slice(i + 1))
+      if (overlap(a.shape, b.shape)) problems.push(`state ${a.name} overlaps state ${b.name}`);
   });
   if (m.smallestFontPx < 12) problems.push(`the smallest text of the diagram is ${m.smallestFontPx} px, below 12 px`);
   return problems;
@@ -138,7 +154,11 @@ export async function screenshotPage(page: Page, html: string): Promise<Buffer> 
   await page.setContent(html, { waitUntil: 'load' });
   const diagram = await page.locator('.diagram').boundingBox();
   const bottom = diagram === null ? VIEWPORT.height : Math.ceil(diagram.y + diagram.height + 16);
-  return page.screenshot({ fullPage: true, clip: { x: 0, y: 0, width: VIEWPORT.width, height: bottom }, animations: 'disabled' });
+  return page.screenshot({
+    fullPage: true,
+    clip: { x: 0, y: 0, width: VIEWPORT.width, height: bottom },
+    animations: 'disabled',
+  });
 }
 
 /** The screenshots of docs/images/, by path relative to docs/: both pages in one browser session. */

@@ -64,7 +64,11 @@ export function renderRegion(name: string, dir: string = DOCS_DIR): string | und
     case 'fixture-json':
       return arg === undefined
         ? undefined
-        : ['```json', readFileSync(join(PROJECT_ROOT, 'model', 'fixtures', `${arg}.json`), 'utf8').trimEnd(), '```'].join('\n');
+        : [
+            '```json',
+            readFileSync(join(PROJECT_ROOT, 'model', 'fixtures', `${arg}.json`), 'utf8').trimEnd(),
+            '```',
+          ].join('\n');
     case 'story-coverage':
       return storyCoverageTable();
     case 'chapters':
@@ -100,16 +104,22 @@ export function runsConsoleBlocks(file: string, text: string): boolean {
  * A document with its regions and quoted command outputs regenerated. Runs the quoted commands
  * (the ```console slow ones only when `runSlow` is not false).
  */
-export async function regenerateDoc(text: string, doc: string, options: { dir?: string; runSlow?: boolean } = {}): Promise<string> {
+export async function regenerateDoc(
+  text: string,
+  doc: string,
+  options: { dir?: string; runSlow?: boolean } = {},
+): Promise<string> {
   // Transcripts run the interactive demo, which is asynchronous: render them first, then fill in.
   const transcripts = new Map<string, string | undefined>();
   for (const r of findRegions(text, doc)) {
-    if (r.name.startsWith('predict-transcript:')) transcripts.set(r.name, await predictTranscript(r.name.slice('predict-transcript:'.length)));
+    if (r.name.startsWith('predict-transcript:'))
+      transcripts.set(r.name, await predictTranscript(r.name.slice('predict-transcript:'.length)));
   }
   // The chapters and the index are this generator's own pages: an unknown region there is a mistake.
   // Reference pages may mark regions for other tools, which are left alone.
   const own = runsConsoleBlocks(doc, '');
-  const render = (name: string): string | undefined => (transcripts.has(name) ? transcripts.get(name) : renderRegion(name, options.dir ?? DOCS_DIR));
+  const render = (name: string): string | undefined =>
+    transcripts.has(name) ? transcripts.get(name) : renderRegion(name, options.dir ?? DOCS_DIR);
   const withRegions = await refreshUsageBlocks(replaceRegions(text, render, doc, own));
   if (!runsConsoleBlocks(doc, text)) return withRegions;
   return refreshConsoleBlocks(withRegions, doc, options.runSlow === undefined ? {} : { runSlow: options.runSlow });

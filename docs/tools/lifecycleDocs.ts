@@ -45,11 +45,16 @@ export function lifecycleStatesTable(): string {
  * candidates for the same state and event: the first whose guard holds is taken. Pure.
  */
 export function lifecycleTransitionsTable(): string {
-  const lines = ['| from | event | try | guard | to | dead reason | actions |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  const lines = [
+    '| from | event | try | guard | to | dead reason | actions |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
   for (const t of lifecycleTransitions()) {
     const guard = t.guard === null ? '(none)' : `\`${cell(t.guard)}\``;
     const actions = t.actions.length === 0 ? '(none)' : t.actions.map((a) => `\`${a}\``).join(', ');
-    lines.push(`| \`${t.from}\` | ${t.event} | ${t.order + 1} | ${guard} | \`${t.to}\` | ${t.reason ?? ''} | ${actions} |`);
+    lines.push(
+      `| \`${t.from}\` | ${t.event} | ${t.order + 1} | ${guard} | \`${t.to}\` | ${t.reason ?? ''} | ${actions} |`,
+    );
   }
   return lines.join('\n');
 }

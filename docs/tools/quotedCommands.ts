@@ -84,7 +84,13 @@ function spawnCollect(file: string, args: readonly string[], root: string, viaSh
       FORCE_COLOR: '0',
       PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env['PATH'] ?? ''}`,
     };
-    const child = spawn(file, args, { cwd: root, env, shell: viaShell, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const child = spawn(file, args, {
+      cwd: root,
+      env,
+      shell: viaShell,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
@@ -103,7 +109,8 @@ async function runJobcheck(args: readonly string[], root: string): Promise<Comma
   // In-process runs resolve relative paths against the current folder, so they need to be in the root.
   if (process.cwd() !== root) {
     const main = join(root, 'cli', 'main.ts');
-    if (!existsSync(main)) throw new QuotedCommandError(`jobcheck ${args.join(' ')}: the CLI entry cli/main.ts does not exist`);
+    if (!existsSync(main))
+      throw new QuotedCommandError(`jobcheck ${args.join(' ')}: the CLI entry cli/main.ts does not exist`);
     return spawnCollect(process.execPath, ['--import', 'tsx', main, ...args], root, false);
   }
   const code = await runCli(args, { stdout: sink, stderr: sink, isTTY: false, stdin: Readable.from([]) });
@@ -112,7 +119,11 @@ async function runJobcheck(args: readonly string[], root: string): Promise<Comma
 
 /** npm's own banner before a script's output, so a quoted `npm run x` shows what the reader will see. */
 function npmBanner(script: string, root: string): { banner: string; command: string } {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string; scripts?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+    scripts?: Record<string, string>;
+  };
   const command = pkg.scripts?.[script];
   if (command === undefined) throw new QuotedCommandError(`npm run ${script}: package.json has no such script`);
   return { banner: `\n> ${pkg.name}@${pkg.version} ${script}\n> ${command}\n\n`, command };
@@ -128,7 +139,12 @@ export async function runQuoted(line: string, root: string = PROJECT_ROOT): Prom
     const { banner, command } = npmBanner(words[2], root);
     const extra = words.slice(3);
     const rest = extra[0] === '--' ? extra.slice(1) : extra;
-    const run = await spawnCollect([command, ...rest.map((w) => `'${w.replace(/'/g, `'\\''`)}'`)].join(' '), [], root, true);
+    const run = await spawnCollect(
+      [command, ...rest.map((w) => `'${w.replace(/'/g, `'\\''`)}'`)].join(' '),
+      [],
+      root,
+      true,
+    );
     result = { output: banner + run.output, code: run.code };
   } else result = await spawnCollect(line, [], root, true);
   return { output: normalizeOutput(result.output, root), code: result.code };
@@ -156,7 +172,13 @@ export function findConsoleBlocks(text: string): ConsoleBlock[] {
       .split('\n')
       .filter((l) => l.startsWith('$ '))
       .map((l) => l.slice(2).trim());
-    blocks.push({ start, end: start + body.length, line: text.slice(0, m.index ?? 0).split('\n').length, commands, slow: m[1] !== undefined });
+    blocks.push({
+      start,
+      end: start + body.length,
+      line: text.slice(0, m.index ?? 0).split('\n').length,
+      commands,
+      slow: m[1] !== undefined,
+    });
   }
   return blocks;
 }
@@ -172,12 +194,17 @@ export interface RefreshOptions {
  * The document with every ```console block rewritten: each quoted command followed by the output
  * it prints now. A block without a `$ ` line is an error (nothing to run). Runs the commands.
  */
-export async function refreshConsoleBlocks(text: string, doc = 'document', options: RefreshOptions = {}): Promise<string> {
+export async function refreshConsoleBlocks(
+  text: string,
+  doc = 'document',
+  options: RefreshOptions = {},
+): Promise<string> {
   const root = options.root ?? PROJECT_ROOT;
   let out = '';
   let at = 0;
   for (const block of findConsoleBlocks(text)) {
-    if (block.commands.length === 0) throw new QuotedCommandError(`${doc}:${block.line}: console block quotes no "$ " command`);
+    if (block.commands.length === 0)
+      throw new QuotedCommandError(`${doc}:${block.line}: console block quotes no "$ " command`);
     if (block.slow && options.runSlow === false) continue;
     const parts: string[] = [];
     for (const command of block.commands) {
@@ -185,7 +212,10 @@ export async function refreshConsoleBlocks(text: string, doc = 'document', optio
       try {
         result = await runQuoted(command, root);
       } catch (cause) {
-        throw new QuotedCommandError(`${doc}:${block.line}: cannot run ${JSON.stringify(command)}: ${(cause as Error).message}`, { cause });
+        throw new QuotedCommandError(
+          `${doc}:${block.line}: cannot run ${JSON.stringify(command)}: ${(cause as Error).message}`,
+          { cause },
+        );
       }
       parts.push(`$ ${command}`);
       if (result.output !== '') parts.push(result.output);

@@ -37,10 +37,19 @@ export function findRegions(text: string, doc = 'document'): Region[] {
     const end = text.indexOf(CLOSE, start - 1);
     const nextOpen = text.indexOf('<!-- generated:', start);
     if (end < 0 || (nextOpen >= 0 && nextOpen < end)) {
-      throw new RegionError(`${doc}:${lineOf(text, m.index ?? 0)}: region ${m[1]} is not closed by <!-- /generated -->`);
+      throw new RegionError(
+        `${doc}:${lineOf(text, m.index ?? 0)}: region ${m[1]} is not closed by <!-- /generated -->`,
+      );
     }
     const empty = end < start;
-    regions.push({ name: m[1] ?? '', body: empty ? '' : text.slice(start, end), start, end: empty ? start : end, line: lineOf(text, m.index ?? 0), empty });
+    regions.push({
+      name: m[1] ?? '',
+      body: empty ? '' : text.slice(start, end),
+      start,
+      end: empty ? start : end,
+      line: lineOf(text, m.index ?? 0),
+      empty,
+    });
   }
   return regions;
 }
@@ -50,13 +59,19 @@ export function findRegions(text: string, doc = 'document'): Region[] {
  * When `render` returns undefined for a name it does not know, throws RegionError, or with
  * `strict: false` leaves that region as it is. Pure if `render` is.
  */
-export function replaceRegions(text: string, render: (name: string) => string | undefined, doc = 'document', strict = true): string {
+export function replaceRegions(
+  text: string,
+  render: (name: string) => string | undefined,
+  doc = 'document',
+  strict = true,
+): string {
   let out = '';
   let at = 0;
   for (const r of findRegions(text, doc)) {
     const body = render(r.name);
     if (body === undefined && !strict) continue;
-    if (body === undefined) throw new RegionError(`${doc}:${r.line}: unknown generated region ${JSON.stringify(r.name)}`);
+    if (body === undefined)
+      throw new RegionError(`${doc}:${r.line}: unknown generated region ${JSON.stringify(r.name)}`);
     const rendered = body.replace(/\n+$/, '');
     out += text.slice(at, r.start) + (r.empty && rendered !== '' ? `${rendered}\n` : rendered);
     at = r.end;

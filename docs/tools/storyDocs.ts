@@ -4,7 +4,15 @@
  * job's status and token and the account's balance before opening the answer.
  */
 import { Readable } from 'node:stream';
-import { findStory, listStories, renderFinal, renderStepAfter, ruleLines, runDemo, traceStory } from '../../cli/demo/index.ts';
+import {
+  findStory,
+  listStories,
+  renderFinal,
+  renderStepAfter,
+  ruleLines,
+  runDemo,
+  traceStory,
+} from '../../cli/demo/index.ts';
 import type { Story, TracedStep } from '../../cli/demo/index.ts';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
@@ -13,7 +21,9 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|');
 export function storiesTable(stories: readonly Story[] = listStories()): string {
   const lines = ['| story | what it shows | focus | steps |', '| --- | --- | --- | --- |'];
   for (const s of stories) {
-    lines.push(`| \`${s.name}\` | ${cell(s.title)} | job \`${s.focus.job}\`, account \`${s.focus.account}\` | ${s.steps.length} |`);
+    lines.push(
+      `| \`${s.name}\` | ${cell(s.title)} | job \`${s.focus.job}\`, account \`${s.focus.account}\` | ${s.steps.length} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -8,7 +8,11 @@ import { runCli } from '../../cli/cli.ts';
 /** What `jobcheck <command> --help` prints. */
 export async function usageOf(command: string): Promise<string> {
   let stdout = '';
-  await runCli([command, '--help'], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true }, isTTY: false });
+  await runCli([command, '--help'], {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: () => true },
+    isTTY: false,
+  });
   return stdout;
 }
 

@@ -18,7 +18,10 @@ const opened: ConcurrentProcessAdapter[] = [];
 afterAll(() => Promise.all(opened.map((a) => a.close())));
 
 async function start(script: string): Promise<ConcurrentProcessAdapter> {
-  const adapter = await ConcurrentProcessAdapter.start(pythonCommand(python as string, script), config, { workers: LANES, replyTimeoutMs: 10_000 });
+  const adapter = await ConcurrentProcessAdapter.start(pythonCommand(python as string, script), config, {
+    workers: LANES,
+    replyTimeoutMs: 10_000,
+  });
   opened.push(adapter);
   return adapter;
 }
@@ -33,39 +36,50 @@ async function explained(script: string, rounds: unknown[][]): Promise<Awaited<R
   }
 }
 
-describe.skipIf(python === undefined)(`examples/python/jobstore.py under jobcheck/2${python === undefined ? ' (skipped: python3 is not installed)' : ''}`, () => {
-  it('says it is concurrent when offered jobcheck/2', async () => {
-    const adapter = await start('examples/python/jobstore.py');
-    expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({ protocol: 'jobcheck/2', concurrent: true });
-    await adapter.close();
-  });
+describe.skipIf(python === undefined)(
+  `examples/python/jobstore.py under jobcheck/2${python === undefined ? ' (skipped: python3 is not installed)' : ''}`,
+  () => {
+    it('says it is concurrent when offered jobcheck/2', async () => {
+      const adapter = await start('examples/python/jobstore.py');
+      expect({ protocol: adapter.protocol, concurrent: adapter.concurrent }).toEqual({
+        protocol: 'jobcheck/2',
+        concurrent: true,
+      });
+      await adapter.close();
+    });
 
-  it('gives, in every round of concurrent requests, the replies of some order of that round (the model\'s), and a final snapshot so reached', async () => {
-    await fc.assert(
-      fc.asyncProperty(roundsArbitrary(LANES), async (rounds) => {
-        const outcome = await explained('examples/python/jobstore.py', rounds);
-        expect(outcome).toEqual({ explained: true, rounds: rounds.length });
-      }),
-      { numRuns: 25, seed: 20261201 },
-    );
-  });
+    it("gives, in every round of concurrent requests, the replies of some order of that round (the model's), and a final snapshot so reached", async () => {
+      await fc.assert(
+        fc.asyncProperty(roundsArbitrary(LANES), async (rounds) => {
+          const outcome = await explained('examples/python/jobstore.py', rounds);
+          expect(outcome).toEqual({ explained: true, rounds: rounds.length });
+        }),
+        { numRuns: 25, seed: 20261201 },
+      );
+    });
 
-  it('hands each job to one claim when four claims race, where the broken variant (lock let go mid-claim) hands one out twice', async () => {
-    const race = claimRace(LANES, 2);
-    expect(await explained('examples/python/jobstore.py', race)).toEqual({ explained: true, rounds: race.length });
-    // The race is real, so the broken variant is given a few chances to lose it.
-    let caught: Awaited<ReturnType<typeof runRounds>> | undefined;
-    for (let attempt = 0; attempt < 5 && caught === undefined; attempt++) {
-      const outcome = await explained('examples/python/broken/concurrent_double_claim.py', race);
-      if (!outcome.explained) caught = outcome;
-    }
-    expect(caught).toMatchObject({ explained: false, round: 1, why: 'no order of the round gives these replies' });
-    const delivered = (caught as { replies: readonly { job?: { id: string } | null }[] }).replies.flatMap((r) => (r.job == null ? [] : [r.job.id]));
-    expect(new Set(delivered).size).toBeLessThan(delivered.length);
-  });
+    it('hands each job to one claim when four claims race, where the broken variant (lock let go mid-claim) hands one out twice', async () => {
+      const race = claimRace(LANES, 2);
+      expect(await explained('examples/python/jobstore.py', race)).toEqual({ explained: true, rounds: race.length });
+      // The race is real, so the broken variant is given a few chances to lose it.
+      let caught: Awaited<ReturnType<typeof runRounds>> | undefined;
+      for (let attempt = 0; attempt < 5 && caught === undefined; attempt++) {
+        const outcome = await explained('examples/python/broken/concurrent_double_claim.py', race);
+        if (!outcome.explained) caught = outcome;
+      }
+      expect(caught).toMatchObject({ explained: false, round: 1, why: 'no order of the round gives these replies' });
+      const delivered = (caught as { replies: readonly { job?: { id: string } | null }[] }).replies.flatMap((r) =>
+        r.job == null ? [] : [r.job.id],
+      );
+      expect(new Set(delivered).size).toBeLessThan(delivered.length);
+    });
 
-  it('is never caught by the same rounds when they are sent one request at a time (the bug needs concurrency)', async () => {
-    const race = claimRace(LANES, 2).flatMap((round) => round.map((command) => [command]));
-    expect(await explained('examples/python/broken/concurrent_double_claim.py', race)).toEqual({ explained: true, rounds: race.length });
-  });
-});
+    it('is never caught by the same rounds when they are sent one request at a time (the bug needs concurrency)', async () => {
+      const race = claimRace(LANES, 2).flatMap((round) => round.map((command) => [command]));
+      expect(await explained('examples/python/broken/concurrent_double_claim.py', race)).toEqual({
+        explained: true,
+        rounds: race.length,
+      });
+    });
+  },
+);

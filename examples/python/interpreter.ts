@@ -22,7 +22,10 @@ export function pythonCommand(python: string, script: string): string {
 /** The broken variants of the Python example, each one small change with a comment naming the bug. */
 export const PYTHON_BROKEN = [
   { name: 'lease_one_tick_late', description: 'A lease is still valid at now == leaseUntil (expires one tick late).' },
-  { name: 'commit_not_idempotent', description: 'The ledger is never consulted: a second commit adds the amount again.' },
+  {
+    name: 'commit_not_idempotent',
+    description: 'The ledger is never consulted: a second commit adds the amount again.',
+  },
   { name: 'restart_resets_tokens', description: 'Restoring a snapshot starts the token counter at 1 again.' },
 ] as const;
 
@@ -37,7 +40,8 @@ export const PYTHON_RACY = [
   {
     race: 'stale-ack',
     script: 'examples/python/broken/race_stale_ack.py',
-    description: 'An ack checks its token under the lock, lets go, then settles: an ack of the old holder lands after a reclaim.',
+    description:
+      'An ack checks its token under the lock, lets go, then settles: an ack of the old holder lands after a reclaim.',
   },
   {
     race: 'double-effect',
@@ -57,6 +61,6 @@ export const PYTHON_RACY = [
   {
     race: 'lane-order',
     script: 'examples/python/broken/race_lane_order.py',
-    description: 'A submit replies before its job joins the queue: the same lane\'s next claim may not see it.',
+    description: "A submit replies before its job joins the queue: the same lane's next claim may not see it.",
   },
 ] as const;

@@ -64,7 +64,11 @@ const STUCK: Record<(typeof PYTHON_RACY)[number]['race'], readonly string[]> = {
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, isTTY: false };
+  const io = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    isTTY: false,
+  };
   const code = await runCli(args, io);
   return { code, stdout, stderr };
 }
@@ -85,14 +89,16 @@ function shell(line: string): Promise<{ code: number | null; stdout: string }> {
 
 /** The length of the story shown, when it comes from the concurrent campaign. */
 const storyRequests = (stdout: string): number | undefined => {
-  const m = /the shortest story \((\d+) requests?\) comes from the concurrent campaign of competing workers/.exec(stdout);
+  const m = /the shortest story \((\d+) requests?\) comes from the concurrent campaign of competing workers/.exec(
+    stdout,
+  );
   return m === null ? undefined : Number(m[1]);
 };
 
 /** The kinds of the requests the checker is stuck at ("#7 ack token=1 by w1 (round 3, lane 1)" gives `ack`). */
 const stuckKinds = (stdout: string): string[] => {
   const at = stdout.indexOf('no request that could come next is explained:');
-  const after = at < 0 ? '' : stdout.slice(at).split('\n\n')[0] ?? '';
+  const after = at < 0 ? '' : (stdout.slice(at).split('\n\n')[0] ?? '');
   return [...after.matchAll(/^ {2}#\d+ (\w+)/gm)].map((m) => m[1] as string);
 };
 
@@ -122,17 +128,25 @@ describe.skipIf(python === undefined)(title, () => {
       expect(requests, out.stdout).toBeDefined();
       expect(requests).toBeLessThanOrEqual(MOST_REQUESTS);
       const stuck = stuckKinds(out.stdout);
-      expect(stuck.some((kind) => STUCK[race].includes(kind)), `stuck at ${stuck.join(', ')}:\n${out.stdout}`).toBe(true);
+      expect(
+        stuck.some((kind) => STUCK[race].includes(kind)),
+        `stuck at ${stuck.join(', ')}:\n${out.stdout}`,
+      ).toBe(true);
 
       const reproduce = /^reproduce: (npx jobcheck check .*)$/m.exec(out.stdout)?.[1];
       expect(reproduce, out.stdout).toBeDefined();
       expect(reproduce).toContain('--concurrent-path ');
       const tries: { code: number | null; requests: number | undefined }[] = [];
       for (let i = 0; i < REPLAYS && !tries.some((t) => t.code === 1); i++) {
-        const again = await shell(`${reproduce as string} --runs 5 --no-explore --report '${join(dir, `${race}-again-${i}`)}'`);
+        const again = await shell(
+          `${reproduce as string} --runs 5 --no-explore --report '${join(dir, `${race}-again-${i}`)}'`,
+        );
         tries.push({ code: again.code, requests: storyRequests(again.stdout) });
       }
-      expect(tries.find((t) => t.code === 1), JSON.stringify(tries)).toEqual({ code: 1, requests });
+      expect(
+        tries.find((t) => t.code === 1),
+        JSON.stringify(tries),
+      ).toEqual({ code: 1, requests });
     },
     HANG_MS,
   );

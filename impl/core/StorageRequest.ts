@@ -31,7 +31,13 @@ export type StorageRequest =
   | { readonly op: 'insertJob'; readonly job: Job }
   | { readonly op: 'saveJob'; readonly job: Job; readonly guard: Guard | undefined }
   | { readonly op: 'makeClaimable'; readonly seq: number }
-  | { readonly op: 'recordEffect'; readonly job: Job; readonly guard: Guard; readonly balance: number; readonly replaces: boolean }
+  | {
+      readonly op: 'recordEffect';
+      readonly job: Job;
+      readonly guard: Guard;
+      readonly balance: number;
+      readonly replaces: boolean;
+    }
   | { readonly op: 'setCounters'; readonly counters: Counters };
 
 /** What each request is answered with. */

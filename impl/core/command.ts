@@ -20,7 +20,16 @@
  * reason impl/memory/JobStore.ts gives: each job's outcome depends only on its own fields and
  * `now`, and each moves at most once per advance.
  */
-import type { AckCommand, Command, CommitCommand, Config, FailCommand, Rejection, Reply, TickCommand } from '../../contract/index.ts';
+import type {
+  AckCommand,
+  Command,
+  CommitCommand,
+  Config,
+  FailCommand,
+  Rejection,
+  Reply,
+  TickCommand,
+} from '../../contract/index.ts';
 import type { Decisions, Load } from '../decisions/index.ts';
 import { clockRegressed } from '../decisions/index.ts';
 import type { Counters, Job } from '../rows.ts';
@@ -58,7 +67,12 @@ export function* advanceClock(ctx: CoreContext, m: Counters, now: number): CoreR
 
 /** Writes the counters when the command changed them. */
 export function* writeCounters(m: Counters, before: Counters): CoreRun<void> {
-  if (m.clock !== before.clock || m.nextToken !== before.nextToken || m.nextSeq !== before.nextSeq || m.unresolved !== before.unresolved) {
+  if (
+    m.clock !== before.clock ||
+    m.nextToken !== before.nextToken ||
+    m.nextSeq !== before.nextSeq ||
+    m.unresolved !== before.unresolved
+  ) {
     yield { op: 'setCounters', counters: m };
   }
 }
@@ -101,17 +115,35 @@ function* submit(ctx: CoreContext, m: Counters, c: Extract<Command, { type: 'sub
   const existing = (yield { op: 'byId', id: c.id }) as Job | undefined;
   let admission = ctx.decisions.admission(ctx.cfg, c, existing, m);
   if (admission.type === 'ask') {
-    const load: Load = { unresolved: m.unresolved, nextSeq: m.nextSeq, running: (yield { op: 'countRunning' }) as number };
+    const load: Load = {
+      unresolved: m.unresolved,
+      nextSeq: m.nextSeq,
+      running: (yield { op: 'countRunning' }) as number,
+    };
     admission = ctx.decisions.admission(ctx.cfg, c, existing, load);
   }
-  if (admission.type === 'duplicate') return { ok: true, type: 'submit', id: c.id, seq: admission.seq, duplicate: true };
+  if (admission.type === 'duplicate')
+    return { ok: true, type: 'submit', id: c.id, seq: admission.seq, duplicate: true };
   if (admission.type === 'refused') return admission.rejection;
   if (admission.type === 'ask') throw new Error(`admission asked for ${admission.fact} twice`);
   const seq = m.nextSeq++;
   const head = ((yield { op: 'accountHead', account: c.account }) as AccountHead | undefined) === undefined;
   const job: Job = {
-    seq, id: c.id, account: c.account, key: c.key, amount: c.amount, deadline: c.deadline, status: 'ready', attempts: 0,
-    token: null, owner: null, leaseUntil: null, notBefore: null, reason: null, lastError: null, claimable: head,
+    seq,
+    id: c.id,
+    account: c.account,
+    key: c.key,
+    amount: c.amount,
+    deadline: c.deadline,
+    status: 'ready',
+    attempts: 0,
+    token: null,
+    owner: null,
+    leaseUntil: null,
+    notBefore: null,
+    reason: null,
+    lastError: null,
+    claimable: head,
   };
   yield { op: 'insertJob', job };
   m.unresolved += 1;

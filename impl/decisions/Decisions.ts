@@ -22,7 +22,15 @@ export interface Decisions {
 }
 
 /** The contract's decisions. Frozen. */
-export const DECISIONS: Decisions = Object.freeze({ admission, claimGate, leaseUntil, deliveryCheck, commitPlan, failOutcome, expiry });
+export const DECISIONS: Decisions = Object.freeze({
+  admission,
+  claimGate,
+  leaseUntil,
+  deliveryCheck,
+  commitPlan,
+  failOutcome,
+  expiry,
+});
 
 /** A class whose instances run a `decisions` record (the three stores). */
 type Deciding = abstract new (...args: never[]) => { readonly decisions: Decisions };

@@ -33,12 +33,18 @@ const ADMIT: Admission = Object.freeze({ type: 'admit' });
 /** The contract's admission of `c`, given the job its id names (if any) and the store's load. Pure. */
 export function admission(cfg: Config, c: SubmitCommand, existing: AdmittedJob | undefined, load: Load): Admission {
   if (existing !== undefined) {
-    if (existing.account === c.account && existing.key === c.key && existing.amount === c.amount && existing.deadline === c.deadline) {
+    if (
+      existing.account === c.account &&
+      existing.key === c.key &&
+      existing.amount === c.amount &&
+      existing.deadline === c.deadline
+    ) {
       return { type: 'duplicate', seq: existing.seq };
     }
     return { type: 'refused', rejection: payloadConflict(c.id, existing) };
   }
-  if (load.unresolved >= cfg.capacity) return { type: 'refused', rejection: capacityFull(cfg.capacity, load.unresolved) };
+  if (load.unresolved >= cfg.capacity)
+    return { type: 'refused', rejection: capacityFull(cfg.capacity, load.unresolved) };
   if (load.nextSeq >= Number.MAX_SAFE_INTEGER) return { type: 'refused', rejection: seqExhausted(load.nextSeq) };
   return ADMIT;
 }

@@ -31,6 +31,7 @@ export function commitPlan(effect: PlannedEffect, recorded: number | undefined, 
     return { type: 'refused', rejection: effectConflict(effect.account, effect.key, recorded, effect.amount) };
   }
   const balance = before + effect.amount;
-  if (!Number.isSafeInteger(balance)) return { type: 'refused', rejection: balanceOutOfRange(effect.account, before, effect.amount) };
+  if (!Number.isSafeInteger(balance))
+    return { type: 'refused', rejection: balanceOutOfRange(effect.account, before, effect.amount) };
   return { type: 'apply', balance, replaces: false };
 }

@@ -24,7 +24,8 @@ export interface ExpiringJob {
 /** The contract's answer for an unresolved job at `now`. Pure. */
 export function expiry(cfg: Config, job: ExpiringJob, now: number): Expiry {
   if (now >= job.deadline) return 'deadline';
-  if (job.status === 'running' && now >= (job.leaseUntil as number)) return job.attempts >= cfg.maxAttempts ? 'lease_expired' : 'requeue';
+  if (job.status === 'running' && now >= (job.leaseUntil as number))
+    return job.attempts >= cfg.maxAttempts ? 'lease_expired' : 'requeue';
   if (job.status === 'waiting' && now >= (job.notBefore as number)) return 'retry';
   return 'none';
 }

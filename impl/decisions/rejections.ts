@@ -8,7 +8,8 @@ import type { Rejection, RejectionCode } from '../../contract/index.ts';
 const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
 
 /** `clock_regressed`: a command's `now` is before the store's clock. Pure. */
-export const clockRegressed = (now: number, clock: number): Rejection => reject('clock_regressed', `now: ${now} is before the clock (${clock})`);
+export const clockRegressed = (now: number, clock: number): Rejection =>
+  reject('clock_regressed', `now: ${now} is before the clock (${clock})`);
 
 /** What a payload conflict names of the job already admitted. */
 export interface AdmittedPayload {
@@ -43,7 +44,8 @@ export const tokensExhausted = (nextToken: number): Rejection =>
   reject('out_of_range', `nextToken is ${nextToken}: a new token would leave the safe-integer range`);
 
 /** `stale_token`: the token is no running job's current delivery. Pure. */
-export const staleToken = (token: number): Rejection => reject('stale_token', `token ${token} is not the current delivery of any running job`);
+export const staleToken = (token: number): Rejection =>
+  reject('stale_token', `token ${token} is not the current delivery of any running job`);
 
 /** `not_owner`: the token is current, but another worker holds it. Pure. */
 export const notOwner = (token: number, owner: string | null | undefined, worker: string): Rejection =>
@@ -51,8 +53,14 @@ export const notOwner = (token: number, owner: string | null | undefined, worker
 
 /** `conflict`: the ledger holds (account, key) with another amount. Pure. */
 export const effectConflict = (account: string, key: string, recorded: number, amount: number): Rejection =>
-  reject('conflict', `effect (${JSON.stringify(account)}, ${JSON.stringify(key)}) was recorded with amount ${recorded}, not ${amount}`);
+  reject(
+    'conflict',
+    `effect (${JSON.stringify(account)}, ${JSON.stringify(key)}) was recorded with amount ${recorded}, not ${amount}`,
+  );
 
 /** `out_of_range`: the new balance would leave the safe-integer range. Pure. */
 export const balanceOutOfRange = (account: string, before: number, amount: number): Rejection =>
-  reject('out_of_range', `balance of ${JSON.stringify(account)} (${before}) + amount ${amount} would leave the safe-integer range`);
+  reject(
+    'out_of_range',
+    `balance of ${JSON.stringify(account)} (${before}) + amount ${amount} would leave the safe-integer range`,
+  );

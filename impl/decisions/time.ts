@@ -48,4 +48,5 @@ export function dueOf(job: TimedJob): number | null {
 }
 
 /** Ready, waiting and running jobs are unresolved: they count against capacity and hold their account. Pure. */
-export const isUnresolvedStatus = (status: JobStatus): boolean => status === 'ready' || status === 'waiting' || status === 'running';
+export const isUnresolvedStatus = (status: JobStatus): boolean =>
+  status === 'ready' || status === 'waiting' || status === 'running';

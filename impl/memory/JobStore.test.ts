@@ -52,12 +52,29 @@ describe('JobStore commands', () => {
     expect(store.claim({ worker: 'w', now: 1 })).toEqual({
       ok: true,
       type: 'claim',
-      job: { id: 'a', token: 1, attempt: 1, leaseUntil: 6, payload: { account: 'x', key: 'k', amount: 5, deadline: 100 } },
+      job: {
+        id: 'a',
+        token: 1,
+        attempt: 1,
+        leaseUntil: 6,
+        payload: { account: 'x', key: 'k', amount: 5, deadline: 100 },
+      },
     });
     expect(store.counts()).toEqual({ ready: 0, waiting: 0, running: 1, done: 0, dead: 0 });
-    expect(store.commit({ worker: 'w', token: 1, now: 2 })).toEqual({ ok: true, type: 'commit', id: 'a', applied: true, balance: 5 });
+    expect(store.commit({ worker: 'w', token: 1, now: 2 })).toEqual({
+      ok: true,
+      type: 'commit',
+      id: 'a',
+      applied: true,
+      balance: 5,
+    });
     expect(store.ack({ worker: 'w', token: 1, now: 3 })).toEqual({ ok: true, type: 'ack', id: 'a' });
-    expect(store.job('a')).toEqual({ payload: { account: 'x', key: 'k', amount: 5, deadline: 100 }, seq: 1, status: 'done', attempts: 1 });
+    expect(store.job('a')).toEqual({
+      payload: { account: 'x', key: 'k', amount: 5, deadline: 100 },
+      seq: 1,
+      status: 'done',
+      attempts: 1,
+    });
     expect(store.balance('x')).toBe(5);
     expect(store.balance('nobody')).toBe(0);
     expect(store.balances()).toEqual({ x: 5 });
@@ -113,11 +130,17 @@ describe('JobStore commands', () => {
 
   it('expires a thousand jobs in one clock advance and frees the capacity', () => {
     const store = JobStore.create({ ...CONFIG, capacity: 1000 });
-    for (let i = 0; i < 1000; i++) store.submit({ id: `j${i}`, account: `a${i % 7}`, key: `k${i}`, amount: 1, deadline: 10 + (i % 5), now: 0 });
-    expect(store.submit({ id: 'extra', account: 'a', key: 'k', amount: 1, deadline: 99, now: 0 })).toMatchObject({ code: 'capacity_exceeded' });
+    for (let i = 0; i < 1000; i++)
+      store.submit({ id: `j${i}`, account: `a${i % 7}`, key: `k${i}`, amount: 1, deadline: 10 + (i % 5), now: 0 });
+    expect(store.submit({ id: 'extra', account: 'a', key: 'k', amount: 1, deadline: 99, now: 0 })).toMatchObject({
+      code: 'capacity_exceeded',
+    });
     store.tick({ now: 14 });
     expect(store.counts()).toEqual({ ready: 0, waiting: 0, running: 0, done: 0, dead: 1000 });
-    expect(store.submit({ id: 'extra', account: 'a', key: 'k', amount: 1, deadline: 99, now: 14 })).toMatchObject({ ok: true, seq: 1001 });
+    expect(store.submit({ id: 'extra', account: 'a', key: 'k', amount: 1, deadline: 99, now: 14 })).toMatchObject({
+      ok: true,
+      seq: 1001,
+    });
   });
 });
 
@@ -134,7 +157,10 @@ describe('JobStore snapshots and restore', () => {
 
   it('hands out a snapshot that shares nothing with the store', () => {
     const store = busyStore();
-    const taken = store.snapshot() as { jobs: Record<string, { payload: { amount: number } }>; effects: Record<string, Record<string, { amount: number }>> };
+    const taken = store.snapshot() as {
+      jobs: Record<string, { payload: { amount: number } }>;
+      effects: Record<string, Record<string, { amount: number }>>;
+    };
     const copy = structuredClone(taken);
     (taken.jobs['a'] as { payload: { amount: number } }).payload.amount = 99;
     (taken.effects['x']?.['k1'] as { amount: number }).amount = 99;

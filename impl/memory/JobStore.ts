@@ -92,7 +92,8 @@ const COMPACT_SLACK = 1024;
 
 /** Sets `obj[key] = value` as an own data property, even for the key `__proto__`. */
 function put<V>(obj: Record<string, V>, key: string, value: V): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }
 
@@ -230,7 +231,8 @@ export class JobStore {
   /** All balances of accounts with an effect, keys sorted (fresh). O(a log a). */
   balances(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const account of sortedKeys(this.ledgers)) put(out, account, (this.ledgers.get(account) as AccountLedger).balance);
+    for (const account of sortedKeys(this.ledgers))
+      put(out, account, (this.ledgers.get(account) as AccountLedger).balance);
     return out;
   }
   /** Number of jobs per status (fresh). O(1). */
@@ -277,7 +279,8 @@ export class JobStore {
     this.nextSeq = s.nextSeq;
     const entries = Object.entries(s.jobs);
     let sorted = true;
-    for (let i = 1; i < entries.length && sorted; i++) sorted = (entries[i - 1] as [string, JobRecord])[1].seq < (entries[i] as [string, JobRecord])[1].seq;
+    for (let i = 1; i < entries.length && sorted; i++)
+      sorted = (entries[i - 1] as [string, JobRecord])[1].seq < (entries[i] as [string, JobRecord])[1].seq;
     if (!sorted) entries.sort(([, a], [, b]) => a.seq - b.seq);
     for (const [id, r] of entries) {
       const p = r.payload;
@@ -311,7 +314,8 @@ export class JobStore {
     this.claimable.heapify();
     for (const [account, entries] of Object.entries(s.effects)) {
       const effects = new Map<string, Effect>();
-      for (const [key, e] of Object.entries(entries)) effects.set(key, { amount: e.amount, job: e.job, token: e.token });
+      for (const [key, e] of Object.entries(entries))
+        effects.set(key, { amount: e.amount, job: e.job, token: e.token });
       // The schema guarantees that every account with effects has a balance equal to their sum.
       this.ledgers.set(account, { balance: s.balances[account] as number, effects });
     }
@@ -369,12 +373,16 @@ export class JobStore {
 
   protected applySubmit(c: SubmitCommand): Reply {
     const existing = this.jobs.get(c.id);
-    let admission = this.decisions.admission(this.cfg, c, existing, { unresolved: this.unresolved, nextSeq: this.nextSeq });
+    let admission = this.decisions.admission(this.cfg, c, existing, {
+      unresolved: this.unresolved,
+      nextSeq: this.nextSeq,
+    });
     if (admission.type === 'ask') {
       const load = { unresolved: this.unresolved, nextSeq: this.nextSeq, running: this.statusCounts.running };
       admission = this.decisions.admission(this.cfg, c, existing, load);
     }
-    if (admission.type === 'duplicate') return { ok: true, type: 'submit', id: c.id, seq: admission.seq, duplicate: true };
+    if (admission.type === 'duplicate')
+      return { ok: true, type: 'submit', id: c.id, seq: admission.seq, duplicate: true };
     if (admission.type === 'refused') return admission.rejection;
     if (admission.type === 'ask') throw new Error(`admission asked for ${admission.fact} twice`);
     const seq = this.nextSeq++;
@@ -437,7 +445,11 @@ export class JobStore {
     if (!(job instanceof JobEntry)) return job;
     const { account, key, amount } = job;
     let ledger = this.ledgers.get(account);
-    const plan = this.decisions.commitPlan(job, ledger?.effects.get(key)?.amount, ledger === undefined ? 0 : ledger.balance);
+    const plan = this.decisions.commitPlan(
+      job,
+      ledger?.effects.get(key)?.amount,
+      ledger === undefined ? 0 : ledger.balance,
+    );
     if (plan.type === 'repeat') return { ok: true, type: 'commit', id: job.id, applied: false, balance: plan.balance };
     if (plan.type === 'refused') return plan.rejection;
     const balance = plan.balance;

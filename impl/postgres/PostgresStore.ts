@@ -188,11 +188,26 @@ export class PostgresStore {
   }
 
   /** A new, empty store in a new schema. Throws JobcheckError `invalid_config` for a bad config. */
-  static async create<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: pg.Pool, config: unknown): Promise<T> {
+  static async create<T extends PostgresStore>(
+    this: PostgresStoreClass<T>,
+    pool: pg.Pool,
+    config: unknown,
+  ): Promise<T> {
     const cfg = parseConfig(config);
     const schema = newSchemaName();
     await build(pool, schema, async (client, q) => {
-      await client.query(q.insertMeta, [SCHEMA_VERSION, cfg.capacity, cfg.maxAttempts, cfg.leaseTicks, cfg.backoffBase, cfg.backoffCap, 0, 1, 1, 0]);
+      await client.query(q.insertMeta, [
+        SCHEMA_VERSION,
+        cfg.capacity,
+        cfg.maxAttempts,
+        cfg.leaseTicks,
+        cfg.backoffBase,
+        cfg.backoffCap,
+        0,
+        1,
+        1,
+        0,
+      ]);
     });
     return new this(pool, cfg, schema);
   }
@@ -202,23 +217,56 @@ export class PostgresStore {
    * snapshot first (JobcheckError `invalid_snapshot` naming the field, before anything is
    * written), then writes every row in one transaction. Keeps no reference to the caller's object.
    */
-  static async restore<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: pg.Pool, snapshot: unknown): Promise<T> {
+  static async restore<T extends PostgresStore>(
+    this: PostgresStoreClass<T>,
+    pool: pg.Pool,
+    snapshot: unknown,
+  ): Promise<T> {
     const s = parseSnapshot(snapshot);
     const schema = newSchemaName();
     await build(pool, schema, async (client, q) => {
       const { rows, unresolved } = restoreRows(s);
       for (const r of rows) {
         await client.query(q.insertJob, [
-          r.seq, toBytes(r.id), toBytes(r.account), toBytes(r.key), r.amount, r.deadline, r.status, r.attempts,
-          r.token, toBytesOrNull(r.owner ?? undefined), r.leaseUntil, r.notBefore, r.reason, toBytesOrNull(r.lastError ?? undefined), r.due, r.claimable ? true : null,
+          r.seq,
+          toBytes(r.id),
+          toBytes(r.account),
+          toBytes(r.key),
+          r.amount,
+          r.deadline,
+          r.status,
+          r.attempts,
+          r.token,
+          toBytesOrNull(r.owner ?? undefined),
+          r.leaseUntil,
+          r.notBefore,
+          r.reason,
+          toBytesOrNull(r.lastError ?? undefined),
+          r.due,
+          r.claimable ? true : null,
         ]);
       }
       const c = s.config;
-      await client.query(q.insertMeta, [SCHEMA_VERSION, c.capacity, c.maxAttempts, c.leaseTicks, c.backoffBase, c.backoffCap, s.clock, s.nextToken, s.nextSeq, unresolved]);
-      for (const [account, balance] of Object.entries(s.balances)) await client.query(q.setBalance, [toBytes(account), balance]);
+      await client.query(q.insertMeta, [
+        SCHEMA_VERSION,
+        c.capacity,
+        c.maxAttempts,
+        c.leaseTicks,
+        c.backoffBase,
+        c.backoffCap,
+        s.clock,
+        s.nextToken,
+        s.nextSeq,
+        unresolved,
+      ]);
+      for (const [account, balance] of Object.entries(s.balances))
+        await client.query(q.setBalance, [toBytes(account), balance]);
       for (const [account, ledger] of Object.entries(s.effects)) {
         for (const [key, e] of Object.entries(ledger)) {
-          await client.query(`INSERT INTO ${quoteIdent(schema)}.effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`, [toBytes(account), toBytes(key), e.amount, toBytes(e.job), e.token]);
+          await client.query(
+            `INSERT INTO ${quoteIdent(schema)}.effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`,
+            [toBytes(account), toBytes(key), e.amount, toBytes(e.job), e.token],
+          );
         }
       }
     });
@@ -230,19 +278,41 @@ export class PostgresStore {
    * Throws PostgresStoreError `no_store` when the schema holds none, `schema_mismatch` for another layout.
    */
   static async open<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: pg.Pool, schema: string): Promise<T> {
-    if (!isStoreSchema(schema)) throw new PostgresStoreError('no_store', `${JSON.stringify(schema)} is not the name of a store's schema (${SCHEMA_PREFIX}<16 hex digits>)`);
-    const found = await pool.query("SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'meta'", [schema]);
+    if (!isStoreSchema(schema))
+      throw new PostgresStoreError(
+        'no_store',
+        `${JSON.stringify(schema)} is not the name of a store's schema (${SCHEMA_PREFIX}<16 hex digits>)`,
+      );
+    const found = await pool.query("SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'meta'", [
+      schema,
+    ]);
     if (found.rowCount === 0) throw new PostgresStoreError('no_store', `schema ${schema} holds no job store`);
     const rows = (await pool.query(queries(quoteIdent(schema)).meta)).rows as MetaRow[];
     const meta = rows[0];
-    if (meta === undefined) throw new PostgresStoreError('no_store', `schema ${schema} holds no job store (its meta row is missing)`);
-    if (meta.layout !== SCHEMA_VERSION) throw new PostgresStoreError('schema_mismatch', `schema ${schema} holds a store of layout ${JSON.stringify(meta.layout)}, not ${SCHEMA_VERSION}`);
+    if (meta === undefined)
+      throw new PostgresStoreError('no_store', `schema ${schema} holds no job store (its meta row is missing)`);
+    if (meta.layout !== SCHEMA_VERSION)
+      throw new PostgresStoreError(
+        'schema_mismatch',
+        `schema ${schema} holds a store of layout ${JSON.stringify(meta.layout)}, not ${SCHEMA_VERSION}`,
+      );
     let cfg: Config;
     try {
-      cfg = parseConfig({ capacity: meta.capacity, maxAttempts: meta.maxAttempts, leaseTicks: meta.leaseTicks, backoffBase: meta.backoffBase, backoffCap: meta.backoffCap });
+      cfg = parseConfig({
+        capacity: meta.capacity,
+        maxAttempts: meta.maxAttempts,
+        leaseTicks: meta.leaseTicks,
+        backoffBase: meta.backoffBase,
+        backoffCap: meta.backoffCap,
+      });
     } catch (error) {
       // The config of a stored store is the schema's fault, not the caller's: not the caller's `invalid_config`.
-      if (error instanceof JobcheckError) throw new PostgresStoreError('invalid_store', `schema ${schema} holds a meta row no store could have written: ${error.message}`, { cause: error });
+      if (error instanceof JobcheckError)
+        throw new PostgresStoreError(
+          'invalid_store',
+          `schema ${schema} holds a meta row no store could have written: ${error.message}`,
+          { cause: error },
+        );
       throw error;
     }
     return new this(pool, cfg, schema);
@@ -259,15 +329,33 @@ export class PostgresStore {
     const s = quoteIdent(schema);
     let checked: ReturnType<typeof checkStoredRows>;
     try {
-      const rows = (await pool.query(`SELECT seq, due, claimable FROM ${s}.jobs`)).rows as { seq: unknown; due: unknown; claimable: unknown }[];
-      const meta = (await pool.query(`SELECT unresolved FROM ${s}.meta WHERE id = 1`)).rows as { unresolved: unknown }[];
-      const derived = rows.map((r) => ({ seq: Number(r.seq), due: r.due === null ? null : Number(r.due), claimable: r.claimable === true }));
+      const rows = (await pool.query(`SELECT seq, due, claimable FROM ${s}.jobs`)).rows as {
+        seq: unknown;
+        due: unknown;
+        claimable: unknown;
+      }[];
+      const meta = (await pool.query(`SELECT unresolved FROM ${s}.meta WHERE id = 1`)).rows as {
+        unresolved: unknown;
+      }[];
+      const derived = rows.map((r) => ({
+        seq: Number(r.seq),
+        due: r.due === null ? null : Number(r.due),
+        claimable: r.claimable === true,
+      }));
       checked = checkStoredRows(await store.snapshot(), derived, Number(meta[0]?.unresolved));
     } catch (error) {
       if (isConnectionFailure(error)) throw error;
-      throw new PostgresStoreError('invalid_store', `schema ${schema} holds rows that cannot be read as a store's (${(error as Error).message})`, { cause: error });
+      throw new PostgresStoreError(
+        'invalid_store',
+        `schema ${schema} holds rows that cannot be read as a store's (${(error as Error).message})`,
+        { cause: error },
+      );
     }
-    if (!checked.ok) throw new PostgresStoreError('invalid_store', `schema ${schema} holds rows no store could have written: ${checked.problem}`);
+    if (!checked.ok)
+      throw new PostgresStoreError(
+        'invalid_store',
+        `schema ${schema} holds rows no store could have written: ${checked.problem}`,
+      );
     return store;
   }
 
@@ -362,7 +450,8 @@ export class PostgresStore {
       case 'accountHead':
         return (await this.read<{ seq: number; status: JobStatus }>(tx, this.q.accountHead, [toBytes(r.account)]))[0];
       case 'effect':
-        return (await this.read<{ amount: number }>(tx, this.q.effect, [toBytes(r.account), toBytes(r.key)]))[0]?.amount;
+        return (await this.read<{ amount: number }>(tx, this.q.effect, [toBytes(r.account), toBytes(r.key)]))[0]
+          ?.amount;
       case 'balance':
         return (await this.read<{ balance: number }>(tx, this.q.balance, [toBytes(r.account)]))[0]?.balance;
       case 'countRunning':
@@ -384,8 +473,27 @@ export class PostgresStore {
 
   /** Inserts a newly admitted job. */
   protected async insert(tx: Tx, job: Job): Promise<void> {
-    const params = [job.seq, toBytes(job.id), toBytes(job.account), toBytes(job.key), job.amount, job.deadline, job.status, job.attempts];
-    await this.write(tx, this.q.insertJob, [...params, null, null, null, null, null, null, dueOf(job), job.claimable ? true : null]);
+    const params = [
+      job.seq,
+      toBytes(job.id),
+      toBytes(job.account),
+      toBytes(job.key),
+      job.amount,
+      job.deadline,
+      job.status,
+      job.attempts,
+    ];
+    await this.write(tx, this.q.insertJob, [
+      ...params,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      dueOf(job),
+      job.claimable ? true : null,
+    ]);
   }
 
   /**
@@ -399,7 +507,10 @@ export class PostgresStore {
     const result = await this.write(tx, replaces ? this.q.replaceEffect : this.q.insertEffect, params);
     if (result.rowCount === 0) {
       const pair = `(${JSON.stringify(job.account)}, ${JSON.stringify(job.key)})`;
-      throw new PostgresStoreError('lost_guard', `the ledger insert for token ${guard.token} found neither its delivery nor a row for ${pair}`);
+      throw new PostgresStoreError(
+        'lost_guard',
+        `the ledger insert for token ${guard.token} found neither its delivery nor a row for ${pair}`,
+      );
     }
     await this.write(tx, this.q.setBalance, [account, balance]);
   }
@@ -407,15 +518,28 @@ export class PostgresStore {
   /** Writes a job's changing columns with its `due`; with `guard`, only while the row still holds that delivery. */
   protected async save(tx: Tx, job: Job, guard?: Guard): Promise<void> {
     const params: unknown[] = [
-      job.status, job.attempts, job.token, toBytesOrNull(job.owner), job.leaseUntil, job.notBefore, job.reason,
-      toBytesOrNull(job.lastError), dueOf(job), job.claimable ? true : null, job.seq,
+      job.status,
+      job.attempts,
+      job.token,
+      toBytesOrNull(job.owner),
+      job.leaseUntil,
+      job.notBefore,
+      job.reason,
+      toBytesOrNull(job.lastError),
+      dueOf(job),
+      job.claimable ? true : null,
+      job.seq,
     ];
     if (guard === undefined) {
       await this.write(tx, this.q.saveJob, params);
       return;
     }
     const result = await this.write(tx, this.q.saveGuarded, [...params, guard.token, toBytes(guard.worker)]);
-    if (result.rowCount !== 1) throw new PostgresStoreError('lost_guard', `job ${JSON.stringify(job.id)} no longer holds token ${guard.token} of ${JSON.stringify(guard.worker)}`);
+    if (result.rowCount !== 1)
+      throw new PostgresStoreError(
+        'lost_guard',
+        `job ${JSON.stringify(job.id)} no longer holds token ${guard.token} of ${JSON.stringify(guard.worker)}`,
+      );
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -435,7 +559,13 @@ export class PostgresStore {
       const meta = (await client.query(this.q.meta)).rows[0] as MetaRow;
       const jobRows = (await client.query(this.q.allJobs)).rows as JobRow[];
       const balanceRows = (await client.query(this.q.allBalances)).rows as { account: Buffer; balance: number }[];
-      const effectRows = (await client.query(this.q.allEffects)).rows as { account: Buffer; key: Buffer; amount: number; job: Buffer; token: number }[];
+      const effectRows = (await client.query(this.q.allEffects)).rows as {
+        account: Buffer;
+        key: Buffer;
+        amount: number;
+        job: Buffer;
+        token: number;
+      }[];
       await client.query('COMMIT');
       return assemble(this.cfg, meta, jobRows, balanceRows, effectRows);
     } catch (error) {
@@ -465,7 +595,11 @@ export class PostgresStore {
 }
 
 /** The constructor of PostgresStore or of a subclass of it (the broken variants of the crash and concurrency tests). */
-export type PostgresStoreClass<T extends PostgresStore = PostgresStore> = new (pool: pg.Pool, cfg: Config, schema: string) => T;
+export type PostgresStoreClass<T extends PostgresStore = PostgresStore> = new (
+  pool: pg.Pool,
+  cfg: Config,
+  schema: string,
+) => T;
 
 /** The canonical snapshot of a store's rows. Pure. */
 function assemble(
@@ -480,12 +614,20 @@ function assemble(
     meta,
     jobRows.map((row) => ({ id: fromBytes(row.id), record: jobRecord(toJob(row)) })),
     balanceRows.map((r) => ({ account: fromBytes(r.account), balance: r.balance })),
-    effectRows.map((r) => ({ account: fromBytes(r.account), key: fromBytes(r.key), effect: { amount: r.amount, job: fromBytes(r.job), token: r.token } })),
+    effectRows.map((r) => ({
+      account: fromBytes(r.account),
+      key: fromBytes(r.key),
+      effect: { amount: r.amount, job: fromBytes(r.job), token: r.token },
+    })),
   );
 }
 
 /** Creates `schema` with the store's tables and fills it, in one transaction. */
-async function build(pool: pg.Pool, schema: string, fill: (client: pg.PoolClient, q: Queries) => Promise<void>): Promise<void> {
+async function build(
+  pool: pg.Pool,
+  schema: string,
+  fill: (client: pg.PoolClient, q: Queries) => Promise<void>,
+): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {

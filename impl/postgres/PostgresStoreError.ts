@@ -4,7 +4,14 @@ import { CodedError } from '../../contract/CodedError.ts';
  * Codes of the PostgreSQL store's own errors (a bad config or snapshot is a JobcheckError, as for every store);
  * `invalid_store`: the schema holds a store whose rows no store could have written (seen when it is resumed).
  */
-export type PostgresStoreErrorCode = 'no_store' | 'schema_mismatch' | 'config_mismatch' | 'bad_target' | 'lost_guard' | 'out_of_range' | 'invalid_store';
+export type PostgresStoreErrorCode =
+  | 'no_store'
+  | 'schema_mismatch'
+  | 'config_mismatch'
+  | 'bad_target'
+  | 'lost_guard'
+  | 'out_of_range'
+  | 'invalid_store';
 
 /**
  * A typed error about the store's database: no store in the named schema, another layout or

@@ -73,7 +73,8 @@ CREATE TABLE ${s}.effects (
 /** A bigint column as a JS number; throws beyond the safe-integer range (the contract's limit). */
 function parseInt8(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new PostgresStoreError('out_of_range', `bigint ${value} is outside the safe-integer range`);
+  if (!Number.isSafeInteger(n))
+    throw new PostgresStoreError('out_of_range', `bigint ${value} is outside the safe-integer range`);
   return n;
 }
 
@@ -81,7 +82,10 @@ const INT8_OID = 20;
 
 /** Type parsers of a store's pool: bigint as number (node-postgres gives a string by default), the rest as usual. */
 export const STORE_TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
 
 /** Options of a store's connection pool. */
@@ -100,9 +104,17 @@ export interface PostgresPoolOptions {
  * ...). Throws PostgresStoreError `bad_target` for anything else. Connects lazily.
  */
 export function postgresPool(target = '', options: PostgresPoolOptions = {}): pg.Pool {
-  const common = { max: options.max ?? 4, application_name: options.applicationName ?? 'jobcheck', types: STORE_TYPES, allowExitOnIdle: options.allowExitOnIdle ?? false };
+  const common = {
+    max: options.max ?? 4,
+    application_name: options.applicationName ?? 'jobcheck',
+    types: STORE_TYPES,
+    allowExitOnIdle: options.allowExitOnIdle ?? false,
+  };
   if (target === '') return new pg.Pool(common);
   if (/^postgres(ql)?:\/\//.test(target)) return new pg.Pool({ ...common, connectionString: target });
   if (target.startsWith('/')) return new pg.Pool({ ...common, host: target });
-  throw new PostgresStoreError('bad_target', `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`);
+  throw new PostgresStoreError(
+    'bad_target',
+    `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`,
+  );
 }

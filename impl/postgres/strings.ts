@@ -25,4 +25,5 @@ export function fromBytes(b: Buffer): string {
 }
 
 /** The stored bytes of an optional string (NULL when absent). Pure. */
-export const toBytesOrNull = (s: string | null | undefined): Buffer | null => (s === undefined || s === null ? null : toBytes(s));
+export const toBytesOrNull = (s: string | null | undefined): Buffer | null =>
+  s === undefined || s === null ? null : toBytes(s);

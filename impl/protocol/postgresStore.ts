@@ -52,7 +52,12 @@ async function onServer<T>(target: string, make: () => Promise<T>): Promise<T> {
     if (error instanceof JobcheckError) throw error;
     const where = target === '' ? "libpq's environment (PGHOST)" : JSON.stringify(target);
     const why = error instanceof PostgresStoreError ? `${error.code}: ${error.message}` : (error as Error).message;
-    throw new JobcheckError('storage_unavailable', '', `storage: the PostgreSQL server at ${where} cannot be used (${why})`, { cause: error });
+    throw new JobcheckError(
+      'storage_unavailable',
+      '',
+      `storage: the PostgreSQL server at ${where} cannot be used (${why})`,
+      { cause: error },
+    );
   }
 }
 
@@ -71,7 +76,8 @@ export function postgresStoreMaker(target: string): StoreMaker {
   return {
     name: 'jobcheck-postgres',
     create: async (config: Config) => served(await onServer(target, async () => PostgresStore.create(db(), config))),
-    restore: async (snapshot: unknown) => served(await onServer(target, async () => PostgresStore.restore(db(), snapshot))),
+    restore: async (snapshot: unknown) =>
+      served(await onServer(target, async () => PostgresStore.restore(db(), snapshot))),
     resume: async (storage: string, config: Config) => {
       const cfg = parseConfig(config);
       if (!isStoreSchema(storage)) return `${JSON.stringify(storage)} is not the name of a store's schema`;
@@ -85,7 +91,8 @@ export function postgresStoreMaker(target: string): StoreMaker {
       });
       if (typeof store === 'string') return store;
       const held = store.config;
-      if ((Object.keys(cfg) as (keyof Config)[]).some((k) => held[k] !== cfg[k])) return `${JSON.stringify(storage)} holds a store with another config (${JSON.stringify(held)})`;
+      if ((Object.keys(cfg) as (keyof Config)[]).some((k) => held[k] !== cfg[k]))
+        return `${JSON.stringify(storage)} holds a store with another config (${JSON.stringify(held)})`;
       return served(store);
     },
   };

@@ -146,7 +146,14 @@ export interface ReplyEnvelopeOut {
  * (jobcheck/2), the reply to hello, snapshot or restore, or a refusal of the protocol's own.
  * A `switch` on `type` (then on `ok`) tells them apart.
  */
-export type ProtocolReply = Reply | ReplyEnvelopeOut | HelloReply | HelloReplyV2 | SnapshotReply | RestoreReply | ProtocolRefusal;
+export type ProtocolReply =
+  | Reply
+  | ReplyEnvelopeOut
+  | HelloReply
+  | HelloReplyV2
+  | SnapshotReply
+  | RestoreReply
+  | ProtocolRefusal;
 
 /** Deeper than any request the protocol has (a restore of a snapshot is 6 deep). */
 const MAX_REQUEST_DEPTH = 64;
@@ -182,12 +189,18 @@ function parseLine(line: string): { readonly ok: true; readonly message: unknown
   } catch (error) {
     return { ok: false, reply: refuse('invalid_argument', `the line is not JSON (${(error as Error).message})`) };
   }
-  if (jsonDepth(message, MAX_REQUEST_DEPTH) > MAX_REQUEST_DEPTH) return { ok: false, reply: refuse('invalid_argument', `the request is nested deeper than ${MAX_REQUEST_DEPTH} levels`) };
+  if (jsonDepth(message, MAX_REQUEST_DEPTH) > MAX_REQUEST_DEPTH)
+    return {
+      ok: false,
+      reply: refuse('invalid_argument', `the request is nested deeper than ${MAX_REQUEST_DEPTH} levels`),
+    };
   return { ok: true, message };
 }
 
 const typeOf = (message: unknown): unknown =>
-  typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as { type?: unknown }).type : undefined;
+  typeof message === 'object' && message !== null && !Array.isArray(message)
+    ? (message as { type?: unknown }).type
+    : undefined;
 
 /** Answers one request line. Never throws for bad input; a store's own failure (I/O) propagates. */
 export async function answerLine(session: Session, line: string, maker: StoreMaker): Promise<ProtocolReply> {
@@ -199,9 +212,15 @@ export async function answerLine(session: Session, line: string, maker: StoreMak
  * A request envelope of a jobcheck/2 session checked: the envelope, or the bare refusal of a
  * malformed one (whose command is not executed). Pure.
  */
-function checkEnvelope(message: unknown): { readonly ok: true; readonly id: number; readonly lane: number; readonly command: unknown } | Refused {
+function checkEnvelope(
+  message: unknown,
+): { readonly ok: true; readonly id: number; readonly lane: number; readonly command: unknown } | Refused {
   const shape = requestEnvelopeSchema.safeParse(message);
-  if (!shape.success) return { ok: false, reply: refuse('invalid_argument', `request: ${describeIssue(shape.error, message, 'request').message}`) };
+  if (!shape.success)
+    return {
+      ok: false,
+      reply: refuse('invalid_argument', `request: ${describeIssue(shape.error, message, 'request').message}`),
+    };
   // The command as parsed from the line, not zod's copy (which may drop a `__proto__` key).
   return { ok: true, id: shape.data.id, lane: shape.data.lane, command: (message as { command: unknown }).command };
 }
@@ -211,20 +230,28 @@ async function answerMessage(session: Session, message: unknown, maker: StoreMak
   const type = typeOf(message);
   if (type === 'hello') {
     const shape = helloRequestSchema.safeParse(message);
-    if (!shape.success) return refuse('invalid_argument', `hello: ${describeIssue(shape.error, message, 'request').message}`);
+    if (!shape.success)
+      return refuse('invalid_argument', `hello: ${describeIssue(shape.error, message, 'request').message}`);
     const resume = shape.data.resume;
-    if (resume !== undefined && maker.resume === undefined) return refuse('invalid_argument', 'hello: resume: unknown field (this implementation keeps no storage)');
+    if (resume !== undefined && maker.resume === undefined)
+      return refuse('invalid_argument', 'hello: resume: unknown field (this implementation keeps no storage)');
     if (resume !== undefined && (typeof resume !== 'string' || resume === '')) {
       return refuse('invalid_argument', `hello: resume: must be a non-empty string (got ${describeValue(resume)})`);
     }
     const protocol = PROTOCOL_VERSIONS.find((v) => v === shape.data.protocol);
     if (protocol === undefined) {
-      return refuse('unsupported_protocol', `protocol: this implementation speaks ${PROTOCOL_VERSIONS.join(' and ')} (got ${describeValue(shape.data.protocol)})`);
+      return refuse(
+        'unsupported_protocol',
+        `protocol: this implementation speaks ${PROTOCOL_VERSIONS.join(' and ')} (got ${describeValue(shape.data.protocol)})`,
+      );
     }
     let store: ServedStore;
     try {
       const config = shape.data.config as Config;
-      const made = resume === undefined || maker.resume === undefined ? await maker.create(config) : await maker.resume(resume, config);
+      const made =
+        resume === undefined || maker.resume === undefined
+          ? await maker.create(config)
+          : await maker.resume(resume, config);
       if (typeof made === 'string') return refuse('invalid_argument', `hello: resume: ${made}`);
       store = made;
     } catch (error) {
@@ -234,19 +261,22 @@ async function answerMessage(session: Session, message: unknown, maker: StoreMak
     await replace(session, store);
     session.protocol = protocol;
     const durable = store.storage === undefined ? {} : { durable: { storage: store.storage } };
-    if (protocol === PROTOCOL_VERSION) return { ok: true, type: 'hello', protocol, implementation: maker.name, ...durable };
+    if (protocol === PROTOCOL_VERSION)
+      return { ok: true, type: 'hello', protocol, implementation: maker.name, ...durable };
     return { ok: true, type: 'hello', protocol, implementation: maker.name, concurrent: true, ...durable };
   }
   const store = session.store;
   if (store === undefined) return refuse('invalid_argument', `send hello first (got ${describeValue(message)})`);
   if (type === 'snapshot') {
     const shape = snapshotRequestSchema.safeParse(message);
-    if (!shape.success) return refuse('invalid_argument', `snapshot: ${describeIssue(shape.error, message, 'request').message}`);
+    if (!shape.success)
+      return refuse('invalid_argument', `snapshot: ${describeIssue(shape.error, message, 'request').message}`);
     return { ok: true, type: 'snapshot', snapshot: await store.snapshot() };
   }
   if (type === 'restore') {
     const shape = restoreRequestSchema.safeParse(message);
-    if (!shape.success) return refuse('invalid_argument', `restore: ${describeIssue(shape.error, message, 'request').message}`);
+    if (!shape.success)
+      return refuse('invalid_argument', `restore: ${describeIssue(shape.error, message, 'request').message}`);
     let restored: ServedStore;
     try {
       restored = await maker.restore(shape.data.snapshot);
@@ -255,10 +285,18 @@ async function answerMessage(session: Session, message: unknown, maker: StoreMak
       throw error;
     }
     await replace(session, restored);
-    return { ok: true, type: 'restore', ...(restored.storage === undefined ? {} : { durable: { storage: restored.storage } }) };
+    return {
+      ok: true,
+      type: 'restore',
+      ...(restored.storage === undefined ? {} : { durable: { storage: restored.storage } }),
+    };
   }
   if (session.protocol === PROTOCOL_VERSION_2) {
-    if (type !== 'request') return refuse('invalid_argument', `in a ${PROTOCOL_VERSION_2} session a command travels in a request envelope (got ${describeValue(message)})`);
+    if (type !== 'request')
+      return refuse(
+        'invalid_argument',
+        `in a ${PROTOCOL_VERSION_2} session a command travels in a request envelope (got ${describeValue(message)})`,
+      );
     const envelope = checkEnvelope(message);
     if (!envelope.ok) return envelope.reply;
     return envelopeReply(envelope.id, await store.execute(envelope.command));
@@ -273,7 +311,11 @@ async function answerMessage(session: Session, message: unknown, maker: StoreMak
  * at once and are replied to as they finish. Resolves when the input has ended, every request is
  * answered and the store is closed; rejects with a store's own failure (I/O).
  */
-export async function serveLines(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, maker: StoreMaker): Promise<void> {
+export async function serveLines(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  maker: StoreMaker,
+): Promise<void> {
   const session: Session = {};
   const lines = createInterface({ input, crlfDelay: Infinity });
   const write = async (reply: ProtocolReply): Promise<void> => {
@@ -294,7 +336,12 @@ export async function serveLines(input: NodeJS.ReadableStream, output: NodeJS.Wr
       if (failure !== undefined) throw failure.error;
       const parsed = parseLine(line);
       const store = session.store;
-      if (parsed.ok && session.protocol === PROTOCOL_VERSION_2 && store?.concurrent === true && typeOf(parsed.message) === 'request') {
+      if (
+        parsed.ok &&
+        session.protocol === PROTOCOL_VERSION_2 &&
+        store?.concurrent === true &&
+        typeOf(parsed.message) === 'request'
+      ) {
         const envelope = checkEnvelope(parsed.message);
         if (envelope.ok) {
           const before = lanes.get(envelope.lane) ?? Promise.resolve();

@@ -67,7 +67,12 @@ function madeOn<T>(file: string, make: () => T): T {
   } catch (error) {
     if (error instanceof JobcheckError) throw error;
     const why = error instanceof SqliteStoreError ? `${error.code}: ${error.message}` : (error as Error).message;
-    throw new JobcheckError('storage_unavailable', '', `storage: cannot make a store file beside ${JSON.stringify(file)} (${why})`, { cause: error });
+    throw new JobcheckError(
+      'storage_unavailable',
+      '',
+      `storage: cannot make a store file beside ${JSON.stringify(file)} (${why})`,
+      { cause: error },
+    );
   }
 }
 
@@ -105,7 +110,12 @@ export function sqliteStoreMaker(file: string, options: SqliteMakerOptions = {})
   /** Whether `path` is a file of this family (so that a resume opens nothing else). */
   const ofFamily = (path: string): boolean => {
     const name = basename(path);
-    return dirname(path) === dir && name.startsWith(`${stem}-`) && name.endsWith(ext) && /^\d+-\d+$/.test(name.slice(stem.length + 1, name.length - ext.length));
+    return (
+      dirname(path) === dir &&
+      name.startsWith(`${stem}-`) &&
+      name.endsWith(ext) &&
+      /^\d+-\d+$/.test(name.slice(stem.length + 1, name.length - ext.length))
+    );
   };
   return {
     name: options.name ?? 'jobcheck-sqlite',
@@ -130,7 +140,12 @@ export function sqliteStoreMaker(file: string, options: SqliteMakerOptions = {})
         store = SqliteStore.resume.call(Store, path, options.sqlite);
       } catch (error) {
         if (error instanceof SqliteStoreError) return `${error.code}: ${error.message}`;
-        throw new JobcheckError('storage_unavailable', '', `storage: cannot resume ${JSON.stringify(storage)} (${(error as Error).message})`, { cause: error });
+        throw new JobcheckError(
+          'storage_unavailable',
+          '',
+          `storage: cannot resume ${JSON.stringify(storage)} (${(error as Error).message})`,
+          { cause: error },
+        );
       }
       const held = store.config;
       if ((Object.keys(cfg) as (keyof Config)[]).some((k) => held[k] !== cfg[k])) {

@@ -40,14 +40,22 @@ describe('the SQLite store file', () => {
     a.close();
     const b = openSqliteStore(path, config);
     expect(b.snapshot()).toEqual(before);
-    expect(b.execute({ type: 'commit', worker: 'w1', token: 1, now: 3 })).toEqual({ ok: true, type: 'commit', id: 'a', applied: false, balance: 5 });
+    expect(b.execute({ type: 'commit', worker: 'w1', token: 1, now: 3 })).toEqual({
+      ok: true,
+      type: 'commit',
+      id: 'a',
+      applied: false,
+      balance: 5,
+    });
     b.close();
   });
 
   it('refuses a file that holds a store with another config, another database, or no store', () => {
     const path = file();
     openSqliteStore(path, config).close();
-    expect(() => openSqliteStore(path, { ...config, capacity: 9 })).toThrow(expect.objectContaining({ code: 'config_mismatch' }));
+    expect(() => openSqliteStore(path, { ...config, capacity: 9 })).toThrow(
+      expect.objectContaining({ code: 'config_mismatch' }),
+    );
     expect(() => SqliteStore.create(path, config)).toThrow(expect.objectContaining({ code: 'store_exists' }));
     const other = file();
     const db = new Database(other);
@@ -59,8 +67,12 @@ describe('the SQLite store file', () => {
 
   it('refuses a bad config and a bad snapshot before it touches the file', () => {
     const path = file();
-    expect(() => SqliteStore.create(path, { ...config, backoffCap: 0 })).toThrow(expect.objectContaining({ code: 'invalid_config', path: 'backoffCap' }));
-    expect(() => SqliteStore.restore(path, { format: 'nope' })).toThrow(expect.objectContaining({ code: 'invalid_snapshot' }));
+    expect(() => SqliteStore.create(path, { ...config, backoffCap: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_config', path: 'backoffCap' }),
+    );
+    expect(() => SqliteStore.restore(path, { format: 'nope' })).toThrow(
+      expect.objectContaining({ code: 'invalid_snapshot' }),
+    );
     const store = SqliteStore.create(path, config); // the file is still empty
     store.close();
   });
@@ -72,7 +84,10 @@ describe('the SQLite store file', () => {
     const key = '\udfff';
     store.execute({ type: 'submit', id, account, key, amount: 1, deadline: 50, now: 0 });
     store.execute({ type: 'claim', worker: 'w\ud83d', now: 0 });
-    expect(store.execute({ type: 'commit', worker: 'w\ud83d', token: 1, now: 0 })).toMatchObject({ ok: true, applied: true });
+    expect(store.execute({ type: 'commit', worker: 'w\ud83d', token: 1, now: 0 })).toMatchObject({
+      ok: true,
+      applied: true,
+    });
     const snap = JSON.parse(JSON.stringify(store.snapshot()));
     expect(Object.keys(snap.jobs)).toEqual([id]);
     expect(snap.jobs[id].owner).toBe('w\ud83d');
@@ -104,7 +119,9 @@ describe('query plans', () => {
 
   it('claim takes the lowest seq of the claimable index, never scanning jobs', () => {
     const p = plan(QUERIES.claimHead);
-    expect(p).toMatch(/SEARCH jobs USING (COVERING )?INDEX jobs_claimable|SCAN jobs USING (COVERING )?INDEX jobs_claimable/);
+    expect(p).toMatch(
+      /SEARCH jobs USING (COVERING )?INDEX jobs_claimable|SCAN jobs USING (COVERING )?INDEX jobs_claimable/,
+    );
     expect(p).not.toMatch(/SCAN jobs(?! USING)/);
     expect(p).not.toMatch(/TEMP B-TREE/);
   });

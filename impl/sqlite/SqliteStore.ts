@@ -88,7 +88,8 @@ export const QUERIES = {
   byId: `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`,
   byToken: `SELECT ${JOB_COLUMNS} FROM jobs INDEXED BY jobs_token WHERE token = ?`,
   claimHead: `SELECT ${JOB_COLUMNS} FROM jobs INDEXED BY jobs_claimable WHERE claimable = 1 ORDER BY seq LIMIT 1`,
-  accountHead: 'SELECT seq, status FROM jobs INDEXED BY jobs_account WHERE account = ? AND due IS NOT NULL ORDER BY seq LIMIT 1',
+  accountHead:
+    'SELECT seq, status FROM jobs INDEXED BY jobs_account WHERE account = ? AND due IS NOT NULL ORDER BY seq LIMIT 1',
   insertJob:
     'INSERT INTO jobs (seq, id, account, key, amount, deadline, status, attempts, token, owner, lease_until, not_before, reason, last_error, due, claimable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   saveJob:
@@ -96,7 +97,8 @@ export const QUERIES = {
   makeClaimable: 'UPDATE jobs SET claimable = 1 WHERE seq = ?',
   effect: 'SELECT amount FROM effects WHERE account = ? AND key = ?',
   balance: 'SELECT balance FROM balances WHERE account = ?',
-  setBalance: 'INSERT INTO balances (account, balance) VALUES (?, ?) ON CONFLICT (account) DO UPDATE SET balance = excluded.balance',
+  setBalance:
+    'INSERT INTO balances (account, balance) VALUES (?, ?) ON CONFLICT (account) DO UPDATE SET balance = excluded.balance',
   insertEffect: 'INSERT INTO effects (account, key, amount, job, token) VALUES (?, ?, ?, ?, ?)',
   /** Only for a broken commit plan that overwrites a ledger row (the contract's never does). */
   replaceEffect:
@@ -142,7 +144,8 @@ function connect(path: string, options: SqliteOptions): Database.Database {
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
     const mode = db.pragma('journal_mode = WAL', { simple: true });
-    if (mode !== 'wal') throw new SqliteStoreError('unusable_file', `${path}: cannot switch to WAL journal mode (got ${String(mode)})`);
+    if (mode !== 'wal')
+      throw new SqliteStoreError('unusable_file', `${path}: cannot switch to WAL journal mode (got ${String(mode)})`);
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     return db;
   } catch (error) {
@@ -152,7 +155,8 @@ function connect(path: string, options: SqliteOptions): Database.Database {
 }
 
 /** Whether the database holds any table (a store or something else). */
-const hasTables = (db: Database.Database): boolean => db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1").get() !== undefined;
+const hasTables = (db: Database.Database): boolean =>
+  db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1").get() !== undefined;
 
 /**
  * A job store in one SQLite file. Several stores (in one process or several) may open the same
@@ -190,11 +194,27 @@ export class SqliteStore {
    * A new, empty store in `path` (created if missing). Throws JobcheckError `invalid_config` for
    * a bad config, SqliteStoreError `store_exists` when the file already holds tables.
    */
-  static create<T extends SqliteStore>(this: SqliteStoreClass<T>, path: string, config: unknown, options: SqliteOptions = {}): T {
+  static create<T extends SqliteStore>(
+    this: SqliteStoreClass<T>,
+    path: string,
+    config: unknown,
+    options: SqliteOptions = {},
+  ): T {
     const cfg = parseConfig(config);
     return build(this, path, options, (db) => {
       db.exec(SCHEMA_SQL);
-      db.prepare(QUERIES.insertMeta).run(SCHEMA_VERSION, cfg.capacity, cfg.maxAttempts, cfg.leaseTicks, cfg.backoffBase, cfg.backoffCap, 0, 1, 1, 0);
+      db.prepare(QUERIES.insertMeta).run(
+        SCHEMA_VERSION,
+        cfg.capacity,
+        cfg.maxAttempts,
+        cfg.leaseTicks,
+        cfg.backoffBase,
+        cfg.backoffCap,
+        0,
+        1,
+        1,
+        0,
+      );
     });
   }
 
@@ -204,7 +224,12 @@ export class SqliteStore {
    * writes every row in one transaction. Throws SqliteStoreError `store_exists` for a file that
    * already holds tables. Keeps no reference to the caller's object.
    */
-  static restore<T extends SqliteStore>(this: SqliteStoreClass<T>, path: string, snapshot: unknown, options: SqliteOptions = {}): T {
+  static restore<T extends SqliteStore>(
+    this: SqliteStoreClass<T>,
+    path: string,
+    snapshot: unknown,
+    options: SqliteOptions = {},
+  ): T {
     const s = parseSnapshot(snapshot);
     return build(this, path, options, (db) => {
       db.exec(SCHEMA_SQL);
@@ -212,17 +237,43 @@ export class SqliteStore {
       const { rows, unresolved } = restoreRows(s);
       for (const r of rows) {
         insertJob.run(
-          r.seq, toStored(r.id), toStored(r.account), toStored(r.key), r.amount, r.deadline, r.status, r.attempts,
-          r.token, toStoredOrNull(r.owner ?? undefined), r.leaseUntil, r.notBefore, r.reason, toStoredOrNull(r.lastError ?? undefined), r.due, r.claimable ? 1 : null,
+          r.seq,
+          toStored(r.id),
+          toStored(r.account),
+          toStored(r.key),
+          r.amount,
+          r.deadline,
+          r.status,
+          r.attempts,
+          r.token,
+          toStoredOrNull(r.owner ?? undefined),
+          r.leaseUntil,
+          r.notBefore,
+          r.reason,
+          toStoredOrNull(r.lastError ?? undefined),
+          r.due,
+          r.claimable ? 1 : null,
         );
       }
       const c = s.config;
-      db.prepare(QUERIES.insertMeta).run(SCHEMA_VERSION, c.capacity, c.maxAttempts, c.leaseTicks, c.backoffBase, c.backoffCap, s.clock, s.nextToken, s.nextSeq, unresolved);
+      db.prepare(QUERIES.insertMeta).run(
+        SCHEMA_VERSION,
+        c.capacity,
+        c.maxAttempts,
+        c.leaseTicks,
+        c.backoffBase,
+        c.backoffCap,
+        s.clock,
+        s.nextToken,
+        s.nextSeq,
+        unresolved,
+      );
       const setBalance = db.prepare(QUERIES.setBalance);
       for (const [account, balance] of Object.entries(s.balances)) setBalance.run(toStored(account), balance);
       const insertEffect = db.prepare(QUERIES.insertEffect);
       for (const [account, ledger] of Object.entries(s.effects)) {
-        for (const [key, e] of Object.entries(ledger)) insertEffect.run(toStored(account), toStored(key), e.amount, toStored(e.job), e.token);
+        for (const [key, e] of Object.entries(ledger))
+          insertEffect.run(toStored(account), toStored(key), e.amount, toStored(e.job), e.token);
       }
     });
   }
@@ -252,9 +303,19 @@ export class SqliteStore {
     let kind: string;
     try {
       const stat = statSync(path);
-      kind = stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device';
+      kind = stat.isFile()
+        ? 'file'
+        : stat.isDirectory()
+          ? 'folder'
+          : stat.isFIFO()
+            ? 'FIFO'
+            : stat.isSocket()
+              ? 'socket'
+              : 'device';
     } catch (error) {
-      throw new SqliteStoreError('unusable_file', `${path}: cannot be read (${(error as Error).message})`, { cause: error });
+      throw new SqliteStoreError('unusable_file', `${path}: cannot be read (${(error as Error).message})`, {
+        cause: error,
+      });
     }
     if (kind !== 'file') throw new SqliteStoreError('unusable_file', `${path} is a ${kind}, not a store's file`);
     let db: Database.Database;
@@ -262,31 +323,49 @@ export class SqliteStore {
       db = connect(path, options);
     } catch (error) {
       if (error instanceof SqliteStoreError) throw error;
-      throw new SqliteStoreError('unusable_file', `${path}: SQLite cannot use it (${(error as Error).message})`, { cause: error });
+      throw new SqliteStoreError('unusable_file', `${path}: SQLite cannot use it (${(error as Error).message})`, {
+        cause: error,
+      });
     }
     try {
       const check = db.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new SqliteStoreError('unusable_file', `${path} is damaged (quick_check: ${String(check)})`);
+      if (check !== 'ok')
+        throw new SqliteStoreError('unusable_file', `${path} is damaged (quick_check: ${String(check)})`);
       let store: T;
       try {
         store = new this(db, readConfig(db, path), path);
       } catch (error) {
         if (error instanceof SqliteStoreError) throw error;
-        throw new SqliteStoreError('schema_mismatch', `${path} holds a store of another layout (${(error as Error).message})`, { cause: error });
+        throw new SqliteStoreError(
+          'schema_mismatch',
+          `${path} holds a store of another layout (${(error as Error).message})`,
+          { cause: error },
+        );
       }
-      const rows = (db.prepare('SELECT seq, due, claimable FROM jobs').all() as { seq: unknown; due: unknown; claimable: unknown }[]).map((r) => ({
+      const rows = (
+        db.prepare('SELECT seq, due, claimable FROM jobs').all() as { seq: unknown; due: unknown; claimable: unknown }[]
+      ).map((r) => ({
         seq: Number(r.seq),
         due: r.due === null ? null : Number(r.due),
         claimable: r.claimable === 1,
       }));
-      const unresolved = (db.prepare('SELECT unresolved FROM meta WHERE id = 1').get() as { unresolved: unknown }).unresolved;
+      const unresolved = (db.prepare('SELECT unresolved FROM meta WHERE id = 1').get() as { unresolved: unknown })
+        .unresolved;
       const checked = checkStoredRows(store.snapshot(), rows, Number(unresolved));
-      if (!checked.ok) throw new SqliteStoreError('invalid_store', `${path} holds rows no store could have written: ${checked.problem}`);
+      if (!checked.ok)
+        throw new SqliteStoreError(
+          'invalid_store',
+          `${path} holds rows no store could have written: ${checked.problem}`,
+        );
       return store;
     } catch (error) {
       db.close();
       if (error instanceof SqliteStoreError) throw error;
-      throw new SqliteStoreError('invalid_store', `${path} holds rows that cannot be read as a store's (${(error as Error).message})`, { cause: error });
+      throw new SqliteStoreError(
+        'invalid_store',
+        `${path} holds rows that cannot be read as a store's (${(error as Error).message})`,
+        { cause: error },
+      );
     }
   }
 
@@ -374,8 +453,22 @@ export class SqliteStore {
   protected insert(job: Job): void {
     this.write(
       this.st.insertJob,
-      job.seq, toStored(job.id), toStored(job.account), toStored(job.key), job.amount, job.deadline, job.status, job.attempts,
-      null, null, null, null, null, null, dueOf(job), job.claimable ? 1 : null,
+      job.seq,
+      toStored(job.id),
+      toStored(job.account),
+      toStored(job.key),
+      job.amount,
+      job.deadline,
+      job.status,
+      job.attempts,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      dueOf(job),
+      job.claimable ? 1 : null,
     );
   }
 
@@ -383,8 +476,17 @@ export class SqliteStore {
   protected save(job: Job): void {
     this.write(
       this.st.saveJob,
-      job.status, job.attempts, job.token, toStoredOrNull(job.owner ?? undefined), job.leaseUntil, job.notBefore, job.reason,
-      toStoredOrNull(job.lastError ?? undefined), dueOf(job), job.claimable ? 1 : null, job.seq,
+      job.status,
+      job.attempts,
+      job.token,
+      toStoredOrNull(job.owner ?? undefined),
+      job.leaseUntil,
+      job.notBefore,
+      job.reason,
+      toStoredOrNull(job.lastError ?? undefined),
+      dueOf(job),
+      job.claimable ? 1 : null,
+      job.seq,
     );
   }
 
@@ -392,7 +494,14 @@ export class SqliteStore {
   protected recordEffect(job: Job, token: number, balance: number, replaces = false): void {
     const account = toStored(job.account);
     this.write(this.st.setBalance, account, balance);
-    this.write(replaces ? this.st.replaceEffect : this.st.insertEffect, account, toStored(job.key), job.amount, toStored(job.id), token);
+    this.write(
+      replaces ? this.st.replaceEffect : this.st.insertEffect,
+      account,
+      toStored(job.key),
+      job.amount,
+      toStored(job.id),
+      token,
+    );
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -410,9 +519,23 @@ export class SqliteStore {
 
   private readAll(): Snapshot {
     const meta = this.st.meta.get() as MetaRow;
-    const jobs = (this.st.allJobs.all() as JobRow[]).map((row) => ({ id: fromStored(row.id), record: jobRecord(toJob(row)) }));
-    const balances = (this.st.allBalances.all() as { account: StoredString; balance: number }[]).map((r) => ({ account: fromStored(r.account), balance: r.balance }));
-    const effects = (this.st.allEffects.all() as { account: StoredString; key: StoredString; amount: number; job: StoredString; token: number }[]).map((r) => ({
+    const jobs = (this.st.allJobs.all() as JobRow[]).map((row) => ({
+      id: fromStored(row.id),
+      record: jobRecord(toJob(row)),
+    }));
+    const balances = (this.st.allBalances.all() as { account: StoredString; balance: number }[]).map((r) => ({
+      account: fromStored(r.account),
+      balance: r.balance,
+    }));
+    const effects = (
+      this.st.allEffects.all() as {
+        account: StoredString;
+        key: StoredString;
+        amount: number;
+        job: StoredString;
+        token: number;
+      }[]
+    ).map((r) => ({
       account: fromStored(r.account),
       key: fromStored(r.key),
       effect: { amount: r.amount, job: fromStored(r.job), token: r.token },
@@ -427,14 +550,24 @@ export class SqliteStore {
 }
 
 /** The constructor of SqliteStore or of a subclass of it (the broken variants of the crash tests). */
-export type SqliteStoreClass<T extends SqliteStore = SqliteStore> = new (db: Database.Database, cfg: Config, path: string) => T;
+export type SqliteStoreClass<T extends SqliteStore = SqliteStore> = new (
+  db: Database.Database,
+  cfg: Config,
+  path: string,
+) => T;
 
 /** Opens `path` and fills it in one immediate transaction, refusing a file that holds tables. */
-function build<T extends SqliteStore>(Store: SqliteStoreClass<T>, path: string, options: SqliteOptions, fill: (db: Database.Database) => void): T {
+function build<T extends SqliteStore>(
+  Store: SqliteStoreClass<T>,
+  path: string,
+  options: SqliteOptions,
+  fill: (db: Database.Database) => void,
+): T {
   const db = connect(path, options);
   try {
     db.transaction(() => {
-      if (hasTables(db)) throw new SqliteStoreError('store_exists', `${path} already holds a database; a new store needs an empty file`);
+      if (hasTables(db))
+        throw new SqliteStoreError('store_exists', `${path} already holds a database; a new store needs an empty file`);
       fill(db);
     }).immediate();
     return new Store(db, readConfig(db, path), path);
@@ -449,13 +582,29 @@ function readConfig(db: Database.Database, path: string): Config {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   if (!hasMeta) throw new SqliteStoreError('no_store', `${path} holds no job store`);
   const meta = db.prepare(QUERIES.meta).get() as MetaRow | undefined;
-  if (meta === undefined) throw new SqliteStoreError('no_store', `${path} holds no job store (its meta row is missing)`);
-  if (meta.schema !== SCHEMA_VERSION) throw new SqliteStoreError('schema_mismatch', `${path} holds a store of layout ${JSON.stringify(meta.schema)}, not ${SCHEMA_VERSION}`);
+  if (meta === undefined)
+    throw new SqliteStoreError('no_store', `${path} holds no job store (its meta row is missing)`);
+  if (meta.schema !== SCHEMA_VERSION)
+    throw new SqliteStoreError(
+      'schema_mismatch',
+      `${path} holds a store of layout ${JSON.stringify(meta.schema)}, not ${SCHEMA_VERSION}`,
+    );
   try {
-    return parseConfig({ capacity: meta.capacity, maxAttempts: meta.maxAttempts, leaseTicks: meta.leaseTicks, backoffBase: meta.backoffBase, backoffCap: meta.backoffCap });
+    return parseConfig({
+      capacity: meta.capacity,
+      maxAttempts: meta.maxAttempts,
+      leaseTicks: meta.leaseTicks,
+      backoffBase: meta.backoffBase,
+      backoffCap: meta.backoffCap,
+    });
   } catch (error) {
     // The config of a stored store is the file's fault, not the caller's: not the caller's `invalid_config`.
-    if (error instanceof JobcheckError) throw new SqliteStoreError('invalid_store', `${path} holds a meta row no store could have written: ${error.message}`, { cause: error });
+    if (error instanceof JobcheckError)
+      throw new SqliteStoreError(
+        'invalid_store',
+        `${path} holds a meta row no store could have written: ${error.message}`,
+        { cause: error },
+      );
     throw error;
   }
 }

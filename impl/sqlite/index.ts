@@ -30,10 +30,15 @@ export function openSqliteStore(path: string, config: Config, options: SqliteOpt
   }
   const store = SqliteStore.open(path, options);
   const held = store.config;
-  const same = (Object.keys(held) as (keyof Config)[]).every((k) => held[k] === config[k]) && Object.keys(config).length === Object.keys(held).length;
+  const same =
+    (Object.keys(held) as (keyof Config)[]).every((k) => held[k] === config[k]) &&
+    Object.keys(config).length === Object.keys(held).length;
   if (!same) {
     store.close();
-    throw new SqliteStoreError('config_mismatch', `${path} holds a store with config ${JSON.stringify(held)}, not ${JSON.stringify(config)}`);
+    throw new SqliteStoreError(
+      'config_mismatch',
+      `${path} holds a store with config ${JSON.stringify(held)}, not ${JSON.stringify(config)}`,
+    );
   }
   return store;
 }

@@ -38,7 +38,8 @@ export class AccountCheckOutsideLock extends AsyncJobStore {
   /** Accounts whose head is running or waiting. */
   private busyAccounts(): Set<string> {
     const busy = new Set<string>();
-    for (const [account, queue] of this.accounts) if (queue.head !== null && queue.head.status !== 'ready') busy.add(account);
+    for (const [account, queue] of this.accounts)
+      if (queue.head !== null && queue.head.status !== 'ready') busy.add(account);
     return busy;
   }
 }

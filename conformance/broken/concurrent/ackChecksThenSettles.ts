@@ -22,7 +22,12 @@ export class AckChecksThenSettles extends AsyncJobStore {
     await pause(); // the bug: the check above is not repeated after this
     const entered = this.enter(command);
     if ('reply' in entered) return entered.reply;
-    if (found.status !== 'running') return { ok: false, code: 'stale_token', message: `token ${parsed.command.token} is not the current delivery of any running job` };
+    if (found.status !== 'running')
+      return {
+        ok: false,
+        code: 'stale_token',
+        message: `token ${parsed.command.token} is not the current delivery of any running job`,
+      };
     this.endDelivery(found);
     this.resolve(found, 'done');
     return { ok: true, type: 'ack', id: found.id };

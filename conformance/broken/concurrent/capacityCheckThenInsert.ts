@@ -14,7 +14,8 @@ export class CapacityCheckThenInsert extends AsyncJobStore {
     const entered = this.enter(command);
     if ('reply' in entered) return entered.reply;
     const c = entered.command;
-    if (c.type !== 'submit' || this.jobs.has(c.id) || this.unresolved >= this.cfg.capacity) return this.executeTrusted(c);
+    if (c.type !== 'submit' || this.jobs.has(c.id) || this.unresolved >= this.cfg.capacity)
+      return this.executeTrusted(c);
     await pause(); // the bug: another submit may take the free slot meanwhile
     // Insert as if the check above still held: JobStore's own check is made to pass.
     const counted = this.unresolved;

@@ -32,8 +32,16 @@ const variant = (name: string, description: string, Store: AsyncJobStoreClass): 
 
 /** Every registered broken concurrent variant, in catalogue order. */
 export const CONCURRENT_BROKEN_VARIANTS: readonly ConcurrentBrokenVariant[] = [
-  variant('claim-reads-then-writes', 'A claim reads the head, awaits, then delivers it: two claims at once deliver one job twice.', ClaimReadsThenWrites),
-  variant('capacity-check-then-insert', 'A submit checks the capacity, awaits, then inserts: two submits at once both take the last slot.', CapacityCheckThenInsert),
+  variant(
+    'claim-reads-then-writes',
+    'A claim reads the head, awaits, then delivers it: two claims at once deliver one job twice.',
+    ClaimReadsThenWrites,
+  ),
+  variant(
+    'capacity-check-then-insert',
+    'A submit checks the capacity, awaits, then inserts: two submits at once both take the last slot.',
+    CapacityCheckThenInsert,
+  ),
   variant(
     'ack-checks-then-settles',
     'An ack checks its token, awaits, then settles the job if it is running: a stale ack settles the delivery of a claim that took the job again at the lease boundary.',
@@ -47,7 +55,8 @@ export const CONCURRENT_BROKEN_VARIANTS: readonly ConcurrentBrokenVariant[] = [
 ];
 
 /** The broken concurrent variant with this name, or undefined. */
-export const concurrentBrokenVariant = (name: string): ConcurrentBrokenVariant | undefined => CONCURRENT_BROKEN_VARIANTS.find((v) => v.name === name);
+export const concurrentBrokenVariant = (name: string): ConcurrentBrokenVariant | undefined =>
+  CONCURRENT_BROKEN_VARIANTS.find((v) => v.name === name);
 
 export { AccountCheckOutsideLock } from './accountCheckOutsideLock.ts';
 export { AckChecksThenSettles } from './ackChecksThenSettles.ts';

@@ -30,7 +30,13 @@ describe('the racy catalogue over jobcheck/2', () => {
     it(`catches ${v.name} over a real process, with a story of at most 12 requests`, async () => {
       const factory = concurrentProcessFactory(command(v.name));
       try {
-        const r = await runConcurrentCampaign({ factory, workers: 4, numRuns: 400, seed: 1, budget: new Budget(100_000) });
+        const r = await runConcurrentCampaign({
+          factory,
+          workers: 4,
+          numRuns: 400,
+          seed: 1,
+          budget: new Budget(100_000),
+        });
         expect(r.verdict, `not caught in ${r.runs} runs`).toBe('failed');
         expect(r.failure?.kind).toBe('not_linearizable');
         expect(requestCount(r.failure?.run?.rounds ?? [])).toBeLessThanOrEqual(12);

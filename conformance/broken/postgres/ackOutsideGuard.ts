@@ -36,7 +36,12 @@ export class AckOutsideGuard extends PostgresStore {
     let broken: Error | undefined;
     try {
       await client.query(this.q.begin);
-      const [row] = (await client.query(`UPDATE ${s}.jobs SET status = 'done', token = NULL, owner = NULL, lease_until = NULL, due = NULL, claimable = NULL WHERE seq = $1 RETURNING account`, [seq])).rows as { account: Buffer }[];
+      const [row] = (
+        await client.query(
+          `UPDATE ${s}.jobs SET status = 'done', token = NULL, owner = NULL, lease_until = NULL, due = NULL, claimable = NULL WHERE seq = $1 RETURNING account`,
+          [seq],
+        )
+      ).rows as { account: Buffer }[];
       const [head] = (await client.query(this.q.accountHead, [row?.account])).rows as { seq: number; status: string }[];
       if (head !== undefined && head.status === 'ready') await client.query(this.q.makeClaimable, [head.seq]);
       await client.query(`UPDATE ${s}.meta SET unresolved = unresolved - 1 WHERE id = 1`);

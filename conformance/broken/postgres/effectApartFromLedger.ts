@@ -30,7 +30,10 @@ export class EffectApartFromLedger extends PostgresStore {
     this.pending = undefined;
     if (pending !== undefined) {
       faultPoint(FAULT_POINTS.afterCommit);
-      await this.pool.query(`INSERT INTO ${quoteIdent(this.schema)}.effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`, pending);
+      await this.pool.query(
+        `INSERT INTO ${quoteIdent(this.schema)}.effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`,
+        pending,
+      );
     }
     return reply;
   }

@@ -20,12 +20,26 @@ export interface PostgresVariant {
 /** The correct store and every broken PostgreSQL variant, by name. */
 export const POSTGRES_VARIANTS: readonly PostgresVariant[] = [
   { name: 'postgres', description: 'impl/PostgresStore, correct.', Store: PostgresStore },
-  { name: 'pg-effect-apart-from-ledger', description: 'A commit writes the effect and its ledger row in two transactions.', Store: EffectApartFromLedger },
-  { name: 'pg-ack-outside-guard', description: 'An ack checks the token in one transaction and marks the job done by seq in another.', Store: AckOutsideGuard },
-  { name: 'pg-claim-without-locks', description: 'A claim reads the counters and the claimable head without FOR UPDATE, so two at once deliver one job twice.', Store: ClaimWithoutLocks },
+  {
+    name: 'pg-effect-apart-from-ledger',
+    description: 'A commit writes the effect and its ledger row in two transactions.',
+    Store: EffectApartFromLedger,
+  },
+  {
+    name: 'pg-ack-outside-guard',
+    description: 'An ack checks the token in one transaction and marks the job done by seq in another.',
+    Store: AckOutsideGuard,
+  },
+  {
+    name: 'pg-claim-without-locks',
+    description:
+      'A claim reads the counters and the claimable head without FOR UPDATE, so two at once deliver one job twice.',
+    Store: ClaimWithoutLocks,
+  },
 ];
 
 /** The variant with this name, or undefined. */
-export const postgresVariant = (name: string): PostgresVariant | undefined => POSTGRES_VARIANTS.find((v) => v.name === name);
+export const postgresVariant = (name: string): PostgresVariant | undefined =>
+  POSTGRES_VARIANTS.find((v) => v.name === name);
 
 export { AckOutsideGuard, ClaimWithoutLocks, EffectApartFromLedger };

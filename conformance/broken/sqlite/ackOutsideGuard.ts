@@ -30,8 +30,15 @@ export class AckOutsideGuard extends SqliteStore {
       this.db
         .transaction(() => {
           const m = this.st.counters.get() as Counters;
-          const row = this.db.prepare('SELECT seq, account FROM jobs WHERE seq = ?').get(seq) as { seq: number; account: string };
-          this.db.prepare("UPDATE jobs SET status = 'done', token = NULL, owner = NULL, lease_until = NULL, due = NULL, claimable = NULL WHERE seq = ?").run(seq);
+          const row = this.db.prepare('SELECT seq, account FROM jobs WHERE seq = ?').get(seq) as {
+            seq: number;
+            account: string;
+          };
+          this.db
+            .prepare(
+              "UPDATE jobs SET status = 'done', token = NULL, owner = NULL, lease_until = NULL, due = NULL, claimable = NULL WHERE seq = ?",
+            )
+            .run(seq);
           const head = this.st.accountHead.get(row.account) as { seq: number; status: string } | undefined;
           if (head !== undefined && head.status === 'ready') this.st.makeClaimable.run(head.seq);
           this.st.setCounters.run(m.clock, m.nextToken, m.nextSeq, m.unresolved - 1);

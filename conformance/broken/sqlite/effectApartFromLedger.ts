@@ -17,7 +17,8 @@ export class EffectApartFromLedger extends SqliteStore {
   protected override recordEffect(job: Job, token: number, balance: number): void {
     this.write(this.st.setBalance, toStored(job.account), balance);
     // the bug: the receipt waits for a second transaction
-    this.pending = () => this.st.insertEffect.run(toStored(job.account), toStored(job.key), job.amount, toStored(job.id), token);
+    this.pending = () =>
+      this.st.insertEffect.run(toStored(job.account), toStored(job.key), job.amount, toStored(job.id), token);
   }
 
   protected override transact(command: Command): Reply {

@@ -20,10 +20,26 @@ export interface SqliteVariant {
 /** The correct store and every broken SQLite variant, by name. */
 export const SQLITE_VARIANTS: readonly SqliteVariant[] = [
   { name: 'sqlite', description: 'impl/SqliteStore, correct.', Store: SqliteStore },
-  { name: 'effect-apart-from-ledger', description: 'A commit writes the effect and its ledger row in two transactions.', Store: EffectApartFromLedger },
-  { name: 'ack-outside-guard', description: 'An ack checks the token in one transaction and marks the job done by id in another.', Store: AckOutsideGuard },
-  { name: 'deferred-claim', description: 'A claim runs in a deferred transaction, which fails under a competing writer.', Store: DeferredClaim },
-  { name: 'ack-before-durable', description: 'Commands commit in groups of three, so replies come before their command is on disk.', Store: AckBeforeDurable },
+  {
+    name: 'effect-apart-from-ledger',
+    description: 'A commit writes the effect and its ledger row in two transactions.',
+    Store: EffectApartFromLedger,
+  },
+  {
+    name: 'ack-outside-guard',
+    description: 'An ack checks the token in one transaction and marks the job done by id in another.',
+    Store: AckOutsideGuard,
+  },
+  {
+    name: 'deferred-claim',
+    description: 'A claim runs in a deferred transaction, which fails under a competing writer.',
+    Store: DeferredClaim,
+  },
+  {
+    name: 'ack-before-durable',
+    description: 'Commands commit in groups of three, so replies come before their command is on disk.',
+    Store: AckBeforeDurable,
+  },
 ];
 
 /** The variant with this name, or undefined. */

@@ -32,25 +32,177 @@ const SHORT = ['--timeout', '1000'];
 
 /** The misbehaviours of peer.py under the default check line, in the order of the table. */
 const PEER_CASES: readonly HostileCase[] = [
-  { name: 'correct', what: 'answers correctly (the control)', command: '{peer} correct', flags: [], exit: 0, outcome: 'agree', pattern: /AGREE/ },
-  { name: 'background-helper', what: 'a correct implementation started with a background helper (`sleep 300 & ...`)', command: 'sleep 300 & {peer} correct', flags: [], exit: 0, outcome: 'agree', pattern: /AGREE/ },
-  { name: 'stall', what: 'answers hello, then stops reading stdin and sleeps', command: '{peer} stall', flags: SHORT, exit: 1, outcome: 'diverge: timeout', pattern: /timeout: no reply within 1000 ms/ },
-  { name: 'close-stdout', what: 'answers hello, closes its stdout, stays alive', command: '{peer} close-stdout', flags: SHORT, exit: 1, outcome: 'diverge: timeout or stdout closed', pattern: /(timeout: no reply within|closed its stdout)/ },
-  { name: 'fork-holds-stdout', what: 'forks a child that keeps stdout open, then exits', command: '{peer} fork-holds-stdout', flags: [], exit: 1, outcome: 'diverge: process_exited', pattern: /process_exited/ },
-  { name: 'ignore-term', what: 'ignores the end of stdin and SIGTERM', command: '{peer} ignore-term', flags: SHORT, exit: 1, outcome: 'diverge: exit_timeout', pattern: /exit_timeout/ },
-  { name: 'stderr-flood', what: 'writes a 200 MB stderr line (once)', command: '{peer} stderr-flood 200 {once}', flags: [], exit: 0, outcome: 'agree', pattern: /AGREE/ },
-  { name: 'huge-reply', what: 'answers a claim with a 20 MB line', command: '{peer} huge-reply', flags: [], exit: 1, outcome: 'diverge: protocol_error (line limit)', pattern: /longer than the limit of 1048576 bytes/ },
-  { name: 'no-newline', what: 'answers a claim with 200 MB and no newline, then sleeps', command: '{peer} no-newline', flags: [], exit: 1, outcome: 'diverge: protocol_error (line limit)', pattern: /longer than the limit of 1048576 bytes/ },
-  { name: 'flood-lines', what: 'writes lines without end after hello', command: '{peer} flood-lines', flags: [], exit: 1, outcome: 'diverge: protocol_error (unasked line)', pattern: /(a line nobody asked for|a line written unasked)/ },
-  { name: 'two-lines', what: 'answers every request twice', command: '{peer} two-lines', flags: [], exit: 1, outcome: 'diverge: protocol_error at step 1', pattern: /(a line nobody asked for|a line written unasked)/ },
-  { name: 'bad-utf8', what: 'answers a claim with bytes that are not UTF-8', command: '{peer} bad-utf8', flags: [], exit: 1, outcome: 'diverge: protocol_error (UTF-8)', pattern: /not valid UTF-8/ },
-  { name: 'deep', what: 'sends snapshots nested 100,000 deep', command: '{peer} deep', flags: [], exit: 1, outcome: 'diverge: protocol_error (depth)', pattern: /nested deeper than the limit of 64 levels/ },
-  { name: 'proto-key', what: 'adds a top-level "__proto__" field to every snapshot', command: '{peer} proto-key', flags: [], exit: 1, outcome: 'diverge: snapshot differs at __proto__', pattern: /snapshot differs at __proto__/ },
-  { name: 'exit-midway', what: 'exits during its fifth command', command: '{peer} exit-midway', flags: [], exit: 1, outcome: 'diverge: process_exited', pattern: /process_exited: the implementation ended \(exit code 3\)/ },
-  { name: 'lie', what: 'hands out a wrong token', command: '{peer} lie', flags: [], exit: 1, outcome: 'diverge: reply differs', pattern: /reply differs at reply\.job\.token/ },
-  { name: 'huge-name', what: 'calls itself by a 1 MB name in hello', command: '{peer} huge-name', flags: [], exit: 0, outcome: 'agree (name clipped)', pattern: /AGREE/ },
-  { name: 'slow', what: 'answers every command after 200 ms', command: '{peer} slow', flags: [], exit: 3, outcome: 'incomplete: time limit', pattern: /INCOMPLETE: stopped by the time limit/ },
-  { name: 'hang-hello', what: 'never answers hello', command: '{peer} hang-hello', flags: SHORT, exit: 2, outcome: 'setup error: timeout', pattern: /cannot start the implementation .*timeout/ },
+  {
+    name: 'correct',
+    what: 'answers correctly (the control)',
+    command: '{peer} correct',
+    flags: [],
+    exit: 0,
+    outcome: 'agree',
+    pattern: /AGREE/,
+  },
+  {
+    name: 'background-helper',
+    what: 'a correct implementation started with a background helper (`sleep 300 & ...`)',
+    command: 'sleep 300 & {peer} correct',
+    flags: [],
+    exit: 0,
+    outcome: 'agree',
+    pattern: /AGREE/,
+  },
+  {
+    name: 'stall',
+    what: 'answers hello, then stops reading stdin and sleeps',
+    command: '{peer} stall',
+    flags: SHORT,
+    exit: 1,
+    outcome: 'diverge: timeout',
+    pattern: /timeout: no reply within 1000 ms/,
+  },
+  {
+    name: 'close-stdout',
+    what: 'answers hello, closes its stdout, stays alive',
+    command: '{peer} close-stdout',
+    flags: SHORT,
+    exit: 1,
+    outcome: 'diverge: timeout or stdout closed',
+    pattern: /(timeout: no reply within|closed its stdout)/,
+  },
+  {
+    name: 'fork-holds-stdout',
+    what: 'forks a child that keeps stdout open, then exits',
+    command: '{peer} fork-holds-stdout',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: process_exited',
+    pattern: /process_exited/,
+  },
+  {
+    name: 'ignore-term',
+    what: 'ignores the end of stdin and SIGTERM',
+    command: '{peer} ignore-term',
+    flags: SHORT,
+    exit: 1,
+    outcome: 'diverge: exit_timeout',
+    pattern: /exit_timeout/,
+  },
+  {
+    name: 'stderr-flood',
+    what: 'writes a 200 MB stderr line (once)',
+    command: '{peer} stderr-flood 200 {once}',
+    flags: [],
+    exit: 0,
+    outcome: 'agree',
+    pattern: /AGREE/,
+  },
+  {
+    name: 'huge-reply',
+    what: 'answers a claim with a 20 MB line',
+    command: '{peer} huge-reply',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: protocol_error (line limit)',
+    pattern: /longer than the limit of 1048576 bytes/,
+  },
+  {
+    name: 'no-newline',
+    what: 'answers a claim with 200 MB and no newline, then sleeps',
+    command: '{peer} no-newline',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: protocol_error (line limit)',
+    pattern: /longer than the limit of 1048576 bytes/,
+  },
+  {
+    name: 'flood-lines',
+    what: 'writes lines without end after hello',
+    command: '{peer} flood-lines',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: protocol_error (unasked line)',
+    pattern: /(a line nobody asked for|a line written unasked)/,
+  },
+  {
+    name: 'two-lines',
+    what: 'answers every request twice',
+    command: '{peer} two-lines',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: protocol_error at step 1',
+    pattern: /(a line nobody asked for|a line written unasked)/,
+  },
+  {
+    name: 'bad-utf8',
+    what: 'answers a claim with bytes that are not UTF-8',
+    command: '{peer} bad-utf8',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: protocol_error (UTF-8)',
+    pattern: /not valid UTF-8/,
+  },
+  {
+    name: 'deep',
+    what: 'sends snapshots nested 100,000 deep',
+    command: '{peer} deep',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: protocol_error (depth)',
+    pattern: /nested deeper than the limit of 64 levels/,
+  },
+  {
+    name: 'proto-key',
+    what: 'adds a top-level "__proto__" field to every snapshot',
+    command: '{peer} proto-key',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: snapshot differs at __proto__',
+    pattern: /snapshot differs at __proto__/,
+  },
+  {
+    name: 'exit-midway',
+    what: 'exits during its fifth command',
+    command: '{peer} exit-midway',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: process_exited',
+    pattern: /process_exited: the implementation ended \(exit code 3\)/,
+  },
+  {
+    name: 'lie',
+    what: 'hands out a wrong token',
+    command: '{peer} lie',
+    flags: [],
+    exit: 1,
+    outcome: 'diverge: reply differs',
+    pattern: /reply differs at reply\.job\.token/,
+  },
+  {
+    name: 'huge-name',
+    what: 'calls itself by a 1 MB name in hello',
+    command: '{peer} huge-name',
+    flags: [],
+    exit: 0,
+    outcome: 'agree (name clipped)',
+    pattern: /AGREE/,
+  },
+  {
+    name: 'slow',
+    what: 'answers every command after 200 ms',
+    command: '{peer} slow',
+    flags: [],
+    exit: 3,
+    outcome: 'incomplete: time limit',
+    pattern: /INCOMPLETE: stopped by the time limit/,
+  },
+  {
+    name: 'hang-hello',
+    what: 'never answers hello',
+    command: '{peer} hang-hello',
+    flags: SHORT,
+    exit: 2,
+    outcome: 'setup error: timeout',
+    pattern: /cannot start the implementation .*timeout/,
+  },
 ];
 
 /** Every case, in the order of the table: the peer's misbehaviours, then the rest of the surface. */
@@ -129,15 +281,38 @@ function launcher(launch: HostileCase['launch']): [string, string[]] {
  * A case started through npx or a wrapper is measured in the harness's own process (the tagged
  * node process below the one started); an interrupted case lasts until no process of it is left.
  */
-export async function runHostileCase(c: HostileCase, python: string, options: { timeLimit?: string; hardLimitMs?: number } = {}): Promise<HostileRun> {
+export async function runHostileCase(
+  c: HostileCase,
+  python: string,
+  options: { timeLimit?: string; hardLimitMs?: number } = {},
+): Promise<HostileRun> {
   const tag = `JOBCHECK_HOSTILE_TAG=${randomUUID()}`;
   const report = mkdtempSync(join(tmpdir(), 'jobcheck-hostile-'));
   const peer = `'${python}' -S ${PEER}`;
-  const fill = (text: string): string => text.replaceAll('{peer}', peer).replaceAll('{python}', python).replaceAll('{once}', join(report, 'once')).replaceAll('{tmp}', report);
+  const fill = (text: string): string =>
+    text
+      .replaceAll('{peer}', peer)
+      .replaceAll('{python}', python)
+      .replaceAll('{once}', join(report, 'once'))
+      .replaceAll('{tmp}', report);
   c.setup?.(report);
   const args =
     c.argv === undefined
-      ? ['check', '--impl', fill(c.command ?? ''), '--runs', '30', '--seed', '1', '--time-limit', options.timeLimit ?? '8', '--no-explore', '--report', report, ...c.flags.map(fill)]
+      ? [
+          'check',
+          '--impl',
+          fill(c.command ?? ''),
+          '--runs',
+          '30',
+          '--seed',
+          '1',
+          '--time-limit',
+          options.timeLimit ?? '8',
+          '--no-explore',
+          '--report',
+          report,
+          ...c.flags.map(fill),
+        ]
       : c.argv.map(fill);
   const [key, value] = tag.split('=') as [string, string];
   const [exe, before] = launcher(c.launch);
@@ -162,7 +337,9 @@ export async function runHostileCase(c: HostileCase, python: string, options: { 
   }, 20);
   const hardMs = options.hardLimitMs ?? 120_000;
   const hard = setTimeout(() => child.kill('SIGKILL'), hardMs);
-  const ended = new Promise<[number | null, string | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+  const ended = new Promise<[number | null, string | null]>((resolve) =>
+    child.on('exit', (code, sig) => resolve([code, sig])),
+  );
   let running = true;
   void ended.then(() => (running = false));
   if (c.interrupt !== undefined) {

@@ -27,27 +27,38 @@ describe.skipIf(python === undefined)('the harness against a hostile implementat
     // Two at a time: the machines running this have two cores.
     const queue = [...CASES];
     const worker = async (): Promise<void> => {
-      for (let c = queue.shift(); c !== undefined; c = queue.shift()) runs.set(c.name, await runHostileCase(c, python as string));
+      for (let c = queue.shift(); c !== undefined; c = queue.shift())
+        runs.set(c.name, await runHostileCase(c, python as string));
     };
     await Promise.all([worker(), worker()]);
   }, 600_000);
 
-  it.each(CASES.map((c) => [c.name, c] as const))('%s: ends with the expected outcome, in bounded time and memory, leaving nothing running', (name, c) => {
-    const r = runs.get(name) as HostileRun;
-    const shown = `${r.stdout}\n${r.stderr}`;
-    expect({ exit: r.exit, signal: r.signal, outcome: c.pattern.test(shown) ? c.outcome : shown.slice(0, 2000) }).toEqual({ exit: c.exit, signal: c.signal ?? null, outcome: c.outcome });
-    expect(r.left).toBe(0);
-    expect(r.wallMs).toBeLessThan(WALL_BOUND_MS);
-    expect(r.peakKiB).toBeGreaterThan(0);
-    expect(r.peakKiB).toBeLessThan(MEMORY_BOUND_KIB);
-    expect(r.stdout.length + r.stderr.length).toBeLessThan(OUTPUT_BOUND);
-    // Whatever the peer did, the harness never crashed: no internal error, no stack trace.
-    expect(shown).not.toMatch(/internal error|at .+\.ts:\d+/);
-  });
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    '%s: ends with the expected outcome, in bounded time and memory, leaving nothing running',
+    (name, c) => {
+      const r = runs.get(name) as HostileRun;
+      const shown = `${r.stdout}\n${r.stderr}`;
+      expect({
+        exit: r.exit,
+        signal: r.signal,
+        outcome: c.pattern.test(shown) ? c.outcome : shown.slice(0, 2000),
+      }).toEqual({ exit: c.exit, signal: c.signal ?? null, outcome: c.outcome });
+      expect(r.left).toBe(0);
+      expect(r.wallMs).toBeLessThan(WALL_BOUND_MS);
+      expect(r.peakKiB).toBeGreaterThan(0);
+      expect(r.peakKiB).toBeLessThan(MEMORY_BOUND_KIB);
+      expect(r.stdout.length + r.stderr.length).toBeLessThan(OUTPUT_BOUND);
+      // Whatever the peer did, the harness never crashed: no internal error, no stack trace.
+      expect(shown).not.toMatch(/internal error|at .+\.ts:\d+/);
+    },
+  );
 
-  it.each(['two-lines', 'flood-lines'].filter((n) => CASES.some((c) => c.name === n)))('%s: tells the unasked lines at the step where they came, never as a start-up failure of 0 steps', (name) => {
-    const r = runs.get(name) as HostileRun;
-    expect(r.stdout).toMatch(/disagrees with the model at step [1-9]\d* of/);
-    expect(r.stdout).not.toMatch(/could not be started/);
-  });
+  it.each(['two-lines', 'flood-lines'].filter((n) => CASES.some((c) => c.name === n)))(
+    '%s: tells the unasked lines at the step where they came, never as a start-up failure of 0 steps',
+    (name) => {
+      const r = runs.get(name) as HostileRun;
+      expect(r.stdout).toMatch(/disagrees with the model at step [1-9]\d* of/);
+      expect(r.stdout).not.toMatch(/could not be started/);
+    },
+  );
 });

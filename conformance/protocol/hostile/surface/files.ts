@@ -14,7 +14,8 @@ const fifo = (path: string): void => {
   execFileSync('mkfifo', [path]);
 };
 
-const NOT_A_FILE = (kind: string): RegExp => new RegExp(`it is ${kind}, not a regular file \\(refused without reading it\\)`);
+const NOT_A_FILE = (kind: string): RegExp =>
+  new RegExp(`it is ${kind}, not a regular file \\(refused without reading it\\)`);
 
 export const FILE_CASES: readonly HostileCase[] = [
   {

@@ -74,10 +74,26 @@ export const MODULE_CASES: readonly HostileCase[] = [
     outcome: 'incomplete: time limit',
     pattern: /INCOMPLETE: stopped by the time limit/,
   },
-  concurrentCase('module-concurrent-throwing-getter', 'concurrentThrowingGetter', 'the concurrent adapter replies with an object whose ok getter throws'),
+  concurrentCase(
+    'module-concurrent-throwing-getter',
+    'concurrentThrowingGetter',
+    'the concurrent adapter replies with an object whose ok getter throws',
+  ),
   concurrentCase('module-concurrent-null', 'concurrentNullFactory', 'createConcurrentAdapter resolves to null'),
   concurrentCase('module-concurrent-cyclic', 'concurrentCyclic', 'the concurrent adapter replies with a cycle'),
-  concurrentCase('module-concurrent-deep', 'concurrentDeep', 'the concurrent adapter replies with a value nested 200,000 deep'),
-  concurrentCase('module-concurrent-proxy', 'concurrentProxy', 'the concurrent adapter replies with Proxies whose ownKeys trap throws'),
-  concurrentCase('module-concurrent-polluted', 'concurrentPolluted', 'the concurrent factory pollutes Object.prototype (toJSON, ok)'),
+  concurrentCase(
+    'module-concurrent-deep',
+    'concurrentDeep',
+    'the concurrent adapter replies with a value nested 200,000 deep',
+  ),
+  concurrentCase(
+    'module-concurrent-proxy',
+    'concurrentProxy',
+    'the concurrent adapter replies with Proxies whose ownKeys trap throws',
+  ),
+  concurrentCase(
+    'module-concurrent-polluted',
+    'concurrentPolluted',
+    'the concurrent factory pollutes Object.prototype (toJSON, ok)',
+  ),
 ];

@@ -31,7 +31,13 @@ function protocolStepArtifact(type: 'hello' | 'snapshot'): (tmp: string) => void
       { do: tick, expect: first.reply, snapshot: toSnapshot(first.state) },
       { do: command, expect: second.reply, snapshot: toSnapshot(second.state) },
     ];
-    const artifact = { format: 'jobcheck.artifact/1', foundAgainst: 'hand-made', createdAt: new Date(0).toISOString(), config: PATH_CONFIG, steps };
+    const artifact = {
+      format: 'jobcheck.artifact/1',
+      foundAgainst: 'hand-made',
+      createdAt: new Date(0).toISOString(),
+      config: PATH_CONFIG,
+      steps,
+    };
     writeFileSync(join(tmp, `${type}.json`), JSON.stringify(artifact));
   };
 }

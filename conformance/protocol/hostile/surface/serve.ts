@@ -29,7 +29,10 @@ const checkServe = (store: string): readonly string[] => [
 ];
 
 /** The one-line setup error of a refused hello, naming the storage problem. */
-const refused = (problem: string): RegExp => new RegExp(`cannot start the implementation .*handshake_failed: hello refused \\(storage_unavailable: storage: ${problem}`);
+const refused = (problem: string): RegExp =>
+  new RegExp(
+    `cannot start the implementation .*handshake_failed: hello refused \\(storage_unavailable: storage: ${problem}`,
+  );
 
 /** A place no store file can be written: a folder without write permission, or for root (whom permissions do not stop) a read-only file system. */
 const ROOT_USER = process.getuid?.() === 0;

@@ -8,10 +8,23 @@
 import type { HostileCase } from '../case.ts';
 
 /** A check that would run for a minute: only the interrupt ends it early. */
-const LONG_CHECK = ['check', '--impl', '{peer} correct', '--runs', '5000', '--seed', '1', '--time-limit', '60', '--no-explore'];
+const LONG_CHECK = [
+  'check',
+  '--impl',
+  '{peer} correct',
+  '--runs',
+  '5000',
+  '--seed',
+  '1',
+  '--time-limit',
+  '60',
+  '--no-explore',
+];
 const LONG = [...LONG_CHECK, '--report', '{tmp}/report'];
-const GONE = /jobcheck: stopped: the process that started it \(pid \d+\) is gone; every implementation process was ended/;
-const HELD_INTERRUPT = /jobcheck: stopped by SIGINT, caught by the shell that started it \(pid \d+\); every implementation process was/;
+const GONE =
+  /jobcheck: stopped: the process that started it \(pid \d+\) is gone; every implementation process was ended/;
+const HELD_INTERRUPT =
+  /jobcheck: stopped by SIGINT, caught by the shell that started it \(pid \d+\); every implementation process was/;
 
 export const SIGNAL_CASES: readonly HostileCase[] = [
   {
