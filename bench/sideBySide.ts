@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { Reply, Snapshot } from '../contract/index.ts';
 import { JobStore } from '../impl/index.ts';
-import { loadAverage, machine, median } from './measure.ts';
+import { collect, loadAverage, machine, median } from './measure.ts';
 import { buildStore, configFor, recordStream, shapeFor } from './workload.ts';
 
 interface Stores {
@@ -105,11 +105,17 @@ interface Timing {
   readonly replies: readonly Reply[];
 }
 
+/** Times a replay of `commands`: synchronously for a synchronous store (no promise per command), else awaited. */
 async function time(commands: readonly unknown[], run: (command: unknown) => Reply | Promise<Reply>): Promise<Timing> {
   const replies: Reply[] = [];
+  // A clean heap before each timed replay, so that one round does not pay for another's garbage.
+  collect();
   const cpu = process.cpuUsage();
   const wall = performance.now();
-  for (const command of commands) replies.push(await run(command));
+  for (const command of commands) {
+    const reply = run(command);
+    replies.push(reply instanceof Promise ? await reply : reply);
+  }
   const used = process.cpuUsage(cpu);
   return {
     cpuUs: (used.user + used.system) / commands.length,

@@ -68,7 +68,7 @@ describe('jobcheck profile', () => {
 
   it('takes the declarations of a module that exports a ProfileTarget', async () => {
     const file = join(dir, 'target.ts');
-    const factory = pathToFileURL(join(process.cwd(), 'conformance', 'adapters', 'jobStore.ts')).href;
+    const factory = pathToFileURL(join(process.cwd(), 'conformance', 'stores', 'jobStore.ts')).href;
     writeFileSync(
       file,
       `import { jobStoreFactory } from ${JSON.stringify(factory)};
@@ -94,7 +94,7 @@ export const profileTarget = {
 
   it('is a setup error when a declared variant does not exist', async () => {
     const file = join(dir, 'bad.ts');
-    const factory = pathToFileURL(join(process.cwd(), 'conformance', 'adapters', 'jobStore.ts')).href;
+    const factory = pathToFileURL(join(process.cwd(), 'conformance', 'stores', 'jobStore.ts')).href;
     writeFileSync(
       file,
       `import { jobStoreFactory } from ${JSON.stringify(factory)};

@@ -16,9 +16,13 @@ import { CATALOGUE } from './catalogue.ts';
  * each decision bug of the catalogue on the memory store, on the SQLite store and (beside a
  * server: `bash scripts/pg.sh npx vitest run conformance/broken/decisionBugs.test.ts`) on the
  * PostgreSQL store, while the same stores with the contract's decisions agree with the model.
+ * On PostgreSQL, where a run costs a schema and a round trip a command, the suite runs the three
+ * bugs that reach its own statements (admission's extra fact, the expiry read by the `due` query,
+ * the ledger row a repeat replaces); `npm run catalogue` runs all eight there.
  */
 const DECISION_BUGS = CATALOGUE.flatMap((v) => (v.decisions === undefined ? [] : [[v.name, v.decisions] as const]));
 const missing = postgresMissing();
+const ON_POSTGRES = new Set(['capacity-forgets-running', 'lease-one-tick-late', 'commit-not-idempotent']);
 
 const stores: Record<'memory' | 'SQLite' | 'PostgreSQL', (decisions: Decisions, name: string) => AdapterFactory> = {
   memory: (decisions, name) => jobStoreFactory(withDecisions(JobStore, decisions), name),
@@ -65,7 +69,7 @@ describe.skipIf(missing !== undefined)(
       expect(await verdictOf(stores.PostgreSQL(DECISIONS, 'PostgreSQL/correct'), 20)).toBe('agree');
     }, 240_000);
 
-    it.each(DECISION_BUGS)(
+    it.each(DECISION_BUGS.filter(([name]) => ON_POSTGRES.has(name)))(
       'catches %s on the PostgreSQL store',
       async (name, decisions) => {
         expect(await verdictOf(stores.PostgreSQL(decisions, `broken/${name} on PostgreSQL`), 100)).toBe('diverge');

@@ -15,6 +15,7 @@
  * witness, seed and path), `unknown` (the checker's budget ran out on some history and none
  * failed: never a pass), `time_limit` (the campaign's budget ran out first: never a pass).
  */
+import { CodedError } from '../../contract/CodedError.ts';
 import fc from 'fast-check';
 import type { Config } from '../../contract/index.ts';
 import type { Budget } from '../budget.ts';
@@ -36,9 +37,11 @@ import { renderConcurrentStory } from './story.ts';
 export type ConcurrentCampaignErrorCode = 'invalid_option';
 
 /** A campaign option that is not one; the message names the option and the value. */
-export class ConcurrentCampaignError extends Error {
+export class ConcurrentCampaignError extends CodedError<ConcurrentCampaignErrorCode> {
   override name = 'ConcurrentCampaignError' as const;
-  readonly code: ConcurrentCampaignErrorCode = 'invalid_option';
+  constructor(message: string) {
+    super('invalid_option', message);
+  }
 }
 
 /** Options of a concurrent campaign. */

@@ -50,6 +50,7 @@
  * object's sub-history is. The job model has no partition: its objects share capacity, counters,
  * clock and balances, so it is one indivisible object.
  */
+import { CodedError } from '../../contract/CodedError.ts';
 import { getHeapStatistics } from 'node:v8';
 import type {
   CheckBudget,
@@ -66,13 +67,8 @@ import { mergeOrders, partitionHistory } from './partition.ts';
 export type HistoryErrorCode = 'invalid_history' | 'invalid_budget';
 
 /** A history or budget that is not one (a duplicate id, a return before its invoke, ...). */
-export class HistoryError extends Error {
+export class HistoryError extends CodedError<HistoryErrorCode> {
   override name = 'HistoryError' as const;
-  readonly code: HistoryErrorCode;
-  constructor(code: HistoryErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
 }
 
 /**

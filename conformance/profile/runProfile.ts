@@ -11,6 +11,7 @@
  * A rule conforms only when commands exercised it and none departed; a rule no command reached is
  * `not_reached`, and one whose campaign the time limit cut short `budget_exhausted`: neither is a pass.
  */
+import { CodedError } from '../../contract/CodedError.ts';
 import fc from 'fast-check';
 import { RULE_IDS, ruleOf } from '../../contract/rules.ts';
 import type { RuleId } from '../../contract/rules.ts';
@@ -36,9 +37,11 @@ import type { Departure, Profile, RuleResult, Unattributed } from './result.ts';
 import type { ProfileTarget } from './target.ts';
 
 /** A declaration the engine cannot use (a variant that does not exist, or replaces another rule). */
-export class ProfileError extends Error {
+export class ProfileError extends CodedError<'invalid_declaration'> {
   override name = 'ProfileError' as const;
-  readonly code = 'invalid_declaration' as const;
+  constructor(message: string) {
+    super('invalid_declaration', message);
+  }
 }
 
 /** Options of a profile run. */
