@@ -16,6 +16,12 @@ export interface HostileCase {
   /** Extra flags of `jobcheck check` under the default check line. */
   readonly flags: readonly string[];
   /**
+   * The check's `--time-limit` in seconds on the default check line (default 8). A case whose peer
+   * makes every store slow (a 20 MB reply, a 200 MB stderr line) needs more on a busy two-core
+   * machine, or the limit, not the peer, decides what the check reaches.
+   */
+  readonly timeLimit?: string;
+  /**
    * The whole command line after `bin/jobcheck.js`, in place of the default check line. The
    * placeholders `{tmp}` (a fresh folder of the run, removed after it), `{peer}`, `{python}` and
    * `{once}` are filled in every argument.

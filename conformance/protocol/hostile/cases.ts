@@ -90,7 +90,10 @@ const PEER_CASES: readonly HostileCase[] = [
     name: 'stderr-flood',
     what: 'writes a 200 MB stderr line (once)',
     command: '{peer} stderr-flood 200 {once}',
-    flags: [],
+    // Writing 200 MB takes the peer seconds on a busy machine: the reply it owes meanwhile gets
+    // more than the default 5 s, so that the case tests the flood, not the machine's load.
+    flags: ['--timeout', '20000'],
+    timeLimit: '25',
     exit: 0,
     outcome: 'agree',
     pattern: /AGREE/,
@@ -100,6 +103,7 @@ const PEER_CASES: readonly HostileCase[] = [
     what: 'answers a claim with a 20 MB line',
     command: '{peer} huge-reply',
     flags: [],
+    timeLimit: '25',
     exit: 1,
     outcome: 'diverge: protocol_error (line limit)',
     pattern: /longer than the limit of 1048576 bytes/,
@@ -307,7 +311,7 @@ export async function runHostileCase(
           '--seed',
           '1',
           '--time-limit',
-          options.timeLimit ?? '8',
+          options.timeLimit ?? c.timeLimit ?? '8',
           '--no-explore',
           '--report',
           report,
