@@ -9,7 +9,6 @@ import { writeFile } from 'node:fs/promises';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { Budget } from '../conformance/budget.ts';
-import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { prepareOutputFile, prepareReportDir } from './outputs.ts';
 import { runCheck } from '../conformance/check/index.ts';
@@ -17,7 +16,14 @@ import { checkJson, renderCheckText, terminalColors, writeReportFiles } from './
 import type { CheckContext } from './output/index.ts';
 import { checkJunit, setupErrorJunit } from './junit.ts';
 import { progressLine } from './progress.ts';
-import { DEFAULT_PROCESS_PARALLEL, TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
+import {
+  DEFAULT_PROCESS_PARALLEL,
+  TARGET_OPTIONS,
+  TARGET_USAGE,
+  preflight,
+  replyTimeoutFlag,
+  resolveTarget,
+} from './target.ts';
 import { MAX_PARALLEL } from '../conformance/parallel.ts';
 import { MAX_COMMANDS, MAX_RUNS, checkCampaignPlan, parsePath, shardRuns } from '../conformance/random/campaign.ts';
 import type { CampaignShard } from '../conformance/random/campaign.ts';
@@ -204,10 +210,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   } catch (error) {
     throw asUsageError(error);
   }
-  const timeout =
-    values.timeout === undefined
-      ? undefined
-      : intFlag('check', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const timeout = replyTimeoutFlag('check', values.timeout);
   const timeLimitMs = durationFlag(
     'check',
     'time-limit',

@@ -20,13 +20,12 @@ import {
   exploreConfig,
 } from '../conformance/explore/index.ts';
 import type { ExplorePart, ExploreResult, ExploreScope } from '../conformance/explore/index.ts';
-import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { coverageSummary, neverHitLine } from './output/index.ts';
 import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
 import { prepareReportDir } from './outputs.ts';
-import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
+import { TARGET_OPTIONS, TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
 import type { Target } from './target.ts';
 
 /** Default report directory of `jobcheck explore`. */
@@ -263,10 +262,7 @@ export async function exploreCommand(argv: readonly string[], io: CliIO): Promis
     1000,
     MAX_TIME_LIMIT_MS,
   );
-  const timeout =
-    values.timeout === undefined
-      ? undefined
-      : intFlag('explore', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const timeout = replyTimeoutFlag('explore', values.timeout);
   const chosen = (['impl', 'module', 'builtin', 'broken'] as const).some(
     (k) => values[k] !== undefined && values[k] !== false,
   );

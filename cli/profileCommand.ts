@@ -19,9 +19,8 @@ import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { MAX_RUNS, MAX_SHRINK_STEP } from '../conformance/random/campaign.ts';
 import { prepareOutputFile } from './outputs.ts';
-import { TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
+import { TARGET_OPTIONS, TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
 import type { Target, TargetFlags } from './target.ts';
-import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
 import { EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
 
 /** Default targeted runs per rule. */
@@ -143,10 +142,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
   if (moduleProblem !== undefined) throw new UsageError(`profile: --module ${values.module}: ${moduleProblem}`);
 
   const budget = new Budget(timeLimitMs);
-  const timeout =
-    values.timeout === undefined
-      ? undefined
-      : intFlag('profile', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const timeout = replyTimeoutFlag('profile', values.timeout);
   const flags: TargetFlags = {
     impl: values.impl,
     module: values.module,

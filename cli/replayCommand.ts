@@ -6,14 +6,13 @@
 import { readArtifact, replayArtifact, verifyArtifact } from '../conformance/lockstep/artifact.ts';
 import type { Artifact } from '../conformance/lockstep/artifact.ts';
 import { Budget } from '../conformance/budget.ts';
-import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/index.ts';
 import { renderStory } from '../conformance/lockstep/story.ts';
 import { outsideText, terminalBlock } from '../conformance/outside/outsideText.ts';
 import { clipText } from '../contract/index.ts';
 import type { CliIO } from './args.ts';
-import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { SetupError, UsageError, durationFlag, parseCommandArgs } from './args.ts';
 import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
-import { TARGET_OPTIONS, TARGET_USAGE, resolveTarget } from './target.ts';
+import { TARGET_OPTIONS, TARGET_USAGE, replyTimeoutFlag, resolveTarget } from './target.ts';
 
 /** Usage text of `jobcheck replay`. */
 export const REPLAY_USAGE = `Usage: jobcheck replay <artifact.json> (--impl "<command>" | --module <path> | --builtin | --broken <name>) [--json]
@@ -54,10 +53,7 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
       `replay: give exactly one artifact file (got ${positionals.length}) (see jobcheck replay --help)`,
     );
   const file = positionals[0] as string;
-  const timeout =
-    values.timeout === undefined
-      ? undefined
-      : intFlag('replay', 'timeout', values.timeout, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+  const timeout = replyTimeoutFlag('replay', values.timeout);
   const timeLimitMs = durationFlag(
     'replay',
     'time-limit',

@@ -24,6 +24,7 @@ import { concurrentProcessFactory } from '../conformance/protocol/index.ts';
 import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
 import { lockedJobStoreFactory, sequentialFactory } from '../conformance/concurrent/inProcess.ts';
 import { CONCURRENT_BROKEN_VARIANTS, concurrentBrokenVariant } from '../conformance/broken/concurrent/index.ts';
+import { intFlag } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
 
 /** The flags that choose an implementation, shared by `check` and `replay`. */
@@ -228,4 +229,15 @@ export async function preflight(target: Target, config: Config): Promise<string 
   const implementation = adapter instanceof ProcessAdapter ? adapter.implementation : undefined;
   await adapter.close();
   return implementation;
+}
+
+/**
+ * Reads `--timeout` (milliseconds a reply may take, from 1 to the protocol's maximum) for
+ * `command`, or undefined when it is absent so that the target keeps the protocol's default.
+ * Throws UsageError naming the flag and value.
+ */
+export function replyTimeoutFlag(command: string, value: string | undefined): number | undefined {
+  return value === undefined
+    ? undefined
+    : intFlag(command, 'timeout', value, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
 }
