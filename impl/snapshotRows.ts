@@ -9,6 +9,27 @@ import { SNAPSHOT_FORMAT } from '../contract/index.ts';
 import { dueOf, isUnresolvedStatus } from './decisions/index.ts';
 import type { Counters, Job } from './rows.ts';
 
+/** The counters of a new, empty store. */
+export const EMPTY_COUNTERS: Readonly<Counters> = { clock: 0, nextToken: 1, nextSeq: 1, unresolved: 0 };
+
+/**
+ * The values of a store's meta row after its layout tag, in the column order both stores declare:
+ * the config, then the counters. Pure.
+ */
+export function metaValues(c: Config, m: Readonly<Counters>): number[] {
+  return [
+    c.capacity,
+    c.maxAttempts,
+    c.leaseTicks,
+    c.backoffBase,
+    c.backoffCap,
+    m.clock,
+    m.nextToken,
+    m.nextSeq,
+    m.unresolved,
+  ];
+}
+
 /** One job row of a restore, strings not yet encoded, with its derived `due`. */
 export type RestoredRow = Job & { readonly due: number | null };
 

@@ -37,7 +37,7 @@ import type { Decisions } from '../decisions/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
 import { jobRecord } from '../jobRecord.ts';
 import type { Counters, Job } from '../rows.ts';
-import { restoreRows, snapshotOf } from '../snapshotRows.ts';
+import { EMPTY_COUNTERS, metaValues, restoreRows, snapshotOf } from '../snapshotRows.ts';
 import { checkStoredRows } from '../storedRows.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';
 import { SCHEMA_PREFIX, SCHEMA_VERSION, quoteIdent, schemaSql } from './schema.ts';
@@ -196,18 +196,7 @@ export class PostgresStore {
     const cfg = parseConfig(config);
     const schema = newSchemaName();
     await build(pool, schema, async (client, q) => {
-      await client.query(q.insertMeta, [
-        SCHEMA_VERSION,
-        cfg.capacity,
-        cfg.maxAttempts,
-        cfg.leaseTicks,
-        cfg.backoffBase,
-        cfg.backoffCap,
-        0,
-        1,
-        1,
-        0,
-      ]);
+      await client.query(q.insertMeta, [SCHEMA_VERSION, ...metaValues(cfg, EMPTY_COUNTERS)]);
     });
     return new this(pool, cfg, schema);
   }
@@ -249,15 +238,7 @@ export class PostgresStore {
       const c = s.config;
       await client.query(q.insertMeta, [
         SCHEMA_VERSION,
-        c.capacity,
-        c.maxAttempts,
-        c.leaseTicks,
-        c.backoffBase,
-        c.backoffCap,
-        s.clock,
-        s.nextToken,
-        s.nextSeq,
-        unresolved,
+        ...metaValues(c, { clock: s.clock, nextToken: s.nextToken, nextSeq: s.nextSeq, unresolved }),
       ]);
       for (const [account, balance] of Object.entries(s.balances))
         await client.query(q.setBalance, [toBytes(account), balance]);

@@ -31,7 +31,7 @@ import type { Decisions } from '../decisions/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
 import { jobRecord } from '../jobRecord.ts';
 import type { Counters, Job } from '../rows.ts';
-import { restoreRows, snapshotOf } from '../snapshotRows.ts';
+import { EMPTY_COUNTERS, metaValues, restoreRows, snapshotOf } from '../snapshotRows.ts';
 import { checkStoredRows } from '../storedRows.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts';
 import type { SqliteOptions } from './schema.ts';
@@ -203,18 +203,7 @@ export class SqliteStore {
     const cfg = parseConfig(config);
     return build(this, path, options, (db) => {
       db.exec(SCHEMA_SQL);
-      db.prepare(QUERIES.insertMeta).run(
-        SCHEMA_VERSION,
-        cfg.capacity,
-        cfg.maxAttempts,
-        cfg.leaseTicks,
-        cfg.backoffBase,
-        cfg.backoffCap,
-        0,
-        1,
-        1,
-        0,
-      );
+      db.prepare(QUERIES.insertMeta).run(SCHEMA_VERSION, ...metaValues(cfg, EMPTY_COUNTERS));
     });
   }
 
@@ -258,15 +247,7 @@ export class SqliteStore {
       const c = s.config;
       db.prepare(QUERIES.insertMeta).run(
         SCHEMA_VERSION,
-        c.capacity,
-        c.maxAttempts,
-        c.leaseTicks,
-        c.backoffBase,
-        c.backoffCap,
-        s.clock,
-        s.nextToken,
-        s.nextSeq,
-        unresolved,
+        ...metaValues(c, { clock: s.clock, nextToken: s.nextToken, nextSeq: s.nextSeq, unresolved }),
       );
       const setBalance = db.prepare(QUERIES.setBalance);
       for (const [account, balance] of Object.entries(s.balances)) setBalance.run(toStored(account), balance);
