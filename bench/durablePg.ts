@@ -6,11 +6,15 @@
  *    commit, ack) on one connection, against a floor of bare node-postgres transactions that each
  *    do one comparable write (BEGIN; one UPDATE of a primary-key row; COMMIT), at the server's
  *    durability (fsync on, synchronous_commit on) and, as a second row, synchronous_commit off.
- * 2. Claims per second with 1, 4 and 16 workers, each worker its own connection: PostgresStore
- *    lanes (one pool of one connection each, all opening the same schema) doing claim + ack from a
- *    pre-filled store, side by side with pg-boss's fetch + complete on a pre-filled queue of the same
- *    server, interleaved (the order alternates between repetitions), each point on fresh rows.
- *    Throughput is wall time over a fixed window; the table gives the median of the repetitions.
+ * 2. Claims per second with 1, 4 and 16 workers, each a loop of claim + ack: PostgresStore as one
+ *    store object over a pool of as many connections as workers (its concurrent commands grouped),
+ *    the same store with one store object and one connection per worker (no grouping), the store
+ *    before this change when JOBCHECK_BENCH_BASELINE names another working tree of the repository
+ *    (its impl/postgres loaded into this process), and pg-boss's fetch + complete with one PgBoss
+ *    of as many connections as workers, on the same server, interleaved (the order rotates between
+ *    repetitions), each point on fresh rows. Throughput is wall time over a fixed window; the table
+ *    gives the median of the repetitions, and the store's own counters give round trips per
+ *    command and the time its transactions were open.
  * 3. Cost growth of a claim and of a tick that expires one job, from 1e3 to 1e6 resident jobs,
  *    with the same resident rows as the SQLite table (nine in ten done), at synchronous_commit off
  *    so that the flush (the same at every size) does not hide what the indexes cost.
@@ -19,6 +23,8 @@ import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { PostgresStore, STORE_TYPES, postgresPool, quoteIdent } from '../impl/postgres/index.ts';
 
 type Say = (s: string) => void;
@@ -72,9 +78,14 @@ const pool1 = (syncCommit: 'on' | 'off'): pg.Pool =>
   });
 
 /** The store, single worker: one lifecycle (4 commands, 4 transactions) per operation. */
-async function storeLifecycle(syncCommit: 'on' | 'off', batches: number, jobs: number): Promise<Timing> {
+async function storeLifecycle(
+  syncCommit: 'on' | 'off',
+  batches: number,
+  jobs: number,
+  Store: { create(pool: pg.Pool, config: unknown): Promise<PostgresStore> } = PostgresStore,
+): Promise<Timing> {
   const pool = pool1(syncCommit);
-  const store = await PostgresStore.create(pool, config);
+  const store = await Store.create(pool, config);
   let now = 0;
   const t = await measure(batches, jobs, async (i) => {
     now += 1;
@@ -160,25 +171,94 @@ async function runLanes(lanes: readonly Lane[]): Promise<number> {
   return claims / ((performance.now() - t) / 1000);
 }
 
-/** PostgresStore: `workers` lanes, each a pool of one connection opening the same pre-filled schema, doing claim + ack. */
-async function storeClaims(workers: number): Promise<number> {
+/** What a store contender must offer: the store of bench/durablePg.ts's run or of an older tree (JOBCHECK_BENCH_BASELINE). */
+interface StoreLike {
+  execute(
+    command: unknown,
+  ): Promise<
+    | { ok: true; type: 'claim'; job: { token: number } | null }
+    | { ok: boolean; type?: string; code?: string; message?: string }
+  >;
+  readonly traffic?: { roundTrips: number; groups: number; commands: number; heldMs: number };
+}
+interface StoreModule {
+  readonly PostgresStore: { open(pool: pg.Pool, schema: string): Promise<StoreLike> };
+}
+
+/** The store contenders: this tree's store shared by the workers, the same one per worker, and the baseline tree's shared by the workers. */
+type StoreKind = 'store' | 'apart' | 'baseline';
+
+/** A checkout of the store before this change, named by JOBCHECK_BENCH_BASELINE (the folder of another working tree of this repository). */
+const BASELINE = process.env['JOBCHECK_BENCH_BASELINE'];
+const baseline: StoreModule | undefined =
+  BASELINE === undefined
+    ? undefined
+    : ((await import(pathToFileURL(join(BASELINE, 'impl/postgres/index.ts')).href)) as StoreModule);
+
+/** Totals of a contender's traffic over its points (this tree's store only). */
+const traffic = { store: [] as Traffic[], apart: [] as Traffic[] };
+interface Traffic {
+  readonly workers: number;
+  readonly claims: number;
+  readonly roundTrips: number;
+  readonly groups: number;
+  readonly commands: number;
+  readonly heldMs: number;
+  readonly wallMs: number;
+}
+
+/**
+ * A store contender with `workers` lanes doing claim + ack on a pre-filled schema. `store` and
+ * `baseline`: one store object over one pool of `workers` connections, the lanes calling it at
+ * once (as the pg-boss side is one PgBoss of `workers` connections); `apart`: each lane a store
+ * object of its own over a pool of one connection (workers in separate processes or machines).
+ */
+async function storeClaims(kind: StoreKind, workers: number): Promise<number> {
   const admin = postgresPool('', { max: 1, applicationName: 'jobcheck-bench' });
   const schema = await fillStore(admin, PREFILL, true);
-  const pools = Array.from({ length: workers }, () => postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }));
-  const stores = await Promise.all(pools.map((p) => PostgresStore.open(p, schema)));
-  await Promise.all(pools.map((p) => p.query('SELECT 1')));
-  // The clock stays at 1: no command scans for due jobs (deadlines are 1e6 and more).
+  const module = kind === 'baseline' ? (baseline as StoreModule) : ({ PostgresStore } as unknown as StoreModule);
+  const pools =
+    kind === 'apart'
+      ? Array.from({ length: workers }, () => postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }))
+      : [postgresPool('', { max: workers, applicationName: 'jobcheck-bench' })];
+  const stores =
+    kind === 'apart'
+      ? await Promise.all(pools.map((p) => module.PostgresStore.open(p, schema)))
+      : Array.from({ length: workers }, () => undefined);
+  const shared = kind === 'apart' ? undefined : await module.PostgresStore.open(pools[0] as pg.Pool, schema);
+  // Every connection opened before the window: as many queries at once as the pools hold.
+  await Promise.all(
+    pools.flatMap((p) => Array.from({ length: kind === 'apart' ? 1 : workers }, () => p.query('SELECT 1'))),
+  );
   const lanes = stores.map(
-    (store, w): Lane =>
+    (own, w): Lane =>
       async () => {
+        const store = (own ?? shared) as StoreLike;
         const claim = await store.execute({ type: 'claim', worker: `w${w}`, now: 1 });
-        if (!claim.ok || claim.type !== 'claim' || claim.job === null) return false;
+        if (!claim.ok || claim.type !== 'claim' || !('job' in claim) || claim.job === null) return false;
         const ack = await store.execute({ type: 'ack', worker: `w${w}`, token: claim.job.token, now: 1 });
-        if (!ack.ok) throw new Error(`ack rejected: ${ack.code} ${ack.message}`);
+        if (!ack.ok) throw new Error(`ack rejected: ${'code' in ack ? ack.code : ''}`);
         return true;
       },
   );
+  const before = [...stores, shared].flatMap((s) => (s?.traffic === undefined ? [] : [s.traffic]));
+  const t = performance.now();
   const rate = await runLanes(lanes);
+  const wallMs = performance.now() - t;
+  if (kind !== 'baseline') {
+    const after = [...stores, shared].flatMap((s) => (s?.traffic === undefined ? [] : [s.traffic]));
+    const sum = (xs: typeof after, k: 'roundTrips' | 'groups' | 'commands' | 'heldMs'): number =>
+      xs.reduce((n, x) => n + x[k], 0);
+    traffic[kind].push({
+      workers,
+      claims: (rate * wallMs) / 1000,
+      roundTrips: sum(after, 'roundTrips') - sum(before, 'roundTrips'),
+      groups: sum(after, 'groups') - sum(before, 'groups'),
+      commands: sum(after, 'commands') - sum(before, 'commands'),
+      heldMs: sum(after, 'heldMs') - sum(before, 'heldMs'),
+      wallMs,
+    });
+  }
   await Promise.all(pools.map((p) => p.end()));
   await (await PostgresStore.open(admin, schema)).drop();
   await admin.end();
@@ -312,18 +392,23 @@ export async function postgresSections(say: Say): Promise<void> {
   say('');
   say('The store runs whole lifecycles (submit, claim, commit, ack: 4 commands per job) on a pool of one');
   say('connection. The floor is a bare transaction per operation (`BEGIN`; `UPDATE` of one primary-key row;');
-  say('`COMMIT`, three round trips) on a connection taken from a pool of one, as the store takes it.');
+  say('`COMMIT`, three round trips) on a connection taken from a pool of one, as the store takes it. The store');
+  say('before is the baseline tree of the claims table below, run the same way.');
   say('');
+  const before = baseline?.PostgresStore as unknown as {
+    create(pool: pg.Pool, config: unknown): Promise<PostgresStore>;
+  };
   say(
-    '| synchronous_commit | store µs/command (CPU) | store commands/s | floor µs/transaction (CPU) | floor transactions/s | ratio |',
+    `| synchronous_commit | store µs/command (CPU) | store commands/s |${before === undefined ? '' : ' store before µs/command (CPU) |'} floor µs/transaction (CPU) | floor transactions/s | ratio |`,
   );
-  say('| --- | --- | --- | --- | --- | --- |');
+  say(`| --- | --- | --- |${before === undefined ? '' : ' --- |'} --- | --- | --- |`);
   for (const sc of ['on', 'off'] as const) {
     const jobs = QUICK ? 50 : 150;
     const s = await storeLifecycle(sc, 5, jobs);
+    const b = before === undefined ? undefined : await storeLifecycle(sc, 5, jobs, before);
     const f = await floor(sc, 5, jobs * 4);
     say(
-      `| ${sc} | ${us(s.wallUs)} (${us(s.cpuUs)}) | ${Math.round(1e6 / s.wallUs)} | ${us(f.wallUs)} (${us(f.cpuUs)}) | ${Math.round(1e6 / f.wallUs)} | ${(s.wallUs / f.wallUs).toFixed(2)}× |`,
+      `| ${sc} | ${us(s.wallUs)} (${us(s.cpuUs)}) | ${Math.round(1e6 / s.wallUs)} |${b === undefined ? '' : ` ${us(b.wallUs)} (${us(b.cpuUs)}) |`} ${us(f.wallUs)} (${us(f.cpuUs)}) | ${Math.round(1e6 / f.wallUs)} | ${(s.wallUs / f.wallUs).toFixed(2)}× |`,
     );
   }
   say('');
@@ -331,17 +416,32 @@ export async function postgresSections(say: Say): Promise<void> {
   say('');
   say('### Claims per second by worker count, against pg-boss');
   say('');
+  const kinds: readonly StoreKind[] = baseline === undefined ? ['store', 'apart'] : ['baseline', 'store', 'apart'];
   say(
     `Each point starts from ${PREFILL.toLocaleString('en-US')} fresh ready jobs and counts claims settled in a ${WINDOW_MS / 1000} s window of wall time; the`,
   );
   say(
-    `median of ${REPS} repetitions, the two queues interleaved (the order alternates), a database-wide VACUUM ANALYZE`,
+    `median of ${REPS} repetitions, the contenders interleaved (the order rotates between repetitions), a database-wide`,
   );
-  say('before every point (the rows of the points before are deleted by then). PostgresStore: each worker');
-  say('is a pool of one connection opening the same schema, looping claim + ack (2 transactions, both');
-  say('queueing on the meta row lock). pg-boss: one PgBoss of as many connections as workers (maintenance');
-  say('and scheduling off), each worker looping `fetch(queue)` + `complete(queue, job)` (2 statements, the');
-  say('fetch with SKIP LOCKED). Synchronous_commit on for both.');
+  say('VACUUM ANALYZE before every point (the rows of the points before are deleted by then). A worker is a loop of');
+  say('claim one job, then settle it, each awaited before the next; every worker holds at most one connection at a');
+  say('time, and no side uses a batch API.');
+  say('');
+  say('- PostgresStore (this tree): one store object over one pool of as many connections as workers, the workers');
+  say('  calling it at once, each looping claim + ack. Commands that wait while a group runs form the next group');
+  say('  (one transaction, one meta row lock, one COMMIT, replies after it): three round trips a group (BEGIN with');
+  say('  the lock and the reads its commands will ask for, the writes, COMMIT), each of several statements.');
+  say('- PostgresStore, one store per worker: each worker a store object of its own over a pool of one connection');
+  say('  (as workers in separate processes would be): no grouping, the fewer round trips only.');
+  if (baseline !== undefined)
+    say(
+      "- PostgresStore before (the tree named by JOBCHECK_BENCH_BASELINE, the commit before this change): the same setup as this tree's first row; each command its own transaction, one statement a round trip (about seven).",
+    );
+  say('- pg-boss: one PgBoss of as many connections as workers (maintenance and scheduling off), each worker');
+  say('  looping `fetch(queue)` (one job) + `complete(queue, job)`: two statements, each its own transaction, the');
+  say('  fetch with SKIP LOCKED.');
+  say('');
+  say('Synchronous_commit on for every side (the server default; no session changes it).');
   say('');
   const owner = new PgBoss({
     ...bossConnection(),
@@ -353,40 +453,68 @@ export async function postgresSections(say: Say): Promise<void> {
   owner.on('error', (e: unknown) => console.error('pg-boss error:', e));
   await owner.start();
   const loadBefore = load();
-  const rates = { store: WORKERS.map((): number[] => []), boss: WORKERS.map((): number[] => []) };
+  const names: Record<StoreKind | 'boss', string> = {
+    store: 'PostgresStore',
+    apart: 'PostgresStore, one store per worker',
+    baseline: 'PostgresStore before',
+    boss: 'pg-boss',
+  };
+  const contenders: readonly (StoreKind | 'boss')[] = [...kinds, 'boss'];
+  const rates = new Map(contenders.map((c) => [c, WORKERS.map((): number[] => [])]));
   // Each point's rows are deleted after it; a VACUUM before every point keeps their dead tuples
   // (pg-boss's queues share one table) from slowing the points after it.
   const vacuum = new pg.Client();
   await vacuum.connect();
   for (let r = 0; r < REPS; r++) {
     for (const [k, w] of WORKERS.entries()) {
-      const first = (r + k) % 2 === 0;
-      await vacuum.query('VACUUM ANALYZE');
-      if (first) rates.store[k]?.push(await storeClaims(w));
-      await vacuum.query('VACUUM ANALYZE');
-      rates.boss[k]?.push(await bossClaims(owner, `bench-${w}-${r}`, w));
-      await vacuum.query('VACUUM ANALYZE');
-      if (!first) rates.store[k]?.push(await storeClaims(w));
+      for (let i = 0; i < contenders.length; i++) {
+        const c = contenders[(i + r + k) % contenders.length] as StoreKind | 'boss';
+        await vacuum.query('VACUUM ANALYZE');
+        const rate = c === 'boss' ? await bossClaims(owner, `bench-${w}-${r}`, w) : await storeClaims(c, w);
+        rates.get(c)?.[k]?.push(rate);
+        console.log(`bench:durable:pg ${names[c]} ${w} workers rep ${r + 1}: ${Math.round(rate)} claims/s`);
+      }
     }
   }
   await vacuum.end();
   await owner.stop({ graceful: false, close: true });
-  const storeMedians = rates.store.map(median);
-  const bossMedians = rates.boss.map(median);
-  say(`| workers | PostgresStore claims/s (each repetition) | pg-boss claims/s (each repetition) | pg-boss / store |`);
-  say('| --- | --- | --- | --- |');
+  const medians = new Map(contenders.map((c) => [c, (rates.get(c) as number[][]).map(median)]));
+  const med = (c: StoreKind | 'boss', k: number): number => (medians.get(c) as number[])[k] as number;
+  say(
+    `| workers | ${contenders.map((c) => `${names[c]} claims/s (each repetition)`).join(' | ')} | PostgresStore / pg-boss |${baseline === undefined ? '' : ' PostgresStore / before |'}`,
+  );
+  say(`| --- | ${contenders.map(() => '---').join(' | ')} | --- |${baseline === undefined ? '' : ' --- |'}`);
   for (const [k, w] of WORKERS.entries()) {
-    const st = rates.store[k] as number[];
-    const bo = rates.boss[k] as number[];
-    say(
-      `| ${w} | ${Math.round(storeMedians[k] as number)} (${st.map(Math.round).join(', ')}) | ${Math.round(bossMedians[k] as number)} (${bo.map(Math.round).join(', ')}) | ${((bossMedians[k] as number) / (storeMedians[k] as number)).toFixed(2)}× |`,
+    const cells = contenders.map(
+      (c) => `${Math.round(med(c, k))} (${(rates.get(c)?.[k] ?? []).map(Math.round).join(', ')})`,
     );
+    const vsBefore = baseline === undefined ? '' : ` ${(med('store', k) / med('baseline', k)).toFixed(2)}× |`;
+    say(`| ${w} | ${cells.join(' | ')} | ${(med('store', k) / med('boss', k)).toFixed(2)}× |${vsBefore}`);
   }
   say('');
   say(`Load average before the table: ${loadBefore}; after it: ${load()}. Scaling (the worker count after which`);
   say(
-    `claims/s rises by no more than 10%): PostgresStore ${stopsScaling(storeMedians)}, pg-boss ${stopsScaling(bossMedians)}.`,
+    `claims/s rises by no more than 10%): ${contenders.map((c) => `${names[c]} ${stopsScaling(medians.get(c) as number[])}`).join('; ')}.`,
   );
+  say('');
+  say("Where the time goes, from the store's own counters over every repetition of each point (a claim + ack");
+  say('is two commands; "held" is the time from sending BEGIN to COMMIT\'s answer, which the meta row lock spans');
+  say("but for the wait to get it, summed over transactions and divided by the window's wall time):");
+  say('');
+  say(
+    '| contender | workers | commands per transaction | round trips per command | µs held per command | lock held, share of wall time |',
+  );
+  say('| --- | --- | --- | --- | --- | --- |');
+  for (const kind of ['store', 'apart'] as const) {
+    for (const w of WORKERS) {
+      const ts = traffic[kind].filter((t) => t.workers === w);
+      const total = (f: (t: Traffic) => number): number => ts.reduce((n, t) => n + f(t), 0);
+      const commands = total((t) => t.commands);
+      say(
+        `| ${names[kind]} | ${w} | ${(commands / total((t) => t.groups)).toFixed(1)} | ${(total((t) => t.roundTrips) / commands).toFixed(2)} | ${((total((t) => t.heldMs) * 1000) / commands).toFixed(0)} | ${((100 * total((t) => t.heldMs)) / total((t) => t.wallMs)).toFixed(0)}%${kind === 'apart' ? " (summed over the workers' transactions, which queue on the lock)" : ''} |`,
+      );
+    }
+  }
   say('');
   say('### Cost growth with resident jobs');
   say('');

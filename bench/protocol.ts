@@ -8,24 +8,37 @@
  * Then the bug-finding side: every broken Python variant, on several seeds, under both harnesses:
  * that each is caught, in how many campaign commands, and how long until the first divergence.
  *
+ * And the whole default check as a user runs it, exploration included: `node bin/jobcheck.js check
+ * --impl "python3 examples/python/jobstore.py"` in this checkout beside the same command in a
+ * baseline checkout (`--baseline DIR`, e.g. a `git worktree` of the previous revision with
+ * node_modules linked), each a child process, interleaved: wall and CPU time, the phases' times
+ * from the check's JSON, the exploration's states and transitions (which must be equal), and a
+ * summary of a CPU profile of each (the harness's main thread; the implementation processes are
+ * separate processes and show as idle time there).
+ *
  * Times are medians of interleaved repetitions. Wall time is what a user waits for; CPU time is
  * the harness's own plus that of the implementation processes it started (all of them ended and
  * reaped when it is read), and the 1-minute load average is printed beside every table.
  *
- * Run: npm run bench:protocol   (`--quick` for a short run; `--write` writes docs/protocol-bench.md)
+ * Run: npm run bench:protocol -- --baseline DIR   (`--quick` for a short run; `--write` writes
+ * docs/protocol-bench.md; without --baseline the side-by-side section is left out)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { runCheck } from '../conformance/check/index.ts';
 import type { CheckReport, CheckTarget } from '../conformance/check/index.ts';
 import { DEFAULT_PROCESS_PARALLEL } from '../cli/target.ts';
 import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { Peer, processAdapterFactory } from '../conformance/protocol/index.ts';
+import { CHECK_EXPLORATION, runExploration } from '../conformance/explore/index.ts';
+import type { ExploreResult } from '../conformance/explore/index.ts';
 
 const quick = process.argv.includes('--quick');
+const baselineAt = process.argv.indexOf('--baseline');
+const baseline = baselineAt < 0 ? undefined : resolve(process.argv[baselineAt + 1] ?? '');
 const write = process.argv.includes('--write') || !quick;
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
@@ -137,28 +150,132 @@ const commandsOf = (m: Measured): number =>
 const campaignRate = (m: Measured): number => (m.report.campaign.commands / m.report.phases.campaignMs) * 1000;
 const wholeRate = (m: Measured): number => (commandsOf(m) / m.wallMs) * 1000;
 
-// 1b. What a user waits for: the command line itself, node and the TypeScript loader included.
-const cliWall: number[] = [];
-const reportDir = join(mkdtempSync(join(tmpdir(), 'jobcheck-bench-')), 'report');
-for (let rep = 0; rep < reps; rep++) {
-  const t = performance.now();
-  const r = spawnSync(
-    process.execPath,
-    [
-      'bin/jobcheck.js',
-      'check',
-      '--impl',
-      'python3 examples/python/jobstore.py',
-      '--seed',
-      String(2000 + rep),
-      '--report',
-      reportDir,
-    ],
-    { encoding: 'utf8' },
-  );
-  cliWall.push(performance.now() - t);
-  if (r.status !== 0) throw new Error(`bench: jobcheck check exited ${r.status}: ${r.stdout}${r.stderr}`);
+// 1b. What a user waits for: the command line itself (node, the TypeScript loader, python3 as found
+// on PATH), exploration included, this checkout beside the baseline's, interleaved.
+type Tree = 'baseline' | 'this';
+interface CliRun {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly phases: Record<string, number>;
+  readonly states: number;
+  readonly transitions: number;
+  readonly hit: number;
 }
+const reportDir = join(mkdtempSync(join(tmpdir(), 'jobcheck-bench-')), 'report');
+const CLI_ARGS = ['bin/jobcheck.js', 'check', '--impl', 'python3 examples/python/jobstore.py', '--report', reportDir];
+function cliCheck(cwd: string, seed: number, nodeFlags: readonly string[] = []): CliRun {
+  const cpu0 = cpuMs().children;
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [...nodeFlags, ...CLI_ARGS, '--seed', String(seed), '--json'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const wallMs = performance.now() - t;
+  const cpu = cpuMs().children - cpu0;
+  if (r.status !== 0) throw new Error(`bench: jobcheck check in ${cwd} exited ${r.status}: ${r.stderr}`);
+  const j = JSON.parse(r.stdout) as {
+    phases: Record<string, number>;
+    exploration: { states: number; transitions: number } | null;
+    coverage: { transitions: { hit: number } };
+  };
+  return {
+    wallMs,
+    cpuMs: cpu,
+    phases: j.phases,
+    states: j.exploration?.states ?? 0,
+    transitions: j.exploration?.transitions ?? 0,
+    hit: j.coverage.transitions.hit,
+  };
+}
+const trees: Array<[Tree, string]> =
+  baseline === undefined
+    ? [['this', root]]
+    : [
+        ['baseline', baseline],
+        ['this', root],
+      ];
+const cliReps: number = quick ? 3 : 5;
+const cliRuns: Record<Tree, CliRun[]> = { baseline: [], this: [] };
+const cliLoad: string[] = [load1()];
+for (let rep = 0; rep < cliReps; rep++) {
+  for (const [tree, dir] of rep % 2 === 0 ? trees : [...trees].reverse()) cliRuns[tree].push(cliCheck(dir, 2000 + rep));
+  cliLoad.push(load1());
+}
+const cliStat = (tree: Tree, f: (r: CliRun) => number): number => median(cliRuns[tree].map(f));
+const cliWall = cliRuns.this.map((r) => r.wallMs);
+const sameExploration = trees.every(([tree]) =>
+  cliRuns[tree].every(
+    (r) =>
+      r.states === cliRuns.this[0]?.states &&
+      r.transitions === cliRuns.this[0]?.transitions &&
+      r.hit === cliRuns.this[0]?.hit,
+  ),
+);
+
+/** The top self costs of a CPU profile of the command (its main thread), grouped by function and file. */
+function profileSummary(cwd: string): { readonly totalMs: number; readonly idleMs: number; readonly top: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'jobcheck-prof-'));
+  cliCheck(cwd, 2000, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  let biggest = { size: -1, file: '' };
+  for (const f of readdirSync(dir)) {
+    const size = readFileSync(join(dir, f)).length;
+    if (size > biggest.size) biggest = { size, file: f };
+  }
+  const p = JSON.parse(readFileSync(join(dir, biggest.file), 'utf8')) as {
+    nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  p.samples.forEach((id, i) => {
+    const n = byId.get(id);
+    const dt = (p.timeDeltas[i] ?? 0) / 1000;
+    total += dt;
+    if (n === undefined) return;
+    const file = n.callFrame.url.split('/').slice(-2).join('/');
+    const name = n.callFrame.functionName || '(anonymous)';
+    const key = file === '' ? name : `${name} (${file})`;
+    self.set(key, (self.get(key) ?? 0) + dt);
+  });
+  const idleMs = self.get('(idle)') ?? 0;
+  const top = [...self.entries()]
+    .filter(([k]) => k !== '(idle)')
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([k, ms]) => `\`${k}\` ${fmt(ms)} ms`);
+  return { totalMs: total, idleMs, top };
+}
+const profiles = trees.map(([tree, dir]) => [tree, profileSummary(dir)] as const);
+
+// 1c. The exploration's requests, one store replaying paths against lanes resetting in place.
+async function exploreCounts(lanes: number | undefined): Promise<{ result: ExploreResult; wallMs: number }> {
+  const factory = processAdapterFactory(pythonCommand(python as string, 'examples/python/jobstore.py'), { spares: 2 });
+  const t = performance.now();
+  try {
+    const result = await runExploration({
+      parts: CHECK_EXPLORATION,
+      factory: factory.warm,
+      ...(lanes === undefined ? {} : { lanes }),
+    });
+    return { result, wallMs: performance.now() - t };
+  } finally {
+    await factory.close();
+  }
+}
+const oneStore = await exploreCounts(undefined);
+const overLanes = await exploreCounts(DEFAULT_PROCESS_PARALLEL);
+const requestsOf = (r: ExploreResult) => {
+  const sum = (f: (d: NonNullable<ExploreResult['configs'][number]['differential']>) => number): number =>
+    r.configs.reduce((n, c) => n + (c.differential === undefined ? 0 : f(c.differential)), 0);
+  return {
+    stores: sum((d) => d.replays + (d.resets ?? 0)),
+    commands: sum((d) => d.commands),
+    snapshots: sum((d) => d.snapshots),
+  };
+};
 
 // 2. Bug-finding power: every broken variant, several seeds, both harnesses.
 const seeds = quick ? [1, 2, 3] : [1, 2, 3, 4, 5, 6, 7];
@@ -224,9 +341,38 @@ const lines = [
   `| campaign: commands checked per second | ${fmt(stat('before', campaignRate))} | ${fmt(stat('now', campaignRate))} | ${fmt(stat('now', campaignRate) / stat('before', campaignRate), 1)}× faster |`,
   `| whole check: commands checked per wall second | ${fmt(stat('before', wholeRate))} | ${fmt(stat('now', wholeRate))} | ${fmt(stat('now', wholeRate) / stat('before', wholeRate), 1)}× faster |`,
   '',
-  `The command a user types, \`npx jobcheck check --impl "python3 examples/python/jobstore.py"\` (run as \`node bin/jobcheck.js …\`, so with Node's start, the TypeScript loader, \`python3\` as found on PATH, and the exploration phase), takes ${fmt(median(cliWall) / 1000, 2)} s wall (median of ${reps}).`,
+  `The command a user types, with its exploration phase, is measured below beside the baseline.`,
   '',
   `**The pipe's floor**, measured between the repetitions: a Python JSON echo (\`json.loads\` + \`json.dumps\` of a submit line) over a pipe, driven one line at a time by the harness's own Peer class, does ${fmt(median(floor))} round trips per second (median of ${reps}); a command plus the snapshot after it is two round trips, so the floor is ${fmt(floorCommands)} commands per second. The campaign now checks ${fmt(stat('now', campaignRate))} per second, so the floor is ${fmt(ratio, 2)}× the campaign's rate; the whole check, fixtures and paths included, checks ${fmt(stat('now', wholeRate))} per wall second (the floor is ${fmt(wholeRatio, 2)}× that). A ratio below 1 means the check outruns the floor. The floor is one process, one line at a time; the check spreads its stores over several processes, which is why it can come close to a floor that pays every round trip's latency in full.`,
+  '',
+  '## The whole default check, exploration included',
+  '',
+  baseline === undefined
+    ? `Run without \`--baseline\`: this checkout only. \`node bin/jobcheck.js check --impl "python3 examples/python/jobstore.py"\` takes ${fmt(median(cliWall) / 1000, 2)} s wall (median of ${cliReps}).`
+    : `\`node bin/jobcheck.js check --impl "python3 examples/python/jobstore.py" --seed S --json\` (Node's start, the TypeScript loader, \`python3\` as found on PATH, every phase with its defaults, the exploration of CHECK_EXPLORATION included), run as a child process in a checkout of the baseline revision and in this one, interleaved, ${cliReps} repetition${cliReps === 1 ? '' : 's'} each (seeds from 2000). "Baseline" explores as before: one store at a time, replaying each state's path from the empty store for every state-changing step. "This" spreads the exploration over the pool's four processes and brings a store to a state by restoring the snapshot the implementation produced there (conformance/explore/differentialLanes.ts). Both trees run the same model; the baseline is the previous revision, so any other change between the two shows in the other phases. 1-minute load average before and after each pair: ${cliLoad.join(', ')}.`,
+  '',
+  ...(baseline === undefined
+    ? []
+    : [
+        '| measure (median) | baseline | this | baseline / this |',
+        '|---|---:|---:|---:|',
+        `| whole command, wall s | ${fmt(cliStat('baseline', (r) => r.wallMs) / 1000, 2)} | ${fmt(cliStat('this', (r) => r.wallMs) / 1000, 2)} | ${fmt(cliStat('baseline', (r) => r.wallMs) / cliStat('this', (r) => r.wallMs), 1)}× |`,
+        `| whole command, CPU s (node + Python processes) | ${fmt(cliStat('baseline', (r) => r.cpuMs) / 1000, 2)} | ${fmt(cliStat('this', (r) => r.cpuMs) / 1000, 2)} | ${fmt(cliStat('baseline', (r) => r.cpuMs) / cliStat('this', (r) => r.cpuMs), 1)}× |`,
+        ...(['fixturesMs', 'pathsMs', 'campaignMs', 'exploreMs'] as const).map(
+          (k) =>
+            `| ${k.replace('Ms', '')} phase, wall s | ${fmt(cliStat('baseline', (r) => r.phases[k] ?? 0) / 1000, 2)} | ${fmt(cliStat('this', (r) => r.phases[k] ?? 0) / 1000, 2)} | ${fmt(cliStat('baseline', (r) => r.phases[k] ?? 0) / cliStat('this', (r) => r.phases[k] ?? 0), 1)}× |`,
+        ),
+        `| exploration: states / transitions; lifecycle transitions covered by the check | ${cliRuns.baseline[0]?.states ?? 0} / ${cliRuns.baseline[0]?.transitions ?? 0}; ${cliRuns.baseline[0]?.hit ?? 0} | ${cliRuns.this[0]?.states ?? 0} / ${cliRuns.this[0]?.transitions ?? 0}; ${cliRuns.this[0]?.hit ?? 0} | ${sameExploration ? 'equal in every run' : '**differ**'} |`,
+      ]),
+  '',
+  `The exploration's requests to the implementation, counted in process (\`runExploration\` of CHECK_EXPLORATION against the Python example, once each way, this checkout): one store replaying paths brought ${fmt(requestsOf(oneStore.result).stores)} stores to a state (each a hello and a replay) and sent ${fmt(requestsOf(oneStore.result).commands)} commands and ${fmt(requestsOf(oneStore.result).snapshots)} snapshots in ${fmt(oneStore.wallMs / 1000, 2)} s; ${DEFAULT_PROCESS_PARALLEL} lanes brought ${fmt(requestsOf(overLanes.result).stores)} stores to a state (each one restore, the initial state a hello) and sent ${fmt(requestsOf(overLanes.result).commands)} commands (one per transition) and ${fmt(requestsOf(overLanes.result).snapshots)} snapshots in ${fmt(overLanes.wallMs / 1000, 2)} s (a restart step also sends a snapshot, a hello and a restore).`,
+  '',
+  "**Profile** (one more run of each with `node --cpu-prof`; the harness's main thread, top self times; idle is the wait for the implementation processes):",
+  '',
+  ...profiles.map(
+    ([tree, p]) =>
+      `- ${tree}: ${fmt(p.totalMs / 1000, 2)} s sampled, ${fmt(p.idleMs / 1000, 2)} s idle; ${p.top.join(', ')}`,
+  ),
   '',
   '## Bug-finding power',
   '',
@@ -244,7 +390,9 @@ const lines = [
   '',
   '| target | measured | verdict |',
   '|---|---|---|',
-  `| the Python example's default check in ≤ 10 s wall | the command ${fmt(median(cliWall) / 1000, 2)} s; the check inside it ${fmt(stat('now', (m) => m.wallMs) / 1000, 2)} s (was ${fmt(stat('before', (m) => m.wallMs) / 1000, 2)} s) | ${median(cliWall) <= 10_000 ? 'met' : '**not met**'} |`,
+  `| the Python example's default check in ≤ 10 s wall | the command ${fmt(median(cliWall) / 1000, 2)} s; the check inside it without exploration ${fmt(stat('now', (m) => m.wallMs) / 1000, 2)} s (was ${fmt(stat('before', (m) => m.wallMs) / 1000, 2)} s) | ${median(cliWall) <= 10_000 ? 'met' : '**not met**'} |`,
+  `| the Python example's default check ≤ 5 s wall (with its exploration) | the command ${fmt(median(cliWall) / 1000, 2)} s, its exploration ${fmt(cliStat('this', (r) => r.phases['exploreMs'] ?? 0) / 1000, 2)} s${baseline === undefined ? '' : `; baseline ${fmt(cliStat('baseline', (r) => r.wallMs) / 1000, 2)} s, its exploration ${fmt(cliStat('baseline', (r) => r.phases['exploreMs'] ?? 0) / 1000, 2)} s`} (load average ${cliLoad.join(', ')}) | ${median(cliWall) <= 5_000 ? 'met' : '**not met**'} |`,
+  `| the exploration explores the same states, transitions and coverage | ${baseline === undefined ? 'no baseline run' : sameExploration ? 'equal in every run' : 'differ'} | ${baseline === undefined ? '–' : sameExploration ? 'met' : '**not met**'} |`,
   `| commands checked per second within 10× of the pipe floor | floor ÷ campaign rate ${fmt(ratio, 2)}, floor ÷ whole-check rate ${fmt(wholeRatio, 2)} | ${ratio <= 10 ? 'met' : '**not met**'} (campaign)${wholeRatio <= 10 ? ', met (whole check)' : ', **not met** (whole check)'} |`,
   `| every broken Python variant still caught, in no more campaign commands | ${[...found.values()].every((r) => r.now.caught === seeds.length && r.before.caught === seeds.length) ? 'all caught on every seed' : 'some not caught'}; commands ${[...found.values()].every((r) => median(r.now.toFirstFailure) <= median(r.before.toFirstFailure)) ? 'no more' : 'more for some variant'} | ${[...found.values()].every((r) => r.now.caught >= r.before.caught && median(r.now.toFirstFailure) <= median(r.before.toFirstFailure)) ? 'met' : '**not met**'} |`,
   '',

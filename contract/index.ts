@@ -44,6 +44,7 @@ export {
   describeIssue,
   ownValue,
   parseCommand,
+  parseCommandBySchema,
   parseConfig,
   parseSnapshot,
   snapshotSchema,

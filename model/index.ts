@@ -9,6 +9,7 @@ export {
   addTime,
   admittedContext,
   admittedJob,
+  admittedJobState,
   backoffDelay,
   jobMachine,
   policyOf,
@@ -56,5 +57,11 @@ export {
 } from './rules.ts';
 export type { Model, ModelMachines, StepChoice } from './step.ts';
 export { buildModel } from './step.ts';
+export { buildReferenceModel, referenceStep } from './referenceModel.ts';
+export type { ExecutedAction } from './actionLog.ts';
+export { recordActions } from './actionLog.ts';
+export type { MachineState } from './machineState.ts';
+export { UnsupportedMachineError, compileMachine } from './compileMachine.ts';
+export type { CompiledMachine, CompiledTransition } from './compileMachine.ts';
 export type { ModelVariant, VariantName } from './variants.ts';
 export { MODEL_VARIANTS, VARIANT_NAMES, composeVariants, modelVariant, uncappedDelay } from './variants.ts';

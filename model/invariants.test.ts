@@ -5,9 +5,10 @@
  * here would be a generator bug, and is reported as one. `JOBCHECK_RUNS` raises the run count.
  */
 import fc from 'fast-check';
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Config, Snapshot } from '../contract/index.ts';
-import { brokenInvariant } from './invariants.ts';
+import { STORE_INVARIANTS, brokenInvariant, isJsonValue, sameJsonValue } from './invariants.ts';
 import { initialState, step, toSnapshot } from './step.ts';
 
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -218,5 +219,105 @@ describe('step', () => {
       }),
       { numRuns: Math.ceil(RUNS / 4) },
     );
+  });
+});
+
+/** Values near JSON: plain objects and arrays of strings, numbers (with -0, NaN, infinities), booleans, null, undefined, symbols as keys and values, a `__proto__` key, a Map. */
+const nearJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  leaf: fc.oneof(
+    fc.constantFrom(
+      '',
+      'a',
+      '__proto__',
+      -0,
+      0,
+      1,
+      0.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      true,
+      false,
+      null,
+      undefined,
+    ),
+    fc.integer({ min: -3, max: 3 }),
+    fc.constant(Symbol.for('s')),
+  ),
+  object: fc
+    .array(fc.tuple(fc.constantFrom('a', 'b', '__proto__', 'c', 'toJSON'), tie('value')), { maxLength: 3 })
+    .chain((entries) =>
+      fc.constantFrom('plain', 'symbol', 'null-proto', 'map').map((kind) => {
+        const o: Record<string, unknown> = kind === 'null-proto' ? Object.create(null) : {};
+        for (const [k, v] of entries)
+          Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+        if (kind === 'symbol') (o as Record<symbol, unknown>)[Symbol.for('k')] = 1;
+        return kind === 'map' ? new Map(Object.entries(o)) : o;
+      }),
+    ),
+  array: fc.array(tie('value'), { maxLength: 2 }),
+  value: fc.oneof({ depthSize: 'small' }, tie('leaf'), tie('object'), tie('array')),
+})).value;
+
+describe('the proofs behind the fast invariant checks', () => {
+  it('call a value unchanged by a JSON round trip only when isDeepStrictEqual agrees', () => {
+    fc.assert(
+      fc.property(nearJson, (v) => {
+        let text: string | undefined;
+        try {
+          text = JSON.stringify(v);
+        } catch {
+          text = undefined;
+        }
+        const survives = text !== undefined && isDeepStrictEqual(JSON.parse(text), v);
+        if (isJsonValue(v)) expect(survives).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('call two values equal only when isDeepStrictEqual agrees', () => {
+    fc.assert(
+      fc.property(nearJson, nearJson, fc.constantFrom('copy', 'extra', 'other'), (a, other, how) => {
+        // Pairs: a value against a JSON copy of itself (key order kept), which must be proven equal;
+        // against a copy with one more key at some depth, which must not; against another value.
+        const copy = isJsonValue(a) ? JSON.parse(JSON.stringify(a)) : undefined;
+        const grow = (v: unknown): unknown => {
+          if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+          const o = v as Record<string, unknown>;
+          const inner = Object.keys(o).find((k) => o[k] !== null && typeof o[k] === 'object');
+          if (inner !== undefined) o[inner] = grow(o[inner]);
+          else o['added'] = 1;
+          return o;
+        };
+        const b = how === 'copy' ? copy : how === 'extra' ? grow(copy) : other;
+        if (b === undefined || !isJsonValue(b)) return;
+        if (sameJsonValue(a, b)) expect(isDeepStrictEqual(a, b)).toBe(true);
+        if (how === 'copy') expect(sameJsonValue(a, b)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('leave the verdicts of balances and snapshot-round-trip as the original comparisons give them', () => {
+    const check = (name: string, s: unknown): string | undefined =>
+      STORE_INVARIANTS.find((i) => i.name === name)?.check(s as Snapshot);
+    let state = initialState({ capacity: 2, maxAttempts: 2, leaseTicks: 2, backoffBase: 1, backoffCap: 2 });
+    for (const c of [
+      { type: 'submit', id: 'a', account: 'x', key: 'k', amount: 2, deadline: 9, now: 0 },
+      { type: 'claim', worker: 'w', now: 0 },
+      { type: 'commit', worker: 'w', token: 1, now: 0 },
+    ])
+      state = step(state, c).state;
+    const good = toSnapshot(state);
+    expect(check('balances', good)).toBeUndefined();
+    expect(check('snapshot-round-trip', good)).toBeUndefined();
+    // A balance one off, a balance without a ledger, a balance of -0 where the ledger sums to 0.
+    expect(check('balances', { ...good, balances: { x: 3 } })).toMatch(/differ from ledger sums/);
+    expect(check('balances', { ...good, balances: { x: 2, y: 0 } })).toMatch(/differ from ledger sums/);
+    const zero = { ...good, effects: { x: { k: { amount: 0, job: 'a', token: 1 } } }, balances: { x: -0 } };
+    expect(check('balances', zero)).toMatch(/differ from ledger sums/);
+    // Values JSON does not keep: -0, a symbol-keyed field.
+    expect(check('snapshot-round-trip', { ...good, balances: { x: -0 } })).toBe('snapshot does not survive JSON');
+    expect(check('snapshot-round-trip', { ...good, [Symbol.for('extra')]: 1 })).toBe('snapshot does not survive JSON');
   });
 });

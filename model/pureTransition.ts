@@ -13,6 +13,11 @@
  * the cost: `pureTransition(machine)` returns `(snapshot, event) => nextSnapshot`. The scope holds
  * no state between calls (its action executor and emitter drop everything), so the function stays
  * pure and may be called from anywhere, in any order, on any snapshot of the machine.
+ *
+ * This is the reference path (referenceModel.ts): the model's own step runs the machines' compiled
+ * tables instead (runMachine.ts). `observe`, when given, hears the transitions of every microstep
+ * xstate takes (through the inert actor's inspection), which is how the reference's executed
+ * actions are recorded for comparison with the fast step's.
  */
 import { createActor } from 'xstate';
 import type { AnyActorScope, AnyStateMachine, EventFromLogic, SnapshotFrom } from 'xstate';
@@ -23,10 +28,24 @@ export type PureTransition<M extends AnyStateMachine> = (
   event: EventFromLogic<M>,
 ) => SnapshotFrom<M>;
 
-/** Builds one inert actor scope for `machine` and returns its pure transition function. */
-export function pureTransition<M extends AnyStateMachine>(machine: M): PureTransition<M> {
+/** The transitions xstate took in one microstep, as its inspection reports them. */
+export type MicrostepObserver = (transitions: readonly { readonly actions: readonly unknown[] }[]) => void;
+
+/**
+ * Builds one inert actor scope for `machine` and returns its pure transition function; `observe`
+ * (optional) hears each microstep's transitions.
+ */
+export function pureTransition<M extends AnyStateMachine>(machine: M, observe?: MicrostepObserver): PureTransition<M> {
   // The actor is never started: it exists only so that `self` is an actor of this machine.
-  const self = createActor(machine);
+  const self =
+    observe === undefined
+      ? createActor(machine)
+      : createActor(machine, {
+          inspect: (e: { type: string }) => {
+            const t = (e as { _transitions?: readonly { actions: readonly unknown[] }[] })._transitions;
+            if (e.type === '@xstate.microstep' && t !== undefined) observe(t);
+          },
+        } as never);
   const ignore = (): void => {};
   const scope: AnyActorScope = {
     self,

@@ -8,13 +8,14 @@
 import type { JobStatus } from '../contract/index.ts';
 import { jobMachine } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
+import { machineState } from './machineState.ts';
 import { storeMachine } from './storeMachine.ts';
 import type { JobSnapshot, StoreContext } from './storeMachine.ts';
 import type { ModelState } from './step.ts';
 
 /** A job in the given lifecycle state with the given context, as `fromSnapshot` builds one. Pure. */
 export function jobSnapshotOf(status: JobStatus, context: JobContext): JobSnapshot {
-  return jobMachine.resolveState({ value: status, context });
+  return machineState(jobMachine, status, context);
 }
 
 /**
@@ -22,5 +23,5 @@ export function jobSnapshotOf(status: JobStatus, context: JobContext): JobSnapsh
  * are carried as given). Jobs must be in admission order. Pure.
  */
 export function modelStateOf(context: StoreContext): ModelState {
-  return storeMachine.resolveState({ value: 'open', context });
+  return machineState(storeMachine, 'open', context);
 }

@@ -1,24 +1,33 @@
 /**
  * The model's public face: a pure step function over store states, plus conversion to and from
- * the canonical snapshot. Built on pure transitions of the store machine (pureTransition.ts);
- * nothing here mutates its input.
+ * the canonical snapshot. Nothing here mutates its input.
+ *
+ * The step executes the xstate machines' own definitions, compiled once per machine into plain
+ * transition tables (compileMachine.ts, runMachine.ts), over plain states (machineState.ts): the
+ * machines stay the one specification, without the actor runtime's cost on every command. xstate's
+ * own transition stays the reference (referenceModel.ts), and a test holds the two equal.
  *
  * `buildModel` makes the same three functions for other machines: a variant of the model
  * (model/variants.ts) is the store and job machines with some guards and actions provided
  * differently, stepped by exactly this code. The default `step` is `buildModel()`'s, built once.
  */
-import type { SnapshotFrom } from 'xstate';
 import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../contract/index.ts';
-import { jobMachine, policyOf } from './jobMachine.ts';
-import type { JobContext } from './jobMachine.ts';
-import { pureTransition } from './pureTransition.ts';
-import type { PureTransition } from './pureTransition.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../contract/index.ts';
+import { jobMachine } from './jobMachine.ts';
+import { machineState } from './machineState.ts';
+import type { MachineState } from './machineState.ts';
+import { restoredContext } from './restoredContext.ts';
+import { runMachine, tablesOf } from './runMachine.ts';
 import { emptyStore, statusOf, storeMachine } from './storeMachine.ts';
-import type { JobSnapshot, JobStep, StoreContext } from './storeMachine.ts';
+import type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
+import { threeSteps } from './threeSteps.ts';
 
-/** A state of the reference model: a snapshot of the store machine. Treat it as an immutable value. */
-export type ModelState = SnapshotFrom<typeof storeMachine>;
+/**
+ * A state of the reference model: the store machine in its one state, `open`, with its context,
+ * and the machine itself (a variant's states carry the variant's machine). A plain value from the
+ * model's own functions, an xstate snapshot from the reference step's; treat it as immutable.
+ */
+export type ModelState = MachineState<typeof storeMachine, StoreContext>;
 
 /** The outcome of one step: the next state, the reply, and the job transitions it caused. */
 export interface StepResult {
@@ -50,26 +59,33 @@ export interface Model {
   readonly fromSnapshot: (input: unknown) => ModelState;
 }
 
+const takeEvent = (state: ModelState, event: StoreEvent): ModelState => runMachine(state, event);
+
 /**
- * The model over the given machines (default: the reference machines). A state carries its machine
- * (xstate resolves guards and actions through `snapshot.machine`), so each model's states must come
- * from its own `initialState` or `fromSnapshot`. Pure.
+ * The model over the given machines (default: the reference machines), stepped by their compiled
+ * tables. A state carries its machine and each job its own, so each model's states must come from
+ * its own `initialState` or `fromSnapshot`. Throws UnsupportedMachineError when a machine uses
+ * something the fast step does not run. Pure.
  */
 export function buildModel(machines: ModelMachines = { store: storeMachine, job: jobMachine }): Model {
-  const storeTransition = pureTransition(machines.store);
-  const fromContext = (context: StoreContext): ModelState => machines.store.resolveState({ value: 'open', context });
+  // Compile both now, so that an unsupported machine fails here rather than at its first command.
+  tablesOf(machines.job);
+  tablesOf(machines.store);
+  const fromContext = (context: StoreContext): ModelState => machineState(machines.store, 'open', context);
+  const jobOf = (status: JobSnapshot['value'], context: JobSnapshot['context']): JobSnapshot =>
+    machineState(machines.job, status, context);
   return {
     initialState: (config) => fromContext(emptyStore(parseConfig(config))),
-    step: (state, command, choice) => stepWith(storeTransition, state, command, choice),
-    fromSnapshot: (input) => fromContext(restoredContext(input, machines.job)),
+    step: (state, command, choice) => threeSteps(takeEvent, parseCommand, state, command, choice),
+    fromSnapshot: (input) => fromContext(restoredContext(input, jobOf)),
   };
 }
 
-const reference = buildModel();
+const fast = buildModel();
 
 /** The empty store for a config. Throws JobcheckError `invalid_config` for a bad config. Pure. */
 export function initialState(config: unknown): ModelState {
-  return reference.initialState(config);
+  return fast.initialState(config);
 }
 
 /**
@@ -78,36 +94,7 @@ export function initialState(config: unknown): ModelState {
  * state is left untouched and may be reused.
  */
 export function step(state: ModelState, command: unknown): StepResult {
-  return reference.step(state, command);
-}
-
-function stepWith(
-  storeTransition: PureTransition<typeof storeMachine>,
-  state: ModelState,
-  command: unknown,
-  choice: StepChoice | undefined,
-): StepResult {
-  const parsed = parseCommand(command);
-  if (!parsed.ok) return { state, reply: parsed.rejection, trace: [] };
-  const cmd = choice === undefined ? parsed.command : ({ ...parsed.command, ...choice } as typeof parsed.command);
-  if (cmd.now < state.context.clock) {
-    const reply: Reply = {
-      ok: false,
-      code: 'clock_regressed',
-      message: `now: ${cmd.now} is before the clock (${state.context.clock})`,
-    };
-    return { state, reply, trace: [] };
-  }
-  // Every instant a job waits for (deadline, leaseUntil, notBefore) lies strictly after the clock
-  // once a command is done (leaseTicks, backoffBase >= 1 and deadline > now guarantee it), so an
-  // advance to the current clock can change nothing; it is skipped only to save time.
-  const skip = cmd.now === state.context.clock;
-  const advanced = skip ? state : storeTransition(state, { type: 'advance', now: cmd.now });
-  const applied = storeTransition(advanced, cmd);
-  const reply = applied.context.reply;
-  if (reply === undefined) throw new Error(`model: no reply for ${cmd.type}`);
-  const expired = skip ? [] : advanced.context.trace;
-  return { state: applied, reply, trace: [...expired, ...applied.context.trace] };
+  return fast.step(state, command);
 }
 
 function jobRecord(job: JobSnapshot): JobRecord {
@@ -175,45 +162,7 @@ export function toSnapshot(state: ModelState): Snapshot {
  * `invalid_snapshot` naming the bad field; keeps no alias to the caller's object. Pure.
  */
 export function fromSnapshot(input: unknown): ModelState {
-  return reference.fromSnapshot(input);
-}
-
-function restoredContext(input: unknown, machine: typeof jobMachine): StoreContext {
-  const s = parseSnapshot(input);
-  const policy = policyOf(s.config);
-  const jobs = new Map<string, JobSnapshot>();
-  const ordered = Object.entries(s.jobs).sort(([, a], [, b]) => a.seq - b.seq);
-  for (const [id, r] of ordered) {
-    const context: JobContext = {
-      id,
-      payload: { ...r.payload },
-      seq: r.seq,
-      policy,
-      attempts: r.attempts,
-      token: r.token,
-      owner: r.owner,
-      leaseUntil: r.leaseUntil,
-      notBefore: r.notBefore,
-      reason: r.reason,
-      lastError: r.lastError,
-    };
-    jobs.set(id, machine.resolveState({ value: r.status, context }));
-  }
-  const effects = new Map<string, ReadonlyMap<string, EffectRecord>>();
-  for (const [account, ledger] of Object.entries(s.effects)) {
-    effects.set(account, new Map(Object.entries(ledger).map(([key, e]) => [key, { ...e }])));
-  }
-  return {
-    config: { ...s.config },
-    clock: s.clock,
-    nextToken: s.nextToken,
-    nextSeq: s.nextSeq,
-    jobs,
-    balances: new Map(Object.entries(s.balances)),
-    effects,
-    reply: undefined,
-    trace: [],
-  };
+  return fast.fromSnapshot(input);
 }
 
 /** The store's config. */

@@ -5,19 +5,19 @@
  *
  * It has a single state, `open`; its substance is the ordered, guarded transitions of each command,
  * which read as the contract's decision lists (first matching guard wins). Jobs' own transitions
- * are taken with a pure transition (pureTransition.ts) inside `assign`, so the whole store stays a value.
+ * are taken purely inside `assign` (sendToJob.ts), so the whole store stays a value. The model's
+ * step runs this definition through its compiled tables (runMachine.ts); the reference step runs
+ * it through xstate (referenceModel.ts).
  *
  * Every command is preceded by an `advance` event (step 2 of the contract), sent by step.ts.
  * This model favours clarity over speed: it scans every job where a real store would use an index.
  */
 import { and, assign, setup } from 'xstate';
-import type { SnapshotFrom } from 'xstate';
 import type {
   AckCommand,
   Command,
   CommitCommand,
   Config,
-  DeadReason,
   EffectRecord,
   FailCommand,
   JobStatus,
@@ -26,22 +26,11 @@ import type {
   Reply,
   SubmitCommand,
 } from '../contract/index.ts';
-import { admittedJob, jobMachine, policyOf } from './jobMachine.ts';
-import type { JobEvent } from './jobMachine.ts';
-import { pureTransition } from './pureTransition.ts';
+import { admittedJobState, policyOf } from './jobMachine.ts';
+import { sendToJob } from './sendToJob.ts';
+import type { JobSnapshot, JobStep } from './sendToJob.ts';
 
-/** A job inside the model: a snapshot of its own lifecycle machine. */
-export type JobSnapshot = SnapshotFrom<typeof jobMachine>;
-
-/** One transition a job took during a command, as recorded for traces and coverage. */
-export interface JobStep {
-  readonly job: string;
-  readonly from: JobStatus;
-  readonly event: JobEvent['type'];
-  readonly to: JobStatus;
-  /** Set when `to` is `dead`. */
-  readonly reason?: DeadReason;
-}
+export type { JobSnapshot, JobStep } from './sendToJob.ts';
 
 /**
  * Everything the store knows. Maps, not plain objects, so that any string (even `__proto__` or
@@ -76,23 +65,36 @@ export const isUnresolved = (job: JobSnapshot): boolean => {
 
 /** The running job whose current delivery carries `token`, if any. */
 export function jobByToken(context: StoreContext, token: number): JobSnapshot | undefined {
-  return [...context.jobs.values()].find((j) => statusOf(j) === 'running' && j.context.token === token);
+  for (const j of context.jobs.values()) if (statusOf(j) === 'running' && j.context.token === token) return j;
+  return undefined;
 }
+
+/** How many jobs are unresolved (ready, waiting or running). */
+const unresolvedCount = (context: StoreContext): number => {
+  let n = 0;
+  for (const job of context.jobs.values()) if (isUnresolved(job)) n++;
+  return n;
+};
 
 /**
  * The job a claim would deliver: among accounts, only the earliest-admitted unresolved job (the
  * head) may run; of the heads that are ready, the one admitted first.
  */
 export function claimableHead(context: StoreContext): JobSnapshot | undefined {
-  const heads = new Map<string, JobSnapshot>();
-  for (const job of [...context.jobs.values()]) {
-    if (!isUnresolved(job)) continue;
-    const head = heads.get(job.context.payload.account);
-    if (head === undefined || job.context.seq < head.context.seq) heads.set(job.context.payload.account, job);
-  }
+  // Said without building the map of heads: a ready job is its account's head when no unresolved
+  // job of the account was admitted before it (stores hold a handful of jobs; this runs on every claim).
   let best: JobSnapshot | undefined;
-  for (const head of heads.values()) {
-    if (statusOf(head) === 'ready' && (best === undefined || head.context.seq < best.context.seq)) best = head;
+  for (const job of context.jobs.values()) {
+    if (statusOf(job) !== 'ready' || (best !== undefined && best.context.seq < job.context.seq)) continue;
+    const { account } = job.context.payload;
+    let isHead = true;
+    for (const other of context.jobs.values()) {
+      if (other.context.payload.account === account && other.context.seq < job.context.seq && isUnresolved(other)) {
+        isHead = false;
+        break;
+      }
+    }
+    if (isHead) best = job;
   }
   return best;
 }
@@ -103,22 +105,6 @@ const samePayload = (job: JobSnapshot, c: SubmitCommand): boolean => {
 };
 
 const rejection = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
-
-const jobTransition = pureTransition(jobMachine);
-
-/** Sends one event to one job, purely, and records the step it took (if it moved or self-looped). */
-function sendToJob(job: JobSnapshot, event: JobEvent): { job: JobSnapshot; step: JobStep | undefined } {
-  const next = jobTransition(job, event);
-  const from = statusOf(job);
-  const to = statusOf(next);
-  // A commit moves nothing but is still a lifecycle transition (running -> running), so it is recorded.
-  if (from === to && event.type !== 'COMMIT') return { job: next, step: undefined };
-  const step: JobStep = { job: job.context.id, from, event: event.type, to };
-  return {
-    job: next,
-    step: to === 'dead' && next.context.reason !== undefined ? { ...step, reason: next.context.reason } : step,
-  };
-}
 
 function withJob(context: StoreContext, job: JobSnapshot): StoreContext['jobs'] {
   return new Map(context.jobs).set(job.context.id, job);
@@ -162,7 +148,7 @@ export const storeMachine = setup({
     /** Submit of an id that exists with another payload. */
     isIdTaken: ({ context, event }) => event.type === 'submit' && context.jobs.get(event.id) !== undefined,
     /** Ready + waiting + running jobs already fill the capacity. */
-    atCapacity: ({ context }) => [...context.jobs.values()].filter(isUnresolved).length >= context.config.capacity,
+    atCapacity: ({ context }) => unresolvedCount(context) >= context.config.capacity,
     /** Some account's head is ready to run. */
     hasClaimableHead: ({ context }) => claimableHead(context) !== undefined,
     /** The token is not the current delivery of any running job (never issued, expired or settled). */
@@ -200,7 +186,8 @@ export const storeMachine = setup({
       if (event.type !== 'advance') return {};
       let jobs: Map<string, JobSnapshot> | undefined;
       const trace: JobStep[] = [];
-      for (const job of [...context.jobs.values()]) {
+      // Iterating the map itself is safe: it is never changed, a changed job goes to the copy.
+      for (const job of context.jobs.values()) {
         if (!isUnresolved(job)) continue;
         const { job: next, step } = sendToJob(job, { type: 'ADVANCE', now: event.now });
         if (step !== undefined) {
@@ -224,7 +211,7 @@ export const storeMachine = setup({
     admit: assign(({ context, event }) => {
       if (event.type !== 'submit') return {};
       const { id, account, key, amount, deadline } = event;
-      const job = admittedJob({
+      const job = admittedJobState({
         id,
         payload: { account, key, amount, deadline },
         seq: context.nextSeq,
@@ -392,7 +379,7 @@ function rejectionMessage(context: StoreContext, event: StoreEvent, code: Reject
       return `effect (${JSON.stringify(p?.account)}, ${JSON.stringify(p?.key)}) was recorded with amount ${recorded?.amount}, not ${p?.amount}`;
     }
     case 'capacity_exceeded':
-      return `capacity ${context.config.capacity} is full: ${[...context.jobs.values()].filter(isUnresolved).length} unresolved jobs`;
+      return `capacity ${context.config.capacity} is full: ${unresolvedCount(context)} unresolved jobs`;
     case 'stale_token':
       return `token ${(event as DeliveryCommand).token} is not the current delivery of any running job`;
     case 'not_owner': {

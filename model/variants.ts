@@ -16,13 +16,14 @@
 import { assign } from 'xstate';
 import { parseCommand } from '../contract/index.ts';
 import type { RuleId } from '../contract/rules.ts';
-import { addTime, admittedJob, backoffDelay, jobMachine, policyOf, TIME_MAX } from './jobMachine.ts';
+import { addTime, admittedContext, backoffDelay, jobMachine, policyOf, TIME_MAX } from './jobMachine.ts';
 import type { JobContext, JobEvent, JobPolicy } from './jobMachine.ts';
-import { pureTransition } from './pureTransition.ts';
+import { machineState } from './machineState.ts';
+import { sendToJob } from './sendToJob.ts';
 import { buildModel } from './step.ts';
 import type { Model, ModelMachines, ModelState, StepChoice } from './step.ts';
 import { isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
-import type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
+import type { JobSnapshot, StoreContext, StoreEvent } from './storeMachine.ts';
 
 /** The names of the model's variants. */
 export const VARIANT_NAMES = [
@@ -44,6 +45,8 @@ export interface ModelVariant {
   readonly description: string;
   /** The variant's machines, behind the same functions as the reference model. */
   readonly model: Model;
+  /** The variant's store and job machines (which `model` steps). */
+  readonly machines: ModelMachines;
   /**
    * Nondeterministic variants only: the choice under which the variant's step gives the
    * implementation's reply `implReply` to `command` in state `before`, when that reply lies within
@@ -53,22 +56,7 @@ export interface ModelVariant {
   readonly choose?: (before: ModelState, command: unknown, implReply: unknown) => StepChoice | undefined;
 }
 
-// --- Shared pieces: sending an event to a job, and a claim over another choice of job. ----------
-
-const jobTransition = pureTransition(jobMachine);
-
-/** Sends one event to one job, purely, recording the step it took (as storeMachine does). */
-function sendToJob(job: JobSnapshot, event: JobEvent): { job: JobSnapshot; step: JobStep | undefined } {
-  const next = jobTransition(job, event);
-  const from = statusOf(job);
-  const to = statusOf(next);
-  if (from === to && event.type !== 'COMMIT') return { job: next, step: undefined };
-  const step: JobStep = { job: job.context.id, from, event: event.type, to };
-  return {
-    job: next,
-    step: to === 'dead' && next.context.reason !== undefined ? { ...step, reason: next.context.reason } : step,
-  };
-}
+// --- Shared pieces: a claim over another choice of job, admission on another lifecycle. ---------
 
 const withJob = (context: StoreContext, job: JobSnapshot): StoreContext['jobs'] =>
   new Map(context.jobs).set(job.context.id, job);
@@ -122,13 +110,13 @@ function admittingTo(store: typeof storeMachine, machine: typeof jobMachine): ty
       admit: assign(({ context, event }) => {
         if (event.type !== 'submit') return {};
         const { id, account, key, amount, deadline } = event;
-        const fresh = admittedJob({
+        const fresh = admittedContext({
           id,
           payload: { account, key, amount, deadline },
           seq: context.nextSeq,
           policy: policyOf(context.config),
         });
-        const job = machine.resolveState({ value: 'ready', context: fresh.context });
+        const job = machineState(machine, 'ready', fresh);
         return {
           jobs: withJob(context, job),
           nextSeq: context.nextSeq + 1,
@@ -288,7 +276,7 @@ function machinesWith(changes: readonly Change[]): ModelMachines {
   return { job, store: job === jobMachine ? store : admittingTo(store, job) };
 }
 
-interface VariantSpec extends Omit<ModelVariant, 'model'> {
+interface VariantSpec extends Omit<ModelVariant, 'model' | 'machines'> {
   readonly change: Change;
 }
 
@@ -331,10 +319,10 @@ const SPECS: readonly VariantSpec[] = [
   },
 ];
 
-const VARIANTS: readonly ModelVariant[] = SPECS.map(({ change, ...v }) => ({
-  ...v,
-  model: buildModel(machinesWith([change])),
-}));
+const VARIANTS: readonly ModelVariant[] = SPECS.map(({ change, ...v }) => {
+  const machines = machinesWith([change]);
+  return { ...v, machines, model: buildModel(machines) };
+});
 
 /**
  * The model with several variants in place at once (each replacing its own rule), and the choice

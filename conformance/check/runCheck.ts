@@ -5,6 +5,10 @@
  * shortest), a small exhaustive exploration, and competing workers when asked; then the verdict
  * merge (verdict.ts) and, on failure, the shortest story (shortestFailure.ts).
  *
+ * The exploration spreads its states over as many stores as the other phases use (`parallel`),
+ * when the target's stores can be reset in place (a program behind the protocol); its result is
+ * the one-store exploration's all the same (conformance/explore/differentialLanes.ts).
+ *
  * Fixtures, paths, exploration and competing workers are not split by a shard: shard 1 runs them,
  * the other shards only their part of the campaign.
  */
@@ -100,6 +104,8 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
       : await runExploration({
           parts: CHECK_EXPLORATION,
           factory: warm,
+          // As many stores at once as the other phases check (a process target's are reset in place).
+          lanes: parallel,
           ...(budget === undefined ? {} : { budget }),
           onProgress: (p) => progress({ phase: 'explore', done: p.states, total: 0 }),
         });

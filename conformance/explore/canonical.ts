@@ -28,89 +28,142 @@ const accountMap = new Int32Array(MAX_POOL);
 const keyMap = new Int32Array(MAX_POOL);
 const workerMap = new Int32Array(MAX_POOL);
 const idPosition = new Int32Array(MAX_POOL);
-const effectRows: number[][] = [];
+/** Scratch rows of the effects (5 words each) while they are sorted; grown on demand. */
+let effectRows = new Int32Array(5 * 16);
 
 /** The largest pool a canonical key supports. */
 export const MAX_NAMES = MAX_POOL;
 
 /**
+ * The canonical index of `name` in `map`, taking the next free index (`next`) the first time it is
+ * met; -1 stays -1. The caller advances its counter when the result equals `next`.
+ */
+const renamed = (map: Int32Array, name: number, next: number): number => {
+  if (name < 0) return name;
+  const have = map[name] as number;
+  if (have >= 0) return have;
+  map[name] = next;
+  return next;
+};
+
+/**
  * Writes the canonical key of the record at `at` into `out` (from index 0) and returns its
  * length. With `symmetry` off, names are kept (the key is the state itself). Not reentrant: it
- * uses module scratch space.
+ * uses module scratch space. Written without closures or per-call arrays: it runs once per
+ * transition of an exploration.
  */
 export function canonicalKey(data: Int32Array, at: number, symmetry: boolean, out: Int32Array): number {
-  const g = (i: number): number => data[i] ?? 0;
-  accountMap.fill(-1);
-  keyMap.fill(-1);
-  workerMap.fill(-1);
+  if (symmetry) {
+    accountMap.fill(-1);
+    keyMap.fill(-1);
+    workerMap.fill(-1);
+  }
   let accounts = 0;
   let keys = 0;
   let workers = 0;
-  const rename = (map: Int32Array, name: number, next: () => number): number => {
-    if (!symmetry || name < 0) return name;
-    const have = map[name] ?? -1;
-    if (have >= 0) return have;
-    const n = next();
-    map[name] = n;
-    return n;
-  };
-  const account = (name: number): number => rename(accountMap, name, () => accounts++);
-  const key = (name: number): number => rename(keyMap, name, () => keys++);
-  const worker = (name: number): number => rename(workerMap, name, () => workers++);
   let o = 0;
-  out[o++] = g(at);
-  out[o++] = g(at + 1);
-  out[o++] = g(at + 2);
-  const jobs = g(at + 3);
+  out[o++] = data[at] as number;
+  out[o++] = data[at + 1] as number;
+  out[o++] = data[at + 2] as number;
+  const jobs = data[at + 3] as number;
   out[o++] = jobs;
   let p = at + 4;
   for (let k = 0; k < jobs; k++, p += JOB_WORDS) {
-    idPosition[g(p + J.id)] = k;
-    if (!symmetry) out[o++] = g(p + J.id);
-    out[o++] = account(g(p + J.account));
-    out[o++] = key(g(p + J.key));
-    out[o++] = g(p + J.amount);
-    out[o++] = g(p + J.deadline);
-    out[o++] = g(p + J.seq);
-    out[o++] = g(p + J.status);
-    out[o++] = g(p + J.attempts);
-    out[o++] = g(p + J.token);
-    out[o++] = worker(g(p + J.owner));
-    out[o++] = g(p + J.leaseUntil);
-    out[o++] = g(p + J.notBefore);
-    out[o++] = g(p + J.reason);
-    out[o++] = g(p + J.lastError);
+    idPosition[data[p + J.id] as number] = k;
+    if (symmetry) {
+      const a = renamed(accountMap, data[p + J.account] as number, accounts);
+      if (a === accounts) accounts++;
+      out[o++] = a;
+      const y = renamed(keyMap, data[p + J.key] as number, keys);
+      if (y === keys) keys++;
+      out[o++] = y;
+    } else {
+      out[o++] = data[p + J.id] as number;
+      out[o++] = data[p + J.account] as number;
+      out[o++] = data[p + J.key] as number;
+    }
+    out[o++] = data[p + J.amount] as number;
+    out[o++] = data[p + J.deadline] as number;
+    out[o++] = data[p + J.seq] as number;
+    out[o++] = data[p + J.status] as number;
+    out[o++] = data[p + J.attempts] as number;
+    out[o++] = data[p + J.token] as number;
+    if (symmetry) {
+      const w = renamed(workerMap, data[p + J.owner] as number, workers);
+      if (w === workers) workers++;
+      out[o++] = w;
+    } else out[o++] = data[p + J.owner] as number;
+    out[o++] = data[p + J.leaseUntil] as number;
+    out[o++] = data[p + J.notBefore] as number;
+    out[o++] = data[p + J.reason] as number;
+    out[o++] = data[p + J.lastError] as number;
     // J.history is not part of the state.
   }
-  const effects = g(p++);
+  const effects = data[p++] as number;
   out[o++] = effects;
-  effectRows.length = 0;
+  if (effectRows.length < 5 * effects) effectRows = new Int32Array(5 * effects * 2);
+  const rows = effectRows;
   for (let k = 0; k < effects; k++, p += 5) {
-    effectRows.push([
-      account(g(p)),
-      key(g(p + 1)),
-      g(p + 2),
-      symmetry ? (idPosition[g(p + 3)] ?? -1) : g(p + 3),
-      g(p + 4),
-    ]);
+    const r = 5 * k;
+    if (symmetry) {
+      const a = renamed(accountMap, data[p] as number, accounts);
+      if (a === accounts) accounts++;
+      rows[r] = a;
+      const y = renamed(keyMap, data[p + 1] as number, keys);
+      if (y === keys) keys++;
+      rows[r + 1] = y;
+      rows[r + 3] = idPosition[data[p + 3] as number] ?? -1;
+    } else {
+      rows[r] = data[p] as number;
+      rows[r + 1] = data[p + 1] as number;
+      rows[r + 3] = data[p + 3] as number;
+    }
+    rows[r + 2] = data[p + 2] as number;
+    rows[r + 4] = data[p + 4] as number;
   }
-  if (symmetry) effectRows.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0));
-  for (const row of effectRows) for (const v of row) out[o++] = v;
-  const balances = g(p++);
+  // With symmetry, the rows in (account, key) order: an insertion sort (a ledger holds a handful).
+  if (symmetry) {
+    for (let k = 1; k < effects; k++) {
+      for (let m = k; m > 0; m--) {
+        const a = 5 * (m - 1);
+        const b = 5 * m;
+        const before = (rows[a] as number) - (rows[b] as number) || (rows[a + 1] as number) - (rows[b + 1] as number);
+        if (before <= 0) break;
+        for (let v = 0; v < 5; v++) {
+          const t = rows[a + v] as number;
+          rows[a + v] = rows[b + v] as number;
+          rows[b + v] = t;
+        }
+      }
+    }
+  }
+  for (let v = 0; v < 5 * effects; v++) out[o++] = rows[v] as number;
+  const balances = data[p++] as number;
   out[o++] = balances;
   const start = o;
   for (let k = 0; k < balances; k++, p += 2) {
-    out[o++] = account(g(p));
-    out[o++] = g(p + 1);
+    if (symmetry) {
+      const a = renamed(accountMap, data[p] as number, accounts);
+      if (a === accounts) accounts++;
+      out[o++] = a;
+    } else out[o++] = data[p] as number;
+    out[o++] = data[p + 1] as number;
   }
-  if (symmetry && balances > 1) {
-    const pairs: [number, number][] = [];
-    for (let k = start; k < o; k += 2) pairs.push([out[k] ?? 0, out[k + 1] ?? 0]);
-    pairs.sort((a, b) => a[0] - b[0]);
-    pairs.forEach(([a, v], i) => {
-      out[start + 2 * i] = a;
-      out[start + 2 * i + 1] = v;
-    });
+  // With symmetry, the balances in account order (insertion sort of pairs).
+  if (symmetry) {
+    for (let k = 1; k < balances; k++) {
+      for (let m = k; m > 0; m--) {
+        const a = start + 2 * (m - 1);
+        const b = start + 2 * m;
+        if ((out[a] as number) <= (out[b] as number)) break;
+        const t0 = out[a] as number;
+        const t1 = out[a + 1] as number;
+        out[a] = out[b] as number;
+        out[a + 1] = out[b + 1] as number;
+        out[b] = t0;
+        out[b + 1] = t1;
+      }
+    }
   }
   return o;
 }

@@ -12,7 +12,9 @@
  */
 import type { Config, DeadReason, EffectRecord, JobStatus } from '../../contract/index.ts';
 import { JOB_STATES, jobSnapshotOf, modelStateOf, policyOf, statusOf } from '../../model/index.ts';
-import type { JobContext, JobSnapshot, ModelState, StoreContext } from '../../model/index.ts';
+import type { JobContext, JobPolicy, JobSnapshot, ModelState, StoreContext } from '../../model/index.ts';
+import { hashWords } from './codecCache.ts';
+import type { CodecCache } from './codecCache.ts';
 import type { ScopeNames } from './scope.ts';
 
 /** Words a job takes in a record. */
@@ -51,8 +53,13 @@ const LIMIT = 2 ** 31 - 1;
 
 /** The growing buffer records are written to. */
 export class Words {
-  data = new Int32Array(1024);
+  data: Int32Array;
   length = 0;
+
+  /** A buffer with room for `capacity` words to begin with. */
+  constructor(capacity = 1024) {
+    this.data = new Int32Array(Math.max(16, capacity));
+  }
 
   push(value: number): void {
     if (this.length === this.data.length) this.grow(this.length + 1);
@@ -85,15 +92,85 @@ const word = (value: number, what: string): number => {
   return value;
 };
 
+/** The words of a job but its history (JOB_WORDS - 1 of them, J.history is last). */
+const JOB_STATE_WORDS = JOB_WORDS - 1;
+const jobScratch = new Words();
+
+/** Appends the words of one job but its history to `out`. */
+function pushJob(job: JobSnapshot, names: ScopeNames, out: Words): void {
+  const c = job.context;
+  out.push(nameIndex(names, c.id, 'job id'));
+  out.push(nameIndex(names, c.payload.account, 'account'));
+  out.push(nameIndex(names, c.payload.key, 'key'));
+  out.push(word(c.payload.amount, 'amount'));
+  out.push(word(c.payload.deadline, 'deadline'));
+  out.push(word(c.seq, 'seq'));
+  out.push(STATUS_INDEX.get(statusOf(job)) ?? NONE);
+  out.push(c.attempts);
+  out.push(c.token === undefined ? NONE : word(c.token, 'token'));
+  out.push(c.owner === undefined ? NONE : nameIndex(names, c.owner, 'worker'));
+  out.push(c.leaseUntil === undefined ? NONE : word(c.leaseUntil, 'leaseUntil'));
+  out.push(c.notBefore === undefined ? NONE : word(c.notBefore, 'notBefore'));
+  out.push(c.reason === undefined ? NONE : (REASON_INDEX.get(c.reason) ?? NONE));
+  out.push(c.lastError === undefined ? NONE : nameIndex(names, c.lastError, 'error'));
+}
+
+/** Appends the ledger section (count, then 5 words an effect) to `out`. */
+function pushEffects(effects: StoreContext['effects'], names: ScopeNames, out: Words): void {
+  const countAt = out.length;
+  out.push(0);
+  let count = 0;
+  for (const [account, ledger] of effects) {
+    for (const [key, e] of ledger) {
+      out.reserve(5);
+      out.push(nameIndex(names, account, 'account'));
+      out.push(nameIndex(names, key, 'key'));
+      out.push(word(e.amount, 'amount'));
+      out.push(nameIndex(names, e.job, 'job id'));
+      out.push(word(e.token, 'token'));
+      count++;
+    }
+  }
+  out.data[countAt] = count;
+}
+
+/** Appends the balances section (count, then 2 words a balance) to `out`. */
+function pushBalances(balances: StoreContext['balances'], names: ScopeNames, out: Words): void {
+  out.push(balances.size);
+  for (const [account, balance] of balances) {
+    out.reserve(2);
+    out.push(nameIndex(names, account, 'account'));
+    out.push(word(balance, 'balance'));
+  }
+}
+
+/** Appends `words` to `out`. */
+function pushAll(words: Int32Array, out: Words): void {
+  const n = words.length;
+  out.reserve(n);
+  const data = out.data;
+  let o = out.length;
+  for (let i = 0; i < n; i++) data[o++] = words[i] as number;
+  out.length = o;
+}
+
+/** A copy of the scratch buffer's words, to keep in a memo. */
+function scratchWords(): Int32Array {
+  return jobScratch.data.slice(0, jobScratch.length);
+}
+
 /**
  * Appends the record of a state to `out`. `history(jobIndex)` gives the coverage history word of
- * each job (0 for none). Returns the record's length.
+ * each job (0 for none). Returns the record's length. With a `cache`, the words of jobs, ledgers
+ * and balances met before are copied instead of computed (codecCache.ts). Pure but for `out` and
+ * the cache.
  */
 export function encodeState(
   context: StoreContext,
   names: ScopeNames,
   history: (job: number) => number,
   out: Words,
+  cache?: CodecCache,
 ): number {
   const start = out.length;
   out.reserve(4 + context.jobs.size * JOB_WORDS);
@@ -102,44 +179,43 @@ export function encodeState(
   out.push(word(context.nextSeq, 'nextSeq'));
   out.push(context.jobs.size);
   let i = 0;
+  // With a cache, each part's words are looked up by the part's identity, and computed (into the
+  // scratch buffer, then kept) only the first time; spelled out without closures, as this runs
+  // once per transition.
   for (const job of context.jobs.values()) {
-    const c = job.context;
-    out.push(nameIndex(names, c.id, 'job id'));
-    out.push(nameIndex(names, c.payload.account, 'account'));
-    out.push(nameIndex(names, c.payload.key, 'key'));
-    out.push(word(c.payload.amount, 'amount'));
-    out.push(word(c.payload.deadline, 'deadline'));
-    out.push(word(c.seq, 'seq'));
-    out.push(STATUS_INDEX.get(statusOf(job)) ?? NONE);
-    out.push(c.attempts);
-    out.push(c.token === undefined ? NONE : word(c.token, 'token'));
-    out.push(c.owner === undefined ? NONE : nameIndex(names, c.owner, 'worker'));
-    out.push(c.leaseUntil === undefined ? NONE : word(c.leaseUntil, 'leaseUntil'));
-    out.push(c.notBefore === undefined ? NONE : word(c.notBefore, 'notBefore'));
-    out.push(c.reason === undefined ? NONE : (REASON_INDEX.get(c.reason) ?? NONE));
-    out.push(c.lastError === undefined ? NONE : nameIndex(names, c.lastError, 'error'));
+    if (cache === undefined) pushJob(job, names, out);
+    else {
+      let words = cache.jobWords.get(job);
+      if (words === undefined) {
+        jobScratch.length = 0;
+        pushJob(job, names, jobScratch);
+        words = scratchWords();
+        cache.jobWords.set(job, words);
+      }
+      pushAll(words, out);
+    }
     out.push(history(i++));
   }
-  const countAt = out.length;
-  out.push(0);
-  let effects = 0;
-  for (const [account, ledger] of context.effects) {
-    for (const [key, e] of ledger) {
-      out.reserve(5);
-      out.push(nameIndex(names, account, 'account'));
-      out.push(nameIndex(names, key, 'key'));
-      out.push(word(e.amount, 'amount'));
-      out.push(nameIndex(names, e.job, 'job id'));
-      out.push(word(e.token, 'token'));
-      effects++;
+  if (cache === undefined) {
+    pushEffects(context.effects, names, out);
+    pushBalances(context.balances, names, out);
+  } else {
+    let effects = cache.effectWords.get(context.effects);
+    if (effects === undefined) {
+      jobScratch.length = 0;
+      pushEffects(context.effects, names, jobScratch);
+      effects = scratchWords();
+      cache.effectWords.set(context.effects, effects);
     }
-  }
-  out.data[countAt] = effects;
-  out.push(context.balances.size);
-  for (const [account, balance] of context.balances) {
-    out.reserve(2);
-    out.push(nameIndex(names, account, 'account'));
-    out.push(word(balance, 'balance'));
+    pushAll(effects, out);
+    let balances = cache.balanceWords.get(context.balances);
+    if (balances === undefined) {
+      jobScratch.length = 0;
+      pushBalances(context.balances, names, jobScratch);
+      balances = scratchWords();
+      cache.balanceWords.set(context.balances, balances);
+    }
+    pushAll(balances, out);
   }
   return out.length - start;
 }
@@ -155,49 +231,39 @@ export function recordLength(data: Int32Array, at: number): number {
 
 const opt = (v: number): number | undefined => (v === NONE ? undefined : v);
 
-/**
- * The model state of the record at `at`: what `fromSnapshot` would build from the same state's
- * snapshot. Pure.
- */
-export function decodeState(
-  data: Int32Array,
-  at: number,
-  config: Config,
-  names: ScopeNames,
-  policy = policyOf(config),
-): ModelState {
+/** The job of the words at `p` (all but the history), as `fromSnapshot` builds it. Pure. */
+function jobOf(data: Int32Array, p: number, names: ScopeNames, policy: JobPolicy): JobSnapshot {
   const g = (i: number): number => data[i] ?? 0;
-  const jobsCount = g(at + 3);
-  const jobs = new Map<string, JobSnapshot>();
-  let p = at + 4;
-  for (let k = 0; k < jobsCount; k++, p += JOB_WORDS) {
-    const id = names.ids[g(p + J.id)] ?? '';
-    const owner = opt(g(p + J.owner));
-    const reason = opt(g(p + J.reason));
-    const lastError = opt(g(p + J.lastError));
-    const context: JobContext = {
-      id,
-      payload: {
-        account: names.accounts[g(p + J.account)] ?? '',
-        key: names.keys[g(p + J.key)] ?? '',
-        amount: g(p + J.amount),
-        deadline: g(p + J.deadline),
-      },
-      seq: g(p + J.seq),
-      policy,
-      attempts: g(p + J.attempts),
-      token: opt(g(p + J.token)),
-      owner: owner === undefined ? undefined : names.workers[owner],
-      leaseUntil: opt(g(p + J.leaseUntil)),
-      notBefore: opt(g(p + J.notBefore)),
-      reason: reason === undefined ? undefined : REASONS[reason],
-      lastError: lastError === undefined ? undefined : names.errors[lastError],
-    };
-    jobs.set(id, jobSnapshotOf(JOB_STATES[g(p + J.status)] ?? 'ready', context));
-  }
+  const owner = opt(g(p + J.owner));
+  const reason = opt(g(p + J.reason));
+  const lastError = opt(g(p + J.lastError));
+  const context: JobContext = {
+    id: names.ids[g(p + J.id)] ?? '',
+    payload: {
+      account: names.accounts[g(p + J.account)] ?? '',
+      key: names.keys[g(p + J.key)] ?? '',
+      amount: g(p + J.amount),
+      deadline: g(p + J.deadline),
+    },
+    seq: g(p + J.seq),
+    policy,
+    attempts: g(p + J.attempts),
+    token: opt(g(p + J.token)),
+    owner: owner === undefined ? undefined : names.workers[owner],
+    leaseUntil: opt(g(p + J.leaseUntil)),
+    notBefore: opt(g(p + J.notBefore)),
+    reason: reason === undefined ? undefined : REASONS[reason],
+    lastError: lastError === undefined ? undefined : names.errors[lastError],
+  };
+  return jobSnapshotOf(JOB_STATES[g(p + J.status)] ?? 'ready', context);
+}
+
+/** The ledger of the section at `p` (count first). Pure. */
+function effectsOf(data: Int32Array, p: number, names: ScopeNames): Map<string, Map<string, EffectRecord>> {
+  const g = (i: number): number => data[i] ?? 0;
   const effects = new Map<string, Map<string, EffectRecord>>();
-  const effectCount = g(p++);
-  for (let k = 0; k < effectCount; k++, p += 5) {
+  const count = g(p++);
+  for (let k = 0; k < count; k++, p += 5) {
     const account = names.accounts[g(p)] ?? '';
     let ledger = effects.get(account);
     if (ledger === undefined) {
@@ -206,14 +272,78 @@ export function decodeState(
     }
     ledger.set(names.keys[g(p + 1)] ?? '', { amount: g(p + 2), job: names.ids[g(p + 3)] ?? '', token: g(p + 4) });
   }
+  return effects;
+}
+
+/** The balances of the section at `p` (count first). Pure. */
+function balancesOf(data: Int32Array, p: number, names: ScopeNames): Map<string, number> {
+  const g = (i: number): number => data[i] ?? 0;
   const balances = new Map<string, number>();
-  const balanceCount = g(p++);
-  for (let k = 0; k < balanceCount; k++, p += 2) balances.set(names.accounts[g(p)] ?? '', g(p + 1));
+  const count = g(p++);
+  for (let k = 0; k < count; k++, p += 2) balances.set(names.accounts[g(p)] ?? '', g(p + 1));
+  return balances;
+}
+
+/**
+ * The model state of the record at `at`: what `fromSnapshot` would build from the same state's
+ * snapshot. With a `cache`, jobs, ledgers and balances decoded before are shared (they are
+ * immutable values, codecCache.ts). Pure but for the cache.
+ */
+export function decodeState(
+  data: Int32Array,
+  at: number,
+  config: Config,
+  names: ScopeNames,
+  policy = policyOf(config),
+  cache?: CodecCache,
+): ModelState {
+  const jobsCount = data[at + 3] ?? 0;
+  const jobs = new Map<string, JobSnapshot>();
+  let p = at + 4;
+  // With a cache, each part is looked up by its words and built (then kept, with its words for
+  // the encode side) only the first time; spelled out without closures, as this runs once per
+  // expanded state.
+  for (let k = 0; k < jobsCount; k++, p += JOB_WORDS) {
+    let job: JobSnapshot | undefined;
+    if (cache === undefined) job = jobOf(data, p, names, policy);
+    else {
+      const hash = hashWords(data, p, JOB_STATE_WORDS);
+      job = cache.jobs.get(data, p, JOB_STATE_WORDS, hash);
+      if (job === undefined) {
+        job = jobOf(data, p, names, policy);
+        cache.jobWords.set(job, cache.jobs.set(data, p, JOB_STATE_WORDS, hash, job));
+      }
+    }
+    jobs.set(job.context.id, job);
+  }
+  const effectsAt = p;
+  const effectsLength = 1 + 5 * (data[effectsAt] ?? 0);
+  const balancesAt = effectsAt + effectsLength;
+  const balancesLength = 1 + 2 * (data[balancesAt] ?? 0);
+  let effects: StoreContext['effects'] | undefined;
+  let balances: StoreContext['balances'] | undefined;
+  if (cache === undefined) {
+    effects = effectsOf(data, effectsAt, names);
+    balances = balancesOf(data, balancesAt, names);
+  } else {
+    const eh = hashWords(data, effectsAt, effectsLength);
+    effects = cache.effects.get(data, effectsAt, effectsLength, eh);
+    if (effects === undefined) {
+      effects = effectsOf(data, effectsAt, names);
+      cache.effectWords.set(effects, cache.effects.set(data, effectsAt, effectsLength, eh, effects));
+    }
+    const bh = hashWords(data, balancesAt, balancesLength);
+    balances = cache.balances.get(data, balancesAt, balancesLength, bh);
+    if (balances === undefined) {
+      balances = balancesOf(data, balancesAt, names);
+      cache.balanceWords.set(balances, cache.balances.set(data, balancesAt, balancesLength, bh, balances));
+    }
+  }
   return modelStateOf({
     config,
-    clock: g(at),
-    nextToken: g(at + 1),
-    nextSeq: g(at + 2),
+    clock: data[at] ?? 0,
+    nextToken: data[at + 1] ?? 0,
+    nextSeq: data[at + 2] ?? 0,
     jobs,
     balances,
     effects,

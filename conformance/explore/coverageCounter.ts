@@ -19,17 +19,32 @@ import type { Coverage } from '../coverage/coverage.ts';
 
 const TRANSITIONS = lifecycleTransitions();
 const SEP = ' >> ';
-const stepKey = (s: JobStep): string => `${s.from}|${s.event}|${s.to}|${s.reason ?? ''}`;
-const TRANSITION_INDEX = new Map<string, number>();
+/** Transition indices by from, event, to and reason (nested maps: no key string is built per step). */
+const TRANSITION_INDEX = new Map<string, Map<string, Map<string, Map<string, number>>>>();
 
-/** The index (in lifecycleTransitions order) of the transition a job step took. Pure. */
+/** The map of `key` in `map`, made when missing. */
+function inner<V>(map: Map<string, V>, key: string, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = make();
+    map.set(key, v);
+  }
+  return v;
+}
+
+/** The index (in lifecycleTransitions order) of the transition a job step took. Pure (it memoises). */
 export function transitionIndex(step: JobStep): number {
-  const key = stepKey(step);
-  let i = TRANSITION_INDEX.get(key);
+  const byTo = inner(
+    inner(TRANSITION_INDEX, step.from, () => new Map()),
+    step.event,
+    () => new Map(),
+  );
+  const byReason = inner(byTo, step.to, () => new Map<string, number>());
+  const reason = step.reason ?? '';
+  let i = byReason.get(reason);
   if (i === undefined) {
-    const t = transitionOf(step);
-    i = TRANSITIONS.indexOf(t);
-    TRANSITION_INDEX.set(key, i);
+    i = TRANSITIONS.indexOf(transitionOf(step));
+    byReason.set(reason, i);
   }
   return i;
 }

@@ -1,13 +1,21 @@
 /**
  * Differential exploration: every transition of the default exploration run against an
  * implementation. The built-in store agrees; every broken variant of the catalogue is caught
- * with a short story; the Python example agrees over the protocol on a small scope.
+ * with a short story; the Python example agrees over the protocol on a small scope, and spread
+ * over lanes (differentialLanes.ts) explores the same states with the same result, broken
+ * variants included.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { jobStoreFactory } from '../stores/jobStore.ts';
+import { PYTHON_BROKEN, findPython, pythonCommand } from '../../examples/python/interpreter.ts';
+import type { Reply, Snapshot } from '../../contract/index.ts';
+import { JobStore } from '../../impl/index.ts';
+import type { AdapterFactory } from '../adapter.ts';
+import { JobStoreAdapter, jobStoreFactory } from '../stores/jobStore.ts';
 import { CATALOGUE } from '../broken/catalogue.ts';
 import { processAdapterFactory } from '../protocol/index.ts';
-import { DEFAULT_EXPLORATION, explore, runExploration } from './index.ts';
+import type { ProcessAdapterFactory } from '../protocol/index.ts';
+import { CHECK_EXPLORATION, DEFAULT_EXPLORATION, explore, runExploration } from './index.ts';
+import type { ExplorePart, ExploreResult } from './index.ts';
 
 describe('the default exploration against an implementation', () => {
   it('finds the built-in store agreeing on every transition', async () => {
@@ -50,5 +58,115 @@ describe('the Python example over the protocol', () => {
     expect(r.verdict).toBe('complete');
     expect(r.adapter).toBe('python3 -S examples/python/jobstore.py');
     expect(r.states).toBeGreaterThan(100);
+  });
+});
+
+/** What must not depend on how the implementation's side was run: everything but times and work counts. */
+const outcomeOf = (r: ExploreResult) => ({
+  verdict: r.verdict,
+  states: r.states,
+  transitions: r.transitions,
+  notRun: r.notRun,
+  adapter: r.adapter,
+  story: r.story,
+  coverage: r.coverage,
+  configs: r.configs.map((c) => ({
+    name: c.name,
+    verdict: c.verdict,
+    levels: c.levels,
+    boundaries: c.boundaries,
+    path: c.counterexample?.path ?? null,
+    story: c.counterexample?.story ?? null,
+  })),
+});
+
+/**
+ * Stores whose snapshot shows one token too many after a refused command, until the next command
+ * or restart wipes the mark: only a comparison right after the refusal sees it. Resettable in
+ * place, as a process adapter is.
+ */
+function refusalLeavesAMark(): AdapterFactory {
+  return (config) => {
+    const inner = new JobStoreAdapter(JobStore.create(config), JobStore, 'refusal-leaves-a-mark');
+    const empty = JobStore.create(config).snapshot();
+    let marked = false;
+    const adapter = {
+      name: inner.name,
+      execute: async (command: unknown): Promise<Reply> => {
+        const reply = await inner.execute(command);
+        marked = !reply.ok;
+        return reply;
+      },
+      snapshot: async (): Promise<Snapshot> => {
+        const s = await inner.snapshot();
+        return marked ? { ...s, nextToken: s.nextToken + 1 } : s;
+      },
+      restart: (): Promise<void> => {
+        marked = false;
+        return inner.restart();
+      },
+      resetTo: (s: Snapshot | undefined): Promise<void> => {
+        marked = false;
+        return inner.restoreFrom(s ?? empty);
+      },
+      close: (): Promise<void> => inner.close(),
+    };
+    return Promise.resolve(adapter);
+  };
+}
+
+const python = findPython();
+describe.skipIf(python === undefined)('the exploration spread over lanes of the Python example', () => {
+  const factories: ProcessAdapterFactory[] = [];
+  const pool = (script: string): ProcessAdapterFactory => {
+    const f = processAdapterFactory(pythonCommand(python as string, script), { spares: 2 });
+    factories.push(f);
+    return f;
+  };
+  afterAll(() => Promise.all(factories.map((f) => f.close())));
+  const SMALL: readonly ExplorePart[] = [
+    { name: 'python', scope: { jobs: 1, accounts: 1, lifetimes: [3], horizon: 3 }, configs: ['basic', 'backoff-cap'] },
+  ];
+
+  it('explores over four lanes the states, transitions and coverage of the one-store exploration, each transition sent once', async () => {
+    const f = pool('examples/python/jobstore.py');
+    const lanes = await runExploration({ parts: SMALL, factory: f.warm, lanes: 4 });
+    const one = await runExploration({ parts: SMALL, factory: f.warm });
+    expect(lanes.verdict).toBe('complete');
+    expect(outcomeOf(lanes)).toEqual(outcomeOf(one));
+    for (const c of lanes.configs) {
+      expect(c.differential?.lanes).toBe(4);
+      expect(c.differential?.commands).toBe(c.transitions);
+    }
+    const requests = (r: ExploreResult): number =>
+      r.configs.reduce((n, c) => n + (c.differential?.commands ?? 0) + (c.differential?.snapshots ?? 0), 0);
+    expect(requests(lanes)).toBeLessThan(requests(one));
+  });
+
+  it('compares the store after every step that stays in a state, so a refusal that leaves a mark the next step wipes is caught', async () => {
+    const lanes = await runExploration({ parts: SMALL, factory: refusalLeavesAMark(), lanes: 4 });
+    const one = await runExploration({ parts: SMALL, factory: refusalLeavesAMark() });
+    expect(lanes.verdict).toBe('diverge');
+    expect(outcomeOf(lanes)).toEqual(outcomeOf(one));
+  });
+
+  it.each(PYTHON_BROKEN.map((b) => [b.name] as const))(
+    'reports broken/%s.py with the verdict, path and story of the one-store exploration',
+    async (name) => {
+      const f = pool(`examples/python/broken/${name}.py`);
+      const lanes = await runExploration({ parts: CHECK_EXPLORATION, factory: f.warm, lanes: 4 });
+      const one = await runExploration({ parts: CHECK_EXPLORATION, factory: f.warm });
+      expect(lanes.verdict).toBe('diverge');
+      expect(outcomeOf(lanes)).toEqual(outcomeOf(one));
+    },
+  );
+
+  it('replays paths on one store for an implementation whose stores cannot be reset in place', async () => {
+    const r = await runExploration({ parts: SMALL, factory: jobStoreFactory(), lanes: 4 });
+    expect(r.verdict).toBe('complete');
+    for (const c of r.configs) {
+      expect(c.differential?.lanes).toBeUndefined();
+      expect(c.differential?.replays).toBeGreaterThan(0);
+    }
   });
 });

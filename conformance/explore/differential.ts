@@ -47,6 +47,10 @@ export interface DifferentialCounts {
   commands: number;
   /** Snapshots taken. */
   snapshots: number;
+  /** Over lanes (differentialLanes.ts): stores brought to a state by a restore (the initial state: a hello) instead of a replay. */
+  resets?: number;
+  /** Over lanes: how many stores checked at once. */
+  lanes?: number;
 }
 
 /** Runs each explored state's steps against implementations from `factory`. */

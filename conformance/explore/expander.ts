@@ -11,6 +11,7 @@ import type { ScriptStep } from '../lockstep/symbolic.ts';
 import { observeBoundaries, BOUNDARIES } from './boundaries.ts';
 import { canonicalKey, fingerprint, fingerprintOut } from './canonical.ts';
 import { J, JOB_WORDS, Words, decodeState, encodeState } from './codec.ts';
+import { CodecCache } from './codecCache.ts';
 import { ExploreCoverage, transitionIndex } from './coverageCounter.ts';
 import { alphabet } from './scope.ts';
 import type { ExploreScope, ScopeNames } from './scope.ts';
@@ -56,6 +57,17 @@ const sameState = (a: ModelState, b: ModelState): boolean => {
   );
 };
 
+/** The successor handed to the caller, one object reused for every successor of an expander. */
+interface MutableSuccessor {
+  step: number;
+  hi: number;
+  lo: number;
+  record: Words;
+  at: number;
+  length: number;
+  result: StepResult;
+}
+
 /** Expands states of one exploration (one config within one scope). */
 export class Expander {
   readonly coverage = new ExploreCoverage();
@@ -66,6 +78,11 @@ export class Expander {
   private readonly scratch = new Words();
   private readonly key: Int32Array;
   private readonly histories: Int32Array;
+  /** Position in the state of each job id (by its pool index), -1 for an id the state does not hold. */
+  private readonly positions: Int32Array;
+  private readonly cache = new CodecCache();
+  private readonly successor: MutableSuccessor;
+  private readonly historyOf = (k: number): number => this.histories[k] ?? 0;
 
   constructor(
     readonly config: Config,
@@ -76,16 +93,18 @@ export class Expander {
     this.policy = policyOf(config);
     this.key = new Int32Array(8 + scope.jobs * (JOB_WORDS + 5 + 2) + 8);
     this.histories = new Int32Array(scope.jobs + 1);
+    this.positions = new Int32Array(names.ids.length).fill(-1);
+    this.successor = { step: 0, hi: 0, lo: 0, record: this.scratch, at: 0, length: 0, result: undefined as never };
   }
 
   /** The model state of the record at `at`. */
   decode(data: Int32Array, at: number): ModelState {
-    return decodeState(data, at, this.config, this.names, this.policy);
+    return decodeState(data, at, this.config, this.names, this.policy, this.cache);
   }
 
   /** Writes the record of `state` (with the given per-job histories) to `out`; returns its length. */
   encode(state: ModelState, out: Words, histories?: ArrayLike<number>): number {
-    return encodeState(state.context, this.names, (k) => histories?.[k] ?? 0, out);
+    return encodeState(state.context, this.names, (k) => histories?.[k] ?? 0, out, this.cache);
   }
 
   /** Fingerprints the canonical key of the record at `at` of `data` into fingerprintOut. */
@@ -96,19 +115,21 @@ export class Expander {
 
   /**
    * Expands the record at `at` of `data`: every step of its alphabet, each successor other than
-   * the state itself handed to `onSuccessor`. Returns the steps and results for the caller that
-   * needs them (`keep`), otherwise undefined.
+   * the state itself handed to `onSuccessor` (one object, reused: valid during the call only).
+   * Returns the steps and results for the caller that needs them (`keep`), otherwise undefined.
    */
   expand(data: Int32Array, at: number, onSuccessor: (s: Successor) => void, keep = false): Expansion | undefined {
     const state = this.decode(data, at);
     const context = state.context;
     const steps = alphabet(context, this.scope, this.names);
     const jobs = data[at + 3] ?? 0;
-    const position = new Map<string, number>();
-    let k = 0;
-    for (const id of context.jobs.keys()) position.set(id, k++);
-    const results: Array<StepResult | undefined> = [];
+    const positions = this.positions;
+    for (let j = 0; j < jobs; j++) positions[data[at + 4 + j * JOB_WORDS + J.id] ?? 0] = j;
+    const results: Array<StepResult | undefined> | undefined = keep ? [] : undefined;
     const selfLoop: boolean[] = [];
+    const histories = this.histories;
+    const successor = this.successor;
+    const out = this.scratch;
     for (let i = 0; i < steps.length; i++) {
       const s = steps[i];
       if (s === undefined) continue;
@@ -117,14 +138,14 @@ export class Expander {
       if (!('do' in s)) {
         // A restart: the model's successor is the state after snapshot -> JSON -> restore, which
         // the snapshot-round-trip invariant holds equal to the state itself.
-        results.push(undefined);
+        results?.push(undefined);
         selfLoop.push(true);
         continue;
       }
       const command = s.do as Record<string, unknown>;
       observeBoundaries(context, command, this.config, this.policy, this.boundaries);
       const result = this.step(state, command);
-      if (keep) results.push(result);
+      results?.push(result);
       const reply = result.reply;
       if (!reply.ok) this.coverage.rejection(reply.code);
       else if (reply.type === 'submit' && !reply.duplicate) this.coverage.admission();
@@ -133,26 +154,26 @@ export class Expander {
         continue;
       }
       selfLoop.push(false);
-      for (let j = 0; j < jobs; j++) this.histories[j] = data[at + 4 + j * JOB_WORDS + J.history] ?? 0;
-      this.histories[jobs] = 0;
+      for (let j = 0; j < jobs; j++) histories[j] = data[at + 4 + j * JOB_WORDS + J.history] ?? 0;
+      histories[jobs] = 0;
       for (const t of result.trace) {
-        const p = position.get(t.job) ?? jobs;
-        this.histories[p] = this.coverage.transition(this.histories[p] ?? 0, transitionIndex(t));
+        const known = this.names.index.get(t.job);
+        const q = known === undefined || this.names.ids[known] !== t.job ? -1 : (positions[known] ?? -1);
+        const p = q < 0 ? jobs : q;
+        histories[p] = this.coverage.transition(histories[p] ?? 0, transitionIndex(t));
       }
-      const out = this.scratch;
       out.length = 0;
-      const length = this.encode(result.state, out, this.histories);
+      const length = encodeState(result.state.context, this.names, this.historyOf, out, this.cache);
       this.fingerprintOf(out.data, 0);
-      onSuccessor({
-        step: i,
-        hi: fingerprintOut[0] ?? 0,
-        lo: fingerprintOut[1] ?? 0,
-        record: out,
-        at: 0,
-        length,
-        result,
-      });
+      successor.step = i;
+      successor.hi = fingerprintOut[0] ?? 0;
+      successor.lo = fingerprintOut[1] ?? 0;
+      successor.at = 0;
+      successor.length = length;
+      successor.result = result;
+      onSuccessor(successor);
     }
-    return keep ? { state, steps, results, selfLoop } : undefined;
+    for (let j = 0; j < jobs; j++) positions[data[at + 4 + j * JOB_WORDS + J.id] ?? 0] = -1;
+    return keep ? { state, steps, results: results ?? [], selfLoop } : undefined;
   }
 }

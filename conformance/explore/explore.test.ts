@@ -24,6 +24,7 @@ import {
 } from './index.ts';
 import type { ExploreScope, NamedConfig } from './index.ts';
 import { Budget } from '../budget.ts';
+import { CodecCache } from './codecCache.ts';
 
 const TINY: Partial<ExploreScope> = {
   jobs: 2,
@@ -218,6 +219,34 @@ describe('a complete exploration of the model', () => {
       const w = new Words();
       encodeState(r.state.context, names, () => 0, w);
       expect(toSnapshot(decodeState(w.data, 0, BASIC.config, names))).toEqual(toSnapshot(r.state));
+      checked++;
+      return r;
+    };
+    await explore({ scope: TINY, configs: [BASIC], step: checking });
+    expect(checked).toBeGreaterThan(1000);
+  });
+});
+
+describe("the codec's cache", () => {
+  it('encodes and decodes every state reached to the same words and states as the codec without it', async () => {
+    const names = scopeNames(resolveScope(TINY), BASIC.config.maxAttempts);
+    const cache = new CodecCache();
+    let checked = 0;
+    const checking = (s: ModelState, c: unknown): StepResult => {
+      const r = step(s, c);
+      const plain = new Words();
+      const cached = new Words();
+      encodeState(r.state.context, names, () => 0, plain);
+      // Twice with the cache: once to fill it, once from it.
+      encodeState(r.state.context, names, () => 0, cached, cache);
+      cached.length = 0;
+      encodeState(r.state.context, names, () => 0, cached, cache);
+      expect([...cached.data.subarray(0, cached.length)]).toEqual([...plain.data.subarray(0, plain.length)]);
+      const decoded = decodeState(plain.data, 0, BASIC.config, names, undefined, cache);
+      expect(toSnapshot(decoded)).toEqual(toSnapshot(r.state));
+      const again = new Words();
+      encodeState(decoded.context, names, () => 0, again, cache);
+      expect([...again.data.subarray(0, again.length)]).toEqual([...plain.data.subarray(0, plain.length)]);
       checked++;
       return r;
     };

@@ -121,7 +121,8 @@ export async function searchFrontier(search: FrontierSearch): Promise<FrontierOu
   };
 
   while (counterexample === null && frontier.ids.length > 0) {
-    const next = new Words();
+    // Sized for a level like this one, which the next often is (doubling from 1024 copies it over and over).
+    const next = new Words(frontier.words.length);
     const offsets: number[] = [];
     const ids: number[] = [];
     const admit = (
@@ -137,8 +138,10 @@ export async function searchFrontier(search: FrontierSearch): Promise<FrontierOu
       if (index < 0) return -1;
       offsets.push(next.length);
       next.reserve(length);
-      next.data.set(record.subarray(at, at + length), next.length);
-      next.length += length;
+      const data = next.data;
+      let o = next.length;
+      for (let i = 0; i < length; i++) data[o++] = record[at + i] as number;
+      next.length = o;
       ids.push(index);
       return index;
     };

@@ -3,14 +3,22 @@
  * or two in process) against an implementation, with the result in the terms of a check phase:
  * a verdict, counts, coverage, and on failure the story and the lockstep run an artifact is
  * written from.
+ *
+ * With `lanes`, the implementation's side is spread over that many stores at once, each brought to
+ * a state by a reset and a restore instead of a replay (differentialLanes.ts), for an implementation
+ * whose stores allow it (a program behind the protocol); the result is the one-store exploration's
+ * (the same states, transitions, coverage, verdict and story), found sooner.
  */
+import { mergeCoverage } from '../coverage/coverage.ts';
 import type { AdapterFactory } from '../adapter.ts';
 import type { Budget } from '../budget.ts';
-import { explore } from './explore.ts';
+import { exploreOverLanes } from './differentialLanes.ts';
+import { explore, resolveParts } from './explore.ts';
 import type { ExploreProgress } from './options.ts';
-import type { ExploreResult } from './result.ts';
+import type { ConfigExploration, ExploreResult, ExploreVerdict } from './result.ts';
 import { DEFAULT_EXPLORATION } from './scope.ts';
 import type { ExplorePart } from './scope.ts';
+import { startStopwatch } from './stopwatch.ts';
 
 /** Options of runExploration. */
 export interface RunExplorationOptions {
@@ -22,6 +30,11 @@ export interface RunExplorationOptions {
   /** Most states per config (default: the explorer's). */
   readonly maxStates?: number;
   readonly onProgress?: (progress: ExploreProgress) => void;
+  /**
+   * Stores of the implementation checked at once (differentialLanes.ts), when its stores can be
+   * reset in place; otherwise, and by default, one store replaying each state's path.
+   */
+  readonly lanes?: number;
 }
 
 /**
@@ -32,11 +45,57 @@ export interface RunExplorationOptions {
  * divergence.
  */
 export function runExploration(options: RunExplorationOptions = {}): Promise<ExploreResult> {
-  return explore({
-    parts: options.parts ?? DEFAULT_EXPLORATION,
-    ...(options.factory === undefined ? {} : { factory: options.factory }),
+  const common = {
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.maxStates === undefined ? {} : { maxStates: options.maxStates }),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-  });
+  };
+  const parts = options.parts ?? DEFAULT_EXPLORATION;
+  if (options.factory !== undefined && options.lanes !== undefined)
+    return exploreLanes(parts, { ...common, factory: options.factory }, options.lanes);
+  return explore({ parts, ...(options.factory === undefined ? {} : { factory: options.factory }), ...common });
+}
+
+/** explore()'s loop over the configs (stop at the first counterexample or the budget), each config over lanes. */
+async function exploreLanes(
+  partsAsked: readonly ExplorePart[],
+  options: Parameters<typeof exploreOverLanes>[3],
+  lanes: number,
+): Promise<ExploreResult> {
+  const clock = startStopwatch();
+  const parts = resolveParts({ parts: partsAsked });
+  const results: ConfigExploration[] = [];
+  const notRun: string[] = [];
+  for (const part of parts) {
+    for (const named of part.configs) {
+      if (
+        results.some((r) => r.verdict === 'violation' || r.verdict === 'diverge') ||
+        options.budget?.expired === true
+      ) {
+        notRun.push(`${part.name}/${named.name}`);
+        continue;
+      }
+      results.push(await exploreOverLanes(part.name, named, part.scope, options, lanes));
+    }
+  }
+  const failed = results.find((r) => r.counterexample !== null);
+  const verdict: ExploreVerdict =
+    failed !== undefined
+      ? failed.verdict
+      : results.some((r) => r.verdict === 'incomplete') || notRun.length > 0
+        ? 'incomplete'
+        : 'complete';
+  return {
+    verdict,
+    parts: parts.map((p) => ({ name: p.name, scope: p.scope })),
+    configs: results,
+    notRun,
+    adapter: results.find((r) => r.differential !== undefined)?.differential?.adapter ?? null,
+    states: results.reduce((n, r) => n + r.states, 0),
+    transitions: results.reduce((n, r) => n + r.transitions, 0),
+    durationMs: clock.durationMs(),
+    cpuMs: clock.cpuMs(),
+    coverage: mergeCoverage(...results.map((r) => r.coverage)),
+    story: failed?.counterexample?.story ?? null,
+  };
 }

@@ -25,7 +25,7 @@
  */
 import type { Config } from '../../contract/index.ts';
 import { statusOf } from '../../model/index.ts';
-import type { StoreContext } from '../../model/index.ts';
+import type { JobSnapshot, StoreContext } from '../../model/index.ts';
 import type { ScriptStep } from '../lockstep/symbolic.ts';
 
 /** One config of a scope, by name. */
@@ -169,37 +169,55 @@ export function scopeNames(scope: ExploreScope, maxAttempts: number): ScopeNames
 /** A restart step of the alphabet. */
 export const RESTART: ScriptStep = { restart: true };
 
-const firstUnused = (pool: readonly string[], used: ReadonlySet<string>): string[] => {
-  const free = pool.find((n) => !used.has(n));
-  return free === undefined ? [] : [free];
+/** The first name of `pool` that `used` does not hold, or undefined. */
+const firstUnused = (pool: readonly string[], used: readonly string[]): string | undefined => {
+  for (const n of pool) if (!used.includes(n)) return n;
+  return undefined;
+};
+
+/** The names of `pool` that `used` holds, in pool order, then the first one it does not. */
+const usedThenFirstUnused = (pool: readonly string[], used: readonly string[]): string[] => {
+  const out: string[] = [];
+  let free: string | undefined;
+  for (const n of pool) {
+    if (used.includes(n)) out.push(n);
+    else if (free === undefined) free = n;
+  }
+  if (free !== undefined) out.push(free);
+  return out;
 };
 
 /**
  * The alphabet of a state: every step the exploration takes from it, in a fixed order (the
  * order is part of a state's identity in a counterexample path, which records step indices).
- * Pure.
+ * Pure. It runs once per expanded state: the names in use are kept in short arrays (a scope has
+ * a handful of each) rather than sets.
  */
 export function alphabet(context: StoreContext, scope: ExploreScope, names: ScopeNames): ScriptStep[] {
   const now = context.clock;
   const out: ScriptStep[] = [];
-  const jobs = [...context.jobs.values()];
-  const usedIds = new Set<string>();
-  const usedAccounts = new Set<string>();
-  const usedKeys = new Set<string>();
-  const owners = new Set<string>();
-  for (const j of jobs) {
-    usedIds.add(j.context.id);
-    usedAccounts.add(j.context.payload.account);
-    usedKeys.add(j.context.payload.key);
-    if (j.context.owner !== undefined) owners.add(j.context.owner);
+  const jobs: JobSnapshot[] = [];
+  const usedIds: string[] = [];
+  const usedAccounts: string[] = [];
+  const usedKeys: string[] = [];
+  const owners: string[] = [];
+  for (const j of context.jobs.values()) {
+    jobs.push(j);
+    const c = j.context;
+    usedIds.push(c.id);
+    usedAccounts.push(c.payload.account);
+    usedKeys.push(c.payload.key);
+    if (c.owner !== undefined) owners.push(c.owner);
   }
   const sym = scope.symmetry;
   // 1. Submits of a new id.
-  const freshIds = sym ? firstUnused(names.ids, usedIds) : names.ids.filter((n) => !usedIds.has(n));
-  const accounts = sym
-    ? [...names.accounts.filter((n) => usedAccounts.has(n)), ...firstUnused(names.accounts, usedAccounts)]
-    : names.accounts;
-  const keys = sym ? [...names.keys.filter((n) => usedKeys.has(n)), ...firstUnused(names.keys, usedKeys)] : names.keys;
+  let freshIds: readonly string[];
+  if (sym) {
+    const free = firstUnused(names.ids, usedIds);
+    freshIds = free === undefined ? [] : [free];
+  } else freshIds = names.ids.filter((n) => !usedIds.includes(n));
+  const accounts = sym ? usedThenFirstUnused(names.accounts, usedAccounts) : names.accounts;
+  const keys = sym ? usedThenFirstUnused(names.keys, usedKeys) : names.keys;
   for (const id of freshIds) {
     for (const account of accounts) {
       for (const key of keys) {
@@ -211,30 +229,26 @@ export function alphabet(context: StoreContext, scope: ExploreScope, names: Scop
     }
   }
   // 2. Claims.
-  const claimers = sym
-    ? [...names.workers.filter((n) => owners.has(n)), ...firstUnused(names.workers, owners)]
-    : names.workers;
+  const claimers = sym ? usedThenFirstUnused(names.workers, owners) : names.workers;
   for (const worker of claimers) out.push({ do: { type: 'claim', worker, now } });
   // 3. Settlements of every live delivery, by its owner.
-  const live = new Set<number>();
+  const live: number[] = [];
   for (const j of jobs) {
     const c = j.context;
     if (statusOf(j) !== 'running' || c.token === undefined || c.owner === undefined) continue;
-    live.add(c.token);
-    const base = { worker: c.owner, token: c.token, now };
-    out.push({ do: { type: 'commit', ...base } });
-    out.push({ do: { type: 'ack', ...base } });
-    out.push({
-      do: { type: 'fail', ...base, kind: 'transient', error: names.errors[c.attempts - 1] ?? `e${c.attempts}` },
-    });
-    out.push({
-      do: { type: 'fail', ...base, kind: 'permanent', error: names.errors[c.attempts - 1] ?? `e${c.attempts}` },
-    });
+    live.push(c.token);
+    const worker = c.owner;
+    const token = c.token;
+    const error = names.errors[c.attempts - 1] ?? `e${c.attempts}`;
+    out.push({ do: { type: 'commit', worker, token, now } });
+    out.push({ do: { type: 'ack', worker, token, now } });
+    out.push({ do: { type: 'fail', worker, token, now, kind: 'transient', error } });
+    out.push({ do: { type: 'fail', worker, token, now, kind: 'permanent', error } });
   }
-  // 4. Ticks to the interesting instants.
-  const instants = new Set<number>();
-  const consider = (t: number): void => {
-    if (t > now && t <= scope.horizon) instants.add(t);
+  // 4. Ticks to the interesting instants, in order, each once.
+  const instants: number[] = [];
+  const consider = (t: number | undefined): void => {
+    if (t !== undefined && t > now && t <= scope.horizon && !instants.includes(t)) instants.push(t);
   };
   consider(now + 1);
   for (const j of jobs) {
@@ -248,7 +262,8 @@ export function alphabet(context: StoreContext, scope: ExploreScope, names: Scop
       consider(t + 1);
     }
   }
-  for (const t of [...instants].sort((a, b) => a - b)) out.push({ do: { type: 'tick', now: t } });
+  instants.sort((a, b) => a - b);
+  for (const t of instants) out.push({ do: { type: 'tick', now: t } });
   // 5. Probes.
   if (scope.probes) {
     for (const j of jobs) {
@@ -273,7 +288,7 @@ export function alphabet(context: StoreContext, scope: ExploreScope, names: Scop
     }
     let stale = context.nextToken;
     for (let t = context.nextToken - 1; t >= 1; t--) {
-      if (!live.has(t)) {
+      if (!live.includes(t)) {
         stale = t;
         break;
       }

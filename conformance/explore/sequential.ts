@@ -14,6 +14,7 @@ import { configExploration } from './configExploration.ts';
 import { DifferentialChecker } from './differential.ts';
 import type { EdgeDivergence } from './differential.ts';
 import { Expander } from './expander.ts';
+import type { Successor } from './expander.ts';
 import { searchFrontier } from './frontier.ts';
 import type { Level, LevelEnd } from './frontier.ts';
 import { DEFAULT_MAX_STATES } from './options.ts';
@@ -41,6 +42,13 @@ async function divergenceOf(config: Config, factory: AdapterFactory, d: EdgeDive
   return { kind: 'divergence', message, path, story, run };
 }
 
+/** A new state that breaks an invariant: its visited index and what broke. */
+interface Broken {
+  readonly index: number;
+  readonly name: string;
+  readonly message: string;
+}
+
 /** Explores one config of a scope in this thread, against the model alone or, with `options.factory`, an implementation too. */
 export async function exploreSequentially(
   part: string,
@@ -59,29 +67,40 @@ export async function exploreSequentially(
   // Differential mode: the path of each frontier state, by its position in the frontier.
   let paths: ScriptStep[][] = [[]];
 
+  // The successor callback is made once, not once per state: it reads the state being expanded
+  // from these variables, set before each expansion.
+  let admitNow: Level['admit'] = () => -1;
+  let sourceId = 0;
+  let broken: Broken | undefined;
+  const found: number[] = [];
+  const onSuccessor = (s: Successor): void => {
+    const index = admitNow(sourceId, s.step, s.hi, s.lo, s.record.data, s.at, s.length);
+    if (index < 0) return;
+    found.push(s.step);
+    if (broken === undefined) {
+      const v = violatedInvariant(s.result.state, invariants);
+      if (v !== undefined) broken = { index, ...v };
+    }
+  };
+
   const expandLevel = async ({ frontier, admit, stopReason }: Level): Promise<LevelEnd> => {
     const nextPaths: ScriptStep[][] = [];
+    admitNow = admit;
     for (let e = 0; e < frontier.ids.length; e++) {
       const stop = stopReason();
       if (stop !== undefined) return { kind: 'stopped', by: stop };
-      const source = frontier.ids[e] ?? 0;
-      let broken: { index: number; name: string; message: string } | undefined;
-      const found: number[] = [];
+      sourceId = frontier.ids[e] ?? 0;
+      broken = undefined;
+      found.length = 0;
       const expansion = expander.expand(
         frontier.words.data,
         frontier.offsets[e] ?? 0,
-        (s) => {
-          const index = admit(source, s.step, s.hi, s.lo, s.record.data, s.at, s.length);
-          if (index < 0) return;
-          found.push(s.step);
-          if (broken === undefined) {
-            const v = violatedInvariant(s.result.state, invariants);
-            if (v !== undefined) broken = { index, ...v };
-          }
-        },
+        onSuccessor,
         checker !== undefined,
       );
-      if (broken !== undefined) return { kind: 'broken', ...broken };
+      // Set by onSuccessor during the expansion (which TypeScript's narrowing cannot see).
+      const broke = broken as Broken | undefined;
+      if (broke !== undefined) return { kind: 'broken', ...broke };
       if (checker !== undefined && expansion !== undefined && factory !== undefined) {
         const path = paths[e] ?? [];
         for (const stepIndex of found) nextPaths.push([...path, expansion.steps[stepIndex] ?? { restart: true }]);

@@ -105,7 +105,7 @@ function stepOf(before: JobSnapshot, after: JobSnapshot, event: JobEvent): JobSt
 
 function advance(w: Walk, e: PathEvent): Walk {
   const event = jobEventOf(w, e);
-  const [job] = transition(jobMachine, w.job, event);
+  const [job] = transition(jobMachine, w.job as ReturnType<typeof admittedJob>, event);
   const step = stepOf(w.job, job, event);
   return {
     job,

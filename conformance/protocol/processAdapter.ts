@@ -253,23 +253,38 @@ export class ProcessAdapter implements Adapter {
     this.peer = next.peer;
     this.storage = (await hello(next.peer, this.config, this.options, next.reused)).storage;
     this.restarts += 1;
+    await this.restore(text, 'the new process refused the snapshot of the old one');
+    this.options.onRestart?.(
+      this.options.restarts === 'cold' || this.options.restarts === undefined ? 'cold' : 'warm',
+      performance.now() - started,
+    );
+  }
+
+  /** Sends `restore` with a snapshot given as JSON text; throws `restore_rejected` (saying `refused`) for a refusal. */
+  private async restore(text: string, refused: string): Promise<void> {
     const restored = await this.ask<RestoreOutcome>(`{"type":"restore","snapshot":${text}}`, 'restore', (v) => {
       const ok = checkShape(restoreReplySchema, v);
       if (ok.ok) return ok;
       const refusal = checkShape(protocolRejectionSchema, v);
       return refusal.ok ? refusal : ok;
     });
-    if (!restored.ok) {
-      throw this.peer.error(
-        'restore_rejected',
-        `the new process refused the snapshot of the old one (${restored.code}: ${restored.message})`,
-      );
-    }
+    if (!restored.ok) throw this.peer.error('restore_rejected', `${refused} (${restored.code}: ${restored.message})`);
     this.storage = restored.durable?.storage;
-    this.options.onRestart?.(
-      this.options.restarts === 'cold' || this.options.restarts === undefined ? 'cold' : 'warm',
-      performance.now() - started,
-    );
+  }
+
+  /**
+   * Replaces the store on the process it is on: without a snapshot, by an empty one (`hello` with
+   * the config, the protocol's reset); with one this implementation produced, by that snapshot
+   * (`restore` of it as JSON text, which the protocol has an implementation accept at any time
+   * after a hello and replace everything with). The lane-spread exploration
+   * (conformance/explore/differentialLanes.ts) brings a store to a state this way instead of
+   * replaying the state's path. Throws ProcessError (`restore_rejected` for a refused snapshot).
+   */
+  async resetTo(snapshot: Snapshot | undefined): Promise<void> {
+    if (this.closed)
+      throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: 'hello' });
+    if (snapshot === undefined) this.storage = (await hello(this.peer, this.config, this.options, true)).storage;
+    else await this.restore(JSON.stringify(snapshot), 'the process refused a snapshot it produced itself');
   }
 
   /**

@@ -7,12 +7,43 @@
  *   SQLite store (impl/core: a generator of storage requests over impl/decisions' pure
  *   decisions), driven asynchronously here (SQLite drives the same generator synchronously, so
  *   its hot path makes no promise); this file answers the requests with its statements.
- * - Every command that passes validation is one transaction on one pooled connection:
- *   `BEGIN ISOLATION LEVEL READ COMMITTED` (set explicitly, whatever the server's default), then
- *   `SELECT … FROM meta FOR UPDATE`. The contract has one logical clock and one token counter
- *   (both in the snapshot), so commands are totally ordered; the meta row lock is that order, as
- *   BEGIN IMMEDIATE is the SQLite store's. Competing workers (each lane its own connection) queue
- *   on it, and a command reads nothing before it holds it, so READ COMMITTED sees the last commit.
+ * - Commands are totally ordered: the contract has one logical clock and one token counter (both
+ *   in the snapshot), kept in the meta row, and every transaction takes that row `FOR UPDATE`
+ *   before it reads anything (`BEGIN ISOLATION LEVEL READ COMMITTED`, set explicitly, whatever the
+ *   server's default), so READ COMMITTED sees the last commit. The lock is that order, as BEGIN
+ *   IMMEDIATE is the SQLite store's. Stores in other processes or on other machines opening the
+ *   same schema queue on it in the server.
+ * - Group commit: the commands of one store object that wait while its transaction runs form the
+ *   next group (GROUP_MAX at most), run through the core one after the other in one transaction
+ *   under one meta row lock, the counters passed from each command to the next, and their replies
+ *   are handed back only after that transaction's COMMIT: an acknowledged reply is durable, a
+ *   failed COMMIT fails every command of the group, and the order inside the group (queue order)
+ *   is the total order. Every command of a group was waiting before any of them took effect and
+ *   none has replied before all have, so any order of them is a linearization. A failure before
+ *   COMMIT rolls the group back and runs its commands again one per transaction, so that it lands
+ *   on the command that caused it alone.
+ * - Few round trips while the lock is held: with BEGIN and the lock travel the reads the group's
+ *   commands will ask for (the due jobs, the first claimable jobs, each delivery's job by token
+ *   and its account's first unresolved jobs, each submitted id), and the core's reads are answered
+ *   from those rows with the transaction's own writes laid over them (Prefetch.ts), a read only
+ *   when that answer is not certain. The writes the core needs no answer for wait and travel with
+ *   the next read or before COMMIT, several statements a message, their parameters written as
+ *   literals (Tx.ts, literal.ts). A group is then three round trips, whatever its size: BEGIN with
+ *   its reads, the writes (never with COMMIT, so the first-write fault point keeps its meaning),
+ *   COMMIT; a commit command adds one (its ledger and balance reads, together).
+ * - Why these and not a server-side function doing a whole command in one statement: the
+ *   decisions stay in impl/decisions and the order of reads and writes in impl/core, shared with
+ *   the SQLite and memory stores and checked against the model; a PL/pgSQL copy of them would be a
+ *   second implementation to keep in step. Measured (docs/durable-bench.md, `npm run
+ *   bench:durable:pg`, claim + ack loops against pg-boss's fetch + complete): with every command
+ *   its own transaction, the meta lock held across about seven round trips and the COMMIT's flush,
+ *   claims per second fell as workers were added. Grouping shares one lock, one flush and one
+ *   connection among the waiting commands, and the reads sent with BEGIN make a group three round
+ *   trips whatever its size, so claims per second now rise with workers and pass pg-boss's at 4
+ *   and 16. A single worker gains little: its command is still a transaction of three round trips
+ *   and a flush, where pg-boss's is one statement and a flush. Workers that each open a store
+ *   object of their own (separate processes or machines) get the fewer round trips but no
+ *   grouping; they still queue on the meta row lock one command at a time.
  * - A claim takes the lowest-seq claimable job `FOR UPDATE`, not `SKIP LOCKED`: the contract
  *   says which job a claim gets (the lowest seq among the account heads), and skipping a row would
  *   hand out another; the per-account head rule is the `claimable` column, kept under the lock.
@@ -21,17 +52,19 @@
  *   throw PostgresStoreError `lost_guard` if the row no longer matches.
  * - The ledger row is `INSERT … ON CONFLICT (account, key) DO NOTHING RETURNING`: read first
  *   under the meta row's lock, a repeat never reaches it, and a guarded insert that adds no row
- *   has lost its delivery (`lost_guard`).
- * - `now` is always a bigint parameter; the server's clock is never used.
- * - The fault points of impl/faults.ts: after BEGIN and the lock, after the first write, after
- *   COMMIT (before the reply is returned). A killed client's open transaction is rolled back by
- *   the server when the connection drops.
+ *   has lost its delivery (`lost_guard`). Guarded writes are checked when they have run, before
+ *   COMMIT is sent.
+ * - `now` is always the command's own integer; the server's clock is never used.
+ * - The fault points of impl/faults.ts: after BEGIN and the lock (once a transaction), after the
+ *   first write has run (Tx.ts: that message never holds COMMIT), after COMMIT (before each reply
+ *   is handed back). A killed client's open transaction is rolled back by the server when the
+ *   connection drops.
  */
 import type pg from 'pg';
 import type { Command, Config, DeadReason, JobStatus, Reply, Snapshot } from '../../contract/index.ts';
 import { JobcheckError, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
 import { runAsync, runCommand } from '../core/index.ts';
-import type { CoreRun, Guard, StorageRequest } from '../core/index.ts';
+import type { AccountHead, CoreRun, Guard, StorageRequest } from '../core/index.ts';
 import { DECISIONS, dueOf } from '../decisions/index.ts';
 import type { Decisions } from '../decisions/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
@@ -41,7 +74,10 @@ import { EMPTY_COUNTERS, metaValues, restoreRows, snapshotOf } from '../snapshot
 import { checkStoredRows } from '../storedRows.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';
 import { SCHEMA_PREFIX, SCHEMA_VERSION, quoteIdent, schemaSql } from './schema.ts';
+import { inline } from './literal.ts';
+import type { Prefetch } from './Prefetch.ts';
 import { fromBytes, toBytes, toBytesOrNull } from './strings.ts';
+import { Tx } from './Tx.ts';
 
 export type { Counters, Job } from '../rows.ts';
 // Kept importable from here, where they were defined before the stores shared them.
@@ -75,6 +111,9 @@ interface MetaRow extends Counters {
   backoffCap: number;
 }
 
+/** Unresolved jobs of an account read with BEGIN (Prefetch.ts). */
+const HEADS_LIMIT = 3;
+
 const JOB_COLUMNS =
   'seq, id, account, key, amount, deadline, status, attempts, token, owner, lease_until AS "leaseUntil", not_before AS "notBefore", reason, last_error AS "lastError", claimable';
 const COUNTER_COLUMNS = 'clock, next_token AS "nextToken", next_seq AS "nextSeq", unresolved';
@@ -88,6 +127,12 @@ export function queries(s: string) {
     due: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE due IS NOT NULL AND due <= $1::bigint`,
     byId: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE id = $1`,
     byToken: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE token = $1::bigint`,
+    /** Followed by an array of tokens in parentheses. */
+    byTokens: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE token = ANY`,
+    /** Followed by an array of ids in parentheses. */
+    byIds: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE id = ANY`,
+    /** The first unresolved jobs of the accounts of the jobs holding $TOKENS and of the accounts $ACCOUNTS (each an array). */
+    heads: `SELECT a.account, j.seq, j.status FROM (SELECT account FROM ${s}.jobs WHERE token = ANY($TOKENS) UNION SELECT unnest($ACCOUNTS)) a CROSS JOIN LATERAL (SELECT seq, status FROM ${s}.jobs WHERE account = a.account AND due IS NOT NULL ORDER BY seq LIMIT ${HEADS_LIMIT}) j ORDER BY a.account, j.seq`,
     claimHead: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE claimable ORDER BY seq LIMIT 1 FOR UPDATE`,
     accountHead: `SELECT seq, status FROM ${s}.jobs WHERE account = $1 AND due IS NOT NULL ORDER BY seq LIMIT 1`,
     insertJob: `INSERT INTO ${s}.jobs (seq, id, account, key, amount, deadline, status, attempts, token, owner, lease_until, not_before, reason, last_error, due, claimable) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
@@ -159,23 +204,38 @@ export function isConnectionFailure(error: unknown): boolean {
 /** Whether `name` can be a store's schema (so that no other text reaches SQL as an identifier). Pure. */
 export const isStoreSchema = (name: string): boolean => new RegExp(`^${SCHEMA_PREFIX}[0-9a-f]{16}$`).test(name);
 
-/** The connection one command runs on, with the per-transaction state. */
-export interface Tx {
-  readonly client: pg.PoolClient;
-  wrote: boolean;
+/** A command waiting for its group, with the settling of its promise. */
+interface Queued {
+  readonly command: Command;
+  readonly resolve: (reply: Reply) => void;
+  readonly reject: (error: unknown) => void;
+  /** Runs in a group of its own (after its group failed before COMMIT). */
+  readonly alone: boolean;
 }
+
+/** Commands in one group at most (one transaction; its replies wait for its COMMIT). */
+const GROUP_MAX = 64;
 
 /**
  * A job store in one PostgreSQL schema. Several stores (in one process or on several machines)
- * may open the same schema: each command is one transaction holding the meta row's lock, so they
- * queue up. Each concurrent `execute` takes a connection of its own from the pool. Methods are
- * overridable and internals protected, so that test variants can be built by subclassing.
+ * may open the same schema: each transaction holds the meta row's lock, so they queue up. One
+ * store object runs one transaction at a time, on a connection taken from the pool for it, with
+ * every command that waited for it (a group). Methods are overridable and internals protected,
+ * so that test variants can be built by subclassing.
  */
 export class PostgresStore {
   /** The decision functions this store runs: the contract's, unless a test variant replaced one (`withDecisions`). */
   readonly decisions: Decisions = DECISIONS;
   protected readonly q: Queries;
   private closed = false;
+  private readonly queue: Queued[] = [];
+  private draining = false;
+  private roundTrips = 0;
+  private groups = 0;
+  private commands = 0;
+  private heldMs = 0;
+  /** The clock as this store's last transaction committed it (-1 before any). */
+  private lastClock = -1;
 
   /** Wraps a pool and a schema that holds a store (the static constructors call it). */
   constructor(
@@ -345,40 +405,184 @@ export class PostgresStore {
 
   /**
    * Executes one command: validates it (step 1; a malformed command touches nothing and opens no
-   * transaction), then runs steps 1b to 3 in one transaction. Never rejects for bad input;
-   * rejects for a failure of the database itself (a lost connection), after rolling back.
+   * transaction), then queues it for the next group (steps 1b to 3 of every command of a group
+   * in one transaction, in queue order; see the header). Resolves after the group's COMMIT.
+   * Never rejects for bad input; rejects for a failure of the database itself (a lost
+   * connection, a failed COMMIT: then every command of its group rejects).
    */
-  async execute(command: unknown): Promise<Reply> {
+  execute(command: unknown): Promise<Reply> {
     const parsed = parseCommand(command);
-    if (!parsed.ok) return parsed.rejection;
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
+    if (!parsed.ok) return Promise.resolve(parsed.rejection);
+    return new Promise<Reply>((resolve, reject) => {
+      this.queue.push({ command: parsed.command, resolve, reject, alone: false });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  /** Runs groups while commands wait: one group at a time, each on a connection taken from the pool. Never rejects. */
+  private async drain(): Promise<void> {
+    this.draining = true;
     try {
-      const results = (await client.query(this.beginSql(parsed.command))) as unknown as pg.QueryResult[];
-      const tx: Tx = { client, wrote: false };
-      faultPoint(FAULT_POINTS.afterBegin);
-      let reply: Reply;
-      try {
-        reply = await this.apply(tx, results[1]?.rows[0] as Counters, parsed.command);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
-        throw error;
+      while (this.queue.length > 0) {
+        let client: pg.PoolClient;
+        try {
+          client = await this.pool.connect();
+        } catch (error) {
+          for (const q of this.queue.splice(0)) q.reject(error);
+          return;
+        }
+        // Taken after the connection came: the commands queued while it did join this group.
+        await this.runGroup(client, this.nextGroup());
       }
-      faultPoint(FAULT_POINTS.afterCommit);
-      return reply;
-    } catch (error) {
-      broken ??= error as Error;
-      throw error;
     } finally {
-      // A connection whose transaction failed is dropped rather than reused.
-      client.release(broken);
+      this.draining = false;
     }
   }
 
+  /** The commands of the next group: up to GROUP_MAX from the queue's head, or one that must run alone. */
+  private nextGroup(): Queued[] {
+    if (this.queue[0]?.alone === true) return this.queue.splice(0, 1);
+    const end = this.queue.findIndex((q, i) => q.alone || i >= GROUP_MAX);
+    return this.queue.splice(0, end === -1 ? this.queue.length : end);
+  }
+
   /**
-   * The statements that open a command's transaction and read the counters: BEGIN and the meta
-   * row `FOR UPDATE`, for every command (a hook for the broken variants of the concurrency tests).
+   * One group in one transaction on `client`: BEGIN and the meta row's lock (with the reads its
+   * commands will ask for, `readsAhead`), each command through the core in order, COMMIT; then
+   * each reply. A failure before COMMIT rolls back and, for a group of several, puts its commands back
+   * at the queue's head to run alone (so the failure lands on the command that caused it, and the
+   * others, which took no effect, run again); a failure of the COMMIT message fails them all.
+   * Settles every command of the group; never rejects.
+   */
+  private async runGroup(client: pg.PoolClient, group: Queued[]): Promise<void> {
+    const tx = new Tx(client);
+    const replies: Reply[] = [];
+    let broken: Error | undefined;
+    try {
+      try {
+        const first = (group[0] as Queued).command;
+        const ahead = this.readsAhead(group.map((q) => q.command));
+        const rows = await tx.begin(
+          this.beginSql(first),
+          ahead.map((a) => a.sql),
+        );
+        faultPoint(FAULT_POINTS.afterBegin);
+        const m = rows[0]?.[0] as Counters;
+        ahead.forEach((a, i) => {
+          a.keep(tx.prefetch, rows[1 + i] ?? []);
+        });
+        for (const q of group) replies.push(await this.apply(tx, m, q.command));
+        await tx.commit();
+        this.lastClock = m.clock;
+      } catch (error) {
+        if (!tx.committing) await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
+        throw error;
+      }
+    } catch (error) {
+      broken ??= error as Error;
+      if (tx.committing || group.length === 1) for (const q of group) q.reject(error);
+      else this.queue.unshift(...group.map((q) => ({ ...q, alone: true })));
+      return;
+    } finally {
+      // A connection whose transaction failed is dropped rather than reused.
+      client.release(broken);
+      this.roundTrips += tx.roundTrips;
+      this.groups += 1;
+      this.commands += group.length;
+      this.heldMs += tx.heldMs;
+    }
+    group.forEach((q, i) => {
+      faultPoint(FAULT_POINTS.afterCommit);
+      q.resolve(replies[i] as Reply);
+    });
+  }
+
+  /**
+   * The reads sent with BEGIN for a group (Prefetch.ts says how they answer the core's reads
+   * later): the jobs due by the group's latest `now` (unless no `now` passes the clock this store
+   * last committed); the first claimable jobs, one more than the group has claims; the jobs
+   * holding the tokens of its commits, acks and fails, with the first unresolved jobs of the
+   * accounts of its acks and fails; the jobs of its submitted ids, with the first unresolved jobs
+   * of their accounts. A read that turns out not to be needed costs the server a lookup,
+   * never a round trip.
+   */
+  protected readsAhead(commands: readonly Command[]): { sql: string; keep: (p: Prefetch, rows: unknown[]) => void }[] {
+    const s = this.q;
+    const now = Math.max(...commands.map((c) => c.now));
+    const tokens = [...new Set(commands.flatMap((c) => ('token' in c ? [c.token] : [])))];
+    const submits = commands.flatMap((c) => (c.type === 'submit' ? [c] : []));
+    const claims = commands.filter((c) => c.type === 'claim').length;
+    const out: { sql: string; keep: (p: Prefetch, rows: unknown[]) => void }[] = [];
+    // The clock never goes back: a group whose every `now` is at most the clock this store last
+    // committed will not ask for the due jobs.
+    if (now > this.lastClock)
+      out.push({ sql: inline(s.due, [now]), keep: (p, rows) => p.setDue(now, (rows as JobRow[]).map(toJob)) });
+    if (claims > 0) {
+      const limit = claims + 1;
+      out.push({
+        sql: this.claimHeadSql().replace(/ LIMIT 1\b/, ` LIMIT ${limit}`),
+        keep: (p, rows) => p.setClaimable((rows as JobRow[]).map(toJob), limit),
+      });
+    }
+    const accounts = [...new Set(submits.map((c) => c.account))];
+    if (tokens.length > 0) {
+      const list = `ARRAY[${tokens.map((t) => inline('$1', [t])).join(', ')}]::bigint[]`;
+      out.push({
+        sql: `${s.byTokens}(${list})`,
+        keep: (p, rows) => {
+          const found = new Map((rows as JobRow[]).map((r) => [r.token, toJob(r)]));
+          for (const t of tokens) p.setToken(t, found.get(t));
+        },
+      });
+    }
+    // Only an ack or a fail may resolve its job and ask for its account's next one.
+    const resolving = [...new Set(commands.flatMap((c) => (c.type === 'ack' || c.type === 'fail' ? [c.token] : [])))];
+    if (resolving.length > 0 || accounts.length > 0) {
+      const tokenList = `ARRAY[${resolving.map((t) => inline('$1', [t])).join(', ')}]::bigint[]`;
+      const accountList = `ARRAY[${accounts.map((a) => inline('$1', [toBytes(a)])).join(', ')}]::bytea[]`;
+      out.push({
+        sql: s.heads.replace('$TOKENS', tokenList).replace('$ACCOUNTS', accountList),
+        keep: (p, rows) => {
+          const by = new Map<string, AccountHead[]>(accounts.map((a) => [a, []]));
+          for (const r of rows as { account: Buffer; seq: number; status: JobStatus }[]) {
+            const a = fromBytes(r.account);
+            by.set(a, [...(by.get(a) ?? []), { seq: r.seq, status: r.status }]);
+          }
+          for (const [a, heads] of by) p.setHeads(a, heads, HEADS_LIMIT);
+        },
+      });
+    }
+    if (submits.length > 0) {
+      const ids = [...new Set(submits.map((c) => c.id))];
+      out.push({
+        sql: `${s.byIds}(ARRAY[${ids.map((id) => inline('$1', [toBytes(id)])).join(', ')}]::bytea[])`,
+        keep: (p, rows) => {
+          const found = new Map((rows as JobRow[]).map((r) => [fromBytes(r.id), toJob(r)]));
+          for (const id of ids) p.setId(id, found.get(id));
+        },
+      });
+    }
+    return out;
+  }
+
+  /**
+   * What this store's transactions cost so far (for the benchmark's profile): round trips to the
+   * server, groups (transactions) and the commands in them (a group failed before COMMIT counts
+   * again when its commands rerun), and milliseconds from BEGIN sent to COMMIT answered, summed
+   * over the committed groups.
+   */
+  get traffic(): {
+    readonly roundTrips: number;
+    readonly groups: number;
+    readonly commands: number;
+    readonly heldMs: number;
+  } {
+    return { roundTrips: this.roundTrips, groups: this.groups, commands: this.commands, heldMs: this.heldMs };
+  }
+
+  /**
+   * The statements that open a transaction and read the counters: BEGIN and the meta row `FOR
+   * UPDATE`, two statements, for the group's first command (a hook for the broken variants).
    */
   protected beginSql(_command: Command): string {
     return this.q.begin;
@@ -389,19 +593,36 @@ export class PostgresStore {
     return this.q.claimHead;
   }
 
-  /** Runs one statement of the command's transaction; rows as `T`. */
-  protected async read<T>(tx: Tx, sql: string, params: readonly unknown[]): Promise<T[]> {
-    return (await tx.client.query(sql, params as unknown[])).rows as T[];
+  /** Runs one read of the transaction (with the writes held back before it, and `more` reads sent ahead after it); rows as `T`. */
+  protected async read<T>(
+    tx: Tx,
+    sql: string,
+    params: readonly unknown[],
+    more: readonly (readonly [string, readonly unknown[]])[] = [],
+  ): Promise<T[]> {
+    return (await tx.read(
+      inline(sql, params),
+      more.map(([s, p]) => inline(s, p)),
+    )) as T[];
   }
 
-  /** Runs a writing statement; the first write of a transaction passes the fault point after it. Returns the rows it returned and how many it touched. */
-  protected async write(tx: Tx, sql: string, params: readonly unknown[]): Promise<pg.QueryResult> {
-    const result = await tx.client.query(sql, params as unknown[]);
-    if (!tx.wrote) {
-      tx.wrote = true;
-      faultPoint(FAULT_POINTS.afterFirstWrite);
-    }
-    return result;
+  /**
+   * Holds a write back until the transaction's next message (Tx.ts), for subclasses (the store's
+   * own writes say which job they leave, Prefetch.ts, and go to `tx.defer`); `check` sees its row count
+   * when it has run and returns the error that fails the command, and a `key` replaces an earlier
+   * held-back write of the same key. The first write of a transaction passes the fault point after it.
+   */
+  protected write(
+    tx: Tx,
+    sql: string,
+    params: readonly unknown[],
+    check?: (rowCount: number) => Error | undefined,
+    key?: string,
+  ): Promise<void> {
+    tx.defer(inline(sql, params), check, key);
+    // A write named only by its text may touch any job: what BEGIN read answers nothing more.
+    tx.prefetch.unknownWrite();
+    return Promise.resolve();
   }
 
   /** Steps 1b (the clock), 2 and 3 of one command, inside its transaction: the core, driven asynchronously. */
@@ -417,22 +638,42 @@ export class PostgresStore {
   // ---------------------------------------------------------------------------------------------
   // The core's requests, answered with this store's statements
 
-  /** Answers one request of the core (impl/core/StorageRequest.ts) on the command's connection. */
+  /** Answers one request of the core (impl/core/StorageRequest.ts) on the command's connection: from what BEGIN read when it can (Prefetch.ts), else with a read. */
   protected async answer(tx: Tx, r: StorageRequest): Promise<unknown> {
+    const known = tx.prefetch;
     switch (r.op) {
       case 'due':
-        return (await this.read<JobRow>(tx, this.q.due, [r.now])).map(toJob);
-      case 'byId':
-        return jobOf(await this.read<JobRow>(tx, this.q.byId, [toBytes(r.id)]));
-      case 'byToken':
-        return jobOf(await this.read<JobRow>(tx, this.q.byToken, [r.token]));
-      case 'claimHead':
-        return jobOf(await this.read<JobRow>(tx, this.claimHeadSql(), []));
-      case 'accountHead':
+        return known.due(r.now) ?? (await this.read<JobRow>(tx, this.q.due, [r.now])).map(toJob);
+      case 'byId': {
+        const hit = known.byId(r.id);
+        return hit !== undefined
+          ? (hit ?? undefined)
+          : jobOf(await this.read<JobRow>(tx, this.q.byId, [toBytes(r.id)]));
+      }
+      case 'byToken': {
+        const hit = known.byToken(r.token);
+        return hit !== undefined ? (hit ?? undefined) : jobOf(await this.read<JobRow>(tx, this.q.byToken, [r.token]));
+      }
+      case 'claimHead': {
+        const hit = known.claimHead();
+        return hit !== undefined ? (hit ?? undefined) : jobOf(await this.read<JobRow>(tx, this.claimHeadSql(), []));
+      }
+      case 'accountHead': {
+        const hit = known.accountHead(r.account);
+        if (hit !== undefined) return hit ?? undefined;
         return (await this.read<{ seq: number; status: JobStatus }>(tx, this.q.accountHead, [toBytes(r.account)]))[0];
-      case 'effect':
-        return (await this.read<{ amount: number }>(tx, this.q.effect, [toBytes(r.account), toBytes(r.key)]))[0]
-          ?.amount;
+      }
+      case 'effect': {
+        // The core asks for the balance next (a commit reads both): it travels with this read.
+        const account = toBytes(r.account);
+        const rows = await this.read<{ amount: number }>(
+          tx,
+          this.q.effect,
+          [account, toBytes(r.key)],
+          [[this.q.balance, [account]]],
+        );
+        return rows[0]?.amount;
+      }
       case 'balance':
         return (await this.read<{ balance: number }>(tx, this.q.balance, [toBytes(r.account)]))[0]?.balance;
       case 'countRunning':
@@ -442,12 +683,16 @@ export class PostgresStore {
       case 'saveJob':
         return this.save(tx, r.job, r.guard);
       case 'makeClaimable':
-        return this.write(tx, this.q.makeClaimable, [r.seq]);
+        tx.defer(inline(this.q.makeClaimable, [r.seq]));
+        known.madeClaimable(r.seq);
+        return undefined;
       case 'recordEffect':
         return this.recordEffect(tx, r.job, r.guard, r.balance, r.replaces);
       case 'setCounters': {
         const m = r.counters;
-        return this.write(tx, this.q.setCounters, [m.clock, m.nextToken, m.nextSeq, m.unresolved]);
+        // Only the last counters of a transaction matter: a later write replaces a held-back one.
+        tx.defer(inline(this.q.setCounters, [m.clock, m.nextToken, m.nextSeq, m.unresolved]), undefined, 'counters');
+        return undefined;
       }
     }
   }
@@ -464,17 +709,20 @@ export class PostgresStore {
       job.status,
       job.attempts,
     ];
-    await this.write(tx, this.q.insertJob, [
-      ...params,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      dueOf(job),
-      job.claimable ? true : null,
-    ]);
+    tx.prefetch.wrote(job);
+    tx.defer(
+      inline(this.q.insertJob, [
+        ...params,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        dueOf(job),
+        job.claimable ? true : null,
+      ]),
+    );
   }
 
   /**
@@ -485,15 +733,16 @@ export class PostgresStore {
   protected async recordEffect(tx: Tx, job: Job, guard: Guard, balance: number, replaces = false): Promise<void> {
     const account = toBytes(job.account);
     const params = [account, toBytes(job.key), job.amount, toBytes(job.id), guard.token, toBytes(guard.worker)];
-    const result = await this.write(tx, replaces ? this.q.replaceEffect : this.q.insertEffect, params);
-    if (result.rowCount === 0) {
+    // The ledger and the balances hold no job row: what BEGIN read stays true.
+    tx.defer(inline(replaces ? this.q.replaceEffect : this.q.insertEffect, params), (rowCount) => {
+      if (rowCount !== 0) return undefined;
       const pair = `(${JSON.stringify(job.account)}, ${JSON.stringify(job.key)})`;
-      throw new PostgresStoreError(
+      return new PostgresStoreError(
         'lost_guard',
         `the ledger insert for token ${guard.token} found neither its delivery nor a row for ${pair}`,
       );
-    }
-    await this.write(tx, this.q.setBalance, [account, balance]);
+    });
+    tx.defer(inline(this.q.setBalance, [account, balance]));
   }
 
   /** Writes a job's changing columns with its `due`; with `guard`, only while the row still holds that delivery. */
@@ -511,16 +760,19 @@ export class PostgresStore {
       job.claimable ? true : null,
       job.seq,
     ];
+    tx.prefetch.wrote(job);
     if (guard === undefined) {
-      await this.write(tx, this.q.saveJob, params);
+      tx.defer(inline(this.q.saveJob, params));
       return;
     }
-    const result = await this.write(tx, this.q.saveGuarded, [...params, guard.token, toBytes(guard.worker)]);
-    if (result.rowCount !== 1)
-      throw new PostgresStoreError(
-        'lost_guard',
-        `job ${JSON.stringify(job.id)} no longer holds token ${guard.token} of ${JSON.stringify(guard.worker)}`,
-      );
+    tx.defer(inline(this.q.saveGuarded, [...params, guard.token, toBytes(guard.worker)]), (rowCount) =>
+      rowCount === 1
+        ? undefined
+        : new PostgresStoreError(
+            'lost_guard',
+            `job ${JSON.stringify(job.id)} no longer holds token ${guard.token} of ${JSON.stringify(guard.worker)}`,
+          ),
+    );
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 /**
  * The PostgreSQL store: the contract's job store with its state in a schema of its own
- * (`jobcheck_<random>`), one READ COMMITTED transaction per command holding the meta row's lock.
+ * (`jobcheck_<random>`), concurrent commands grouped into one READ COMMITTED transaction holding
+ * the meta row's lock, a few round trips each (`Tx`: held-back writes, reads sent ahead).
  * `postgresPool` makes the connection pool; `PostgresStore` has the constructors for a new schema,
  * a restore and a reopen.
  */
-export type { Counters, Job, PostgresStoreClass, Queries, Tx } from './PostgresStore.ts';
+export type { Counters, Job, PostgresStoreClass, Queries } from './PostgresStore.ts';
+export { Tx } from './Tx.ts';
 export { PostgresStore, dueOf, isConnectionFailure, isStoreSchema, jobRecord, queries } from './PostgresStore.ts';
 export type { PostgresPoolOptions } from './schema.ts';
 export { SCHEMA_PREFIX, SCHEMA_VERSION, STORE_TYPES, postgresPool, quoteIdent, schemaSql } from './schema.ts';

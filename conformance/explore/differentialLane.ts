@@ -1,0 +1,160 @@
+/**
+ * One lane of the lane-spread differential exploration (differentialLanes.ts): one store of the
+ * implementation, kept for a whole config, that checks explored states one after the other.
+ *
+ * The one-store checker (differential.ts) brings a store to a state by replaying the state's path
+ * from the empty store: a state at depth d costs d commands per state-changing step. A lane brings
+ * its store there the way a warm restart does, with `restore` of the snapshot this implementation
+ * itself produced in that state when the step leading there was checked (its reply and that
+ * snapshot agreed with the model): one request whatever the depth (the protocol has `restore`
+ * accepted at any time after a hello, replacing everything; the initial state is a `hello`). The
+ * exploration's steps already hold every state's restore to the model (a restart step in every
+ * state, snapshot compared after it), and a store is its snapshot (contract section 9),
+ * so a restored store answers as a replayed one does; where one would not, the lanes' verdict is
+ * not taken on trust: any disagreement sends the config back to the one-store checker, whose
+ * verdict and story are the exploration's (differentialLanes.ts).
+ *
+ * Within a state the steps are taken in the one-store checker's order: first those after which the
+ * model stays in the state (refusals, a claim with nothing due, a restart), one after the other on
+ * the same store, each reply and the store's snapshot after it compared at once, as the one-store
+ * checker compares them (so a refusal that changed the store and a later step that changed it back
+ * cannot hide each other); then each state-changing step, every one but the
+ * first on a store reset to the state again, its reply and the snapshot after it compared. The
+ * order of the state-changing steps is free (the one-store checker decides what a disagreement
+ * is): one that first reaches a state goes last, so that the lane can check that state next on
+ * the store already in it.
+ */
+import type { Snapshot } from '../../contract/index.ts';
+import { toSnapshot } from '../../model/index.ts';
+import type { Adapter } from '../adapter.ts';
+import { isTimeLimit } from '../budget.ts';
+import type { Budget } from '../budget.ts';
+import { firstDifference, replyDifference } from '../lockstep/compare.ts';
+import type { Expansion } from './expander.ts';
+
+/** An adapter whose store can be reset to the empty store or to a snapshot it produced (ProcessAdapter.resetTo). */
+export interface ResettableAdapter extends Adapter {
+  /** Replaces the store by an empty one (undefined) or by one restored from `snapshot`. */
+  resetTo(snapshot: Snapshot | undefined): Promise<void>;
+}
+
+/** Whether an adapter can be reset in place (a process adapter can; an in-process one is replayed instead). Pure. */
+export function isResettable(adapter: Adapter): adapter is ResettableAdapter {
+  return typeof (adapter as Partial<ResettableAdapter>).resetTo === 'function';
+}
+
+/** One explored state to check on a lane. */
+export interface LaneTask {
+  /** Its expansion by the model (steps, results, which steps stay in the state). */
+  readonly expansion: Expansion;
+  /** The implementation's snapshot in this state (undefined: the empty store, the initial state). */
+  readonly snapshot: Snapshot | undefined;
+  /** Steps whose successor is a state first reached here: the snapshot after them is kept for it. */
+  readonly found: readonly number[];
+  /** The lane's store is in this state already (it took the step that first reached it last). */
+  readonly here?: boolean;
+}
+
+/** What checking a state on a lane gave. */
+export type LaneOutcome =
+  | {
+      readonly kind: 'agree';
+      readonly children: ReadonlyMap<number, Snapshot>;
+      /** The step of `found` whose successor the store is in now, if any. */
+      readonly at: number | undefined;
+    }
+  | { readonly kind: 'disagree'; readonly step: number | undefined; readonly error?: string }
+  | { readonly kind: 'time_limit' };
+
+/** Counts of one lane's work against the implementation. */
+export interface LaneCounts {
+  /** Stores brought to a state (a restore of its snapshot; the initial state: a hello). */
+  resets: number;
+  /** Commands and restarts sent. */
+  commands: number;
+  /** Snapshots taken to compare. */
+  snapshots: number;
+}
+
+/** One store checking states' steps. Not pure: it drives the adapter. */
+export class DifferentialLane {
+  readonly counts: LaneCounts = { resets: 0, commands: 0, snapshots: 0 };
+
+  constructor(
+    private readonly adapter: ResettableAdapter,
+    private readonly budget?: Budget,
+  ) {}
+
+  /** Checks every step of one state; on agreement returns the implementation's snapshots of the states first reached from it. */
+  async check(task: LaneTask): Promise<LaneOutcome> {
+    const { expansion, snapshot, found } = task;
+    const adapter = this.adapter;
+    const moves = expansion.selfLoop.map((x) => !x);
+    const wanted = new Set(found);
+    // Steps that stay first, then those that move, one that first reaches a state last: the store
+    // ends in that state, where the lane may go on (differentialLanes.ts) without a reset.
+    const rank = (i: number): number => (moves[i] ? (wanted.has(i) && i === found[found.length - 1] ? 2 : 1) : 0);
+    const order = expansion.steps.map((_, i) => i).sort((a, b) => rank(a) - rank(b) || a - b);
+    let at: number | undefined;
+    const children = new Map<number, Snapshot>();
+    let current: number | undefined;
+    const stillHere = async (): Promise<boolean> => {
+      this.counts.snapshots++;
+      return firstDifference(toSnapshot(expansion.state), await adapter.snapshot()) === undefined;
+    };
+    try {
+      if (this.spent()) return { kind: 'time_limit' };
+      if (task.here !== true) await this.reset(snapshot);
+      let moved = false;
+      for (const i of order) {
+        if (this.spent()) return { kind: 'time_limit' };
+        const s = expansion.steps[i];
+        if (s === undefined) continue;
+        current = i;
+        if (!moves[i]) {
+          // A step that stays in the state: its reply, then the store's snapshot, compared at once.
+          this.counts.commands++;
+          if (!('do' in s)) await adapter.restart();
+          else {
+            const result = expansion.results[i];
+            if (result === undefined) continue;
+            if (replyDifference(result.reply, await adapter.execute(s.do)) !== undefined)
+              return { kind: 'disagree', step: i };
+          }
+          if (!(await stillHere())) return { kind: 'disagree', step: i };
+          continue;
+        }
+        const result = expansion.results[i];
+        if (!('do' in s) || result === undefined) continue;
+        if (moved) await this.reset(snapshot);
+        this.counts.commands++;
+        if (replyDifference(result.reply, await adapter.execute(s.do)) !== undefined)
+          return { kind: 'disagree', step: i };
+        this.counts.snapshots++;
+        const after = await adapter.snapshot();
+        if (firstDifference(toSnapshot(result.state), after) !== undefined) return { kind: 'disagree', step: i };
+        if (wanted.has(i)) children.set(i, after);
+        at = wanted.has(i) ? i : undefined;
+        moved = true;
+      }
+      return { kind: 'agree', children, at };
+    } catch (e) {
+      if (isTimeLimit(e)) return { kind: 'time_limit' };
+      return { kind: 'disagree', step: current, error: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  private spent(): boolean {
+    return this.budget?.expired === true;
+  }
+
+  private async reset(snapshot: Snapshot | undefined): Promise<void> {
+    this.counts.resets++;
+    await this.adapter.resetTo(snapshot);
+  }
+
+  /** Gives the store back (its process to the pool). */
+  close(): Promise<void> {
+    return this.adapter.close().catch(() => undefined);
+  }
+}

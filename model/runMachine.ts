@@ -1,0 +1,103 @@
+/**
+ * The fast step of one machine: takes an event in a plain state (machineState.ts) by the state
+ * machine's compiled tables (compileMachine.ts), without xstate's actor runtime. The first
+ * candidate transition of the state for the event whose guard holds is taken: its `assign`
+ * actions run in order, each on the context the previous one left (as xstate runs them), and the
+ * state moves to its target. No candidate, or none whose guard holds: the state is returned as it
+ * is. Tables are compiled once per machine and kept in a WeakMap, so each `machine.provide(...)`
+ * variant runs on its own.
+ *
+ * The test conformance/fastStepEqualsReference.test.ts holds this executor equal to xstate's own
+ * transition on every transition of the explorer's scopes and of random campaigns.
+ */
+import type { AnyStateMachine } from 'xstate';
+import { isRecording, logActions } from './actionLog.ts';
+import type { ExecutedAction } from './actionLog.ts';
+import { compileMachine } from './compileMachine.ts';
+import type { CompiledMachine, CompiledTransition, GuardArgs } from './compileMachine.ts';
+import type { MachineState } from './machineState.ts';
+
+const compiled = new WeakMap<AnyStateMachine, CompiledMachine>();
+
+/**
+ * The compiled tables of `machine`, compiled on first use. Throws UnsupportedMachineError for a
+ * machine the executor cannot run. Pure (the cache is invisible).
+ */
+export function tablesOf(machine: AnyStateMachine): CompiledMachine {
+  // A step alternates between a store machine and one job machine: the last two are kept at hand,
+  // which spares most WeakMap look-ups.
+  if (machine === lastMachine) return lastTables as CompiledMachine;
+  if (machine === otherMachine) return otherTables as CompiledMachine;
+  let tables = compiled.get(machine);
+  if (tables === undefined) {
+    tables = compileMachine(machine);
+    compiled.set(machine, tables);
+  }
+  otherMachine = lastMachine;
+  otherTables = lastTables;
+  lastMachine = machine;
+  lastTables = tables;
+  return tables;
+}
+let lastMachine: AnyStateMachine | undefined;
+let lastTables: CompiledMachine | undefined;
+let otherMachine: AnyStateMachine | undefined;
+let otherTables: CompiledMachine | undefined;
+
+// xstate hands an assignment a `spawn`; these machines never spawn, and the compiler cannot see
+// inside an assignment, so one that tries is stopped here rather than mis-executed.
+const noSpawn = (): never => {
+  throw new Error("model: spawn is not supported by the model's fast step");
+};
+
+function assigned(transition: CompiledTransition, context: unknown, event: GuardArgs['event']): unknown {
+  let current = context;
+  for (const action of transition.actions) {
+    const args = { context: current, event, spawn: noSpawn };
+    const params = action.paramsAreComputed
+      ? (action.params as (a: GuardArgs) => unknown)({ context: current, event })
+      : action.params;
+    const assignment = action.assignment;
+    if (typeof assignment === 'function') current = { ...(current as object), ...assignment(args, params) };
+    else {
+      // An object of values and functions: each key in turn, as xstate assigns them.
+      const next: Record<string, unknown> = { ...(current as object) };
+      for (const key of action.keys) {
+        const value = (assignment as Record<string, unknown>)[key];
+        next[key] = typeof value === 'function' ? value(args, params) : value;
+      }
+      current = next;
+    }
+  }
+  return current;
+}
+
+function record(id: string, transition: CompiledTransition, context: unknown, event: GuardArgs['event']): void {
+  const entries: ExecutedAction[] = transition.actions.map((a) => {
+    const params = a.paramsAreComputed ? (a.params as (x: GuardArgs) => unknown)({ context, event }) : a.params;
+    return params === undefined ? { machine: id, action: a.name } : { machine: id, action: a.name, params };
+  });
+  logActions(entries);
+}
+
+/**
+ * The state after `event` in `state`, on `state.machine`'s own transitions. Pure: `state` is left
+ * untouched; when no transition is enabled the same object is returned.
+ */
+export function runMachine<S extends MachineState<AnyStateMachine, unknown>>(
+  state: S,
+  event: { readonly type: string },
+): S {
+  const tables = tablesOf(state.machine);
+  const candidates = tables.states.get(state.value)?.get(event.type);
+  if (candidates === undefined) return state;
+  const args: GuardArgs = { context: state.context, event };
+  for (const transition of candidates) {
+    if (transition.guard !== undefined && !transition.guard(args)) continue;
+    const context = assigned(transition, state.context, event);
+    // Recorded with the context before the actions ran; only computed parameters would read it.
+    if (isRecording()) record(tables.id, transition, state.context, event);
+    return { value: transition.target ?? state.value, context, machine: state.machine } as S;
+  }
+  return state;
+}
