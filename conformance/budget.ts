@@ -18,6 +18,9 @@ export class TimeLimitReached extends CodedError<'time_limit'> {
 export const isTimeLimit = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'time_limit';
 
+/** How much longer than the budget's end a capped wait lasts, so that the budget's abort ends it first. */
+export const CAP_MARGIN_MS = 50;
+
 /** A deadline for a check; `undefined` limit means none. */
 export class Budget {
   private readonly endsAt: number;
@@ -53,9 +56,14 @@ export class Budget {
     return this.controller.signal;
   }
 
-  /** `ms`, or what is left of the budget if that is less (never below 1). */
+  /**
+   * `ms`, or what is left of the budget plus CAP_MARGIN_MS if that is less (never below 1). A wait
+   * the budget cuts short must end as `time_limit`: with the margin, the budget's own abort (due at
+   * its end) always comes before the wait's timer, so the wait never ends as the implementation's
+   * `timeout`, a failure the check did not establish.
+   */
   cap(ms: number): number {
-    return Math.max(1, Math.min(ms, Math.ceil(this.remainingMs())));
+    return Math.max(1, Math.min(ms, Math.ceil(this.remainingMs()) + CAP_MARGIN_MS));
   }
 
   /** Releases the timer. */
