@@ -12,11 +12,11 @@
  * Each config is explored by one frontier loop (frontier.ts), its levels expanded in this thread
  * (sequential.ts) or on worker threads (parallel.ts).
  */
-import { mergeCoverage } from '../coverage/coverage.ts';
 import { MAX_NAMES } from './canonical.ts';
 import type { ExploreOptions } from './options.ts';
 import { WorkerPool, exploreInParallel } from './parallel.ts';
-import type { ConfigExploration, ExploreResult, ExploreVerdict } from './result.ts';
+import { exploreResultOf } from './result.ts';
+import type { ConfigExploration, ExploreResult } from './result.ts';
 import { DEFAULT_SCOPE, EXPLORE_CONFIGS, exploreConfig } from './scope.ts';
 import type { ExploreScope, NamedConfig } from './scope.ts';
 import { exploreSequentially } from './sequential.ts';
@@ -100,24 +100,5 @@ export async function explore(options: ExploreOptions = {}): Promise<ExploreResu
   } finally {
     await pool?.close();
   }
-  const failed = results.find((r) => r.counterexample !== null);
-  const verdict: ExploreVerdict =
-    failed !== undefined
-      ? failed.verdict
-      : results.some((r) => r.verdict === 'incomplete') || notRun.length > 0
-        ? 'incomplete'
-        : 'complete';
-  return {
-    verdict,
-    parts: parts.map((p) => ({ name: p.name, scope: p.scope })),
-    configs: results,
-    notRun,
-    adapter: results.find((r) => r.differential !== undefined)?.differential?.adapter ?? null,
-    states: results.reduce((n, r) => n + r.states, 0),
-    transitions: results.reduce((n, r) => n + r.transitions, 0),
-    durationMs: clock.durationMs(),
-    cpuMs: clock.cpuMs(),
-    coverage: mergeCoverage(...results.map((r) => r.coverage)),
-    story: failed?.counterexample?.story ?? null,
-  };
+  return exploreResultOf(parts, results, notRun, clock);
 }

@@ -5,12 +5,14 @@
  * return the same shapes.
  */
 import type { Config } from '../../contract/index.ts';
+import { mergeCoverage } from '../coverage/coverage.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import type { LockstepResult } from '../lockstep/index.ts';
 import type { ScriptStep } from '../lockstep/symbolic.ts';
 import type { Boundary } from './boundaries.ts';
 import type { DifferentialCounts } from './differential.ts';
 import type { ExploreScope } from './scope.ts';
+import type { Stopwatch } from './stopwatch.ts';
 
 /** A path from the empty store that breaks an invariant or shows a divergence. */
 export interface Counterexample {
@@ -93,4 +95,37 @@ export interface ExploreResult {
   readonly coverage: Coverage;
   /** The first counterexample's story, or null. */
   readonly story: string | null;
+}
+
+/**
+ * The result of a whole exploration from its configs' results: the first config with a
+ * counterexample gives the verdict and the story; otherwise a config left incomplete or not run
+ * makes it incomplete. Pure (reads the stopwatch).
+ */
+export function exploreResultOf(
+  parts: ReadonlyArray<{ readonly name: string; readonly scope: ExploreScope }>,
+  results: readonly ConfigExploration[],
+  notRun: readonly string[],
+  clock: Stopwatch,
+): ExploreResult {
+  const failed = results.find((r) => r.counterexample !== null);
+  const verdict: ExploreVerdict =
+    failed !== undefined
+      ? failed.verdict
+      : results.some((r) => r.verdict === 'incomplete') || notRun.length > 0
+        ? 'incomplete'
+        : 'complete';
+  return {
+    verdict,
+    parts: parts.map((p) => ({ name: p.name, scope: p.scope })),
+    configs: results,
+    notRun,
+    adapter: results.find((r) => r.differential !== undefined)?.differential?.adapter ?? null,
+    states: results.reduce((n, r) => n + r.states, 0),
+    transitions: results.reduce((n, r) => n + r.transitions, 0),
+    durationMs: clock.durationMs(),
+    cpuMs: clock.cpuMs(),
+    coverage: mergeCoverage(...results.map((r) => r.coverage)),
+    story: failed?.counterexample?.story ?? null,
+  };
 }

@@ -9,13 +9,13 @@
  * whose stores allow it (a program behind the protocol); the result is the one-store exploration's
  * (the same states, transitions, coverage, verdict and story), found sooner.
  */
-import { mergeCoverage } from '../coverage/coverage.ts';
 import type { AdapterFactory } from '../adapter.ts';
 import type { Budget } from '../budget.ts';
 import { exploreOverLanes } from './differentialLanes.ts';
 import { explore, resolveParts } from './explore.ts';
 import type { ExploreProgress } from './options.ts';
-import type { ConfigExploration, ExploreResult, ExploreVerdict } from './result.ts';
+import { exploreResultOf } from './result.ts';
+import type { ConfigExploration, ExploreResult } from './result.ts';
 import { DEFAULT_EXPLORATION } from './scope.ts';
 import type { ExplorePart } from './scope.ts';
 import { startStopwatch } from './stopwatch.ts';
@@ -78,24 +78,5 @@ async function exploreLanes(
       results.push(await exploreOverLanes(part.name, named, part.scope, options, lanes));
     }
   }
-  const failed = results.find((r) => r.counterexample !== null);
-  const verdict: ExploreVerdict =
-    failed !== undefined
-      ? failed.verdict
-      : results.some((r) => r.verdict === 'incomplete') || notRun.length > 0
-        ? 'incomplete'
-        : 'complete';
-  return {
-    verdict,
-    parts: parts.map((p) => ({ name: p.name, scope: p.scope })),
-    configs: results,
-    notRun,
-    adapter: results.find((r) => r.differential !== undefined)?.differential?.adapter ?? null,
-    states: results.reduce((n, r) => n + r.states, 0),
-    transitions: results.reduce((n, r) => n + r.transitions, 0),
-    durationMs: clock.durationMs(),
-    cpuMs: clock.cpuMs(),
-    coverage: mergeCoverage(...results.map((r) => r.coverage)),
-    story: failed?.counterexample?.story ?? null,
-  };
+  return exploreResultOf(parts, results, notRun, clock);
 }
