@@ -185,6 +185,9 @@ const PEER_CASES: readonly HostileCase[] = [
     what: 'calls itself by a 1 MB name in hello',
     command: '{peer} huge-name',
     flags: [],
+    // Every hello carries the 1 MB name: on a busy two-core machine the default 8 s limit, not the
+    // peer, decided what the check reached (seen in CI: INCOMPLETE with 40 of 42 paths run).
+    timeLimit: '25',
     exit: 0,
     outcome: 'agree (name clipped)',
     pattern: /AGREE/,
