@@ -1,10 +1,79 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The suite in two parts. `quick` (`npm test`, the README's command) is every test file except the
+ * ones listed below; it is meant to finish within 4 minutes on an idle two-core machine. `slow`
+ * (`npm run test:slow`) is the list below: long scenarios, real installs, campaigns against durable
+ * stores, runs that wait out timeouts on purpose. CI (`.ci/run`) runs both parts. A new test file
+ * is quick unless it is added here; vitest.config.test.ts holds the list to existing files and
+ * every test file to exactly one part.
+ *
+ * Times are one file's duration in a CI run on a loaded two-core machine (vitest runs one file at
+ * a time there: its default is one worker fewer than the cores); "a loaded machine" marks files
+ * timed alone under a heavier load. A file whose slowness is one heavy case among quick ones stays
+ * quick unless its weight alone breaks the budget.
+ */
+
+/** Test files of the slow part, as paths from the repository's root: each a file that exists. */
+export const SLOW_TESTS: readonly string[] = [
+  // ~290 s, all in its beforeAll (so not in its file's duration): every misbehaving peer through the real
+  // command, each up to its time limit.
+  'conformance/protocol/hostile/hostile.test.ts',
+  // ~85 s: every decision bug of the catalogue on SQLite and PostgreSQL stores, each a shrunk campaign.
+  'conformance/broken/decisionBugs.test.ts',
+  // ~70 s: the SQLite store through fixtures, the path suite and a 300-run campaign with restarts.
+  'conformance/stores/sqlite.test.ts',
+  // ~65 s: the same for the PostgreSQL store, in process and over the protocol.
+  'conformance/stores/postgres.test.ts',
+  // ~68 s: two cases wait out a never-settling and a never-serialisable module (30 s each).
+  'cli/untrusted.test.ts',
+  // ~62 s: the fast step against xstate's on every transition of the M scope (43 s) and of each variant.
+  'conformance/fastStepEqualsReference.test.ts',
+  // ~47 s: regenerates every generated page and runs the commands the chapters quote.
+  'docs/docs.test.ts',
+  // ~33 s: five racy Python stores caught over jobcheck/2, each a concurrent campaign.
+  'examples/python/racy.test.ts',
+  // ~30 s: the packed tarball installed with npm into an ESM and a CommonJS project, then used there.
+  'cli/pack.test.ts',
+  // Installs jobcheck from a git URL and from a tarball into empty projects.
+  'cli/install.test.ts',
+  // Runs the starters in Python, JavaScript and Go against `jobcheck check`.
+  'starters/starters.test.ts',
+  // ~21 s (a loaded machine): runs chapter 10's steps, each check of a starter, in a fresh copy.
+  'starters/chapter.test.ts',
+  // ~61 s (a loaded machine): runs the Action's steps against the Python example and a broken variant.
+  'cli/github.test.ts',
+  // ~28 s and ~22 s: crash campaigns with real kills of SQLite and PostgreSQL store processes.
+  'conformance/crash/crash.test.ts',
+  'conformance/crash/pgCrash.test.ts',
+  // ~24 s: modules that stall or end their process, run isolated until SIGTERM ends them.
+  'conformance/isolated/isolated.test.ts',
+  // ~23 s: every broken variant of the catalogue through the real command.
+  'scripts/catalogue.test.ts',
+  // ~22 s: the CI recipes of docs/ci.md run step by step.
+  'docs/ci.test.ts',
+  // ~19 s: reproduce lines, edited and untouched, each through the real command, a process each.
+  'cli/reproduce.test.ts',
+  // ~16 s: exhaustive exploration against the built-in store, broken variants and the Python example.
+  'conformance/explore/differential.test.ts',
+  // ~14 s: the racy catalogue caught over jobcheck/2 through real processes.
+  'conformance/broken/concurrent/overProtocol.test.ts',
+  // ~22 s: competing-worker runs that wait on purpose (a reply 2.5 s late, requests never settled).
+  'conformance/concurrent/run.test.ts',
+  // ~11 s: competing workers through the real command, each a process of its own.
+  'cli/concurrent.test.ts',
+];
+
+/** Never test files: dependencies and scratch work. */
+const NOT_TESTS = ['node_modules/**', 'scratch/**'];
+
 export default defineConfig({
   test: {
-    include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'scratch/**'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    projects: [
+      { extends: true, test: { name: 'quick', include: ['**/*.test.ts'], exclude: [...NOT_TESTS, ...SLOW_TESTS] } },
+      { extends: true, test: { name: 'slow', include: [...SLOW_TESTS], exclude: NOT_TESTS } },
+    ],
   },
 });

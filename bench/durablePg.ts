@@ -214,13 +214,16 @@ interface Traffic {
  * object of its own over a pool of one connection (workers in separate processes or machines).
  */
 async function storeClaims(kind: StoreKind, workers: number): Promise<number> {
-  const admin = postgresPool('', { max: 1, applicationName: 'jobcheck-bench' });
+  const admin = postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }) as pg.Pool;
   const schema = await fillStore(admin, PREFILL, true);
   const module = kind === 'baseline' ? (baseline as StoreModule) : ({ PostgresStore } as unknown as StoreModule);
   const pools =
     kind === 'apart'
-      ? Array.from({ length: workers }, () => postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }))
-      : [postgresPool('', { max: workers, applicationName: 'jobcheck-bench' })];
+      ? Array.from(
+          { length: workers },
+          () => postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }) as pg.Pool,
+        )
+      : [postgresPool('', { max: workers, applicationName: 'jobcheck-bench' }) as pg.Pool];
   const stores =
     kind === 'apart'
       ? await Promise.all(pools.map((p) => module.PostgresStore.open(p, schema)))

@@ -86,6 +86,25 @@ export function intFlag(
 }
 
 /**
+ * Reads a flag that takes one of a few words (`--concurrent first`), or undefined when absent;
+ * throws UsageError naming the flag, the value and the words it accepts.
+ */
+export function choiceFlag<const T extends string>(
+  command: string,
+  flag: string,
+  value: string | undefined,
+  choices: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  const result = z.enum(choices as readonly [T, ...T[]]).safeParse(value);
+  if (!result.success)
+    throw new UsageError(
+      `${command}: --${flag} must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)} (got ${JSON.stringify(value.slice(0, 60))})`,
+    );
+  return result.data;
+}
+
+/**
  * Reads a duration flag in seconds (`--time-limit 90`, also `90s`, `500ms`, `10m`, `1h`), or
  * `fallbackMs` when absent; returns milliseconds within [minMs, maxMs]. Throws UsageError naming
  * the flag and value.

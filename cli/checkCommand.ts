@@ -8,10 +8,9 @@
 import { writeFile } from 'node:fs/promises';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
-import { Budget } from '../conformance/budget.ts';
-import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { SetupError, UsageError, choiceFlag, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { prepareOutputFile, prepareReportDir } from './outputs.ts';
-import { runCheck } from '../conformance/check/index.ts';
+import { CONCURRENT_WHEN, CheckBudget, runCheck } from '../conformance/check/index.ts';
 import { checkJson, renderCheckText, terminalColors, writeReportFiles } from './output/index.ts';
 import type { CheckContext } from './output/index.ts';
 import { checkJunit, setupErrorJunit } from './junit.ts';
@@ -78,6 +77,10 @@ Options:
   --concurrent-runs <n>  scenarios of the concurrent campaign, 1 to ${MAX_CONCURRENT_RUNS} (default ${DEFAULT_CONCURRENT_RUNS})
   --concurrent-path <path>  with --seed and --workers: the concurrent campaign runs only its counterexample
                        at this path (the other phases run as usual; refused when it names no scenario)
+  --concurrent <when>  with --workers: when the competing workers run: last (default, after the
+                       exploration), first (before the fixture stories) or only (nothing else runs)
+  --fail-fast          stop at the first divergence of any phase: its story is told (a campaign's
+                       still shrunk), the verdict is DIVERGE, and what came after is reported not run
   --report <dir>       where to write failure.json and coverage.{json,md,html} (default ${DEFAULT_REPORT_DIR})
   --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
   --json               print the result as JSON instead of text
@@ -144,6 +147,8 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       workers: { type: 'string' },
       'concurrent-runs': { type: 'string' },
       'concurrent-path': { type: 'string' },
+      concurrent: { type: 'string' },
+      'fail-fast': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     false,
@@ -179,6 +184,12 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   }
   if (workers < 2 && values['concurrent-runs'] !== undefined)
     throw new UsageError('check: --concurrent-runs needs --workers 2 or more');
+  const when = choiceFlag('check', 'concurrent', values.concurrent, CONCURRENT_WHEN);
+  if (when !== undefined && workers < 2) throw new UsageError('check: --concurrent needs --workers 2 or more');
+  if (when === 'only' && shard !== undefined && shard.index > 1)
+    throw new UsageError(
+      `check: --concurrent only runs nothing in shard ${shard.index}/${shard.count}: the competing workers run in shard 1`,
+    );
   if (shard !== undefined && values.path !== undefined)
     throw new UsageError('check: --path repeats one run of the whole campaign: leave out --shard');
   // A shard that holds no run would check nothing (shard 2/2 of one run), and call that a pass.
@@ -227,7 +238,8 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   await prepareReportDir('check', dir);
   if (junit !== undefined) await prepareOutputFile('check', 'the JUnit file', junit);
   const startedAt = new Date();
-  const budget = new Budget(timeLimitMs);
+  // A CheckBudget: the waits of a phase the check gives up (a timeout, --fail-fast) end at once too.
+  const budget = new CheckBudget(timeLimitMs);
   // A check that cannot start (exit 2) still writes its JUnit file: one error case, so that the CI page says why.
   const target = await resolveTarget('check', { ...values, timeout, budget, parallel }, io).catch(
     async (error: unknown) => {
@@ -260,6 +272,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       seed,
       budget,
       noExplore: values['no-explore'] === true,
+      failFast: values['fail-fast'] === true,
       ...(maxCommands === undefined ? {} : { maxCommands }),
       ...(values.path === undefined ? {} : { path: values.path }),
       ...(shard === undefined ? {} : { shard }),
@@ -271,6 +284,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
               runs: concurrentRuns,
               ...(concurrentPath === undefined ? {} : { path: concurrentPath }),
               ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+              ...(when === undefined ? {} : { when }),
             },
           }),
       onProgress: (p) => progress.update(p),

@@ -28,6 +28,29 @@ export const checkResultSchema = z
       'agree: every phase ran in full and agreed; diverge: something diverged (see failure); incomplete: the time limit stopped the check first, nothing diverging (not a pass)',
     ),
     stoppedByTimeLimit: z.boolean().describe('whether the time limit cut any phase short'),
+    stoppedByFailFast: z
+      .boolean()
+      .optional()
+      .describe('whether --fail-fast stopped the check at its first divergence, with items or phases after it not run'),
+    stops: z
+      .array(
+        z.strictObject({
+          phase: z.enum(['fixtures', 'paths', 'campaign', 'explore', 'concurrent']),
+          reason: z.enum(['timeout', 'fail_fast']),
+          note: z.string(),
+        }),
+      )
+      .optional()
+      .describe(
+        "{ phase, reason, note } of each phase that left items not run on purpose, before the time limit: after a timeout of the implementation in that phase (its later items given up), or by --fail-fast; the items are in each phase's notRun",
+      ),
+    concurrentWhen: z
+      .enum(['last', 'first', 'only'])
+      .nullable()
+      .optional()
+      .describe(
+        '--concurrent: when the competing workers ran (only: the fixture stories, paths, campaign and exploration were left out); null without --workers',
+      ),
     target: z
       .string()
       .describe('the implementation checked: the --impl command, the --module path, impl/JobStore or broken/<name>'),
@@ -73,14 +96,16 @@ export const checkResultSchema = z
         failed: z
           .array(z.object({ name: z.string(), message: z.string() }))
           .describe('{ name, message } of each fixture story that diverged, the message naming the first difference'),
-        notRun: z.array(z.string()).describe('the stories the time limit kept from running'),
+        notRun: z.array(z.string()).describe('the stories not run to the end: the time limit, or a stop in stops'),
       })
       .describe('the fixture stories (none in shards other than 1)'),
     paths: z
       .object({
         total: count.describe('paths planned'),
         failed: z.array(z.string()).describe('names of the diverging paths'),
-        notRun: z.array(z.string()).describe('names of the paths the time limit kept from running'),
+        notRun: z
+          .array(z.string())
+          .describe('names of the paths not run to the end: the time limit, or a stop in stops'),
       })
       .describe('the path suite (empty in shards other than 1)'),
     exploration: z

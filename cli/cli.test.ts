@@ -7,24 +7,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CHECK_EXPLORATION } from '../conformance/explore/index.ts';
 import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
 import { listFixtures } from '../model/fixtures.ts';
-import { VERSION, runCli } from './cli.ts';
+import { VERSION } from './cli.ts';
 import { checkResultSchema } from './checkJsonSchema.ts';
 import { xmlEscape } from './junit.ts';
+import { runCliCaptured } from './runCliCaptured.ts';
+import type { CapturedRun } from './runCliCaptured.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dir = await mkdtemp(join(tmpdir(), 'jobcheck-cli-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    isTTY: false,
-  });
-  return { code, stdout, stderr };
-}
+/** Runs `jobcheck <args>` in process, its output kept. */
+const cli = (...args: string[]): Promise<CapturedRun> => runCliCaptured(args);
 
 /** One line on stderr, starting with `jobcheck:`, and nothing that looks like a stack trace. */
 function expectOneLineError(stderr: string, mentions: RegExp): void {

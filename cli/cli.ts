@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
+import { DriverMissingError } from '../impl/DriverMissingError.ts';
 import { outsideText } from '../conformance/outside/outsideText.ts';
 
 /** Usage text of `jobcheck` itself. */
@@ -20,13 +21,15 @@ Commands:
   explore    explore every command sequence of a bounded scope, against the model or an implementation
   replay     replay a failure artifact against an implementation
   coverage   merge coverage JSON files and write the Markdown and HTML reports
+  merge      join the parts of a check run with --shard: one verdict, coverage report and JUnit file
+  github     write a GitHub Actions job summary, outputs and annotations from a check's --json result
   paths      list the path suite enumerated from the lifecycle machine
   demo       tell the failure stories step by step, from the reference model
   serve      serve a built-in store over the jobcheck/1 and jobcheck/2 protocols on stdin and stdout
 
 Run "jobcheck <command> --help" for the options of a command, "jobcheck --version" for the
-version. Documentation: docs/cli.md, the protocol for implementations in other languages:
-docs/protocol.md.
+version. Documentation: docs/cli.md and, for implementations in other languages, docs/protocol.md,
+shipped in the package (node_modules/jobcheck/docs/) and at https://github.com/jobcheck/jobcheck#readme.
 `;
 
 /**
@@ -49,6 +52,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<n
   explore: async (argv, io) => (await import('./exploreCommand.ts')).exploreCommand(argv, io),
   replay: async (argv, io) => (await import('./replayCommand.ts')).replayCommand(argv, io),
   coverage: async (argv, io) => (await import('./coverageCommand.ts')).coverageCommand(argv, io),
+  merge: async (argv, io) => (await import('./mergeCommand.ts')).mergeCommand(argv, io),
+  github: async (argv, io) => (await import('./github.ts')).githubCommand(argv, io),
   paths: async (argv, io) => (await import('./pathsCommand.ts')).pathsCommand(argv, io),
   profile: async (argv, io) => (await import('./profileCommand.ts')).profileCommand(argv, io),
   serve: async (argv, io) => (await import('./serveCommand.ts')).serveCommand(argv, io),
@@ -82,7 +87,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   try {
     return await command(rest, io);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof SetupError) {
+    if (error instanceof UsageError || error instanceof SetupError || error instanceof DriverMissingError) {
       io.stderr.write(`jobcheck: ${outsideText(error.message.replace(/\s*\n\s*/g, ' '))}\n`);
       return 2;
     }

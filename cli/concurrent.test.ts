@@ -11,21 +11,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
 import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { checkResultSchema } from './checkJsonSchema.ts';
-import { runCli } from './cli.ts';
+import { runCliCaptured } from './runCliCaptured.ts';
+import type { CapturedRun } from './runCliCaptured.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'jobcheck-workers-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    isTTY: false,
-  });
-  return { code, stdout, stderr };
-}
+/** Runs `jobcheck <args>` in process, its output kept. */
+const cli = (...args: string[]): Promise<CapturedRun> => runCliCaptured(args);
 
 /** The quick part of a check: the sequential phases small, no exploration. */
 const QUICK = ['--runs', '20', '--no-explore', '--seed', '7'];

@@ -1,7 +1,9 @@
 /**
  * `jobcheck coverage <file.json>...`: reads coverage JSON files (written by `jobcheck check` into
  * its report directory, possibly on several machines), adds them up, and writes the merged JSON,
- * the Markdown summary and the HTML page with the coloured lifecycle diagram.
+ * the Markdown summary and the HTML page with the coloured lifecycle diagram. There is no verdict
+ * here (the files may come from different checks); `jobcheck merge` joins the parts of one check,
+ * verdict included.
  */
 import { mergeCoverage, neverHit } from '../conformance/coverage/coverage.ts';
 import type { Coverage } from '../conformance/coverage/coverage.ts';
@@ -64,7 +66,11 @@ export async function coverageCommand(argv: readonly string[], io: CliIO): Promi
   }
   const title =
     values.title ?? `Conformance coverage (${positionals.length} file${positionals.length === 1 ? '' : 's'})`;
-  await writeCoverageReport(dir, merged, { title, context: { kind: 'merged', files: positionals.length } });
+  // The page and coverage.md name the files merged: the sources inside them say only what each counted.
+  await writeCoverageReport(dir, merged, {
+    title,
+    context: { kind: 'merged', files: positionals.length, merged: positionals },
+  });
   if (values.json === true) {
     io.stdout.write(`${JSON.stringify(merged, null, 2)}\n`);
     return 0;

@@ -5,10 +5,20 @@
  * history by its name): what varies, the seed, the runs, the path of a counterexample, goes into
  * the suite's `<properties>`. A check that could not start (exit 2) is one `<error>` case, so
  * that the CI page says why. Pure, given the timestamp.
+ *
+ * The list of cases is the list of what the check planned, not of what it ran: a case the check
+ * never reached (the time limit came first, or the check stopped at a divergence) is still there,
+ * marked `<skipped/>` with the reason, so that a red run lists the same tests as a green run of the
+ * same options. The report lists what ran; what was planned is computed here from the same sources
+ * the check uses (model/fixtures, the path suite's enumeration, the check's exploration scope),
+ * so that a phase that stops early, however it records it, cannot shorten the list.
  */
 import { renderStory } from '../conformance/lockstep/story.ts';
 import type { CheckReport } from '../conformance/check/index.ts';
 import { renderFixtureStory } from '../conformance/check/index.ts';
+import { CHECK_EXPLORATION } from '../conformance/explore/index.ts';
+import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
+import { listFixtures } from '../model/fixtures.ts';
 import type { CheckContext } from './output/index.ts';
 import { concurrentLine, renderFailure, reproduceCommand } from './output/index.ts';
 
@@ -95,21 +105,86 @@ export function setupErrorJunit(message: string, target: string, startedAt: Date
   return document(`jobcheck ${target}`, cases, 0, timestamp, [suite('jobcheck.setup', cases, timestamp)]);
 }
 
-const NOT_RUN = 'not run: the time limit of the check was reached first';
+/** The phases of a check as its stops name them (report.stops). */
+type Phase = CheckReport['stops'][number]['phase'];
+
+/**
+ * Why a planned case of `phase` did not run: the phase's own stop (a timeout of the
+ * implementation earlier in the phase, --fail-fast), else the time limit, else a divergence that
+ * ended the check first. Pure.
+ */
+export function notRunReason(
+  report: Pick<CheckReport, 'stoppedByTimeLimit' | 'verdict'> & Partial<Pick<CheckReport, 'stops'>>,
+  phase?: Phase,
+): string {
+  const stop = report.stops?.find((s) => s.phase === phase);
+  if (stop !== undefined) return stop.note;
+  if (report.stoppedByTimeLimit) return 'not run: the time limit of the check was reached first';
+  if (report.verdict === 'diverge') return 'not run: the check stopped at a divergence first';
+  return 'not run';
+}
+
+/** Why a campaign that ran some of its runs, none diverging, stopped short. Pure. */
+function campaignStopped(report: CheckReport): string {
+  const c = report.campaign;
+  const stop = report.stops.find((s) => s.phase === 'campaign');
+  const why = stop === undefined ? 'by the time limit' : `(${stop.note})`;
+  return `stopped ${why} after ${c.runs} of ${c.runsPlanned} runs, none diverging (not a pass)`;
+}
+
+/**
+ * What a check planned, by name, in its order: the fixture stories, the paths and the explored
+ * configs (none of them in shards after the first, nor the exploration when it was left out).
+ * Computed from the same sources runCheck uses. Pure (the lists are the model's, read once).
+ */
+export function plannedCases(
+  report: Pick<CheckReport, 'shard' | 'explorationLeftOut'> & Partial<Pick<CheckReport, 'concurrentWhen'>>,
+): {
+  readonly fixtures: readonly string[];
+  readonly paths: readonly string[];
+  readonly exploration: readonly string[];
+} {
+  // Shards after the first, and competing workers alone (`concurrentWhen: 'only'`), leave the sequential phases out.
+  const restShard = (report.shard !== null && report.shard.index > 1) || report.concurrentWhen === 'only';
+  return {
+    fixtures: restShard ? [] : listFixtures(),
+    paths: restShard ? [] : lifecyclePaths().map((p) => p.name),
+    exploration:
+      restShard || report.explorationLeftOut
+        ? []
+        : CHECK_EXPLORATION.flatMap((part) => part.configs.map((config) => `exploration ${part.name}/${config}`)),
+  };
+}
+
+/**
+ * The cases of one suite in the planned order: each planned name with its case when it ran, or
+ * skipped with `reason`; a case that ran without being planned follows (none should). Pure.
+ */
+function inPlannedOrder(planned: readonly string[], ran: readonly Case[], reason: string): Case[] {
+  const byName = new Map(ran.map((c) => [c.name, c]));
+  const known = new Set(planned);
+  return [
+    ...planned.map((name) => byName.get(name) ?? { name, ms: 0, skipped: reason }),
+    ...ran.filter((c) => !known.has(c.name)),
+  ];
+}
 
 /** The JUnit XML document of a check that started at `startedAt`. Pure. */
 export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Date): string {
   const timestamp = isoSeconds(startedAt);
-  const fixtures: Case[] = [
-    ...report.fixtures.map((f) => ({
+  const planned = plannedCases(report);
+  const fixtures = inPlannedOrder(
+    planned.fixtures,
+    report.fixtures.map((f) => ({
       name: f.fixture.name,
       ms: f.durationMs,
       ...(f.result.ok ? {} : { failure: { message: f.result.message, text: renderFixtureStory(f) } }),
     })),
-    ...report.fixturesNotRun.map((name) => ({ name, ms: 0, skipped: NOT_RUN })),
-  ];
-  const paths: Case[] = [
-    ...report.paths.outcomes.map((o, i) => {
+    notRunReason(report, 'fixtures'),
+  );
+  const paths = inPlannedOrder(
+    planned.paths,
+    report.paths.outcomes.map((o, i) => {
       const d = o.result.divergence;
       return {
         name: o.path.name,
@@ -119,8 +194,8 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
           : { failure: { message: `diverges at step ${d.step} (${d.kind})`, text: renderStory(o.result) } }),
       };
     }),
-    ...report.paths.notRun.map((p) => ({ name: p.name, ms: 0, skipped: NOT_RUN })),
-  ];
+    notRunReason(report, 'paths'),
+  );
   const c = report.campaign;
   const campaign: Case[] = [
     {
@@ -137,30 +212,37 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
               }),
             },
           }
-        : c.verdict === 'incomplete'
-          ? { error: `stopped by the time limit after ${c.runs} of ${c.runsPlanned} runs, none diverging (not a pass)` }
-          : {}),
+        : // Not started because a divergence ended the check: skipped. Stopped by the time limit: an
+          // error, as before, so that a JUnit reader never shows an incomplete check as a pass.
+          c.verdict === 'incomplete' && c.runs === 0 && !report.stoppedByTimeLimit
+          ? { skipped: notRunReason(report, 'campaign') }
+          : c.verdict === 'incomplete'
+            ? { error: campaignStopped(report) }
+            : {}),
     },
   ];
-  // One case per explored config: complete, diverging (with its story), or not run to the end.
-  const exploration: Case[] =
-    report.exploration === null
-      ? report.explorationLeftOut
-        ? []
-        : [{ name: 'exploration', ms: 0, skipped: NOT_RUN }]
-      : report.exploration.configs.map((x) => ({
-          name: `exploration ${x.part}/${x.name}`,
-          ms: x.durationMs,
-          ...(x.counterexample !== null
-            ? { failure: { message: x.counterexample.message, text: x.counterexample.story } }
-            : x.verdict === 'incomplete'
-              ? { error: `stopped after ${x.states} states, before the scope was explored in full (not a pass)` }
-              : {}),
-        }));
+  // One case per explored config: complete, diverging (with its story), not run to the end, or not run.
+  const exploration = inPlannedOrder(
+    planned.exploration,
+    (report.exploration?.configs ?? []).map((x) => ({
+      name: `exploration ${x.part}/${x.name}`,
+      ms: x.durationMs,
+      ...(x.counterexample !== null
+        ? { failure: { message: x.counterexample.message, text: x.counterexample.story } }
+        : x.verdict === 'incomplete'
+          ? { error: `stopped after ${x.states} states, before the scope was explored in full (not a pass)` }
+          : {}),
+    })),
+    notRunReason(report, 'explore'),
+  );
   const k = report.concurrent;
+  // Competing workers were asked for (--workers) and belong to this part of the check.
+  const concurrentPlanned = ctx.workers !== undefined && (report.shard === null || report.shard.index === 1);
   const concurrent: Case[] =
     k === null
-      ? []
+      ? concurrentPlanned
+        ? [{ name: 'concurrent campaign', ms: 0, skipped: notRunReason(report, 'concurrent') }]
+        : []
       : [
           {
             name: 'concurrent campaign',
@@ -192,13 +274,13 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
     suite('jobcheck.paths', paths, timestamp),
     suite('jobcheck.campaign', campaign, timestamp, properties),
     suite('jobcheck.exploration', exploration, timestamp),
-    ...(k === null
+    ...(concurrent.length === 0
       ? []
       : [
           suite('jobcheck.concurrent', concurrent, timestamp, [
-            ['workers', k.workers],
-            ['seed', k.seed],
-            ...(k.path === null ? [] : [['path', k.path] as const]),
+            ['workers', k?.workers ?? ctx.workers ?? 0],
+            ['seed', k?.seed ?? ctx.seed],
+            ...(k === null || k.path === null ? [] : [['path', k.path] as const]),
           ]),
         ]),
   ]);

@@ -6,12 +6,23 @@
  *
  * Installs prefer npm's cache (`--prefer-offline`): `npm ci` has put every dependency's tarball
  * there, but not the registry metadata that `npm install` of a tarball resolves its dependencies
- * with, so an offline install fails on a machine whose cache started empty. Install scripts are
- * not run (`--ignore-scripts`): nothing here opens an SQLite store, and compiling better-sqlite3's
- * native module twice would take most of the test's time.
+ * with, so an offline install fails on a machine whose cache started empty. Install scripts run,
+ * as they do for a user: the install is protocol-only (the database drivers are optional peer
+ * dependencies), and the test shows that it compiles nothing and that a store which needs a
+ * missing driver says how to install it. The consumer's type-check runs with `skipLibCheck: false`
+ * and without @types/pg or @types/better-sqlite3: the shipped declarations stand alone.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,11 +48,12 @@ function run(
   cwd: string,
   command: string,
   args: readonly string[],
+  timeout = 60_000,
 ): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(command, args, {
     cwd,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout,
     env: { ...process.env, npm_config_update_notifier: 'false' },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -49,11 +61,11 @@ function run(
 
 /** Installs `packages` into `project`, from npm's cache where it has them, else from the registry. */
 function install(project: string, packages: readonly string[]): void {
-  execFileSync(
-    NPM,
-    ['install', ...packages, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
-    { cwd: project, stdio: 'pipe', timeout: 400_000 },
-  );
+  execFileSync(NPM, ['install', ...packages, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: project,
+    stdio: 'pipe',
+    timeout: 400_000,
+  });
 }
 
 /** A fresh project (`npm init -y`'s package.json, with "type": "module" for ESM) with the tarball installed. */
@@ -67,6 +79,60 @@ function project(name: string, type: 'module' | 'commonjs'): string {
   install(path, [join(dir, packed.filename)]);
   return path;
 }
+
+/**
+ * What the installed project holds of the database drivers and of native code: the driver
+ * packages, and every folder under node_modules with a `binding.gyp` (a native module's source)
+ * or a `build/` beside a package.json (what node-gyp leaves).
+ */
+function nativeTrace(project: string): string[] {
+  const found: string[] = [];
+  for (const driver of ['better-sqlite3', 'pg', '@types/better-sqlite3', '@types/pg']) {
+    if (existsSync(join(project, 'node_modules', driver))) found.push(`node_modules/${driver}`);
+  }
+  const walk = (folder: string): void => {
+    const names = readdirSync(folder);
+    if (names.includes('binding.gyp') || (names.includes('build') && names.includes('package.json')))
+      found.push(folder.slice(project.length + 1));
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (entry.isDirectory() && !entry.isSymbolicLink()) walk(join(folder, entry.name));
+    }
+  };
+  walk(join(project, 'node_modules'));
+  return found;
+}
+
+/**
+ * Type-checks `source` in `project` with `skipLibCheck: false`: node's types are linked from this
+ * checkout (as `npm install --save-dev @types/node` would place them), the drivers' are absent.
+ */
+function typeCheckStrict(project: string, source: string): { code: number | null; output: string } {
+  const types = join(project, 'node_modules/@types');
+  mkdirSync(types, { recursive: true });
+  if (!existsSync(join(types, 'node'))) symlinkSync(join(ROOT, 'node_modules/@types/node'), join(types, 'node'));
+  writeFileSync(join(project, 'strict.ts'), source);
+  writeFileSync(
+    join(project, 'tsconfig.strict.json'),
+    `${JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        types: ['node'],
+        skipLibCheck: false,
+        noEmit: true,
+      },
+      files: ['strict.ts'],
+    })}\n`,
+  );
+  // Every declaration file is checked: slower than the default config's check on a loaded machine.
+  const r = run(project, process.execPath, [TSC, '-p', 'tsconfig.strict.json'], 240_000);
+  return { code: r.code, output: r.stdout + r.stderr };
+}
+
+/** A valid store config, for opening a store. */
+const CONFIG = { capacity: 4, maxAttempts: 3, leaseTicks: 5, backoffBase: 2, backoffCap: 8 };
 
 beforeAll(() => {
   const out = execFileSync(NPM, ['pack', '--json', '--pack-destination', dir, '--loglevel=error'], {
@@ -87,7 +153,18 @@ describe('the packed package', () => {
     expect(paths).toContain('dist/cli/main.js');
     expect(paths).toContain('bin/jobcheck.js');
     expect(paths.filter((p) => /\.ts$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
-    expect(paths.filter((p) => /(^|\/)(bench|docs|scripts)\//.test(p) || p.includes('.test.'))).toEqual([]);
+    expect(paths.filter((p) => /(^|\/)(bench|scripts)\//.test(p) || p.includes('.test.'))).toEqual([]);
+  });
+
+  it('holds the LICENSE and the docs a user reads (the reference pages, the chapters, their images), not the docs tools', () => {
+    const paths = packed.files.map((f) => f.path);
+    expect(paths).toContain('LICENSE');
+    for (const page of ['docs/cli.md', 'docs/protocol.md', 'docs/contract.md', 'docs/ci.md', 'docs/01-lifecycle.md']) {
+      expect(paths).toContain(page);
+    }
+    expect(paths.filter((p) => p.startsWith('docs/images/')).length).toBeGreaterThan(0);
+    expect(paths.filter((p) => p.startsWith('docs/') && !/\.(md|json|png|svg)$/.test(p))).toEqual([]);
+    expect(paths.filter((p) => p.startsWith('docs/tools/') || p.startsWith('docs/sessions/'))).toEqual([]);
   });
 
   describe('installed into an ESM project', () => {
@@ -95,6 +172,64 @@ describe('the packed package', () => {
     beforeAll(() => {
       esm = project('esm', 'module');
     }, 420_000);
+
+    it('installs for a protocol check only: no database driver, no native module, nothing compiled', () => {
+      expect(nativeTrace(esm)).toEqual([]);
+    });
+
+    it('type-checks every entry point with skipLibCheck false and without the drivers or their types', () => {
+      const r = typeCheckStrict(
+        esm,
+        `import { runCheck, sqliteFactory, type CheckResult } from 'jobcheck';
+import type { AdapterFactory } from 'jobcheck/adapter';
+import type { Reply } from 'jobcheck/contract';
+import * as protocol from 'jobcheck/protocol';
+import * as concurrent from 'jobcheck/concurrent';
+import * as model from 'jobcheck/model';
+import * as impl from 'jobcheck/impl';
+import { DriverMissingError, openSqliteStore, type SqliteStore } from 'jobcheck/impl/sqlite';
+import * as crash from 'jobcheck/crash';
+import * as cli from 'jobcheck/cli';
+
+export const check: (factory: AdapterFactory) => Promise<CheckResult> = (factory) => runCheck({ factory });
+export const open = (path: string): SqliteStore => openSqliteStore(path, ${JSON.stringify(CONFIG)});
+export const missing = (e: unknown): string | undefined => (e instanceof DriverMissingError ? e.driver : undefined);
+export type AnyReply = Reply;
+export const all = [sqliteFactory, protocol, concurrent, model, impl, crash, cli];
+`,
+      );
+      expect(r.output).toBe('');
+      expect(r.code).toBe(0);
+    }, 300_000);
+
+    it('opening a SQLite store without better-sqlite3 is DriverMissingError with the install command', () => {
+      writeFileSync(
+        join(esm, 'open.js'),
+        `import { DriverMissingError, openSqliteStore } from 'jobcheck/impl/sqlite';
+try {
+  openSqliteStore('jobs.db', ${JSON.stringify(CONFIG)});
+  console.log('opened');
+} catch (e) {
+  console.log(JSON.stringify({ typed: e instanceof DriverMissingError, name: e.name, code: e.code, message: e.message }));
+}
+`,
+      );
+      const r = run(esm, process.execPath, ['open.js']);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toEqual({
+        typed: true,
+        name: 'DriverMissingError',
+        code: 'driver_missing',
+        message:
+          'the SQLite store needs the package better-sqlite3, which is not installed: npm install better-sqlite3@12.11.1',
+      });
+      const served = run(esm, 'npx', ['--offline', 'jobcheck', 'serve', '--store', 'sqlite:jobs.db']);
+      expect(served.stderr).toBe(
+        'jobcheck: jobcheck serve --store sqlite:<file> needs the package better-sqlite3, which is not installed: npm install better-sqlite3@12.11.1\n',
+      );
+      expect(served.code).toBe(2);
+      expect(existsSync(join(esm, 'jobs.db'))).toBe(false);
+    });
 
     it('type-checks an import of runCheck from "jobcheck" under the strict tsconfig of tsc --init', () => {
       execFileSync(process.execPath, [TSC, '--init'], { cwd: esm, stdio: 'pipe' });
@@ -176,6 +311,24 @@ void runCheck(42);
     beforeAll(() => {
       cjs = project('cjs', 'commonjs');
     }, 420_000);
+
+    it('installs for a protocol check only, and type-checks with skipLibCheck false without the drivers', () => {
+      expect(nativeTrace(cjs)).toEqual([]);
+      const r = typeCheckStrict(
+        cjs,
+        `import type { AdapterFactory, CheckResult } from 'jobcheck';
+import type { SqliteStore } from 'jobcheck/impl/sqlite';
+
+export async function check(factory: AdapterFactory): Promise<CheckResult> {
+  const { runCheck } = await import('jobcheck');
+  return runCheck({ factory });
+}
+export type Store = SqliteStore;
+`,
+      );
+      expect(r.output).toBe('');
+      expect(r.code).toBe(0);
+    }, 300_000);
 
     it('loads a .js --module adapter, and refuses a .ts one until tsx is installed, then loads it with tsx', () => {
       writeFileSync(

@@ -4,6 +4,10 @@
  * ends with the time since the check began. Phases with a known total (fixtures, paths, random
  * runs) draw a bar; shrinking and exploration do not know how far they have to go, so they show a
  * counter instead of a bar that would always look full.
+ *
+ * While it draws, cli-progress hides the cursor and turns line wrap off; it gives both back when
+ * the bar stops, which a check ended by Ctrl-C (cli/main.ts exits on SIGINT, SIGTERM and SIGHUP)
+ * never reaches. So a line that draws also gives them back when the process exits, whatever way.
  */
 import cliProgress from 'cli-progress';
 import type { CheckProgress } from '../conformance/check/index.ts';
@@ -30,6 +34,23 @@ const COUNTED: Partial<Record<CheckProgress['phase'], string>> = {
 };
 
 const BAR_SIZE = 30;
+
+/** The sequence that shows the cursor again (cli-progress hides it while it draws). */
+export const SHOW_CURSOR = '\x1b[?25h';
+/** The sequence that turns line wrap back on (cli-progress turns it off while it draws). */
+export const WRAP_ON = '\x1b[?7h';
+
+/**
+ * Gives a terminal back the cursor and line wrap. Synchronous on a terminal, so that it can run in
+ * an `exit` handler; never throws (the terminal may be gone).
+ */
+export function restoreTerminal(stream: NodeJS.WritableStream): void {
+  try {
+    stream.write(SHOW_CURSOR + WRAP_ON);
+  } catch {
+    // the terminal is gone: nothing to give back
+  }
+}
 
 /** `4.2 s`, `1 min 03 s`. Pure. */
 export function elapsedText(ms: number): string {
@@ -79,8 +100,11 @@ export function progressLine(
     cliProgress.Presets.shades_classic,
   );
   let running = false;
+  // While the line draws, the process's exit gives the terminal back (a Ctrl-C ends it with process.exit).
+  const restore = (): void => restoreTerminal(stream);
   return {
     update(p) {
+      if (!running) process.once('exit', restore);
       if (!running || p.phase !== phase) {
         if (running) bar.stop();
         phase = p.phase;
@@ -95,6 +119,7 @@ export function progressLine(
     stop() {
       if (running) bar.stop();
       running = false;
+      process.removeListener('exit', restore);
     },
   };
 }

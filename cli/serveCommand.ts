@@ -6,6 +6,7 @@
 import { modelStoreMaker } from '../conformance/stores/model.ts';
 import { memoryStoreMaker, postgresStoreMaker, serveLines, sqliteStoreMaker } from '../impl/protocol/index.ts';
 import type { StoreMaker } from '../impl/protocol/index.ts';
+import { requireDriver } from '../impl/requireDriver.ts';
 import type { CliIO } from './args.ts';
 import { UsageError, parseCommandArgs } from './args.ts';
 
@@ -59,6 +60,8 @@ export async function serveCommand(
   if (kind.startsWith(SQLITE_PREFIX)) {
     const file = kind.slice(SQLITE_PREFIX.length);
     if (file === '') throw new UsageError('serve: --store sqlite:<file> needs a file, e.g. --store sqlite:jobs.db');
+    // A missing driver is told before serving (DriverMissingError, one line), not at each hello.
+    requireDriver('better-sqlite3', 'jobcheck serve --store sqlite:<file>');
     maker = sqliteStoreMaker(file);
   }
   if (kind.startsWith(POSTGRES_PREFIX)) {
@@ -69,6 +72,7 @@ export async function serveCommand(
         `serve: --store postgres:<target> needs a postgres:// URL or a unix socket folder (an absolute path), not ${JSON.stringify(target)}`,
       );
     }
+    requireDriver('pg', 'jobcheck serve --store postgres:<target>');
     maker = postgresStoreMaker(target);
   }
   if (maker === undefined)

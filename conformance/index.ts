@@ -16,6 +16,7 @@ export { PostgresConcurrentAdapter, postgresConcurrentFactory } from './stores/p
 export { LaneAdapterError, STORE_ERROR, isStoreError, storeErrorReply } from './stores/laneErrors.ts';
 export type { AdapterErrorCode, GuardOptions } from './stores/guarded.ts';
 export { AdapterError, guardedFactory } from './stores/guarded.ts';
+export { DriverMissingError } from '../impl/DriverMissingError.ts';
 export type { Scenario } from './random/arbitraries.ts';
 export {
   ACCOUNTS,

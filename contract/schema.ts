@@ -55,7 +55,8 @@ const failSchema = z.strictObject({
 });
 const tickSchema = z.strictObject({ type: z.literal('tick'), now: time });
 
-const commandSchemas = {
+/** The schema of each command of the contract, by `type` (without the fast path of parseCommand). */
+export const commandSchemas = {
   submit: submitSchema,
   claim: claimSchema,
   commit: commitSchema,

@@ -1,16 +1,54 @@
 // npm run build (and prepack): compiles the package to dist/ (tsconfig.build.json) from a clean
 // folder, so that no file of an earlier build is packed, then copies the files the code reads at
 // run time beside the code that reads them (model/fixtures.ts reads model/fixtures/*.json).
+//
+// `--if-changed` (the `prepare` script) skips the build when dist/ was built from exactly the
+// sources there are now. npm runs `prepare` when it installs the package from git (twice: once
+// in the clone's own `npm install`, once before packing it) and on `npm ci` / `npm install` in a
+// checkout; the first builds, the others find dist/ current and return at once. In a checkout
+// nothing needs dist/ (bin/jobcheck.js runs the sources through tsx); building it there costs one
+// compile on the first install and writes only the git-ignored dist/.
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+const stamp = join(root, 'dist', '.sources-hash');
+
+/** A hash of everything the build reads: the compiled folders (tests aside), the tsconfigs, this script. */
+function sourcesHash() {
+  const hash = createHash('sha256');
+  const add = (path) =>
+    hash
+      .update(path)
+      .update('\0')
+      .update(readFileSync(join(root, path)))
+      .update('\0');
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (!entry.name.includes('.test.')) add(path);
+    }
+  };
+  for (const dir of ['contract', 'model', 'impl', 'conformance', 'cli']) walk(dir);
+  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs']) add(file);
+  return hash.digest('hex');
+}
+
+const hash = sourcesHash();
+if (process.argv.includes('--if-changed') && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) {
+  console.log('dist/ is current: not rebuilt');
+  process.exit(0);
+}
+rmSync(join(root, 'dist'), { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
-cpSync(new URL('../model/fixtures', import.meta.url), new URL('../dist/model/fixtures', import.meta.url), {
-  recursive: true,
-});
+cpSync(join(root, 'model/fixtures'), join(root, 'dist/model/fixtures'), { recursive: true });
+writeFileSync(stamp, hash);

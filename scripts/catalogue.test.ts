@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../conformance/broken/catalogue.ts';
 import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
-import { runCli } from '../cli/cli.ts';
+import { runCliCaptured } from '../cli/runCliCaptured.ts';
 
 /**
  * The catalogue of broken implementations is caught by `jobcheck check`, each with exit code 1
@@ -26,16 +26,7 @@ interface Outcome {
   readonly stderr: string;
 }
 
-async function cli(args: readonly string[]): Promise<Outcome> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    isTTY: false,
-  });
-  return { code, stdout, stderr };
-}
+const cli = (args: readonly string[]): Promise<Outcome> => runCliCaptured(args);
 
 /** Runs the real command: `npx --no-install jobcheck ...` (or `node bin/jobcheck.js ...`) from the project root. */
 function command(args: readonly string[], via: 'npx' | 'bin'): Promise<Outcome> {

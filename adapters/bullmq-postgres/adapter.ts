@@ -222,7 +222,8 @@ export class BullmqPostgresAdapter implements Adapter {
     const schema = freshName(SCHEMA_PREFIX);
     bullmqConnection(target, schema);
     const s = quoteIdent(schema);
-    const pool = postgresPool(target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' });
+    // postgresPool makes a pg.Pool; its declaration names only the part the stores use (PgPool).
+    const pool = postgresPool(target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' }) as pg.Pool;
     let clients: Clients | undefined;
     try {
       await migrate(pool, schema);
@@ -506,7 +507,7 @@ export class BullmqPostgresAdapter implements Adapter {
   async restart(): Promise<void> {
     await this.clients.close();
     await this.pool.end();
-    this.pool = postgresPool(this.target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' });
+    this.pool = postgresPool(this.target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' }) as pg.Pool;
     this.clients = new Clients(this.schema, this.config, this.target);
     await this.clients.ready();
   }

@@ -21,12 +21,13 @@
  * Nothing else is checked: no capacity and no owner. See README.md, rule by rule.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { PgBoss, TestClock } from 'pg-boss';
 import type { Config, EffectRecord, FailResult, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
 import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
+import { loadPg } from '../../impl/postgres/loadPg.ts';
 import { PgBossAdapterError } from './PgBossAdapterError.ts';
 import { EXPIRY_TEXT, QUEUE, failureText, jobRowsSql, tablesSql, tickMillis } from './tables.ts';
 import type { JobRow } from './tables.ts';
@@ -151,7 +152,7 @@ export class PgBossAdapter implements Adapter {
     const target = options.target ?? '';
     const schema = `jcpgboss_${randomBytes(6).toString('hex')}`;
     const adapter = new PgBossAdapter(
-      new pg.Pool({ ...connection(target), max: 2 }),
+      new (loadPg('the pg-boss adapter').Pool)({ ...connection(target), max: 2 }),
       schema,
       options.name ?? 'pg-boss',
       target,
@@ -547,7 +548,7 @@ export class PgBossAdapter implements Adapter {
     this.healthy();
     await this.boss.stop({ graceful: false, close: true });
     await this.pool.end();
-    this.pool = new pg.Pool({ ...connection(this.target), max: 2 });
+    this.pool = new (loadPg('the pg-boss adapter').Pool)({ ...connection(this.target), max: 2 });
     const { clock } = await this.meta();
     await this.open(clock);
   }

@@ -5,7 +5,7 @@
  * only writeReportFiles touches the file system.
  */
 export type { Colors } from './colour.ts';
-export { colorEnabled, terminalColors, verdictWord } from './colour.ts';
+export { colorEnabled, colourStory, terminalColors, verdictWord } from './colour.ts';
 export type { CheckContext } from './context.ts';
 export { coverageSummary, neverHitLine, neverHitLines, rulesNeverHit } from './coverageLines.ts';
 export type { ArtifactFile } from './failure.ts';
@@ -15,6 +15,6 @@ export { reportContext, reportTitle, writeReportFiles } from './files.ts';
 export { checkJson } from './json.ts';
 export { concurrentLine, explorationLine, implementationName, phasesLine, requestsOf } from './phaseLines.ts';
 export { concurrentReproduceCommand, reproduceCommand } from './reproduce.ts';
-export { failureOrigin, renderCheckText } from './text.ts';
+export { failureOrigin, notRunWhy, renderCheckText } from './text.ts';
 export { count, seconds } from './units.ts';
 // renderFixtureStory moved to the engine (conformance/check/failureStory.ts): it needs no command line.

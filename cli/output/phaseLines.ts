@@ -19,18 +19,23 @@ export const implementationName = (ctx: CheckContext): string =>
 /** What the check's exploration did: states, transitions, and whether it ran in full and agreed. Pure. */
 export function explorationLine(report: CheckReport): string {
   const x = report.exploration;
+  const stop = report.stops.find((s) => s.phase === 'explore');
   if (x === null)
     return report.shard !== null && report.shard.index > 1
       ? 'in shard 1'
-      : report.explorationLeftOut
-        ? 'left out (--no-explore)'
-        : 'not run (time limit)';
+      : report.concurrentWhen === 'only'
+        ? 'left out (--concurrent only)'
+        : report.explorationLeftOut
+          ? 'left out (--no-explore)'
+          : stop?.reason === 'fail_fast'
+            ? 'not run (stopped by --fail-fast)'
+            : 'not run (time limit)';
   const configs = x.configs.length + x.notRun.length;
   const what = `${count(x.states, 'state')}, ${count(x.transitions, 'transition')}, ${count(configs, 'config')}`;
   const diverging = x.configs.find((c) => c.counterexample !== null);
   if (diverging !== undefined) return `${what}: diverges in ${diverging.part}/${diverging.name}`;
   return x.verdict === 'incomplete'
-    ? `${what}: stopped by the time limit before the scope was explored in full`
+    ? `${what}: ${stop === undefined ? 'stopped by the time limit' : 'given up after a timeout'} before the scope was explored in full`
     : `${what}: every transition agrees`;
 }
 

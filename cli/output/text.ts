@@ -2,11 +2,11 @@
  * The human report of `jobcheck check`: a line per phase, the verdict, the failure story, coverage
  * and what it never hit, and the files written.
  */
-import type { CheckFailure, CheckReport } from '../../conformance/check/index.ts';
+import type { CheckFailure, CheckReport, PhaseStop } from '../../conformance/check/index.ts';
 import { unknownFailure } from '../../conformance/check/index.ts';
 import { terminalBlock } from '../../conformance/outside/outsideText.ts';
 import type { Colors } from './colour.ts';
-import { terminalColors, verdictWord } from './colour.ts';
+import { colourStory, terminalColors, verdictWord } from './colour.ts';
 import type { CheckContext } from './context.ts';
 import { coverageSummary, neverHitLines } from './coverageLines.ts';
 import { renderFailure } from './failure.ts';
@@ -14,7 +14,15 @@ import type { ReportFiles } from './files.ts';
 import { concurrentLine, explorationLine, implementationName, phasesLine } from './phaseLines.ts';
 import { count, seconds } from './units.ts';
 
-const notRunNote = (n: number): string => (n === 0 ? '' : `; ${n} not run (time limit)`);
+/** Why items of `phase` were not run, in words for a parenthesis: the phase's stop, else the time limit. Pure. */
+export function notRunWhy(report: CheckReport, phase: PhaseStop['phase']): string {
+  const stop = report.stops.find((s) => s.phase === phase);
+  if (stop === undefined) return 'time limit';
+  return stop.reason === 'fail_fast' ? 'stopped by --fail-fast' : stop.note;
+}
+
+const notRunNote = (n: number, why: string): string => (n === 0 ? '' : `; ${n} not run (${why})`);
+const LEFT_OUT = 'left out (--concurrent only)';
 
 /** Where the shown story came from, in words: `the random campaign`, `the path "..."`. Pure. */
 export function failureOrigin(f: CheckFailure): string {
@@ -62,31 +70,51 @@ export function renderCheckText(
   const fixtureTotal = report.fixtures.length + report.fixturesNotRun.length;
   // A shard after the first runs no fixture stories and no paths: shard 1 does (conformance/check/runCheck.ts).
   const inShardOne = report.shard !== null && report.shard.index > 1;
+  const leftOut = report.concurrentWhen === 'only';
   const diverging =
     failedFixtures.length === 0 ? '' : `; diverging: ${failedFixtures.map((f) => f.fixture.name).join(', ')}`;
   lines.push(
     inShardOne
       ? `  fixture stories  in shard 1`
-      : `  fixture stories  ${report.fixtures.length - failedFixtures.length}/${fixtureTotal} agree${diverging}${notRunNote(report.fixturesNotRun.length)}`,
+      : leftOut
+        ? `  fixture stories  ${LEFT_OUT}`
+        : `  fixture stories  ${report.fixtures.length - failedFixtures.length}/${fixtureTotal} agree${diverging}${notRunNote(report.fixturesNotRun.length, notRunWhy(report, 'fixtures'))}`,
   );
   const p = report.paths;
   const pathTotal = p.outcomes.length + p.notRun.length;
   lines.push(
     inShardOne
       ? `  path suite       in shard 1`
-      : `  path suite       ${p.outcomes.length - p.failures.length}/${pathTotal} paths agree${p.failures.length === 0 ? '' : `; first diverging: ${p.failures[0]?.path.name}`}${notRunNote(p.notRun.length)}`,
+      : leftOut
+        ? `  path suite       ${LEFT_OUT}`
+        : `  path suite       ${p.outcomes.length - p.failures.length}/${pathTotal} paths agree${p.failures.length === 0 ? '' : `; first diverging: ${p.failures[0]?.path.name}`}${notRunNote(p.notRun.length, notRunWhy(report, 'paths'))}`,
   );
   const c = report.campaign;
-  const shrunk = `shrunk from ${count(c.firstFailureLength, 'step')} to ${count(c.counterexample?.steps.length, 'step')} in ${seconds(c.shrinkMs)}${c.stoppedByTimeLimit ? ' (shrinking stopped by the time limit)' : ''}`;
+  const campaignStop = report.stops.find((s) => s.phase === 'campaign');
+  const campaignWhy =
+    campaignStop === undefined
+      ? 'stopped by the time limit'
+      : campaignStop.reason === 'fail_fast'
+        ? 'stopped by --fail-fast'
+        : `given up after a timeout`;
+  const shrunk = `shrunk from ${count(c.firstFailureLength, 'step')} to ${count(c.counterexample?.steps.length, 'step')} in ${seconds(c.shrinkMs)}${c.stoppedByTimeLimit ? ` (shrinking ${campaignWhy})` : ''}`;
   const found =
-    c.verdict === 'agree'
-      ? 'agree'
-      : c.verdict === 'incomplete'
-        ? `stopped by the time limit after ${c.runs} of ${c.runsPlanned} runs, none diverging`
-        : `diverge after ${count(c.runs, 'run')}, ${shrunk}`;
-  lines.push(`  random campaign  ${count(c.runs, 'run')}, ${count(c.commands, 'command')}, seed ${ctx.seed}: ${found}`);
+    campaignStop !== undefined && c.runs === 0 && c.verdict === 'incomplete'
+      ? `not run (${campaignStop.reason === 'fail_fast' ? 'stopped by --fail-fast' : campaignStop.note})`
+      : c.verdict === 'agree'
+        ? 'agree'
+        : c.verdict === 'incomplete'
+          ? `${campaignWhy} after ${c.runs} of ${c.runsPlanned} runs, none diverging`
+          : `diverge after ${count(c.runs, 'run')}, ${shrunk}`;
+  lines.push(
+    leftOut
+      ? `  random campaign  ${LEFT_OUT}`
+      : `  random campaign  ${count(c.runs, 'run')}, ${count(c.commands, 'command')}, seed ${ctx.seed}: ${found}`,
+  );
   lines.push(`  exploration      ${explorationLine(report)}`);
   if (report.concurrent !== null) lines.push(`  concurrent       ${concurrentLine(report.concurrent)}`);
+  else if (report.stops.some((s) => s.phase === 'concurrent'))
+    lines.push(`  concurrent       not run (${notRunWhy(report, 'concurrent')})`);
   lines.push(`  time             ${phasesLine(report)}`);
   lines.push('');
   if (report.verdict === 'incomplete' && report.concurrent?.verdict === 'unknown') {
@@ -104,22 +132,24 @@ export function renderCheckText(
       `verdict: ${verdictWord('incomplete', colors)}: stopped by ${limit} before the check ran in full (${seconds(report.durationMs)}); nothing diverged in what ran, which is not a pass`,
     );
   } else if (report.failure === null) {
-    lines.push(`verdict: ${verdictWord('agree', colors)} with the model (${seconds(report.durationMs)})`);
+    const only = report.concurrentWhen === 'only' ? '; only the competing workers ran (--concurrent only)' : '';
+    lines.push(`verdict: ${verdictWord('agree', colors)} with the model (${seconds(report.durationMs)}${only})`);
   } else {
     const f = report.failure;
     const first =
       report.firstDivergenceMs === null ? '' : `, first divergence after ${seconds(report.firstDivergenceMs)}`;
+    const early = report.stoppedByFailFast ? '; --fail-fast stopped the check there, what came after was not run' : '';
     const size = f.kind === 'race' ? count(f.steps, 'request') : count(f.steps, 'step');
     lines.push(
-      `verdict: ${verdictWord('diverge', colors)} from the model (${seconds(report.durationMs)}${first}); the shortest story (${size}) comes from ${failureOrigin(f)}:`,
+      `verdict: ${verdictWord('diverge', colors)} from the model (${seconds(report.durationMs)}${first}${early}); the shortest story (${size}) comes from ${failureOrigin(f)}:`,
     );
     lines.push('');
     // The story quotes the implementation (replies, stderr, names): its newlines are the story's own, every other control is escaped.
-    lines.push(terminalBlock(renderFailure(f, report, ctx, files)));
+    lines.push(colourStory(terminalBlock(renderFailure(f, report, ctx, files)), colors));
   }
   lines.push('');
   lines.push(
-    `coverage (path suite + campaign + exploration${report.stoppedByTimeLimit ? ', what ran before the time limit' : ''}): ${coverageSummary(report.coverage)}`,
+    `coverage (path suite + campaign + exploration${report.stoppedByTimeLimit ? ', what ran before the time limit' : report.stops.length > 0 ? ', what ran before the check stopped' : ''}): ${coverageSummary(report.coverage)}`,
   );
   lines.push(...neverHitLines(report.coverage));
   if (files !== undefined) {

@@ -3,7 +3,12 @@
  * competing workers against a target and returns a CheckReport; `assertCheck` throws for test
  * runners. `jobcheck check` is a command line around it.
  */
-export type { CheckOptions, CheckProgress, ConcurrentCheckOptions } from './options.ts';
+export type { CheckOptions, CheckProgress, ConcurrentCheckOptions, ConcurrentWhen } from './options.ts';
+export { CONCURRENT_WHEN } from './options.ts';
+export type { CheckPhase, PhaseStop } from './phaseStop.ts';
+export type { GateReason } from './phaseGate.ts';
+export { GivenUp, PhaseGate } from './phaseGate.ts';
+export { CheckBudget } from './checkBudget.ts';
 export type { CheckTarget } from './target.ts';
 export type { CheckPhases, CheckReport, CheckResult } from './report.ts';
 export type {

@@ -22,7 +22,19 @@ export interface ConcurrentCheckOptions {
   readonly path?: string;
   /** The reply timeout (`--timeout`): one time budget per request, as in every other phase (default 5000 ms). */
   readonly timeoutMs?: number;
+  /**
+   * When the competing workers run: `last` (default, after the exploration), `first` (before the
+   * fixture stories, so that a race is told without waiting for the sequential phases), or `only`
+   * (the sequential phases are left out, as a shard after the first leaves them out).
+   */
+  readonly when?: ConcurrentWhen;
 }
+
+/** When a check's competing workers run (ConcurrentCheckOptions.when). */
+export type ConcurrentWhen = 'last' | 'first' | 'only';
+
+/** Every value of ConcurrentWhen, in the order the command line lists them. */
+export const CONCURRENT_WHEN: readonly ConcurrentWhen[] = ['last', 'first', 'only'];
 
 /** Options of a check. Every one may be left out. */
 export interface CheckOptions {
@@ -48,6 +60,14 @@ export interface CheckOptions {
    * only, so that the coverage of all shards adds up to that of one unsharded check.
    */
   readonly shard?: CampaignShard;
-  /** Also run a concurrent campaign of competing workers, after the exploration (in shard 1 only). */
+  /** Also run a concurrent campaign of competing workers, after the exploration unless `when` says otherwise (in shard 1 only). */
   readonly concurrent?: ConcurrentCheckOptions;
+  /**
+   * Stop at the first divergence of any phase (`--fail-fast`): the items and phases after it are
+   * not run and the report says so (`stops`, `stoppedByFailFast`). A campaign that finds the first
+   * divergence still shrinks it (each try is one run; an implementation that times out gives up at
+   * once); within the exploration and the concurrent campaign, which stop at their own first
+   * failure, the check stops once they end. The verdict is that of what ran: `diverge`.
+   */
+  readonly failFast?: boolean;
 }

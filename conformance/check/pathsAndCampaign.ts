@@ -30,6 +30,10 @@ export interface PathsAndCampaignOptions {
   /** Called after each path of the suite. */
   readonly onPath?: (done: number, total: number, outcome: PathOutcome) => void;
   readonly onCampaign?: (progress: CampaignProgress) => void;
+  /** Called when the path suite has ended and the campaign starts. */
+  readonly onCampaignStart?: () => void;
+  /** The campaign's result when it is left out (`concurrent.when: 'only'`): it is not run. */
+  readonly campaign?: CampaignResult | undefined;
 }
 
 /** What the path suite and the campaign found. */
@@ -56,16 +60,19 @@ export async function runPathsAndCampaign(options: PathsAndCampaignOptions): Pro
     ...given('paths', options.paths),
   });
   const pathsMs = performance.now() - started;
-  const campaign = await runCampaign({
-    factory: options.campaignFactory,
-    seed: options.seed,
-    parallel: options.parallel,
-    ...given('runs', options.runs),
-    ...given('maxCommands', options.maxCommands),
-    ...given('path', options.path),
-    ...given('budget', options.budget),
-    ...given('shard', options.shard),
-    ...given('onProgress', options.onCampaign),
-  });
+  options.onCampaignStart?.();
+  const campaign =
+    options.campaign ??
+    (await runCampaign({
+      factory: options.campaignFactory,
+      seed: options.seed,
+      parallel: options.parallel,
+      ...given('runs', options.runs),
+      ...given('maxCommands', options.maxCommands),
+      ...given('path', options.path),
+      ...given('budget', options.budget),
+      ...given('shard', options.shard),
+      ...given('onProgress', options.onCampaign),
+    }));
   return { pathSuite, pathsMs, campaign, coverage: mergeCoverage(pathSuite.coverage, campaign.coverage) };
 }

@@ -10,6 +10,8 @@ import type { PathSuiteResult } from '../paths/pathSuite.ts';
 import type { RestartCounts } from '../protocol/index.ts';
 import type { CheckFailure } from './failure.ts';
 import type { FixtureOutcome } from './fixturePhase.ts';
+import type { ConcurrentWhen } from './options.ts';
+import type { PhaseStop } from './phaseStop.ts';
 import type { CheckVerdict } from './verdict.ts';
 
 /** Where the time of a check went. Phases run one after the other; within each, runs may overlap. */
@@ -38,9 +40,18 @@ export interface CheckReport {
   readonly verdict: CheckVerdict;
   /** True when the time limit stopped some phase before it ran in full. */
   readonly stoppedByTimeLimit: boolean;
+  /** True when `failFast` stopped the check at its first divergence, with items or phases after it not run. */
+  readonly stoppedByFailFast: boolean;
+  /**
+   * The phases that left items not run on purpose, before the time limit, and why: after a timeout
+   * of the implementation in the phase (its later items given up), or by `failFast`. The items
+   * themselves are where the time limit's are: `fixturesNotRun`, `paths.notRun`, the campaign's
+   * `runs` below `runsPlanned`, a null `exploration` or `concurrent`. Empty when nothing was given up.
+   */
+  readonly stops: readonly PhaseStop[];
   /** The fixture stories that ran to the end. */
   readonly fixtures: readonly FixtureOutcome[];
-  /** Names of the fixture stories the time limit kept from running to the end. */
+  /** Names of the fixture stories that did not run to the end (the time limit, or a stop in `stops`). */
   readonly fixturesNotRun: readonly string[];
   readonly paths: PathSuiteResult;
   /** Milliseconds each path took, in the order of `paths.outcomes`. */
@@ -62,6 +73,11 @@ export interface CheckReport {
   readonly shard: CampaignShard | null;
   /** The concurrent campaign (`concurrent`), or null when there was none. */
   readonly concurrent: ConcurrentCampaignResult | null;
+  /**
+   * When the competing workers ran (`concurrent.when`), null without them. With `only`, the fixture
+   * stories, paths, campaign and exploration were left out on purpose (no outcomes, no runs planned).
+   */
+  readonly concurrentWhen: ConcurrentWhen | null;
   /**
    * Why an `incomplete` check is not a pass when the time limit is not the reason: a path given to
    * replay a counterexample (`path`, `concurrent.path`) named runs that all agreed, so the

@@ -119,7 +119,7 @@ export async function writeCoverageReport(
   const base = join(dir, options.basename ?? 'coverage');
   const files = { json: `${base}.json`, markdown: `${base}.md`, html: `${base}.html` };
   await writeFile(files.json, `${JSON.stringify(cov, null, 2)}\n`);
-  await writeFile(files.markdown, coverageMarkdown(cov, options.title));
+  await writeFile(files.markdown, coverageMarkdown(cov, options.title, options.context));
   await writeFile(files.html, html);
   return files;
 }

@@ -4,6 +4,9 @@
  * many ran) and centres on the lifecycle diagram of conformance/coverage/lifecycleDiagram.ts, every state
  * and transition coloured by its hit count. Nothing in the diagram is drawn by hand. The format
  * is described in docs/coverage-format.md.
+ *
+ * The Markdown of a check, or of a merge of shards, opens with the verdict line and carries the
+ * story, so that the file can be a CI job's summary as it is (GitHub's `$GITHUB_STEP_SUMMARY`).
  */
 import { JOB_STATES, lifecycleTransitions } from '../../model/index.ts';
 import { COVERAGE_CATEGORIES, categorySummary, neverHit, shortName } from './coverage.ts';
@@ -43,10 +46,20 @@ export interface CheckReportContext {
   readonly timeline?: string;
 }
 
-/** What the page says about coverage merged from files (`jobcheck coverage`): there is no verdict. */
+/**
+ * What the page says about coverage merged from files: `jobcheck coverage` knows no verdict (the
+ * files may come from different checks); `jobcheck merge` knows the shards' merged verdict and
+ * names what it merged.
+ */
 export interface MergedReportContext {
   readonly kind: 'merged';
   readonly files: number;
+  /** The merged verdict of the shards' checks, when the files are the parts of one check. */
+  readonly mergedVerdict?: CheckReportContext['verdict'];
+  /** What was merged, one name a file or shard (`shard 2/3 (shards/2/coverage.json)`). */
+  readonly merged?: readonly string[];
+  /** The shortest failure story among the parts, when one diverged. */
+  readonly mergedStory?: string;
 }
 
 /** What the HTML page says about the run besides its counts. */
@@ -63,10 +76,38 @@ const TITLES: Record<CoverageCategory, string> = {
 const pct = (hit: number, total: number): string => (total === 0 ? '-' : `${Math.round((100 * hit) / total)}%`);
 const LIST_LIMIT = 25;
 
-/** The Markdown summary of a coverage value: totals per category, transition counts, items never hit. Pure. */
-export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage'): string {
+/** The one-line verdict a Markdown report opens with, or null when there is none to say. Pure. */
+export function verdictLine(context: ReportContext | undefined): string | null {
+  if (context === undefined) return null;
+  if (context.kind === 'merged') {
+    const what = `merged from ${context.files} file${context.files === 1 ? '' : 's'}`;
+    const names = context.merged === undefined ? '' : `: ${context.merged.map(markdownText).join('; ')}`;
+    return context.mergedVerdict === undefined
+      ? `**No verdict**: coverage ${what} (the files may come from different checks)${names}.`
+      : `**Verdict: ${VERDICTS[context.mergedVerdict].text}** (${what}${names}).`;
+  }
+  const stopped = context.stoppedEarly === null ? '' : ` (${STOPPED[context.stoppedEarly]})`;
+  return `**Verdict: ${VERDICTS[context.verdict].text}.** Random runs: ${context.runsRun} of ${context.runsPlanned} planned${stopped}; path suite: ${context.pathsRun} of ${context.pathsPlanned} paths.`;
+}
+
+/** A fenced block of plain text: a fence longer than any run of backticks inside. Pure. */
+const fenced = (text: string): string => {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}text\n${terminalBlock(text)}\n${fence}`;
+};
+
+/**
+ * The Markdown summary of a coverage value: the verdict line and the story when `context` gives
+ * them, then totals per category, transition counts, items never hit. Pure.
+ */
+export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage', context?: ReportContext): string {
   // The title may name the implementation, and sources come from coverage files: text from outside, escaped.
-  const out: string[] = [`# ${markdownText(title)}`, ''];
+  const verdict = verdictLine(context);
+  const out: string[] = [...(verdict === null ? [] : [verdict, '']), `# ${markdownText(title)}`, ''];
+  const story =
+    context === undefined ? null : context.kind === 'merged' ? (context.mergedStory ?? null) : context.story;
+  if (story !== null) out.push('## The shortest story', '', fenced(story), '');
   out.push(
     `Runs: ${cov.runs}, steps: ${cov.steps}. Sources: ${cov.sources.length === 0 ? '-' : cov.sources.map(markdownText).join('; ')}.`,
     '',
@@ -131,7 +172,17 @@ function contextHtml(cov: Coverage, context: ReportContext | undefined): string 
   const counted = `Coverage counts <span data-count="lockstep-runs">${cov.runs}</span> lockstep runs and ${cov.steps} steps.`;
   if (context === undefined) return `<p class="runs">${counted}</p>`;
   if (context.kind === 'merged') {
-    return `<p class="verdict merged" data-verdict="merged">Merged coverage of <span data-count="files">${context.files}</span> file${context.files === 1 ? '' : 's'} (no verdict: the files may come from different checks).</p>\n<p class="runs">${counted}</p>`;
+    const files = `<span data-count="files">${context.files}</span> file${context.files === 1 ? '' : 's'}`;
+    const names = context.merged === undefined ? '' : `<p>Merged: ${context.merged.map(htmlText).join('; ')}.</p>\n`;
+    const story =
+      context.mergedStory === undefined
+        ? ''
+        : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(terminalBlock(context.mergedStory))}</pre>`;
+    if (context.mergedVerdict !== undefined) {
+      const v = VERDICTS[context.mergedVerdict];
+      return `<p class="verdict ${v.css}" data-verdict="${context.mergedVerdict}">Verdict: ${esc(v.text)} (merged from ${files})</p>\n${names}<p class="runs">${counted}</p>${story}`;
+    }
+    return `<p class="verdict merged" data-verdict="merged">Merged coverage of ${files} (no verdict: the files may come from different checks).</p>\n${names}<p class="runs">${counted}</p>${story}`;
   }
   const v = VERDICTS[context.verdict];
   const stopped = context.stoppedEarly === null ? '' : ` (${STOPPED[context.stoppedEarly]})`;

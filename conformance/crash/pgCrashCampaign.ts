@@ -9,7 +9,7 @@
  * ledger's sum). The contention check runs lanes in this process, each its own connection, on one
  * schema: a claim that takes no row locks hands one delivery out twice there.
  */
-import type pg from 'pg';
+import type { PgPool } from '../../impl/postgres/index.ts';
 import type { Reply } from '../../contract/index.ts';
 import { PostgresStore, postgresPool, quoteIdent } from '../../impl/postgres/index.ts';
 import { postgresVariant } from '../broken/postgres/index.ts';
@@ -28,7 +28,7 @@ export interface PostgresCrashOptions extends Omit<CrashCampaignOptions, 'target
 }
 
 /** The ledger checked on the rows: balances that are not their ledger's sum (the primary key rules out duplicate rows). */
-async function ledgerProblems(pool: pg.Pool, schema: string): Promise<string[]> {
+async function ledgerProblems(pool: PgPool, schema: string): Promise<string[]> {
   const s = quoteIdent(schema);
   const rows = (
     await pool.query(
@@ -59,7 +59,7 @@ export async function runPostgresContention(
   const v = postgresVariant(variant);
   if (v === undefined) throw new Error(`no PostgreSQL variant named ${JSON.stringify(variant)}`);
   const pools = Array.from({ length: LANES }, () => postgresPool(server, { max: 1 }));
-  const first = pools[0] as pg.Pool;
+  const first = pools[0] as PgPool;
   const created = await PostgresStore.create.call(v.Store, first, {
     capacity: 10_000,
     maxAttempts: 3,

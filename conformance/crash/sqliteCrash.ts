@@ -8,16 +8,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Reply } from '../../contract/index.ts';
-import { SqliteStore } from '../../impl/sqlite/index.ts';
+import { SqliteStore, openSqliteDatabase } from '../../impl/sqlite/index.ts';
+import type { SqliteDatabase } from '../../impl/sqlite/index.ts';
 import { sqliteVariant } from '../broken/sqlite/index.ts';
 import { contentionEndProblems, runWorker } from './crashRun.ts';
 import type { ContentionResult, CrashTarget } from './crashRun.ts';
 
 /** Opens a raw connection and runs `fn` on it (integrity and ledger checks look at the file itself). */
-function withRaw<T>(file: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(file);
+function withRaw<T>(file: string, fn: (db: SqliteDatabase) => T): T {
+  const db = openSqliteDatabase(file, 'the SQLite crash campaign');
   try {
     return fn(db);
   } finally {

@@ -42,7 +42,7 @@ import { DEFAULT_REPLY_TIMEOUT_MS } from './limits.ts';
 import { Peer } from './peer.ts';
 import type { PeerOptions } from './peer.ts';
 import { encodeCommand } from './processAdapter.ts';
-import { ProcessError } from './processError.ts';
+import { ProcessError, helloTimeoutError } from './processError.ts';
 import type { ProcessErrorDetails, ProtocolViolation } from './processError.ts';
 import { checkReply, checkShape, misplacedReplyHint, parseJsonLine, snapshotOf } from './replies.ts';
 import type { LineResult } from './replies.ts';
@@ -127,7 +127,7 @@ async function handshake(peer: Peer, config: Config, options: ConcurrentProcessA
           `${JSON.stringify(peer.command)} ended before it answered hello`,
           e.details,
         );
-      throw e;
+      throw helloTimeoutError(e, timeout);
     }
   };
   /** Ends the peer and throws handshake_failed, saying why the reply is not one to go on with. */

@@ -26,7 +26,7 @@ import { DEFAULT_REPLY_TIMEOUT_MS } from './limits.ts';
 import type { Peer, PeerEnding } from './peer.ts';
 import { ProcessPool } from './pool.ts';
 import type { PoolOptions } from './pool.ts';
-import { ProcessError } from './processError.ts';
+import { ProcessError, helloTimeoutError } from './processError.ts';
 import { checkReply, checkShape, misplacedReplyHint, parseJsonLine, snapshotOf } from './replies.ts';
 import type { LineResult } from './replies.ts';
 
@@ -126,7 +126,7 @@ async function hello(
         `${JSON.stringify(peer.command)} ended before it answered hello`,
         e.details,
       );
-    throw e;
+    throw helloTimeoutError(e, startTimeout(options));
   }
   const json = parseJsonLine(reply);
   const checked = json.ok ? checkShape(helloReplySchema, json.value) : json;

@@ -10,6 +10,7 @@ import { CodedError } from '../../contract/CodedError.ts';
 import { clipText } from '../../contract/describe.ts';
 import { outsideText } from '../outside/outsideText.ts';
 import { EXCERPT_CHARS } from './limits.ts';
+import { stderrExcerpt } from './stderrExcerpt.ts';
 
 /** Stable codes of process-boundary failures. */
 export type ProcessErrorCode =
@@ -62,7 +63,7 @@ export interface ProcessErrorDetails {
   readonly lineNumber?: number;
   /** The line the implementation answered with, if any. */
   readonly received?: string;
-  /** The last lines the implementation wrote on stderr. */
+  /** The last lines the implementation wrote on stderr (the message quotes an excerpt of them, stderrExcerpt.ts). */
   readonly stderr?: readonly string[];
   readonly exitCode?: number | null;
   readonly signal?: string | null;
@@ -86,11 +87,35 @@ export class ProcessError extends CodedError<ProcessErrorCode> {
     const parts = [`${code}: ${outsideText(problem)}`];
     if (details.sent !== undefined) parts.push(`sent line ${details.lineNumber ?? '?'}: ${clip(details.sent)}`);
     if (details.received !== undefined) parts.push(`received: ${clip(details.received)}`);
-    const lastErr = details.stderr?.at(-1);
-    if (lastErr !== undefined) parts.push(`stderr: ${clip(lastErr)}`);
+    // The last lines of stderr, with a traceback's innermost location when it is further up (stderrExcerpt.ts).
+    const excerpt = stderrExcerpt(details.stderr ?? []);
+    if (excerpt.length > 0) parts.push(`stderr: ${excerpt.map(clip).join(' | ')}`);
     super(code, parts.join('; '), details.cause === undefined ? undefined : { cause: details.cause });
     this.details = details;
   }
+}
+
+/**
+ * What a hello timeout suggests: the commonest first bug of an implementation is a reply written
+ * into a buffer that is never flushed (Python and Go buffer stdout when it is a pipe), so the
+ * process runs, has answered, and the harness has read nothing.
+ */
+export const HELLO_FLUSH_HINT =
+  'a program that runs but seems silent often leaves its replies in a buffer: flush stdout after each line ' +
+  "(Python: print(..., flush=True) or sys.stdout.flush(); Go: bufio.Writer.Flush(); Node's process.stdout.write needs nothing)";
+
+/**
+ * The error of a hello that got no reply in time: `error`'s code (`timeout`) and details, its
+ * message saying how long was waited and suggesting a flush (HELLO_FLUSH_HINT). Any other error is
+ * returned unchanged. Pure.
+ */
+export function helloTimeoutError(error: ProcessError, waitedMs: number): ProcessError {
+  if (error.code !== 'timeout') return error;
+  return new ProcessError(
+    'timeout',
+    `no reply to hello within ${waitedMs} ms; the process group was killed; ${HELLO_FLUSH_HINT}`,
+    error.details,
+  );
 }
 
 /** True for a ProcessError (also across module copies, by name and code). */

@@ -7,7 +7,7 @@
  * - `reopen`, the durable restart: end the pool (every connection) and open the same schema from
  *   a new one, so that nothing but the database crosses the restart.
  */
-import type pg from 'pg';
+import type { PgPool } from '../../impl/postgres/index.ts';
 import type { Reply, Snapshot } from '../../contract/index.ts';
 import { PostgresStore, postgresPool } from '../../impl/postgres/index.ts';
 import type { PostgresStoreClass } from '../../impl/postgres/index.ts';
@@ -33,7 +33,7 @@ export class PostgresAdapter implements Adapter {
   private closed = false;
 
   constructor(
-    private pool: pg.Pool,
+    private pool: PgPool,
     private store: PostgresStore,
     readonly name: string,
     private readonly options: PostgresFactoryOptions,

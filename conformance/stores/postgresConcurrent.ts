@@ -15,7 +15,7 @@
  * never retried. An error of the connection itself (no SQLSTATE, or the connection ended) leaves
  * the outcome unknown: it rejects with IndefiniteOutcome.
  */
-import type pg from 'pg';
+import type { PgPool } from '../../impl/postgres/index.ts';
 import type { Reply, Snapshot } from '../../contract/index.ts';
 import { PostgresStore, postgresPool } from '../../impl/postgres/index.ts';
 import type { PostgresStoreClass } from '../../impl/postgres/index.ts';
@@ -50,7 +50,7 @@ export class PostgresConcurrentAdapter implements ConcurrentAdapter {
 
   constructor(
     readonly name: string,
-    private readonly pools: readonly pg.Pool[],
+    private readonly pools: readonly PgPool[],
     private readonly stores: readonly PostgresStore[],
   ) {}
 
@@ -105,7 +105,7 @@ export function postgresConcurrentFactory(options: PostgresConcurrentOptions = {
     checkWorkers(workers);
     const pools = Array.from({ length: workers }, () => postgresPool(options.target, { max: 1 }));
     try {
-      const first = await PostgresStore.create.call(Store, pools[0] as pg.Pool, config);
+      const first = await PostgresStore.create.call(Store, pools[0] as PgPool, config);
       const rest = await Promise.all(pools.slice(1).map((p) => PostgresStore.open.call(Store, p, first.schema)));
       return new PostgresConcurrentAdapter(name, pools, [first, ...rest]);
     } catch (error) {

@@ -60,7 +60,7 @@
  *   is handed back). A killed client's open transaction is rolled back by the server when the
  *   connection drops.
  */
-import type pg from 'pg';
+import type { PgPool, PgPoolClient } from './PgPool.ts';
 import type { Command, Config, DeadReason, JobStatus, Reply, Snapshot } from '../../contract/index.ts';
 import { JobcheckError, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
 import { runAsync, runCommand } from '../core/index.ts';
@@ -239,7 +239,7 @@ export class PostgresStore {
 
   /** Wraps a pool and a schema that holds a store (the static constructors call it). */
   constructor(
-    protected readonly pool: pg.Pool,
+    protected readonly pool: PgPool,
     protected readonly cfg: Config,
     /** The schema the store lives in. */
     readonly schema: string,
@@ -248,11 +248,7 @@ export class PostgresStore {
   }
 
   /** A new, empty store in a new schema. Throws JobcheckError `invalid_config` for a bad config. */
-  static async create<T extends PostgresStore>(
-    this: PostgresStoreClass<T>,
-    pool: pg.Pool,
-    config: unknown,
-  ): Promise<T> {
+  static async create<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: PgPool, config: unknown): Promise<T> {
     const cfg = parseConfig(config);
     const schema = newSchemaName();
     await build(pool, schema, async (client, q) => {
@@ -268,7 +264,7 @@ export class PostgresStore {
    */
   static async restore<T extends PostgresStore>(
     this: PostgresStoreClass<T>,
-    pool: pg.Pool,
+    pool: PgPool,
     snapshot: unknown,
   ): Promise<T> {
     const s = parseSnapshot(snapshot);
@@ -318,7 +314,7 @@ export class PostgresStore {
    * The store already in `schema` (a reopen: what a new process does after the old one died).
    * Throws PostgresStoreError `no_store` when the schema holds none, `schema_mismatch` for another layout.
    */
-  static async open<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: pg.Pool, schema: string): Promise<T> {
+  static async open<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: PgPool, schema: string): Promise<T> {
     if (!isStoreSchema(schema))
       throw new PostgresStoreError(
         'no_store',
@@ -365,7 +361,7 @@ export class PostgresStore {
    * derived columns included (impl/storedRows.ts). Reads every row: O(n). Throws PostgresStoreError
    * `no_store`, `schema_mismatch`, `invalid_store`; a failure to reach the server propagates as it is.
    */
-  static async resume<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: pg.Pool, schema: string): Promise<T> {
+  static async resume<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: PgPool, schema: string): Promise<T> {
     const store = (await PostgresStore.open.call(this, pool, schema)) as T;
     const s = quoteIdent(schema);
     let checked: ReturnType<typeof checkStoredRows>;
@@ -424,7 +420,7 @@ export class PostgresStore {
     this.draining = true;
     try {
       while (this.queue.length > 0) {
-        let client: pg.PoolClient;
+        let client: PgPoolClient;
         try {
           client = await this.pool.connect();
         } catch (error) {
@@ -454,7 +450,7 @@ export class PostgresStore {
    * others, which took no effect, run again); a failure of the COMMIT message fails them all.
    * Settles every command of the group; never rejects.
    */
-  private async runGroup(client: pg.PoolClient, group: Queued[]): Promise<void> {
+  private async runGroup(client: PgPoolClient, group: Queued[]): Promise<void> {
     const tx = new Tx(client);
     const replies: Reply[] = [];
     let broken: Error | undefined;
@@ -829,7 +825,7 @@ export class PostgresStore {
 
 /** The constructor of PostgresStore or of a subclass of it (the broken variants of the crash and concurrency tests). */
 export type PostgresStoreClass<T extends PostgresStore = PostgresStore> = new (
-  pool: pg.Pool,
+  pool: PgPool,
   cfg: Config,
   schema: string,
 ) => T;
@@ -857,9 +853,9 @@ function assemble(
 
 /** Creates `schema` with the store's tables and fills it, in one transaction. */
 async function build(
-  pool: pg.Pool,
+  pool: PgPool,
   schema: string,
-  fill: (client: pg.PoolClient, q: Queries) => Promise<void>,
+  fill: (client: PgPoolClient, q: Queries) => Promise<void>,
 ): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;

@@ -15,7 +15,7 @@
  * write has run, and that message never holds COMMIT (`commit` sends the writes first when none
  * has run yet), so a kill there always finds the transaction open.
  */
-import type pg from 'pg';
+import type { PgPoolClient, PgQueryResult } from './PgPool.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
 import { Prefetch } from './Prefetch.ts';
 
@@ -44,7 +44,7 @@ export class Tx {
   private readonly ahead = new Map<string, unknown[]>();
 
   /** A transaction on `client`, not yet begun. */
-  constructor(readonly client: pg.PoolClient) {}
+  constructor(readonly client: PgPoolClient) {}
 
   /**
    * Sends `opening` (BEGIN and the meta row's lock, two statements) with `reads` after it, in one
@@ -109,9 +109,9 @@ export class Tx {
   }
 
   /** One message of several statements; one result per statement. */
-  private async send(statements: readonly string[]): Promise<pg.QueryResult[]> {
+  private async send(statements: readonly string[]): Promise<PgQueryResult[]> {
     this.roundTrips += 1;
-    const result = (await this.client.query(statements.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
+    const result = (await this.client.query(statements.join(';\n'))) as unknown as PgQueryResult | PgQueryResult[];
     return Array.isArray(result) ? result : [result];
   }
 }

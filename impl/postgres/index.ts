@@ -13,3 +13,6 @@ export { SCHEMA_PREFIX, SCHEMA_VERSION, STORE_TYPES, postgresPool, quoteIdent, s
 export type { PostgresStoreErrorCode } from './PostgresStoreError.ts';
 export { PostgresStoreError } from './PostgresStoreError.ts';
 export { fromBytes, toBytes } from './strings.ts';
+export type { PgPool, PgPoolClient, PgQueryable, PgQueryResult } from './PgPool.ts';
+export type { DriverName } from '../DriverMissingError.ts';
+export { DRIVER_VERSIONS, DriverMissingError, driverInstallCommand } from '../DriverMissingError.ts';

@@ -8,7 +8,7 @@
  * node-postgres' `escapeLiteral`. Anything else is refused, so no text of a caller's choosing is
  * ever spliced in unquoted. Pure.
  */
-import pg from 'pg';
+import { loadPg } from './loadPg.ts';
 
 /** One value as an SQL literal. Pure; throws for a value the store never binds. */
 export function literal(value: unknown): string {
@@ -20,7 +20,7 @@ export function literal(value: unknown): string {
   }
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (Buffer.isBuffer(value)) return `E'\\\\x${value.toString('hex')}'::bytea`;
-  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'string') return loadPg().escapeLiteral(value);
   throw new TypeError(`a ${typeof value} cannot be written as an SQL literal`);
 }
 

@@ -4,7 +4,9 @@
  * `claimable` columns and the partial indexes), with every integer a `bigint` (the contract's
  * integers go up to 2^53 - 1) and every string `bytea` (strings.ts).
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './loadPg.ts';
+import type { PgPool } from './PgPool.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';
 
 /** The tag of this layout, kept in `meta.layout`; a schema with another one is not opened. */
@@ -81,11 +83,9 @@ function parseInt8(value: string): number {
 const INT8_OID = 20;
 
 /** Type parsers of a store's pool: bigint as number (node-postgres gives a string by default), the rest as usual. */
-export const STORE_TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary'
-      ? parseInt8
-      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+export const STORE_TYPES: { readonly getTypeParser: (oid: number, format?: 'text' | 'binary') => unknown } = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? parseInt8 : loadPg().types.getTypeParser(oid, format ?? 'text'),
 };
 
 /** Options of a store's connection pool. */
@@ -103,18 +103,23 @@ export interface PostgresPoolOptions {
  * folder (a path starting with `/`), or empty for libpq's environment (PGHOST, PGDATABASE, PGUSER,
  * ...). Throws PostgresStoreError `bad_target` for anything else. Connects lazily.
  */
-export function postgresPool(target = '', options: PostgresPoolOptions = {}): pg.Pool {
-  const common = {
+export function postgresPool(target = '', options: PostgresPoolOptions = {}): PgPool {
+  const common: pg.PoolConfig = {
     max: options.max ?? 4,
     application_name: options.applicationName ?? 'jobcheck',
-    types: STORE_TYPES,
+    types: STORE_TYPES as pg.CustomTypesConfig,
     allowExitOnIdle: options.allowExitOnIdle ?? false,
   };
-  if (target === '') return new pg.Pool(common);
-  if (/^postgres(ql)?:\/\//.test(target)) return new pg.Pool({ ...common, connectionString: target });
-  if (target.startsWith('/')) return new pg.Pool({ ...common, host: target });
-  throw new PostgresStoreError(
-    'bad_target',
-    `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`,
-  );
+  let config: pg.PoolConfig;
+  if (target === '') config = common;
+  else if (/^postgres(ql)?:\/\//.test(target)) config = { ...common, connectionString: target };
+  else if (target.startsWith('/')) config = { ...common, host: target };
+  else
+    throw new PostgresStoreError(
+      'bad_target',
+      `${JSON.stringify(target)} is neither a postgres:// URL nor a unix socket folder (an absolute path)`,
+    );
+  // The driver's own Pool, held here to the store's interface.
+  const pool: pg.Pool = new (loadPg().Pool)(config);
+  return pool;
 }

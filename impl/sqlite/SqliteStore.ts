@@ -21,7 +21,6 @@
  * indexes of schema.ts; the snapshot reads every row, O(n + e log e) for e ledger entries.
  */
 import { statSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import type { Command, Config, DeadReason, JobStatus, Reply, Snapshot } from '../../contract/index.ts';
 import { JobcheckError, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
 import { runCommand, runSync } from '../core/index.ts';
@@ -33,8 +32,10 @@ import { jobRecord } from '../jobRecord.ts';
 import type { Counters, Job } from '../rows.ts';
 import { EMPTY_COUNTERS, metaValues, restoreRows, snapshotOf } from '../snapshotRows.ts';
 import { checkStoredRows } from '../storedRows.ts';
+import { openSqliteDatabase } from './loadSqlite.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts';
 import type { SqliteOptions } from './schema.ts';
+import type { SqliteDatabase, SqliteStatement, SqliteTransaction } from './SqliteDatabase.ts';
 import { SqliteStoreError } from './SqliteStoreError.ts';
 import { fromStored, toStored, toStoredOrNull } from './strings.ts';
 import type { StoredString } from './strings.ts';
@@ -113,7 +114,7 @@ export const QUERIES = {
     'INSERT INTO meta (id, schema, capacity, max_attempts, lease_ticks, backoff_base, backoff_cap, clock, next_token, next_seq, unresolved) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
 } as const;
 
-type Statements = { readonly [K in keyof typeof QUERIES]: Database.Statement };
+type Statements = { readonly [K in keyof typeof QUERIES]: SqliteStatement };
 
 /** The job of a row, or undefined for none. */
 const jobOf = (row: unknown): Job | undefined => (row === undefined ? undefined : toJob(row as JobRow));
@@ -139,8 +140,8 @@ function toJob(row: JobRow): Job {
 }
 
 /** Opens a connection with the store's settings (WAL, synchronous, busy timeout). */
-function connect(path: string, options: SqliteOptions): Database.Database {
-  const db = new Database(path);
+function connect(path: string, options: SqliteOptions): SqliteDatabase {
+  const db = openSqliteDatabase(path);
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
     const mode = db.pragma('journal_mode = WAL', { simple: true });
@@ -155,7 +156,7 @@ function connect(path: string, options: SqliteOptions): Database.Database {
 }
 
 /** Whether the database holds any table (a store or something else). */
-const hasTables = (db: Database.Database): boolean =>
+const hasTables = (db: SqliteDatabase): boolean =>
   db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1").get() !== undefined;
 
 /**
@@ -169,17 +170,17 @@ export class SqliteStore {
   protected readonly st: Statements;
   /** Whether the running transaction has written yet (for the fault point after the first write). */
   protected wrote = false;
-  protected readonly inTransaction: Database.Transaction<(command: Command) => Reply>;
-  protected readonly readSnapshot: Database.Transaction<() => Snapshot>;
+  protected readonly inTransaction: SqliteTransaction<[Command], Reply>;
+  protected readonly readSnapshot: SqliteTransaction<[], Snapshot>;
 
   /** Wraps an open connection to a file that holds a store (the static constructors call it). */
   constructor(
-    protected readonly db: Database.Database,
+    protected readonly db: SqliteDatabase,
     protected readonly cfg: Config,
     /** The file the store lives in. */
     readonly path: string,
   ) {
-    const st: Partial<Record<keyof typeof QUERIES, Database.Statement>> = {};
+    const st: Partial<Record<keyof typeof QUERIES, SqliteStatement>> = {};
     for (const [name, sql] of Object.entries(QUERIES)) st[name as keyof typeof QUERIES] = db.prepare(sql);
     this.st = st as Statements;
     this.inTransaction = db.transaction((command: Command) => this.apply(command));
@@ -299,7 +300,7 @@ export class SqliteStore {
       });
     }
     if (kind !== 'file') throw new SqliteStoreError('unusable_file', `${path} is a ${kind}, not a store's file`);
-    let db: Database.Database;
+    let db: SqliteDatabase;
     try {
       db = connect(path, options);
     } catch (error) {
@@ -385,7 +386,7 @@ export class SqliteStore {
   }
 
   /** Runs a writing statement; the first write of a transaction passes the fault point after it. */
-  protected write(statement: Database.Statement, ...params: unknown[]): void {
+  protected write(statement: SqliteStatement, ...params: unknown[]): void {
     statement.run(...params);
     if (!this.wrote) {
       this.wrote = true;
@@ -532,7 +533,7 @@ export class SqliteStore {
 
 /** The constructor of SqliteStore or of a subclass of it (the broken variants of the crash tests). */
 export type SqliteStoreClass<T extends SqliteStore = SqliteStore> = new (
-  db: Database.Database,
+  db: SqliteDatabase,
   cfg: Config,
   path: string,
 ) => T;
@@ -542,7 +543,7 @@ function build<T extends SqliteStore>(
   Store: SqliteStoreClass<T>,
   path: string,
   options: SqliteOptions,
-  fill: (db: Database.Database) => void,
+  fill: (db: SqliteDatabase) => void,
 ): T {
   const db = connect(path, options);
   try {
@@ -559,7 +560,7 @@ function build<T extends SqliteStore>(
 }
 
 /** The config in a store file's `meta` row; throws SqliteStoreError for a file that holds no store of this layout. */
-function readConfig(db: Database.Database, path: string): Config {
+function readConfig(db: SqliteDatabase, path: string): Config {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   if (!hasMeta) throw new SqliteStoreError('no_store', `${path} holds no job store`);
   const meta = db.prepare(QUERIES.meta).get() as MetaRow | undefined;

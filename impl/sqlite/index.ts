@@ -15,6 +15,10 @@ export { DEFAULT_BUSY_TIMEOUT_MS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts
 export type { SqliteStoreErrorCode } from './SqliteStoreError.ts';
 export { SqliteStoreError } from './SqliteStoreError.ts';
 export type { StoredString } from './strings.ts';
+export type { SqliteDatabase, SqliteRunResult, SqliteStatement, SqliteTransaction } from './SqliteDatabase.ts';
+export { openSqliteDatabase } from './loadSqlite.ts';
+export type { DriverName } from '../DriverMissingError.ts';
+export { DRIVER_VERSIONS, DriverMissingError, driverInstallCommand } from '../DriverMissingError.ts';
 export { fromStored, toStored } from './strings.ts';
 
 /**

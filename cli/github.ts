@@ -1,0 +1,382 @@
+/**
+ * `jobcheck github --from <result.json>`: what the GitHub Action (action.yml) does after the
+ * check, in code rather than in the YAML's shell, so that a test can run it. It reads the check's
+ * `--json` result (or `jobcheck merge --json`'s, for the merge job of a sharded workflow) and the
+ * JUnit file, and
+ * - appends the job summary to `$GITHUB_STEP_SUMMARY`: the verdict, the story of a failure with
+ *   the command that repeats it, the failing items, the coverage table;
+ * - appends the step's outputs to `$GITHUB_OUTPUT`: `verdict`, `exit-code`, `report`, `junit`;
+ * - prints one `::error` annotation per failure (each failing case of the JUnit file, or the
+ *   shortest failure when there is no JUnit file), titled with what failed, its message naming
+ *   the contract's rules the story cites and the command that repeats it, and placed on the
+ *   implementation's file when the target names one that exists.
+ *
+ * It never fails the job itself (exit 0 unless it is misused): the Action's last step exits with
+ * the check's code. Outside GitHub (no `$GITHUB_STEP_SUMMARY`), the summary goes to stdout.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
+import { COVERAGE_CATEGORIES } from '../conformance/coverage/coverage.ts';
+import { MAX_ARTIFACT_BYTES } from '../conformance/lockstep/artifact.ts';
+import { readInputFile } from '../conformance/outside/inputFile.ts';
+import type { CliIO } from './args.ts';
+import { SetupError, UsageError, parseCommandArgs } from './args.ts';
+import { CHECK_JSON_FORMAT, checkResultSchema } from './checkJsonSchema.ts';
+import type { CheckResultJson } from './checkJsonSchema.ts';
+import { RESTART_RULES, initialState, rulesExercised, step } from '../model/index.ts';
+import { listFixtures, loadFixture } from '../model/fixtures.ts';
+import { parseJunit } from './mergeJunit.ts';
+import { MERGE_JSON_FORMAT } from './mergeCommand.ts';
+import type { MergeResultJson } from './mergeCommand.ts';
+
+/** Usage text of `jobcheck github`. */
+export const GITHUB_USAGE = `Usage: jobcheck github --from <result.json> [--junit <file>] [--exit-code <n>] [--report <dir>]
+
+For a GitHub Actions step after jobcheck check (action.yml runs it): reads the check's --json
+result (or jobcheck merge --json's) and the JUnit file; appends the job summary (verdict, story,
+coverage table) to $GITHUB_STEP_SUMMARY, the outputs verdict, exit-code, report and junit to
+$GITHUB_OUTPUT, and prints an ::error annotation for each failure. Exits 0: the job fails on the
+check's own exit code.
+  --from <file>      the --json result of jobcheck check or jobcheck merge
+  --junit <file>     the JUnit file of the check (one annotation per failing case)
+  --exit-code <n>    the exit code of the check (default: the one its verdict gives)
+  --report <dir>     the report directory, given as the report output
+  -h, --help         show this text
+`;
+
+/** What the step writes: the summary's Markdown, the outputs and the annotation lines. */
+export interface GithubStep {
+  readonly summary: string;
+  readonly outputs: Readonly<Record<string, string>>;
+  readonly annotations: readonly string[];
+}
+
+/** One failure to annotate: its title, the text of its story (for rules and commands), a one-line message, and rules its story does not cite. */
+interface Failed {
+  readonly title: string;
+  readonly message: string;
+  readonly story: string;
+  readonly rules?: readonly string[];
+}
+
+const VERDICT_LINE: Record<string, string> = {
+  agree: 'AGREE: the implementation agrees with the model',
+  diverge: 'DIVERGE: the implementation disagrees with the model',
+  incomplete:
+    'INCOMPLETE: the check was stopped before it ran in full; nothing diverged in what ran, which is not a pass',
+  error: 'ERROR: the check could not run',
+};
+
+/** Escapes the message of a workflow command (`::error ...::message`). Pure. */
+export const escapeData = (text: string): string =>
+  text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+
+/** Escapes a property of a workflow command (`file=`, `title=`). Pure. */
+export const escapeProperty = (text: string): string => escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/** The ids of the contract's rules a story cites (`rule lease-equality-expires (docs/contract.md...`), in order, once each. Pure. */
+export function rulesOf(story: string): string[] {
+  return [...new Set([...story.matchAll(/\brule ([a-z0-9-]+) \(docs\/contract\.md/g)].map((m) => m[1] ?? ''))];
+}
+
+/**
+ * The rules that decided step `n` (from 1) of the fixture story `name`, worked out on the model
+ * (a fixture's story tells expectations, not rules); empty for an unknown story or step. Pure
+ * (reads the fixture files).
+ */
+export function fixtureRules(name: string, n: number): string[] {
+  if (!listFixtures().includes(name)) return [];
+  const fixture = loadFixture(name);
+  let state = initialState(fixture.config);
+  for (const [i, s] of fixture.steps.entries()) {
+    if (!('do' in s)) {
+      if (i + 1 === n) return 'restart' in s ? [...RESTART_RULES] : [];
+      continue;
+    }
+    const result = step(state, s.do);
+    if (i + 1 === n) return [...rulesExercised(state, s.do, result)];
+    state = result.state;
+  }
+  return [];
+}
+
+/** The command a story ends with that repeats it (`reproduce: ...` or `replay: ...`), if any. Pure. */
+export function repeatOf(story: string): string | undefined {
+  const lines = story.split('\n').map((l) => l.trim());
+  const find = (key: string): string | undefined =>
+    lines.find((l) => l.startsWith(`${key}: npx jobcheck `))?.slice(key.length + 2);
+  return find('reproduce') ?? find('replay');
+}
+
+/**
+ * The flags that name the target, for a command that runs the whole check again: from the
+ * campaign's reproduce line when there is one, else guessed from the target's name. Pure.
+ */
+function targetFlags(result: CheckResultJson): string {
+  const m = /^npx jobcheck check (.*?) --seed /.exec(result.failure?.reproduce ?? '');
+  if (m?.[1] !== undefined) return m[1];
+  const t = result.target;
+  if (t.startsWith('broken/')) return `--broken ${t.slice('broken/'.length)}`;
+  if (t === 'impl/JobStore') return '--builtin';
+  if (/\.(m?[jt]s)$/.test(t) && !t.includes(' ')) return `--module ${t}`;
+  return `--impl ${JSON.stringify(t)}`;
+}
+
+/** The command that runs the whole check again, with its seed and runs. Pure. */
+const checkAgain = (r: CheckResultJson): string =>
+  `npx jobcheck check ${targetFlags(r)} --seed ${r.seed} --runs ${r.runs}${r.shard === null ? '' : ` --shard ${r.shard.index}/${r.shard.count}`}`;
+
+/**
+ * The implementation's file a target names: the first word of the command (the script, not its
+ * interpreter) that is a file, as `exists` says; undefined when none is. Pure, given `exists`.
+ */
+export function implementationFile(target: string, exists: (path: string) => boolean): string | undefined {
+  const words = target.match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
+  return words.map((w) => w.replace(/^["']|["']$/g, '')).find((w) => /[./]/.test(w) && !w.startsWith('-') && exists(w));
+}
+
+const unescapeXml = (s: string): string =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+
+/** The failing cases of a JUnit file written by jobcheck: title, message, story. Pure. */
+function junitFailures(xml: string): Failed[] {
+  const out: Failed[] = [];
+  for (const suite of parseJunit(xml).suites) {
+    for (const c of suite.cases) {
+      const m = /<(failure|error) message="([^"]*)" type="([^"]*)">([\s\S]*?)<\/\1>/.exec(c);
+      if (m === null || m[3] === 'time_limit') continue;
+      const name = unescapeXml(/\sname="([^"]*)"/.exec(c)?.[1] ?? '');
+      const what = suite.name.replace(/^jobcheck\./, '');
+      const fixtureStep = what === 'fixtures' ? /^fixture .* fails at step (\d+)/.exec(unescapeXml(m[4] ?? '')) : null;
+      out.push({
+        ...(fixtureStep === null ? {} : { rules: fixtureRules(name, Number(fixtureStep[1])) }),
+        title:
+          m[3] === 'setup_error'
+            ? 'jobcheck could not start the check'
+            : `jobcheck: ${what === 'fixtures' ? 'fixture story ' : what === 'paths' ? 'path ' : ''}${name} diverges`,
+        message: unescapeXml(m[2] ?? ''),
+        story: unescapeXml(m[4] ?? ''),
+      });
+    }
+  }
+  return out;
+}
+
+/** The failures of a check without its JUnit file: its shortest one. Pure. */
+function resultFailures(results: readonly CheckResultJson[]): Failed[] {
+  return results.flatMap((r) =>
+    r.failure === null
+      ? []
+      : [
+          {
+            title: `jobcheck: ${r.failure.source === 'campaign' ? '' : `${r.failure.source} `}${r.failure.name} diverges`,
+            message: `diverges after ${r.failure.steps} steps`,
+            story: r.failure.story,
+          },
+        ],
+  );
+}
+
+/** The annotation line of one failure. Pure. */
+function annotation(f: Failed, file: string | undefined, fallback: string): string {
+  const rules = [...new Set([...rulesOf(f.story), ...(f.rules ?? [])])];
+  const repeat = repeatOf(f.story) ?? fallback;
+  const ruleText =
+    rules.length === 0
+      ? 'the story names no rule of the contract'
+      : `rule${rules.length === 1 ? '' : 's'} ${rules.join(', ')}`;
+  const message = `${f.message.split('\n')[0] ?? ''}\n${ruleText} (docs/contract.md)\nrepeat: ${repeat}`;
+  const props = [...(file === undefined ? [] : [`file=${escapeProperty(file)}`]), `title=${escapeProperty(f.title)}`];
+  return `::error ${props.join(',')}::${escapeData(message)}`;
+}
+
+/** A fenced block that no backtick run inside can close. Pure. */
+function fenced(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}text\n${text}\n${fence}`;
+}
+
+const pct = (hit: number, total: number): string => (total === 0 ? '-' : `${Math.round((100 * hit) / total)}%`);
+const code = (text: string): string => `\`${text.replace(/`/g, "'").replace(/\n/g, ' ')}\``;
+
+function coverageTable(coverage: CheckResultJson['coverage']): string[] {
+  return [
+    '| Coverage | Hit | Total | % |',
+    '|---|---:|---:|---:|',
+    ...COVERAGE_CATEGORIES.map(
+      (c) => `| ${c} | ${coverage[c].hit} | ${coverage[c].total} | ${pct(coverage[c].hit, coverage[c].total)} |`,
+    ),
+  ];
+}
+
+/** What a check result says beyond its story: the failing and not-run items. Pure. */
+function itemsOf(r: CheckResultJson): string[] {
+  const out: string[] = [];
+  if (r.fixtures.failed.length > 0)
+    out.push(`- fixture stories failing: ${r.fixtures.failed.map((f) => code(f.name)).join(', ')}`);
+  if (r.paths.failed.length > 0) out.push(`- paths failing: ${r.paths.failed.map(code).join(', ')}`);
+  const notRun = r.fixtures.notRun.length + r.paths.notRun.length;
+  if (notRun > 0) out.push(`- fixture stories and paths not run: ${notRun}`);
+  if (r.campaign.runs < r.campaign.runsPlanned)
+    out.push(`- random runs: ${r.campaign.runs} of ${r.campaign.runsPlanned} planned`);
+  return out;
+}
+
+/** The input of the step: a check's result, a merge's, or nothing (the check could not run). */
+export type GithubInput =
+  | { readonly kind: 'check'; readonly result: CheckResultJson }
+  | { readonly kind: 'merge'; readonly result: MergeResultJson }
+  | { readonly kind: 'none' };
+
+/** Options of githubStep. */
+export interface GithubStepOptions {
+  /** The JUnit file's text, when there is one. */
+  readonly junit?: string;
+  readonly junitPath?: string;
+  readonly exitCode?: number;
+  readonly reportDir?: string;
+  /** Whether a path names a file of the repository (for the annotations' `file=`). */
+  readonly exists?: (path: string) => boolean;
+}
+
+/** The summary, outputs and annotations of the step, from what the check wrote. Pure, given `exists`. */
+export function githubStep(input: GithubInput, options: GithubStepOptions = {}): GithubStep {
+  const exists = options.exists ?? (() => false);
+  const verdict = input.kind === 'none' ? 'error' : input.result.verdict;
+  const exitCode =
+    options.exitCode ?? (verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : verdict === 'incomplete' ? 3 : 2);
+  const results = input.kind === 'check' ? [input.result] : input.kind === 'merge' ? input.result.results : [];
+  const target = input.kind === 'none' ? undefined : input.result.target;
+  const file = target === undefined ? undefined : implementationFile(target, exists);
+  const failures = options.junit !== undefined ? junitFailures(options.junit) : resultFailures(results);
+  const first = results[0];
+  const fallback = first === undefined ? 'npx jobcheck check --help' : checkAgain({ ...first, shard: null });
+
+  const out: string[] = [`## jobcheck: ${VERDICT_LINE[verdict] ?? verdict}`, ''];
+  if (input.kind === 'none') {
+    out.push(`The check exited with code ${exitCode} and wrote no result.`);
+    const setup = failures[0];
+    if (setup !== undefined) out.push('', fenced(setup.message));
+    out.push('');
+  } else {
+    const r = input.result;
+    const shard =
+      input.kind === 'check' && input.result.shard !== null
+        ? `, shard ${input.result.shard.index}/${input.result.shard.count}`
+        : '';
+    out.push(
+      `Target ${code(r.target)}, seed ${r.seed}, ${r.runs} random runs planned${shard}; exit code ${exitCode}.`,
+      '',
+    );
+    if (input.kind === 'merge') {
+      out.push(
+        '| Part | Verdict |',
+        '|---|---|',
+        ...input.result.parts.map((p) => `| ${p.label} | ${p.verdict} |`),
+        '',
+      );
+    }
+    const failing = results
+      .filter((x) => x.failure !== null)
+      .sort((a, b) => (a.failure?.steps ?? 0) - (b.failure?.steps ?? 0))[0];
+    if (failing?.failure != null) {
+      const f = failing.failure;
+      const rules = rulesOf(f.story);
+      out.push(
+        `### The shortest story: ${f.name} (${f.source}, ${f.steps} steps)`,
+        '',
+        ...(rules.length === 0
+          ? []
+          : [`Rules: ${rules.map((x) => `[${x}](docs/contract.md#rule-${x})`).join(', ')}.`, '']),
+        fenced(f.story),
+        '',
+        `Repeat it: ${code(repeatOf(f.story) ?? f.reproduce ?? checkAgain(failing))}`,
+        '',
+      );
+    }
+    const items = results.flatMap(itemsOf);
+    if (items.length > 0) out.push(...items, '');
+    out.push(...coverageTable(r.coverage), '');
+  }
+  const report =
+    options.reportDir ??
+    (input.kind === 'check' ? input.result.report?.dir : input.kind === 'merge' ? input.result.report.dir : undefined);
+  const junit = options.junitPath ?? (input.kind === 'merge' ? input.result.report.junit : undefined);
+  return {
+    summary: `${out.join('\n')}\n`,
+    outputs: {
+      verdict,
+      'exit-code': String(exitCode),
+      ...(report === undefined ? {} : { report }),
+      ...(junit === undefined ? {} : { junit }),
+    },
+    annotations: failures.map((f) => annotation(f, file, fallback)),
+  };
+}
+
+/** Reads the --from file: a check's result, a merge's, or nothing when it is missing or empty (the check did not run). */
+async function readInput(file: string): Promise<GithubInput> {
+  if (!existsSync(file) || statSync(file).size === 0) return { kind: 'none' };
+  let data: unknown;
+  try {
+    data = JSON.parse(await readInputFile(file, MAX_ARTIFACT_BYTES));
+  } catch (error) {
+    throw new SetupError(`github: cannot read ${file}: ${(error as Error).message}`);
+  }
+  const format = (data as { format?: unknown } | null)?.format;
+  if (format === MERGE_JSON_FORMAT) return { kind: 'merge', result: data as MergeResultJson };
+  if (format !== CHECK_JSON_FORMAT)
+    throw new SetupError(`github: ${file} is not the --json result of jobcheck check or jobcheck merge`);
+  const r = checkResultSchema.safeParse(data);
+  if (!r.success) throw new SetupError(`github: ${file}: ${r.error.issues[0]?.path.join('.') ?? ''} is invalid`);
+  return { kind: 'check', result: r.data };
+}
+
+/** Runs `jobcheck github`; returns 0 (2 for misuse, by UsageError or SetupError). */
+export async function githubCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  const { values } = parseCommandArgs(
+    'github',
+    argv,
+    {
+      from: { type: 'string' },
+      junit: { type: 'string' },
+      'exit-code': { type: 'string' },
+      report: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    false,
+  );
+  if (values.help === true) {
+    io.stdout.write(GITHUB_USAGE);
+    return 0;
+  }
+  if (values.from === undefined) throw new UsageError("github: give the check's result with --from <result.json>");
+  const exitCode = values['exit-code'] === undefined ? undefined : Number(values['exit-code']);
+  if (exitCode !== undefined && !(Number.isInteger(exitCode) && exitCode >= 0 && exitCode <= 255))
+    throw new UsageError(`github: --exit-code must be 0 to 255 (got ${JSON.stringify(values['exit-code'])})`);
+  const input = await readInput(values.from);
+  const junitText =
+    values.junit !== undefined && existsSync(values.junit) && statSync(values.junit).size > 0
+      ? await readInputFile(values.junit, MAX_ARTIFACT_BYTES)
+      : undefined;
+  const step = githubStep(input, {
+    ...(junitText === undefined ? {} : { junit: junitText, junitPath: values.junit as string }),
+    ...(exitCode === undefined ? {} : { exitCode }),
+    ...(values.report === undefined ? {} : { reportDir: values.report }),
+    exists: (path) => existsSync(path) && statSync(path).isFile(),
+  });
+  const summaryFile = process.env['GITHUB_STEP_SUMMARY'];
+  const outputFile = process.env['GITHUB_OUTPUT'];
+  if (summaryFile !== undefined && summaryFile !== '') await appendFile(summaryFile, step.summary);
+  else io.stdout.write(step.summary);
+  const outputs = Object.entries(step.outputs).map(([k, v]) => `${k}=${v.replace(/[\r\n]+/g, ' ')}\n`);
+  if (outputFile !== undefined && outputFile !== '') await appendFile(outputFile, outputs.join(''));
+  for (const line of step.annotations) io.stdout.write(`${line}\n`);
+  return 0;
+}

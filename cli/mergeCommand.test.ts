@@ -1,0 +1,144 @@
+/**
+ * Merging the parts of a sharded check: the merged verdict is never kinder than a part, a part
+ * missing or twice is an error naming it, the merged JUnit file keeps every shard's cases under
+ * names of their own, and coverage.md opens with the verdict. The parts here are built by hand:
+ * docs/ci.test.ts runs real shards and the merge end to end.
+ */
+import { describe, expect, it } from 'vitest';
+import { emptyCoverage } from '../conformance/coverage/coverage.ts';
+import { coverageMarkdown } from '../conformance/coverage/coverageReport.ts';
+import type { CheckResultJson } from './checkJsonSchema.ts';
+import { coverageShard, exitCodeOf, mergeVerdicts, partsOf, shortestStory } from './mergeCommand.ts';
+import { junitShard, mergeJunit, parseJunit } from './mergeJunit.ts';
+
+/** A result of shard `index` of `count`, with only the fields the merge reads filled in. */
+const part = (
+  index: number,
+  count: number,
+  verdict: CheckResultJson['verdict'],
+  more: Partial<CheckResultJson> = {},
+) => ({
+  file: `shards/${index}/result.json`,
+  result: {
+    verdict,
+    seed: 1,
+    runs: 10,
+    target: 'python3 jobstore.py',
+    shard: { index, count },
+    stoppedByTimeLimit: verdict === 'incomplete',
+    failure: null,
+    ...more,
+  } as CheckResultJson,
+});
+
+const junit = (shard: string, cases: string): string =>
+  [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<testsuites name="jobcheck x" tests="1" failures="0" errors="0" skipped="0" time="0.000" timestamp="2025-01-31T12:00:00Z">',
+    '  <testsuite name="jobcheck.campaign" tests="1" failures="0" errors="0" skipped="0" time="0.000" timestamp="2025-01-31T12:00:00Z">',
+    '    <properties>',
+    '      <property name="seed" value="1"/>',
+    `      <property name="shard" value="${shard}"/>`,
+    '    </properties>',
+    `    ${cases}`,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+
+describe('jobcheck merge', () => {
+  it('calls the merge red when a part is red, incomplete when a part was stopped, and green only when every part agrees', () => {
+    expect(mergeVerdicts(['agree', 'diverge', 'incomplete'])).toBe('diverge');
+    expect(mergeVerdicts(['agree', 'incomplete'])).toBe('incomplete');
+    expect(mergeVerdicts(['agree', 'agree'])).toBe('agree');
+    expect(mergeVerdicts([])).toBe('incomplete');
+    expect([0, 1, 3]).toEqual((['agree', 'diverge', 'incomplete'] as const).map(exitCodeOf));
+  });
+
+  it('orders the parts by shard and names a missing part, a part twice, or a part of another check', () => {
+    expect(partsOf([part(2, 2, 'agree'), part(1, 2, 'diverge')]).map((p) => p.label)).toEqual([
+      'shard 1/2',
+      'shard 2/2',
+    ]);
+    expect(() => partsOf([part(1, 3, 'agree'), part(3, 3, 'agree')])).toThrow(/shard 2\/3 is missing/);
+    expect(() => partsOf([part(1, 2, 'agree')], 3)).toThrow(/split in 2, not 3/);
+    expect(() => partsOf([part(1, 2, 'agree'), part(1, 2, 'agree')])).toThrow(/shard 1\/2 is there twice/);
+    expect(() => partsOf([part(1, 2, 'agree'), part(2, 2, 'agree', { seed: 2 })])).toThrow(/seed 2, not 1/);
+    expect(() => partsOf([])).toThrow(/no check result/);
+  });
+
+  it('tells the shortest story among the parts', () => {
+    const story = (steps: number) =>
+      ({ source: 'campaign', name: 'random campaign', steps, story: `${steps} steps` }) as const;
+    const parts = partsOf([part(1, 2, 'diverge', { failure: story(7) }), part(2, 2, 'diverge', { failure: story(3) })]);
+    expect(shortestStory(parts)).toMatchObject({ part: { label: 'shard 2/2' }, story: '3 steps' });
+  });
+
+  it("knows a coverage file's shard by its campaign source", () => {
+    expect(coverageShard({ ...emptyCoverage(), sources: ['path suite x', 'campaign seed=1 shard=2/3'] })).toBe('2/3');
+    expect(coverageShard({ ...emptyCoverage(), sources: ['campaign seed=1'] })).toBeUndefined();
+  });
+
+  it("joins the JUnit files: every shard's campaign case under a name of its own, counts counted again", () => {
+    const one = parseJunit(
+      junit('1/2', '<testcase classname="jobcheck.campaign" name="random campaign" time="1.000"/>'),
+    );
+    const two = parseJunit(
+      junit(
+        '2/2',
+        '<testcase classname="jobcheck.campaign" name="random campaign" time="2.000">\n      <failure message="m" type="divergence">story</failure>\n    </testcase>',
+      ),
+    );
+    expect(junitShard(one)).toBe('1/2');
+    const xml = mergeJunit(
+      [
+        { label: 'shard 1/2', file: one },
+        { label: 'shard 2/2', file: two },
+      ],
+      '2025-01-31T12:00:00Z',
+    );
+    expect(xml).toContain('name="random campaign (shard 1/2)" time="1.000"/>');
+    expect(xml).toContain('name="random campaign (shard 2/2)" time="2.000">');
+    expect(xml).toMatch(/<testsuites name="jobcheck x" tests="2" failures="1" errors="0" skipped="0" time="3.000"/);
+    expect(xml).toContain('<property name="seed" value="1"/>');
+    expect(xml).toContain('<property name="shard (shard 2/2)" value="2/2"/>');
+    expect(() => parseJunit('<html/>')).toThrow(/not a JUnit file/);
+  });
+});
+
+describe('coverage.md', () => {
+  const check = {
+    kind: 'check',
+    verdict: 'diverge',
+    story: 'step 1 ``` differs',
+    runsPlanned: 10,
+    runsRun: 2,
+    pathsPlanned: 42,
+    pathsRun: 42,
+    stoppedEarly: 'divergence',
+  } as const;
+
+  it("opens with the check's verdict line and carries the story, so that it can be a job summary", () => {
+    const md = coverageMarkdown(emptyCoverage(), 'T', check);
+    expect(md.split('\n')[0]).toBe(
+      '**Verdict: DIVERGE from the model.** Random runs: 2 of 10 planned (the campaign stops at its first divergence); path suite: 42 of 42 paths.',
+    );
+    expect(md).toContain('## The shortest story\n\n````text\nstep 1 ``` differs\n````');
+  });
+
+  it('opens merged coverage with the merged verdict and the parts it names, or says there is none', () => {
+    const merged = {
+      kind: 'merged',
+      files: 2,
+      mergedVerdict: 'incomplete',
+      merged: ['shard 1/2 (a)', 'shard 2/2 (b)'],
+    } as const;
+    expect(coverageMarkdown(emptyCoverage(), 'T', merged).split('\n')[0]).toMatch(
+      /^\*\*Verdict: INCOMPLETE: .*\*\* \(merged from 2 files: shard 1\/2 \(a\); shard 2\/2 \(b\)\)\.$/,
+    );
+    expect(coverageMarkdown(emptyCoverage(), 'T', { kind: 'merged', files: 1 }).split('\n')[0]).toMatch(
+      /^\*\*No verdict\*\*/,
+    );
+    expect(coverageMarkdown(emptyCoverage(), 'T').split('\n')[0]).toBe('# T');
+  });
+});

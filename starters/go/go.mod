@@ -1,0 +1,3 @@
+module jobcheck.example/starter
+
+go 1.19
