@@ -39,6 +39,10 @@ export const DEFAULT_TIME_LIMIT_MS = 600_000;
 export const MAX_TIME_LIMIT_MS = 86_400_000;
 /** Exit code of a check that the time limit stopped before it finished, with nothing diverging. */
 export const EXIT_INCOMPLETE = 3;
+
+/** The exit code of a check's verdict, as `jobcheck check` (and `jobcheck merge`) exits: 0 agree, 1 diverge, 3 incomplete. Pure. */
+export const exitCodeOfVerdict = (verdict: 'agree' | 'diverge' | 'incomplete'): number =>
+  verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
 /** Most worker lanes `--workers` accepts. */
 export const MAX_WORKERS = 16;
 /** Default scenarios of the concurrent campaign. */
@@ -313,7 +317,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
         ? `${JSON.stringify(checkJson(report, ctx, files), null, 2)}\n`
         : renderCheckText(report, ctx, files, terminalColors(io.stdoutIsTTY === true)),
     );
-    return report.verdict === 'agree' ? 0 : report.verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
+    return exitCodeOfVerdict(report.verdict);
   } finally {
     budget.dispose();
     await target.close();

@@ -21,6 +21,7 @@ import { MAX_ARTIFACT_BYTES } from '../conformance/lockstep/artifact.ts';
 import { readInputFile } from '../conformance/outside/inputFile.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
+import { exitCodeOfVerdict } from './checkCommand.ts';
 import { CHECK_JSON_FORMAT, checkResultSchema } from './checkJsonSchema.ts';
 import type { CheckResultJson } from './checkJsonSchema.ts';
 import { RESTART_RULES, initialState, rulesExercised, step } from '../model/index.ts';
@@ -249,8 +250,7 @@ export interface GithubStepOptions {
 export function githubStep(input: GithubInput, options: GithubStepOptions = {}): GithubStep {
   const exists = options.exists ?? (() => false);
   const verdict = input.kind === 'none' ? 'error' : input.result.verdict;
-  const exitCode =
-    options.exitCode ?? (verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : verdict === 'incomplete' ? 3 : 2);
+  const exitCode = options.exitCode ?? (verdict === 'error' ? 2 : exitCodeOfVerdict(verdict)); // 2: the check could not start
   const results = input.kind === 'check' ? [input.result] : input.kind === 'merge' ? input.result.results : [];
   const target = input.kind === 'none' ? undefined : input.result.target;
   const file = target === undefined ? undefined : implementationFile(target, exists);

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { emptyCoverage } from '../conformance/coverage/coverage.ts';
 import { coverageMarkdown } from '../conformance/coverage/coverageReport.ts';
 import type { CheckResultJson } from './checkJsonSchema.ts';
-import { coverageShard, exitCodeOf, mergeVerdicts, partsOf, shortestStory } from './mergeCommand.ts';
+import { exitCodeOfVerdict } from './checkCommand.ts';
+import { coverageShard, mergeVerdicts, partsOf, shortestStory } from './mergeCommand.ts';
 import { junitShard, mergeJunit, parseJunit } from './mergeJunit.ts';
 
 /** A result of shard `index` of `count`, with only the fields the merge reads filled in. */
@@ -52,7 +53,7 @@ describe('jobcheck merge', () => {
     expect(mergeVerdicts(['agree', 'incomplete'])).toBe('incomplete');
     expect(mergeVerdicts(['agree', 'agree'])).toBe('agree');
     expect(mergeVerdicts([])).toBe('incomplete');
-    expect([0, 1, 3]).toEqual((['agree', 'diverge', 'incomplete'] as const).map(exitCodeOf));
+    expect([0, 1, 3]).toEqual((['agree', 'diverge', 'incomplete'] as const).map(exitCodeOfVerdict));
   });
 
   it('orders the parts by shard and names a missing part, a part twice, or a part of another check', () => {

@@ -23,6 +23,7 @@ import { MAX_ARTIFACT_BYTES } from '../conformance/lockstep/artifact.ts';
 import { readInputFile } from '../conformance/outside/inputFile.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
+import { exitCodeOfVerdict } from './checkCommand.ts';
 import { CHECK_JSON_FORMAT, checkResultSchema } from './checkJsonSchema.ts';
 import type { CheckResultJson } from './checkJsonSchema.ts';
 import { junitShard, mergeJunit, parseJunit } from './mergeJunit.ts';
@@ -60,9 +61,6 @@ export function mergeVerdicts(verdicts: readonly Verdict[]): Verdict {
   if (verdicts.length === 0 || verdicts.includes('incomplete')) return 'incomplete';
   return 'agree';
 }
-
-/** The exit code of a verdict, as `jobcheck check` gives it. Pure. */
-export const exitCodeOf = (verdict: Verdict): number => (verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : 3);
 
 /** A part of the merged check: its label, its result and the files it came from. */
 export interface MergedPart {
@@ -340,5 +338,5 @@ export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<
         '',
       ].join('\n'),
     );
-  return exitCodeOf(verdict);
+  return exitCodeOfVerdict(verdict);
 }
