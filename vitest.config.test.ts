@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SLOW_TESTS } from './vitest.config.ts';
+import { SLOW_IN_PAIRS, SLOW_TESTS } from './vitest.config.ts';
 
 /**
  * The two parts of the suite (vitest.config.ts) as vitest itself sees them: a name in the slow list
@@ -50,11 +50,19 @@ describe('the quick and the slow part of the suite', () => {
     );
   });
 
+  it('runs in pairs only files of the slow list', () => {
+    expect(SLOW_IN_PAIRS.filter((name) => !SLOW_TESTS.includes(name))).toEqual([]);
+  });
+
   it('puts every test file of the tree in exactly one part, the slow part being exactly the slow list', () => {
     const parts = partsAsVitestListsThem();
     const quick = parts.get('quick') ?? [];
-    const slow = (parts.get('slow') ?? []).sort();
-    expect([...parts.keys()].sort()).toEqual(['quick', 'slow']);
+    const alone = parts.get('slow') ?? [];
+    const paired = parts.get('slow-pairs') ?? [];
+    const slow = [...alone, ...paired].sort();
+    expect([...parts.keys()].sort()).toEqual(['quick', 'slow', 'slow-pairs']);
+    expect(paired.sort()).toEqual([...SLOW_IN_PAIRS].sort());
+    expect(alone.filter((file) => paired.includes(file))).toEqual([]);
     // A listed file that does not exist is the test above's to report.
     expect(slow).toEqual(SLOW_TESTS.filter((name) => existsSync(join(root, name))).sort());
     expect(quick.filter((file) => slow.includes(file))).toEqual([]);

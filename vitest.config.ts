@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
  * The suite in two parts. `quick` (`npm test`, the README's command) is every test file except the
  * ones listed below; it is meant to finish within 4 minutes on an idle two-core machine. `slow`
  * (`npm run test:slow`) is the list below: long scenarios, real installs, campaigns against durable
- * stores, runs that wait out timeouts on purpose. CI (`.ci/run`) runs both parts. A new test file
+ * stores, runs that wait out timeouts on purpose. Its vitest projects are `slow` (one file at a
+ * time) and `slow-pairs` (SLOW_IN_PAIRS, two at a time). CI (`.ci/run`) runs both parts. A new test file
  * is quick unless it is added here; vitest.config.test.ts holds the list to existing files and
  * every test file to exactly one part.
  *
@@ -62,6 +63,37 @@ export const SLOW_TESTS: readonly string[] = [
   'conformance/concurrent/run.test.ts',
   // ~11 s: competing workers through the real command, each a process of its own.
   'cli/concurrent.test.ts',
+  // ~10 s (~25 s at load 9): the failure story stepped through by clicks and keys in headless Chromium, three pages.
+  'cli/report/story/storyPage.test.ts',
+  // ~20 s: a lab story played to the end in headless Chromium (the page built first), and `lab --serve` as a process.
+  'cli/report/lab/labPage.test.ts',
+  // ~10 s: a race's history hovered, clicked and moved through by keys in headless Chromium.
+  'cli/report/race/racePage.test.ts',
+  // ~4 s: the run page's header and contents read back from the DOM in headless Chromium, keys and overflow.
+  'cli/report/pagePage.test.ts',
+  // ~4 s: compiles a Go program that decodes the Porcupine export into Porcupine's Operation fields.
+  'conformance/concurrent/porcupineExport.test.ts',
+];
+
+/**
+ * The files of the slow part that run two at a time: most of their time is spent waiting on other
+ * processes (npm installing, Go compiling, a browser rendering, a check of a small example with a
+ * generous time limit), not on the two cores, and none of them races a short timeout. The rest of
+ * the slow part runs one file at a time, as the quick part does: its cases wait out timeouts or
+ * drive peers whose replies must come within a few seconds.
+ */
+export const SLOW_IN_PAIRS: readonly string[] = [
+  'cli/pack.test.ts',
+  'cli/install.test.ts',
+  'starters/starters.test.ts',
+  'starters/chapter.test.ts',
+  'cli/github.test.ts',
+  'docs/ci.test.ts',
+  'cli/report/story/storyPage.test.ts',
+  'cli/report/lab/labPage.test.ts',
+  'cli/report/race/racePage.test.ts',
+  'cli/report/pagePage.test.ts',
+  'conformance/concurrent/porcupineExport.test.ts',
 ];
 
 /** Never test files: dependencies and scratch work. */
@@ -73,7 +105,11 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'quick', include: ['**/*.test.ts'], exclude: [...NOT_TESTS, ...SLOW_TESTS] } },
-      { extends: true, test: { name: 'slow', include: [...SLOW_TESTS], exclude: NOT_TESTS } },
+      {
+        extends: true,
+        test: { name: 'slow', include: [...SLOW_TESTS], exclude: [...NOT_TESTS, ...SLOW_IN_PAIRS], maxWorkers: 1 },
+      },
+      { extends: true, test: { name: 'slow-pairs', include: [...SLOW_IN_PAIRS], exclude: NOT_TESTS, maxWorkers: 2 } },
     ],
   },
 });

@@ -6,6 +6,7 @@
  * to the report directory. Exit code 0 agree, 1 diverge, 2 usage or setup error, 3 incomplete.
  */
 import { writeFile } from 'node:fs/promises';
+import { isAbsolute, relative } from 'node:path';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, choiceFlag, durationFlag, intFlag, parseCommandArgs } from './args.ts';
@@ -28,11 +29,16 @@ import { MAX_COMMANDS, MAX_RUNS, checkCampaignPlan, parsePath, shardRuns } from 
 import type { CampaignShard } from '../conformance/random/campaign.ts';
 import { MAX_CONCURRENT_RUNS, checkConcurrentPath } from '../conformance/concurrent/pathCheck.ts';
 import { ConformanceError } from '../conformance/errors.ts';
+import { RunFolder } from './report/runFolder.ts';
+import type { RunOutcome } from './report/runFolder.ts';
+import { DEFAULT_KEEP_RUNS, DEFAULT_REPORT_DIR } from './report/runHistory.ts';
+import { checkHeadline } from './report/checkHeadline.ts';
+import { JOBCHECK_VERSION } from './report/version.ts';
 
 /** Default number of random runs. */
 export const DEFAULT_RUNS = 300;
-/** Default report directory. */
-export const DEFAULT_REPORT_DIR = '.jobcheck/report';
+// The default report directory is where `jobcheck report --list` looks too, which loads none of the engine.
+export { DEFAULT_REPORT_DIR } from './report/runHistory.ts';
 /** Default time limit of a whole check, in ms (ten minutes). */
 export const DEFAULT_TIME_LIMIT_MS = 600_000;
 /** Longest time limit accepted, in ms (a day). */
@@ -85,7 +91,10 @@ Options:
                        exploration), first (before the fixture stories) or only (nothing else runs)
   --fail-fast          stop at the first divergence of any phase: its story is told (a campaign's
                        still shrunk), the verdict is DIVERGE, and what came after is reported not run
-  --report <dir>       where to write failure.json and coverage.{json,md,html} (default ${DEFAULT_REPORT_DIR})
+  --report <dir>       where to write failure.json and coverage.{json,md,html} (default ${DEFAULT_REPORT_DIR});
+                       each run also gets a folder runs/<time>-<verdict>/ there with its page, index.html,
+                       and the implementation's stderr, and latest links to the newest (jobcheck report --list)
+  --keep-runs <n>      run folders kept in the report directory, the oldest deleted first (default ${DEFAULT_KEEP_RUNS})
   --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
   --json               print the result as JSON instead of text
   -h, --help           show this text
@@ -153,6 +162,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       'concurrent-path': { type: 'string' },
       concurrent: { type: 'string' },
       'fail-fast': { type: 'boolean' },
+      'keep-runs': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     false,
@@ -237,89 +247,183 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   const parallel =
     values.parallel === undefined ? undefined : intFlag('check', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
   const dir = values.report ?? DEFAULT_REPORT_DIR;
+  const keepRuns = intFlag('check', 'keep-runs', values['keep-runs'], DEFAULT_KEEP_RUNS, 1, MAX_KEEP_RUNS);
   const junit = values.junit;
   // Every destination is checked before any work, so that a bad one costs nothing.
   await prepareReportDir('check', dir);
   if (junit !== undefined) await prepareOutputFile('check', 'the JUnit file', junit);
   const startedAt = new Date();
-  // A CheckBudget: the waits of a phase the check gives up (a timeout, --fail-fast) end at once too.
-  const budget = new CheckBudget(timeLimitMs);
-  // A check that cannot start (exit 2) still writes its JUnit file: one error case, so that the CI page says why.
-  const target = await resolveTarget('check', { ...values, timeout, budget, parallel }, io).catch(
-    async (error: unknown) => {
-      budget.dispose();
-      await writeSetupJunit(junit, error, 'check', startedAt);
-      throw error;
-    },
-  );
+  const run = await RunFolder.start(dir, startedAt).catch((error: Error) => {
+    throw new SetupError(`check: cannot create the run's folder in ${dir}: ${error.message}`);
+  });
+  const outcome = {
+    argv: ['check', ...argv],
+    seed,
+    version: JOBCHECK_VERSION,
+    target: targetOfFlags(values),
+    copies: REPORT_COPIES,
+  };
+  let checked: Checked;
   try {
-    if (concurrentPath !== undefined && workers >= 2) {
-      // Whether the target's factory can pause shapes the path (fast-check's scheduler is part of it).
-      const named = {
-        factory: target.concurrentFactory,
-        workers,
-        seed,
-        path: concurrentPath,
-        what: '--concurrent-path',
-      };
-      await checkConcurrentPath(named).catch((error: unknown) => {
-        throw asUsageError(error);
-      });
-    }
-    const implementation = await preflight(target, PATH_CONFIG).catch(async (error: unknown) => {
-      await writeSetupJunit(junit, error, target.name, startedAt);
-      throw error;
-    });
-    const progress = progressLine(io.isTTY);
-    const report = await runCheck(target, {
-      runs,
-      seed,
-      budget,
-      noExplore: values['no-explore'] === true,
-      failFast: values['fail-fast'] === true,
-      ...(maxCommands === undefined ? {} : { maxCommands }),
-      ...(values.path === undefined ? {} : { path: values.path }),
-      ...(shard === undefined ? {} : { shard }),
-      ...(workers < 2
-        ? {}
-        : {
-            concurrent: {
-              workers,
-              runs: concurrentRuns,
-              ...(concurrentPath === undefined ? {} : { path: concurrentPath }),
-              ...(timeout === undefined ? {} : { timeoutMs: timeout }),
-              ...(when === undefined ? {} : { when }),
-            },
-          }),
-      onProgress: (p) => progress.update(p),
-    }).finally(() => progress.stop());
-    const ctx: CheckContext = {
-      target: target.name,
-      flags: target.flags,
-      implementation,
-      seed,
-      runs,
-      timeLimitMs,
-      ...(maxCommands === undefined ? {} : { maxCommands }),
-      ...(shard === undefined ? {} : { shard }),
-      ...(workers < 2 ? {} : { workers }),
-    };
-    const files = await writeReportFiles(dir, report, ctx).catch((error: Error) => {
-      throw new SetupError(`check: cannot write the report to ${dir}: ${error.message}`);
-    });
-    if (junit !== undefined) {
-      await writeFile(junit, checkJunit(report, ctx, startedAt)).catch((error: Error) => {
-        throw new SetupError(`check: cannot write the JUnit file ${junit}: ${error.message}`);
-      });
-    }
-    io.stdout.write(
-      values.json === true
-        ? `${JSON.stringify(checkJson(report, ctx, files), null, 2)}\n`
-        : renderCheckText(report, ctx, files, terminalColors(io.stdoutIsTTY === true)),
-    );
-    return exitCodeOfVerdict(report.verdict);
-  } finally {
-    budget.dispose();
-    await target.close();
+    checked = await checkInto(run);
+  } catch (error) {
+    // A usage error ran nothing: its folder goes. Anything else is a run that could not run, told in its folder.
+    if (error instanceof UsageError) await run.discard().catch(() => undefined);
+    else
+      await run
+        .finish(
+          {
+            ...outcome,
+            verdict: 'error',
+            exitCode: 2,
+            headline: `The check could not run: ${error instanceof Error ? error.message : String(error)}`,
+            durationMs: Date.now() - startedAt.getTime(),
+            failure: null,
+            error: error instanceof Error ? error.message : String(error),
+          },
+          keepRuns,
+        )
+        .catch(() => undefined);
+    throw error;
   }
+  const { report, ctx, files } = checked;
+  const exitCode = exitCodeOfVerdict(report.verdict);
+  const finished = await run
+    .finish(
+      {
+        ...outcome,
+        target: targetName(ctx.target, values.module),
+        verdict: report.verdict,
+        exitCode,
+        headline: checkHeadline(report),
+        durationMs: report.durationMs,
+        failure: report.failure,
+      },
+      keepRuns,
+    )
+    .catch((error: Error) => {
+      throw new SetupError(`check: cannot write the run's folder ${run.dir}: ${error.message}`);
+    });
+  const shown = { ...files, page: finished.page };
+  io.stdout.write(
+    values.json === true
+      ? `${JSON.stringify(checkJson(report, ctx, shown), null, 2)}\n`
+      : renderCheckText(report, ctx, shown, terminalColors(io.stdoutIsTTY === true)),
+  );
+  return exitCode;
+
+  /** Runs the check, its stderr going to the run's folder, and writes the report files and the JUnit file. */
+  async function checkInto(run: RunFolder): Promise<Checked> {
+    // A CheckBudget: the waits of a phase the check gives up (a timeout, --fail-fast) end at once too.
+    const budget = new CheckBudget(timeLimitMs);
+    const stderrSink = (source: string, line: string): void => run.stderr.line(source, line);
+    // A check that cannot start (exit 2) still writes its JUnit file: one error case, so that the CI page says why.
+    const target = await resolveTarget('check', { ...values, timeout, budget, parallel, stderrSink }, io).catch(
+      async (error: unknown) => {
+        budget.dispose();
+        await writeSetupJunit(junit, error, 'check', startedAt);
+        throw error;
+      },
+    );
+    try {
+      if (concurrentPath !== undefined && workers >= 2) {
+        // Whether the target's factory can pause shapes the path (fast-check's scheduler is part of it).
+        const named = {
+          factory: target.concurrentFactory,
+          workers,
+          seed,
+          path: concurrentPath,
+          what: '--concurrent-path',
+        };
+        await checkConcurrentPath(named).catch((error: unknown) => {
+          throw asUsageError(error);
+        });
+      }
+      const implementation = await preflight(target, PATH_CONFIG).catch(async (error: unknown) => {
+        await writeSetupJunit(junit, error, target.name, startedAt);
+        throw error;
+      });
+      const progress = progressLine(io.isTTY);
+      const report = await runCheck(target, {
+        runs,
+        seed,
+        budget,
+        noExplore: values['no-explore'] === true,
+        failFast: values['fail-fast'] === true,
+        ...(maxCommands === undefined ? {} : { maxCommands }),
+        ...(values.path === undefined ? {} : { path: values.path }),
+        ...(shard === undefined ? {} : { shard }),
+        ...(workers < 2
+          ? {}
+          : {
+              concurrent: {
+                workers,
+                runs: concurrentRuns,
+                ...(concurrentPath === undefined ? {} : { path: concurrentPath }),
+                ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+                ...(when === undefined ? {} : { when }),
+              },
+            }),
+        onProgress: (p) => progress.update(p),
+      }).finally(() => progress.stop());
+      const ctx: CheckContext = {
+        target: target.name,
+        flags: target.flags,
+        implementation,
+        seed,
+        runs,
+        timeLimitMs,
+        ...(maxCommands === undefined ? {} : { maxCommands }),
+        ...(shard === undefined ? {} : { shard }),
+        ...(workers < 2 ? {} : { workers }),
+      };
+      const files = await writeReportFiles(dir, report, ctx).catch((error: Error) => {
+        throw new SetupError(`check: cannot write the report to ${dir}: ${error.message}`);
+      });
+      if (junit !== undefined) {
+        await writeFile(junit, checkJunit(report, ctx, startedAt)).catch((error: Error) => {
+          throw new SetupError(`check: cannot write the JUnit file ${junit}: ${error.message}`);
+        });
+      }
+      return { report, ctx, files };
+    } finally {
+      budget.dispose();
+      await target.close();
+    }
+  }
+}
+
+/** Most run folders `--keep-runs` keeps. */
+export const MAX_KEEP_RUNS = 10_000;
+
+/** The files of the report directory a run's folder keeps a copy of, with what the page says they are. */
+const REPORT_COPIES = [
+  { href: 'coverage.html', label: 'the coverage page' },
+  { href: 'coverage.md', label: 'its summary' },
+  { href: 'failure.json', label: 'the story, for jobcheck replay' },
+] as const;
+
+/** A finished check before its run's folder is written. */
+interface Checked {
+  readonly report: Awaited<ReturnType<typeof runCheck>>;
+  readonly ctx: CheckContext;
+  readonly files: Awaited<ReturnType<typeof writeReportFiles>>;
+}
+
+/** A module's path relative to the working directory, as run.json records targets; any other target as named. Pure but for the working directory. */
+function targetName(name: string, module: string | undefined): string {
+  return module !== undefined && isAbsolute(module) ? relative(process.cwd(), module) || '.' : name;
+}
+
+/** The target a run that could not start records: what its flags named. */
+function targetOfFlags(values: {
+  impl?: string | undefined;
+  module?: string | undefined;
+  builtin?: boolean | undefined;
+  broken?: string | undefined;
+}): RunOutcome['target'] {
+  if (values.impl !== undefined) return values.impl.trim();
+  if (values.module !== undefined) return targetName(values.module, values.module);
+  if (values.broken !== undefined) return `broken/${values.broken}`;
+  return values.builtin === true ? 'impl/JobStore' : '(none)';
 }

@@ -218,6 +218,10 @@ export const checkResultSchema = z
         coverageJson: z.string().describe('coverage.json, the counts (docs/coverage-format.md)'),
         coverageMd: z.string().describe('coverage.md'),
         coverageHtml: z.string().describe('coverage.html, the page with the lifecycle diagram'),
+        page: z
+          .string()
+          .optional()
+          .describe("the run's page: index.html in its folder runs/<time>-<verdict>/, through the latest link"),
       })
       .optional()
       .describe('the files written into the report directory'),

@@ -85,7 +85,14 @@ describe('check, replay and coverage work together', () => {
     const report = join(dir, 'fifo');
     const check = await cli('check', '--broken', 'global-fifo', '--seed', '1', '--runs', '100', '--report', report);
     expect(check.code).toBe(1);
-    expect((await readdir(report)).sort()).toEqual(['coverage.html', 'coverage.json', 'coverage.md', 'failure.json']);
+    expect((await readdir(report)).sort()).toEqual([
+      'coverage.html',
+      'coverage.json',
+      'coverage.md',
+      'failure.json',
+      'latest',
+      'runs',
+    ]);
     const artifact = join(report, 'failure.json');
     expect(check.stdout).toContain(`replay: npx jobcheck replay ${artifact} --broken global-fifo`);
     const again = await cli('replay', artifact, '--broken', 'global-fifo');

@@ -3,11 +3,11 @@
  * setup failure into one line on stderr and exit code 2, never a stack trace. Callable in-process
  * (tests pass their own streams); cli/main.ts runs it for the real process.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
 import { DriverMissingError } from '../impl/DriverMissingError.ts';
 import { outsideText } from '../conformance/outside/outsideText.ts';
+import { JOBCHECK_VERSION } from './report/version.ts';
 
 /** Usage text of `jobcheck` itself. */
 export const MAIN_USAGE = `Usage: jobcheck <command> [options]
@@ -23,8 +23,10 @@ Commands:
   coverage   merge coverage JSON files and write the Markdown and HTML reports
   merge      join the parts of a check run with --shard: one verdict, coverage report and JUnit file
   github     write a GitHub Actions job summary, outputs and annotations from a check's --json result
+  report     list the runs kept in the report directory, newest first (--list)
   paths      list the path suite enumerated from the lifecycle machine
   demo       tell the failure stories step by step, from the reference model
+  lab        a page to predict the stories step by step, the model running in it (written or served)
   serve      serve a built-in store over the jobcheck/1 and jobcheck/2 protocols on stdin and stdout
 
 Run "jobcheck <command> --help" for the options of a command, "jobcheck --version" for the
@@ -32,17 +34,8 @@ version. Documentation: docs/cli.md and, for implementations in other languages,
 shipped in the package (node_modules/jobcheck/docs/) and at https://github.com/jobcheck/jobcheck#readme.
 `;
 
-/**
- * The version of the package (package.json), as `jobcheck --version` prints it. The file is one
- * folder up from the sources (cli/) and two from the built code (dist/cli/).
- */
-export const VERSION: string = ((): string => {
-  const file = ['../package.json', '../../package.json']
-    .map((up) => new URL(up, import.meta.url))
-    .find((url) => existsSync(url));
-  if (file === undefined) return 'unknown';
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-})();
+/** The version of the package (package.json), as `jobcheck --version` prints it and each run records it. */
+export const VERSION: string = JOBCHECK_VERSION;
 
 // Each command is loaded when it is run, not before: together they load the engine, zod,
 // fast-check and xstate, which would make `jobcheck --help` several times slower to start than
@@ -56,6 +49,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<n
   github: async (argv, io) => (await import('./github.ts')).githubCommand(argv, io),
   paths: async (argv, io) => (await import('./pathsCommand.ts')).pathsCommand(argv, io),
   profile: async (argv, io) => (await import('./profileCommand.ts')).profileCommand(argv, io),
+  report: async (argv, io) => (await import('./reportCommand.ts')).reportCommand(argv, io),
+  lab: async (argv, io) => (await import('./labCommand.ts')).labCommand(argv, io),
   serve: async (argv, io) => (await import('./serveCommand.ts')).serveCommand(argv, io),
   demo: async (argv, io) =>
     (await import('./demo/index.ts')).runDemo([...argv], {
@@ -63,6 +58,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<n
       stdout: io.stdout,
       stderr: io.stderr,
       isTTY: (io.stdin as { isTTY?: boolean } | undefined)?.isTTY === true,
+      stdoutIsTTY: io.stdoutIsTTY === true,
     }),
 };
 

@@ -84,6 +84,24 @@ export interface TargetFlags {
   readonly budget?: Budget | undefined;
   /** `--parallel`, when given. */
   readonly parallel?: number | undefined;
+  /** Receives every stderr line of the implementation's processes, with the name of the process (`impl 4242`). */
+  readonly stderrSink?: ((source: string, line: string) => void) | undefined;
+}
+
+/** The stderr handler of a target's processes: passed through with --verbose, and given to the sink. */
+function stderrHandler(
+  flags: TargetFlags,
+  io: { stderr: { write(text: string): unknown } },
+  kind: string,
+): { onStderr?: (line: string, pid: number | undefined) => void } {
+  const sink = flags.stderrSink;
+  if (flags.verbose !== true && sink === undefined) return {};
+  return {
+    onStderr: (line, pid) => {
+      if (flags.verbose === true) io.stderr.write(`[impl] ${line}\n`);
+      sink?.(pid === undefined ? kind : `${kind} ${pid}`, line);
+    },
+  };
 }
 
 /**
@@ -120,12 +138,12 @@ export async function resolveTarget(
       spares: PROCESS_SPARES,
       ...(flags.timeout === undefined ? {} : { replyTimeoutMs: flags.timeout, startTimeoutMs: 2 * flags.timeout }),
       ...(flags.fresh === true ? { reuse: false } : {}),
-      ...(flags.verbose === true ? { onStderr: (line: string) => io.stderr.write(`[impl] ${line}\n`) } : {}),
+      ...stderrHandler(flags, io, 'impl'),
       ...(flags.budget === undefined ? {} : { budget: flags.budget }),
     });
     const concurrent = concurrentProcessFactory(cmd, {
       ...(flags.timeout === undefined ? {} : { replyTimeoutMs: flags.timeout, startTimeoutMs: 2 * flags.timeout }),
-      ...(flags.verbose === true ? { onStderr: (line: string) => io.stderr.write(`[impl] ${line}\n`) } : {}),
+      ...stderrHandler(flags, io, 'workers'),
       ...(flags.budget === undefined ? {} : { budget: flags.budget }),
     });
     return {
@@ -155,6 +173,7 @@ export async function resolveTarget(
         ...(flags.budget === undefined ? {} : { budget: flags.budget }),
         onStderr: (line: string) => {
           if (flags.verbose === true || !line.startsWith(MODULE_FAILURE_MARK)) io.stderr.write(`[module] ${line}\n`);
+          if (!line.startsWith(MODULE_FAILURE_MARK)) flags.stderrSink?.('module', line);
         },
       });
     } catch (error) {

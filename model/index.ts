@@ -65,3 +65,5 @@ export { UnsupportedMachineError, compileMachine } from './compileMachine.ts';
 export type { CompiledMachine, CompiledTransition } from './compileMachine.ts';
 export type { ModelVariant, VariantName } from './variants.ts';
 export { MODEL_VARIANTS, VARIANT_NAMES, composeVariants, modelVariant, uncappedDelay } from './variants.ts';
+export type { ExplainOptions, Explanation } from './explain.ts';
+export { explainRestart, explainSnapshotCopy, explainStep } from './explain.ts';

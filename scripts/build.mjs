@@ -51,4 +51,12 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
 cpSync(join(root, 'model/fixtures'), join(root, 'dist/model/fixtures'), { recursive: true });
+// The lab's page runs the model in the browser: bundle it here with vite (a devDependency), so an
+// installed package, which has no vite, can still write the page (cli/report/lab/labBundle.ts).
+const labOut = 'dist/cli/report/lab/lab-model.js';
+const lab = spawnSync(process.execPath, ['--import', 'tsx', 'cli/report/lab/buildLabBundle.ts', labOut], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (lab.status !== 0) process.exit(lab.status ?? 1);
 writeFileSync(stamp, hash);

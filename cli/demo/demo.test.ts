@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ruleOf } from '../../contract/rules.ts';
 import { listFixtures } from '../../model/fixtures.ts';
 import { NOT_INTERACTIVE, runDemo } from './demo.ts';
@@ -48,6 +48,7 @@ async function demo(
   argv: string[],
   input: string[] = [],
   isTTY = false,
+  stdoutIsTTY = false,
 ): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
@@ -56,6 +57,7 @@ async function demo(
     stdout: { write: (s: string) => (out += s) },
     stderr: { write: (s: string) => (err += s) },
     isTTY,
+    stdoutIsTTY,
   });
   return { code, out, err };
 }
@@ -145,6 +147,34 @@ describe('jobcheck demo', () => {
     expect(steps[2]).not.toContain('rule ');
   });
 
+  it('answers a wrong guess on a step that moved nothing with why: the lease runs until 5; now is 4', async () => {
+    // Step 3 is a claim at now=4 while worker-1's lease runs until 5: the guess "ready" is wrong.
+    const answers = ['ready - 0\n', 'running 1 0\n', 'ready - 0\n', 'q\n'];
+    const { out } = await demo(['--predict', 'lease-boundary-now4-now5'], answers, true);
+    const steps = out.split(/\nStep \d of \d+\n/);
+    expect(steps[3]).toContain('why      job J-12 is running under token 1: the lease runs until 5; now is 4');
+    expect(steps[3]).toContain('rule     no contract rule decided this step');
+    expect(out).not.toContain('nothing was due to change');
+    expect(steps[2]).not.toContain('why ');
+  });
+
+  it('colours a terminal: right fields green, wrong red, the why yellow; NO_COLOR and pipes get plain text', async () => {
+    vi.stubEnv('NO_COLOR', '');
+    vi.stubEnv('FORCE_COLOR', '');
+    vi.stubEnv('TERM', 'xterm');
+    const answers = ['ready - 0\n', 'running 1 0\n', 'ready - 0\n', 'q\n'];
+    const coloured = await demo(['--predict', 'lease-boundary-now4-now5'], answers, true, true);
+    expect(coloured.out).toContain('\x1b[32mstatus right\x1b[39m');
+    expect(coloured.out).toContain('\x1b[31mstatus wrong (you said ready, it is running)\x1b[39m');
+    expect(coloured.out).toContain(
+      '\x1b[33mjob J-12 is running under token 1: the lease runs until 5; now is 4\x1b[39m',
+    );
+    expect((await demo(['normal'], [], false, true)).out).toContain('\x1b[1mStep 1 of 5\x1b[22m');
+    expect((await demo(['normal'], [], false, false)).out).not.toContain('\x1b[');
+    vi.stubEnv('NO_COLOR', '1');
+    expect((await demo(['--predict', 'lease-boundary-now4-now5'], answers, true, true)).out).not.toContain('\x1b[');
+  });
+
   it('tells every fixture without disagreeing with it', async () => {
     for (const name of listFixtures()) {
       const { code, out } = await demo([name]);
@@ -152,6 +182,10 @@ describe('jobcheck demo', () => {
       expect(code, name).toBe(0);
     }
   });
+});
+
+afterEach(() => {
+  vi.unstubAllEnvs();
 });
 
 describe('predictions', () => {

@@ -2,13 +2,16 @@
  * `jobcheck demo [story] [--predict]`: tells a failure story as a step-by-step trace from the
  * reference model. Without a story it lists the stories. With `--predict` on a terminal it pauses
  * before each step and asks the reader to predict the focus job's status and token and the
- * account's balance, then shows the answer, answers a wrong guess with the contract rule that
- * decided the step, and keeps score; when stdin is not a terminal it says so
- * in one line and prints the trace without pausing, so scripts and docs can run it.
+ * account's balance, then shows the answer, answers a wrong guess with why (the guard that decided
+ * the step and its values, model/explain.ts) and the contract rules that decided it, and keeps
+ * score; when stdin is not a terminal it says so in one line and prints the trace without pausing,
+ * so scripts and docs can run it. Colour on a terminal only, as cli/output/colour.ts decides.
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { PREDICT_HINT, parsePrediction, ruleLines, scorePrediction } from './predict.ts';
+import { terminalColors } from '../output/colour.ts';
+import type { Colors } from '../output/colour.ts';
+import { PREDICT_HINT, answerLines, parsePrediction, scorePrediction } from './predict.ts';
 import {
   renderFinal,
   renderStepAfter,
@@ -31,6 +34,11 @@ export interface DemoIO {
   readonly stderr?: { write(text: string): unknown };
   /** Whether stdin is an interactive terminal (only then does `--predict` pause). */
   readonly isTTY: boolean;
+  /**
+   * Whether stdout is a terminal: only then is the output coloured, unless NO_COLOR or FORCE_COLOR
+   * say otherwise (cli/output/colour.ts); false when absent.
+   */
+  readonly stdoutIsTTY?: boolean;
 }
 
 /** The usage text of `jobcheck demo`. */
@@ -47,7 +55,7 @@ export const DEMO_USAGE = `Usage: jobcheck demo [story | story-file.json | --all
 export const NOT_INTERACTIVE = 'stdin is not a terminal: --predict shows the story without pausing.\n';
 
 /** Asks before each step, reveals the answer, keeps the score. Ends early on `q` or end of input. */
-async function playPredict(trace: StoryTrace, io: DemoIO): Promise<void> {
+async function playPredict(trace: StoryTrace, io: DemoIO, colors: Colors): Promise<void> {
   const rl = createInterface({ input: io.stdin, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
   const out = (text: string): void => void io.stdout.write(text);
@@ -55,9 +63,9 @@ async function playPredict(trace: StoryTrace, io: DemoIO): Promise<void> {
   let asked = 0;
   let quit = false;
   try {
-    out(`${renderStoryHeader(trace.story)}\n\nBefore each step, predict: ${PREDICT_HINT}\n`);
+    out(`${renderStoryHeader(trace.story, colors)}\n\nBefore each step, predict: ${PREDICT_HINT}\n`);
     for (const s of trace.steps) {
-      out(`\n${renderStepBefore(s, trace.steps.length)}\n`);
+      out(`\n${renderStepBefore(s, trace.steps.length, colors)}\n`);
       if (!quit) {
         for (;;) {
           out(`  predict  > `);
@@ -73,19 +81,19 @@ async function playPredict(trace: StoryTrace, io: DemoIO): Promise<void> {
             out(`  could not read that: ${guess.error}\n`);
             continue;
           }
-          const { points: p, verdict } = scorePrediction(guess, s.focus);
+          const { points: p, verdict } = scorePrediction(guess, s.focus, colors);
           points += p;
           asked += 3;
           out(`  verdict  ${verdict}\n`);
-          // A wrong guess is answered with the rule that decides it.
-          if (p < 3) out(`${ruleLines(s.rules).join('\n')}\n`);
+          // A wrong guess is answered with why: the deciding guards' values, then the rules.
+          if (p < 3) out(`${answerLines(s, colors).join('\n')}\n`);
           break;
         }
       }
-      out(`${renderStepAfter(s, trace.story)}\n`);
-      if (asked > 0 && !quit) out(`  score    ${points}/${asked}\n`);
+      out(`${renderStepAfter(s, trace.story, colors)}\n`);
+      if (asked > 0 && !quit) out(`  score    ${colors.bold(`${points}/${asked}`)}\n`);
     }
-    out(`\n${renderFinal(trace)}\n\nScore: ${points} of ${asked} predictions right.\n`);
+    out(`\n${renderFinal(trace, colors)}\n\n${colors.bold(`Score: ${points} of ${asked} predictions right.`)}\n`);
   } finally {
     rl.close();
   }
@@ -102,7 +110,9 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
     stdout: process.stdout,
     stderr: process.stderr,
     isTTY: process.stdin.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
   };
+  const colors = terminalColors(streams.stdoutIsTTY === true);
   const err = (text: string): void => void (streams.stderr ?? streams.stdout).write(text);
   const options = {
     predict: { type: 'boolean', default: false },
@@ -137,7 +147,7 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
       let faithful = true;
       for (const story of listStories()) {
         const trace = traceStory(findStory(story.name));
-        streams.stdout.write(`${renderTrace(trace)}\n`);
+        streams.stdout.write(`${renderTrace(trace, colors)}\n`);
         faithful &&= trace.steps.every((s) => s.mismatches.length === 0) && trace.finalMismatches.length === 0;
       }
       return faithful ? 0 : 1;
@@ -147,10 +157,10 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
       return 0;
     }
     const trace = traceStory(findStory(name));
-    if (values.predict && streams.isTTY) await playPredict(trace, streams);
+    if (values.predict && streams.isTTY) await playPredict(trace, streams, colors);
     else {
       if (values.predict) streams.stdout.write(NOT_INTERACTIVE);
-      streams.stdout.write(renderTrace(trace));
+      streams.stdout.write(renderTrace(trace, colors));
     }
     const faithful = trace.steps.every((s) => s.mismatches.length === 0) && trace.finalMismatches.length === 0;
     return faithful ? 0 : 1;

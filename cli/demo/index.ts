@@ -5,7 +5,7 @@
 export type { DemoIO } from './demo.ts';
 export { DEMO_USAGE, NOT_INTERACTIVE, runDemo } from './demo.ts';
 export type { Prediction } from './predict.ts';
-export { PREDICT_HINT, parsePrediction, ruleLines, scorePrediction } from './predict.ts';
+export { PREDICT_HINT, answerLines, parsePrediction, ruleLines, scorePrediction, whyLines } from './predict.ts';
 export {
   renderFinal,
   renderFocus,

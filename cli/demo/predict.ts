@@ -7,7 +7,10 @@
 import type { JobStatus } from '../../contract/index.ts';
 import { RULES } from '../../contract/rules.ts';
 import type { RuleId } from '../../contract/rules.ts';
-import type { FocusView } from './trace.ts';
+import type { Explanation } from '../../model/explain.ts';
+import type { Colors } from '../output/colour.ts';
+import { plainColors } from './colours.ts';
+import type { FocusView, TracedStep } from './trace.ts';
 
 /** A reader's guess for one step. Null status means "not submitted yet"; null token means "no delivery". */
 export interface Prediction {
@@ -45,10 +48,14 @@ export function parsePrediction(line: string): Prediction | { readonly error: st
   };
 }
 
-/** Points for one prediction (one per field right, out of 3) and a line saying which were right. Pure. */
+/**
+ * Points for one prediction (one per field right, out of 3) and a line saying which were right,
+ * right fields green and wrong ones red when `colors` colour. Pure.
+ */
 export function scorePrediction(
   guess: Prediction,
   actual: FocusView,
+  colors: Colors = plainColors,
 ): { readonly points: number; readonly verdict: string } {
   const show = (v: string | number | null): string => (v === null ? '-' : String(v));
   const fields: Array<[string, string | number | null, string | number | null]> = [
@@ -60,19 +67,34 @@ export function scorePrediction(
   const parts = fields.map(([name, g, a]) => {
     if (g === a) {
       points++;
-      return `${name} right`;
+      return colors.green(`${name} right`);
     }
-    return `${name} wrong (you said ${show(g)}, it is ${show(a)})`;
+    return colors.red(`${name} wrong (you said ${show(g)}, it is ${show(a)})`);
   });
   return { points, verdict: parts.join(', ') };
 }
 
 /**
- * The answer to a wrong guess: the contract rules that decided the step, each with its sentence
- * from docs/contract.md (bold marks dropped), one line each; a note when no rule decided it. Pure.
+ * The contract rules that decided a step, each with its sentence from docs/contract.md (bold marks
+ * dropped), one line each; a note when no rule decided it. Rule ids bold when `colors` colour. Pure.
  */
-export function ruleLines(rules: readonly RuleId[]): string[] {
+export function ruleLines(rules: readonly RuleId[], colors: Colors = plainColors): string[] {
   const decided = RULES.filter((r) => rules.includes(r.id));
-  if (decided.length === 0) return ['  rule     no contract rule decided this step: nothing was due to change'];
-  return decided.map((r) => `  rule     ${r.id}: ${r.sentence.replace(/\*\*/g, '')} (docs/contract.md#rule-${r.id})`);
+  if (decided.length === 0) return ['  rule     no contract rule decided this step'];
+  return decided.map(
+    (r) => `  rule     ${colors.bold(r.id)}: ${r.sentence.replace(/\*\*/g, '')} (docs/contract.md#rule-${r.id})`,
+  );
+}
+
+/**
+ * Why a step came out as it did (model/explain.ts): one `why` line a reason, the guard's values in
+ * the sentence ("the lease runs until 5; now is 4"), yellow when `colors` colour. Pure.
+ */
+export function whyLines(explanations: readonly Explanation[], colors: Colors = plainColors): string[] {
+  return explanations.map((e) => `  why      ${colors.yellow(e.sentence)}`);
+}
+
+/** The answer to a wrong guess: why the step came out as it did, then the rules that decided it. Pure. */
+export function answerLines(step: Pick<TracedStep, 'explanations' | 'rules'>, colors: Colors = plainColors): string[] {
+  return [...whyLines(step.explanations, colors), ...ruleLines(step.rules, colors)];
 }

@@ -2,8 +2,13 @@
  * Text renderings of stories for the terminal and for the docs. Plain ASCII, one fact per line,
  * labels in a fixed column so that a trace reads top to bottom like a lab notebook. Commands and
  * replies are shown as the JSON the protocol carries, so a reader sees exactly what is exchanged.
+ * Every renderer takes the terminal's colours (plain by default, as the docs quote it): step
+ * headings bold, commands cyan, accepted replies green and refusals yellow, transitions magenta,
+ * mismatches bold red.
  */
 import type { JobRecord, Snapshot } from '../../contract/index.ts';
+import type { Colors } from '../output/colour.ts';
+import { plainColors } from './colours.ts';
 import type { Story } from './story.ts';
 import { traceStory } from './trace.ts';
 import type { FocusView, StoryTrace, TracedStep } from './trace.ts';
@@ -21,10 +26,10 @@ export function renderFocus(focus: FocusView, story: Pick<Story, 'focus'>): stri
 }
 
 /** The heading of a story: name, title, focus, config and the story text. Pure. */
-export function renderStoryHeader(story: Story): string {
+export function renderStoryHeader(story: Story, colors: Colors = plainColors): string {
   const c = story.config;
   return [
-    `Story ${story.name}: ${story.title}`,
+    colors.bold(`Story ${story.name}: ${story.title}`),
     `Focus: job ${story.focus.job}, account ${story.focus.account}.`,
     `Config: capacity ${c.capacity}, maxAttempts ${c.maxAttempts}, leaseTicks ${c.leaseTicks}, backoffBase ${c.backoffBase}, backoffCap ${c.backoffCap}.`,
     '',
@@ -33,11 +38,11 @@ export function renderStoryHeader(story: Story): string {
 }
 
 /** What is known before a step runs: its number and the command (or the kind of step). Pure. */
-export function renderStepBefore(step: TracedStep, total: number): string {
-  const head = `Step ${step.index} of ${total}`;
+export function renderStepBefore(step: TracedStep, total: number, colors: Colors = plainColors): string {
+  const head = colors.bold(`Step ${step.index} of ${total}`);
   switch (step.kind) {
     case 'do':
-      return [head, label('command', JSON.stringify(step.command))].join('\n');
+      return [head, label('command', colors.cyan(JSON.stringify(step.command)))].join('\n');
     case 'restart':
       return [head, label('restart', 'snapshot -> JSON text -> fresh store')].join('\n');
     case 'aliasSnapshot':
@@ -50,14 +55,17 @@ export function renderStepBefore(step: TracedStep, total: number): string {
 }
 
 /** What a step produced: the reply (or outcome), the transitions, the focus and the note. Pure. */
-export function renderStepAfter(step: TracedStep, story: Pick<Story, 'focus'>): string {
+export function renderStepAfter(step: TracedStep, story: Pick<Story, 'focus'>, colors: Colors = plainColors): string {
   const lines: string[] = [];
-  if (step.reply !== undefined) lines.push(label('reply', JSON.stringify(step.reply)));
+  if (step.reply !== undefined) {
+    const text = JSON.stringify(step.reply);
+    lines.push(label('reply', step.reply.ok ? colors.green(text) : colors.yellow(text)));
+  }
   if (step.outcome !== undefined) lines.push(label('outcome', step.outcome));
-  for (const moved of step.moved) lines.push(label('moved', moved));
-  lines.push(label('focus', renderFocus(step.focus, story)));
-  if (step.note !== undefined) lines.push(label('note', step.note));
-  for (const m of step.mismatches) lines.push(label('MISMATCH', m));
+  for (const moved of step.moved) lines.push(label('moved', colors.magenta(moved)));
+  lines.push(label('focus', colors.bold(renderFocus(step.focus, story))));
+  if (step.note !== undefined) lines.push(label('note', colors.dim(step.note)));
+  for (const m of step.mismatches) lines.push(colors.bold(colors.red(label('MISMATCH', m))));
   return lines.join('\n');
 }
 
@@ -67,23 +75,26 @@ function renderJob(job: JobRecord): string {
 }
 
 /** The closing block: every job's end state, the balances, and whether the story's final state held. Pure. */
-export function renderFinal(trace: Pick<StoryTrace, 'final' | 'finalMismatches'>): string {
+export function renderFinal(
+  trace: Pick<StoryTrace, 'final' | 'finalMismatches'>,
+  colors: Colors = plainColors,
+): string {
   const final: Snapshot = trace.final;
-  const lines = ['Final state'];
+  const lines = [colors.bold('Final state')];
   for (const [id, job] of Object.entries(final.jobs)) lines.push(label(`job ${id}`, renderJob(job)));
   lines.push(label('balances', JSON.stringify(final.balances)));
   lines.push(label('ledger', JSON.stringify(final.effects)));
-  if (trace.finalMismatches.length === 0) lines.push('The model ends where the story says it ends.');
-  for (const m of trace.finalMismatches) lines.push(label('MISMATCH', m));
+  if (trace.finalMismatches.length === 0) lines.push(colors.green('The model ends where the story says it ends.'));
+  for (const m of trace.finalMismatches) lines.push(colors.bold(colors.red(label('MISMATCH', m))));
   return lines.join('\n');
 }
 
 /** A whole traced story as text. Pure. */
-export function renderTrace(trace: StoryTrace): string {
-  const parts = [renderStoryHeader(trace.story)];
+export function renderTrace(trace: StoryTrace, colors: Colors = plainColors): string {
+  const parts = [renderStoryHeader(trace.story, colors)];
   for (const s of trace.steps)
-    parts.push(`${renderStepBefore(s, trace.steps.length)}\n${renderStepAfter(s, trace.story)}`);
-  parts.push(renderFinal(trace));
+    parts.push(`${renderStepBefore(s, trace.steps.length, colors)}\n${renderStepAfter(s, trace.story, colors)}`);
+  parts.push(renderFinal(trace, colors));
   return `${parts.join('\n\n')}\n`;
 }
 

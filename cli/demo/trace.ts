@@ -18,6 +18,8 @@ import {
   transitionOf,
 } from '../../model/index.ts';
 import type { ModelState } from '../../model/index.ts';
+import { explainRestart, explainSnapshotCopy, explainStep } from '../../model/explain.ts';
+import type { Explanation } from '../../model/explain.ts';
 import type { Story, StoryStep } from './story.ts';
 
 /** What the reader predicts and then sees: the focus job and the focus account after a step. */
@@ -49,6 +51,8 @@ export interface TracedStep {
   readonly note?: string;
   /** The contract rules that decided the step (model/rules.ts), in RULE_IDS order. */
   readonly rules: readonly RuleId[];
+  /** Why the step came out as it did: the deciding guards and their values (model/explain.ts). */
+  readonly explanations: readonly Explanation[];
   /** Differences between the story's expectations and the model, empty when it behaved as told. */
   readonly mismatches: readonly string[];
 }
@@ -99,11 +103,13 @@ export function traceStory(story: Story): StoryTrace {
     let reply: Reply | undefined;
     let outcome: string | undefined;
     let rules: readonly RuleId[] = [];
+    let explanations: readonly Explanation[] = [];
     if ('do' in s) {
       kind = 'do';
       command = s.do;
       const result = step(state, s.do);
       rules = rulesExercised(state, s.do, result);
+      explanations = explainStep(state, s.do, result, { focus: story.focus.job });
       state = result.state;
       reply = result.reply;
       transitions = result.trace.map((t) => transitionOf(t).id);
@@ -117,10 +123,12 @@ export function traceStory(story: Story): StoryTrace {
       kind = 'restart';
       rules = RESTART_RULES;
       state = fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
+      explanations = explainRestart(state);
       outcome = `restarted from a JSON copy of the snapshot at clock ${state.context.clock}, next token ${state.context.nextToken}`;
     } else if ('aliasSnapshot' in s) {
       kind = 'aliasSnapshot';
       rules = ['snapshot-is-a-copy'];
+      explanations = explainSnapshotCopy();
       const taken = toSnapshot(state);
       const before = structuredClone(taken);
       scribble(taken);
@@ -131,6 +139,7 @@ export function traceStory(story: Story): StoryTrace {
       if (!same) mismatches.push(`step ${index}: the store shares data with a snapshot it handed out`);
     } else {
       kind = 'aliasRestore';
+      explanations = explainSnapshotCopy();
       const taken = toSnapshot(state);
       const before = structuredClone(taken);
       const restored = fromSnapshot(taken);
@@ -150,6 +159,7 @@ export function traceStory(story: Story): StoryTrace {
       moved,
       transitions,
       rules,
+      explanations,
       focus: focusOf(snapshot, story.focus),
       mismatches,
       ...(command !== undefined ? { command } : {}),

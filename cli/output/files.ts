@@ -20,6 +20,8 @@ export interface ReportFiles {
   readonly coverageJson: string;
   readonly coverageMd: string;
   readonly coverageHtml: string;
+  /** The run's page (index.html in its run folder, reached through `latest`), once the run's folder is written. */
+  readonly page?: string;
 }
 
 /**

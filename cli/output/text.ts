@@ -156,7 +156,8 @@ export function renderCheckText(
     const written = [files.artifact, files.coverageJson, files.coverageMd, files.coverageHtml]
       .filter((x) => x !== undefined)
       .map((x) => x.slice(files.dir.length + 1));
-    lines.push(`report: ${files.dir} (${written.join(', ')})`);
+    if (files.page !== undefined) lines.push(`report: ${files.page}`);
+    lines.push(`${files.page === undefined ? 'report' : 'files'}: ${files.dir} (${written.join(', ')})`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -240,7 +240,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}tr.miss td{color:#b2182b
 .bar{display:inline-block;height:10px}.swatch{vertical-align:middle}
 .verdict{font-weight:bold;padding:.4rem .7rem;border-left:6px solid #999;background:#f4f4f4}
 .verdict.agree{border-color:#1a9850}.verdict.diverge{border-color:#d73027;background:#fdecea}.verdict.incomplete{border-color:#e08214;background:#fef3e2}
-pre.story{font-size:13px;line-height:1.35;background:#f7f7f7;border:1px solid #ddd;padding:.6rem .8rem;overflow-x:auto;white-space:pre}
+pre.story{font-size:13px;line-height:1.35;background:#f7f7f7;border:1px solid #ddd;padding:.6rem .8rem;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 summary h2{display:inline;font-size:1.05rem}details{margin:.6rem 0}
 .diagram{overflow-x:auto;border:1px solid #ddd;padding:8px;width:max-content;max-width:calc(100% - 18px)}.diagram svg{display:block}
 </style></head><body>

@@ -29,7 +29,30 @@ export interface DiagramOptions {
    * item at zero was then not reached, which says less than "a full run never took it".
    */
   readonly stoppedEarly?: boolean;
+  /**
+   * A diagram without counts, for pages that light states and transitions themselves (the failure
+   * story): neutral colours, transition labels without `×n`, and under each state's name an empty
+   * `text.jobs` line for the page's script to fill. The coverage page never sets it.
+   */
+  readonly plain?: boolean;
+  /**
+   * Edges that are not declared transitions, laid out by Graphviz with the others and drawn as
+   * `g.extra-edge[data-extra=<id>]` (hidden until a page's style shows them), e.g. the move an
+   * implementation's reply implies. Only drawn in a plain diagram.
+   */
+  readonly extraEdges?: readonly ExtraEdge[];
 }
+
+/** An edge drawn beside the declared transitions (DiagramOptions.extraEdges). */
+export interface ExtraEdge {
+  /** Unique among the extra edges; becomes `data-extra`. */
+  readonly id: string;
+  readonly from: (typeof JOB_STATES)[number];
+  readonly to: (typeof JOB_STATES)[number];
+}
+
+/** Colour of a transition in a plain diagram. */
+export const PLAIN_EDGE_COLOUR = '#8a9099';
 
 /** Colour of an item at zero after a full run: never hit. */
 export const NEVER_COLOUR = '#d73027';
@@ -148,8 +171,12 @@ const pointsOf = (ops: readonly XdotOp[] | undefined, kinds: readonly string[]):
   return op !== undefined && 'points' in op ? op.points : [];
 };
 
-/** The DOT source of the diagram: states and transitions, with the sizes Graphviz must reserve. Pure. */
-export function lifecycleDot(cov: Coverage, maxT: number): string {
+/**
+ * The DOT source of the diagram: states and transitions, with the sizes Graphviz must reserve;
+ * in a plain diagram without counts and with the extra edges. Pure.
+ */
+export function lifecycleDot(cov: Coverage, maxT: number, options: DiagramOptions = {}): string {
+  const plain = options.plain === true;
   const lines = [
     'digraph lifecycle {',
     // Left to right, splines, room between ranks for the labels.
@@ -157,16 +184,32 @@ export function lifecycleDot(cov: Coverage, maxT: number): string {
     `node [shape=box, style=rounded, fontname="Helvetica", fontsize=${STATE_SIZE}, width=1.1, height=0.75, margin="0.15,0.08"];`,
     `edge [fontname="Helvetica", fontsize=${LABEL_SIZE}, arrowsize=1.1];`,
   ];
+  // A plain diagram keeps the second line free (a no-break space) for the jobs a page writes there.
   for (const s of JOB_STATES)
-    lines.push(`${dotString(s)} [label=<<B>${s}</B><BR/>\u00d7${cov.items.states[s] ?? 0}>];`);
+    lines.push(`${dotString(s)} [label=<<B>${s}</B><BR/>${plain ? '&#160;' : `\u00d7${cov.items.states[s] ?? 0}`}>];`);
   lifecycleTransitions().forEach((t, i) => {
     const n = cov.items.transitions[t.id] ?? 0;
+    const label = plain ? [t.event, ...edgeLabelLines(t, n).slice(1)] : edgeLabelLines(t, n);
     lines.push(
-      `${dotString(t.from)} -> ${dotString(t.to)} [id="t${i}", label=${dotString(edgeLabelLines(t, n).join('\n'))}, penwidth=${num(strokeWidth(n, maxT))}];`,
+      `${dotString(t.from)} -> ${dotString(t.to)} [id="t${i}", label=${dotString(label.join('\n'))}, penwidth=${num(plain ? 2 : strokeWidth(n, maxT))}];`,
     );
   });
+  if (plain)
+    (options.extraEdges ?? []).forEach((e, i) => {
+      lines.push(`${dotString(e.from)} -> ${dotString(e.to)} [id="x${i}", penwidth=2];`);
+    });
   lines.push('}');
   return lines.join('\n');
+}
+
+/** The SVG path of an edge's spline and the points of its arrowhead. */
+function edgeShape(e: GvEdge | undefined): { readonly d: string; readonly head: string } {
+  const spline = pointsOf(e?._draw_, ['b', 'B']);
+  const d = spline.map((p, k) => `${k === 0 ? 'M' : k % 3 === 1 ? 'C' : ''}${num(p[0])},${num(p[1])}`).join(' ');
+  const head = pointsOf(e?._hdraw_, ['P', 'p'])
+    .map((p) => `${num(p[0])},${num(p[1])}`)
+    .join(' ');
+  return { d, head };
 }
 
 function strokeWidth(n: number, max: number): number {
@@ -189,14 +232,17 @@ function textLines(lines: readonly TextLine[], attrs: string): string {
 /**
  * The lifecycle diagram as an SVG element at its natural size (one Graphviz point per pixel),
  * laid out by Graphviz and coloured by hit counts. Every state is a `g.state`, every transition a
- * `g.edge` with `data-mark` hit, never or not-reached; label lines are `text.label`.
+ * `g.edge` with `data-mark` hit, never or not-reached; label lines are `text.label`. A plain
+ * diagram (`options.plain`) has no counts and no marks: every state a white `g.state` with an
+ * empty `text.jobs` line, every transition grey, and the extra edges as hidden `g.extra-edge`.
  */
 export async function lifecycleSvg(cov: Coverage, options: DiagramOptions = {}): Promise<string> {
   const stoppedEarly = options.stoppedEarly === true;
   const ts = lifecycleTransitions();
   const maxT = Math.max(1, ...ts.map((t) => cov.items.transitions[t.id] ?? 0));
   const maxS = Math.max(1, ...JOB_STATES.map((s) => cov.items.states[s] ?? 0));
-  const layout = (await graphviz()).renderJSON(lifecycleDot(cov, maxT), { yInvert: true }) as GvGraph;
+  const plain = options.plain === true;
+  const layout = (await graphviz()).renderJSON(lifecycleDot(cov, maxT, options), { yInvert: true }) as GvGraph;
   // The bounding box is `x1,y1,x2,y2` (with yInvert its y values come swapped) and leaves out
   // Graphviz's padding: a margin of PAD pixels keeps the outer strokes and halos inside the image.
   const [x1 = 0, y1 = 0, x2 = 800, y2 = 400] = layout.bb.split(',').map(Number);
@@ -213,27 +259,33 @@ export async function lifecycleSvg(cov: Coverage, options: DiagramOptions = {}):
     const e = edges.get(`t${i}`);
     const n = cov.items.transitions[t.id] ?? 0;
     const m = mark(n, stoppedEarly);
-    const colour = m === 'not-reached' ? NOT_REACHED_COLOUR : heatColour(n, maxT);
-    const spline = pointsOf(e?._draw_, ['b', 'B']);
-    const d = spline.map((p, k) => `${k === 0 ? 'M' : k % 3 === 1 ? 'C' : ''}${num(p[0])},${num(p[1])}`).join(' ');
-    const head = pointsOf(e?._hdraw_, ['P', 'p'])
-      .map((p) => `${num(p[0])},${num(p[1])}`)
-      .join(' ');
-    const dash =
-      m === 'never'
+    const colour = plain ? PLAIN_EDGE_COLOUR : m === 'not-reached' ? NOT_REACHED_COLOUR : heatColour(n, maxT);
+    const { d, head } = edgeShape(e);
+    const dash = plain
+      ? ''
+      : m === 'never'
         ? ` stroke-dasharray="${NEVER_DASH}"`
         : m === 'not-reached'
           ? ` stroke-dasharray="${NOT_REACHED_DASH}" stroke-linecap="round"`
           : '';
-    const title = `<title>${esc(t.id)}: ${m === 'not-reached' ? 'not reached, the run stopped early' : m === 'never' ? 'never taken' : `${n} hits`}</title>`;
+    const title = plain
+      ? `<title>${esc(t.id)}</title>`
+      : `<title>${esc(t.id)}: ${m === 'not-reached' ? 'not reached, the run stopped early' : m === 'never' ? 'never taken' : `${n} hits`}</title>`;
     parts.push(
-      `<g class="edge" data-transition="${esc(t.id)}" data-mark="${m}">${title}<path d="${d}" fill="none" stroke="${colour}" stroke-width="${num(strokeWidth(n, maxT))}"${dash}/><polygon class="arrowhead" points="${head}" fill="${colour}" stroke="${colour}"/></g>`,
+      `<g class="edge" data-transition="${esc(t.id)}"${plain ? '' : ` data-mark="${m}"`}>${title}<path d="${d}" fill="none" stroke="${colour}" stroke-width="${num(plain ? 2 : strokeWidth(n, maxT))}"${dash}/><polygon class="arrowhead" points="${head}" fill="${colour}" stroke="${colour}"/></g>`,
     );
-    const fill = m === 'hit' ? '#222' : m === 'never' ? '#b2182b' : '#a6530a';
+    const fill = plain ? '#555' : m === 'hit' ? '#222' : m === 'never' ? '#b2182b' : '#a6530a';
     labels.push(
       `<g class="edge-label" data-transition="${esc(t.id)}">${title}${textLines(texts(e?._ldraw_), ` class="label" fill="${fill}" paint-order="stroke" stroke="#fff" stroke-width="4" stroke-linejoin="round"`)}</g>`,
     );
   });
+  if (plain)
+    (options.extraEdges ?? []).forEach((x, i) => {
+      const { d, head } = edgeShape(edges.get(`x${i}`));
+      parts.push(
+        `<g class="extra-edge" data-extra="${esc(x.id)}" data-from="${x.from}" data-to="${x.to}"><path d="${d}" fill="none" stroke="${PLAIN_EDGE_COLOUR}" stroke-width="2"/><polygon class="arrowhead" points="${head}" fill="${PLAIN_EDGE_COLOUR}" stroke="${PLAIN_EDGE_COLOUR}"/></g>`,
+      );
+    });
   parts.push(...labels);
   for (const node of layout.objects ?? []) {
     const s = node.name;
@@ -242,6 +294,19 @@ export async function lifecycleSvg(cov: Coverage, options: DiagramOptions = {}):
     const [cx = 0, cy = 0] = node.pos.split(',').map(Number);
     const w = Number(node.width) * 72;
     const h = Number(node.height) * 72;
+    if (plain) {
+      const [name, spare] = texts(node._ldraw_);
+      parts.push(
+        `<g class="state" data-state="${esc(s)}"><title>${esc(s)}</title><rect class="shape" x="${num(cx - w / 2)}" y="${num(cy - h / 2)}" width="${num(w)}" height="${num(h)}" rx="10" fill="#fff" stroke="#333" stroke-width="1.5"/>`,
+      );
+      parts.push(textLines(name === undefined ? [] : [name], ' class="label"'));
+      // The jobs' line: no textLength (its text is written by the page), centred where Graphviz reserved the line.
+      const y = spare?.y ?? cy + h / 4;
+      parts.push(
+        `<text class="jobs" x="${num(cx)}" y="${num(y)}" text-anchor="middle" font-size="${LABEL_SIZE}"></text></g>`,
+      );
+      continue;
+    }
     const fill = m === 'not-reached' ? '#fdd49e' : heatColour(n, maxS);
     const title = `<title>${esc(s)}: ${m === 'hit' ? `entered ${n} times` : m === 'never' ? 'never entered' : 'not reached, the run stopped early'}</title>`;
     const dash = m === 'hit' ? '' : ` stroke-dasharray="${m === 'never' ? NEVER_DASH : NOT_REACHED_DASH}"`;

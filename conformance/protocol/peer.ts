@@ -35,8 +35,8 @@ export interface PeerOptions {
   readonly cwd?: string;
   /** Environment of the command (default: the harness's). */
   readonly env?: NodeJS.ProcessEnv;
-  /** Receives every line the implementation writes on stderr (cut to the kept length). */
-  readonly onStderr?: (line: string) => void;
+  /** Receives every line the implementation writes on stderr (cut to the kept length), with the id of the process that started it. */
+  readonly onStderr?: (line: string, pid: number | undefined) => void;
   /** Grace before SIGTERM and again before SIGKILL when ending the process (default END_GRACE_MS). */
   readonly endGraceMs?: number;
   /** Longest reply line in bytes (default MAX_REPLY_LINE_BYTES). */
@@ -130,7 +130,7 @@ export class Peer {
           decodeLenientUtf8(line.head) + (line.bytes > line.head.length ? ` ... (${line.bytes} bytes in all)` : '');
         this.stderr.push(text);
         if (this.stderr.length > STDERR_LINES_KEPT) this.stderr.shift();
-        options.onStderr?.(text);
+        options.onStderr?.(text, this.child.pid);
       },
     });
     this.child.stdout.on('data', (chunk: Buffer) => {

@@ -7,13 +7,17 @@
  *
  * The docs test calls `regenerateDoc` in memory and compares, so stale docs fail `npm test`.
  *
- * The screenshots of the coverage page (docs/images/coverage-*.png) are taken in headless Chromium
- * on every run that writes. A browser's PNG bytes are not stable across versions, so neither
+ * The screenshots of the coverage page (docs/images/coverage-*.png) and of the report pages (the
+ * run page's header, a failure story, a race, a lab step: docs/images/run-page-*.png,
+ * report-failure.png, report-race.png, lab-step.png) are taken in headless Chromium on every run
+ * that writes. A browser's PNG bytes are not stable across versions, so neither
  * `--check` nor the docs test compares them; the page's layout is tested from its DOM instead
- * (docs/coveragePage.test.ts).
+ * (docs/coveragePage.test.ts, and each report page's browser test under cli/report/). The
+ * pictures named *-before.png show pages as they were before a change and are not regenerated.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { lifecycleMermaid, lifecycleStatesTable, lifecycleTransitionsTable } from './lifecycleDocs.ts';
@@ -24,8 +28,33 @@ import { refreshUsageBlocks } from './usageBlocks.ts';
 import { predictTranscript, storiesTable, storyQuiz } from './storyDocs.ts';
 import { ChromiumUnavailableError } from './chromium.ts';
 import { coverageScreenshots } from './coveragePages.ts';
+import { labScreens } from './labScreens.ts';
+import { raceScreens } from './raceScreens.ts';
+import { runPageScreenshots } from './runPages.ts';
+import { storyScreens } from './storyScreens.ts';
 import { storyCoverageSvg, storyCoverageTable } from './storyCoverage.ts';
 import { checkResultFieldsTable, checkResultSchemaFile } from '../../cli/checkJsonSchema.ts';
+
+/** The report pages' screenshot takers: each writes its PNGs into the folder it is given and returns their paths. */
+const REPORT_PAGE_SHOTS: readonly ((outDir: string) => Promise<string[]>)[] = [
+  runPageScreenshots,
+  storyScreens,
+  raceScreens,
+  labScreens,
+];
+
+/** Every screenshot of docs/images/ that the generator takes, by path relative to docs/. */
+async function screenshots(): Promise<Map<string, Buffer>> {
+  const shots = await coverageScreenshots();
+  const dir = mkdtempSync(join(tmpdir(), 'jobcheck-shots-'));
+  try {
+    for (const take of REPORT_PAGE_SHOTS)
+      for (const file of await take(dir)) shots.set(`images/${basename(file)}`, readFileSync(file));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return shots;
+}
 
 /** The docs folder. */
 export const DOCS_DIR = join(PROJECT_ROOT, 'docs');
@@ -150,7 +179,7 @@ async function main(): Promise<number> {
   let screenshotsTaken = true;
   if (!values.check) {
     try {
-      for (const [path, png] of await coverageScreenshots()) {
+      for (const [path, png] of await screenshots()) {
         const full = join(DOCS_DIR, path);
         if (existsSync(full) && readFileSync(full).equals(png)) continue;
         mkdirSync(dirname(full), { recursive: true });
@@ -159,7 +188,7 @@ async function main(): Promise<number> {
       }
     } catch (error) {
       if (!(error instanceof ChromiumUnavailableError)) throw error;
-      process.stderr.write(`the screenshots of the coverage page were not taken: ${error.message}\n`);
+      process.stderr.write(`the screenshots of the pages were not taken: ${error.message}\n`);
       screenshotsTaken = false;
     }
   }

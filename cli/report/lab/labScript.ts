@@ -1,0 +1,289 @@
+/**
+ * The lab page's own script (plain ES2020, no imports): it reads the stories from the page's JSON
+ * element, asks the reader for a prediction of every job's status and token and the account's
+ * balance, then plays the step on the reference model bundled into the page (the global
+ * `JobcheckLab`, labBundle.ts), and shows the reply, the rules, why (on a wrong guess), the score,
+ * the diagram with the jobs in their states and the transitions just taken lit, and whether the
+ * model did what the story records. Every text is set with textContent, never parsed as HTML.
+ *
+ * It is a string because the project's TypeScript has no DOM library; the browser test
+ * (labPage.test.ts) holds it to its behaviour.
+ */
+export const LAB_SCRIPT = `(() => {
+  const root = document.getElementById('lab');
+  if (root === null) return;
+  const Lab = window.JobcheckLab;
+  const data = JSON.parse(document.getElementById('lab-data').textContent);
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const STATUSES = ['ready', 'waiting', 'running', 'done', 'dead'];
+  const select = $('lab-story');
+  let story, state, index, points, asked, finished;
+
+  if (Lab === undefined) {
+    $('lab-check').className = 'lab-check bad';
+    $('lab-check').textContent = 'The model bundle did not load: this page cannot play the story.';
+    return;
+  }
+
+  const jobsOf = (snapshot) => snapshot.jobs;
+  const show = (v) => (v === null || v === undefined ? '–' : String(v));
+
+  /** The jobs a reader predicts at the current step: those admitted, and the one this step submits. */
+  function predictedJobs() {
+    const snap = Lab.toSnapshot(state);
+    const ids = Object.keys(jobsOf(snap));
+    const s = story.steps[index];
+    if (s && s.do && s.do.type === 'submit' && typeof s.do.id === 'string' && !ids.includes(s.do.id)) ids.push(s.do.id);
+    return ids;
+  }
+
+  function describeCommand(step) {
+    if (step.do) {
+      const { type, ...rest } = step.do;
+      return type + ' ' + Object.entries(rest).map(([k, v]) => k + '=' + JSON.stringify(v)).join(' ');
+    }
+    if (step.restart) return 'restart: snapshot → JSON text → a fresh store';
+    if (step.aliasSnapshot) return 'check: take a snapshot, then change the snapshot object in place';
+    return 'check: restore a fresh store from a snapshot, then change that snapshot object';
+  }
+
+  function renderForm() {
+    const snap = Lab.toSnapshot(state);
+    const total = story.steps.length;
+    const step = story.steps[index];
+    $('lab-step-head').textContent = 'Step ' + (index + 1) + ' of ' + total + ': your prediction';
+    $('lab-command').textContent = describeCommand(step);
+    const body = $('lab-fields');
+    body.replaceChildren();
+    for (const id of predictedJobs()) {
+      const job = snap.jobs[id];
+      const tr = el('tr');
+      tr.dataset.job = id;
+      const th = el('th', '', id);
+      th.scope = 'row';
+      if (id === story.focus.job) th.appendChild(el('span', 'lab-focus-tag', ' focus'));
+      const statusCell = el('td');
+      const sel = el('select');
+      sel.name = 'status';
+      sel.setAttribute('aria-label', 'status of job ' + id + ' after the step');
+      for (const s of ['none', ...STATUSES]) {
+        const o = el('option', '', s === 'none' ? '– (not submitted)' : s);
+        o.value = s;
+        sel.appendChild(o);
+      }
+      sel.value = job === undefined ? 'none' : job.status;
+      statusCell.appendChild(sel);
+      const tokenCell = el('td');
+      const input = el('input');
+      input.name = 'token';
+      input.inputMode = 'numeric';
+      input.placeholder = '– (none)';
+      input.setAttribute('aria-label', 'token of job ' + id + ' after the step (empty: none)');
+      input.value = job && job.token !== undefined ? String(job.token) : '';
+      tokenCell.appendChild(input);
+      tr.append(th, statusCell, tokenCell);
+      body.appendChild(tr);
+    }
+    $('lab-account').textContent = story.focus.account;
+    $('lab-balance').value = String(snap.balances[story.focus.account] ?? 0);
+    const first = body.querySelector('select') || $('lab-balance');
+    first.focus();
+  }
+
+  function litDiagram(snapshot, moves) {
+    const byState = {};
+    for (const [id, job] of Object.entries(snapshot.jobs)) (byState[job.status] = byState[job.status] || []).push(id);
+    const focusStatus = snapshot.jobs[story.focus.job] ? snapshot.jobs[story.focus.job].status : null;
+    for (const g of root.querySelectorAll('svg.lifecycle g.state')) {
+      const s = g.getAttribute('data-state');
+      const ids = byState[s] || [];
+      g.classList.toggle('has-jobs', ids.length > 0);
+      g.classList.toggle('lit', s === focusStatus);
+      const t = g.querySelector('text.jobs');
+      if (t) t.textContent = ids.length > 3 ? ids.slice(0, 3).join(', ') + ' +' + (ids.length - 3) : ids.join(', ');
+    }
+    const taken = new Set(moves.map((m) => m.transition));
+    for (const g of root.querySelectorAll('svg.lifecycle g.edge, svg.lifecycle g.edge-label'))
+      g.classList.toggle('taken', taken.has(g.getAttribute('data-transition')));
+  }
+
+  function renderState(snapshot) {
+    const body = $('lab-state-body');
+    body.replaceChildren();
+    const ids = Object.keys(snapshot.jobs);
+    if (ids.length === 0) {
+      const tr = el('tr');
+      const td = el('td', 'lab-empty', 'no job yet');
+      td.colSpan = 7;
+      tr.appendChild(td);
+      body.appendChild(tr);
+    }
+    for (const id of ids) {
+      const j = snapshot.jobs[id];
+      const tr = el('tr');
+      tr.dataset.job = id;
+      if (id === story.focus.job) tr.className = 'focus';
+      const cells = [id, j.status + (j.reason ? ' (' + j.reason + ')' : ''), show(j.token), String(j.attempts), show(j.leaseUntil), show(j.notBefore), String(j.payload.deadline)];
+      cells.forEach((c, i) => {
+        const td = el(i === 0 ? 'th' : 'td', i === 1 ? 'st st-' + j.status : '', c);
+        if (i === 0) td.scope = 'row';
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    }
+    const balances = Object.entries(snapshot.balances).map(([a, b]) => a + ' ' + b).join(', ') || 'none yet';
+    $('lab-clock').textContent = 'clock ' + snapshot.clock + ' · next token ' + snapshot.nextToken + ' · balances: ' + balances;
+  }
+
+  function renderScore() {
+    $('lab-score').textContent = 'Score: ' + points + ' of ' + asked;
+  }
+
+  function start(name) {
+    story = data.stories.find((s) => s.name === name) || data.stories[0];
+    select.value = story.name;
+    state = Lab.initialState(story.config);
+    index = 0;
+    points = 0;
+    asked = 0;
+    finished = false;
+    $('lab-title').textContent = story.name + ': ' + story.title;
+    $('lab-text').textContent = story.story;
+    const c = story.config;
+    $('lab-config').textContent = 'Focus: job ' + story.focus.job + ', account ' + story.focus.account + '. Config: capacity ' + c.capacity + ', maxAttempts ' + c.maxAttempts + ', leaseTicks ' + c.leaseTicks + ', backoffBase ' + c.backoffBase + ', backoffCap ' + c.backoffCap + '.';
+    $('lab-history').replaceChildren();
+    $('lab-result').hidden = true;
+    $('lab-end').hidden = true;
+    $('lab-predict').hidden = false;
+    const snap = Lab.toSnapshot(state);
+    renderState(snap);
+    litDiagram(snap, []);
+    renderScore();
+    renderForm();
+  }
+
+  function readPrediction() {
+    const jobs = {};
+    for (const tr of $('lab-fields').querySelectorAll('tr')) {
+      const status = tr.querySelector('select').value;
+      const token = tr.querySelector('input').value.trim();
+      jobs[tr.dataset.job] = { status: status === 'none' ? null : status, token: token === '' ? null : token };
+    }
+    return { jobs, balance: $('lab-balance').value.trim() };
+  }
+
+  function scoreOf(guess, snapshot) {
+    const lines = [];
+    let right = 0;
+    let total = 0;
+    for (const [id, g] of Object.entries(guess.jobs)) {
+      const j = snapshot.jobs[id];
+      const status = j ? j.status : null;
+      const token = j && j.token !== undefined ? String(j.token) : null;
+      total += 2;
+      const sOk = g.status === status;
+      const tOk = g.token === token;
+      right += (sOk ? 1 : 0) + (tOk ? 1 : 0);
+      lines.push({ ok: sOk, text: 'job ' + id + ' status ' + (sOk ? show(status) : 'is ' + show(status) + ', you said ' + show(g.status)) });
+      lines.push({ ok: tOk, text: 'job ' + id + ' token ' + (tOk ? show(token) : 'is ' + show(token) + ', you said ' + show(g.token)) });
+    }
+    const balance = String(snapshot.balances[story.focus.account] ?? 0);
+    const bOk = guess.balance === balance;
+    total += 1;
+    right += bOk ? 1 : 0;
+    lines.push({ ok: bOk, text: story.focus.account + ' balance ' + (bOk ? balance : 'is ' + balance + ', you said ' + (guess.balance || '–')) });
+    return { right, total, lines };
+  }
+
+  function list(id, items, make) {
+    const ul = $(id);
+    ul.replaceChildren();
+    for (const item of items) ul.appendChild(make(item));
+  }
+
+  function play(event) {
+    event.preventDefault();
+    if (finished) return;
+    const step = story.steps[index];
+    const guess = readPrediction();
+    const result = Lab.playStoryStep(state, step, index + 1, story.focus.job);
+    state = result.state;
+    const score = scoreOf(guess, result.snapshot);
+    points += score.right;
+    asked += score.total;
+    const wrong = score.right < score.total;
+
+    $('lab-result').hidden = false;
+    $('lab-result-head').textContent = 'What step ' + (index + 1) + ' did: ' + describeCommand(step);
+    const reply = $('lab-reply');
+    reply.textContent = result.reply !== undefined ? JSON.stringify(result.reply) : result.outcome;
+    reply.className = 'lab-reply ' + (result.reply === undefined || result.reply.ok ? 'ok' : 'refused');
+    $('lab-reply-label').textContent = result.reply !== undefined ? (result.reply.ok ? 'reply (accepted)' : 'reply (refused)') : 'outcome';
+    $('lab-points').textContent = '+' + score.right + ' of ' + score.total + (wrong ? '' : ': all right');
+    $('lab-points').className = 'lab-points ' + (wrong ? 'some-wrong' : 'all-right');
+    list('lab-verdict', score.lines, (l) => el('li', l.ok ? 'right' : 'wrong', (l.ok ? '✓ ' : '✗ ') + l.text));
+    $('lab-why-box').hidden = !wrong;
+    list('lab-why', wrong ? result.explanations : [], (e) => {
+      const li = el('li', '', e.sentence);
+      if (e.rule) li.dataset.rule = e.rule;
+      return li;
+    });
+    list('lab-moves', result.moves.length ? result.moves : [null], (m) =>
+      el('li', '', m === null ? 'no job changed state' : 'job ' + m.job + ': ' + m.from + ' → ' + m.to + '  (' + m.transition + ')'),
+    );
+    list('lab-rules', result.rules.length ? result.rules : [null], (r) => {
+      const li = el('li');
+      if (r === null) {
+        li.textContent = 'no contract rule decided this step';
+        return li;
+      }
+      const a = el('a', 'lab-rule-id', r.id);
+      a.href = data.contractUrl + '#rule-' + r.id;
+      li.append(a, el('span', '', ': ' + r.sentence));
+      return li;
+    });
+    const check = $('lab-check');
+    list('lab-mismatches', result.mismatches, (m) => el('li', '', m));
+    check.className = 'lab-check ' + (result.mismatches.length ? 'bad' : 'good');
+    check.textContent = result.mismatches.length
+      ? '✗ The model in this page departs from what the story records:'
+      : '✓ The model in this page did what the story records.';
+    $('lab-result-note').textContent = step.note ? 'Story note: ' + step.note : '';
+
+    const li = el('li');
+    li.dataset.step = String(index + 1);
+    if (result.reply !== undefined) li.dataset.reply = JSON.stringify(result.reply);
+    li.append(el('span', 'lab-h-cmd', describeCommand(step)), el('span', 'lab-h-pts ' + (wrong ? 'some-wrong' : 'all-right'), ' +' + score.right + '/' + score.total));
+    $('lab-history').appendChild(li);
+
+    renderState(result.snapshot);
+    litDiagram(result.snapshot, result.moves);
+    renderScore();
+    index += 1;
+    if (index < story.steps.length) {
+      renderForm();
+      return;
+    }
+    finished = true;
+    $('lab-predict').hidden = true;
+    $('lab-end').hidden = false;
+    const final = Lab.finalMismatches(result.snapshot, story.final);
+    $('lab-final').textContent = 'The story is over: ' + points + ' of ' + asked + ' predictions right.';
+    const fc = $('lab-final-check');
+    fc.className = 'lab-check ' + (final.length ? 'bad' : 'good');
+    fc.textContent = final.length ? '✗ ' + final.join('; ') : '✓ The model ends where the story says it ends.';
+    $('lab-again').focus();
+  }
+
+  $('lab-predict').addEventListener('submit', play);
+  select.addEventListener('change', () => start(select.value));
+  $('lab-restart').addEventListener('click', () => start(select.value));
+  $('lab-again').addEventListener('click', () => start(select.value));
+  start(data.initial);
+})();`;

@@ -1,0 +1,35 @@
+/**
+ * The name of a run's folder under `<report>/runs/`: its UTC start time, sortable, and a short
+ * verdict, `2026-12-02T05-30-12.345Z-diverge`. The time is ISO 8601 with `-` for `:` (which
+ * Windows refuses in names), so that names sort as times do and a listing needs no file's
+ * contents to order runs. A run still in progress (or one whose process was killed) is named
+ * `-running`; it is renamed when its verdict is known.
+ */
+
+/** The verdicts a run folder's name carries: a check's three, `error` (a check that could not run), and `running`. */
+export const RUN_VERDICTS = ['agree', 'diverge', 'incomplete', 'error', 'running'] as const;
+/** A verdict a run folder's name carries. */
+export type RunFolderVerdict = (typeof RUN_VERDICTS)[number];
+
+const NAME = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2}\.\d{3})Z-(agree|diverge|incomplete|error|running)$/;
+
+/** The folder name of a run that started at `at` with `verdict`. Pure. */
+export function runFolderName(at: Date, verdict: RunFolderVerdict): string {
+  return `${at.toISOString().replace(/:/g, '-')}-${verdict}`;
+}
+
+/** What a run folder's name says: its start time (ISO 8601) and verdict; undefined for any other name. Pure. */
+export function parseRunFolderName(
+  name: string,
+): { readonly time: string; readonly verdict: RunFolderVerdict } | undefined {
+  const m = NAME.exec(name);
+  if (m === null) return undefined;
+  const time = `${m[1]}T${m[2]}:${m[3]}:${m[4]}Z`;
+  if (Number.isNaN(Date.parse(time))) return undefined;
+  return { time, verdict: m[5] as RunFolderVerdict };
+}
+
+/** The same run under another verdict (`...-running` to `...-diverge`). Pure. */
+export function renamedRun(name: string, verdict: RunFolderVerdict): string {
+  return name.replace(/-[a-z]+$/, `-${verdict}`);
+}

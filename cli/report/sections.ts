@@ -1,0 +1,32 @@
+/**
+ * Which sections a run page shows for a failure: the story (a sequential divergence or a fixture
+ * story, cli/report/story/), the race (competing workers, cli/report/race/), or the told story of
+ * a divergence that did not repeat. A check that agrees, or stopped, has none.
+ *
+ * The story and race sections are loaded when a failure of their kind is shown, not before: a
+ * check that agrees writes its page without loading them.
+ */
+import type { CheckFailure } from '../../conformance/check/index.ts';
+import { unknownFailure } from '../../conformance/check/index.ts';
+import type { PageSection } from './section.ts';
+import { unrepeatedSection } from './unrepeatedSection.ts';
+
+/** The sections of the page for `failure`, in order; none without one. */
+export async function sectionsOf(failure: CheckFailure | null): Promise<PageSection[]> {
+  if (failure === null) return [];
+  switch (failure.kind) {
+    case 'divergence':
+    case 'fixture': {
+      const { storySection } = await import('./story/storySection.ts');
+      return [await storySection(failure)];
+    }
+    case 'race': {
+      const { raceSection } = await import('./race/raceSection.ts');
+      return [await raceSection(failure)];
+    }
+    case 'unrepeated':
+      return [unrepeatedSection(failure)];
+    default:
+      return unknownFailure(failure);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The lab's screenshot for the docs (docs/images/lab-step.png), and the helpers that drive the
+ * lab page in Chromium, which its browser test shares: fill the prediction form and step. The
+ * screenshot is a step after a wrong guess, so the answer with its "why" shows: story
+ * lease-boundary-now4-now5, step 3, a claim at now=4 while the first worker's lease runs until 5,
+ * guessed as if the lease had run out.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { labDocument } from '../../cli/report/lab/labDocument.ts';
+import { withChromiumPage } from './chromium.ts';
+
+/** The viewport of the lab's screenshots and layout test. */
+export const LAB_VIEWPORT = { width: 1280, height: 800 } as const;
+
+/** A prediction for one step: each job's status (null: not submitted) and token (null: none), the focus account's balance. */
+export interface LabGuess {
+  readonly jobs: Readonly<Record<string, { readonly status: string | null; readonly token: number | null }>>;
+  readonly balance: number;
+}
+
+/** Fills the lab's form with `guess` (jobs the form does not ask about are ignored) and presses Enter to step. */
+export async function predictAndStep(page: Page, guess: LabGuess): Promise<void> {
+  for (const row of await page.locator('#lab-fields tr').all()) {
+    const id = (await row.getAttribute('data-job')) ?? '';
+    const g = guess.jobs[id];
+    if (g === undefined) continue;
+    await row.locator('select[name=status]').selectOption(g.status ?? 'none');
+    await row.locator('input[name=token]').fill(g.token === null ? '' : String(g.token));
+  }
+  await page.locator('#lab-balance').fill(String(guess.balance));
+  await page.locator('#lab-balance').press('Enter');
+}
+
+/** The story and the three steps of the screenshot: two right guesses, then the wrong one. */
+export const LAB_SCREEN_STORY = 'lease-boundary-now4-now5';
+const SCREEN_GUESSES: readonly LabGuess[] = [
+  { jobs: { 'J-12': { status: 'ready', token: null } }, balance: 0 },
+  { jobs: { 'J-12': { status: 'running', token: 1 } }, balance: 0 },
+  { jobs: { 'J-12': { status: 'ready', token: null } }, balance: 0 },
+];
+
+/**
+ * Renders the lab at 1280×800 in Chromium, plays the first three steps of LAB_SCREEN_STORY (the
+ * third guessed wrong), and writes `lab-step.png` (1280 px wide, the whole page) into `outDir`.
+ * Returns the paths written.
+ */
+export async function labScreens(outDir: string): Promise<string[]> {
+  const { html } = await labDocument(LAB_SCREEN_STORY);
+  const { result } = await withChromiumPage({ ...LAB_VIEWPORT, timeoutMs: 60_000 }, async (page) => {
+    await page.setContent(html, { waitUntil: 'load' });
+    for (const guess of SCREEN_GUESSES) await predictAndStep(page, guess);
+    // Nothing is focused in the picture: a focus ring on a form field is noise there.
+    await page.evaluate('document.activeElement && document.activeElement.blur()');
+    return page.screenshot({ fullPage: true, animations: 'disabled' });
+  });
+  mkdirSync(outDir, { recursive: true });
+  const path = join(outDir, 'lab-step.png');
+  writeFileSync(path, result);
+  return [path];
+}
