@@ -155,7 +155,7 @@ describe('docs/ci.md', () => {
     expect(existsSync(join(ran.folder, junit))).toBe(true);
     expect(existsSync(join(ran.folder, report, 'coverage.html'))).toBe(true);
     expect(readFileSync(join(ran.folder, junit), 'utf8')).toMatch(/<testsuites [^>]*failures="0" errors="0"/);
-  }, 60_000);
+  }, 180_000);
 
   it('GitLab CI: installs, checks, and keeps the report and the JUnit file (also as a JUnit report) even after a failure', async () => {
     const job = recipe('jobcheck')['jobcheck'] as Yaml;
@@ -174,7 +174,7 @@ describe('docs/ci.md', () => {
     expect(ran.code, ran.stderr).toBe(0);
     expect(existsSync(join(ran.folder, junit))).toBe(true);
     expect(existsSync(join(ran.folder, report, 'coverage.html'))).toBe(true);
-  }, 60_000);
+  }, 180_000);
 
   it('the command of the recipe fails the job on a divergence: exit 1, with the JUnit file and the failure artifact written', async () => {
     const job = recipe('jobcheck')['jobcheck'] as Yaml;
@@ -185,7 +185,7 @@ describe('docs/ci.md', () => {
     const { report, junit } = outputsOf(check);
     expect(readFileSync(join(ran.folder, junit), 'utf8')).toContain('<failure ');
     expect(existsSync(join(ran.folder, report, 'failure.json'))).toBe(true);
-  }, 60_000);
+  }, 180_000);
 
   it('GitHub Actions, sharded: two shards of the matrix, then the merge job: one verdict, one JUnit file with every shard, the summary', async () => {
     const wf = workflow('merge');
