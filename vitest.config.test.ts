@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SLOW_IN_PAIRS, SLOW_TESTS } from './vitest.config.ts';
+import config, { SLOW_IN_PAIRS, SLOW_TESTS } from './vitest.config.ts';
 
 /**
  * The two parts of the suite (vitest.config.ts) as vitest itself sees them: a name in the slow list
@@ -52,6 +52,16 @@ describe('the quick and the slow part of the suite', () => {
 
   it('runs in pairs only files of the slow list', () => {
     expect(SLOW_IN_PAIRS.filter((name) => !SLOW_TESTS.includes(name))).toEqual([]);
+  });
+
+  it('runs the projects one after the other: the files that run alone never beside the pairs', () => {
+    // vitest runs projects of the same group order at once; each part is a group of its own.
+    const projects = (config.test?.projects ?? []) as {
+      test?: { name?: string; sequence?: { groupOrder?: number } };
+    }[];
+    const orders = new Map(projects.map((p) => [p.test?.name, p.test?.sequence?.groupOrder ?? 0]));
+    expect([...orders.keys()].sort()).toEqual(['quick', 'slow', 'slow-pairs']);
+    expect(new Set(orders.values()).size).toBe(3);
   });
 
   it('puts every test file of the tree in exactly one part, the slow part being exactly the slow list', () => {

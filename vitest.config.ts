@@ -107,9 +107,25 @@ export default defineConfig({
       { extends: true, test: { name: 'quick', include: ['**/*.test.ts'], exclude: [...NOT_TESTS, ...SLOW_TESTS] } },
       {
         extends: true,
-        test: { name: 'slow', include: [...SLOW_TESTS], exclude: [...NOT_TESTS, ...SLOW_IN_PAIRS], maxWorkers: 1 },
+        test: {
+          name: 'slow',
+          include: [...SLOW_TESTS],
+          exclude: [...NOT_TESTS, ...SLOW_IN_PAIRS],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
       },
-      { extends: true, test: { name: 'slow-pairs', include: [...SLOW_IN_PAIRS], exclude: NOT_TESTS, maxWorkers: 2 } },
+      // Its own group, after the files that run alone: projects of one group would run at once.
+      {
+        extends: true,
+        test: {
+          name: 'slow-pairs',
+          include: [...SLOW_IN_PAIRS],
+          exclude: NOT_TESTS,
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });
