@@ -26,25 +26,34 @@ describe('the racy catalogue over jobcheck/2', () => {
     }
   }, 120_000);
 
+  // Which interleavings happen over a real process is up to its timers, not to the seed: one
+  // campaign of 400 runs missed the stale ack about once in a few dozen CI runs on a loaded machine.
+  // Each case runs up to three campaigns (seeds 1 to 3) and stops at the first that catches.
   for (const v of CONCURRENT_BROKEN_VARIANTS) {
     it(`catches ${v.name} over a real process, with a story of at most 12 requests`, async () => {
       const factory = concurrentProcessFactory(command(v.name));
       try {
-        const r = await runConcurrentCampaign({
-          factory,
-          workers: 4,
-          numRuns: 400,
-          seed: 1,
-          budget: new Budget(100_000),
-        });
-        expect(r.verdict, `not caught in ${r.runs} runs`).toBe('failed');
-        expect(r.failure?.kind).toBe('not_linearizable');
-        expect(requestCount(r.failure?.run?.rounds ?? [])).toBeLessThanOrEqual(12);
-        expect(r.story).toMatch(/^reproduce: /m);
+        const tried: number[] = [];
+        let r: Awaited<ReturnType<typeof runConcurrentCampaign>> | undefined;
+        for (let seed = 1; seed <= 3; seed++) {
+          r = await runConcurrentCampaign({
+            factory,
+            workers: 4,
+            numRuns: 400,
+            seed,
+            budget: new Budget(100_000),
+          });
+          tried.push(r.runs);
+          if (r.verdict !== 'passed') break;
+        }
+        expect(r?.verdict, `not caught in campaigns of ${tried.join(', ')} runs`).toBe('failed');
+        expect(r?.failure?.kind).toBe('not_linearizable');
+        expect(requestCount(r?.failure?.run?.rounds ?? [])).toBeLessThanOrEqual(12);
+        expect(r?.story).toMatch(/^reproduce: /m);
         expect(factory.processesStarted).toBe(1);
       } finally {
         await factory.close();
       }
-    }, 150_000);
+    }, 240_000);
   }
 });
