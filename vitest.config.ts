@@ -73,6 +73,16 @@ export const SLOW_TESTS: readonly string[] = [
   'cli/report/pagePage.test.ts',
   // ~4 s: compiles a Go program that decodes the Porcupine export into Porcupine's Operation fields.
   'conformance/concurrent/porcupineExport.test.ts',
+  // ~65 s: starts and stops every broker through scripts/brokers.sh (RabbitMQ ~15 s a start), three times all four.
+  'scripts/brokers.test.ts',
+  // ~55 s: a profile of NATS JetStream on its own clock (100 ms a tick) runs every fixture story in real time.
+  'adapters/nats-jetstream/profileRun.test.ts',
+  // ~5 s of real broker time (one tick is 400 ms): RabbitMQ's departures, each story run twice on a real server.
+  'adapters/rabbitmq/departures.test.ts',
+  // ~45 s: a concurrent campaign of four workers on RabbitMQ's own clock, shrinking its failure until its time limit.
+  'adapters/rabbitmq/concurrentCampaign.test.ts',
+  // ~18 s: BullMQ on Redis on its own clock (200 ms a tick): generated lockstep runs with restarts, competing lanes.
+  'adapters/bullmq-redis/adapter.test.ts',
 ];
 
 /**

@@ -103,4 +103,90 @@ export default { queue: 'bad', version: '1', factory: jobStoreFactory(), declara
     );
     await expect(run(['--module', file, '--runs', '1'])).rejects.toThrow(/no model variant named "gentle-backoff"/);
   });
+
+  it('runs competing workers with --workers and prints their verdict beside the rules', async () => {
+    const r = await run([
+      '--builtin',
+      '--rule',
+      'ack-settles-done',
+      '--runs',
+      '2',
+      '--workers',
+      '3',
+      '--concurrent-runs',
+      '10',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const profile = profileSchema.parse(JSON.parse(r.out));
+    expect(profile.concurrent).toMatchObject({
+      verdict: 'linearizable',
+      workers: 3,
+      runs: 10,
+      runsDone: 10,
+      avoided: [],
+    });
+    const text = await run([
+      '--builtin',
+      '--rule',
+      'ack-settles-done',
+      '--runs',
+      '2',
+      '--workers',
+      '2',
+      '--concurrent-runs',
+      '5',
+    ]);
+    expect(text.out).toContain('Competing workers:');
+    expect(text.out).toContain('linearizable: in 5 of 5 scenarios of up to 2 worker lanes');
+  });
+
+  it("exits 1 on a race of competing workers, and the story's reproduce line replays only that run", async () => {
+    const argv = ['--broken', 'ack-checks-then-settles', '--rule', 'ack-settles-done', '--runs', '1'];
+    const r = await run([...argv, '--workers', '4', '--seed', '2', '--concurrent-runs', '150', '--json']);
+    expect(r.code).toBe(1);
+    const c = profileSchema.parse(JSON.parse(r.out)).concurrent;
+    expect(c?.verdict).toBe('not_linearizable');
+    expect(c?.replay).toBe(
+      `npx jobcheck profile --broken ack-checks-then-settles --workers 4 --seed 2 --concurrent-path ${c?.path}`,
+    );
+    expect(c?.story).toContain(`reproduce: ${c?.replay}`);
+    const again = await run((c?.replay ?? '').split(' ').slice(3));
+    expect(again.code).toBe(1);
+    expect(again.out).toMatch(/^competing workers: not linearizable/);
+  });
+
+  it("finds the stale ack a race (its requests one at a time agree), and the race's reproduce line replays only that run", async () => {
+    const argv = ['--broken', 'ack-checks-then-settles', '--rule', 'ack-settles-done', '--runs', '1'];
+    const r = await run([...argv, '--workers', '4', '--seed', '2', '--concurrent-runs', '150', '--json']);
+    const races = profileSchema.parse(JSON.parse(r.out)).concurrent?.races;
+    expect(races?.verdict).toBe('race');
+    expect(races?.replay).toBe(
+      `npx jobcheck profile --broken ack-checks-then-settles --workers 4 --seed 2 --race-path ${races?.path}`,
+    );
+    expect(races?.story).toContain(`reproduce: ${races?.replay}`);
+    const again = await run((races?.replay ?? '').split(' ').slice(3));
+    expect(again.code).toBe(1);
+    expect(again.out).toMatch(/^races: a race/);
+  });
+
+  it('refuses bad competing-worker flags with a usage error naming the flag and value', async () => {
+    await expect(run(['--builtin', '--workers', '1'])).rejects.toThrow(/--workers .*\(got "1"\)/);
+    await expect(run(['--builtin', '--workers', '99'])).rejects.toThrow(/--workers .*\(got "99"\)/);
+    await expect(run(['--builtin', '--workers', 'four'])).rejects.toThrow(/--workers .*\(got "four"\)/);
+    await expect(run(['--builtin', '--concurrent-runs', '5'])).rejects.toThrow(/--concurrent-runs needs --workers/);
+    await expect(run(['--builtin', '--concurrent-path', '1:2'])).rejects.toThrow(
+      /--concurrent-path needs the --workers/,
+    );
+    await expect(run(['--builtin', '--workers', '2', '--concurrent-path', 'x'])).rejects.toThrow(
+      /--concurrent-path must look like 3:0:1 \(got "x"\)/,
+    );
+    await expect(run(['--builtin', '--race-path', '1:2'])).rejects.toThrow(/--race-path needs the --workers/);
+    await expect(run(['--builtin', '--workers', '2', '--race-path', 'y'])).rejects.toThrow(
+      /--race-path must look like 3:0:1 \(got "y"\)/,
+    );
+    await expect(run(['--builtin', '--workers', '2', '--race-path', '1', '--concurrent-path', '1'])).rejects.toThrow(
+      /--race-path replays a run of the search for races only/,
+    );
+  });
 });

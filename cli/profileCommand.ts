@@ -2,7 +2,9 @@
  * `jobcheck profile`: an implementation checked rule by rule (conformance/profile/). Prints a
  * table rule → result (or the profile as JSON), writes the Markdown page on request. Exit code 0
  * when every checked rule conforms or is declared, 1 on a departure, 2 on bad input or setup, 3
- * when the time limit stopped a rule's campaign with nothing departing (not a pass).
+ * when the time limit stopped a rule's campaign with nothing departing (not a pass). With
+ * `--workers N`, competing workers run against the queue too (runConcurrentProfile): a history no
+ * order of the model explains is a departure, a flaky or undecided one leaves the profile incomplete.
  */
 import { writeFile } from 'node:fs/promises';
 import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/outside/inputFile.ts';
@@ -12,8 +14,19 @@ import { RULE_IDS } from '../contract/rules.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { Budget } from '../conformance/budget.ts';
 import { MAX_PARALLEL } from '../conformance/parallel.ts';
-import { ProfileError, renderProfileMarkdown, renderProfileText, runProfile } from '../conformance/profile/index.ts';
-import type { ProfileTarget } from '../conformance/profile/index.ts';
+import {
+  DEFAULT_CONCURRENT_PROFILE_RUNS,
+  ProfileError,
+  describeConcurrentVerdict,
+  describeRaceVerdict,
+  renderProfileMarkdown,
+  renderProfileText,
+  runConcurrentProfile,
+  runRaceSearch,
+  runProfile,
+  withConcurrent,
+} from '../conformance/profile/index.ts';
+import type { ConcurrentSection, ProfileTarget, RaceSection } from '../conformance/profile/index.ts';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
@@ -21,7 +34,7 @@ import { MAX_RUNS, MAX_SHRINK_STEP } from '../conformance/random/campaign.ts';
 import { prepareOutputFile } from './outputs.ts';
 import { TARGET_OPTIONS, TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
 import type { Target, TargetFlags } from './target.ts';
-import { EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
+import { EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS, MAX_WORKERS } from './checkCommand.ts';
 
 /** Default targeted runs per rule. */
 export const DEFAULT_PROFILE_RUNS = 30;
@@ -42,8 +55,14 @@ story) / unsupported (as declared) / not reached. A module may export a ProfileT
 \`profileTarget\`, the default export, or any exported value with \`queue\`, \`factory\` and
 \`declarations\`): its rules declared unsupported are left out, and its declared variants of the
 model checked in place of their rules.
-Exit code: 0 every checked rule conforms or is declared, 1 a departure, 2 usage or setup error, 3 the
-time limit stopped a campaign with nothing departing so far (not a pass).
+With --workers, competing workers also run against it (the target's concurrent factory: lanes
+are separate connections), each history checked for linearizability against the model with the
+declared variants, in scenarios that avoid the rules declared unsupported (the profile says how);
+then a search for races: the same campaign, letting pass every history whose requests, sent again
+one at a time to a fresh instance, depart as well, so that what it finds needs the lanes.
+Exit code: 0 every checked rule conforms or is declared, 1 a departure (or a history of competing
+workers no order explains), 2 usage or setup error, 3 the time limit stopped a campaign with nothing
+departing so far, or the competing workers' verdict is flaky or unknown (not a pass).
 
 ${TARGET_USAGE}
   --variant <name>     with --builtin: the catalogue's broken variant of that name (same as --broken)
@@ -55,8 +74,15 @@ Options:
   --path <path>        with --rule: replay that campaign's run at this fast-check path (a departure's replay line)
   --time-limit <s>     time limit of the whole profile (default ${DEFAULT_PROFILE_TIME_LIMIT_MS / 60_000}m)
   --parallel <n>       rules' campaigns in flight at once (default: the target's)
+  --workers <n>        also run competing workers: scenarios of up to n worker lanes, 2 to ${MAX_WORKERS}
+  --concurrent-runs <n>  with --workers: scenarios of competing workers (default ${DEFAULT_CONCURRENT_PROFILE_RUNS})
+  --concurrent-path <path>  with --workers (and the --seed it was found with): replay only that
+                       run of competing workers (the replay line of its story), no rule's campaign
+  --race-path <path>   with --workers (and the --seed it was found with): replay only that run of
+                       the search for races (sequential histories, and those that depart
+                       one request at a time too, pass)
   --markdown <file>    also write the profile as Markdown (what docs/profiles/ holds)
-  --json               print the profile as JSON (format jobcheck.profile/1) instead of text
+  --json               print the profile as JSON (format jobcheck.profile/2) instead of text
   -h, --help           show this text
 `;
 
@@ -76,6 +102,20 @@ async function moduleProfileTarget(file: string): Promise<ProfileTarget | undefi
   return isProfileTarget(candidate) ? candidate : Object.values(mod).find(isProfileTarget);
 }
 
+/** A replayed run of the search for races, as `jobcheck profile --race-path` prints it. Pure. */
+function raceText(r: RaceSection): string {
+  const lines = [`races: ${describeRaceVerdict(r)}`];
+  if (r.story !== undefined) lines.push('', r.story);
+  return `${lines.join('\n')}\n`;
+}
+
+/** A replayed run of competing workers, as `jobcheck profile --concurrent-path` prints it. Pure. */
+function concurrentText(c: ConcurrentSection): string {
+  const lines = [`competing workers: ${describeConcurrentVerdict(c)}`];
+  if (c.story !== undefined) lines.push('', c.story);
+  return `${lines.join('\n')}\n`;
+}
+
 const quote = (s: string): string => (/^[\w./:=@-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
 
 /** Runs `jobcheck profile`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
@@ -93,6 +133,10 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
       path: { type: 'string' },
       'time-limit': { type: 'string' },
       parallel: { type: 'string' },
+      workers: { type: 'string' },
+      'concurrent-runs': { type: 'string' },
+      'concurrent-path': { type: 'string' },
+      'race-path': { type: 'string' },
       markdown: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -132,6 +176,48 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
     const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
     throw new UsageError(`profile: --path ${JSON.stringify(values.path.slice(0, 60))} names ${bounds} (invalid_path)`);
   }
+  const workers =
+    values.workers === undefined ? undefined : intFlag('profile', 'workers', values.workers, 2, 2, MAX_WORKERS);
+  if (workers === undefined && values['concurrent-runs'] !== undefined)
+    throw new UsageError('profile: --concurrent-runs needs --workers 2 or more');
+  if (workers === undefined && values['concurrent-path'] !== undefined)
+    throw new UsageError('profile: --concurrent-path needs the --workers (and --seed) it was found with');
+  const concurrentRuns = intFlag(
+    'profile',
+    'concurrent-runs',
+    values['concurrent-runs'],
+    DEFAULT_CONCURRENT_PROFILE_RUNS,
+    1,
+    MAX_RUNS,
+  );
+  const concurrentPath = values['concurrent-path'];
+  if (concurrentPath !== undefined && !/^\d+(:\d+)*$/.test(concurrentPath))
+    throw new UsageError(`profile: --concurrent-path must look like 3:0:1 (got ${JSON.stringify(concurrentPath)})`);
+  if (concurrentPath?.split(':').some(huge)) {
+    const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
+    throw new UsageError(
+      `profile: --concurrent-path ${JSON.stringify(concurrentPath.slice(0, 60))} names ${bounds} (invalid_path)`,
+    );
+  }
+  if (concurrentPath !== undefined && (rule !== undefined || values.path !== undefined))
+    throw new UsageError(
+      'profile: --concurrent-path replays a run of competing workers only: leave out --rule and --path',
+    );
+  const racePath = values['race-path'];
+  if (workers === undefined && racePath !== undefined)
+    throw new UsageError('profile: --race-path needs the --workers (and --seed) it was found with');
+  if (racePath !== undefined && !/^\d+(:\d+)*$/.test(racePath))
+    throw new UsageError(`profile: --race-path must look like 3:0:1 (got ${JSON.stringify(racePath)})`);
+  if (racePath?.split(':').some(huge)) {
+    const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
+    throw new UsageError(
+      `profile: --race-path ${JSON.stringify(racePath.slice(0, 60))} names ${bounds} (invalid_path)`,
+    );
+  }
+  if (racePath !== undefined && (rule !== undefined || values.path !== undefined || concurrentPath !== undefined))
+    throw new UsageError(
+      'profile: --race-path replays a run of the search for races only: leave out --rule, --path and --concurrent-path',
+    );
   if (values.variant !== undefined && values.builtin !== true)
     throw new UsageError('profile: --variant names a broken variant of the built-in store: use it with --builtin');
   if (values.variant !== undefined && values.broken !== undefined)
@@ -163,6 +249,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
       queue: target?.name ?? '(unknown)',
       version: 'unversioned',
       factory: (target as Target).factory,
+      concurrentFactory: (target as Target).concurrentFactory,
       declarations: {},
     };
     const shown =
@@ -171,7 +258,56 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
         : `--builtin --variant ${quote(values.variant)}`;
     if (target !== undefined) await preflight(target, PATH_CONFIG);
     const replayFlags = `${shown}${seed === DEFAULT_PROFILE_SEED ? '' : ` --seed ${seed}`}${maxCommands === DEFAULT_PROFILE_MAX_COMMANDS ? '' : ` --max-commands ${maxCommands}`}`;
-    const profile = await runProfile(profileTarget, {
+    const setupError = (error: unknown): never => {
+      if (error instanceof ProfileError) throw new SetupError(`profile: ${error.message}`);
+      throw error;
+    };
+    const concurrentFlags = (w: number, path: string): string =>
+      `npx jobcheck profile ${shown} --workers ${w} --seed ${seed} --concurrent-path ${path}`;
+    const raceFlags = (w: number, path: string): string =>
+      `npx jobcheck profile ${shown} --workers ${w} --seed ${seed} --race-path ${path}`;
+    const concurrent = (w: number): Promise<ConcurrentSection> =>
+      runConcurrentProfile(profileTarget, {
+        workers: w,
+        runs: concurrentRuns,
+        seed,
+        budget,
+        ...(concurrentPath === undefined ? {} : { path: concurrentPath }),
+        ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+        replayCommand: (path) => concurrentFlags(w, path),
+        races: true,
+        raceReplayCommand: (path) => raceFlags(w, path),
+      }).catch(setupError);
+    if (workers !== undefined && racePath !== undefined) {
+      // A replay of one run of the search for races: no rule's campaign, no fixture.
+      const races = await runRaceSearch(profileTarget, {
+        workers,
+        seed,
+        budget,
+        racePath,
+        ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+        raceReplayCommand: (path) => raceFlags(workers, path),
+      }).catch(setupError);
+      if (races === undefined) {
+        io.stdout.write(
+          'races: not run: the target has no concurrent factory, or a declared variant the checker cannot follow\n',
+        );
+        return 0;
+      }
+      io.stdout.write(values.json === true ? `${JSON.stringify(races, null, 2)}\n` : raceText(races));
+      return races.verdict === 'none_found' ? 0 : races.verdict === 'race' ? 1 : EXIT_INCOMPLETE;
+    }
+    if (workers !== undefined && concurrentPath !== undefined) {
+      // A replay of one run of competing workers: no rule's campaign, no fixture.
+      const section = await concurrent(workers);
+      io.stdout.write(values.json === true ? `${JSON.stringify(section, null, 2)}\n` : concurrentText(section));
+      return section.verdict === 'linearizable' || section.verdict === 'not_run'
+        ? 0
+        : section.verdict === 'not_linearizable'
+          ? 1
+          : EXIT_INCOMPLETE;
+    }
+    const sequential = await runProfile(profileTarget, {
       runs,
       seed,
       maxCommands,
@@ -185,10 +321,8 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
         campaign === undefined || path === undefined
           ? `npx jobcheck profile ${replayFlags} --rule ${departing}`
           : `npx jobcheck profile ${replayFlags} --rule ${campaign} --path ${path}`,
-    }).catch((error: unknown) => {
-      if (error instanceof ProfileError) throw new SetupError(`profile: ${error.message}`);
-      throw error;
-    });
+    }).catch(setupError);
+    const profile = workers === undefined ? sequential : withConcurrent(sequential, await concurrent(workers));
     if (values.markdown !== undefined) {
       await writeFile(values.markdown, renderProfileMarkdown(profile)).catch((error: Error) => {
         throw new SetupError(`profile: cannot write the Markdown file ${values.markdown}: ${error.message}`);

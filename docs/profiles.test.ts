@@ -3,7 +3,7 @@
  * scripts/profiles.ts):
  * - every page names the version of the queue installed;
  * - the reference page (the built-in JobStore) is exactly what the generator writes for it today;
- * - the matrix agrees with the pages, cell by cell;
+ * - the matrix agrees with the pages, cell by cell (the brokers' columns too);
  * - every departure on a real queue's page replays on the real queue: its campaign's run at its
  *   path departs on the same rule, in the same number of steps, at the same field (PostgreSQL:
  *   skipped locally without a server, required in CI).
@@ -13,7 +13,14 @@ import { describe, expect, it } from 'vitest';
 import { RULE_IDS } from '../contract/rules.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
-import { describeResult, renderProfileMarkdown, runProfile } from '../conformance/profile/index.ts';
+import {
+  describeResult,
+  renderProfileMarkdown,
+  runConcurrentProfile,
+  runProfile,
+  withConcurrent,
+} from '../conformance/profile/index.ts';
+import { lockedJobStoreFactory } from '../conformance/concurrent/inProcess.ts';
 import type { ProfileTarget } from '../conformance/profile/index.ts';
 import { postgresMissing, postgresRequired } from '../conformance/postgresEnv.ts';
 
@@ -41,6 +48,22 @@ const QUEUES = [
     version: version('bullmq'),
     load: async (): Promise<ProfileTarget> => (await import('../adapters/bullmq-postgres/profile.ts')).bullmqPostgres,
   },
+] as const;
+
+/**
+ * The brokers' pages: page file, title, the version of the client package the title names (the
+ * server's version is the broker's own, read where it runs). Their departures replay through each
+ * adapter's own tests on the real broker (adapters/<broker>/*.test.ts), not here: on a broker's own
+ * clock a replay takes real time.
+ */
+const BROKERS = [
+  { file: 'bullmq-redis.md', queue: 'bullmq (Redis)', version: version('bullmq') },
+  {
+    file: 'nats-jetstream.md',
+    queue: 'NATS JetStream',
+    version: `@nats-io/jetstream ${version('@nats-io/jetstream')}`,
+  },
+  { file: 'beanstalkd.md', queue: 'beanstalkd', version: '' },
 ] as const;
 
 /** A departure as a page tells it. */
@@ -83,6 +106,11 @@ describe('docs/profiles', () => {
       expect(page(q.file)).toMatch(
         new RegExp(`^# ${q.queue.replace(/[().]/g, '\\$&')} ${q.version.replace(/\./g, '\\.')}\n`),
       );
+    for (const b of BROKERS) {
+      const title = page(b.file).split('\n')[0] ?? '';
+      expect(title.startsWith(`# ${b.queue} `), b.file).toBe(true);
+      expect(title, b.file).toContain(b.version);
+    }
   });
 
   it('holds the reference page as the generator writes it today', async () => {
@@ -90,9 +118,10 @@ describe('docs/profiles', () => {
       queue: 'jobcheck JobStore',
       version: own,
       factory: jobStoreFactory(),
+      concurrentFactory: lockedJobStoreFactory(),
       declarations: {},
     };
-    const profile = await runProfile(reference, {
+    const sequential = await runProfile(reference, {
       runs: 10,
       seed: 1,
       replayCommand: (rule, campaign, path) =>
@@ -100,6 +129,19 @@ describe('docs/profiles', () => {
           ? `npx jobcheck profile --builtin --rule ${rule}  (found by the fixture stories, which every profile runs)`
           : `npx jobcheck profile --builtin --rule ${campaign} --path ${path}`,
     });
+    // Competing workers as scripts/profiles.ts runs them: 4 lanes, 20 scenarios, seed 1, and the search for races.
+    const profile = withConcurrent(
+      sequential,
+      await runConcurrentProfile(reference, {
+        workers: 4,
+        runs: 20,
+        seed: 1,
+        races: true,
+        replayCommand: (path) => `npx jobcheck profile --builtin --workers 4 --seed 1 --concurrent-path ${path}`,
+        raceReplayCommand: (path) => `npx jobcheck profile --builtin --workers 4 --seed 1 --race-path ${path}`,
+      }),
+    );
+    expect(profile.concurrent).toMatchObject({ verdict: 'linearizable', races: { verdict: 'none_found' } });
     expect(renderProfileMarkdown(profile, { title: `jobcheck JobStore ${own}` })).toBe(page('jobcheck-jobstore.md'));
     // The reference conforms on every rule, the counters' edge included (reached from a restored snapshot).
     for (const r of profile.rules) expect(`${r.rule}: ${describeResult(r)}`).toMatch(/: conforms \(\d+ commands?\)$/);
@@ -107,7 +149,7 @@ describe('docs/profiles', () => {
 
   it('has a matrix that agrees with every page, rule by rule', () => {
     const matrix = page('README.md');
-    const columns = ['jobcheck-jobstore.md', ...QUEUES.map((q) => q.file)];
+    const columns = ['jobcheck-jobstore.md', ...QUEUES.map((q) => q.file), ...BROKERS.map((b) => b.file)];
     for (const rule of RULE_IDS) {
       const row = new RegExp(`^\\| \\[\`${rule}\`\\]\\(\\.\\./contract\\.md#rule-${rule}\\) \\| (.*) \\|$`, 'm').exec(
         matrix,
@@ -123,7 +165,7 @@ describe('docs/profiles', () => {
   });
 
   it('tells at least one departure of each real queue, each from a campaign that replays', () => {
-    for (const q of QUEUES) expect(departures(page(q.file)).length, q.file).toBeGreaterThan(0);
+    for (const q of [...QUEUES, ...BROKERS]) expect(departures(page(q.file)).length, q.file).toBeGreaterThan(0);
   });
 });
 

@@ -1,30 +1,57 @@
 /**
  * Generator of docs/profiles/ (`npm run profiles`): profiles the built-in JobStore (the reference
  * column) and every real-queue adapter that exports a ProfileTarget, writes one page per queue
- * (`docs/profiles/<queue>.md`) and the matrix queues × rules (`docs/profiles/README.md`).
+ * (`docs/profiles/<queue>.md`) and the matrix queues × rules (`docs/profiles/README.md`). The
+ * queues on PostgreSQL need its server and the brokers theirs: `npm run profiles` runs this under
+ * scripts/brokers.sh (Redis, RabbitMQ, NATS, beanstalkd) and scripts/pg.sh.
  *
  * The adapters are imported lazily, one by one: a file that is absent is said so and skipped, and
  * one that cannot set up (no server to reach) is reported and skipped, so the generator runs with
  * whatever is installed. Seeds and run counts are fixed and the pages hold no times, so the same
- * implementations give the same pages.
+ * implementations give the same pages (on a logical clock; a broker on its own clock may shrink a
+ * departure to another story from run to run).
+ *
+ * Each profile is also kept as data (`docs/profiles/data/<adapter>.json`, the `jobcheck.profile`
+ * format): the matrix is built from those, so that `--only <queue>` rewrites one queue's page and
+ * column and keeps the others' as they were last generated. A stored profile of another format is
+ * left out of the matrix, with a message.
  *
  * An adapter module exports its target as `profileTarget` (or `default`: a ProfileTarget, or a
  * function returning one or a promise of one), or else as any exported ProfileTarget value.
  *
+ * A target with a concurrent factory (the reference's is impl/JobStore behind a mutex, as
+ * `jobcheck profile --builtin --workers 4` uses) is also profiled with competing workers: up to
+ * CONCURRENT_WORKERS lanes, CONCURRENT_RUNS scenarios, the same seed. Twenty scenarios keep a
+ * broker's page within a few minutes (a scenario on a broker's own clock takes seconds, and a
+ * failure is shrunk and replayed three times more); the replay line of a story names the flags.
+ * Then the search for races (the same scenarios, letting pass a history whose requests depart
+ * one at a time as well), with a row of its own in the matrix.
+ *
  * Run: npm run profiles   (`--runs N` runs per rule, `--only <queue>` one queue besides the reference,
- * `--time-limit S` seconds per queue: rules cut short say `budget exhausted`)
+ * `--time-limit S` seconds per queue: rules cut short say `budget exhausted`, `--concurrent-runs N`
+ * scenarios of competing workers)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { RULE_IDS } from '../contract/rules.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import { Budget } from '../conformance/budget.ts';
-import { describeResult, renderProfileMarkdown, runProfile } from '../conformance/profile/index.ts';
+import {
+  describeClock,
+  describeResult,
+  profileSchema,
+  renderProfileMarkdown,
+  runConcurrentProfile,
+  runProfile,
+  withConcurrent,
+} from '../conformance/profile/index.ts';
+import { lockedJobStoreFactory } from '../conformance/concurrent/inProcess.ts';
 import type { Profile, ProfileTarget, RuleResult } from '../conformance/profile/index.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = join(root, 'docs', 'profiles');
+const dataDir = join(outDir, 'data');
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
   return i < 0 ? undefined : process.argv[i + 1];
@@ -35,17 +62,35 @@ const PROFILE_SEED = 1;
 const PROFILE_RUNS = 10;
 const RUNS = Number(arg('runs') ?? PROFILE_RUNS);
 const only = arg('only');
+/** Rules' campaigns in flight at once for a queue on a wall clock. */
+const WALL_CLOCK_PARALLEL = 4;
+/** Most worker lanes of the competing workers (`--workers 4`). */
+const CONCURRENT_WORKERS = 4;
+/** Scenarios of competing workers of the published pages. */
+const PROFILE_CONCURRENT_RUNS = 20;
+const CONCURRENT_RUNS = Number(arg('concurrent-runs') ?? PROFILE_CONCURRENT_RUNS);
 /** Seconds per queue (none by default: a budget makes the pages depend on the machine's speed). */
 const timeLimit = arg('time-limit') === undefined ? undefined : Number(arg('time-limit'));
 
-/** Adapter modules that may export a ProfileTarget, relative to the repository. */
-const PROFILE_ADAPTERS = ['adapters/pg-boss/profile.ts', 'adapters/bullmq-postgres/profile.ts'] as const;
+/** Adapter modules that may export a ProfileTarget, relative to the repository, in the matrix's column order. */
+const PROFILE_ADAPTERS = [
+  'adapters/pg-boss/profile.ts',
+  'adapters/bullmq-postgres/profile.ts',
+  'adapters/bullmq-redis/profile.ts',
+  'adapters/rabbitmq/profile.ts',
+  'adapters/nats-jetstream/profile.ts',
+  'adapters/beanstalkd/profile.ts',
+] as const;
+/** The name a profile's data file takes: the adapter's folder (`pg-boss`), or `reference`. */
+const REFERENCE_DATA = 'reference';
+const dataName = (file: string): string => basename(dirname(file));
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
 const reference: ProfileTarget = {
   queue: 'jobcheck JobStore',
   version: pkg.version,
   factory: jobStoreFactory(),
+  concurrentFactory: lockedJobStoreFactory(),
   declarations: {},
 };
 
@@ -90,15 +135,17 @@ function cellOf(r: RuleResult | undefined, page: string): string {
   return `[${text}](${page}#departure-${r.rule})${r.departure?.seed === undefined ? '' : ` seed ${r.departure.seed}`}`;
 }
 
-function matrix(profiles: readonly { profile: Profile; page: string; target: ProfileTarget }[]): string {
+function matrix(profiles: readonly { profile: Profile; page: string }[]): string {
   const lines = ['# Profiles: real queues against the contract', ''];
   lines.push(
     'Each queue checked rule by rule by `jobcheck profile` (docs/cli.md): for every rule of the [contract](../contract.md), the fixture stories and a targeted random campaign that exercise it, in lockstep with the model, with the rules a queue declares unsupported left out and its declared variants of the model (model/variants.ts) in their place. The built-in JobStore is the reference column. Generated by `npm run profiles` with seed 1; every departure links to its shrunk story and the command that replays it. [Chapter 9](../09-reading-a-profile.md) reads these pages with a workload in mind.',
     '',
   );
-  lines.push('| queue | version | verdict | page |', '| --- | --- | --- | --- |');
+  lines.push('| queue | version | clock | verdict | page |', '| --- | --- | --- | --- | --- |');
   for (const { profile, page } of profiles)
-    lines.push(`| ${profile.queue} | ${profile.version} | ${profile.verdict} | [${page}](${page}) |`);
+    lines.push(
+      `| ${profile.queue} | ${profile.version} | ${describeClock(profile)} | ${profile.verdict} | [${page}](${page}) |`,
+    );
   lines.push(
     '',
     `| rule | ${profiles.map((p) => p.profile.queue).join(' | ')} |`,
@@ -113,31 +160,53 @@ function matrix(profiles: readonly { profile: Profile; page: string; target: Pro
     );
     lines.push(`| [\`${rule}\`](../contract.md#rule-${rule}) | ${cells.join(' | ')} |`);
   }
-  const links = profiles.flatMap(({ profile, target }) =>
-    Object.entries(target.upstream ?? {}).map(([rule, url]) => `- ${profile.queue}, \`${rule}\`: ${url}`),
+  // Competing workers, one more row: each queue's linearizability verdict, linked to its section.
+  const workers = profiles.map(({ profile, page }) =>
+    profile.concurrent === undefined
+      ? ''
+      : `[${profile.concurrent.verdict.replace(/_/g, ' ')}](${page}#competing-workers)`,
+  );
+  if (workers.some((w) => w !== ''))
+    lines.push(`| competing workers (\`--workers ${CONCURRENT_WORKERS}\`) | ${workers.join(' | ')} |`);
+  const races = profiles.map(({ profile, page }) =>
+    profile.concurrent?.races === undefined
+      ? ''
+      : `[${profile.concurrent.races.verdict.replace(/_/g, ' ')}](${page}#races)`,
+  );
+  if (races.some((r) => r !== ''))
+    lines.push(`| races (departs only with requests in flight together) | ${races.join(' | ')} |`);
+  // Each link with what the thread says: a link alone invites reading more into it than it holds.
+  const links = profiles.flatMap(({ profile }) =>
+    profile.rules.flatMap((r) =>
+      r.upstream === undefined ? [] : [`- ${profile.queue}, \`${r.rule}\`: <${r.upstream.url}>: ${r.upstream.says}`],
+    ),
   );
   if (links.length > 0) lines.push('', '## Upstream reports', '', ...links);
   return `${lines.join('\n')}\n`;
 }
 
-/** Each target with the `jobcheck profile` flags that select it again, for the replay lines. */
-const targets: { readonly target: ProfileTarget; readonly flags: string }[] = [
-  { target: reference, flags: '--builtin' },
+/** Each target with the `jobcheck profile` flags that select it again, for the replay lines, and its data file's name. */
+const targets: { readonly target: ProfileTarget; readonly flags: string; readonly data: string }[] = [
+  { target: reference, flags: '--builtin', data: REFERENCE_DATA },
 ];
 for (const file of PROFILE_ADAPTERS) {
   const t = await loadTarget(file);
-  if (t !== undefined) targets.push({ target: t, flags: `--module ${file}` });
+  if (t !== undefined) targets.push({ target: t, flags: `--module ${file}`, data: dataName(file) });
 }
-mkdirSync(outDir, { recursive: true });
-const done: { profile: Profile; page: string; target: ProfileTarget }[] = [];
-for (const { target, flags } of targets) {
+mkdirSync(dataDir, { recursive: true });
+/** The profiles of this run, by data file name. */
+const done = new Map<string, Profile>();
+for (const { target, flags, data } of targets) {
   if (only !== undefined && target !== reference && target.queue !== only) continue;
   const page = `${slug(target.queue)}.md`;
   const budget = timeLimit === undefined ? undefined : new Budget(timeLimit * 1000);
   try {
-    const profile = await runProfile(target, {
+    const sequential = await runProfile(target, {
       runs: RUNS,
       seed: PROFILE_SEED,
+      // A broker on its own clock mostly waits: its rules' campaigns run four at a time, each on
+      // instances of its own. A logical-clock queue is run one campaign at a time, as before.
+      parallel: target.clock?.kind === 'wall' ? WALL_CLOCK_PARALLEL : 1,
       ...(budget === undefined ? {} : { budget }),
       // The seed is the command's default; a queue on PostgreSQL needs the server (npm run pg's, or PGHOST).
       replayCommand: (rule, campaign, path) =>
@@ -145,8 +214,26 @@ for (const { target, flags } of targets) {
           ? `npx jobcheck profile ${flags} --rule ${rule}  (found by the fixture stories, which every profile runs)`
           : `npx jobcheck profile ${flags} --rule ${campaign} --path ${path}`,
     });
+    const profile =
+      target.concurrentFactory === undefined
+        ? sequential
+        : withConcurrent(
+            sequential,
+            await runConcurrentProfile(target, {
+              workers: CONCURRENT_WORKERS,
+              runs: CONCURRENT_RUNS,
+              seed: PROFILE_SEED,
+              ...(budget === undefined ? {} : { budget }),
+              replayCommand: (path) =>
+                `npx jobcheck profile ${flags} --workers ${CONCURRENT_WORKERS} --seed ${PROFILE_SEED} --concurrent-path ${path}`,
+              races: true,
+              raceReplayCommand: (path) =>
+                `npx jobcheck profile ${flags} --workers ${CONCURRENT_WORKERS} --seed ${PROFILE_SEED} --race-path ${path}`,
+            }),
+          );
     writeFileSync(join(outDir, page), renderProfileMarkdown(profile, { title: `${target.queue} ${target.version}` }));
-    done.push({ profile, page, target });
+    writeFileSync(join(dataDir, `${data}.json`), `${JSON.stringify(profile, null, 2)}\n`);
+    done.set(data, profile);
     console.log(`${target.queue} ${target.version}: ${profile.verdict} -> docs/profiles/${page}`);
   } catch (error) {
     console.log(`${target.queue}: profile failed (${(error as Error).message.split('\n')[0]}), skipped`);
@@ -155,5 +242,20 @@ for (const { target, flags } of targets) {
     await target.close?.();
   }
 }
-writeFileSync(join(outDir, 'README.md'), matrix(done));
+/** The profile of a column: this run's, else the one stored by an earlier run (undefined when none is readable). */
+function columnOf(data: string): Profile | undefined {
+  const fresh = done.get(data);
+  if (fresh !== undefined) return fresh;
+  const file = join(dataDir, `${data}.json`);
+  if (!existsSync(file)) return undefined;
+  const parsed = profileSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (parsed.success) return parsed.data as Profile;
+  console.log(`docs/profiles/data/${data}.json: not a profile of this format, left out of the matrix`);
+  return undefined;
+}
+const columns = [REFERENCE_DATA, ...PROFILE_ADAPTERS.map(dataName)]
+  .map(columnOf)
+  .filter((p): p is Profile => p !== undefined)
+  .map((profile) => ({ profile, page: `${slug(profile.queue)}.md` }));
+writeFileSync(join(outDir, 'README.md'), matrix(columns));
 console.log('docs/profiles/README.md written');

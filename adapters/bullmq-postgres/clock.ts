@@ -59,3 +59,8 @@ export function acquireClock(): () => void {
 export function atTick<T>(tick: number, work: () => Promise<T>): Promise<T> {
   return instant.run(tickMillis(tick), work);
 }
+
+/** Runs `work` with `Date.now()` answering `ms` (a wall time) inside it (and whatever it awaits). */
+export function atMillis<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  return instant.run(ms, work);
+}

@@ -5,7 +5,7 @@
  * departure of BullMQ shows as a departure.
  */
 import { createRequire } from 'node:module';
-import type { RuleDeclaration, ProfileTarget } from '../../conformance/profile/target.ts';
+import type { RuleDeclaration, ProfileTarget, UpstreamReport } from '../../conformance/profile/target.ts';
 import type { RuleId } from '../../contract/rules.ts';
 import { bullmqPostgresFactory } from './adapter.ts';
 import type { BullmqFactoryOptions } from './adapter.ts';
@@ -56,10 +56,12 @@ export const BULLMQ_DECLARATIONS: Partial<Record<RuleId, RuleDeclaration>> = {
   },
 };
 
-/** Upstream reports of the same behaviour, by rule. */
-export const BULLMQ_UPSTREAM: Partial<Record<RuleId, string>> = {
-  // queue.add with a known jobId keeps the first job and ignores the new data, without an error.
-  'changed-payload-conflicts': 'https://github.com/taskforcesh/bullmq/issues/3214',
+/** Upstream reports of the same behaviour, by rule, each with what the thread says. */
+export const BULLMQ_UPSTREAM: Partial<Record<RuleId, UpstreamReport>> = {
+  'changed-payload-conflicts': {
+    url: 'https://github.com/taskforcesh/bullmq/issues/3214',
+    says: 'queue.add with a custom jobId already in the queue schedules nothing new, yet returns a job holding the new data rather than the stored job; labelled "works as designed".',
+  },
 };
 
 /** The profile target of BullMQ on PostgreSQL, on the server `options.target` names (default: PGHOST and the rest). */

@@ -22,7 +22,8 @@ describe('the pg-boss profile target', () => {
     }
     for (const [rule, link] of Object.entries(pgBossProfile.upstream ?? {})) {
       expect(RULE_IDS).toContain(rule);
-      expect(link).toMatch(/^https:\/\/github\.com\/timgit\/pg-boss\/(issues|pull)\/\d+$/);
+      expect(link?.url).toMatch(/^https:\/\/github\.com\/timgit\/pg-boss\/(issues|pull)\/\d+$/);
+      expect(link?.says.length).toBeGreaterThan(20);
     }
   });
 

@@ -45,12 +45,28 @@ export function pgBossTarget(options: PgBossFactoryOptions = {}): ProfileTarget 
         why: "retryBackoff waits min(retryDelayMax, retryDelay × 2^retryCount × (1 + random())) seconds: never less than the contract's delay min(backoffBase × 2^(attempts−1), backoffCap), up to min(2 × backoffBase × 2^(attempts−1), backoffCap), rounded up to whole ticks. No model variant allows a delay above the contract's yet.",
       },
     },
+    // Each thread read and summarised in what it says about the rule; threads that touch a rule only in passing are not cited.
     upstream: {
-      'account-head-only': 'https://github.com/timgit/pg-boss/pull/691',
-      'oldest-ready-head-first': 'https://github.com/timgit/pg-boss/pull/848',
-      'backoff-capped': 'https://github.com/timgit/pg-boss/issues/672',
-      'expiry-with-attempts-left-requeues': 'https://github.com/timgit/pg-boss/issues/132',
-      'permanent-failure-dead': 'https://github.com/timgit/pg-boss/issues/516',
+      'account-head-only': {
+        url: 'https://github.com/timgit/pg-boss/pull/691',
+        says: 'the pull request that added the key_strict_fifo policy: one active job per singletonKey, a retrying job blocks its key, and a job that exhausts its retries blocks it until it is retried or deleted by hand.',
+      },
+      'oldest-ready-head-first': {
+        url: 'https://github.com/timgit/pg-boss/issues/685',
+        says: 'a user sees about 500 jobs due at the same time picked in a seemingly random order and asks whether that order is intended and stable (no answer in the thread).',
+      },
+      'backoff-capped': {
+        url: 'https://github.com/timgit/pg-boss/issues/441',
+        says: "asks for a limit on retryBackoff's delay, then uncapped and jittered (2^n/2 + 2^n/2 × random() seconds, up to tens of hours); the maintainer answers that v11 addresses it (retryDelayMax).",
+      },
+      'expiry-with-attempts-left-requeues': {
+        url: 'https://github.com/timgit/pg-boss/issues/443',
+        says: "a job that runs past expireInSeconds ends up failed with the error 'handler execution exceeded 2000ms', not expired; the maintainer answers that the expired state will be obsolete (expiry is a failure like any other).",
+      },
+      'permanent-failure-dead': {
+        url: 'https://github.com/timgit/pg-boss/issues/516',
+        says: 'asks how to fail a job without its configured retries: fail() puts it back in retry; the maintainer suggests deleting it, and the asker settles on cancel().',
+      },
     },
   };
 }

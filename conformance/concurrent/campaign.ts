@@ -18,6 +18,7 @@
 import { CodedError } from '../../contract/CodedError.ts';
 import fc from 'fast-check';
 import type { Config } from '../../contract/index.ts';
+import type { Model } from '../../model/step.ts';
 import type { Budget } from '../budget.ts';
 import type { ConcurrentFactory, ConcurrentAdapter } from './adapter.ts';
 import { concurrentScenarioArb, requestCount } from './generate.ts';
@@ -26,11 +27,13 @@ import type { CheckBudget, CheckOutcome } from './history.ts';
 import { isSchedulable } from './inProcess.ts';
 import type { PauseMaker } from './inProcess.ts';
 import { jobModel } from './jobModel.ts';
+import { restrictedScenarioArb } from './restriction.ts';
+import type { ScenarioRestriction } from './restriction.ts';
 import { checkLinearizability } from './linearizability.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS } from '../protocol/limits.ts';
 import { DEFAULT_HANG_GRACE_MS, bounded, closeBounded, runScenario } from './run.ts';
 import type { ConcurrentRun, Settle } from './run.ts';
-import type { ConcurrentCampaignResult, ConcurrentFailure } from './result.ts';
+import type { ConcurrentCampaignResult, ConcurrentFailure, NotLinearizable } from './result.ts';
 import { renderConcurrentStory } from './story.ts';
 
 /** Stable codes of a concurrent campaign's usage errors. */
@@ -74,10 +77,30 @@ export interface ConcurrentCampaignOptions {
   readonly hangGraceMs?: number;
   /** Most rounds per scenario (default 8). */
   readonly maxRounds?: number;
+  /**
+   * The model histories are checked against (default the reference model): a profile passes the
+   * composition of its declared variants (model/variants.ts, `checkedModelOf(target).model`).
+   */
+  readonly model?: Model;
+  /** What the scenarios avoid (restriction.ts), and which fields the comparison leaves out (default nothing). */
+  readonly restriction?: ScenarioRestriction;
+  /**
+   * With `path`: stop at that counterexample if it fails again, without shrinking it further
+   * (a replay). Default false: a failure found at `path` is shrunk as usual.
+   */
+  readonly endOnFailure?: boolean;
+  /**
+   * Given a history no order explains, whether to let it pass as excused rather than fail: a
+   * profile's search for races excuses a history whose requests, sent one at a time in the closest
+   * order, depart just the same (the rules of the profile show those). Excused runs are counted
+   * (`excusedRuns`) and are never a failure to shrink. Default: nothing is excused.
+   */
+  readonly excuse?: (failure: NotLinearizable) => Promise<boolean>;
 }
 
 type Evaluation =
   | { readonly status: 'ok' }
+  | { readonly status: 'excused' }
   | { readonly status: 'interrupted' }
   | { readonly status: 'unknown'; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' | 'memory' }
   | { readonly status: 'failed'; readonly failure: ConcurrentFailure };
@@ -128,16 +151,22 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   // A function, not a property read, so that each call looks again (the budget runs out in between).
   const spent = (): boolean => budget?.expired === true;
   const scheduled = isSchedulable(factory);
-  const arb = concurrentScenarioArb({
-    workers: options.workers,
-    ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
-    ...(options.config === undefined ? {} : { config: options.config }),
-  });
+  const restriction = options.restriction ?? {};
+  const arb = restrictedScenarioArb(
+    concurrentScenarioArb({
+      workers: options.workers,
+      ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
+      ...(options.config === undefined ? {} : { config: options.config }),
+    }),
+    restriction,
+  );
+  const comparison = restriction.ignoreFields === undefined ? {} : { ignoreFields: restriction.ignoreFields };
   let adapterName = '(factory)';
   let runs = 0;
   let failedOnce = false;
   let interrupted = false;
   let unknownRuns = 0;
+  let excusedRuns = 0;
   let firstUnknown: ConcurrentCampaignResult['firstUnknown'] = null;
   let lastFailure: ConcurrentFailure | null = null;
   let firstFailureRequests: number | null = null;
@@ -193,15 +222,25 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
         ? {}
         : { timeoutMs: Math.min(options.checkBudget?.timeoutMs ?? Number.POSITIVE_INFINITY, budget.remainingMs()) }),
     };
-    const outcome: CheckOutcome<unknown> = checkLinearizability(jobModel(scenario.config), run.history, checkBudget);
+    const outcome: CheckOutcome<unknown> = checkLinearizability(
+      jobModel(scenario.config, options.model, comparison),
+      run.history,
+      checkBudget,
+    );
     switch (outcome.verdict) {
       case 'linearizable':
         return { status: 'ok' };
-      case 'not_linearizable':
-        return {
-          status: 'failed',
-          failure: { kind: 'not_linearizable', scenario, run, witness: outcome.witness, error: null },
+      case 'not_linearizable': {
+        const failure: NotLinearizable = {
+          kind: 'not_linearizable',
+          scenario,
+          run,
+          witness: outcome.witness,
+          error: null,
         };
+        if (options.excuse !== undefined && (await options.excuse(failure))) return { status: 'excused' };
+        return { status: 'failed', failure };
+      }
       case 'unknown':
         if (spent()) return { status: 'interrupted' };
         return { status: 'unknown', run, reason: outcome.reason };
@@ -213,6 +252,9 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     if (!failedOnce && e.status !== 'interrupted') runs += 1;
     switch (e.status) {
       case 'ok':
+        return true;
+      case 'excused':
+        if (!failedOnce) excusedRuns += 1;
         return true;
       case 'interrupted':
         interrupted = true;
@@ -242,6 +284,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
       numRuns: options.path === undefined ? numRuns : 1,
       seed,
       ...(options.path === undefined ? {} : { path: options.path }),
+      ...(options.path !== undefined && options.endOnFailure === true ? { endOnFailure: true } : {}),
       ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
     });
     if (details.failed && lastFailure === null && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
@@ -256,6 +299,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     runsPlanned: options.path === undefined ? numRuns : 1,
     runs,
     unknownRuns,
+    excusedRuns,
     firstUnknown,
     stoppedByTimeLimit,
     firstFailureRequests,
@@ -267,7 +311,14 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
       details?.failed === true && details.counterexamplePath !== null
         ? details.counterexamplePath
         : (options.path ?? null);
-    const story = renderConcurrentStory(failure, { adapter: adapterName, workers: options.workers, seed, path });
+    const story = renderConcurrentStory(failure, {
+      adapter: adapterName,
+      workers: options.workers,
+      seed,
+      path,
+      ...(options.model === undefined ? {} : { model: options.model }),
+      ...comparison,
+    });
     return { ...common, verdict: 'failed', path, shrinks: details?.numShrinks ?? 0, failure, story };
   }
   const verdict = unknownRuns > 0 ? 'unknown' : stoppedByTimeLimit ? 'time_limit' : 'passed';

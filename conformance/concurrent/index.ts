@@ -26,7 +26,24 @@ export { mergeOrders, partitionHistory } from './partition.ts';
 export type { KvInput, KvOutput, KvState } from './kvRegister.ts';
 export { kvRegister } from './kvRegister.ts';
 export type { SnapshotRequest } from './jobModel.ts';
-export { SNAPSHOT_REQUEST, isSnapshotRequest, jobModel, modelStateKey, sameJobReply } from './jobModel.ts';
+export type { JobModelComparison } from './jobModel.ts';
+export {
+  SNAPSHOT_REQUEST,
+  isSnapshotRequest,
+  jobModel,
+  modelStateKey,
+  sameJobReply,
+  withoutFields,
+} from './jobModel.ts';
+export type { ScenarioRestriction } from './restriction.ts';
+export {
+  CAPACITY_OUT_OF_REACH,
+  FAR_DEADLINE_IN,
+  isUnrestricted,
+  restrictScenario,
+  restrictedScenarioArb,
+  restrictionBroken,
+} from './restriction.ts';
 export type { ConcurrentCampaignErrorCode, ConcurrentCampaignOptions } from './campaign.ts';
 export type { ConcurrentCampaignResult, ConcurrentFailure, ImplementationFailed, NotLinearizable } from './result.ts';
 export { ConcurrentCampaignError, runConcurrentCampaign } from './campaign.ts';

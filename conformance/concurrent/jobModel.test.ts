@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Config, Reply } from '../../contract/index.ts';
 import { initialState, step, toSnapshot } from '../../model/index.ts';
 import { CapacityForgetsRunning } from '../broken/index.ts';
+import { modelVariant } from '../../model/variants.ts';
 import type { History, Operation } from './history.ts';
 import {
   SNAPSHOT_REQUEST,
@@ -285,5 +286,42 @@ describe('a history with the replies of two claims swapped', () => {
     });
     expect(r.verdict).toBe('not_linearizable');
     if (r.verdict === 'not_linearizable') expect(r.witness.stuck.map((s) => s.id)).toEqual([last.id]);
+  });
+});
+
+describe('jobModel with a variant model and fields left out', () => {
+  const cfg: Config = { capacity: 4, maxAttempts: 2, leaseTicks: 2, backoffBase: 1, backoffCap: 1 };
+  const submit = (id: string, now: number) => ({
+    type: 'submit',
+    id,
+    account: 'x',
+    key: id,
+    amount: 1,
+    deadline: 50,
+    now,
+  });
+
+  it("steps the model it is given: under no-account-order an account's second job is delivered while its first runs", () => {
+    const variant = modelVariant('no-account-order');
+    expect(variant).toBeDefined();
+    for (const [model, second] of [
+      [undefined, null],
+      [variant?.model, 'b'],
+    ] as const) {
+      const m = jobModel(cfg, model);
+      let s = m.init();
+      for (const c of [submit('a', 0), submit('b', 0), { type: 'claim', worker: 'w1', now: 1 }]) s = m.step(s, c).state;
+      const out = m.step(s, { type: 'claim', worker: 'w2', now: 1 }).output as { job: { id: string } | null };
+      expect(out.job?.id ?? null).toBe(second);
+    }
+  });
+
+  it('compares without the fields it is told to leave out, at any depth', () => {
+    const m = jobModel(cfg, undefined, { ignoreFields: ['lastError'] });
+    const expected = { format: 'x', jobs: { a: { status: 'waiting', lastError: null } } };
+    const observed = { format: 'x', jobs: { a: { status: 'waiting', lastError: 'timeout' } } };
+    expect(m.equal(expected, observed)).toBe(true);
+    expect(jobModel(cfg).equal(expected, observed)).toBe(false);
+    expect(m.equal(expected, { format: 'x', jobs: { a: { status: 'dead', lastError: null } } })).toBe(false);
   });
 });

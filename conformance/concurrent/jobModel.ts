@@ -22,6 +22,7 @@ import type { Command, Config, Reply } from '../../contract/index.ts';
 import { JobStore } from '../../impl/index.ts';
 import { initialState, statusOf, step, toSnapshot } from '../../model/index.ts';
 import type { JobSnapshot, ModelState } from '../../model/index.ts';
+import type { Model } from '../../model/step.ts';
 import { comparableReply, firstDifference } from '../lockstep/compare.ts';
 import type { History, Operation, SequentialModel } from './history.ts';
 import type { SearchHints } from './linearizability.ts';
@@ -122,24 +123,52 @@ export function sameJobReply(expected: unknown, observed: unknown): boolean {
   return firstDifference(comparableReply(expected), comparableReply(observed)) === undefined;
 }
 
+/** How replies are compared (jobModel's third argument). */
+export interface JobModelComparison {
+  /**
+   * Fields left out of every reply and snapshot before comparing, at any depth (e.g. `lastError`
+   * for a queue that declares `last-error-kept` unsupported). Default none.
+   */
+  readonly ignoreFields?: readonly string[];
+}
+
+/** A JSON value without the named fields, at any depth. Pure. */
+export function withoutFields(value: unknown, fields: ReadonlySet<string>): unknown {
+  if (fields.size === 0 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((v) => withoutFields(v, fields));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (!fields.has(k)) out[k] = withoutFields(v, fields);
+  return out;
+}
+
 /**
  * The reference model of one config as a SequentialModel: inputs are contract commands (any
  * value: a malformed one is refused as the contract says) or the snapshot request; outputs are
- * replies, or the canonical snapshot. Throws JobcheckError `invalid_config` for a bad config. Pure.
+ * replies, or the canonical snapshot. `model` is the model to step (default the reference model;
+ * a profile passes the composition of its declared variants, model/variants.ts), and `comparison`
+ * may leave fields out of the comparison. Throws JobcheckError `invalid_config` for a bad config.
+ * Pure.
  */
 export function jobModel(
   config: unknown,
+  model?: Model,
+  comparison: JobModelComparison = {},
 ): SequentialModel<ModelState, unknown, unknown> & SearchHints<ModelState, unknown, unknown> {
-  const init = initialState(config);
+  const init = model === undefined ? initialState(config) : model.initialState(config);
+  const stepOf = model === undefined ? step : model.step;
+  const ignored = new Set(comparison.ignoreFields ?? []);
   return {
     init: () => init,
     step(state, input) {
       if (isSnapshotRequest(input)) return { state, output: toSnapshot(state) };
-      const r = step(state, input);
+      const r = stepOf(state, input);
       return { state: r.state, output: r.reply };
     },
     key: modelStateKey,
-    equal: sameJobReply,
+    equal:
+      ignored.size === 0
+        ? sameJobReply
+        : (expected, observed) => sameJobReply(withoutFields(expected, ignored), withoutFields(observed, ignored)),
     stableWhenUnchanged: changesOnlyTheClock,
     inertFrom: timePassed,
   };

@@ -52,6 +52,8 @@ export interface ConcurrentCampaignResult {
   /** Requests of the first failing run as generated, before shrinking (null unless failed). */
   readonly firstFailureRequests: number | null;
   /** Runs whose check ran out of its budget (`unknown`); never counted as passes. */
+  /** Runs whose history no order explains but that the campaign's `excuse` let pass (0 without one). */
+  readonly excusedRuns: number;
   readonly unknownRuns: number;
   /** The first such run, to look at. */
   readonly firstUnknown: {

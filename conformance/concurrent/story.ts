@@ -6,12 +6,13 @@
  * order: that prefix, followed by the remaining requests in real-time order.
  */
 import type { Config } from '../../contract/index.ts';
+import type { Model } from '../../model/step.ts';
 import { comparableReply, describeDifference, firstDifference, showValue } from '../lockstep/compare.ts';
 import { describeConfig } from '../lockstep/story.ts';
 import type { ConcurrentFailure } from './result.ts';
 import { requestCount } from './generate.ts';
 import type { Operation, Witness } from './history.ts';
-import { jobModel } from './jobModel.ts';
+import { jobModel, withoutFields } from './jobModel.ts';
 import type { ConcurrentRun, SentRequest } from './run.ts';
 
 /** How to reproduce the run, printed under the story. */
@@ -23,6 +24,10 @@ export interface ConcurrentStoryContext {
   readonly path?: string | null;
   /** The command line that repeats it (default: the library call). */
   readonly reproduceCommand?: string;
+  /** The model the history was checked against (default the reference model), for the model's replies along the closest order. */
+  readonly model?: Model;
+  /** Fields the comparison left out (jobModel's `ignoreFields`). */
+  readonly ignoreFields?: readonly string[];
 }
 
 /** Characters of a lane's column: wide for few lanes, narrower for many. */
@@ -138,14 +143,20 @@ const named = (run: ConcurrentRun, op: Operation<unknown, unknown> | undefined):
 };
 
 /** The model's replies along the witness's prefix and then the rest in real-time order. Pure. */
-function closestOrder(run: ConcurrentRun, config: Config, prefix: readonly number[]): string[] {
+function closestOrder(
+  run: ConcurrentRun,
+  config: Config,
+  prefix: readonly number[],
+  checked: Pick<ConcurrentStoryContext, 'model' | 'ignoreFields'>,
+): string[] {
   const ops = new Map(run.history.operations.map((o) => [o.id, o]));
   const rest = run.history.operations
     .filter((o) => !prefix.includes(o.id) && o.returned !== undefined)
     .sort((a, b) => a.invoked - b.invoked || a.id - b.id)
     .map((o) => o.id);
   const order = [...prefix, ...rest];
-  const model = jobModel(config);
+  const ignored = new Set(checked.ignoreFields ?? []);
+  const model = jobModel(config, checked.model, { ignoreFields: [...ignored] });
   let state = model.init();
   const lines = [
     `The model's replies in the closest order (${order.map((id) => `#${id}`).join(' ')}; requests with no reply outside the prefix left out):`,
@@ -160,7 +171,11 @@ function closestOrder(run: ConcurrentRun, config: Config, prefix: readonly numbe
     const d =
       op.returned === undefined
         ? undefined
-        : firstDifference(comparableReply(next.output), comparableReply(observed), 'reply');
+        : firstDifference(
+            withoutFields(comparableReply(next.output), ignored),
+            withoutFields(comparableReply(observed), ignored),
+            'reply',
+          );
     lines.push(`  ${named(run, op)}`);
     lines.push(`      model:    ${shortReply(next.output)}`);
     if (op.returned === undefined)
@@ -190,7 +205,13 @@ function headline(failure: ConcurrentFailure): string {
 }
 
 /** Where the checker's search got stuck, and the model's replies along the closest order. Pure. */
-function witnessLines(run: ConcurrentRun, config: Config, witness: Witness<unknown>): string[] {
+function witnessLines(
+  run: ConcurrentRun,
+  config: Config,
+  witness: Witness<unknown>,
+  checked: Pick<ConcurrentStoryContext, 'model' | 'ignoreFields'>,
+): string[] {
+  const ignored = new Set(checked.ignoreFields ?? []);
   const ops = new Map(run.history.operations.map((o) => [o.id, o]));
   const lines = [
     witness.longestOrder.length === 0
@@ -201,19 +222,23 @@ function witnessLines(run: ConcurrentRun, config: Config, witness: Witness<unkno
     lines.push(`  ${named(run, ops.get(s.id))}`);
     lines.push(`      model:    ${shortReply(s.expected)}`);
     lines.push(`      observed: ${s.observed === undefined ? '?? no reply' : shortReply(s.observed)}`);
-    const d = firstDifference(comparableReply(s.expected), comparableReply(s.observed), 'reply');
+    const d = firstDifference(
+      withoutFields(comparableReply(s.expected), ignored),
+      withoutFields(comparableReply(s.observed), ignored),
+      'reply',
+    );
     if (d !== undefined) lines.push(`      >> ${describeDifference(d)}`);
   }
   lines.push('');
-  lines.push(...closestOrder(run, config, witness.longestOrder), '');
+  lines.push(...closestOrder(run, config, witness.longestOrder, checked), '');
   return lines;
 }
 
 /** What the checker found, for a failure it decided; nothing for one it never ran on. Pure. */
-function checkerLines(failure: ConcurrentFailure): string[] {
+function checkerLines(failure: ConcurrentFailure, ctx: ConcurrentStoryContext): string[] {
   switch (failure.kind) {
     case 'not_linearizable':
-      return witnessLines(failure.run, failure.scenario.config, failure.witness);
+      return witnessLines(failure.run, failure.scenario.config, failure.witness, ctx);
     case 'impl_error':
       return [];
   }
@@ -231,7 +256,7 @@ export function renderConcurrentStory(failure: ConcurrentFailure, ctx: Concurren
   );
   lines.push('');
   if (run !== null) lines.push(...renderLanes(run), '');
-  lines.push(...checkerLines(failure));
+  lines.push(...checkerLines(failure, ctx));
   if (ctx.seed !== undefined) {
     lines.push(`seed: ${ctx.seed}${ctx.path === undefined || ctx.path === null ? '' : `  path: ${ctx.path}`}`);
     lines.push(

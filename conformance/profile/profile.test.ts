@@ -6,7 +6,7 @@ import { JobEntry, JobStore, retryDelay } from '../../impl/index.ts';
 import { jobStoreFactory } from '../stores/jobStore.ts';
 import { catalogueVariant } from '../broken/catalogue.ts';
 import { profileSchema } from './result.ts';
-import type { Profile } from './result.ts';
+import type { Profile, RuleResult } from './result.ts';
 import { runProfile } from './runProfile.ts';
 import type { ProfileTarget } from './target.ts';
 
@@ -134,6 +134,25 @@ describe('runProfile', () => {
     }
   });
 
+  it("leaves out a scenario that restarts from a no-account-order state the contract's snapshot refuses, instead of failing", async () => {
+    // global-fifo claims the oldest ready job whatever its account, as no-account-order says. At
+    // seed 4 the campaign of new-token-per-claim draws a scenario that runs two jobs of one account
+    // and then restarts: the checked model cannot restore that state (the snapshot's cross-field
+    // rules state account-head-only), which used to end the whole profile with "invalid snapshot".
+    const declarations = {
+      'account-head-only': { kind: 'variant', variant: 'no-account-order', why: 'documented' },
+    } as const;
+    const p = await runProfile(target('global-fifo', broken('global-fifo'), declarations), {
+      runs: 4,
+      seed: 4,
+      rules: ['new-token-per-claim'],
+    });
+    expect(p.unattributed).toEqual([]);
+    expect(departing(p)).toEqual([]);
+    expect(p.rules.find((r) => r.rule === 'new-token-per-claim')).toMatchObject({ status: 'conforms', runs: 4 });
+    expect(p.rules.find((r) => r.rule === 'account-head-only')).toMatchObject({ status: 'variant' });
+  });
+
   it('finds where a store keeps a variant only in part: dead-job-blocks forgets its dead heads on restart', async () => {
     const declarations = {
       'account-head-only': { kind: 'variant', variant: 'failed-job-keeps-blocking', why: 'documented' },
@@ -178,6 +197,78 @@ describe('runProfile', () => {
       replay: { rule: 'account-head-only', path: d?.path ?? '' },
     });
     expect(again.rules.find((r) => r.rule === 'account-head-only')?.departure?.story).toBe(d?.story);
+  });
+
+  describe('on a wall clock', () => {
+    const rules: RuleId[] = ['account-head-only'];
+    const wall = { kind: 'wall', tickMs: 1 } as const;
+    /** A queue whose instances number `brokenFor` first are global-fifo's, and the rest the built-in store. */
+    const sometimes = (brokenFor: number): { factory: ProfileTarget['factory']; made: () => number } => {
+      let made = 0;
+      const bad = broken('global-fifo');
+      const good = jobStoreFactory();
+      return {
+        factory: (config) => (made++ < brokenFor ? bad(config) : good(config)),
+        made: () => made,
+      };
+    };
+    const onWall = (factory: ProfileTarget['factory']): ProfileTarget => ({
+      ...target('global-fifo', factory),
+      clock: wall,
+      tolerances: { 'account-head-only': 'none: no timer decides it' },
+    });
+
+    it('counts a departure that replays on all 3 fresh instances, and says so', async () => {
+      const p = await runProfile(onWall(broken('global-fifo')), { runs: RUNS, rules });
+      const r = p.rules.find((x) => x.rule === 'account-head-only');
+      expect(r).toMatchObject({ status: 'departs', replays: { runs: 3, departed: 3 } });
+      expect(r?.tolerance).toBe('none: no timer decides it');
+      expect(p.clock).toEqual(wall);
+      expect(p.verdict).toBe('departs');
+      expect(profileSchema.parse(JSON.parse(JSON.stringify(p)))).toEqual(p);
+    });
+
+    it('calls a departure that replays once of 3 flaky, never conforming, and the profile incomplete', async () => {
+      // The engine is deterministic for a seed: count the instances a run makes, then break all of
+      // them but the last two, which are the 2nd and 3rd replays (each replay is one fresh instance).
+      const count = sometimes(Number.POSITIVE_INFINITY);
+      await runProfile(onWall(count.factory), { runs: RUNS, rules });
+      const once = sometimes(count.made() - 2);
+      const p = await runProfile(onWall(once.factory), { runs: RUNS, rules });
+      expect(once.made()).toBe(count.made());
+      const r = p.rules.find((x) => x.rule === 'account-head-only');
+      expect(r).toMatchObject({ status: 'flaky', replays: { runs: 3, departed: 1 } });
+      expect(r?.departure?.story).toContain('disagrees with the model');
+      expect(p.verdict).toBe('incomplete');
+      expect(profileSchema.parse(JSON.parse(JSON.stringify(p)))).toEqual(p);
+      const { describeResult, renderProfileMarkdown } = await import('./render.ts');
+      expect(describeResult(r as RuleResult)).toMatch(/^flaky \(\d+ steps, departed 1 time of 3\)$/);
+      const page = renderProfileMarkdown(p);
+      expect(page).toContain('wall clock, 1 tick = 1 ms');
+      expect(page).toContain('| none: no timer decides it |');
+      expect(page).toContain('Flaky: `account-head-only`');
+    });
+
+    it('keeps 2 departures of 3 a departure', async () => {
+      const count = sometimes(Number.POSITIVE_INFINITY);
+      await runProfile(onWall(count.factory), { runs: RUNS, rules });
+      const twice = sometimes(count.made() - 1);
+      const p = await runProfile(onWall(twice.factory), { runs: RUNS, rules });
+      expect(p.rules.find((x) => x.rule === 'account-head-only')).toMatchObject({
+        status: 'departs',
+        replays: { runs: 3, departed: 2 },
+      });
+    });
+
+    it('adds no replays on a logical clock', async () => {
+      const count = sometimes(Number.POSITIVE_INFINITY);
+      const p = await runProfile(target('global-fifo', count.factory), { runs: RUNS, rules });
+      const walled = sometimes(Number.POSITIVE_INFINITY);
+      await runProfile(onWall(walled.factory), { runs: RUNS, rules });
+      expect(walled.made() - count.made()).toBe(3);
+      expect(p.rules.find((x) => x.rule === 'account-head-only')?.replays).toBeUndefined();
+      expect(p.clock).toEqual({ kind: 'logical' });
+    });
   });
 
   it('never calls a rule conforming when the time limit ran out first', async () => {

@@ -4,7 +4,18 @@
  * prints. Both are pure functions of the profile, so a fixed seed gives the same page.
  */
 import { ruleOf } from '../../contract/rules.ts';
-import type { Profile, RuleResult } from './result.ts';
+import type { ConcurrentSection, Profile, RaceSection, RuleResult } from './result.ts';
+
+/** `, departed 2 times of 3` for a replayed departure, nothing for one that was not replayed. Pure. */
+const replayed = (r: RuleResult): string =>
+  r.replays === undefined
+    ? ''
+    : `, departed ${r.replays.departed} time${r.replays.departed === 1 ? '' : 's'} of ${r.replays.runs}`;
+
+/** The clock a profile ran on, in words: `logical clock` or `wall clock, 1 tick = 1000 ms`. Pure. */
+export function describeClock(p: Pick<Profile, 'clock'>): string {
+  return p.clock.kind === 'logical' ? 'logical clock' : `wall clock, 1 tick = ${p.clock.tickMs} ms`;
+}
 
 /** A result in a few words: `conforms (412 commands)`, `departs (4 steps)`, `unsupported`. Pure. */
 export function describeResult(r: RuleResult): string {
@@ -15,7 +26,9 @@ export function describeResult(r: RuleResult): string {
     case 'variant':
       return `conforms${against} (${r.commands} commands)`;
     case 'departs':
-      return `**departs**${r.variant === undefined ? '' : ` from variant \`${r.variant}\``} (${r.departure?.steps ?? '?'} steps)`;
+      return `**departs**${r.variant === undefined ? '' : ` from variant \`${r.variant}\``} (${r.departure?.steps ?? '?'} steps${replayed(r)})`;
+    case 'flaky':
+      return `flaky${r.variant === undefined ? '' : ` against variant \`${r.variant}\``} (${r.departure?.steps ?? '?'} steps${replayed(r)})`;
     case 'unsupported':
       return 'unsupported (declared)';
     case 'not_reached':
@@ -25,8 +38,100 @@ export function describeResult(r: RuleResult): string {
   }
 }
 
+/** `; replayed 3 times on fresh instances, it failed again 2 times`, or nothing without replays. Pure. */
+function replaysText(replays: { readonly runs: number; readonly departed: number } | undefined, did: string): string {
+  if (replays === undefined) return '';
+  const times = `${replays.departed} time${replays.departed === 1 ? '' : 's'}`;
+  return `; replayed ${replays.runs} times on fresh instances, it ${did} again ${times}`;
+}
+
+/** The verdict of competing workers in words: `linearizable: every history ...`. Pure. */
+export function describeConcurrentVerdict(c: ConcurrentSection): string {
+  const done = `${c.runsDone} of ${c.runs} scenario${c.runs === 1 ? '' : 's'} of up to ${c.workers} worker lanes`;
+  const replays = replaysText(c.replays, 'failed');
+  switch (c.verdict) {
+    case 'linearizable':
+      return `linearizable: in ${done}, an order of the model explains every history`;
+    case 'not_linearizable':
+      return `not linearizable: no order of the model explains a history (${done}, shrunk story below${replays})`;
+    case 'flaky':
+      return `flaky: a history no order of the model explains did not fail often enough again to count (${done}${replays}); neither a departure nor a pass`;
+    case 'unknown':
+      return `unknown (${done}): ${c.reason ?? 'nothing is known'}`;
+    case 'budget_exhausted':
+      return `budget exhausted after ${done}: the time limit stopped the campaign, so nothing is known (not a pass)`;
+    case 'not_run':
+      return `not run: ${c.reason ?? 'no concurrent factory'}`;
+  }
+}
+
+/** The lines of the "Competing workers" section (Markdown when `markdown`, else text). Pure. */
+function concurrentLines(c: ConcurrentSection, markdown: boolean): string[] {
+  const lines: string[] = [];
+  lines.push(markdown ? '## Competing workers' : 'Competing workers:', '');
+  lines.push(
+    `${markdown ? '**Verdict**: ' : '  '}${describeConcurrentVerdict(c)}${c.adapter === undefined ? '' : ` (adapter ${markdown ? `\`${c.adapter}\`` : c.adapter}, seed ${c.seed})`}.`,
+  );
+  if (c.avoided.length > 0) {
+    lines.push('', markdown ? 'What the scenarios avoided, rule by rule declared unsupported:' : '  Avoided:', '');
+    for (const a of c.avoided) lines.push(markdown ? `- \`${a.rule}\`: ${a.why}` : `    ${a.rule}: ${a.why}`);
+  }
+  if (c.story !== undefined) {
+    lines.push('');
+    if (markdown) lines.push('```text', c.story, '```');
+    else lines.push(c.story);
+  }
+  if (c.replay !== undefined) lines.push('', markdown ? `Replay: \`${c.replay}\`` : `  replay: ${c.replay}`);
+  if (c.races !== undefined) lines.push('', ...raceLines(c.races, markdown));
+  return lines;
+}
+
+/** The verdict of a search for races in words. Pure. */
+export function describeRaceVerdict(r: RaceSection): string {
+  const done = `${r.runsDone} of ${r.runs} scenario${r.runs === 1 ? '' : 's'}`;
+  const excused =
+    r.oneAtATime === 0
+      ? 'no history was let pass'
+      : `${r.oneAtATime} histor${r.oneAtATime === 1 ? 'y' : 'ies'} no order explains had no two requests in flight together, or departed just the same with their requests sent one at a time, and were let pass (the rules and the section above show those departures)`;
+  const replays = replaysText(r.replays, 'departed');
+  switch (r.verdict) {
+    case 'none_found':
+      return `none found in ${done}: ${excused}`;
+    case 'race':
+      return `a race: a history departs with its requests in flight together, and agrees with the model with them sent one at a time (${done}${replays}; ${excused})`;
+    case 'flaky':
+      return `flaky: a race did not depart often enough again to count (${done}${replays}); neither a race nor a pass`;
+    case 'unknown':
+      return `unknown (${done}): ${r.reason ?? 'nothing is known'}`;
+    case 'budget_exhausted':
+      return `budget exhausted after ${done}: the time limit stopped the search, so nothing is known (not a pass)`;
+  }
+}
+
+/** The lines of the search for races (Markdown when `markdown`, else text). Pure. */
+function raceLines(r: RaceSection, markdown: boolean): string[] {
+  const lines = [
+    markdown ? '### Races' : 'Races:',
+    '',
+    markdown
+      ? 'The same campaign again, letting pass every history whose requests never overlapped, and every one whose requests, sent one at a time, in the order they were sent, to a fresh instance, depart as well: what remains departs only with requests in flight together.'
+      : '  (histories whose requests never overlapped, or that depart one request at a time too, are let pass)',
+    '',
+    `${markdown ? '**Verdict**: ' : '  '}${describeRaceVerdict(r)}.`,
+  ];
+  if (r.story !== undefined) {
+    lines.push('');
+    if (markdown) lines.push('```text', r.story, '```');
+    else lines.push(r.story);
+  }
+  if (r.replay !== undefined) lines.push('', markdown ? `Replay: \`${r.replay}\`` : `  replay: ${r.replay}`);
+  return lines;
+}
+
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const anchor = (r: RuleResult): string => `departure-${r.rule}`;
+const REPLAY_SENTENCE =
+  'The queue keeps its own time, so a departure counts only if its shrunk story departs again on at least 2 of 3 replays on fresh instances; one that does not is "flaky", never a pass.';
 
 /** The Markdown page of a profile. Pure. */
 export function renderProfileMarkdown(
@@ -37,16 +142,22 @@ export function renderProfileMarkdown(
   const lines: string[] = [];
   lines.push(`# ${options.title ?? `${p.queue} ${p.version}`}`, '');
   lines.push(
-    `Profile of \`${p.adapter}\` against the contract, rule by rule (format \`${p.format}\`): seed ${p.seed}, ${p.runs} targeted runs per rule of at most ${p.maxCommands} commands, plus the fixture stories. Verdict: **${p.verdict}**.`,
+    `Profile of \`${p.adapter}\` against the contract, rule by rule (format \`${p.format}\`, ${describeClock(p)}): seed ${p.seed}, ${p.runs} targeted runs per rule of at most ${p.maxCommands} commands, plus the fixture stories. Verdict: **${p.verdict}**.${p.clock.kind === 'wall' ? ` ${REPLAY_SENTENCE}` : ''}`,
     '',
   );
-  lines.push('| rule | result | runs | fixtures | declared |', '| --- | --- | ---: | ---: | --- |');
+  // The tolerance column is there only when the adapter declares tolerances (a queue on its own clock).
+  const tolerances = p.rules.some((r) => r.tolerance !== undefined);
+  lines.push(
+    `| rule | result |${tolerances ? ' tolerance |' : ''} runs | fixtures | declared |`,
+    `| --- | --- |${tolerances ? ' --- |' : ''} ---: | ---: | --- |`,
+  );
   for (const r of p.rules) {
-    const result = r.status === 'departs' ? `[${describeResult(r)}](#${anchor(r)})` : describeResult(r);
+    const result = r.departure !== undefined ? `[${describeResult(r)}](#${anchor(r)})` : describeResult(r);
     const declared = r.why === undefined ? '' : r.why;
-    const upstream = r.upstream === undefined ? '' : ` ([upstream](${r.upstream}))`;
+    const upstream = r.upstream === undefined ? '' : ` ([upstream](${r.upstream.url}))`;
+    const tolerance = tolerances ? ` ${cell(r.tolerance ?? '')} |` : '';
     lines.push(
-      `| [\`${r.rule}\`](${contract}#rule-${r.rule}) | ${cell(result)} | ${r.runs} | ${r.fixtures.length} | ${cell(declared)}${upstream} |`,
+      `| [\`${r.rule}\`](${contract}#rule-${r.rule}) | ${cell(result)} |${tolerance} ${r.runs} | ${r.fixtures.length} | ${cell(declared)}${upstream} |`,
     );
   }
   lines.push('');
@@ -58,16 +169,19 @@ export function renderProfileMarkdown(
     const d = r.departure;
     if (d === undefined) continue;
     const rule = ruleOf(r.rule);
-    lines.push('', `## <a id="${anchor(r)}"></a>Departure: \`${r.rule}\``, '');
+    const heading =
+      r.status === 'flaky' ? 'Flaky' : r.status === 'budget_exhausted' ? 'Unconfirmed departure' : 'Departure';
+    lines.push('', `## <a id="${anchor(r)}"></a>${heading}: \`${r.rule}\``, '');
     lines.push(`> ${rule.sentence}`, '');
     const where =
       d.source === 'fixture'
         ? `the fixture \`${d.fixture}\``
         : `the targeted campaign of \`${d.campaign}\` (seed ${d.seed}, path \`${d.path}\`), shrunk from ${d.unshrunkSteps} to ${d.steps} steps`;
     lines.push(
-      `Found by ${where}. First difference at step ${d.divergence.step}: \`${d.divergence.field}\`, model ${d.divergence.model}, implementation ${d.divergence.impl}.`,
+      `Found by ${where}. First difference at step ${d.divergence.step}: \`${d.divergence.field}\`, model ${d.divergence.model}, implementation ${d.divergence.impl}.${r.replays === undefined ? '' : ` Replayed ${r.replays.runs} times on fresh instances: departed ${r.replays.departed} time${r.replays.departed === 1 ? '' : 's'} of ${r.replays.runs}${r.status === 'flaky' ? ', too few to count' : r.status === 'budget_exhausted' ? ' before the time limit stopped the rest, too few to decide' : ''}.`}`,
     );
-    if (r.upstream !== undefined) lines.push('', `Upstream: ${r.upstream}`);
+    if (r.tolerance !== undefined) lines.push('', `Tolerance: ${r.tolerance}`);
+    if (r.upstream !== undefined) lines.push('', `Upstream: ${r.upstream.url}: ${r.upstream.says}`);
     lines.push('', '```text', d.story, '```', '', `Replay: \`${d.replay}\``);
   }
   if (p.unattributed.length > 0) {
@@ -80,18 +194,29 @@ export function renderProfileMarkdown(
       lines.push('```text', u.story, '```', '');
     }
   }
+  if (p.concurrent !== undefined) lines.push('', ...concurrentLines(p.concurrent, true));
   return `${lines.join('\n')}\n`;
 }
 
 /** The short text `jobcheck profile` prints: one line per rule, then each departure's story. Pure. */
 export function renderProfileText(p: Profile): string {
   const width = Math.max(...p.rules.map((r) => r.rule.length));
-  const lines = [`${p.adapter} (${p.queue} ${p.version}): ${p.verdict}, seed ${p.seed}, ${p.runs} runs per rule`, ''];
-  for (const r of p.rules) lines.push(`  ${r.rule.padEnd(width)}  ${describeResult(r).replace(/\*\*|`/g, '')}`);
+  const lines = [
+    // A logical clock is the usual case and goes unsaid; a wall clock changes how departures count.
+    `${p.adapter} (${p.queue} ${p.version}): ${p.verdict}, seed ${p.seed}, ${p.runs} runs per rule${p.clock.kind === 'wall' ? `, ${describeClock(p)}` : ''}`,
+    '',
+  ];
+  for (const r of p.rules)
+    lines.push(
+      `  ${r.rule.padEnd(width)}  ${describeResult(r).replace(/\*\*|`/g, '')}${r.tolerance === undefined ? '' : `  [tolerance: ${r.tolerance}]`}`,
+    );
   for (const r of p.rules) {
     if (r.departure === undefined) continue;
-    lines.push('', `departs on ${r.rule}:`, r.departure.story);
+    const told =
+      r.status === 'flaky' ? 'flaky' : r.status === 'budget_exhausted' ? 'unconfirmed (budget exhausted)' : 'departs';
+    lines.push('', `${told} on ${r.rule}:`, r.departure.story);
   }
   for (const u of p.unattributed) lines.push('', 'a divergence no rule decides:', u.story);
+  if (p.concurrent !== undefined) lines.push('', ...concurrentLines(p.concurrent, false));
   return `${lines.join('\n')}\n`;
 }

@@ -1,22 +1,46 @@
 /**
- * What a profile reports, as data, with its zod schema (`jobcheck.profile/1`) so that a stored
+ * What a profile reports, as data, with its zod schema (`jobcheck.profile/2`) so that a stored
  * profile can be read back and checked. One entry per rule of the contract, in RULE_IDS order.
+ * Version 2 added the clock the queue ran on, the `flaky` status with its replay count, and each
+ * rule's declared tolerance; a version-1 profile is not read back (its format tag differs). The
+ * section of competing workers (`concurrent`) is optional, so a version-2 profile written before it
+ * still reads.
  */
 import { z } from 'zod';
 import { RULE_IDS } from '../../contract/rules.ts';
 import type { RuleId } from '../../contract/rules.ts';
+import type { ProfileClock, UpstreamReport } from './target.ts';
 
 /** Version tag of the profile format. */
-export const PROFILE_FORMAT = 'jobcheck.profile/1' as const;
+export const PROFILE_FORMAT = 'jobcheck.profile/2' as const;
 
 /**
  * A rule's result. `conforms`: no departure, and at least one command exercised the rule
  * (`commands`); `variant`: the same, checked against the declared variant of the model;
  * `departs`: a shrunk story departs on the rule; `unsupported`: declared, not checked;
  * `not_reached`: no command exercised it, so nothing is known; `budget_exhausted`: the time limit
- * stopped its campaign first, so nothing is known either.
+ * stopped its campaign first, so nothing is known either; `flaky` (wall-clock targets only): a
+ * shrunk story departed on the rule but departed again on fewer than 2 of its 3 replays, so it is
+ * neither a departure nor a pass.
  */
-export type RuleStatus = 'conforms' | 'variant' | 'departs' | 'unsupported' | 'not_reached' | 'budget_exhausted';
+export type RuleStatus =
+  | 'conforms'
+  | 'variant'
+  | 'departs'
+  | 'flaky'
+  | 'unsupported'
+  | 'not_reached'
+  | 'budget_exhausted';
+
+const RULE_STATUSES = [
+  'conforms',
+  'variant',
+  'departs',
+  'flaky',
+  'unsupported',
+  'not_reached',
+  'budget_exhausted',
+] as const satisfies readonly RuleStatus[];
 
 /** A departure: the shortest story found that departs on one rule, and how to repeat it. */
 export interface Departure {
@@ -61,9 +85,17 @@ export interface RuleResult {
   readonly runs: number;
   /** Fixtures whose model run exercises it. */
   readonly fixtures: readonly string[];
+  /**
+   * The departure (status departs), the story that did not replay enough (status flaky), or one
+   * whose replays the time limit stopped before they decided (status budget_exhausted).
+   */
   readonly departure?: Departure;
-  /** Upstream report of the same behaviour (from the target). */
-  readonly upstream?: string;
+  /** Wall-clock targets: of the fresh replays of the shrunk story that ran to their end, how many departed again. */
+  readonly replays?: { readonly runs: number; readonly departed: number };
+  /** How far the queue's timers may stray on this rule, as its adapter declares (wall-clock targets). */
+  readonly tolerance?: string;
+  /** Upstream report of the same behaviour (from the target): the thread and what it says. */
+  readonly upstream?: UpstreamReport;
 }
 
 /** A divergence no exercised rule decides (an implementation error, say): reported, never dropped. */
@@ -77,6 +109,94 @@ export interface Unattributed {
   readonly story: string;
 }
 
+/**
+ * The verdict of competing workers against the queue: `linearizable` (every run's history is
+ * explained by an order of the model with the declared variants), `not_linearizable` (a shrunk
+ * story no order explains), `flaky` (wall-clock queues: such a story failed again on fewer than 2
+ * of its 3 replays), `unknown` (the checker's budget ran out on a history, or the adapter failed:
+ * nothing is known), `budget_exhausted` (the time limit stopped the campaign: never a pass),
+ * `not_run` (the target has no concurrent factory, or its declarations cannot be checked this way).
+ */
+export type ConcurrentVerdict =
+  | 'linearizable'
+  | 'not_linearizable'
+  | 'flaky'
+  | 'unknown'
+  | 'budget_exhausted'
+  | 'not_run';
+
+const CONCURRENT_VERDICTS = [
+  'linearizable',
+  'not_linearizable',
+  'flaky',
+  'unknown',
+  'budget_exhausted',
+  'not_run',
+] as const satisfies readonly ConcurrentVerdict[];
+
+/** A profile's section of competing workers (`jobcheck profile --workers N`). */
+export interface ConcurrentSection {
+  readonly verdict: ConcurrentVerdict;
+  /** Most worker lanes of a scenario. */
+  readonly workers: number;
+  /** Scenarios planned, and run to the end. */
+  readonly runs: number;
+  readonly runsDone: number;
+  readonly seed: number;
+  /** For each rule declared unsupported, what the scenarios avoided and why. */
+  readonly avoided: readonly { readonly rule: RuleId; readonly why: string }[];
+  /** Why the verdict is `not_run` or `unknown`, in a sentence. */
+  readonly reason?: string;
+  /** The adapter's own name. */
+  readonly adapter?: string;
+  /** The story of the shrunk failure (not_linearizable, flaky, or an adapter failure), its fast-check path, and the command that replays it. */
+  readonly story?: string;
+  readonly path?: string;
+  readonly replay?: string;
+  /** Wall-clock targets: how many fresh replays of the failure failed again. */
+  readonly replays?: { readonly runs: number; readonly departed: number };
+  /** The search for races (oneAtATime.ts), when it ran. */
+  readonly races?: RaceSection;
+}
+
+/**
+ * The verdict of a search for races: `none_found` (every history no order explains departed just
+ * the same with its requests sent one at a time, or none did), `race` (a shrunk story that departs
+ * with its requests in flight together and agrees with the model sent one at a time), `flaky`,
+ * `unknown` and `budget_exhausted` as for ConcurrentVerdict.
+ */
+export type RaceVerdict = 'none_found' | 'race' | 'flaky' | 'unknown' | 'budget_exhausted';
+
+const RACE_VERDICTS = [
+  'none_found',
+  'race',
+  'flaky',
+  'unknown',
+  'budget_exhausted',
+] as const satisfies readonly RaceVerdict[];
+
+/**
+ * Competing workers' search for races: the same campaign, in which a history no order explains is
+ * let pass when its requests, sent again one at a time in the order they were sent, depart as well (the
+ * rules above show those departures), so that what remains needs the lanes.
+ */
+export interface RaceSection {
+  readonly verdict: RaceVerdict;
+  /** Scenarios planned, and run to the end. */
+  readonly runs: number;
+  readonly runsDone: number;
+  /** Histories no order explains that were let pass: their requests never overlapped, or departed one at a time too. */
+  readonly oneAtATime: number;
+  /** Why the verdict is `unknown`, in a sentence. */
+  readonly reason?: string;
+  /** The shrunk race's story, its fast-check path and the command that replays it. */
+  readonly story?: string;
+  readonly path?: string;
+  readonly replay?: string;
+  /** Wall-clock targets: how many fresh replays of the race departed again (and agreed one at a time). */
+  readonly replays?: { readonly runs: number; readonly departed: number };
+}
+
 /** A whole profile. */
 export interface Profile {
   readonly format: typeof PROFILE_FORMAT;
@@ -84,14 +204,21 @@ export interface Profile {
   readonly version: string;
   /** The adapter's own name. */
   readonly adapter: string;
+  /** The clock the queue ran on. */
+  readonly clock: ProfileClock;
   readonly seed: number;
   /** Runs of each rule's targeted campaign. */
   readonly runs: number;
   readonly maxCommands: number;
-  /** `departs` when any rule departs or a divergence is unattributed; `incomplete` when a budget ran out; else `conforms`. */
+  /**
+   * `departs` when any rule departs or a divergence is unattributed; `incomplete` when a budget ran
+   * out or a rule is flaky; else `conforms`.
+   */
   readonly verdict: 'conforms' | 'departs' | 'incomplete';
   readonly rules: readonly RuleResult[];
   readonly unattributed: readonly Unattributed[];
+  /** Competing workers against the queue, when asked for (`--workers`). */
+  readonly concurrent?: ConcurrentSection;
 }
 
 const ruleId = z.enum(RULE_IDS);
@@ -103,21 +230,54 @@ const divergenceSchema = z.strictObject({
   impl: z.string(),
 });
 
-/** Schema of a profile (`jobcheck.profile/1`). */
+/** Schema of a profile (`jobcheck.profile/2`). */
 export const profileSchema = z.strictObject({
   format: z.literal(PROFILE_FORMAT),
   queue: z.string(),
   version: z.string(),
   adapter: z.string(),
+  clock: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('logical') }),
+    z.strictObject({ kind: z.literal('wall'), tickMs: z.number().positive() }),
+  ]),
   seed: z.int(),
   runs: z.int().min(0),
   maxCommands: z.int().min(1),
   verdict: z.enum(['conforms', 'departs', 'incomplete']),
+  concurrent: z
+    .strictObject({
+      verdict: z.enum(CONCURRENT_VERDICTS),
+      workers: z.int().min(1),
+      runs: z.int().min(0),
+      runsDone: z.int().min(0),
+      seed: z.int(),
+      avoided: z.array(z.strictObject({ rule: ruleId, why: z.string() })),
+      reason: z.string().optional(),
+      adapter: z.string().optional(),
+      story: z.string().optional(),
+      path: z.string().optional(),
+      replay: z.string().optional(),
+      replays: z.strictObject({ runs: z.int().min(1), departed: z.int().min(0) }).optional(),
+      races: z
+        .strictObject({
+          verdict: z.enum(RACE_VERDICTS),
+          runs: z.int().min(0),
+          runsDone: z.int().min(0),
+          oneAtATime: z.int().min(0),
+          reason: z.string().optional(),
+          story: z.string().optional(),
+          path: z.string().optional(),
+          replay: z.string().optional(),
+          replays: z.strictObject({ runs: z.int().min(1), departed: z.int().min(0) }).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
   rules: z.array(
     z.strictObject({
       rule: ruleId,
       title: z.string(),
-      status: z.enum(['conforms', 'variant', 'departs', 'unsupported', 'not_reached', 'budget_exhausted']),
+      status: z.enum(RULE_STATUSES),
       variant: z.string().optional(),
       why: z.string().optional(),
       commands: z.int().min(0),
@@ -137,7 +297,9 @@ export const profileSchema = z.strictObject({
           replay: z.string(),
         })
         .optional(),
-      upstream: z.string().optional(),
+      replays: z.strictObject({ runs: z.int().min(1), departed: z.int().min(0) }).optional(),
+      tolerance: z.string().optional(),
+      upstream: z.strictObject({ url: z.string(), says: z.string() }).optional(),
     }),
   ),
   unattributed: z.array(
@@ -156,3 +318,26 @@ export const profileSchema = z.strictObject({
 /** The rule results that hold a verdict against the implementation (conforms, variant, departs). */
 export const isChecked = (r: RuleResult): boolean =>
   r.status === 'conforms' || r.status === 'variant' || r.status === 'departs';
+
+/**
+ * The profile with its section of competing workers, and the verdict that follows: `departs` when
+ * the workers' histories are not linearizable, `incomplete` when their verdict is flaky, unknown or
+ * cut short (never a pass); `not_run` leaves the verdict as it was. Pure.
+ */
+export function withConcurrent(profile: Profile, concurrent: ConcurrentSection): Profile {
+  const v = concurrent.verdict;
+  const r = concurrent.races?.verdict;
+  const verdict =
+    profile.verdict === 'departs' || v === 'not_linearizable' || r === 'race'
+      ? 'departs'
+      : profile.verdict === 'incomplete' ||
+          v === 'flaky' ||
+          v === 'unknown' ||
+          v === 'budget_exhausted' ||
+          r === 'flaky' ||
+          r === 'unknown' ||
+          r === 'budget_exhausted'
+        ? 'incomplete'
+        : profile.verdict;
+  return { ...profile, verdict, concurrent };
+}

@@ -10,8 +10,32 @@
  *
  * A rule conforms only when commands exercised it and none departed; a rule no command reached is
  * `not_reached`, and one whose campaign the time limit cut short `budget_exhausted`: neither is a pass.
+ *
+ * A target on a wall clock (a broker that keeps its own time, `clock: { kind: 'wall' }`) cannot be
+ * made to repeat itself exactly: a lease that ends on a tick's boundary may end a little before or a
+ * little after the command that depends on it. So its shrunk departure is replayed REPLAYS times more,
+ * a fresh instance each time, and counts only if it departs on the same rule at least
+ * REPLAYS_NEEDED times; otherwise the rule is `flaky`, with the story and the count, and never a pass.
+ * A logical-clock target repeats exactly and is not replayed.
+ *
+ * A replay the time limit cut short (or never started) is no evidence either way, so only replays
+ * that ran to their end are counted (`replays.runs`). The rule `departs` once REPLAYS_NEEDED of them
+ * departed; it is `flaky` once so many did not that REPLAYS_NEEDED can no longer be reached even if
+ * every replay left had run and departed; otherwise the time limit decided, not the queue: the rule
+ * is `budget_exhausted`, with the departure kept as what was found and the replays that completed
+ * counted (none: no count). The same holds of the fixtures: when the time limit stops them, a rule
+ * whose evidence is theirs alone (its campaign not asked for) is `budget_exhausted`, not judged on
+ * the fixtures that happened to run.
+ *
+ * A variant may reach states that the contract's snapshot cannot hold: under `no-account-order` a
+ * job behind its account's head runs, which the snapshot's cross-field rules refuse (they state
+ * account-head-only), so the checked model itself refuses to restart from that state. Such a
+ * restart has no expected outcome to compare with, so a scenario that needs one is left out: the
+ * campaigns' filter passes over it, and a fixture or a shrunk run that meets one is not counted.
  */
 import { CodedError } from '../../contract/CodedError.ts';
+import { isJobcheckError } from '../../contract/index.ts';
+import type { Config } from '../../contract/index.ts';
 import fc from 'fast-check';
 import { RULE_IDS, ruleOf } from '../../contract/rules.ts';
 import type { RuleId } from '../../contract/rules.ts';
@@ -43,6 +67,11 @@ export class ProfileError extends CodedError<'invalid_declaration'> {
     super('invalid_declaration', message);
   }
 }
+
+/** Replays of a wall-clock target's shrunk departure (fresh instance each time). */
+export const REPLAYS = 3;
+/** Replays, of REPLAYS, that must depart on the same rule for the departure to count. */
+export const REPLAYS_NEEDED = 2;
 
 /** Options of a profile run. */
 export interface ProfileOptions {
@@ -95,8 +124,15 @@ export function checkedModelOf(target: Pick<ProfileTarget, 'declarations'>): Che
   return composeVariants(variants);
 }
 
-/** How many commands of a model-only run of a scenario exercise each rule (no implementation involved), for the campaign's filter. */
-function modelRules(checked: CheckedModel, scenario: ProfileScenario): Map<RuleId, number> {
+/** True for what the checked model throws when it refuses to restart from its own state's snapshot. Pure. */
+const isRefusedRestart = (e: unknown): boolean => isJobcheckError(e, 'invalid_snapshot');
+
+/**
+ * How many commands of a model-only run of a scenario exercise each rule (no implementation
+ * involved), for the campaign's filter; undefined when the scenario restarts from a state the
+ * checked model refuses to restore (a variant's state the contract's snapshot cannot hold).
+ */
+function modelRules(checked: CheckedModel, scenario: ProfileScenario): Map<RuleId, number> | undefined {
   const out = new Map<RuleId, number>();
   const add = (r: RuleId): void => {
     out.set(r, (out.get(r) ?? 0) + 1);
@@ -109,7 +145,12 @@ function modelRules(checked: CheckedModel, scenario: ProfileScenario): Map<RuleI
   for (const sym of scenario.commands) {
     const action = resolveCommand(state, memory, sym);
     if ('restart' in action) {
-      state = checked.model.fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
+      try {
+        state = checked.model.fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
+      } catch (e) {
+        if (isRefusedRestart(e)) return undefined;
+        throw e;
+      }
       add('snapshot-restore-round-trip');
       continue;
     }
@@ -133,6 +174,24 @@ const lockstepOptions = (
   ...(budget === undefined ? {} : { budget }),
   ...(scenario.start === undefined ? {} : { start: scenario.start }),
 });
+
+/**
+ * runLockstepDetailed, or `refused` when the checked model refused to restart from its own state
+ * (modelRules): the runner lets that throw, since it is not the implementation's doing.
+ */
+async function runChecked(
+  config: Config,
+  inputs: Parameters<typeof runLockstepDetailed>[1],
+  factory: ProfileTarget['factory'],
+  options: LockstepOptions,
+): Promise<LockstepRun | 'refused'> {
+  try {
+    return await runLockstepDetailed(config, inputs, factory, options);
+  } catch (e) {
+    if (isRefusedRestart(e)) return 'refused';
+    throw e;
+  }
+}
 
 /** A fixture as a script: its commands and restarts (its aliasing steps are the run's own aliasing check). */
 const fixtureScript = (f: Fixture): ScriptStep[] =>
@@ -176,6 +235,8 @@ interface Candidate {
   readonly index: number;
   readonly run: LockstepRun;
   readonly divergence: Departure['divergence'];
+  /** Runs the same commands again on a fresh instance (the fixture's script; a campaign's is the shrunk scenario, from shrink). */
+  readonly rerun: () => Promise<LockstepRun | 'refused'>;
 }
 
 interface CampaignOutcome {
@@ -206,12 +267,21 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
   const counts = new Map<RuleId, number>();
   const candidates: Candidate[] = [];
   const unattributed: Candidate[] = [];
+  // False once the time limit stops the fixtures: a rule judged on them alone is then not judged.
+  let fixturesComplete = true;
   for (const fixture of options.replay === undefined ? loadFixtures() : []) {
-    if (budget?.expired === true) break;
+    if (budget?.expired === true) {
+      fixturesComplete = false;
+      break;
+    }
     const script = fixtureScript(fixture);
-    const run = await runLockstepDetailed(fixture.config, script, target.factory, lockstepOptions(checked, budget, {}));
+    const run = await runChecked(fixture.config, script, target.factory, lockstepOptions(checked, budget, {}));
+    if (run === 'refused') continue;
     noteAdapter(run);
-    if (run.result.interrupted === true) break;
+    if (run.result.interrupted === true) {
+      fixturesComplete = false;
+      break;
+    }
     const reached = new Set(exercisedRules(run).flat());
     for (const r of reached) fixtureRules.set(r, [...(fixtureRules.get(r) ?? []), fixture.name]);
     countRun(run, counts);
@@ -224,6 +294,7 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
         index: 0,
         run,
         divergence: a.divergence,
+        rerun: () => runChecked(fixture.config, script, target.factory, lockstepOptions(checked, budget, {})),
       };
       if (a.rule === null) unattributed.push(c);
       else if (!unsupported.has(a.rule)) candidates.push(c);
@@ -271,13 +342,14 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
       }
       const index = indices === undefined ? t : (indices[t] as number);
       const scenario = at(index);
-      if ((modelRules(checked, scenario).get(rule) ?? 0) < minHits) continue;
-      const run = await runLockstepDetailed(
+      if ((modelRules(checked, scenario)?.get(rule) ?? 0) < minHits) continue;
+      const run = await runChecked(
         scenario.config,
         scenario.commands,
         target.factory,
         lockstepOptions(checked, budget, scenario),
       );
+      if (run === 'refused') continue;
       noteAdapter(run);
       // An implementation that cannot start from a snapshot leaves this rule's edge not reached.
       if (run.cannotStart === true) break;
@@ -289,7 +361,16 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
       countRun(run, own.counts);
       const a = attribution(run);
       if (a === null) continue;
-      const c: Candidate = { rule: a.rule, campaign: rule, fixture: undefined, index, run, divergence: a.divergence };
+      const c: Candidate = {
+        rule: a.rule,
+        campaign: rule,
+        fixture: undefined,
+        index,
+        run,
+        divergence: a.divergence,
+        rerun: () =>
+          runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, budget, scenario)),
+      };
       if (a.rule === null) own.unattributed.push(c);
       else if (!unsupported.has(a.rule)) own.candidates.push(c);
       if (a.rule === rule) break; // this rule departs: its campaign has found what it looks for
@@ -307,23 +388,25 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
     unattributed.push(...o.unattributed);
   }
 
-  // 3. Each departing rule's departure, shrunk: its own campaign's if it has one, else the first found.
+  // 3. Each departing rule's departure, shrunk: its own campaign's if it has one, else the first found;
+  // on a wall clock, replayed REPLAYS times to tell a departure from a flaky one.
   const departures = new Map<RuleId, Departure>();
+  const replays = new Map<RuleId, Replays>();
+  const wall = target.clock?.kind === 'wall';
   for (const rule of RULE_IDS) {
     const mine = candidates.filter((c) => c.rule === rule);
     if (mine.length === 0) continue;
     const first =
       mine.find((c) => c.campaign === rule) ?? mine.find((c) => c.campaign !== undefined) ?? (mine[0] as Candidate);
-    departures.set(
-      rule,
-      await shrink(first, checked, target, {
-        seed,
-        maxCommands,
-        budget,
-        replayCommand: options.replayCommand,
-        replayPath: options.replay?.path,
-      }),
-    );
+    const shrunk = await shrink(first, checked, target, {
+      seed,
+      maxCommands,
+      budget,
+      replayCommand: options.replayCommand,
+      replayPath: options.replay?.path,
+    });
+    departures.set(rule, shrunk.departure);
+    if (wall) replays.set(rule, await replay(shrunk.rerun, rule, noteAdapter));
   }
 
   const results: RuleResult[] = RULE_IDS.map((rule): RuleResult => {
@@ -335,15 +418,25 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
       runs: byRule.get(rule)?.kept ?? 0,
       fixtures: fixtureRules.get(rule) ?? [],
       ...(target.upstream?.[rule] === undefined ? {} : { upstream: target.upstream[rule] }),
+      ...(target.tolerances?.[rule] === undefined ? {} : { tolerance: target.tolerances[rule] }),
     };
     if (d?.kind === 'unsupported') return { ...base, status: 'unsupported', why: d.why };
     const variant = d?.kind === 'variant' ? { variant: d.variant, why: d.why } : {};
     const departure = departures.get(rule);
+    const replayed = replays.get(rule);
+    if (departure !== undefined && replayed !== undefined)
+      return {
+        ...base,
+        ...variant,
+        status: replayStatus(replayed),
+        departure,
+        ...(replayed.runs === 0 ? {} : { replays: replayed }),
+      };
     if (departure !== undefined) return { ...base, ...variant, status: 'departs', departure };
     const campaign = byRule.get(rule);
     const incomplete =
       (campaign !== undefined && !campaign.complete) ||
-      (campaign === undefined && options.rules === undefined && budget?.expired === true);
+      (campaign === undefined && (!fixturesComplete || (options.rules === undefined && budget?.expired === true)));
     if (incomplete) return { ...base, ...variant, status: 'budget_exhausted' };
     if (base.commands === 0) return { ...base, ...variant, status: 'not_reached' };
     return { ...base, ...variant, status: d?.kind === 'variant' ? 'variant' : 'conforms' };
@@ -360,7 +453,7 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
   const verdict =
     results.some((r) => r.status === 'departs') || unattributedOut.length > 0
       ? 'departs'
-      : results.some((r) => r.status === 'budget_exhausted')
+      : results.some((r) => r.status === 'budget_exhausted' || r.status === 'flaky')
         ? 'incomplete'
         : 'conforms';
   return {
@@ -368,6 +461,7 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
     queue: target.queue,
     version: target.version,
     adapter,
+    clock: target.clock ?? { kind: 'logical' },
     seed,
     runs,
     maxCommands,
@@ -377,7 +471,51 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
   };
 }
 
-/** Shrinks one departure with fast-check, keeping only runs that depart on the same rule; a fixture's is told as it is. */
+/**
+ * How a shrunk departure replayed: of the `runs` fresh runs that ran to their end (at most REPLAYS;
+ * fewer when the time limit stopped the others), `departed` departed on the same rule.
+ */
+export interface Replays {
+  readonly runs: number;
+  readonly departed: number;
+}
+
+/**
+ * The status replays give a wall-clock departure: `departs` once REPLAYS_NEEDED departed, `flaky`
+ * once too many did not for REPLAYS_NEEDED to be reached even if every replay not run had departed,
+ * and otherwise `budget_exhausted`: the replays the time limit stopped would have decided. Pure.
+ */
+export function replayStatus(r: Replays): 'departs' | 'flaky' | 'budget_exhausted' {
+  if (r.departed >= REPLAYS_NEEDED) return 'departs';
+  if (r.departed + (REPLAYS - r.runs) < REPLAYS_NEEDED) return 'flaky';
+  return 'budget_exhausted';
+}
+
+/**
+ * Replays a shrunk departure up to REPLAYS times (each a fresh instance) and counts those that
+ * depart on `rule` again; stops at the first the time limit cuts short, which is not counted.
+ */
+async function replay(
+  rerun: () => Promise<LockstepRun | 'refused'>,
+  rule: RuleId,
+  noteAdapter: (run: LockstepRun) => void,
+): Promise<Replays> {
+  let runs = 0;
+  let departed = 0;
+  for (let i = 0; i < REPLAYS; i++) {
+    const run = await rerun();
+    if (run === 'refused' || run.result.interrupted === true) break;
+    noteAdapter(run);
+    runs += 1;
+    if (attribution(run)?.rule === rule) departed += 1;
+  }
+  return { runs, departed };
+}
+
+/**
+ * Shrinks one departure with fast-check, keeping only runs that depart on the same rule; a
+ * fixture's is told as it is. Returns the departure and a way to run its story again.
+ */
 async function shrink(
   c: Candidate,
   checked: CheckedModel,
@@ -389,7 +527,7 @@ async function shrink(
     replayCommand: ProfileOptions['replayCommand'];
     replayPath?: string | undefined;
   },
-): Promise<Departure> {
+): Promise<{ departure: Departure; rerun: () => Promise<LockstepRun | 'refused'> }> {
   const told = (
     run: LockstepRun,
     seed: number | undefined,
@@ -415,23 +553,37 @@ async function shrink(
       replay,
     };
   };
-  if (c.campaign === undefined) return told(c.run, undefined, undefined, c.run.result.steps.length, c.divergence);
+  if (c.campaign === undefined)
+    return {
+      departure: told(c.run, undefined, undefined, c.run.result.steps.length, c.divergence),
+      rerun: c.rerun,
+    };
   const rule = c.rule;
   const seed = campaignSeed(o.seed, c.campaign);
   const arb = targetedScenarioArb(c.campaign, o.maxCommands);
-  let last: { run: LockstepRun; divergence: Departure['divergence'] } = { run: c.run, divergence: c.divergence };
+  let last: { run: LockstepRun; divergence: Departure['divergence']; rerun: () => Promise<LockstepRun | 'refused'> } = {
+    run: c.run,
+    divergence: c.divergence,
+    rerun: c.rerun,
+  };
   const remaining = o.budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
   const property = fc.asyncProperty(arb, async (scenario: ProfileScenario) => {
-    const run = await runLockstepDetailed(
+    const run = await runChecked(
       scenario.config,
       scenario.commands,
       target.factory,
       lockstepOptions(checked, o.budget, scenario),
     );
-    if (run.result.interrupted === true) return true;
+    // Neither a run the time limit cut short nor one the model cannot restart is a departure.
+    if (run === 'refused' || run.result.interrupted === true) return true;
     const a = attribution(run);
     if (a === null || a.rule !== rule) return true;
-    last = { run, divergence: a.divergence };
+    last = {
+      run,
+      divergence: a.divergence,
+      rerun: () =>
+        runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, o.budget, scenario)),
+    };
     return false;
   });
   const details = await fc.check(property, {
@@ -442,5 +594,5 @@ async function shrink(
     ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.max(1, Math.ceil(remaining)) } : {}),
   });
   const path = details.failed && details.counterexamplePath !== null ? details.counterexamplePath : String(c.index);
-  return told(last.run, seed, path, c.run.result.steps.length, last.divergence);
+  return { departure: told(last.run, seed, path, c.run.result.steps.length, last.divergence), rerun: last.rerun };
 }

@@ -7,11 +7,21 @@
  */
 import type { RuleId } from '../../contract/rules.ts';
 import type { AdapterFactory } from '../adapter.ts';
+import type { ConcurrentFactory } from '../concurrent/adapter.ts';
 
 /** What a profile declares of one rule. */
 export type RuleDeclaration =
   | { readonly kind: 'unsupported'; readonly why: string }
   | { readonly kind: 'variant'; readonly variant: string; readonly why: string };
+
+/** The clock a queue runs on (see ProfileTarget.clock). */
+export type ProfileClock = { readonly kind: 'logical' } | { readonly kind: 'wall'; readonly tickMs: number };
+
+/** An upstream thread about a rule's behaviour: its address, and in one sentence what it says (checked against the thread). */
+export interface UpstreamReport {
+  readonly url: string;
+  readonly says: string;
+}
 
 /** A queue to profile. */
 export interface ProfileTarget {
@@ -21,10 +31,25 @@ export interface ProfileTarget {
   readonly version: string;
   /** Fresh, empty instances of the queue behind the contract's commands. */
   readonly factory: AdapterFactory;
+  /**
+   * Competing workers against the queue (`jobcheck profile --workers N`): fresh instances whose
+   * lanes are separate connections, channels or clients, as separate worker processes would have.
+   * A target without one is profiled one command at a time only.
+   */
+  readonly concurrentFactory?: ConcurrentFactory;
   /** Rules the queue has no feature for, or keeps in a documented variant. */
   readonly declarations: Partial<Record<RuleId, RuleDeclaration>>;
-  /** Upstream reports of the same behaviour, by rule (links). */
-  readonly upstream?: Partial<Record<RuleId, string>>;
+  /**
+   * Whose clock the queue runs on: `logical` (default) when the adapter moves the queue's time
+   * itself, so a departure is deterministic; `wall` when the broker keeps its own time and one tick
+   * is `tickMs` real milliseconds (wallClock.ts), so a departure counts only if it replays at least
+   * 2 times of 3 and is otherwise reported as `flaky`.
+   */
+  readonly clock?: ProfileClock;
+  /** For each rule the queue's timers touch, how far its coarse timers may stray, in a sentence (printed beside the rule's result). */
+  readonly tolerances?: Partial<Record<RuleId, string>>;
+  /** Upstream reports of the same behaviour, by rule: a thread whose content matches the rule, with what it says. */
+  readonly upstream?: Partial<Record<RuleId, UpstreamReport>>;
   /** Releases what the factory shares between instances (a pool, a server). */
   close?(): Promise<void>;
 }

@@ -1,0 +1,478 @@
+/**
+ * The real beanstalkd behind the contract's commands: one tube per adapter instance, one
+ * connection per worker (a reservation in beanstalkd belongs to the connection that made it), one
+ * producer connection per lane, and the server's clock moved through libfaketime (clock.ts).
+ *
+ * An adapter translates, it never repairs. Each command becomes what a beanstalkd worker sends:
+ * - time: the timestamp file is set to the command's tick, then a `stats` is sent and answered,
+ *   because beanstalkd looks at its timers (delayed jobs becoming ready, TTRs running out) in its
+ *   event loop after it has handled an event, not before: the answered `stats` is that event, so
+ *   the next command is read only after the timers were looked at in the new time. With several
+ *   lanes (concurrent.ts) every command is handled by beanstalkd while the file holds its own
+ *   tick: the clock moves to a later tick once the requests of earlier ticks have been answered,
+ *   the requests of that tick are sent once it has moved, and a request whose tick is below the
+ *   latest one asked for is `clock_regressed`, as the contract has it;
+ * - submit: `put` of the payload (JSON, with the contract's id) with delay 0 and TTR = leaseTicks,
+ *   on the lane's producer connection; beanstalkd has no ids of its own choosing, no deduplication
+ *   and no deadline;
+ * - claim: `reserve-with-timeout 0` on the worker's connection (TIMED_OUT and DEADLINE_SOON: no
+ *   job); the token is the adapter's counter, taken as the reservation's reply arrives (so tokens
+ *   follow the order in which beanstalkd's replies came) and remembered with beanstalkd's job id,
+ *   which is the same on every reservation of the job and so no fencing token;
+ * - commit: `touch` of the job on the worker's connection (beanstalkd's only "is this reservation
+ *   still mine", which also restarts the TTR), then the ledger row and the balance in the worker's
+ *   own records (beanstalkd keeps no effects);
+ * - ack: `delete`; fail permanent: `bury`; fail transient: the worker's retry policy, since
+ *   beanstalkd has none: `bury` once the job's `reserves` reach maxAttempts, else `release` with
+ *   the contract's capped delay;
+ * - a token the adapter never handed out is refused without asking beanstalkd (there is no job to
+ *   name); any other is sent, and whatever beanstalkd answers is the reply.
+ * Validation (the contract's parseCommand and the clock check) happens before beanstalkd is called.
+ * See README.md, rule by rule.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Config, DeadReason, EffectRecord, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
+import type {
+  AckCommand,
+  ClaimCommand,
+  Command,
+  CommitCommand,
+  FailCommand,
+  SubmitCommand,
+} from '../../contract/index.ts';
+import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
+import { retryDelay } from '../../impl/decisions/time.ts';
+import { BeanstalkdAdapterError } from './BeanstalkdAdapterError.ts';
+import { BeanstalkdConnection, parseStats } from './BeanstalkdConnection.ts';
+import { FaketimeClock } from './clock.ts';
+
+/** beanstalkd's largest TTR and delay (32-bit unsigned seconds) and its priorities. */
+const MAX_SECONDS = 2 ** 32 - 1;
+
+/** Where the server is, and its clock. */
+export interface BeanstalkdFactoryOptions {
+  /** `host:port` (default JOBCHECK_BEANSTALKD_ADDR). */
+  readonly addr?: string;
+  /** The libfaketime timestamp file the server was started with (default JOBCHECK_BEANSTALKD_CLOCK). */
+  readonly clockFile?: string;
+  /** Name for reports (default `beanstalkd`). */
+  readonly name?: string;
+}
+
+interface Payload {
+  readonly account: string;
+  readonly key: string;
+  readonly amount: number;
+  readonly deadline: number;
+}
+
+/** What the worker side remembers of a job (the client's own records: beanstalkd keeps none of it). */
+interface Known {
+  bsId: string;
+  seq: number;
+  payload: Payload;
+  attempts: number;
+  lastError?: string;
+  deadReason?: DeadReason;
+  notBefore?: number;
+  token?: number;
+  owner?: string;
+  leaseUntil?: number;
+}
+
+/** `host:port` as parts; throws `bad_target`. Pure. */
+export function parseAddr(addr: string): { host: string; port: number } {
+  const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(addr);
+  const port = Number(m?.[2]);
+  if (m === null || port < 1 || port > 65535)
+    throw new BeanstalkdAdapterError('bad_target', `${JSON.stringify(addr)} is not host:port`);
+  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
+}
+
+/** Throws `unsupported_config` for a config beanstalkd cannot carry. Pure. */
+export function checkConfig(config: Config): void {
+  for (const field of ['leaseTicks', 'backoffCap'] as const)
+    if (config[field] > MAX_SECONDS)
+      throw new BeanstalkdAdapterError(
+        'unsupported_config',
+        `${field}: beanstalkd takes TTRs and delays as 32-bit unsigned seconds (got ${config[field]})`,
+      );
+}
+
+const staleToken = (token: number, why: string): Reply => ({
+  ok: false,
+  code: 'stale_token',
+  message: `token: ${why} for token ${token}`,
+});
+
+/** Sets an own, enumerable property, also for keys like `__proto__`. */
+function put<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** beanstalkd behind the contract; see the top of the file. `execute` is lane 0; `executeOn` takes a lane (concurrent.ts). */
+export class BeanstalkdAdapter implements Adapter {
+  private closed = false;
+  /** The tick the timestamp file holds. */
+  private now = 0;
+  /** The latest tick a request asked for: the file holds it once the requests of earlier ticks are answered. */
+  private admitted = 0;
+  /** Requests admitted and not yet answered: the clock moves past their tick only once they are. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private nextToken = 1;
+  private nextSeq = 1;
+  private readonly jobs = new Map<string, Known>();
+  private readonly claims = new Map<number, { id: string; bsId: string }>();
+  private readonly effects = new Map<string, Map<string, EffectRecord>>();
+  private readonly balances = new Map<string, number>();
+  /** Each worker's connection, by worker name: its reservations are its own. */
+  private readonly connections = new Map<string, Promise<BeanstalkdConnection>>();
+  /** Each lane's producer connection (lane 0's also asks `stats`, `stats-job`). */
+  private readonly producers = new Map<number, Promise<BeanstalkdConnection>>();
+  private advancing: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly config: Config,
+    private readonly host: string,
+    private readonly port: number,
+    private readonly clock: FaketimeClock,
+    readonly tube: string,
+    readonly name: string,
+  ) {}
+
+  /** Creates an instance for `config` in a new tube. Throws JobcheckError for a bad config, BeanstalkdAdapterError otherwise. */
+  static async create(config: Config, options: BeanstalkdFactoryOptions = {}): Promise<BeanstalkdAdapter> {
+    const checked = parseConfig(config);
+    checkConfig(checked);
+    const addr = options.addr ?? process.env['JOBCHECK_BEANSTALKD_ADDR'] ?? '';
+    const clockFile = options.clockFile ?? process.env['JOBCHECK_BEANSTALKD_CLOCK'] ?? '';
+    if (clockFile === '')
+      throw new BeanstalkdAdapterError('no_clock', 'no libfaketime timestamp file: set JOBCHECK_BEANSTALKD_CLOCK');
+    const { host, port } = parseAddr(addr);
+    const adapter = new BeanstalkdAdapter(
+      checked,
+      host,
+      port,
+      new FaketimeClock(clockFile),
+      `jc-${randomBytes(6).toString('hex')}`,
+      options.name ?? 'beanstalkd',
+    );
+    try {
+      await adapter.wake();
+      return adapter;
+    } catch (error) {
+      await adapter.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The connection of `worker`, opened on first use. */
+  private connection(worker: string): Promise<BeanstalkdConnection> {
+    return this.opened(this.connections, worker);
+  }
+
+  /** The producer connection of `lane` (lane 0's also asks beanstalkd's stats), opened on first use. */
+  private producer(lane = 0): Promise<BeanstalkdConnection> {
+    return this.opened(this.producers, lane);
+  }
+
+  /** The connection under `key` in `map`, opened on first use, using and watching only the tube. */
+  private opened<K>(map: Map<K, Promise<BeanstalkdConnection>>, key: K): Promise<BeanstalkdConnection> {
+    let c = map.get(key);
+    if (c === undefined) {
+      c = (async () => {
+        const conn = await BeanstalkdConnection.open(this.host, this.port);
+        await this.expect(conn, `use ${this.tube}`, /^USING /);
+        await this.expect(conn, `watch ${this.tube}`, /^WATCHING /);
+        await this.expect(conn, 'ignore default', /^WATCHING /);
+        return conn;
+      })();
+      map.set(key, c);
+    }
+    return c;
+  }
+
+  private async expect(conn: BeanstalkdConnection, line: string, ok: RegExp, body?: string): Promise<string> {
+    const r = await conn.send(line, body);
+    if (!ok.test(r.head))
+      throw new BeanstalkdAdapterError('protocol_error', `beanstalkd answered ${JSON.stringify(r.head)} to ${line}`);
+    return r.head;
+  }
+
+  /** An answered `stats`: beanstalkd looks at its timers after handling it, before it reads anything else. */
+  private async wake(): Promise<void> {
+    await this.expect(await this.producer(), 'stats', /^OK /);
+  }
+
+  /** Executes one command on lane 0. */
+  execute(input: unknown): Promise<Reply> {
+    return this.executeOn(0, input);
+  }
+
+  /**
+   * Executes one command sent on `lane`: a submit goes on the lane's producer connection, a
+   * worker's request on that worker's connection whatever lane sends it (the reservation is the
+   * connection's). beanstalkd handles it while the timestamp file holds its tick (see advance).
+   */
+  async executeOn(lane: number, input: unknown): Promise<Reply> {
+    this.clock.creep();
+    if (this.closed) throw new BeanstalkdAdapterError('connection_failed', 'the adapter is closed');
+    const parsed = parseCommand(input);
+    if (!parsed.ok) return parsed.rejection;
+    const command = parsed.command;
+    if (command.now < this.admitted)
+      return {
+        ok: false,
+        code: 'clock_regressed',
+        message: `now: ${command.now} is before the clock (${this.admitted})`,
+      };
+    if (command.now > this.admitted) this.advance(command.now);
+    const ready = this.advancing;
+    const run = ready.then(() => this.dispatch(lane, command));
+    this.inFlight.add(run);
+    try {
+      return await run;
+    } finally {
+      this.inFlight.delete(run);
+    }
+  }
+
+  private dispatch(lane: number, command: Command): Promise<Reply> {
+    switch (command.type) {
+      case 'submit':
+        return this.submit(lane, command);
+      case 'claim':
+        return this.claim(command);
+      case 'commit':
+        return this.commit(command);
+      case 'ack':
+        return this.ack(command);
+      case 'fail':
+        return this.fail(command);
+      case 'tick':
+        return Promise.resolve({ ok: true, type: 'tick', clock: command.now });
+    }
+  }
+
+  /**
+   * Asks for tick `now` (above every tick asked for before): once the previous move is done and
+   * every request admitted until now (all of earlier ticks) has been answered, the file is set to
+   * `now` and beanstalkd looks at its timers there. Requests of tick `now` wait for it; so
+   * beanstalkd handles every request in the time its `now` names, however many lanes send them.
+   */
+  private advance(now: number): void {
+    this.admitted = now;
+    const earlier = [...this.inFlight];
+    const previous = this.advancing;
+    this.advancing = (async () => {
+      await previous;
+      await Promise.allSettled(earlier);
+      this.now = now;
+      this.clock.set(now);
+      await this.wake();
+    })();
+  }
+
+  private async submit(lane: number, c: SubmitCommand): Promise<Reply> {
+    const payload: Payload = { account: c.account, key: c.key, amount: c.amount, deadline: c.deadline };
+    const body = JSON.stringify({ id: c.id, ...payload });
+    const head = await this.expect(
+      await this.producer(lane),
+      `put 0 0 ${this.config.leaseTicks} ${Buffer.byteLength(body)}`,
+      /^INSERTED \d+$/,
+      body,
+    );
+    const seq = this.nextSeq++;
+    // No deduplication in beanstalkd: a repeated id is a second job, and the id now names it.
+    this.jobs.set(c.id, { bsId: head.split(' ')[1] as string, seq, payload, attempts: 0 });
+    return { ok: true, type: 'submit', id: c.id, seq, duplicate: false };
+  }
+
+  private async stats(bsId: string): Promise<Record<string, string> | undefined> {
+    const r = await (await this.producer()).send(`stats-job ${bsId}`);
+    if (r.head === 'NOT_FOUND') return undefined;
+    if (r.body === undefined)
+      throw new BeanstalkdAdapterError('protocol_error', `beanstalkd answered ${JSON.stringify(r.head)} to stats-job`);
+    return parseStats(r.body);
+  }
+
+  private async claim(c: ClaimCommand): Promise<Reply> {
+    const r = await (await this.connection(c.worker)).send('reserve-with-timeout 0');
+    if (r.head === 'TIMED_OUT' || r.head === 'DEADLINE_SOON') return { ok: true, type: 'claim', job: null };
+    if (!r.head.startsWith('RESERVED ') || r.body === undefined)
+      throw new BeanstalkdAdapterError('protocol_error', `beanstalkd answered ${JSON.stringify(r.head)} to reserve`);
+    // The token is taken as the reservation's reply arrives, before any other await: tokens follow
+    // the order of beanstalkd's replies, not of the stats-job answers below.
+    const token = this.nextToken++;
+    const bsId = r.head.split(' ')[1] as string;
+    const { id, ...payload } = JSON.parse(r.body) as Payload & { id: string };
+    const stats = await this.stats(bsId);
+    const attempts = Number(stats?.['reserves'] ?? 1);
+    const ttr = Number(stats?.['ttr'] ?? this.config.leaseTicks);
+    const leaseUntil = c.now + ttr;
+    this.claims.set(token, { id, bsId });
+    const known = this.jobs.get(id);
+    if (known !== undefined && known.bsId === bsId)
+      Object.assign(known, { attempts, token, owner: c.worker, leaseUntil, notBefore: undefined });
+    return { ok: true, type: 'claim', job: { id, token, attempt: attempts, leaseUntil, payload } };
+  }
+
+  private async commit(c: CommitCommand): Promise<Reply> {
+    const claim = this.claims.get(c.token);
+    if (claim === undefined) return staleToken(c.token, 'the adapter handed out no reservation');
+    const touched = (await (await this.connection(c.worker)).send(`touch ${claim.bsId}`)).head;
+    if (touched !== 'TOUCHED') return staleToken(c.token, `beanstalkd answered ${touched} to touch ${claim.bsId}`);
+    const known = this.jobs.get(claim.id);
+    if (known !== undefined && known.bsId === claim.bsId) known.leaseUntil = c.now + this.config.leaseTicks;
+    const payload = known?.payload;
+    if (payload === undefined) throw new Error(`no record of job ${claim.id}`);
+    const { account, key, amount } = payload;
+    const ledger = this.effects.get(account) ?? new Map<string, EffectRecord>();
+    const balance = this.balances.get(account) ?? 0;
+    const effect = ledger.get(key);
+    if (effect !== undefined && effect.amount === amount)
+      return { ok: true, type: 'commit', id: claim.id, applied: false, balance };
+    if (effect !== undefined)
+      return {
+        ok: false,
+        code: 'conflict',
+        message: `key: ${JSON.stringify(key)} was applied with amount ${effect.amount}, not ${amount}`,
+      };
+    const next = balance + amount;
+    if (!Number.isSafeInteger(next))
+      return {
+        ok: false,
+        code: 'out_of_range',
+        message: `amount: ${amount} would take ${JSON.stringify(account)}'s balance ${balance} out of the safe-integer range`,
+      };
+    ledger.set(key, { amount, job: claim.id, token: c.token });
+    this.effects.set(account, ledger);
+    this.balances.set(account, next);
+    return { ok: true, type: 'commit', id: claim.id, applied: true, balance: next };
+  }
+
+  private async ack(c: AckCommand): Promise<Reply> {
+    const claim = this.claims.get(c.token);
+    if (claim === undefined) return staleToken(c.token, 'the adapter handed out no reservation');
+    const deleted = (await (await this.connection(c.worker)).send(`delete ${claim.bsId}`)).head;
+    if (deleted !== 'DELETED') return staleToken(c.token, `beanstalkd answered ${deleted} to delete ${claim.bsId}`);
+    return { ok: true, type: 'ack', id: claim.id };
+  }
+
+  private async fail(c: FailCommand): Promise<Reply> {
+    const claim = this.claims.get(c.token);
+    if (claim === undefined) return staleToken(c.token, 'the adapter handed out no reservation');
+    const known = this.jobs.get(claim.id);
+    const mine = known !== undefined && known.bsId === claim.bsId ? known : undefined;
+    const reserves = Number((await this.stats(claim.bsId))?.['reserves'] ?? 0);
+    const conn = await this.connection(c.worker);
+    if (c.kind === 'permanent' || reserves >= this.config.maxAttempts) {
+      const buried = (await conn.send(`bury ${claim.bsId} 0`)).head;
+      if (buried !== 'BURIED') return staleToken(c.token, `beanstalkd answered ${buried} to bury ${claim.bsId}`);
+      const reason: DeadReason = c.kind === 'permanent' ? 'permanent' : 'attempts_exhausted';
+      if (mine !== undefined) Object.assign(mine, { lastError: c.error, deadReason: reason });
+      return { ok: true, type: 'fail', id: claim.id, status: 'dead', reason };
+    }
+    const delay = retryDelay(this.config.backoffBase, this.config.backoffCap, reserves);
+    const released = (await conn.send(`release ${claim.bsId} 0 ${delay}`)).head;
+    if (released !== 'RELEASED') return staleToken(c.token, `beanstalkd answered ${released} to release ${claim.bsId}`);
+    if (mine !== undefined) Object.assign(mine, { lastError: c.error, notBefore: c.now + delay });
+    return { ok: true, type: 'fail', id: claim.id, status: 'waiting', notBefore: c.now + delay };
+  }
+
+  /** A job as the contract's record: its state from `stats-job`, the rest from the worker's records. */
+  private async record(k: Known): Promise<JobRecord> {
+    const stats = await this.stats(k.bsId);
+    const lastError = k.lastError === undefined ? {} : { lastError: k.lastError };
+    const base = {
+      payload: { ...k.payload },
+      seq: k.seq,
+      attempts: Number(stats?.['reserves'] ?? k.attempts),
+      ...lastError,
+    };
+    switch (stats?.['state']) {
+      case undefined:
+        return { ...base, status: 'done' };
+      case 'ready':
+        return { ...base, status: 'ready' };
+      case 'delayed':
+        return { ...base, status: 'waiting', notBefore: k.notBefore ?? this.now };
+      case 'reserved':
+        return {
+          ...base,
+          status: 'running',
+          ...(k.token === undefined ? {} : { token: k.token }),
+          ...(k.owner === undefined ? {} : { owner: k.owner }),
+          leaseUntil: k.leaseUntil ?? this.now,
+        };
+      case 'buried':
+        return { ...base, status: 'dead', reason: k.deadReason ?? 'attempts_exhausted' };
+      default:
+        throw new BeanstalkdAdapterError(
+          'protocol_error',
+          `stats-job ${k.bsId}: unknown state ${String(stats?.['state'])}`,
+        );
+    }
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    await this.advancing;
+    const jobs: Record<string, JobRecord> = {};
+    for (const [id, k] of this.jobs) put(jobs, id, await this.record(k));
+    const balances: Record<string, number> = {};
+    for (const [account, b] of [...this.balances].sort(([a], [b]) => (a < b ? -1 : 1))) put(balances, account, b);
+    const effects: Record<string, Record<string, EffectRecord>> = {};
+    for (const [account, ledger] of this.effects) {
+      const own: Record<string, EffectRecord> = {};
+      for (const [key, e] of ledger) put(own, key, { ...e });
+      put(effects, account, own);
+    }
+    return {
+      format: SNAPSHOT_FORMAT,
+      config: { ...this.config },
+      clock: this.now,
+      nextToken: this.nextToken,
+      nextSeq: this.nextSeq,
+      jobs,
+      balances,
+      effects,
+    };
+  }
+
+  /**
+   * A restart of the workers: every connection is closed (beanstalkd then puts the jobs they had
+   * reserved back in the ready queue, as it does for a worker that goes away) and opened again on
+   * first use. The server itself is not restarted: it is shared, and started by scripts/brokers.sh.
+   */
+  async restart(): Promise<void> {
+    const open = [...this.connections.values(), ...this.producers.values()];
+    this.connections.clear();
+    this.producers.clear();
+    for (const c of open) await (await c).close();
+    await this.wake();
+  }
+
+  /** Deletes what is left in the tube, then closes every connection. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const open = [...this.connections.values(), ...this.producers.values()];
+    this.connections.clear();
+    this.producers.clear();
+    try {
+      const conn = await BeanstalkdConnection.open(this.host, this.port);
+      // Reserved jobs go back to ready when their connection closes; close those first.
+      for (const c of open) await (await c.catch(() => undefined))?.close();
+      for (const k of this.jobs.values()) await conn.send(`delete ${k.bsId}`);
+      await conn.close();
+    } catch {
+      for (const c of open) await (await c.catch(() => undefined))?.close();
+    }
+  }
+}
+
+/** A factory of beanstalkd adapters, each in a new tube. */
+export function beanstalkdFactory(options: BeanstalkdFactoryOptions = {}): AdapterFactory {
+  return (config) => BeanstalkdAdapter.create(config, options);
+}

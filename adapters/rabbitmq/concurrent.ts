@@ -1,0 +1,37 @@
+/**
+ * Competing workers against RabbitMQ: each worker of the concurrent campaign (w1, w2, …: the
+ * worker a request names) holds a channel of its own, on one connection, so that requests of
+ * different workers are in flight at the broker at once, as in a fleet of worker processes.
+ *
+ * Channels are per worker, not per lane, because that is what a real worker does: it acks on the
+ * channel it received the delivery on. The campaign's lanes are the harness's connections, and a
+ * settlement travels on any lane in its holder's name (conformance/concurrent/generate.ts): sent
+ * on the channel of the lane that carried it, a tag would name nothing, or another delivery, only
+ * because the harness picked another lane, which no worker does. A worker whose channel the server
+ * closed (consumer_timeout) opens a new one at its next claim, whose delivery tags start again at
+ * 1, as a worker's reconnect loop does; an ack it still sends for the old delivery goes to that new
+ * channel (adapter.ts).
+ */
+import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
+import { RabbitmqAdapter, urlOf } from './adapter.ts';
+import type { RabbitmqFactoryOptions } from './adapter.ts';
+import { SharedConnection } from './SharedConnection.ts';
+
+/**
+ * A factory of concurrent RabbitMQ adapters whose workers are channels, all instances on one
+ * connection (`options.connection`, or the factory's own). Connects only when called.
+ */
+export function rabbitmqConcurrentFactory(options: RabbitmqFactoryOptions = {}): ConcurrentFactory {
+  const connection = options.connection ?? new SharedConnection(() => urlOf(options));
+  return async (config): Promise<ConcurrentAdapter> => {
+    const adapter = await RabbitmqAdapter.create(config, { ...options, connection });
+    return {
+      name: adapter.name,
+      concurrent: true,
+      // The request's worker picks the channel (execute's default), whichever lane carries it.
+      execute: (_lane, command) => adapter.execute(command),
+      snapshot: () => adapter.snapshot(),
+      close: () => adapter.close(),
+    };
+  };
+}

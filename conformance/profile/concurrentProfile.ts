@@ -1,0 +1,250 @@
+/**
+ * `runConcurrentProfile`: competing workers against a profiled queue. A concurrent campaign
+ * (conformance/concurrent/campaign.ts) runs with the target's `concurrentFactory` (lanes that are
+ * separate connections, channels or clients), checks each history for linearizability against the
+ * model with the target's declared variants in place (checkedModelOf), and generates only
+ * scenarios that keep clear of the rules the target declares unsupported (concurrentRestriction.ts):
+ * otherwise a queue's first story would be the rule it already says it lacks.
+ *
+ * As in runProfile, a target on a wall clock cannot be made to repeat itself exactly: a failure is
+ * replayed (its seed and path, without further shrinking) REPLAYS more times, each run on a fresh
+ * instance, and counts only if it fails again at least REPLAYS_NEEDED times; otherwise the verdict is
+ * `flaky`, with the story and the count. A logical-clock target is not replayed.
+ *
+ * A queue that departs one command at a time departs with competing workers too, and a shrunk story
+ * then often needs one lane: it says nothing the rules do not. So the profile also searches for
+ * races (runRaceSearch): the same campaign, letting pass every history whose requests never
+ * overlapped, and every one whose requests, sent again one at a time in the order they were sent
+ * (oneAtATime.ts), depart as well. What it still finds departs only with requests in flight together.
+ */
+import type { Budget } from '../budget.ts';
+import { runConcurrentCampaign } from '../concurrent/campaign.ts';
+import type { ConcurrentCampaignOptions } from '../concurrent/campaign.ts';
+import type { ConcurrentCampaignResult, NotLinearizable } from '../concurrent/result.ts';
+import { renderConcurrentStory } from '../concurrent/story.ts';
+import { concurrentRestrictionOf } from './concurrentRestriction.ts';
+import { departsOneAtATime, inFlightTogether } from './oneAtATime.ts';
+import type { ConcurrentSection, RaceSection } from './result.ts';
+import { REPLAYS, REPLAYS_NEEDED, checkedModelOf } from './runProfile.ts';
+import type { ProfileTarget } from './target.ts';
+
+/** Default scenarios of a profile's concurrent campaign. */
+export const DEFAULT_CONCURRENT_PROFILE_RUNS = 30;
+
+/** Options of runConcurrentProfile. */
+export interface ConcurrentProfileOptions {
+  /** Most worker lanes of a scenario (2 or more to compete). */
+  readonly workers: number;
+  /** Scenarios to generate (default DEFAULT_CONCURRENT_PROFILE_RUNS). */
+  readonly runs?: number;
+  /** fast-check seed (default 1: profiles are repeatable). */
+  readonly seed?: number;
+  /** fast-check path of a known failure (with `seed` and `workers`): replays exactly that scenario. */
+  readonly path?: string;
+  readonly budget?: Budget;
+  /** Most rounds per scenario (default the campaign's). */
+  readonly maxRounds?: number;
+  /** The reply timeout of the implementation in ms (default the campaign's). */
+  readonly timeoutMs?: number;
+  /** The command that replays the failure at `path` (default: the library call). */
+  readonly replayCommand?: (path: string) => string;
+  /** Also search for races (runRaceSearch), unless `path` replays one run. */
+  readonly races?: boolean;
+  /** runRaceSearch: the fast-check path of a race to replay (with `seed` and `workers`). */
+  readonly racePath?: string;
+  /** runRaceSearch: the command that replays the race at `path`. */
+  readonly raceReplayCommand?: (path: string) => string;
+}
+
+/** What one search found, before it is named as a concurrent verdict or a race verdict. */
+type Search =
+  | { readonly found: 'nothing'; readonly runsDone: number; readonly excused: number; readonly adapter: string }
+  | { readonly found: 'time_limit'; readonly runsDone: number; readonly excused: number; readonly adapter: string }
+  | {
+      readonly found: 'unknown';
+      readonly runsDone: number;
+      readonly excused: number;
+      readonly adapter: string;
+      readonly reason: string;
+      readonly story?: string;
+      readonly path?: string;
+      readonly replay?: string;
+    }
+  | {
+      readonly found: 'failure' | 'flaky';
+      readonly runsDone: number;
+      readonly excused: number;
+      readonly adapter: string;
+      readonly story: string;
+      readonly path: string;
+      readonly replay: string;
+      readonly replays?: { readonly runs: number; readonly departed: number };
+    };
+
+/**
+ * One campaign of competing workers against the target (a search, or the replay of `path`), with
+ * `excuse` letting histories pass (the search for races), and, on a wall clock, the failure
+ * replayed REPLAYS more times (each replay excused the same way). Returns undefined for a target
+ * that cannot be run so (no concurrent factory, a nondeterministic variant), with `notRun` saying why.
+ */
+async function search(
+  target: ProfileTarget,
+  options: ConcurrentProfileOptions,
+  path: string | undefined,
+  replayCommand: ((path: string) => string) | undefined,
+  excuse: ((failure: NotLinearizable) => Promise<boolean>) | undefined,
+): Promise<Search | { readonly notRun: string }> {
+  const seed = options.seed ?? 1;
+  const runs = path === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
+  const checked = checkedModelOf(target);
+  const { restriction } = concurrentRestrictionOf(target);
+  const factory = target.concurrentFactory;
+  if (factory === undefined)
+    return {
+      notRun: `${target.queue}'s profile target has no concurrentFactory: its queue is profiled one command at a time only.`,
+    };
+  if (checked.choose !== undefined)
+    return {
+      notRun:
+        'a declared variant is nondeterministic (it takes its choice from the reply observed), which the linearizability checker cannot follow yet.',
+    };
+  const campaign = (at: string | undefined): Promise<ConcurrentCampaignResult> => {
+    const o: ConcurrentCampaignOptions = {
+      factory,
+      workers: options.workers,
+      numRuns: runs,
+      seed,
+      model: checked.model,
+      restriction,
+      // A replay of a given path stops at it; a search shrinks what it finds.
+      ...(at === undefined ? {} : { path: at, endOnFailure: true }),
+      ...(excuse === undefined ? {} : { excuse }),
+      ...(options.budget === undefined ? {} : { budget: options.budget }),
+      ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+    return runConcurrentCampaign(o);
+  };
+  const result = await campaign(path);
+  const common = { runsDone: result.runs, excused: result.excusedRuns, adapter: result.adapter };
+  switch (result.verdict) {
+    case 'passed':
+      return { ...common, found: 'nothing' };
+    case 'time_limit':
+      return { ...common, found: 'time_limit' };
+    case 'unknown':
+      return {
+        ...common,
+        found: 'unknown',
+        reason: `the checker's budget ran out (${result.firstUnknown?.reason ?? 'unknown'}) on ${result.unknownRuns} history(ies) and none failed.`,
+      };
+    case 'failed':
+      break;
+  }
+  const failure = result.failure;
+  const at = result.path ?? path ?? '';
+  const replay =
+    replayCommand?.(at) ??
+    `runConcurrentProfile(target, { workers: ${options.workers}, seed: ${seed}, path: '${at}' })`;
+  if (failure === null)
+    return { ...common, found: 'unknown', reason: 'the campaign failed without a failure to tell.' };
+  const story = renderConcurrentStory(failure, {
+    adapter: result.adapter,
+    workers: options.workers,
+    seed,
+    path: at,
+    reproduceCommand: replay,
+    model: checked.model,
+    ...(restriction.ignoreFields === undefined ? {} : { ignoreFields: restriction.ignoreFields }),
+  });
+  const told = { ...common, story, path: at, replay };
+  if (failure.kind === 'impl_error')
+    return { ...told, found: 'unknown', reason: `the adapter failed: ${failure.error}` };
+  if (target.clock?.kind !== 'wall') return { ...told, found: 'failure' };
+  let departed = 0;
+  for (let i = 0; i < REPLAYS; i++) {
+    if (options.budget?.expired === true) break;
+    const again = await campaign(at);
+    if (again.verdict === 'failed' && again.failure?.kind === 'not_linearizable') departed += 1;
+  }
+  return {
+    ...told,
+    found: departed >= REPLAYS_NEEDED ? 'failure' : 'flaky',
+    replays: { runs: REPLAYS, departed },
+  };
+}
+
+/**
+ * Competing workers' search for races (see RaceSection): the campaign with every history whose
+ * requests, sent one at a time, in the order they were sent, to a fresh instance of the target's sequential
+ * factory, depart as well let pass. Returns undefined when the target cannot be run with competing
+ * workers. Never throws for what the queue does; throws ProfileError for a bad declaration.
+ */
+export async function runRaceSearch(
+  target: ProfileTarget,
+  options: ConcurrentProfileOptions,
+): Promise<RaceSection | undefined> {
+  const checked = checkedModelOf(target);
+  const { restriction } = concurrentRestrictionOf(target);
+  // A history whose requests never overlapped is sequential, whatever it shows (the section of
+  // competing workers tells it); one that departs one request at a time too is the rules' business.
+  const excuse = async (failure: NotLinearizable): Promise<boolean> =>
+    !inFlightTogether(failure) ||
+    (await departsOneAtATime(target.factory, failure, {
+      model: checked.model,
+      ...(restriction.ignoreFields === undefined ? {} : { ignoreFields: restriction.ignoreFields }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    })) === 'departs';
+  const runs = options.racePath === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
+  const s = await search(target, options, options.racePath, options.raceReplayCommand, excuse);
+  if ('notRun' in s) return undefined;
+  const base = { runs, runsDone: s.runsDone, oneAtATime: s.excused };
+  switch (s.found) {
+    case 'nothing':
+      return { ...base, verdict: 'none_found' };
+    case 'time_limit':
+      return { ...base, verdict: 'budget_exhausted' };
+    case 'unknown': {
+      const { found: _f, runsDone: _r, excused: _e, adapter: _a, ...rest } = s;
+      return { ...base, ...rest, verdict: 'unknown' };
+    }
+    case 'failure':
+    case 'flaky': {
+      const { found, runsDone: _r, excused: _e, adapter: _a, ...rest } = s;
+      return { ...base, ...rest, verdict: found === 'failure' ? 'race' : 'flaky' };
+    }
+  }
+}
+
+/**
+ * Runs competing workers against a ProfileTarget and returns the profile's concurrent section;
+ * with `races` (and no `path`), the search for races too (runRaceSearch). Never throws for what the
+ * queue does; throws ProfileError for a bad declaration or a declared-unsupported rule the
+ * scenarios cannot avoid.
+ */
+export async function runConcurrentProfile(
+  target: ProfileTarget,
+  options: ConcurrentProfileOptions,
+): Promise<ConcurrentSection> {
+  const seed = options.seed ?? 1;
+  const runs = options.path === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
+  const { avoided } = concurrentRestrictionOf(target);
+  const base = { workers: options.workers, runs, seed, avoided };
+  const s = await search(target, options, options.path, options.replayCommand, undefined);
+  if ('notRun' in s) return { ...base, verdict: 'not_run', runsDone: 0, reason: s.notRun };
+  const races = options.races === true && options.path === undefined ? await runRaceSearch(target, options) : undefined;
+  const withRaces = races === undefined ? {} : { races };
+  const { found, excused: _e, ...rest } = s;
+  switch (found) {
+    case 'nothing':
+      return { ...base, ...rest, ...withRaces, verdict: 'linearizable' };
+    case 'time_limit':
+      return { ...base, ...rest, ...withRaces, verdict: 'budget_exhausted' };
+    case 'unknown':
+      return { ...base, ...rest, ...withRaces, verdict: 'unknown' };
+    case 'failure':
+      return { ...base, ...rest, ...withRaces, verdict: 'not_linearizable' };
+    case 'flaky':
+      return { ...base, ...rest, ...withRaces, verdict: 'flaky' };
+  }
+}

@@ -1,0 +1,347 @@
+#!/usr/bin/env bash
+# Runs a command beside throw-away message brokers: `scripts/brokers.sh redis nats -- npm test`.
+#
+#   bash scripts/brokers.sh [redis] [rabbitmq] [nats] [beanstalkd] [all] -- <command> [args...]
+#
+# For each broker named (`all`: the four), finds its server (installing Debian's package with
+# apt-get when it is absent, with sudo unless already root, as scripts/pg.sh does for PostgreSQL;
+# a policy-rc.d that forbids service starts is in place during the install, so the package's own
+# service is never started), starts a throw-away instance on 127.0.0.1 on free ports of its own
+# (never a broker's default port), with its data in a temporary folder, waits until it answers,
+# exports where to find it, and runs the command:
+#
+#   JOBCHECK_REDIS_URL          redis://127.0.0.1:PORT   (redis-server, maxmemory-policy noeviction, no persistence)
+#   JOBCHECK_AMQP_URL           amqp://guest:guest@127.0.0.1:PORT   (rabbitmq-server, no plugins)
+#   JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS   RabbitMQ's consumer_timeout (below)
+#   JOBCHECK_NATS_URL           nats://127.0.0.1:PORT    (nats-server with JetStream)
+#   JOBCHECK_BEANSTALKD_ADDR    127.0.0.1:PORT           (beanstalkd under libfaketime)
+#   JOBCHECK_BEANSTALKD_CLOCK   the libfaketime timestamp file beanstalkd reads its time from
+#
+# and JOBCHECK_BROKERS_DIR (the temporary folder) and JOBCHECK_BROKERS_PIDS (the process-group
+# ids of the instances). Whatever the command's outcome, and on SIGINT or SIGTERM, every instance
+# started here is stopped (RabbitMQ through `rabbitmqctl stop`, then its process group and its own
+# epmd are killed) and the folder removed; no process is left running. The exit status is the
+# command's (130 on SIGINT, 143 on SIGTERM, 2 when a broker cannot start).
+#
+# Settings: JOBCHECK_BROKERS_OPTIONAL=1, a broker whose server is absent is not installed but
+# skipped (its variables stay unset, so its tests skip, or fail under CI, saying how to install it);
+# JOBCHECK_BROKERS_PORTS=LOW-HIGH, the range ports are probed in (default 20000-32000,
+# below Linux's ephemeral ports); JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS, RabbitMQ's consumer_timeout
+# (default 800 ms, the lease adapters/rabbitmq expects; exported, so the adapter reads the same
+# value). RabbitMQ's channels check their deliveries against it every 100 ms
+# (channel_tick_interval, advanced.config; RabbitMQ's default is 60 s), so a lease ends within
+# about 100 ms of its timeout (adapters/rabbitmq/README.md).
+#
+# Each instance runs in a session of its own (setsid), so that Ctrl-C at a terminal reaches the
+# command and this script, which then stops the brokers in order, and so that stopping one kills
+# all its processes (RabbitMQ's beam.smp and erl_child_setup, by process group).
+set -euo pipefail
+
+usage() {
+  echo "usage: scripts/brokers.sh [redis] [rabbitmq] [nats] [beanstalkd] [all] -- <command> [args...]" >&2
+  exit 2
+}
+
+wanted=()
+while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
+  case "$1" in
+    all) wanted+=(redis rabbitmq nats beanstalkd) ;;
+    redis | rabbitmq | nats | beanstalkd) wanted+=("$1") ;;
+    *) echo "brokers.sh: unknown broker '$1'" >&2; usage ;;
+  esac
+  shift
+done
+[ "$#" -gt 0 ] && [ "$1" = "--" ] || usage
+shift
+[ "$#" -gt 0 ] || usage
+[ "${#wanted[@]}" -gt 0 ] || usage
+
+as_root=""
+if [ "$(id -u)" -ne 0 ]; then as_root="sudo"; fi
+
+# Installs Debian packages, with service starts forbidden meanwhile (invoke-rc.d asks policy-rc.d;
+# 101 = action forbidden), so that installing never leaves a system broker running.
+apt_install() {
+  local policy=/usr/sbin/policy-rc.d placed=""
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $as_root tee "$policy" >/dev/null && $as_root chmod +x "$policy" && placed=1
+  fi
+  local status=0
+  { $as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq "$@" >/dev/null; } ||
+    status=$?
+  if [ -n "$placed" ]; then $as_root rm -f "$policy"; fi
+  return "$status"
+}
+
+# need <command> <package>: the command's path, installing the package when the command is absent
+# (with JOBCHECK_BROKERS_OPTIONAL set: says so and fails, and the caller skips that broker).
+need() {
+  if ! command -v "$1" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$1" ]; then
+    if [ -n "${JOBCHECK_BROKERS_OPTIONAL:-}" ]; then
+      echo "brokers.sh: no $1 found (apt-get install $2); its broker is not started, and its tests will say so" >&2
+      return 1
+    fi
+    echo "brokers.sh: no $1 found; installing Debian's $2 package" >&2
+    apt_install "$2" || { echo "brokers.sh: could not install $2 (apt-get install $2)" >&2; exit 2; }
+  fi
+  command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"
+}
+
+# Free ports: probed in the range, never handed out twice by this script. `free_port` sets `port`
+# (not a command substitution: the record of ports handed out must survive the call).
+IFS=- read -r port_low port_high <<<"${JOBCHECK_BROKERS_PORTS:-20000-32000}"
+taken=" "
+free_port() {
+  local p tries=0
+  while [ "$tries" -lt 200 ]; do
+    p=$((port_low + RANDOM % (port_high - port_low + 1)))
+    tries=$((tries + 1))
+    case "$taken" in *" $p "*) continue ;; esac
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      taken="$taken$p "
+      port="$p"
+      return 0
+    fi
+  done
+  echo "brokers.sh: no free port in $port_low-$port_high" >&2
+  exit 2
+}
+
+# wait_for <seconds> <log> <check...>: runs the check every 0.2 s until it succeeds, else shows the log and fails.
+wait_for() {
+  local deadline=$((SECONDS + $1)) log="$2"
+  shift 2
+  until "$@" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "brokers.sh: no answer from $* within the time; its log ($log):" >&2
+      tail -n 40 "$log" >&2 || true
+      exit 2
+    fi
+    sleep 0.2
+  done
+}
+
+tcp_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# Redis answers PING with +PONG.
+redis_ready() {
+  local reply
+  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+  printf 'PING\r\n' >&3
+  IFS= read -r -t 2 reply <&3 || { exec 3>&-; return 1; }
+  exec 3>&-
+  [ "${reply%$'\r'}" = "+PONG" ]
+}
+# NATS greets every client with an INFO line.
+nats_ready() {
+  local reply
+  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+  IFS= read -r -t 2 reply <&3 || { exec 3>&-; return 1; }
+  exec 3>&-
+  [ "${reply#INFO }" != "$reply" ]
+}
+# AMQP 0-9-1: after the protocol header the server sends connection.start, a method frame (type 1).
+amqp_ready() {
+  local first
+  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+  printf 'AMQP\0\0\x09\x01' >&3
+  first="$(timeout 2 head -c 1 <&3 | od -An -tu1 | tr -d ' ')" || true
+  exec 3>&-
+  [ "$first" = "1" ]
+}
+
+root="$(mktemp -d "${TMPDIR:-/tmp}/jobcheck-brokers-XXXXXX")"
+chmod 755 "$root"
+pgids=()
+stoppers=()
+cmd_pid=""
+
+# The pids of every process descended from the instances' groups.
+descendants() {
+  [ "${#pgids[@]}" -gt 0 ] || return 0
+  ps -eo pid=,ppid=,pgid= | awk -v groups=" ${pgids[*]} " '
+    { pid[NR] = $1; parent[NR] = $2; group[NR] = $3 }
+    END {
+      for (i = 1; i <= NR; i++) if (index(groups, " " group[i] " ")) mine[pid[i]] = 1
+      do { grew = 0
+        for (i = 1; i <= NR; i++) if ((parent[i] in mine) && !(pid[i] in mine)) { mine[pid[i]] = 1; grew = 1 }
+      } while (grew)
+      for (p in mine) print p
+    }'
+}
+
+stop_all() {
+  local status=$?
+  trap '' INT TERM
+  if [ -n "$cmd_pid" ] && kill -0 "$cmd_pid" 2>/dev/null; then
+    kill -TERM "$cmd_pid" 2>/dev/null || true
+    wait "$cmd_pid" 2>/dev/null || true
+  fi
+  local s
+  for s in "${stoppers[@]}"; do "$s" || true; done
+  # The groups, and any descendant that left them (erl_child_setup starts a session of its own).
+  local g p deadline strays
+  strays="$(descendants)"
+  for g in "${pgids[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done
+  for p in $strays; do kill -TERM "$p" 2>/dev/null || true; done
+  deadline=$((SECONDS + 10))
+  for g in "${pgids[@]}"; do
+    while kill -0 -- "-$g" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+    kill -KILL -- "-$g" 2>/dev/null || true
+  done
+  for p in $strays; do kill -KILL "$p" 2>/dev/null || true; done
+  rm -rf "$root"
+  exit "$status"
+}
+trap stop_all EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# spawn <log> <command...>: starts the command in a session of its own, records its process group.
+spawn() {
+  local log="$1"
+  shift
+  setsid "$@" </dev/null >"$log" 2>&1 &
+  pgids+=("$!")
+}
+
+start_redis() {
+  local bin port dir
+  bin="$(need redis-server redis-server)" || return 0
+  free_port
+  dir="$root/redis"
+  mkdir -p "$dir"
+  spawn "$dir/server.log" "$bin" --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$dir" \
+    --maxmemory-policy noeviction --daemonize no --protected-mode yes
+  wait_for 20 "$dir/server.log" redis_ready "$port"
+  export JOBCHECK_REDIS_URL="redis://127.0.0.1:$port"
+  echo "brokers.sh: Redis $("$bin" --version | sed -n 's/.* v=\([^ ]*\).*/\1/p') at $JOBCHECK_REDIS_URL" >&2
+}
+
+start_nats() {
+  local bin port dir
+  bin="$(need nats-server nats-server)" || return 0
+  free_port
+  dir="$root/nats"
+  mkdir -p "$dir"
+  spawn "$dir/server.log" "$bin" -a 127.0.0.1 -p "$port" -js -sd "$dir/jetstream"
+  wait_for 20 "$dir/server.log" nats_ready "$port"
+  export JOBCHECK_NATS_URL="nats://127.0.0.1:$port"
+  echo "brokers.sh: NATS $("$bin" --version | awk '{print $2}') (JetStream) at $JOBCHECK_NATS_URL" >&2
+}
+
+# beanstalkd under libfaketime: its clock is the absolute time written in the timestamp file, read
+# again at every call (FAKETIME_NO_CACHE=1), so a test moves beanstalkd's time by rewriting the
+# file (JOBCHECK_BEANSTALKD_CLOCK). The time starts at a fixed instant.
+start_beanstalkd() {
+  local bin port dir lib
+  bin="$(need beanstalkd beanstalkd)" || return 0
+  lib=""
+  for lib in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
+    [ -f "$lib" ] && break
+  done
+  if [ ! -f "$lib" ] && [ -n "${JOBCHECK_BROKERS_OPTIONAL:-}" ]; then
+    echo "brokers.sh: no libfaketime found (apt-get install libfaketime); beanstalkd is not started" >&2
+    return 0
+  fi
+  if [ ! -f "$lib" ]; then
+    echo "brokers.sh: no libfaketime found; installing Debian's libfaketime package" >&2
+    apt_install libfaketime || { echo "brokers.sh: could not install libfaketime" >&2; exit 2; }
+    for lib in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
+      [ -f "$lib" ] && break
+    done
+    [ -f "$lib" ] || { echo "brokers.sh: libfaketime was installed but libfaketime.so.1 is not found" >&2; exit 2; }
+  fi
+  free_port
+  dir="$root/beanstalkd"
+  mkdir -p "$dir"
+  echo "@2026-01-01 00:00:00" >"$dir/beanstalkd.faketime"
+  spawn "$dir/server.log" env LD_PRELOAD="$lib" FAKETIME_TIMESTAMP_FILE="$dir/beanstalkd.faketime" FAKETIME_NO_CACHE=1 \
+    "$bin" -l 127.0.0.1 -p "$port"
+  wait_for 20 "$dir/server.log" tcp_open "$port"
+  export JOBCHECK_BEANSTALKD_ADDR="127.0.0.1:$port"
+  export JOBCHECK_BEANSTALKD_CLOCK="$dir/beanstalkd.faketime"
+  echo "brokers.sh: beanstalkd $("$bin" -v | awk '{print $2}') at $JOBCHECK_BEANSTALKD_ADDR, clock $JOBCHECK_BEANSTALKD_CLOCK" >&2
+}
+
+# RabbitMQ: every path it would read or write is in the folder (config, plugins file, mnesia, logs,
+# the Erlang cookie in HOME), owned by the user it runs as (`rabbitmq` when run as root). Its epmd
+# is started here, on loopback and a port of its own, so the system's epmd is neither used nor left
+# running; distribution listens on loopback on a port of its own too.
+rabbit_env=()
+rabbit_as=()
+rabbit_ctl=""
+stop_rabbitmq() { timeout 30 "${rabbit_as[@]}" "${rabbit_env[@]}" "$rabbit_ctl" -q stop >/dev/null 2>&1 || true; }
+start_rabbitmq() {
+  local server ctl port dist epmd_port ctl_port dir node user consumer_timeout
+  server="$(need rabbitmq-server rabbitmq-server)" || return 0
+  if [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
+    # Debian's /usr/sbin wrapper changes to /var/lib/rabbitmq and drops the environment through su.
+    server=/usr/lib/rabbitmq/bin/rabbitmq-server
+    ctl=/usr/lib/rabbitmq/bin/rabbitmqctl
+  else
+    ctl="$(command -v rabbitmqctl)"
+  fi
+  free_port && dist="$port"
+  free_port && epmd_port="$port"
+  free_port && ctl_port="$port"
+  free_port
+  dir="$root/rabbitmq"
+  mkdir -p "$dir/mnesia" "$dir/log" "$dir/home"
+  consumer_timeout="${JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS:-800}"
+  node="rabbit-jobcheck-$$@localhost"
+  cat >"$dir/rabbitmq.conf" <<EOF
+listeners.tcp.default = 127.0.0.1:$port
+loopback_users.guest = true
+consumer_timeout = $consumer_timeout
+disk_free_limit.absolute = 1MB
+log.console = false
+log.file.level = info
+EOF
+  echo "[{rabbit, [{channel_tick_interval, 100}]}]." >"$dir/advanced.config"
+  echo "[]." >"$dir/enabled_plugins"
+  : >"$dir/rabbitmq-env.conf"
+  user="$(id -un)"
+  if [ "$(id -u)" -eq 0 ]; then
+    if id rabbitmq >/dev/null 2>&1; then user=rabbitmq; else user=nobody; fi
+    chown -R "$user" "$dir"
+    rabbit_as=(setpriv --reuid "$user" --regid "$(id -g "$user")" --init-groups)
+  fi
+  rabbit_env=(
+    env -C "$dir" HOME="$dir/home" RABBITMQ_NODENAME="$node" RABBITMQ_USE_LONGNAME=false
+    RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT="$dist"
+    RABBITMQ_CTL_DIST_PORT_MIN="$ctl_port" RABBITMQ_CTL_DIST_PORT_MAX="$ctl_port"
+    ERL_EPMD_ADDRESS=127.0.0.1 ERL_EPMD_PORT="$epmd_port"
+    RABBITMQ_CONFIG_FILE="$dir/rabbitmq.conf" RABBITMQ_ADVANCED_CONFIG_FILE="$dir/advanced.config"
+    RABBITMQ_CONF_ENV_FILE="$dir/rabbitmq-env.conf" RABBITMQ_ENABLED_PLUGINS_FILE="$dir/enabled_plugins"
+    RABBITMQ_ENABLED_PLUGINS="" RABBITMQ_MNESIA_BASE="$dir/mnesia" RABBITMQ_LOG_BASE="$dir/log"
+    RABBITMQ_PLUGINS_EXPAND_DIR="$dir/plugins-expand"
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+    RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+  )
+  spawn "$dir/epmd.log" "${rabbit_as[@]}" epmd -address 127.0.0.1 -port "$epmd_port"
+  wait_for 10 "$dir/epmd.log" tcp_open "$epmd_port"
+  spawn "$dir/server.log" "${rabbit_as[@]}" "${rabbit_env[@]}" "$server"
+  rabbit_ctl="$ctl"
+  stoppers+=(stop_rabbitmq)
+  wait_for 90 "$dir/server.log" amqp_ready "$port"
+  export JOBCHECK_AMQP_URL="amqp://guest:guest@127.0.0.1:$port"
+  export JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS="$consumer_timeout"
+  echo "brokers.sh: RabbitMQ $(sed -n 's/.*rabbitmq_server-\([0-9.]*\).*/\1/p' <<<"$(readlink -f "$server")" | head -n 1) at $JOBCHECK_AMQP_URL (node $node, consumer_timeout $consumer_timeout ms)" >&2
+}
+
+for broker in "${wanted[@]}"; do
+  case " ${started:-} " in *" $broker "*) continue ;; esac
+  started="${started:-} $broker"
+  "start_$broker"
+done
+export JOBCHECK_BROKERS_DIR="$root"
+export JOBCHECK_BROKERS_PIDS="${pgids[*]}"
+
+# The command runs in the background with this script's stdin, so that a signal to this script is
+# handled at once (bash runs a trap only after a foreground child returns) and stops it in turn.
+status=0
+"$@" <&0 &
+cmd_pid=$!
+wait "$cmd_pid" || status=$?
+cmd_pid=""
+exit "$status"
