@@ -23,6 +23,9 @@ import type { ConcurrentCampaignOptions } from '../concurrent/campaign.ts';
 import type { ConcurrentCampaignResult, NotLinearizable } from '../concurrent/result.ts';
 import { renderConcurrentStory } from '../concurrent/story.ts';
 import { concurrentRestrictionOf } from './concurrentRestriction.ts';
+import type { ConcurrentRestriction } from './concurrentRestriction.ts';
+import type { ScenarioRestriction } from '../concurrent/restriction.ts';
+import type { CheckedModel } from '../lockstep/index.ts';
 import { departsOneAtATime, inFlightTogether } from './oneAtATime.ts';
 import type { ConcurrentSection, RaceSection } from './result.ts';
 import { REPLAYS, REPLAYS_NEEDED, checkedModelOf } from './runProfile.ts';
@@ -89,6 +92,7 @@ type Search =
  */
 async function search(
   target: ProfileTarget,
+  { checked, restriction }: Prepared,
   options: ConcurrentProfileOptions,
   path: string | undefined,
   replayCommand: ((path: string) => string) | undefined,
@@ -96,8 +100,6 @@ async function search(
 ): Promise<Search | { readonly notRun: string }> {
   const seed = options.seed ?? 1;
   const runs = path === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
-  const checked = checkedModelOf(target);
-  const { restriction } = concurrentRestrictionOf(target);
   const factory = target.concurrentFactory;
   if (factory === undefined)
     return {
@@ -174,18 +176,38 @@ async function search(
   };
 }
 
+/** What a target's declarations make of competing workers: the model checked against, and what the scenarios avoid. */
+interface Prepared {
+  readonly checked: CheckedModel;
+  readonly restriction: ScenarioRestriction;
+  readonly avoided: ConcurrentRestriction['avoided'];
+}
+
+/** The target's checked model and restriction; throws ProfileError for a bad declaration. */
+function prepare(target: ProfileTarget): Prepared {
+  return { checked: checkedModelOf(target), ...concurrentRestrictionOf(target) };
+}
+
 /**
- * Competing workers' search for races (see RaceSection): the campaign with every history whose
- * requests, sent one at a time, in the order they were sent, to a fresh instance of the target's sequential
- * factory, depart as well let pass. Returns undefined when the target cannot be run with competing
- * workers. Never throws for what the queue does; throws ProfileError for a bad declaration.
+ * Competing workers' search for races (see RaceSection): the campaign, letting pass every history
+ * whose requests never overlapped, and every one whose requests, sent one at a time in the order
+ * they were sent to a fresh instance of the target's sequential factory, depart as well. Returns
+ * undefined when the target cannot be run with competing workers. Never throws for what the queue
+ * does; throws ProfileError for a bad declaration.
  */
-export async function runRaceSearch(
+export function runRaceSearch(
   target: ProfileTarget,
   options: ConcurrentProfileOptions,
 ): Promise<RaceSection | undefined> {
-  const checked = checkedModelOf(target);
-  const { restriction } = concurrentRestrictionOf(target);
+  return raceSearch(target, prepare(target), options);
+}
+
+async function raceSearch(
+  target: ProfileTarget,
+  prepared: Prepared,
+  options: ConcurrentProfileOptions,
+): Promise<RaceSection | undefined> {
+  const { checked, restriction } = prepared;
   // A history whose requests never overlapped is sequential, whatever it shows (the section of
   // competing workers tells it); one that departs one request at a time too is the rules' business.
   const excuse = async (failure: NotLinearizable): Promise<boolean> =>
@@ -196,7 +218,7 @@ export async function runRaceSearch(
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     })) === 'departs';
   const runs = options.racePath === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
-  const s = await search(target, options, options.racePath, options.raceReplayCommand, excuse);
+  const s = await search(target, prepared, options, options.racePath, options.raceReplayCommand, excuse);
   if ('notRun' in s) return undefined;
   const base = { runs, runsDone: s.runsDone, oneAtATime: s.excused };
   switch (s.found) {
@@ -228,11 +250,12 @@ export async function runConcurrentProfile(
 ): Promise<ConcurrentSection> {
   const seed = options.seed ?? 1;
   const runs = options.path === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
-  const { avoided } = concurrentRestrictionOf(target);
-  const base = { workers: options.workers, runs, seed, avoided };
-  const s = await search(target, options, options.path, options.replayCommand, undefined);
+  const prepared = prepare(target);
+  const base = { workers: options.workers, runs, seed, avoided: prepared.avoided };
+  const s = await search(target, prepared, options, options.path, options.replayCommand, undefined);
   if ('notRun' in s) return { ...base, verdict: 'not_run', runsDone: 0, reason: s.notRun };
-  const races = options.races === true && options.path === undefined ? await runRaceSearch(target, options) : undefined;
+  const races =
+    options.races === true && options.path === undefined ? await raceSearch(target, prepared, options) : undefined;
   const withRaces = races === undefined ? {} : { races };
   const { found, excused: _e, ...rest } = s;
   switch (found) {
