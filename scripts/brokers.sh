@@ -155,6 +155,19 @@ pgids=()
 stoppers=()
 cmd_pid=""
 
+# A process and every process descended from it (children first found, then theirs).
+tree_of() {
+  ps -eo pid=,ppid= | awk -v top="$1" '
+    { pid[NR] = $1; parent[NR] = $2 }
+    END {
+      mine[top] = 1
+      do { grew = 0
+        for (i = 1; i <= NR; i++) if ((parent[i] in mine) && !(pid[i] in mine)) { mine[pid[i]] = 1; grew = 1 }
+      } while (grew)
+      for (p in mine) print p
+    }'
+}
+
 # The pids of every process descended from the instances' groups.
 descendants() {
   [ "${#pgids[@]}" -gt 0 ] || return 0
@@ -173,7 +186,14 @@ stop_all() {
   local status=$?
   trap '' INT TERM
   if [ -n "$cmd_pid" ] && kill -0 "$cmd_pid" 2>/dev/null; then
-    kill -TERM "$cmd_pid" 2>/dev/null || true
+    # The command and everything it started get TERM, and KILL after 10 s: a command that ignores
+    # TERM (or a wrapper that runs its own command in the foreground) never keeps the brokers up.
+    local tree c_deadline p
+    tree="$(tree_of "$cmd_pid")"
+    for p in $tree; do kill -TERM "$p" 2>/dev/null || true; done
+    c_deadline=$((SECONDS + 10))
+    while kill -0 "$cmd_pid" 2>/dev/null && [ "$SECONDS" -lt "$c_deadline" ]; do sleep 0.1; done
+    for p in $tree $(tree_of "$cmd_pid"); do kill -KILL "$p" 2>/dev/null || true; done
     wait "$cmd_pid" 2>/dev/null || true
   fi
   local s

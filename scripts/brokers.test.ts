@@ -10,6 +10,7 @@
  * start and ~4 s to stop, so this file is in the slow part. `JOBCHECK_BROKERS_PORTS` passes through
  * to the script (the range its ports are probed in).
  */
+import { CONSUMER_TIMEOUT_MS } from '../adapters/rabbitmq/adapter.ts';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -161,10 +162,11 @@ describe.skipIf(missing !== undefined)(
         const named = Object.keys(probe.env).filter((k) => /_(URL|ADDR|CLOCK)$/.test(k));
         expect(named.length).toBe(broker === 'beanstalkd' ? 2 : 1);
         for (const k of named) if (k !== 'JOBCHECK_BEANSTALKD_CLOCK') expect(probe.env[k]).toMatch(/127\.0\.0\.1:\d+$/);
-        // RabbitMQ's consumer_timeout is exported for the adapter: the value the server was given.
+        // RabbitMQ's consumer_timeout is exported for the adapter: the value the server was given,
+        // by default the one the adapter assumes.
         if (broker === 'rabbitmq')
           expect(probe.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS']).toBe(
-            process.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS'] ?? '1200',
+            process.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS'] ?? String(CONSUMER_TIMEOUT_MS),
           );
         await expectNothingLeft(probe);
       }, 180_000);

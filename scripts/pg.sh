@@ -55,11 +55,39 @@ if [ "$(id -u)" -eq 0 ]; then
   as_user=(runuser -u "$pg_user" --)
 fi
 
+cmd_pid=""
+
+# A process and every process descended from it.
+tree_of() {
+  ps -eo pid=,ppid= | awk -v top="$1" '
+    { pid[NR] = $1; parent[NR] = $2 }
+    END {
+      mine[top] = 1
+      do { grew = 0
+        for (i = 1; i <= NR; i++) if ((parent[i] in mine) && !(pid[i] in mine)) { mine[pid[i]] = 1; grew = 1 }
+      } while (grew)
+      for (p in mine) print p
+    }'
+}
+
 stop() {
+  local status=$?
+  trap '' INT TERM
+  if [ -n "$cmd_pid" ] && kill -0 "$cmd_pid" 2>/dev/null; then
+    # The command and everything it started get TERM, and KILL after 10 s, before the server stops.
+    local tree p deadline
+    tree="$(tree_of "$cmd_pid")"
+    for p in $tree; do kill -TERM "$p" 2>/dev/null || true; done
+    deadline=$((SECONDS + 10))
+    while kill -0 "$cmd_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+    for p in $tree $(tree_of "$cmd_pid"); do kill -KILL "$p" 2>/dev/null || true; done
+    wait "$cmd_pid" 2>/dev/null || true
+  fi
   if [ -f "$data/postmaster.pid" ]; then
     "${as_user[@]}" "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
   fi
   rm -rf "$root"
+  exit "$status"
 }
 trap stop EXIT
 trap 'exit 130' INT
@@ -73,6 +101,11 @@ trap 'exit 143' TERM
 "${as_user[@]}" "$bin/createdb" -h "$sock" -U "$pg_user" jobcheck
 
 echo "pg.sh: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on unix socket $sock (database jobcheck, user $pg_user)" >&2
+# The command runs in the background with this script's stdin, so that a signal to this script is
+# handled at once (bash runs a trap only after a foreground child returns) and stops it in turn.
 status=0
-PGHOST="$sock" PGDATABASE=jobcheck PGUSER="$pg_user" "$@" || status=$?
+PGHOST="$sock" PGDATABASE=jobcheck PGUSER="$pg_user" "$@" <&0 &
+cmd_pid=$!
+wait "$cmd_pid" || status=$?
+cmd_pid=""
 exit "$status"
