@@ -81,11 +81,24 @@ interface Outcome {
 }
 
 /** Runs `bash scripts/brokers.sh <brokers> -- node -e PROBE <exit>`; with `stay`, sends SIGTERM to the script once the probe has spoken. */
+/**
+ * This process's environment without what an enclosing brokers.sh set (CI runs the suite inside
+ * one): the probe must see only what the script under test names.
+ */
+function outsideBrokers(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env))
+    if (/^JOBCHECK_(REDIS_URL|AMQP_URL|NATS_URL|BEANSTALKD_ADDR|BEANSTALKD_CLOCK|BROKERS_DIR|BROKERS_PIDS)$/.test(k))
+      delete env[k];
+  return env;
+}
+
 function runScript(brokers: readonly string[], exit: number | 'stay'): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['scripts/brokers.sh', ...brokers, '--', process.execPath, '-e', PROBE, String(exit)], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: outsideBrokers(),
     });
     let stdout = '';
     let stderr = '';
