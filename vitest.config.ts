@@ -83,6 +83,8 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/rabbitmq/concurrentCampaign.test.ts',
   // ~18 s: BullMQ on Redis on its own clock (200 ms a tick): generated lockstep runs with restarts, competing lanes.
   'adapters/bullmq-redis/adapter.test.ts',
+  // ~25 s: the stale-acknowledgement scenario on all four brokers, each departure replayed three times in real time.
+  'adapters/staleAck.test.ts',
 ];
 
 /**

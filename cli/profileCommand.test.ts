@@ -188,5 +188,18 @@ export default { queue: 'bad', version: '1', factory: jobStoreFactory(), declara
     await expect(run(['--builtin', '--workers', '2', '--race-path', '1', '--concurrent-path', '1'])).rejects.toThrow(
       /--race-path replays a run of the search for races only/,
     );
+    await expect(run(['--builtin', '--stale-ack'])).rejects.toThrow(/--stale-ack needs --workers/);
+    await expect(run(['--builtin', '--workers', '2', '--stale-ack', '--rule', 'ack-settles-done'])).rejects.toThrow(
+      /--stale-ack runs the stale-acknowledgement scenario only/,
+    );
+  });
+
+  it('asks the stale-acknowledgement question with --workers, and --stale-ack asks it alone', async () => {
+    const r = await run(['--builtin', '--rule', 'ack-settles-done', '--runs', '1', '--workers', '2', '--json']);
+    const c = profileSchema.parse(JSON.parse(r.out)).concurrent;
+    expect(c?.staleAck).toEqual({ verdict: 'kept' });
+    const alone = await run(['--builtin', '--workers', '4', '--stale-ack']);
+    expect(alone.code).toBe(0);
+    expect(alone.out).toMatch(/^stale acknowledgement: kept: the old holder's ack after the redelivery is refused/);
   });
 });

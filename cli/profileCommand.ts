@@ -19,14 +19,16 @@ import {
   ProfileError,
   describeConcurrentVerdict,
   describeRaceVerdict,
+  describeStaleAckVerdict,
   renderProfileMarkdown,
   renderProfileText,
   runConcurrentProfile,
   runRaceSearch,
   runProfile,
+  runStaleAck,
   withConcurrent,
 } from '../conformance/profile/index.ts';
-import type { ConcurrentSection, ProfileTarget, RaceSection } from '../conformance/profile/index.ts';
+import type { ConcurrentSection, ProfileTarget, RaceSection, StaleAckSection } from '../conformance/profile/index.ts';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
@@ -58,8 +60,9 @@ model checked in place of their rules.
 With --workers, competing workers also run against it (the target's concurrent factory: lanes
 are separate connections), each history checked for linearizability against the model with the
 declared variants, in scenarios that avoid the rules declared unsupported (the profile says how);
-then a search for races: the same campaign, letting pass every history whose requests, sent again
-one at a time to a fresh instance, depart as well, so that what it finds needs the lanes.
+then the stale-acknowledgement scenario (w1's ack after its job was delivered again to w2), and a
+search for races: the same campaign, letting pass every history whose requests, sent again one at
+a time to a fresh instance, depart as well, so that what it finds needs the lanes.
 Exit code: 0 every checked rule conforms or is declared, 1 a departure (or a history of competing
 workers no order explains), 2 usage or setup error, 3 the time limit stopped a campaign with nothing
 departing so far, or the competing workers' verdict is flaky or unknown (not a pass).
@@ -81,6 +84,7 @@ Options:
   --race-path <path>   with --workers (and the --seed it was found with): replay only that run of
                        the search for races (sequential histories, and those that depart
                        one request at a time too, pass)
+  --stale-ack          with --workers: run only the stale-acknowledgement scenario (its replay line)
   --markdown <file>    also write the profile as Markdown (what docs/profiles/ holds)
   --json               print the profile as JSON (format jobcheck.profile/2) instead of text
   -h, --help           show this text
@@ -106,6 +110,13 @@ async function moduleProfileTarget(file: string): Promise<ProfileTarget | undefi
 function raceText(r: RaceSection): string {
   const lines = [`races: ${describeRaceVerdict(r)}`];
   if (r.story !== undefined) lines.push('', r.story);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The stale-acknowledgement scenario, as `jobcheck profile --stale-ack` prints it. Pure. */
+function staleAckText(a: StaleAckSection): string {
+  const lines = [`stale acknowledgement: ${describeStaleAckVerdict(a)}`];
+  if (a.story !== undefined) lines.push('', a.story);
   return `${lines.join('\n')}\n`;
 }
 
@@ -137,6 +148,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
       'concurrent-runs': { type: 'string' },
       'concurrent-path': { type: 'string' },
       'race-path': { type: 'string' },
+      'stale-ack': { type: 'boolean' },
       markdown: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -218,6 +230,15 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
     throw new UsageError(
       'profile: --race-path replays a run of the search for races only: leave out --rule, --path and --concurrent-path',
     );
+  const staleAckOnly = values['stale-ack'] === true;
+  if (staleAckOnly && workers === undefined) throw new UsageError('profile: --stale-ack needs --workers 2 or more');
+  if (
+    staleAckOnly &&
+    (rule !== undefined || values.path !== undefined || concurrentPath !== undefined || racePath !== undefined)
+  )
+    throw new UsageError(
+      'profile: --stale-ack runs the stale-acknowledgement scenario only: leave out --rule, --path, --concurrent-path and --race-path',
+    );
   if (values.variant !== undefined && values.builtin !== true)
     throw new UsageError('profile: --variant names a broken variant of the built-in store: use it with --builtin');
   if (values.variant !== undefined && values.broken !== undefined)
@@ -264,6 +285,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
     };
     const concurrentFlags = (w: number, path: string): string =>
       `npx jobcheck profile ${shown} --workers ${w} --seed ${seed} --concurrent-path ${path}`;
+    const staleAckFlags = (w: number): string => `npx jobcheck profile ${shown} --workers ${w} --stale-ack`;
     const raceFlags = (w: number, path: string): string =>
       `npx jobcheck profile ${shown} --workers ${w} --seed ${seed} --race-path ${path}`;
     const concurrent = (w: number): Promise<ConcurrentSection> =>
@@ -277,7 +299,27 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
         replayCommand: (path) => concurrentFlags(w, path),
         races: true,
         raceReplayCommand: (path) => raceFlags(w, path),
+        staleAck: true,
+        staleAckReplayCommand: staleAckFlags(w),
       }).catch(setupError);
+    if (workers !== undefined && staleAckOnly) {
+      // The stale-acknowledgement scenario alone: no rule's campaign, no fixture.
+      const stale = await runStaleAck(profileTarget, {
+        workers,
+        seed,
+        budget,
+        ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+        staleAckReplayCommand: staleAckFlags(workers),
+      }).catch(setupError);
+      if (stale === undefined) {
+        io.stdout.write(
+          'stale acknowledgement: not run: the target has no concurrent factory, or a declared variant the checker cannot follow\n',
+        );
+        return 0;
+      }
+      io.stdout.write(values.json === true ? `${JSON.stringify(stale, null, 2)}\n` : staleAckText(stale));
+      return stale.verdict === 'kept' ? 0 : stale.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;
+    }
     if (workers !== undefined && racePath !== undefined) {
       // A replay of one run of the search for races: no rule's campaign, no fixture.
       const races = await runRaceSearch(profileTarget, {

@@ -168,6 +168,13 @@ function matrix(profiles: readonly { profile: Profile; page: string }[]): string
   );
   if (workers.some((w) => w !== ''))
     lines.push(`| competing workers (\`--workers ${CONCURRENT_WORKERS}\`) | ${workers.join(' | ')} |`);
+  const staleAck = profiles.map(({ profile, page }) =>
+    profile.concurrent?.staleAck === undefined
+      ? ''
+      : `[${profile.concurrent.staleAck.verdict.replace(/_/g, ' ')}](${page}#stale-acknowledgement)`,
+  );
+  if (staleAck.some((a) => a !== ''))
+    lines.push(`| stale acknowledgement (the old holder's ack after a redelivery) | ${staleAck.join(' | ')} |`);
   const races = profiles.map(({ profile, page }) =>
     profile.concurrent?.races === undefined
       ? ''
@@ -226,6 +233,8 @@ for (const { target, flags, data } of targets) {
               ...(budget === undefined ? {} : { budget }),
               replayCommand: (path) =>
                 `npx jobcheck profile ${flags} --workers ${CONCURRENT_WORKERS} --seed ${PROFILE_SEED} --concurrent-path ${path}`,
+              staleAck: true,
+              staleAckReplayCommand: `npx jobcheck profile ${flags} --workers ${CONCURRENT_WORKERS} --stale-ack`,
               races: true,
               raceReplayCommand: (path) =>
                 `npx jobcheck profile ${flags} --workers ${CONCURRENT_WORKERS} --seed ${PROFILE_SEED} --race-path ${path}`,

@@ -96,6 +96,11 @@ export interface ConcurrentCampaignOptions {
    * (`excusedRuns`) and are never a failure to shrink. Default: nothing is excused.
    */
   readonly excuse?: (failure: NotLinearizable) => Promise<boolean>;
+  /**
+   * One fixed scenario (e.g. staleAckScenario) instead of generated ones: run once, as given (the
+   * restriction applied), never shrunk; `numRuns` and `path` are then ignored.
+   */
+  readonly scenario?: ConcurrentScenario;
 }
 
 type Evaluation =
@@ -152,14 +157,19 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   const spent = (): boolean => budget?.expired === true;
   const scheduled = isSchedulable(factory);
   const restriction = options.restriction ?? {};
+  const fixed = options.scenario;
   const arb = restrictedScenarioArb(
-    concurrentScenarioArb({
-      workers: options.workers,
-      ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
-      ...(options.config === undefined ? {} : { config: options.config }),
-    }),
+    fixed === undefined
+      ? concurrentScenarioArb({
+          workers: options.workers,
+          ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
+          ...(options.config === undefined ? {} : { config: options.config }),
+        })
+      : fc.constant(fixed),
     restriction,
   );
+  const numRunsAsked = fixed === undefined ? numRuns : 1;
+  const pathAsked = fixed === undefined ? options.path : undefined;
   const comparison = restriction.ignoreFields === undefined ? {} : { ignoreFields: restriction.ignoreFields };
   let adapterName = '(factory)';
   let runs = 0;
@@ -281,10 +291,10 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   let details: fc.RunDetails<unknown> | null = null;
   if (remaining > 0 && numRuns > 0) {
     details = await fc.check(property as fc.IAsyncProperty<unknown>, {
-      numRuns: options.path === undefined ? numRuns : 1,
+      numRuns: pathAsked === undefined ? numRunsAsked : 1,
       seed,
-      ...(options.path === undefined ? {} : { path: options.path }),
-      ...(options.path !== undefined && options.endOnFailure === true ? { endOnFailure: true } : {}),
+      ...(pathAsked === undefined ? {} : { path: pathAsked }),
+      ...(pathAsked !== undefined && options.endOnFailure === true ? { endOnFailure: true } : {}),
       ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
     });
     if (details.failed && lastFailure === null && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
@@ -296,7 +306,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     adapter: adapterName,
     seed,
     workers: options.workers,
-    runsPlanned: options.path === undefined ? numRuns : 1,
+    runsPlanned: pathAsked === undefined ? numRunsAsked : 1,
     runs,
     unknownRuns,
     excusedRuns,
@@ -307,10 +317,13 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   };
   if (failure !== null) {
     // A failure that did not fail again when replayed (real concurrency) keeps the path that found it.
+    // A fixed scenario has no path: it is named, not drawn.
     const path =
-      details?.failed === true && details.counterexamplePath !== null
-        ? details.counterexamplePath
-        : (options.path ?? null);
+      fixed !== undefined
+        ? null
+        : details?.failed === true && details.counterexamplePath !== null
+          ? details.counterexamplePath
+          : (options.path ?? null);
     const story = renderConcurrentStory(failure, {
       adapter: adapterName,
       workers: options.workers,

@@ -57,6 +57,7 @@ export type {
   RoundTime,
 } from './generate.ts';
 export { concurrentConfigArb, concurrentScenarioArb, laneWorker, requestCount } from './generate.ts';
+export { STALE_ACK_CONFIG, staleAckScenario } from './staleAck.ts';
 export type { ConcurrentRun, JobHistory, RunOptions, SentRequest, SentRound, Settle } from './run.ts';
 export { DEFAULT_HANG_GRACE_MS, runScenario } from './run.ts';
 export type { AsyncJobStoreClass, Pause, PauseMaker, SchedulableFactory } from './inProcess.ts';

@@ -262,6 +262,6 @@ export function renderConcurrentStory(failure: ConcurrentFailure, ctx: Concurren
     lines.push(
       `reproduce: ${ctx.reproduceCommand ?? `runConcurrentCampaign({ factory, workers: ${ctx.workers ?? failure.scenario.workers}, seed: ${ctx.seed}${ctx.path === undefined || ctx.path === null ? '' : `, path: ${JSON.stringify(ctx.path)}`} })`}`,
     );
-  }
+  } else if (ctx.reproduceCommand !== undefined) lines.push(`reproduce: ${ctx.reproduceCommand}`);
   return lines.join('\n');
 }

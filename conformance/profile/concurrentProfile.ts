@@ -14,8 +14,13 @@
  * A queue that departs one command at a time departs with competing workers too, and a shrunk story
  * then often needs one lane: it says nothing the rules do not. So the profile also searches for
  * races (runRaceSearch): the same campaign, letting pass every history whose requests never
- * overlapped, and every one whose requests, sent again one at a time in the order they were sent
- * (oneAtATime.ts), depart as well. What it still finds departs only with requests in flight together.
+ * overlapped, and every one whose requests, sent again one at a time in the order they were sent or
+ * in the checker's closest order (oneAtATime.ts), depart as well. What it still finds departs only with requests in flight together.
+ *
+ * Random scenarios reach the stale acknowledgement (the old holder's ack after a redelivery) only
+ * now and then, and a shrunk story may end up telling another departure. So every queue is also
+ * asked that one question the same way (runStaleAck): the fixed scenario of
+ * conformance/concurrent/staleAck.ts, through the same campaign, checker and replays.
  */
 import type { Budget } from '../budget.ts';
 import { runConcurrentCampaign } from '../concurrent/campaign.ts';
@@ -27,7 +32,9 @@ import type { ConcurrentRestriction } from './concurrentRestriction.ts';
 import type { ScenarioRestriction } from '../concurrent/restriction.ts';
 import type { CheckedModel } from '../lockstep/index.ts';
 import { departsOneAtATime, inFlightTogether } from './oneAtATime.ts';
-import type { ConcurrentSection, RaceSection } from './result.ts';
+import type { ConcurrentSection, RaceSection, StaleAckSection } from './result.ts';
+import { staleAckScenario } from '../concurrent/staleAck.ts';
+import type { ConcurrentScenario } from '../concurrent/generate.ts';
 import { REPLAYS, REPLAYS_NEEDED, checkedModelOf } from './runProfile.ts';
 import type { ProfileTarget } from './target.ts';
 
@@ -57,6 +64,10 @@ export interface ConcurrentProfileOptions {
   readonly racePath?: string;
   /** runRaceSearch: the command that replays the race at `path`. */
   readonly raceReplayCommand?: (path: string) => string;
+  /** Also run the stale-acknowledgement scenario (runStaleAck), unless `path` replays one run. */
+  readonly staleAck?: boolean;
+  /** runStaleAck: the command that runs it again. */
+  readonly staleAckReplayCommand?: string;
 }
 
 /** What one search found, before it is named as a concurrent verdict or a race verdict. */
@@ -94,12 +105,11 @@ async function search(
   target: ProfileTarget,
   { checked, restriction }: Prepared,
   options: ConcurrentProfileOptions,
-  path: string | undefined,
-  replayCommand: ((path: string) => string) | undefined,
-  excuse: ((failure: NotLinearizable) => Promise<boolean>) | undefined,
+  how: SearchHow,
 ): Promise<Search | { readonly notRun: string }> {
+  const { path, replayCommand, excuse, scenario } = how;
   const seed = options.seed ?? 1;
-  const runs = path === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
+  const runs = path === undefined && scenario === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
   const factory = target.concurrentFactory;
   if (factory === undefined)
     return {
@@ -121,6 +131,7 @@ async function search(
       // A replay of a given path stops at it; a search shrinks what it finds.
       ...(at === undefined ? {} : { path: at, endOnFailure: true }),
       ...(excuse === undefined ? {} : { excuse }),
+      ...(scenario === undefined ? {} : { scenario }),
       ...(options.budget === undefined ? {} : { budget: options.budget }),
       ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
@@ -147,14 +158,16 @@ async function search(
   const at = result.path ?? path ?? '';
   const replay =
     replayCommand?.(at) ??
-    `runConcurrentProfile(target, { workers: ${options.workers}, seed: ${seed}, path: '${at}' })`;
+    (scenario === undefined
+      ? `runConcurrentProfile(target, { workers: ${options.workers}, seed: ${seed}, path: '${at}' })`
+      : `runStaleAck(target, { workers: ${options.workers} })`);
   if (failure === null)
     return { ...common, found: 'unknown', reason: 'the campaign failed without a failure to tell.' };
   const story = renderConcurrentStory(failure, {
     adapter: result.adapter,
     workers: options.workers,
-    seed,
-    path: at,
+    // A fixed scenario is named by its command alone: no seed or path draws it.
+    ...(scenario === undefined ? { seed, path: at } : {}),
     reproduceCommand: replay,
     model: checked.model,
     ...(restriction.ignoreFields === undefined ? {} : { ignoreFields: restriction.ignoreFields }),
@@ -166,7 +179,7 @@ async function search(
   let departed = 0;
   for (let i = 0; i < REPLAYS; i++) {
     if (options.budget?.expired === true) break;
-    const again = await campaign(at);
+    const again = await campaign(scenario === undefined ? at : undefined);
     if (again.verdict === 'failed' && again.failure?.kind === 'not_linearizable') departed += 1;
   }
   return {
@@ -174,6 +187,14 @@ async function search(
     found: departed >= REPLAYS_NEEDED ? 'failure' : 'flaky',
     replays: { runs: REPLAYS, departed },
   };
+}
+
+/** What one search runs: generated scenarios (or the one at `path`), or one fixed `scenario`; `excuse` lets histories pass. */
+interface SearchHow {
+  readonly path?: string | undefined;
+  readonly replayCommand?: ((path: string) => string) | undefined;
+  readonly excuse?: (failure: NotLinearizable) => Promise<boolean>;
+  readonly scenario?: ConcurrentScenario;
 }
 
 /** What a target's declarations make of competing workers: the model checked against, and what the scenarios avoid. */
@@ -191,7 +212,8 @@ function prepare(target: ProfileTarget): Prepared {
 /**
  * Competing workers' search for races (see RaceSection): the campaign, letting pass every history
  * whose requests never overlapped, and every one whose requests, sent one at a time in the order
- * they were sent to a fresh instance of the target's sequential factory, depart as well. Returns
+ * they were sent or in the closest order to a fresh instance of the target's sequential factory,
+ * depart as well. Returns
  * undefined when the target cannot be run with competing workers. Never throws for what the queue
  * does; throws ProfileError for a bad declaration.
  */
@@ -218,7 +240,11 @@ async function raceSearch(
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     })) === 'departs';
   const runs = options.racePath === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
-  const s = await search(target, prepared, options, options.racePath, options.raceReplayCommand, excuse);
+  const s = await search(target, prepared, options, {
+    path: options.racePath,
+    replayCommand: options.raceReplayCommand,
+    excuse,
+  });
   if ('notRun' in s) return undefined;
   const base = { runs, runsDone: s.runsDone, oneAtATime: s.excused };
   switch (s.found) {
@@ -239,6 +265,54 @@ async function raceSearch(
 }
 
 /**
+ * The stale-acknowledgement race (conformance/concurrent/staleAck.ts) against the target's
+ * competing workers: one fixed scenario, checked against the model with the declared variants and
+ * the target's restriction applied; on a wall clock a departure counts only if it departs again on
+ * REPLAYS_NEEDED of REPLAYS replays. Returns undefined when the target cannot be run with competing
+ * workers. Never throws for what the queue does; throws ProfileError for a bad declaration.
+ */
+export function runStaleAck(
+  target: ProfileTarget,
+  options: ConcurrentProfileOptions,
+): Promise<StaleAckSection | undefined> {
+  return staleAckRun(target, prepare(target), options);
+}
+
+async function staleAckRun(
+  target: ProfileTarget,
+  prepared: Prepared,
+  options: ConcurrentProfileOptions,
+): Promise<StaleAckSection | undefined> {
+  const replayCommand = options.staleAckReplayCommand;
+  const s = await search(target, prepared, options, {
+    scenario: staleAckScenario(),
+    ...(replayCommand === undefined ? {} : { replayCommand: () => replayCommand }),
+  });
+  if ('notRun' in s) return undefined;
+  switch (s.found) {
+    case 'nothing':
+      return { verdict: 'kept' };
+    case 'time_limit':
+      return { verdict: 'budget_exhausted' };
+    case 'unknown':
+      return {
+        verdict: 'unknown',
+        reason: s.reason,
+        ...(s.story === undefined ? {} : { story: s.story }),
+        ...(s.replay === undefined ? {} : { replay: s.replay }),
+      };
+    case 'failure':
+    case 'flaky':
+      return {
+        verdict: s.found === 'failure' ? 'departs' : 'flaky',
+        story: s.story,
+        replay: s.replay,
+        ...(s.replays === undefined ? {} : { replays: s.replays }),
+      };
+  }
+}
+
+/**
  * Runs competing workers against a ProfileTarget and returns the profile's concurrent section;
  * with `races` (and no `path`), the search for races too (runRaceSearch). Never throws for what the
  * queue does; throws ProfileError for a bad declaration or a declared-unsupported rule the
@@ -252,11 +326,13 @@ export async function runConcurrentProfile(
   const runs = options.path === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
   const prepared = prepare(target);
   const base = { workers: options.workers, runs, seed, avoided: prepared.avoided };
-  const s = await search(target, prepared, options, options.path, options.replayCommand, undefined);
+  const s = await search(target, prepared, options, { path: options.path, replayCommand: options.replayCommand });
   if ('notRun' in s) return { ...base, verdict: 'not_run', runsDone: 0, reason: s.notRun };
+  const staleAck =
+    options.staleAck === true && options.path === undefined ? await staleAckRun(target, prepared, options) : undefined;
   const races =
     options.races === true && options.path === undefined ? await raceSearch(target, prepared, options) : undefined;
-  const withRaces = races === undefined ? {} : { races };
+  const withRaces = { ...(staleAck === undefined ? {} : { staleAck }), ...(races === undefined ? {} : { races }) };
   const { found, excused: _e, ...rest } = s;
   switch (found) {
     case 'nothing':

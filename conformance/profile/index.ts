@@ -12,11 +12,18 @@ export type {
   RaceVerdict,
   RuleResult,
   RuleStatus,
+  StaleAckSection,
+  StaleAckVerdict,
   Unattributed,
 } from './result.ts';
 export { PROFILE_FORMAT, isChecked, profileSchema, withConcurrent } from './result.ts';
 export type { ConcurrentProfileOptions } from './concurrentProfile.ts';
-export { DEFAULT_CONCURRENT_PROFILE_RUNS, runConcurrentProfile, runRaceSearch } from './concurrentProfile.ts';
+export {
+  DEFAULT_CONCURRENT_PROFILE_RUNS,
+  runConcurrentProfile,
+  runRaceSearch,
+  runStaleAck,
+} from './concurrentProfile.ts';
 export type { OneAtATime, OneAtATimeOptions } from './oneAtATime.ts';
 export { sentOrderIds, departsOneAtATime } from './oneAtATime.ts';
 export type { Avoidance, ConcurrentRestriction } from './concurrentRestriction.ts';
@@ -36,6 +43,7 @@ export {
   describeConcurrentVerdict,
   describeRaceVerdict,
   describeResult,
+  describeStaleAckVerdict,
   renderProfileMarkdown,
   renderProfileText,
 } from './render.ts';

@@ -1,20 +1,25 @@
 /**
  * Whether a history no order explains needs its competing workers to depart. The requests of the
  * history are sent again, one at a time, to a fresh instance of the queue (the target's sequential
- * factory), in the order they were first sent, each waiting for the reply to the one before. Each
- * reply is held against the model's (the same model and comparison the history was checked with).
- * If one departs, the departure did not need the lanes: the queue departs one command at a time,
- * which the profile's rules show already. If every reply agrees, the departure came from requests
- * in flight together: a race.
+ * factory), each waiting for the reply to the one before, and each reply is held against the
+ * model's (the same model and comparison the history was checked with). They are sent in two
+ * orders: the order they were first sent, and the checker's closest order (the longest prefix it
+ * explained, then the other answered requests in the order sent). If either departs, the departure
+ * did not need the lanes: the queue departs one command at a time, which the profile's rules show
+ * already. If both agree, the departure came from requests in flight together: a race.
  *
- * The order sent, not the checker's closest order: the closest order is only the longest prefix the
- * checker could explain, and may put a request after one that was sent later with a later `now`,
- * where the model refuses it for the clock and hides what the queue did with it (two submits of one
- * id sent together to a queue without deduplication read as a race that way, when one at a time
- * the second is already a second job).
+ * Both orders, because each alone misleads. The closest order may put a request after one that
+ * was sent later with a later `now`, where the model refuses it for the clock and hides what the
+ * queue did with it (two submits of one id sent together to a queue without deduplication read as
+ * a race that way, when one at a time the second is already a second job). The order sent may undo
+ * what the overlap decided: a claim sent before a submit, answered after it with the submitted job,
+ * finds nothing when sent first one at a time, and a later departure about that job (another
+ * worker's ack refused with the wrong code) then never happens one at a time, though the queue
+ * makes it with no concurrency at all once the submit comes first.
  *
  * A reply that does not come, or an instance that cannot be made, decides nothing: the answer is
- * then `undecided`, which a search for races treats as a race to be replayed (never as excused).
+ * then `undecided` (unless the other order departs), which a search for races treats as a race to
+ * be replayed (never as excused).
  */
 import type { Config } from '../../contract/index.ts';
 import type { Model } from '../../model/step.ts';
@@ -59,13 +64,50 @@ export function sentOrderIds(failure: NotLinearizable): number[] {
 }
 
 /**
- * Sends the history's requests one at a time in the order they were sent to a fresh instance from
- * `factory` and says whether a reply departs from the model's. Never throws for what the queue does.
+ * The ids of the history's requests in the checker's closest order: its longest linearizable
+ * prefix, then every other request that got a reply, in the order sent (as closestOrder.ts and the
+ * story tell it; a request with no reply outside the prefix is left out). Pure.
+ */
+export function closestOrderIds(failure: NotLinearizable): number[] {
+  const ops = failure.run.history.operations;
+  const known = new Set(ops.map((o) => o.id));
+  const prefix = failure.witness.longestOrder.filter((id) => known.has(id));
+  const inPrefix = new Set(prefix);
+  const rest = ops
+    .filter((o) => !inPrefix.has(o.id) && o.returned !== undefined)
+    .sort((a, b) => a.invoked - b.invoked || a.id - b.id)
+    .map((o) => o.id);
+  return [...prefix, ...rest];
+}
+
+/**
+ * Sends the history's requests one at a time to a fresh instance from `factory`, in the order
+ * they were sent and then (when it differs) in the closest order, and says whether a reply departs
+ * from the model's in either. Never throws for what the queue does.
  */
 export async function departsOneAtATime(
   factory: AdapterFactory,
   failure: NotLinearizable,
   options: OneAtATimeOptions = {},
+): Promise<OneAtATime> {
+  const sent = sentOrderIds(failure);
+  const closest = closestOrderIds(failure);
+  const orders = closest.join(',') === sent.join(',') ? [sent] : [sent, closest];
+  let undecided = false;
+  for (const order of orders) {
+    const answer = await inOrder(factory, failure, order, options);
+    if (answer === 'departs') return 'departs';
+    if (answer === 'undecided') undecided = true;
+  }
+  return undecided ? 'undecided' : 'agrees';
+}
+
+/** Sends the requests `order` names one at a time to a fresh instance and holds each reply against the model's. */
+async function inOrder(
+  factory: AdapterFactory,
+  failure: NotLinearizable,
+  order: readonly number[],
+  options: OneAtATimeOptions,
 ): Promise<OneAtATime> {
   const config: Config = failure.scenario.config;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
@@ -76,7 +118,7 @@ export async function departsOneAtATime(
   const adapter = created.value as Awaited<ReturnType<AdapterFactory>>;
   try {
     let state = model.init();
-    for (const id of sentOrderIds(failure)) {
+    for (const id of order) {
       const op = ops.get(id);
       if (op === undefined) continue;
       const expected = model.step(state, op.input);

@@ -4,7 +4,7 @@
  * prints. Both are pure functions of the profile, so a fixed seed gives the same page.
  */
 import { ruleOf } from '../../contract/rules.ts';
-import type { ConcurrentSection, Profile, RaceSection, RuleResult } from './result.ts';
+import type { ConcurrentSection, Profile, RaceSection, RuleResult, StaleAckSection } from './result.ts';
 
 /** `, departed 2 times of 3` for a replayed departure, nothing for one that was not replayed. Pure. */
 const replayed = (r: RuleResult): string =>
@@ -82,7 +82,45 @@ function concurrentLines(c: ConcurrentSection, markdown: boolean): string[] {
     else lines.push(c.story);
   }
   if (c.replay !== undefined) lines.push('', markdown ? `Replay: \`${c.replay}\`` : `  replay: ${c.replay}`);
+  if (c.staleAck !== undefined) lines.push('', ...staleAckLines(c.staleAck, markdown));
   if (c.races !== undefined) lines.push('', ...raceLines(c.races, markdown));
+  return lines;
+}
+
+/** The verdict of the stale-acknowledgement scenario in words. Pure. */
+export function describeStaleAckVerdict(a: StaleAckSection): string {
+  const replays = replaysText(a.replays, 'departed');
+  switch (a.verdict) {
+    case 'kept':
+      return "kept: the old holder's ack after the redelivery is refused, the new holder's accepted, as the model answers";
+    case 'departs':
+      return `departs: no order of the model explains the replies (lanes story below${replays})`;
+    case 'flaky':
+      return `flaky: the story did not depart often enough again to count (${replays.slice(2)}); neither a departure nor a pass`;
+    case 'unknown':
+      return `unknown: ${a.reason ?? 'nothing is known'}`;
+    case 'budget_exhausted':
+      return 'budget exhausted: the time limit stopped it, so nothing is known (not a pass)';
+  }
+}
+
+/** The lines of the stale-acknowledgement scenario (Markdown when `markdown`, else text). Pure. */
+function staleAckLines(a: StaleAckSection, markdown: boolean): string[] {
+  const lines = [
+    markdown ? '### Stale acknowledgement' : 'Stale acknowledgement:',
+    '',
+    markdown
+      ? "One fixed scenario ([staleAck.ts](../../conformance/concurrent/staleAck.ts)): worker w1 claims job a, its lease ends, w2 claims a again, w1 claims b, then w1 acks with the token of its first delivery of a, w2 acks a and w1 acks b. The contract refuses w1's first ack (`stale_token`)."
+      : '  (w1 claims a, its lease ends, w2 claims a again, w1 claims b, w1 acks with its old token of a: stale_token)',
+    '',
+    `${markdown ? '**Verdict**: ' : '  '}${describeStaleAckVerdict(a)}.`,
+  ];
+  if (a.story !== undefined) {
+    lines.push('');
+    if (markdown) lines.push('```text', a.story, '```');
+    else lines.push(a.story);
+  }
+  if (a.replay !== undefined) lines.push('', markdown ? `Replay: \`${a.replay}\`` : `  replay: ${a.replay}`);
   return lines;
 }
 
@@ -92,13 +130,13 @@ export function describeRaceVerdict(r: RaceSection): string {
   const excused =
     r.oneAtATime === 0
       ? 'no history was let pass'
-      : `${r.oneAtATime} histor${r.oneAtATime === 1 ? 'y' : 'ies'} no order explains had no two requests in flight together, or departed just the same with their requests sent one at a time, and were let pass (the rules and the section above show those departures)`;
+      : `${r.oneAtATime} histor${r.oneAtATime === 1 ? 'y' : 'ies'} no order explains had no two requests in flight together, or departed just the same with their requests sent one at a time (in the order sent, or in the closest order), and were let pass (the rules and the section above show those departures)`;
   const replays = replaysText(r.replays, 'departed');
   switch (r.verdict) {
     case 'none_found':
       return `none found in ${done}: ${excused}`;
     case 'race':
-      return `a race: a history departs with its requests in flight together, and agrees with the model with them sent one at a time (${done}${replays}; ${excused})`;
+      return `a race: a history departs with its requests in flight together, and agrees with the model with them sent one at a time, in the order sent and in the closest order (${done}${replays}; ${excused})`;
     case 'flaky':
       return `flaky: a race did not depart often enough again to count (${done}${replays}); neither a race nor a pass`;
     case 'unknown':
@@ -114,7 +152,7 @@ function raceLines(r: RaceSection, markdown: boolean): string[] {
     markdown ? '### Races' : 'Races:',
     '',
     markdown
-      ? 'The same campaign again, letting pass every history whose requests never overlapped, and every one whose requests, sent one at a time, in the order they were sent, to a fresh instance, depart as well: what remains departs only with requests in flight together.'
+      ? 'The same campaign again, letting pass every history whose requests never overlapped, and every one whose requests, sent one at a time to a fresh instance, depart as well, in the order they were sent or in the closest order (the longest prefix the checker explained, then the rest as sent): what remains departs only with requests in flight together.'
       : '  (histories whose requests never overlapped, or that depart one request at a time too, are let pass)',
     '',
     `${markdown ? '**Verdict**: ' : '  '}${describeRaceVerdict(r)}.`,

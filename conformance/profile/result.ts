@@ -155,8 +155,38 @@ export interface ConcurrentSection {
   readonly replay?: string;
   /** Wall-clock targets: how many fresh replays of the failure failed again. */
   readonly replays?: { readonly runs: number; readonly departed: number };
+  /** The stale-acknowledgement scenario (conformance/concurrent/staleAck.ts), when it ran. */
+  readonly staleAck?: StaleAckSection;
   /** The search for races (oneAtATime.ts), when it ran. */
   readonly races?: RaceSection;
+}
+
+/**
+ * The verdict of the stale-acknowledgement scenario: `kept` (the history agrees with the model:
+ * the old holder's ack after the redelivery is refused), `departs` (a story no order of the model
+ * explains; on a wall clock, departed again on enough replays), `flaky`, `unknown` and
+ * `budget_exhausted` as for ConcurrentVerdict.
+ */
+export type StaleAckVerdict = 'kept' | 'departs' | 'flaky' | 'unknown' | 'budget_exhausted';
+
+const STALE_ACK_VERDICTS = [
+  'kept',
+  'departs',
+  'flaky',
+  'unknown',
+  'budget_exhausted',
+] as const satisfies readonly StaleAckVerdict[];
+
+/** Competing workers asked the stale-acknowledgement question: an ack from the old holder after a redelivery. */
+export interface StaleAckSection {
+  readonly verdict: StaleAckVerdict;
+  /** Why the verdict is `unknown`, in a sentence. */
+  readonly reason?: string;
+  /** The lanes story and the command that runs the scenario again (departs, flaky, or an adapter failure). */
+  readonly story?: string;
+  readonly replay?: string;
+  /** Wall-clock targets: how many fresh replays departed again. */
+  readonly replays?: { readonly runs: number; readonly departed: number };
 }
 
 /**
@@ -177,7 +207,8 @@ const RACE_VERDICTS = [
 
 /**
  * Competing workers' search for races: the same campaign, in which a history no order explains is
- * let pass when its requests, sent again one at a time in the order they were sent, depart as well (the
+ * let pass when its requests, sent again one at a time in the order they were sent or in the checker's
+ * closest order, depart as well (the
  * rules above show those departures), so that what remains needs the lanes.
  */
 export interface RaceSection {
@@ -258,6 +289,15 @@ export const profileSchema = z.strictObject({
       path: z.string().optional(),
       replay: z.string().optional(),
       replays: z.strictObject({ runs: z.int().min(1), departed: z.int().min(0) }).optional(),
+      staleAck: z
+        .strictObject({
+          verdict: z.enum(STALE_ACK_VERDICTS),
+          reason: z.string().optional(),
+          story: z.string().optional(),
+          replay: z.string().optional(),
+          replays: z.strictObject({ runs: z.int().min(1), departed: z.int().min(0) }).optional(),
+        })
+        .optional(),
       races: z
         .strictObject({
           verdict: z.enum(RACE_VERDICTS),
@@ -327,16 +367,12 @@ export const isChecked = (r: RuleResult): boolean =>
 export function withConcurrent(profile: Profile, concurrent: ConcurrentSection): Profile {
   const v = concurrent.verdict;
   const r = concurrent.races?.verdict;
+  const a = concurrent.staleAck?.verdict;
+  const undecided = (x: string | undefined): boolean => x === 'flaky' || x === 'unknown' || x === 'budget_exhausted';
   const verdict =
-    profile.verdict === 'departs' || v === 'not_linearizable' || r === 'race'
+    profile.verdict === 'departs' || v === 'not_linearizable' || r === 'race' || a === 'departs'
       ? 'departs'
-      : profile.verdict === 'incomplete' ||
-          v === 'flaky' ||
-          v === 'unknown' ||
-          v === 'budget_exhausted' ||
-          r === 'flaky' ||
-          r === 'unknown' ||
-          r === 'budget_exhausted'
+      : profile.verdict === 'incomplete' || undecided(v) || undecided(r) || undecided(a)
         ? 'incomplete'
         : profile.verdict;
   return { ...profile, verdict, concurrent };

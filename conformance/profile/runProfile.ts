@@ -82,7 +82,7 @@ export interface ProfileOptions {
   /** Most commands per generated run (default 30). */
   readonly maxCommands?: number;
   readonly budget?: Budget;
-  /** Rules' campaigns in flight at once (default 1). */
+  /** Rules' campaigns, then their departures' shrinking and replays, in flight at once (default 1). */
   readonly parallel?: number;
   /** Only these rules' campaigns (default all); the fixtures still run. */
   readonly rules?: readonly RuleId[];
@@ -393,9 +393,13 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
   const departures = new Map<RuleId, Departure>();
   const replays = new Map<RuleId, Replays>();
   const wall = target.clock?.kind === 'wall';
-  for (const rule of RULE_IDS) {
+  // Each rule's departure is shrunk (and replayed) on its own instances, so the rules go as many at
+  // a time as their campaigns did: on a wall clock shrinking is most of a profile's time, and
+  // mostly waiting. The results are kept by rule, so the page does not depend on which ends first.
+  const departing = RULE_IDS.filter((rule) => candidates.some((c) => c.rule === rule));
+  const shrunkByRule = await inOrder(departing.length, options.parallel ?? 1, async (i) => {
+    const rule = departing[i] as RuleId;
     const mine = candidates.filter((c) => c.rule === rule);
-    if (mine.length === 0) continue;
     const first =
       mine.find((c) => c.campaign === rule) ?? mine.find((c) => c.campaign !== undefined) ?? (mine[0] as Candidate);
     const shrunk = await shrink(first, checked, target, {
@@ -405,9 +409,14 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
       replayCommand: options.replayCommand,
       replayPath: options.replay?.path,
     });
-    departures.set(rule, shrunk.departure);
-    if (wall) replays.set(rule, await replay(shrunk.rerun, rule, noteAdapter));
-  }
+    return { departure: shrunk.departure, replays: wall ? await replay(shrunk.rerun, rule, noteAdapter) : undefined };
+  });
+  departing.forEach((rule, i) => {
+    const done = shrunkByRule[i];
+    if (done === undefined) return;
+    departures.set(rule, done.departure);
+    if (done.replays !== undefined) replays.set(rule, done.replays);
+  });
 
   const results: RuleResult[] = RULE_IDS.map((rule): RuleResult => {
     const d = declared[rule];
