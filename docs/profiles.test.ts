@@ -58,6 +58,7 @@ const QUEUES = [
  */
 const BROKERS = [
   { file: 'bullmq-redis.md', queue: 'bullmq (Redis)', version: version('bullmq') },
+  { file: 'rabbitmq.md', queue: 'rabbitmq', version: `amqplib ${version('amqplib')}` },
   {
     file: 'nats-jetstream.md',
     queue: 'NATS JetStream',
@@ -129,7 +130,7 @@ describe('docs/profiles', () => {
           ? `npx jobcheck profile --builtin --rule ${rule}  (found by the fixture stories, which every profile runs)`
           : `npx jobcheck profile --builtin --rule ${campaign} --path ${path}`,
     });
-    // Competing workers as scripts/profiles.ts runs them: 4 lanes, 20 scenarios, seed 1, and the search for races.
+    // Competing workers as scripts/profiles.ts runs them: 4 lanes, 20 scenarios, seed 1, the stale acknowledgement and the search for races.
     const profile = withConcurrent(
       sequential,
       await runConcurrentProfile(reference, {
@@ -137,11 +138,17 @@ describe('docs/profiles', () => {
         runs: 20,
         seed: 1,
         races: true,
+        staleAck: true,
+        staleAckReplayCommand: 'npx jobcheck profile --builtin --workers 4 --stale-ack',
         replayCommand: (path) => `npx jobcheck profile --builtin --workers 4 --seed 1 --concurrent-path ${path}`,
         raceReplayCommand: (path) => `npx jobcheck profile --builtin --workers 4 --seed 1 --race-path ${path}`,
       }),
     );
-    expect(profile.concurrent).toMatchObject({ verdict: 'linearizable', races: { verdict: 'none_found' } });
+    expect(profile.concurrent).toMatchObject({
+      verdict: 'linearizable',
+      staleAck: { verdict: 'kept' },
+      races: { verdict: 'none_found' },
+    });
     expect(renderProfileMarkdown(profile, { title: `jobcheck JobStore ${own}` })).toBe(page('jobcheck-jobstore.md'));
     // The reference conforms on every rule, the counters' edge included (reached from a restored snapshot).
     for (const r of profile.rules) expect(`${r.rule}: ${describeResult(r)}`).toMatch(/: conforms \(\d+ commands?\)$/);
