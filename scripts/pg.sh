@@ -57,18 +57,8 @@ fi
 
 cmd_pid=""
 
-# A process and every process descended from it.
-tree_of() {
-  ps -eo pid=,ppid= | awk -v top="$1" '
-    { pid[NR] = $1; parent[NR] = $2 }
-    END {
-      mine[top] = 1
-      do { grew = 0
-        for (i = 1; i <= NR; i++) if ((parent[i] in mine) && !(pid[i] in mine)) { mine[pid[i]] = 1; grew = 1 }
-      } while (grew)
-      for (p in mine) print p
-    }'
-}
+# tree_of PID: that process and every process descended from it.
+. "$(dirname "${BASH_SOURCE[0]}")/processTree.sh"
 
 stop() {
   local status=$?
