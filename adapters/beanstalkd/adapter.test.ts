@@ -10,9 +10,9 @@
  * one clock of the server: two test files run at once would move it under each other.
  */
 import { describe, expect, it } from 'vitest';
+import { closingFactory } from '../closingFactory.ts';
 import type { Config, Reply } from '../../contract/index.ts';
 import { postgresRequired as ciRequired } from '../../conformance/postgresEnv.ts';
-import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import { runConcurrentCampaign } from '../../conformance/concurrent/campaign.ts';
 import { runProfile } from '../../conformance/profile/runProfile.ts';
 import { BeanstalkdAdapter, parseAddr } from './adapter.ts';
@@ -204,24 +204,7 @@ describe.skipIf(missing !== undefined)(
     });
 
     it('runs a concurrent campaign of four lanes to a verdict and closes every instance it made', async () => {
-      const made: { adapter: BeanstalkdConcurrentAdapter; closed: boolean }[] = [];
-      const inner = beanstalkdConcurrentFactory();
-      const factory: ConcurrentFactory = async (config, options) => {
-        const adapter = (await inner(config, options)) as BeanstalkdConcurrentAdapter;
-        const entry = { adapter, closed: false };
-        made.push(entry);
-        const tracked: ConcurrentAdapter = {
-          name: adapter.name,
-          concurrent: adapter.concurrent,
-          execute: (lane, command) => adapter.execute(lane, command),
-          snapshot: () => adapter.snapshot(),
-          close: async () => {
-            await adapter.close();
-            entry.closed = true;
-          },
-        };
-        return tracked;
-      };
+      const { factory, made } = closingFactory<BeanstalkdConcurrentAdapter>(beanstalkdConcurrentFactory());
       const result = await runConcurrentCampaign({ factory, workers: 4, numRuns: 5, seed: 1 });
       // The plain model knows none of beanstalkd's declarations, so any verdict will do; an
       // implementation error (a crash, a hang, a missing snapshot) will not.

@@ -10,7 +10,7 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
+import { closingFactory } from '../closingFactory.ts';
 import { runConcurrentCampaign } from '../../conformance/concurrent/campaign.ts';
 import type { Config, Reply } from '../../contract/index.ts';
 import { bullmqRedisConcurrentFactory, redisConnection } from './adapter.ts';
@@ -66,23 +66,7 @@ describe.skipIf(missing !== undefined)(
     }, 20_000);
 
     it('runs a concurrent campaign of four lanes to a verdict and leaves no key of any instance', async () => {
-      const made: { adapter: BullmqRedisConcurrentAdapter; closed: boolean }[] = [];
-      const factory: ConcurrentFactory = async (config, options) => {
-        const adapter = (await createConcurrentAdapter(config, options)) as BullmqRedisConcurrentAdapter;
-        const entry = { adapter, closed: false };
-        made.push(entry);
-        const tracked: ConcurrentAdapter = {
-          name: adapter.name,
-          concurrent: adapter.concurrent,
-          execute: (lane, command) => adapter.execute(lane, command),
-          snapshot: () => adapter.snapshot(),
-          close: async () => {
-            await adapter.close();
-            entry.closed = true;
-          },
-        };
-        return tracked;
-      };
+      const { factory, made } = closingFactory<BullmqRedisConcurrentAdapter>(createConcurrentAdapter);
       const result = await runConcurrentCampaign({ factory, workers: 4, numRuns: 3, maxRounds: 3, seed: 1 });
       // The plain model knows none of BullMQ's declarations, so any verdict will do; an
       // implementation error (a crash, a hang, a missing snapshot) will not.

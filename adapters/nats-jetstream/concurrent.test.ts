@@ -10,7 +10,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
+import { closingFactory } from '../closingFactory.ts';
 import { runConcurrentCampaign } from '../../conformance/concurrent/campaign.ts';
 import type { Config, Reply } from '../../contract/index.ts';
 import { natsConcurrentFactory } from './concurrent.ts';
@@ -80,24 +80,7 @@ describe.skipIf(missing !== undefined)(
     });
 
     it('runs a concurrent campaign of four lanes to a verdict and deletes every stream it made', async () => {
-      const made: { adapter: NatsConcurrentAdapter; closed: boolean }[] = [];
-      const inner = natsConcurrentFactory();
-      const factory: ConcurrentFactory = async (config, options) => {
-        const adapter = (await inner(config, options)) as NatsConcurrentAdapter;
-        const entry = { adapter, closed: false };
-        made.push(entry);
-        const tracked: ConcurrentAdapter = {
-          name: adapter.name,
-          concurrent: adapter.concurrent,
-          execute: (lane, command) => adapter.execute(lane, command),
-          snapshot: () => adapter.snapshot(),
-          close: async () => {
-            await adapter.close();
-            entry.closed = true;
-          },
-        };
-        return tracked;
-      };
+      const { factory, made } = closingFactory<NatsConcurrentAdapter>(natsConcurrentFactory());
       const result = await runConcurrentCampaign({ factory, workers: 4, numRuns: 3, maxRounds: 4, seed: 3 });
       // The plain model knows none of JetStream's declarations, so any verdict will do; an
       // implementation error (a crash, a hang, a missing snapshot) will not.
