@@ -51,23 +51,36 @@ const noSpawn = (): never => {
 };
 
 function assigned(transition: CompiledTransition, context: unknown, event: GuardArgs['event']): unknown {
+  // The first action copies the context; the later ones write into that copy, which is this
+  // call's own (each assignment has returned before the next one runs, and none keeps the
+  // context object it was given), so a transition of n actions makes one copy, not n.
   let current = context;
+  let own = false;
   for (const action of transition.actions) {
     const args = { context: current, event, spawn: noSpawn };
     const params = action.paramsAreComputed
       ? (action.params as (a: GuardArgs) => unknown)({ context: current, event })
       : action.params;
     const assignment = action.assignment;
-    if (typeof assignment === 'function') current = { ...(current as object), ...assignment(args, params) };
+    const next = (own ? current : { ...(current as object) }) as Record<string, unknown>;
+    if (typeof assignment === 'function') Object.assign(next, assignment(args, params));
     else {
-      // An object of values and functions: each key in turn, as xstate assigns them.
-      const next: Record<string, unknown> = { ...(current as object) };
-      for (const key of action.keys) {
-        const value = (assignment as Record<string, unknown>)[key];
-        next[key] = typeof value === 'function' ? value(args, params) : value;
+      // An object of values and functions: each key in turn, as xstate assigns them, every
+      // function reading the context before this action. Into a fresh copy they are written as
+      // they come; into this call's own copy (which `args.context` is), all are evaluated first.
+      const keys = action.keys;
+      const values = own ? keys.map((key) => (assignment as Record<string, unknown>)[key]) : undefined;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        const value = values === undefined ? (assignment as Record<string, unknown>)[key] : values[i];
+        const result = typeof value === 'function' ? value(args, params) : value;
+        if (values === undefined) next[key] = result;
+        else values[i] = result;
       }
-      current = next;
+      if (values !== undefined) for (let i = 0; i < keys.length; i++) next[keys[i] as string] = values[i];
     }
+    current = next;
+    own = true;
   }
   return current;
 }

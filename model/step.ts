@@ -12,10 +12,14 @@
  * differently, stepped by exactly this code. The default `step` is `buildModel()`'s, built once.
  */
 import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../contract/index.ts';
+import type { ParsedCommand } from '../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommandBySchema, parseConfig, parseSnapshot } from '../contract/index.ts';
+import { fastCommand } from '../contract/fastCommand.ts';
+import { acceptedSnapshot } from './acceptedSnapshot.ts';
 import { jobMachine } from './jobMachine.ts';
 import { machineState } from './machineState.ts';
 import type { MachineState } from './machineState.ts';
+import { rememberRejections } from './rememberedRejections.ts';
 import { restoredContext } from './restoredContext.ts';
 import { runMachine, tablesOf } from './runMachine.ts';
 import { emptyStore, statusOf, storeMachine } from './storeMachine.ts';
@@ -62,6 +66,22 @@ export interface Model {
 const takeEvent = (state: ModelState, event: StoreEvent): ModelState => runMachine(state, event);
 
 /**
+ * `parseCommand` (a well-formed command by the fast path, anything else by the schema), with the
+ * schema's rejections remembered (rememberedRejections.ts): the same answers, worded once. Each
+ * model has its own memory.
+ */
+function rememberingParser(): (input: unknown) => ParsedCommand {
+  const bySchema = rememberRejections(parseCommandBySchema);
+  return (input) => {
+    const command = fastCommand(input);
+    return command !== undefined ? { ok: true, command } : bySchema(input);
+  };
+}
+
+/** A snapshot the model wrote itself is accepted without zod; anything else is the schema's to judge. */
+const acceptSnapshot = (input: unknown): Snapshot => acceptedSnapshot(input) ?? parseSnapshot(input);
+
+/**
  * The model over the given machines (default: the reference machines), stepped by their compiled
  * tables. A state carries its machine and each job its own, so each model's states must come from
  * its own `initialState` or `fromSnapshot`. Throws UnsupportedMachineError when a machine uses
@@ -74,10 +94,11 @@ export function buildModel(machines: ModelMachines = { store: storeMachine, job:
   const fromContext = (context: StoreContext): ModelState => machineState(machines.store, 'open', context);
   const jobOf = (status: JobSnapshot['value'], context: JobSnapshot['context']): JobSnapshot =>
     machineState(machines.job, status, context);
+  const parse = rememberingParser();
   return {
     initialState: (config) => fromContext(emptyStore(parseConfig(config))),
-    step: (state, command, choice) => threeSteps(takeEvent, parseCommand, state, command, choice),
-    fromSnapshot: (input) => fromContext(restoredContext(input, jobOf)),
+    step: (state, command, choice) => threeSteps(takeEvent, parse, state, command, choice),
+    fromSnapshot: (input) => fromContext(restoredContext(input, jobOf, acceptSnapshot)),
   };
 }
 
@@ -125,8 +146,26 @@ function put<T>(target: Record<string, T>, key: string, value: T): void {
   else target[key] = value;
 }
 
-const byKey = <T>(map: ReadonlyMap<string, T>): [string, T][] =>
-  [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+/** The entries of `map` sorted by key (left as they are when already sorted, as they mostly are). */
+function byKey<T>(map: ReadonlyMap<string, T>): Iterable<[string, T]> {
+  let previous: string | undefined;
+  for (const key of map.keys()) {
+    if (previous !== undefined && !(previous < key))
+      return [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    previous = key;
+  }
+  return map.entries();
+}
+
+/** The jobs of a store in admission order (the order a store keeps them in; sorted only if not). */
+function inAdmissionOrder(jobs: ReadonlyMap<string, JobSnapshot>): Iterable<JobSnapshot> {
+  let previous = 0;
+  for (const job of jobs.values()) {
+    if (job.context.seq <= previous) return [...jobs.values()].sort((a, b) => a.context.seq - b.context.seq);
+    previous = job.context.seq;
+  }
+  return jobs.values();
+}
 
 /**
  * The canonical snapshot of a state: a fresh JSON value (jobs in admission order, accounts and
@@ -135,8 +174,7 @@ const byKey = <T>(map: ReadonlyMap<string, T>): [string, T][] =>
 export function toSnapshot(state: ModelState): Snapshot {
   const c = state.context;
   const jobs: Record<string, JobRecord> = {};
-  const ordered = [...c.jobs.values()].sort((a, b) => a.context.seq - b.context.seq);
-  for (const job of ordered) put(jobs, job.context.id, jobRecord(job));
+  for (const job of inAdmissionOrder(c.jobs)) put(jobs, job.context.id, jobRecord(job));
   const balances: Record<string, number> = {};
   for (const [account, balance] of byKey(c.balances)) put(balances, account, balance);
   const effects: Record<string, Record<string, EffectRecord>> = {};

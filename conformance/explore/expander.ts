@@ -126,7 +126,7 @@ export class Expander {
     const positions = this.positions;
     for (let j = 0; j < jobs; j++) positions[data[at + 4 + j * JOB_WORDS + J.id] ?? 0] = j;
     const results: Array<StepResult | undefined> | undefined = keep ? [] : undefined;
-    const selfLoop: boolean[] = [];
+    const selfLoop: boolean[] | undefined = keep ? [] : undefined;
     const histories = this.histories;
     const successor = this.successor;
     const out = this.scratch;
@@ -139,7 +139,7 @@ export class Expander {
         // A restart: the model's successor is the state after snapshot -> JSON -> restore, which
         // the snapshot-round-trip invariant holds equal to the state itself.
         results?.push(undefined);
-        selfLoop.push(true);
+        selfLoop?.push(true);
         continue;
       }
       const command = s.do as Record<string, unknown>;
@@ -150,10 +150,10 @@ export class Expander {
       if (!reply.ok) this.coverage.rejection(reply.code);
       else if (reply.type === 'submit' && !reply.duplicate) this.coverage.admission();
       if (sameState(state, result.state) && result.trace.length === 0) {
-        selfLoop.push(true);
+        selfLoop?.push(true);
         continue;
       }
-      selfLoop.push(false);
+      selfLoop?.push(false);
       for (let j = 0; j < jobs; j++) histories[j] = data[at + 4 + j * JOB_WORDS + J.history] ?? 0;
       histories[jobs] = 0;
       for (const t of result.trace) {
@@ -174,6 +174,6 @@ export class Expander {
       onSuccessor(successor);
     }
     for (let j = 0; j < jobs; j++) positions[data[at + 4 + j * JOB_WORDS + J.id] ?? 0] = -1;
-    return keep ? { state, steps, results: results ?? [], selfLoop } : undefined;
+    return keep ? { state, steps, results: results ?? [], selfLoop: selfLoop ?? [] } : undefined;
   }
 }

@@ -187,6 +187,11 @@ const usedThenFirstUnused = (pool: readonly string[], used: readonly string[]): 
   return out;
 };
 
+/** Adds `t` to `instants` when it lies after `now`, within the horizon, and is not there yet (not a closure: alphabet runs once per state). */
+function consider(instants: number[], t: number, now: number, horizon: number): void {
+  if (t > now && t <= horizon && !instants.includes(t)) instants.push(t);
+}
+
 /**
  * The alphabet of a state: every step the exploration takes from it, in a fixed order (the
  * order is part of a state's identity in a counterexample path, which records step indices).
@@ -247,19 +252,17 @@ export function alphabet(context: StoreContext, scope: ExploreScope, names: Scop
   }
   // 4. Ticks to the interesting instants, in order, each once.
   const instants: number[] = [];
-  const consider = (t: number | undefined): void => {
-    if (t !== undefined && t > now && t <= scope.horizon && !instants.includes(t)) instants.push(t);
-  };
-  consider(now + 1);
+  const horizon = scope.horizon;
+  consider(instants, now + 1, now, horizon);
   for (const j of jobs) {
     const s = statusOf(j);
     if (s !== 'ready' && s !== 'waiting' && s !== 'running') continue;
     const c = j.context;
     for (const t of [c.payload.deadline, c.leaseUntil, c.notBefore]) {
       if (t === undefined) continue;
-      consider(t - 1);
-      consider(t);
-      consider(t + 1);
+      consider(instants, t - 1, now, horizon);
+      consider(instants, t, now, horizon);
+      consider(instants, t + 1, now, horizon);
     }
   }
   instants.sort((a, b) => a - b);

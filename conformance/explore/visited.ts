@@ -1,7 +1,8 @@
 /**
  * The visited set of an exploration, kept compact as TLC keeps its own: a state is remembered by
  * a 64-bit fingerprint of its canonical key only (canonical.ts), in an open-addressing hash table
- * of two Uint32Arrays with linear probing, plus, per state in discovery order, the state it was
+ * with linear probing, one Uint32Array holding each slot's two halves side by side (so that a
+ * probe of a table far larger than the cache touches one line, not one in each of two arrays), plus, per state in discovery order, the state it was
  * first reached from and the index of the alphabet step that reached it (enough to rebuild the
  * shortest path to any state by replaying the model from the initial state).
  *
@@ -14,8 +15,8 @@ const MAX_LOAD = 0.7;
 
 /** A set of 64-bit fingerprints with a dense index per member, and the tree of first discoveries. */
 export class VisitedSet {
-  private hi: Uint32Array;
-  private lo: Uint32Array;
+  /** Slot i holds a fingerprint's high half at 2i and its low half at 2i + 1; (0, 0) is an empty slot. */
+  private table: Uint32Array;
   private mask: number;
   private count = 0;
   private parents = new Int32Array(1024);
@@ -24,8 +25,7 @@ export class VisitedSet {
   constructor(initialSlots = 1 << 16) {
     let size = 1024;
     while (size < initialSlots) size *= 2;
-    this.hi = new Uint32Array(size);
-    this.lo = new Uint32Array(size);
+    this.table = new Uint32Array(2 * size);
     this.mask = size - 1;
   }
 
@@ -36,7 +36,7 @@ export class VisitedSet {
 
   /** Bytes held by the table and the path arrays. */
   get bytes(): number {
-    return this.hi.byteLength + this.lo.byteLength + this.parents.byteLength + this.steps.byteLength;
+    return this.table.byteLength + this.parents.byteLength + this.steps.byteLength;
   }
 
   /**
@@ -44,17 +44,18 @@ export class VisitedSet {
    * alphabet step `step`. Returns the new state's index, or -1 when it was there already.
    */
   add(hi: number, lo: number, parent: number, step: number): number {
+    const table = this.table;
     let i = (lo ^ Math.imul(hi, 0x9e3779b1)) & this.mask;
     for (;;) {
-      const h = this.hi[i] ?? 0;
-      const l = this.lo[i] ?? 0;
+      const h = table[2 * i] ?? 0;
+      const l = table[2 * i + 1] ?? 0;
       if (h === 0 && l === 0) break;
       if (h === hi && l === lo) return -1;
       i = (i + 1) & this.mask;
     }
     const index = this.count++;
-    this.hi[i] = hi;
-    this.lo[i] = lo;
+    table[2 * i] = hi;
+    table[2 * i + 1] = lo;
     if (index >= this.parents.length) this.growPaths();
     this.parents[index] = parent;
     this.steps[index] = step;
@@ -64,10 +65,11 @@ export class VisitedSet {
 
   /** Whether the fingerprint is in the set. */
   has(hi: number, lo: number): boolean {
+    const table = this.table;
     let i = (lo ^ Math.imul(hi, 0x9e3779b1)) & this.mask;
     for (;;) {
-      const h = this.hi[i] ?? 0;
-      const l = this.lo[i] ?? 0;
+      const h = table[2 * i] ?? 0;
+      const l = table[2 * i + 1] ?? 0;
       if (h === 0 && l === 0) return false;
       if (h === hi && l === lo) return true;
       i = (i + 1) & this.mask;
@@ -98,19 +100,20 @@ export class VisitedSet {
   }
 
   private rehash(): void {
-    const { hi, lo } = this;
+    const old = this.table;
     const size = (this.mask + 1) * 2;
-    this.hi = new Uint32Array(size);
-    this.lo = new Uint32Array(size);
-    this.mask = size - 1;
-    for (let j = 0; j < hi.length; j++) {
-      const h = hi[j] ?? 0;
-      const l = lo[j] ?? 0;
+    const table = new Uint32Array(2 * size);
+    const mask = size - 1;
+    for (let j = 0; j < old.length; j += 2) {
+      const h = old[j] ?? 0;
+      const l = old[j + 1] ?? 0;
       if (h === 0 && l === 0) continue;
-      let i = (l ^ Math.imul(h, 0x9e3779b1)) & this.mask;
-      while ((this.hi[i] ?? 0) !== 0 || (this.lo[i] ?? 0) !== 0) i = (i + 1) & this.mask;
-      this.hi[i] = h;
-      this.lo[i] = l;
+      let i = (l ^ Math.imul(h, 0x9e3779b1)) & mask;
+      while ((table[2 * i] ?? 0) !== 0 || (table[2 * i + 1] ?? 0) !== 0) i = (i + 1) & mask;
+      table[2 * i] = h;
+      table[2 * i + 1] = l;
     }
+    this.table = table;
+    this.mask = mask;
   }
 }

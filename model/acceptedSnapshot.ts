@@ -1,0 +1,212 @@
+/**
+ * A fast acceptance path for well-formed snapshots. A restart (`fromSnapshot`) validates the whole
+ * snapshot with the zod schema (contract/schema.ts), and the explorer restores a snapshot of every
+ * state it reaches (the snapshot-round-trip invariant), where zod was a fifth of all the time. Yet
+ * almost every snapshot the model meets is one it wrote itself. `acceptedSnapshot` accepts only
+ * inputs it can prove the schema accepts, and returns what the schema would (a fresh deep copy,
+ * every object's fields in the schema's order); for anything else it returns undefined and the
+ * caller asks the schema, so every refusal, and its message, stays the schema's own.
+ *
+ * It is sound, not complete: it answers only for plain objects (prototype Object.prototype, every
+ * key own and enumerable, no key `__proto__`, no optional field present as `undefined`), which is
+ * what `toSnapshot` and JSON.parse write, and it holds the schema's field rules (safe integers,
+ * times >= 0, tokens and sequence numbers >= 1, non-empty strings and keys, the enums) and every
+ * cross-field rule of its `superRefine`, each as a plain test; any doubt gives undefined.
+ * model/acceptedSnapshot.test.ts holds it to the schema under fast-check.
+ */
+import type { Config, DeadReason, EffectRecord, JobRecord, JobStatus, Snapshot } from '../contract/index.ts';
+import { SNAPSHOT_FORMAT } from '../contract/index.ts';
+
+const text = (v: unknown): v is string => typeof v === 'string' && v.length >= 1;
+const int = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const time = (v: unknown): v is number => int(v) && v >= 0;
+const positive = (v: unknown): v is number => int(v) && v >= 1;
+
+const STATUSES: ReadonlySet<unknown> = new Set<JobStatus>(['ready', 'waiting', 'running', 'done', 'dead']);
+const REASONS: ReadonlySet<unknown> = new Set<DeadReason>([
+  'deadline',
+  'lease_expired',
+  'permanent',
+  'attempts_exhausted',
+  'no_time_for_retry',
+]);
+const JOB_FIELDS: ReadonlySet<string> = new Set([
+  'payload',
+  'seq',
+  'status',
+  'attempts',
+  'token',
+  'owner',
+  'leaseUntil',
+  'notBefore',
+  'reason',
+  'lastError',
+]);
+
+/** A plain object: an object whose prototype is Object.prototype. */
+const plainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+
+/** Whether every enumerable key of `o` is own and a dictionary key the schema keeps as it is (non-empty, not `__proto__`). */
+function plainKeys(o: object): boolean {
+  for (const key in o) if (!Object.hasOwn(o, key) || key === '' || key === '__proto__') return false;
+  return true;
+}
+
+/** The number of enumerable keys of `o` when each is own and one of `fields`; -1 otherwise. */
+function countOf(o: object, fields: ReadonlySet<string>): number {
+  let n = 0;
+  for (const key in o) {
+    if (!Object.hasOwn(o, key) || !fields.has(key)) return -1;
+    n++;
+  }
+  return n;
+}
+const CONFIG_FIELDS: ReadonlySet<string> = new Set([
+  'capacity',
+  'maxAttempts',
+  'leaseTicks',
+  'backoffBase',
+  'backoffCap',
+]);
+const PAYLOAD_FIELDS: ReadonlySet<string> = new Set(['account', 'key', 'amount', 'deadline']);
+const EFFECT_FIELDS: ReadonlySet<string> = new Set(['amount', 'job', 'token']);
+const SNAPSHOT_FIELDS: ReadonlySet<string> = new Set([
+  'format',
+  'config',
+  'clock',
+  'nextToken',
+  'nextSeq',
+  'jobs',
+  'balances',
+  'effects',
+]);
+
+function configOf(v: unknown): Config | undefined {
+  if (!plainObject(v) || countOf(v, CONFIG_FIELDS) !== 5) return undefined;
+  const { capacity, maxAttempts, leaseTicks, backoffBase, backoffCap } = v;
+  if (!positive(capacity) || !positive(maxAttempts) || !positive(leaseTicks) || !positive(backoffBase))
+    return undefined;
+  if (!positive(backoffCap) || backoffCap < backoffBase) return undefined;
+  return { capacity, maxAttempts, leaseTicks, backoffBase, backoffCap };
+}
+
+/** One job record as the schema parses it, with the rules that need only the job, the config and the counters. */
+function jobOf(
+  v: unknown,
+  s: { config: Config; clock: number; nextToken: number; nextSeq: number },
+): JobRecord | undefined {
+  if (!plainObject(v) || countOf(v, JOB_FIELDS) < 0) return undefined;
+  const { payload: p, seq, status, attempts, token, owner, leaseUntil, notBefore, reason, lastError } = v;
+  if (!plainObject(p) || countOf(p, PAYLOAD_FIELDS) !== 4) return undefined;
+  const { account, key, amount, deadline } = p;
+  if (!text(account) || !text(key) || !int(amount) || !time(deadline)) return undefined;
+  if (!positive(seq) || seq >= s.nextSeq || !STATUSES.has(status) || !int(attempts) || attempts < 0) return undefined;
+  if (attempts > s.config.maxAttempts) return undefined;
+  // Present fields must be well formed; which ones a status has is checked below.
+  if (token !== undefined && !positive(token)) return undefined;
+  if (owner !== undefined && !text(owner)) return undefined;
+  if (leaseUntil !== undefined && !time(leaseUntil)) return undefined;
+  if (notBefore !== undefined && !time(notBefore)) return undefined;
+  if (reason !== undefined && !REASONS.has(reason)) return undefined;
+  if (lastError !== undefined && !text(lastError)) return undefined;
+  // An optional field present as `undefined` is left to the schema.
+  for (const field of ['token', 'owner', 'leaseUntil', 'notBefore', 'reason', 'lastError'] as const)
+    if (Object.hasOwn(v, field) && v[field] === undefined) return undefined;
+  const delivered = status === 'running';
+  if ((token !== undefined) !== delivered || (owner !== undefined) !== delivered) return undefined;
+  if ((leaseUntil !== undefined) !== delivered) return undefined;
+  if ((notBefore !== undefined) !== (status === 'waiting') || (reason !== undefined) !== (status === 'dead'))
+    return undefined;
+  const unresolved = status === 'ready' || status === 'waiting' || status === 'running';
+  if (unresolved && deadline <= s.clock) return undefined;
+  if ((status === 'ready' || status === 'waiting') && attempts >= s.config.maxAttempts) return undefined;
+  if (status !== 'ready' && status !== 'dead' && attempts < 1) return undefined;
+  if (delivered && ((token as number) >= s.nextToken || (leaseUntil as number) <= s.clock)) return undefined;
+  if (status === 'waiting' && ((notBefore as number) <= s.clock || (notBefore as number) >= deadline)) return undefined;
+  const record: Record<string, unknown> = { payload: { account, key, amount, deadline }, seq, status, attempts };
+  if (token !== undefined) record.token = token;
+  if (owner !== undefined) record.owner = owner;
+  if (leaseUntil !== undefined) record.leaseUntil = leaseUntil;
+  if (notBefore !== undefined) record.notBefore = notBefore;
+  if (reason !== undefined) record.reason = reason;
+  if (lastError !== undefined) record.lastError = lastError;
+  return record as unknown as JobRecord;
+}
+
+/**
+ * The snapshot the zod schema would parse from `input`, when this path can prove that the schema
+ * accepts it; undefined otherwise (the schema then decides, and words the refusal). Pure: the
+ * result is a fresh deep copy sharing nothing with `input`.
+ */
+export function acceptedSnapshot(input: unknown): Snapshot | undefined {
+  if (!plainObject(input) || countOf(input, SNAPSHOT_FIELDS) !== 8 || input.format !== SNAPSHOT_FORMAT)
+    return undefined;
+  const config = configOf(input.config);
+  const { clock, nextToken, nextSeq } = input;
+  if (config === undefined || !time(clock) || !positive(nextToken) || !positive(nextSeq)) return undefined;
+  const counters = { config, clock, nextToken, nextSeq };
+  const jobsIn = input.jobs;
+  const balancesIn = input.balances;
+  const effectsIn = input.effects;
+  if (!plainObject(jobsIn) || !plainKeys(jobsIn) || !plainObject(balancesIn) || !plainKeys(balancesIn))
+    return undefined;
+  if (!plainObject(effectsIn) || !plainKeys(effectsIn)) return undefined;
+
+  const jobs: Record<string, JobRecord> = {};
+  const seqs = new Set<number>();
+  const tokens = new Set<number>();
+  // Per account, the least sequence number of its unresolved jobs, and whether one that is not ready is not that job.
+  const heads = new Map<string, number>();
+  const notReady: JobRecord[] = [];
+  let unresolved = 0;
+  for (const id in jobsIn) {
+    const job = jobOf(jobsIn[id], counters);
+    if (job === undefined || seqs.has(job.seq)) return undefined;
+    seqs.add(job.seq);
+    if (job.status === 'running') {
+      if (tokens.has(job.token)) return undefined;
+      tokens.add(job.token);
+    }
+    if (job.status === 'ready' || job.status === 'waiting' || job.status === 'running') {
+      unresolved++;
+      const head = heads.get(job.payload.account);
+      if (head === undefined || job.seq < head) heads.set(job.payload.account, job.seq);
+      if (job.status !== 'ready') notReady.push(job);
+    }
+    jobs[id] = job;
+  }
+  if (unresolved > config.capacity) return undefined;
+  for (const job of notReady) if (heads.get(job.payload.account) !== job.seq) return undefined;
+
+  const balances: Record<string, number> = {};
+  for (const account in balancesIn) {
+    const balance = balancesIn[account];
+    if (!int(balance) || !Object.hasOwn(effectsIn, account)) return undefined;
+    balances[account] = balance;
+  }
+  const effects: Record<string, Record<string, EffectRecord>> = {};
+  for (const account in effectsIn) {
+    const ledgerIn = effectsIn[account];
+    if (!plainObject(ledgerIn) || !plainKeys(ledgerIn)) return undefined;
+    const ledger: Record<string, EffectRecord> = {};
+    let sum = 0;
+    let entries = 0;
+    for (const key in ledgerIn) {
+      const e = ledgerIn[key];
+      if (!plainObject(e) || countOf(e, EFFECT_FIELDS) !== 3) return undefined;
+      const { amount, job, token } = e;
+      if (!int(amount) || !text(job) || !positive(token) || token >= nextToken) return undefined;
+      const owner = Object.hasOwn(jobs, job) ? jobs[job] : undefined;
+      if (owner === undefined) return undefined;
+      const p = owner.payload;
+      if (p.account !== account || p.key !== key || p.amount !== amount) return undefined;
+      ledger[key] = { amount, job, token };
+      sum += amount;
+      entries++;
+    }
+    if (entries === 0 || !Object.hasOwn(balancesIn, account) || balancesIn[account] !== sum) return undefined;
+    effects[account] = ledger;
+  }
+  return { format: SNAPSHOT_FORMAT, config, clock, nextToken, nextSeq, jobs, balances, effects };
+}
