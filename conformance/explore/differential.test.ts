@@ -5,14 +5,14 @@
  * over lanes (differentialLanes.ts) explores the same states with the same result, broken
  * variants included.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { PYTHON_BROKEN, findPython, pythonCommand } from '../../examples/python/interpreter.ts';
 import type { Reply, Snapshot } from '../../contract/index.ts';
 import { JobStore } from '../../impl/index.ts';
 import type { AdapterFactory } from '../adapter.ts';
 import { JobStoreAdapter, jobStoreFactory } from '../stores/jobStore.ts';
 import { CATALOGUE } from '../broken/catalogue.ts';
-import { processAdapterFactory } from '../protocol/index.ts';
+import { Peer, processAdapterFactory } from '../protocol/index.ts';
 import type { ProcessAdapterFactory } from '../protocol/index.ts';
 import { CHECK_EXPLORATION, DEFAULT_EXPLORATION, explore, runExploration } from './index.ts';
 import type { ExplorePart, ExploreResult } from './index.ts';
@@ -141,6 +141,20 @@ describe.skipIf(python === undefined)('the exploration spread over lanes of the 
     const requests = (r: ExploreResult): number =>
       r.configs.reduce((n, c) => n + (c.differential?.commands ?? 0) + (c.differential?.snapshots ?? 0), 0);
     expect(requests(lanes)).toBeLessThan(requests(one));
+  });
+
+  it('asks each lane store for its snapshot only to compare it: a restart carries across the snapshot just compared', async () => {
+    const f = pool('examples/python/jobstore.py');
+    const asked = vi.spyOn(Peer.prototype, 'request');
+    try {
+      const lanes = await runExploration({ parts: SMALL, factory: f.warm, lanes: 4 });
+      expect(lanes.verdict).toBe('complete');
+      const snapshotRequests = asked.mock.calls.filter(([line]) => line === '{"type":"snapshot"}').length;
+      const compared = lanes.configs.reduce((n, c) => n + (c.differential?.snapshots ?? 0), 0);
+      expect(snapshotRequests).toBe(compared);
+    } finally {
+      asked.mockRestore();
+    }
   });
 
   it('compares the store after every step that stays in a state, so a refusal that leaves a mark the next step wipes is caught', async () => {

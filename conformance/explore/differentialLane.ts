@@ -23,6 +23,10 @@
  * order of the state-changing steps is free (the one-store checker decides what a disagreement
  * is): one that first reaches a state goes last, so that the lane can check that state next on
  * the store already in it.
+ *
+ * A restart step carries across the snapshot the lane last read or restored on that store, with
+ * no request in between, instead of asking for the same snapshot again (one request fewer per
+ * state); the snapshot after the restart is compared as for any step.
  */
 import type { Snapshot } from '../../contract/index.ts';
 import { toSnapshot } from '../../model/index.ts';
@@ -36,6 +40,8 @@ import type { Expansion } from './expander.ts';
 export interface ResettableAdapter extends Adapter {
   /** Replaces the store by an empty one (undefined) or by one restored from `snapshot`. */
   resetTo(snapshot: Snapshot | undefined): Promise<void>;
+  /** A restart; with `taken`, the store's snapshot as last read or restored (no request since), carried across without asking again. */
+  restart(taken?: Snapshot): Promise<void>;
 }
 
 /** Whether an adapter can be reset in place (a process adapter can; an in-process one is replayed instead). Pure. */
@@ -98,9 +104,13 @@ export class DifferentialLane {
     let at: number | undefined;
     const children = new Map<number, Snapshot>();
     let current: number | undefined;
+    // The store's snapshot as last read or restored, while no request has been sent since: a
+    // restart carries it across as it is instead of asking for the same snapshot again.
+    let taken: Snapshot | undefined = snapshot;
     const stillHere = async (): Promise<boolean> => {
       this.counts.snapshots++;
-      return firstDifference(toSnapshot(expansion.state), await adapter.snapshot()) === undefined;
+      taken = await adapter.snapshot();
+      return firstDifference(toSnapshot(expansion.state), taken) === undefined;
     };
     try {
       if (this.spent()) return { kind: 'time_limit' };
@@ -114,7 +124,9 @@ export class DifferentialLane {
         if (!moves[i]) {
           // A step that stays in the state: its reply, then the store's snapshot, compared at once.
           this.counts.commands++;
-          if (!('do' in s)) await adapter.restart();
+          const known = taken;
+          taken = undefined;
+          if (!('do' in s)) await adapter.restart(known);
           else {
             const result = expansion.results[i];
             if (result === undefined) continue;
@@ -127,6 +139,7 @@ export class DifferentialLane {
         const result = expansion.results[i];
         if (!('do' in s) || result === undefined) continue;
         if (moved) await this.reset(snapshot);
+        taken = undefined;
         this.counts.commands++;
         if (replyDifference(result.reply, await adapter.execute(s.do)) !== undefined)
           return { kind: 'disagree', step: i };

@@ -14,11 +14,17 @@ export interface PoolOptions extends PeerOptions {
   readonly reuse?: boolean;
   /** Never-used processes kept started in advance for restarts (default 1). */
   readonly spares?: number;
-  /** Most processes kept idle for reuse (default 4). */
+  /** Most processes kept idle for reuse (default 8). */
   readonly maxIdle?: number;
 }
 
-const MAX_IDLE = 4;
+/**
+ * Idle processes kept by default. A check runs four stores at once and each warm restart needs a
+ * process other than its own, so at least five must stay; fewer would end a process at each
+ * store's close and start a new one (a `python3` behind a version manager costs ~0.5 CPU s) at
+ * the next restart that finds none idle. Idle processes hold only memory and are ended at close().
+ */
+const MAX_IDLE = 8;
 
 /** The processes of one factory: idle ones that may be reset, and never-used spares. */
 export class ProcessPool {
@@ -44,10 +50,13 @@ export class ProcessPool {
     return peer;
   }
 
-  /** A process that has never served a store. */
-  fresh(): Peer {
+  /**
+   * A process that has never served a store. With `topUp` (the default) the spares taken are
+   * replaced at once, so that the next cold restart finds one started.
+   */
+  fresh(topUp = true): Peer {
     const peer = this.spares.shift() ?? this.spawn();
-    while (!this.closed && this.spares.length < (this.options.spares ?? 1)) this.spares.push(this.spawn());
+    while (topUp && !this.closed && this.spares.length < (this.options.spares ?? 1)) this.spares.push(this.spawn());
     return peer;
   }
 
@@ -64,7 +73,9 @@ export class ProcessPool {
 
   /**
    * A process other than `current` for a warm restart: an idle one (its hello will reset it) or,
-   * when none is idle or reuse is off, one that has never served a store; says which.
+   * when none is idle or reuse is off, one that has never served a store; says which. A spare
+   * taken by a warm restart is not replaced: `current` becomes idle, and serves the next warm
+   * restart that finds none (a replacement would most often be started only to be ended at close).
    */
   other(current: Peer): { readonly peer: Peer; readonly reused: boolean } {
     if (this.options.reuse !== false) {
@@ -74,7 +85,7 @@ export class ProcessPool {
         if (peer !== undefined) return { peer, reused: true };
       }
     }
-    return { peer: this.fresh(), reused: false };
+    return { peer: this.fresh(this.options.reuse === false), reused: false };
   }
 
   /** Ends one process of the pool; says how it ended. */

@@ -157,6 +157,38 @@ describe('process reuse and restarts', () => {
     }
   });
 
+  it("keeps five closed stores' processes for the next five stores: four stores at once and a warm restart need five", async () => {
+    const factory = processAdapterFactory(fake('counter'), { spares: 0 });
+    try {
+      const five = async (): Promise<void> => {
+        const stores = await Promise.all(Array.from({ length: 5 }, () => factory(config)));
+        await Promise.all(stores.map((s) => s.close()));
+      };
+      await five();
+      expect(factory.processesStarted).toBe(5);
+      await five();
+      expect(factory.processesStarted).toBe(5);
+    } finally {
+      await factory.close();
+    }
+  });
+
+  it('takes a spare for a warm restart that finds no idle process, and starts no replacement for it', async () => {
+    const factory = processAdapterFactory(fake('counter'), { spares: 1 });
+    try {
+      const a = (await factory.warm(config)) as ProcessAdapter;
+      expect(factory.processesStarted).toBe(2);
+      await a.restart();
+      // The spare serves the restart; a's first process is now idle and serves the next one.
+      await a.restart();
+      await a.restart();
+      expect(factory.processesStarted).toBe(2);
+      await a.close();
+    } finally {
+      await factory.close();
+    }
+  });
+
   it('starts a process per store when reuse is off', async () => {
     const factory = processAdapterFactory(fake('counter'), { reuse: false, spares: 0 });
     try {

@@ -226,13 +226,19 @@ export class ProcessAdapter implements Adapter {
     return snapshotOf(await this.ask('{"type":"snapshot"}', 'snapshot', (v) => checkShape(snapshotReplySchema, v)));
   }
 
-  /** Snapshot, then hello and restore the snapshot (as JSON text) into another process: see `restarts`. */
-  async restart(): Promise<void> {
+  /**
+   * Snapshot, then hello and restore the snapshot (as JSON text) into another process: see
+   * `restarts`. `taken`, when given, is this store's snapshot as the caller last read it or
+   * restored it, with no request sent since: it is carried across as it is instead of being asked
+   * for again (the lane-spread exploration, differentialLane.ts, passes the snapshot it has just
+   * compared or restored).
+   */
+  async restart(taken?: Snapshot): Promise<void> {
     // Crash restarts alternate with warm ones, so that the campaign also carries snapshots across.
     if (this.options.restarts === 'crash' && this.storage !== undefined && this.restarts % 2 === 0)
       return this.crash(this.storage);
     const started = performance.now();
-    const text = JSON.stringify(await this.snapshot());
+    const text = JSON.stringify(taken ?? (await this.snapshot()));
     const old = this.peer;
     let next: { readonly peer: Peer; readonly reused: boolean };
     if (this.options.restarts === 'warm' || this.options.restarts === 'crash') {
