@@ -432,13 +432,13 @@ export async function postgresSections(say: Say): Promise<void> {
   say('');
   say('- PostgresStore (this tree): one store object over one pool of as many connections as workers, the workers');
   say('  calling it at once, each looping claim + ack. Commands that wait while a group runs form the next group');
-  say('  (one transaction, one meta row lock, one COMMIT, replies after it): three round trips a group (BEGIN with');
-  say('  the lock and the reads its commands will ask for, the writes, COMMIT), each of several statements.');
+  say('  (one transaction, one meta row lock, one COMMIT, replies after it): two round trips a group (BEGIN with');
+  say('  the lock and the reads its commands will ask for; the writes with COMMIT), each of several statements.');
   say('- PostgresStore, one store per worker: each worker a store object of its own over a pool of one connection');
   say('  (as workers in separate processes would be): no grouping, the fewer round trips only.');
   if (baseline !== undefined)
     say(
-      "- PostgresStore before (the tree named by JOBCHECK_BENCH_BASELINE, the commit before this change): the same setup as this tree's first row; each command its own transaction, one statement a round trip (about seven).",
+      "- PostgresStore before (the tree named by JOBCHECK_BENCH_BASELINE, the commit before this change): the same setup as this tree's first row.",
     );
   say('- pg-boss: one PgBoss of as many connections as workers (maintenance and scheduling off), each worker');
   say('  looping `fetch(queue)` (one job) + `complete(queue, job)`: two statements, each its own transaction, the');

@@ -27,10 +27,13 @@
  *   and its account's first unresolved jobs, each submitted id), and the core's reads are answered
  *   from those rows with the transaction's own writes laid over them (Prefetch.ts), a read only
  *   when that answer is not certain. The writes the core needs no answer for wait and travel with
- *   the next read or before COMMIT, several statements a message, their parameters written as
- *   literals (Tx.ts, literal.ts). A group is then three round trips, whatever its size: BEGIN with
- *   its reads, the writes (never with COMMIT, so the first-write fault point keeps its meaning),
- *   COMMIT; a commit command adds one (its ledger and balance reads, together).
+ *   the next read or with COMMIT, several statements a message, their parameters written as
+ *   literals (Tx.ts, literal.ts). A group is then two round trips, whatever its size: BEGIN with
+ *   its reads, then its writes with COMMIT; a commit command adds one (its ledger and balance
+ *   reads, together), and so does a group with several guarded writes (commit, ack, fail): a
+ *   single guarded write is checked by the server in the message with COMMIT, so that a lost guard
+ *   stops it before COMMIT, and several are checked here between their message and COMMIT's,
+ *   which measured faster than a server check for each (Tx.ts).
  * - Why these and not a server-side function doing a whole command in one statement: the
  *   decisions stay in impl/decisions and the order of reads and writes in impl/core, shared with
  *   the SQLite and memory stores and checked against the model; a PL/pgSQL copy of them would be a
@@ -38,12 +41,16 @@
  *   bench:durable:pg`, claim + ack loops against pg-boss's fetch + complete): with every command
  *   its own transaction, the meta lock held across about seven round trips and the COMMIT's flush,
  *   claims per second fell as workers were added. Grouping shares one lock, one flush and one
- *   connection among the waiting commands, and the reads sent with BEGIN make a group three round
- *   trips whatever its size, so claims per second now rise with workers and pass pg-boss's at 4
- *   and 16. A single worker gains little: its command is still a transaction of three round trips
- *   and a flush, where pg-boss's is one statement and a flush. Workers that each open a store
- *   object of their own (separate processes or machines) get the fewer round trips but no
- *   grouping; they still queue on the meta row lock one command at a time.
+ *   connection among the waiting commands, and the reads sent with BEGIN make a group few round
+ *   trips whatever its size, so claims per second rise with workers and pass pg-boss's at 4 and
+ *   16. A single worker has nothing to group: what it waits for is its round trips, the server's
+ *   statements and this process's CPU between them, and the flush (which pg-boss pays as well, once
+ *   a statement). Two changes were measured for it, and both kept: the writes travel with COMMIT
+ *   (two round trips a command, from three; its one guard check moved to the server for it), and the
+ *   driver is loaded once (loadPg.ts: resolving it again for every column parser and string literal
+ *   was half of this process's CPU per command). Workers that each open a store object of their
+ *   own (separate processes or machines) get the fewer round trips but no grouping; they still
+ *   queue on the meta row lock one command at a time.
  * - A claim takes the lowest-seq claimable job `FOR UPDATE`, not `SKIP LOCKED`: the contract
  *   says which job a claim gets (the lowest seq among the account heads), and skipping a row would
  *   hand out another; the per-account head rule is the `claimable` column, kept under the lock.
@@ -52,11 +59,12 @@
  *   throw PostgresStoreError `lost_guard` if the row no longer matches.
  * - The ledger row is `INSERT … ON CONFLICT (account, key) DO NOTHING RETURNING`: read first
  *   under the meta row's lock, a repeat never reaches it, and a guarded insert that adds no row
- *   has lost its delivery (`lost_guard`). Guarded writes are checked when they have run, before
- *   COMMIT is sent.
+ *   has lost its delivery (`lost_guard`). Guarded writes are checked before COMMIT runs: by the
+ *   server in COMMIT's message when there is one, else by this process before COMMIT is sent (Tx.ts).
  * - `now` is always the command's own integer; the server's clock is never used.
  * - The fault points of impl/faults.ts: after BEGIN and the lock (once a transaction), after the
- *   first write has run (Tx.ts: that message never holds COMMIT), after COMMIT (before each reply
+ *   first write has run (Tx.ts: when that point is armed, the first writes go in a message of
+ *   their own, without COMMIT, so that it finds the transaction open), after COMMIT (before each reply
  *   is handed back). A killed client's open transaction is rolled back by the server when the
  *   connection drops.
  */
@@ -137,7 +145,7 @@ export function queries(s: string) {
     accountHead: `SELECT seq, status FROM ${s}.jobs WHERE account = $1 AND due IS NOT NULL ORDER BY seq LIMIT 1`,
     insertJob: `INSERT INTO ${s}.jobs (seq, id, account, key, amount, deadline, status, attempts, token, owner, lease_until, not_before, reason, last_error, due, claimable) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
     saveJob: `UPDATE ${s}.jobs SET status = $1, attempts = $2, token = $3, owner = $4, lease_until = $5, not_before = $6, reason = $7, last_error = $8, due = $9, claimable = $10 WHERE seq = $11`,
-    saveGuarded: `UPDATE ${s}.jobs SET status = $1, attempts = $2, token = $3, owner = $4, lease_until = $5, not_before = $6, reason = $7, last_error = $8, due = $9, claimable = $10 WHERE seq = $11 AND token = $12::bigint AND owner = $13`,
+    saveGuarded: `UPDATE ${s}.jobs SET status = $1, attempts = $2, token = $3, owner = $4, lease_until = $5, not_before = $6, reason = $7, last_error = $8, due = $9, claimable = $10 WHERE seq = $11 AND token = $12::bigint AND owner = $13 RETURNING seq`,
     makeClaimable: `UPDATE ${s}.jobs SET claimable = true WHERE seq = $1`,
     effect: `SELECT amount FROM ${s}.effects WHERE account = $1 AND key = $2`,
     balance: `SELECT balance FROM ${s}.balances WHERE account = $1`,
@@ -604,18 +612,19 @@ export class PostgresStore {
 
   /**
    * Holds a write back until the transaction's next message (Tx.ts), for subclasses (the store's
-   * own writes say which job they leave, Prefetch.ts, and go to `tx.defer`); `check` sees its row count
-   * when it has run and returns the error that fails the command, and a `key` replaces an earlier
-   * held-back write of the same key. The first write of a transaction passes the fault point after it.
+   * own writes say which job they leave, Prefetch.ts, and go to `tx.defer`); with `lost`, the write
+   * is guarded (its text ends in RETURNING, and a write that returns no row fails the command with
+   * `lost`'s error, checked by the server before COMMIT), and a `key` replaces an earlier held-back
+   * write of the same key. The first write of a transaction passes the fault point after it.
    */
   protected write(
     tx: Tx,
     sql: string,
     params: readonly unknown[],
-    check?: (rowCount: number) => Error | undefined,
+    lost?: (cause: unknown) => Error,
     key?: string,
   ): Promise<void> {
-    tx.defer(inline(sql, params), check, key);
+    tx.defer(inline(sql, params), lost, key);
     // A write named only by its text may touch any job: what BEGIN read answers nothing more.
     tx.prefetch.unknownWrite();
     return Promise.resolve();
@@ -730,12 +739,12 @@ export class PostgresStore {
     const account = toBytes(job.account);
     const params = [account, toBytes(job.key), job.amount, toBytes(job.id), guard.token, toBytes(guard.worker)];
     // The ledger and the balances hold no job row: what BEGIN read stays true.
-    tx.defer(inline(replaces ? this.q.replaceEffect : this.q.insertEffect, params), (rowCount) => {
-      if (rowCount !== 0) return undefined;
+    tx.defer(inline(replaces ? this.q.replaceEffect : this.q.insertEffect, params), (cause) => {
       const pair = `(${JSON.stringify(job.account)}, ${JSON.stringify(job.key)})`;
       return new PostgresStoreError(
         'lost_guard',
         `the ledger insert for token ${guard.token} found neither its delivery nor a row for ${pair}`,
+        { cause },
       );
     });
     tx.defer(inline(this.q.setBalance, [account, balance]));
@@ -761,13 +770,14 @@ export class PostgresStore {
       tx.defer(inline(this.q.saveJob, params));
       return;
     }
-    tx.defer(inline(this.q.saveGuarded, [...params, guard.token, toBytes(guard.worker)]), (rowCount) =>
-      rowCount === 1
-        ? undefined
-        : new PostgresStoreError(
-            'lost_guard',
-            `job ${JSON.stringify(job.id)} no longer holds token ${guard.token} of ${JSON.stringify(guard.worker)}`,
-          ),
+    tx.defer(
+      inline(this.q.saveGuarded, [...params, guard.token, toBytes(guard.worker)]),
+      (cause) =>
+        new PostgresStoreError(
+          'lost_guard',
+          `job ${JSON.stringify(job.id)} no longer holds token ${guard.token} of ${JSON.stringify(guard.worker)}`,
+          { cause },
+        ),
     );
   }
 
