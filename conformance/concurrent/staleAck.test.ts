@@ -4,7 +4,7 @@ import { JobStore } from '../../impl/index.ts';
 import { runConcurrentProfile, runStaleAck } from '../profile/concurrentProfile.ts';
 import { renderProfileMarkdown } from '../profile/render.ts';
 import { profileSchema, withConcurrent } from '../profile/result.ts';
-import type { Profile } from '../profile/result.ts';
+import { emptyProfile } from '../profile/emptyProfile.ts';
 import type { ProfileTarget } from '../profile/target.ts';
 import { jobStoreFactory } from '../stores/jobStore.ts';
 import type { ConcurrentFactory } from './adapter.ts';
@@ -91,19 +91,7 @@ describe('the stale-acknowledgement scenario', () => {
 
     const section = await runConcurrentProfile(target(acksByJob), { workers: 2, runs: 1, staleAck: true });
     expect(section.staleAck?.verdict).toBe('departs');
-    const base: Profile = {
-      format: 'jobcheck.profile/2',
-      queue: 'test',
-      version: 'test',
-      adapter: 'acks-by-job',
-      clock: { kind: 'logical' },
-      seed: 1,
-      runs: 1,
-      maxCommands: 30,
-      verdict: 'conforms',
-      rules: [],
-      unattributed: [],
-    };
+    const base = emptyProfile({ queue: 'test', version: 'test', adapter: 'acks-by-job', maxCommands: 30 });
     const profile = withConcurrent(base, { ...section, verdict: 'linearizable' });
     expect(profile.verdict).toBe('departs');
     expect(profileSchema.parse(JSON.parse(JSON.stringify(profile)))).toEqual(profile);

@@ -7,7 +7,7 @@ import { jobStoreFactory } from '../stores/jobStore.ts';
 import { runConcurrentProfile, runRaceSearch } from './concurrentProfile.ts';
 import { concurrentRestrictionOf } from './concurrentRestriction.ts';
 import { profileSchema, withConcurrent } from './result.ts';
-import type { Profile } from './result.ts';
+import { emptyProfile } from './emptyProfile.ts';
 import { renderProfileMarkdown, renderProfileText } from './render.ts';
 import { ProfileError } from './runProfile.ts';
 import type { ProfileTarget } from './target.ts';
@@ -196,19 +196,7 @@ describe('runRaceSearch', () => {
   });
 });
 
-const baseProfile: Profile = {
-  format: 'jobcheck.profile/2',
-  queue: 'q',
-  version: '1',
-  adapter: 'a',
-  clock: { kind: 'logical' },
-  seed: 1,
-  runs: 1,
-  maxCommands: 1,
-  verdict: 'conforms',
-  rules: [],
-  unattributed: [],
-};
+const baseProfile = emptyProfile();
 
 describe('the profile with its competing workers', () => {
   const base = baseProfile;
