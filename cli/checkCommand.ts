@@ -39,12 +39,9 @@ import { JOBCHECK_VERSION } from './report/version.ts';
 export const DEFAULT_RUNS = 300;
 // The default report directory is where `jobcheck report --list` looks too, which loads none of the engine.
 export { DEFAULT_REPORT_DIR } from './report/runHistory.ts';
-/** Default time limit of a whole check, in ms (ten minutes). */
-export const DEFAULT_TIME_LIMIT_MS = 600_000;
-/** Longest time limit accepted, in ms (a day). */
-export const MAX_TIME_LIMIT_MS = 86_400_000;
-/** Exit code of a check that the time limit stopped before it finished, with nothing diverging. */
-export const EXIT_INCOMPLETE = 3;
+// The time limits and EXIT_INCOMPLETE live apart (limits.ts), so that other commands read them without loading the check.
+import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './limits.ts';
+export { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './limits.ts';
 
 /** The exit code of a check's verdict, as `jobcheck check` (and `jobcheck merge`) exits: 0 agree, 1 diverge, 3 incomplete. Pure. */
 export const exitCodeOfVerdict = (verdict: 'agree' | 'diverge' | 'incomplete'): number =>

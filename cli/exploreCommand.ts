@@ -5,8 +5,11 @@
  * failure artifact) to the report directory. Exit code 0 complete, 1 violation or divergence,
  * 3 incomplete.
  */
+// Only what an exploration of the model alone needs is loaded with this file: the implementation's
+// side (target.ts: the engine, the protocol, the catalogue) and the failure artifact are imported
+// when they are used, so that the installed command starts with the explorer and the coverage
+// report only (docs/explore-bench.md measures the command as users run it).
 import { join } from 'node:path';
-import { toArtifact, writeArtifact } from '../conformance/lockstep/artifact.ts';
 import { Budget } from '../conformance/budget.ts';
 import { writeCoverageReport } from '../conformance/coverage/coverageFiles.ts';
 import { neverHit } from '../conformance/coverage/coverage.ts';
@@ -22,10 +25,10 @@ import {
 import type { ExplorePart, ExploreResult, ExploreScope } from '../conformance/explore/index.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
-import { coverageSummary, neverHitLine } from './output/index.ts';
-import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
+import { coverageSummary, neverHitLine } from './output/coverageLines.ts';
+import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './limits.ts';
 import { prepareReportDir } from './outputs.ts';
-import { TARGET_OPTIONS, TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
+import { TARGET_OPTIONS, TARGET_USAGE, replyTimeoutFlag } from './targetFlags.ts';
 import type { Target } from './target.ts';
 
 /** Default report directory of `jobcheck explore`. */
@@ -274,6 +277,7 @@ export async function exploreCommand(argv: readonly string[], io: CliIO): Promis
   let target: Target | undefined;
   try {
     if (chosen) {
+      const { preflight, resolveTarget } = await import('./target.ts');
       target = await resolveTarget('explore', { ...values, timeout, budget }, io);
       const first = exploreConfig(parts[0]?.configs[0] ?? '') ?? EXPLORE_CONFIGS[0];
       if (first !== undefined) await preflight(target, first.config);
@@ -297,6 +301,7 @@ export async function exploreCommand(argv: readonly string[], io: CliIO): Promis
     try {
       await writeCoverageReport(dir, result.coverage, { title: `Exploration coverage: ${name}` });
       if (run !== undefined && run.steps.length > 0 && run.divergence !== null) {
+        const { toArtifact, writeArtifact } = await import('../conformance/lockstep/artifact.ts');
         files.artifact = await writeArtifact(dir, { ...toArtifact(run), foundAgainst: name }, 'failure.json');
       }
     } catch (error) {

@@ -13,42 +13,17 @@ import { MODULE_FAILURE_MARK } from '../conformance/isolated/wire.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import type { Budget } from '../conformance/budget.ts';
 import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
-import {
-  DEFAULT_REPLY_TIMEOUT_MS,
-  MAX_REPLY_TIMEOUT_MS,
-  ProcessAdapter,
-  processAdapterFactory,
-} from '../conformance/protocol/index.ts';
+import { ProcessAdapter, processAdapterFactory } from '../conformance/protocol/index.ts';
 import type { CheckTarget } from '../conformance/check/index.ts';
 import { concurrentProcessFactory } from '../conformance/protocol/index.ts';
 import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
 import { lockedJobStoreFactory, sequentialFactory } from '../conformance/concurrent/inProcess.ts';
 import { CONCURRENT_BROKEN_VARIANTS, concurrentBrokenVariant } from '../conformance/broken/concurrent/index.ts';
-import { intFlag } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
 
-/** The flags that choose an implementation, shared by `check` and `replay`. */
-export const TARGET_OPTIONS = {
-  impl: { type: 'string' },
-  module: { type: 'string' },
-  builtin: { type: 'boolean' },
-  broken: { type: 'string' },
-  timeout: { type: 'string' },
-  fresh: { type: 'boolean' },
-  verbose: { type: 'boolean' },
-} as const;
-
-/** The usage lines of the target flags. */
-export const TARGET_USAGE = `Implementation (exactly one):
-  --impl "<command>"   a program speaking the jobcheck/1 protocol (docs/protocol.md), run by the shell
-  --module <path>      a JS/TS module exporting an AdapterFactory (default export or createAdapter)
-  --builtin            the built-in impl/JobStore
-  --broken <name>      a deliberately broken variant from the catalogue (see docs/broken-catalogue.md)
-Implementation options:
-  --timeout <ms>       longest wait for one reply or call (--impl, --module; default ${DEFAULT_REPLY_TIMEOUT_MS},
-                       at most ${MAX_REPLY_TIMEOUT_MS}; hello, which starts the process, gets twice as long)
-  --fresh              --impl: start a new process for every store instead of resetting one with hello
-  --verbose            --impl: pass the implementation's stderr through`;
+// The flags and their usage live apart (targetFlags.ts), so that a command can parse them without
+// loading the engine this file needs to resolve a target.
+export { TARGET_OPTIONS, TARGET_USAGE, replyTimeoutFlag } from './targetFlags.ts';
 
 /**
  * A chosen implementation: the engine's CheckTarget (its stores for each phase of a check, see
@@ -248,15 +223,4 @@ export async function preflight(target: Target, config: Config): Promise<string 
   const implementation = adapter instanceof ProcessAdapter ? adapter.implementation : undefined;
   await adapter.close();
   return implementation;
-}
-
-/**
- * Reads `--timeout` (milliseconds a reply may take, from 1 to the protocol's maximum) for
- * `command`, or undefined when it is absent so that the target keeps the protocol's default.
- * Throws UsageError naming the flag and value.
- */
-export function replyTimeoutFlag(command: string, value: string | undefined): number | undefined {
-  return value === undefined
-    ? undefined
-    : intFlag(command, 'timeout', value, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
 }

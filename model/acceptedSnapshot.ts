@@ -91,6 +91,9 @@ function configOf(v: unknown): Config | undefined {
   return { capacity, maxAttempts, leaseTicks, backoffBase, backoffCap };
 }
 
+/** The optional fields of a job record (one list, not one per job read). */
+const OPTIONAL_JOB_FIELDS = ['token', 'owner', 'leaseUntil', 'notBefore', 'reason', 'lastError'] as const;
+
 /** One job record as the schema parses it, with the rules that need only the job, the config and the counters. */
 function jobOf(
   v: unknown,
@@ -111,8 +114,7 @@ function jobOf(
   if (reason !== undefined && !REASONS.has(reason)) return undefined;
   if (lastError !== undefined && !text(lastError)) return undefined;
   // An optional field present as `undefined` is left to the schema.
-  for (const field of ['token', 'owner', 'leaseUntil', 'notBefore', 'reason', 'lastError'] as const)
-    if (Object.hasOwn(v, field) && v[field] === undefined) return undefined;
+  for (const field of OPTIONAL_JOB_FIELDS) if (Object.hasOwn(v, field) && v[field] === undefined) return undefined;
   const delivered = status === 'running';
   if ((token !== undefined) !== delivered || (owner !== undefined) !== delivered) return undefined;
   if ((leaseUntil !== undefined) !== delivered) return undefined;

@@ -41,6 +41,8 @@ export interface CompiledAction {
   readonly assignment: unknown;
   /** For an object assignment, its keys (read once here rather than on every run). */
   readonly keys: readonly string[];
+  /** For an object assignment, whether any of its values is a function (to be called with the arguments). */
+  readonly hasFunctions: boolean;
 }
 
 /** One candidate transition of a state for an event. */
@@ -158,7 +160,8 @@ function compileAction(action: unknown, impl: Implementations, where: string): C
   }
   const assignment = r.assignment;
   const keys = typeof assignment === 'object' && assignment !== null ? Object.keys(assignment) : [];
-  return { name, params, paramsAreComputed: typeof params === 'function', assignment, keys };
+  const hasFunctions = keys.some((k) => typeof (assignment as Record<string, unknown>)[k] === 'function');
+  return { name, params, paramsAreComputed: typeof params === 'function', assignment, keys, hasFunctions };
 }
 
 /**

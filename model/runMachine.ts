@@ -57,12 +57,15 @@ function assigned(transition: CompiledTransition, context: unknown, event: Guard
   let current = context;
   let own = false;
   for (const action of transition.actions) {
-    const args = { context: current, event, spawn: noSpawn };
     const params = action.paramsAreComputed
       ? (action.params as (a: GuardArgs) => unknown)({ context: current, event })
       : action.params;
     const assignment = action.assignment;
     const next = (own ? current : { ...(current as object) }) as Record<string, unknown>;
+    // The arguments are made only for an assignment that has functions to call (`begin`, of
+    // plain values, has none).
+    const args =
+      typeof assignment === 'function' || action.hasFunctions ? { context: current, event, spawn: noSpawn } : undefined;
     if (typeof assignment === 'function') Object.assign(next, assignment(args, params));
     else {
       // An object of values and functions: each key in turn, as xstate assigns them, every

@@ -366,13 +366,27 @@ export const storeMachine = setup({
   },
 });
 
+// The JSON text of each payload a conflict message has shown, by the payload object: payloads are
+// immutable values shared by every state that holds the job, and the explorer words the same
+// conflict in state after state.
+const payloadTexts = new WeakMap<object, string>();
+const payloadText = (p: object | undefined): string | undefined => {
+  if (p === undefined) return JSON.stringify(p);
+  let text = payloadTexts.get(p);
+  if (text === undefined) {
+    text = JSON.stringify(p);
+    payloadTexts.set(p, text);
+  }
+  return text;
+};
+
 /** The human message of a domain rejection; it names the offending value. */
 function rejectionMessage(context: StoreContext, event: StoreEvent, code: RejectionCode): string {
   switch (code) {
     case 'conflict': {
       if (event.type === 'submit') {
         const p = context.jobs.get(event.id)?.context.payload;
-        return `job ${JSON.stringify(event.id)} already exists with another payload (${JSON.stringify(p)})`;
+        return `job ${JSON.stringify(event.id)} already exists with another payload (${payloadText(p)})`;
       }
       const p = deliveryOf(context, event)?.context.payload;
       const recorded = p === undefined ? undefined : context.effects.get(p.account)?.get(p.key);

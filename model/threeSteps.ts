@@ -38,6 +38,10 @@ export function threeSteps(
   const applied = transition(advanced, cmd);
   const reply = applied.context.reply;
   if (reply === undefined) throw new Error(`model: no reply for ${cmd.type}`);
-  const expired = skip ? [] : advanced.context.trace;
-  return { state: applied, reply, trace: [...expired, ...applied.context.trace] };
+  // The trace is the advance's then the command's; either alone is returned as it is (traces are
+  // never changed once made), so that most steps build no array for it.
+  const expired = skip ? undefined : advanced.context.trace;
+  const own = applied.context.trace;
+  const trace = expired === undefined || expired.length === 0 ? own : own.length === 0 ? expired : [...expired, ...own];
+  return { state: applied, reply, trace };
 }

@@ -1,0 +1,43 @@
+/**
+ * The command-line flags that choose an implementation (`--impl`, `--module`, `--builtin`,
+ * `--broken` and their options), their usage lines, and `--timeout`'s reading: what `check`,
+ * `explore`, `replay` and `profile` parse. Apart from target.ts, which resolves the chosen
+ * implementation and so loads the engine, the protocol and the catalogue: `jobcheck explore` on
+ * the model alone parses these flags and never loads that.
+ */
+import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/limits.ts';
+import { intFlag } from './args.ts';
+
+/** The flags that choose an implementation, shared by `check` and `replay`. */
+export const TARGET_OPTIONS = {
+  impl: { type: 'string' },
+  module: { type: 'string' },
+  builtin: { type: 'boolean' },
+  broken: { type: 'string' },
+  timeout: { type: 'string' },
+  fresh: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+} as const;
+
+/** The usage lines of the target flags. */
+export const TARGET_USAGE = `Implementation (exactly one):
+  --impl "<command>"   a program speaking the jobcheck/1 protocol (docs/protocol.md), run by the shell
+  --module <path>      a JS/TS module exporting an AdapterFactory (default export or createAdapter)
+  --builtin            the built-in impl/JobStore
+  --broken <name>      a deliberately broken variant from the catalogue (see docs/broken-catalogue.md)
+Implementation options:
+  --timeout <ms>       longest wait for one reply or call (--impl, --module; default ${DEFAULT_REPLY_TIMEOUT_MS},
+                       at most ${MAX_REPLY_TIMEOUT_MS}; hello, which starts the process, gets twice as long)
+  --fresh              --impl: start a new process for every store instead of resetting one with hello
+  --verbose            --impl: pass the implementation's stderr through`;
+
+/**
+ * Reads `--timeout` (milliseconds a reply may take, from 1 to the protocol's maximum) for
+ * `command`, or undefined when it is absent so that the target keeps the protocol's default.
+ * Throws UsageError naming the flag and value.
+ */
+export function replyTimeoutFlag(command: string, value: string | undefined): number | undefined {
+  return value === undefined
+    ? undefined
+    : intFlag(command, 'timeout', value, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
+}
