@@ -8,13 +8,15 @@
  * Then the bug-finding side: every broken Python variant, on several seeds, under both harnesses:
  * that each is caught, in how many campaign commands, and how long until the first divergence.
  *
- * And the whole default check as a user runs it, exploration included: `node bin/jobcheck.js check
- * --impl "python3 examples/python/jobstore.py"` in this checkout beside the same command in a
- * baseline checkout (`--baseline DIR`, e.g. a `git worktree` of the previous revision with
- * node_modules linked), each a child process, interleaved: wall and CPU time, the phases' times
- * from the check's JSON, the exploration's states and transitions (which must be equal), and a
- * summary of a CPU profile of each (the harness's main thread; the implementation processes are
- * separate processes and show as idle time there).
+ * And the whole default check as a user runs it, exploration included, in three forms: the
+ * installed package (`node dist/cli/main.js check --impl "python3 examples/python/jobstore.py"`,
+ * dist/ built in both checkouts), the same with the real interpreter named, and the checkout's
+ * bin/jobcheck.js (the sources through tsx); in this checkout beside a baseline checkout
+ * (`--baseline DIR`, e.g. a `git worktree` of the previous revision with node_modules linked),
+ * each a child process, interleaved: wall and CPU time, the phases' times from the check's JSON,
+ * the exploration's states and transitions (which must be equal), a summary of a CPU profile of
+ * each (the harness's main thread; the implementation processes are separate processes and show
+ * as idle time there), and the broken Python variants caught by the whole command, seed for seed.
  *
  * Times are medians of interleaved repetitions. Wall time is what a user waits for; CPU time is
  * the harness's own plus that of the implementation processes it started (all of them ended and
@@ -26,14 +28,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join, resolve } from 'node:path';
 import { runCheck } from '../conformance/check/index.ts';
 import type { CheckReport, CheckTarget } from '../conformance/check/index.ts';
 import { DEFAULT_PROCESS_PARALLEL } from '../cli/target.ts';
 import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { Peer, processAdapterFactory } from '../conformance/protocol/index.ts';
-import { CHECK_EXPLORATION, runExploration } from '../conformance/explore/index.ts';
 import type { ExploreResult } from '../conformance/explore/index.ts';
 
 const quick = process.argv.includes('--quick');
@@ -127,7 +128,9 @@ async function check(harness: Harness, script: string, seed: number, runs: numbe
 }
 
 // 1. The correct example, default check, interleaved repetitions, with the floor between them.
-const reps = quick ? 3 : 7;
+// The quick run keeps the benchmark lock a few minutes: one repetition of the old harness's
+// comparison and one seed of its bug-finding table (the whole command below has three of each).
+const reps = quick ? 1 : 7;
 const echoN = quick ? 5_000 : 20_000;
 const floor: number[] = [];
 const runsOf: Record<Harness, Measured[]> = { before: [], now: [] };
@@ -150,9 +153,21 @@ const commandsOf = (m: Measured): number =>
 const campaignRate = (m: Measured): number => (m.report.campaign.commands / m.report.phases.campaignMs) * 1000;
 const wholeRate = (m: Measured): number => (commandsOf(m) / m.wallMs) * 1000;
 
-// 1b. What a user waits for: the command line itself (node, the TypeScript loader, python3 as found
-// on PATH), exploration included, this checkout beside the baseline's, interleaved.
+// 1b. What a user waits for: the command line itself, exploration included, this checkout beside
+// the baseline's, interleaved, in three forms: the installed package (dist/, compiled, on plain
+// node, as `npx jobcheck` runs it once installed) with `python3` as a user types it (found on
+// PATH), the same with the real interpreter (findPython(), `-S`), and the checkout's own
+// bin/jobcheck.js, which runs the sources through tsx. dist/ is built first in both checkouts
+// (`scripts/build.mjs --if-changed`: nothing is rebuilt when it is current).
 type Tree = 'baseline' | 'this';
+type Form = 'installed' | 'installed-real' | 'sources';
+const FORMS: readonly Form[] = ['installed', 'installed-real', 'sources'];
+const REAL_IMPL = pythonCommand(python, 'examples/python/jobstore.py');
+const formLabel: Record<Form, string> = {
+  installed: 'installed (`node dist/cli/main.js`), `python3 examples/python/jobstore.py` as typed',
+  'installed-real': 'installed, the real interpreter (`<python> -S examples/python/jobstore.py`)',
+  sources: 'from the sources (`node bin/jobcheck.js`: tsx), `python3 …` as typed',
+};
 interface CliRun {
   readonly wallMs: number;
   readonly cpuMs: number;
@@ -160,25 +175,36 @@ interface CliRun {
   readonly states: number;
   readonly transitions: number;
   readonly hit: number;
+  readonly verdict: string;
+  /** What must be equal seed for seed: the verdict, the failure (source, name, steps, story), the campaign's first failure. */
+  readonly catch: string;
 }
 const reportDir = join(mkdtempSync(join(tmpdir(), 'jobcheck-bench-')), 'report');
-const CLI_ARGS = ['bin/jobcheck.js', 'check', '--impl', 'python3 examples/python/jobstore.py', '--report', reportDir];
-function cliCheck(cwd: string, seed: number, nodeFlags: readonly string[] = []): CliRun {
+function cliCheck(
+  cwd: string,
+  form: Form,
+  seed: number,
+  nodeFlags: readonly string[] = [],
+  impl = form === 'installed-real' ? REAL_IMPL : 'python3 examples/python/jobstore.py',
+): CliRun {
+  const entry = form === 'sources' ? 'bin/jobcheck.js' : 'dist/cli/main.js';
+  const args = [...nodeFlags, entry, 'check', '--impl', impl, '--report', reportDir, '--seed', String(seed), '--json'];
   const cpu0 = cpuMs().children;
   const t = performance.now();
-  const r = spawnSync(process.execPath, [...nodeFlags, ...CLI_ARGS, '--seed', String(seed), '--json'], {
-    cwd,
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const r = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const wallMs = performance.now() - t;
   const cpu = cpuMs().children - cpu0;
-  if (r.status !== 0) throw new Error(`bench: jobcheck check in ${cwd} exited ${r.status}: ${r.stderr}`);
+  if (r.status !== 0 && r.status !== 1)
+    throw new Error(`bench: jobcheck check in ${cwd} exited ${r.status}: ${r.stderr}`);
   const j = JSON.parse(r.stdout) as {
+    verdict: string;
     phases: Record<string, number>;
     exploration: { states: number; transitions: number } | null;
     coverage: { transitions: { hit: number } };
+    failure: { source: string; name: string; steps: number; story: string } | null;
+    campaign: { path: string | null; commandsToFirstFailure: number | null };
   };
+  const f = j.failure;
   return {
     wallMs,
     cpuMs: cpu,
@@ -186,6 +212,13 @@ function cliCheck(cwd: string, seed: number, nodeFlags: readonly string[] = []):
     states: j.exploration?.states ?? 0,
     transitions: j.exploration?.transitions ?? 0,
     hit: j.coverage.transitions.hit,
+    verdict: j.verdict,
+    catch: JSON.stringify([
+      j.verdict,
+      f === null ? null : [f.source, f.name, f.steps, f.story.split('\nartifact:')[0]],
+      j.campaign.path,
+      j.campaign.commandsToFirstFailure,
+    ]),
   };
 }
 const trees: Array<[Tree, string]> =
@@ -195,28 +228,84 @@ const trees: Array<[Tree, string]> =
         ['baseline', baseline],
         ['this', root],
       ];
+for (const [, dir] of trees) {
+  const built = spawnSync(process.execPath, ['scripts/build.mjs', '--if-changed'], { cwd: dir, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`bench: building dist/ in ${dir} failed: ${built.stderr}`);
+}
+
+/** CPU seconds and wall ms of one start of `command` (a Python that does nothing), median of `n`. */
+function startCost(command: string, n: number): { cpuMs: number; wallMs: number } {
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const c0 = cpuMs().children;
+    const t = performance.now();
+    spawnSync('sh', ['-c', command], { encoding: 'utf8' });
+    wall.push(performance.now() - t);
+    cpu.push(cpuMs().children - c0);
+  }
+  return { cpuMs: median(cpu), wallMs: median(wall) };
+}
+const shimStart = startCost('python3 -c pass', 9);
+const realStart = startCost(`'${python}' -S -c pass`, 9);
+
 const cliReps: number = quick ? 3 : 5;
-const cliRuns: Record<Tree, CliRun[]> = { baseline: [], this: [] };
+const cliRuns: Record<Form, Record<Tree, CliRun[]>> = {
+  installed: { baseline: [], this: [] },
+  'installed-real': { baseline: [], this: [] },
+  sources: { baseline: [], this: [] },
+};
 const cliLoad: string[] = [load1()];
 for (let rep = 0; rep < cliReps; rep++) {
-  for (const [tree, dir] of rep % 2 === 0 ? trees : [...trees].reverse()) cliRuns[tree].push(cliCheck(dir, 2000 + rep));
+  for (const form of FORMS)
+    for (const [tree, dir] of rep % 2 === 0 ? trees : [...trees].reverse())
+      cliRuns[form][tree].push(cliCheck(dir, form, 2000 + rep));
   cliLoad.push(load1());
 }
-const cliStat = (tree: Tree, f: (r: CliRun) => number): number => median(cliRuns[tree].map(f));
-const cliWall = cliRuns.this.map((r) => r.wallMs);
-const sameExploration = trees.every(([tree]) =>
-  cliRuns[tree].every(
-    (r) =>
-      r.states === cliRuns.this[0]?.states &&
-      r.transitions === cliRuns.this[0]?.transitions &&
-      r.hit === cliRuns.this[0]?.hit,
+const cliStat = (form: Form, tree: Tree, f: (r: CliRun) => number): number => median(cliRuns[form][tree].map(f));
+const cliWall = cliRuns.installed.this.map((r) => r.wallMs);
+const checkMs = (r: CliRun): number =>
+  ['fixturesMs', 'pathsMs', 'campaignMs', 'exploreMs'].reduce((n, k) => n + (r.phases[k] ?? 0), 0);
+const first = cliRuns.installed.this[0];
+const sameExploration = FORMS.every((form) =>
+  trees.every(([tree]) =>
+    cliRuns[form][tree].every(
+      (r) =>
+        r.verdict === 'agree' &&
+        r.states === first?.states &&
+        r.transitions === first?.transitions &&
+        r.hit === first?.hit,
+    ),
   ),
 );
+
+// The broken Python variants under the whole command (installed, the real interpreter, to keep it
+// short): caught on every seed, and caught the same way in both checkouts, seed for seed.
+const cliSeeds = [1, 2, 3];
+const cliCatches = PYTHON_BROKEN.map((variant) => {
+  const rows = cliSeeds.map((seed) => {
+    const by: Partial<Record<Tree, CliRun>> = {};
+    for (const [tree, dir] of seed % 2 === 0 ? trees : [...trees].reverse())
+      by[tree] = cliCheck(
+        dir,
+        'installed-real',
+        seed,
+        [],
+        pythonCommand(python, `examples/python/broken/${variant.name}.py`),
+      );
+    return by;
+  });
+  const caught = (tree: Tree): number => rows.filter((r) => r[tree]?.verdict === 'diverge').length;
+  const same = rows.every((r) => r.baseline === undefined || r.baseline.catch === r.this?.catch);
+  const steps = rows.map((r) => JSON.parse(r.this?.catch ?? 'null')?.[1]?.[2] as number | undefined);
+  const source = rows.map((r) => JSON.parse(r.this?.catch ?? 'null')?.[1]?.[0] as string | undefined);
+  return { name: variant.name, caughtBaseline: caught('baseline'), caughtThis: caught('this'), same, steps, source };
+});
 
 /** The top self costs of a CPU profile of the command (its main thread), grouped by function and file. */
 function profileSummary(cwd: string): { readonly totalMs: number; readonly idleMs: number; readonly top: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'jobcheck-prof-'));
-  cliCheck(cwd, 2000, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  cliCheck(cwd, 'installed', 2000, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   let biggest = { size: -1, file: '' };
   for (const f of readdirSync(dir)) {
     const size = readFileSync(join(dir, f)).length;
@@ -250,13 +339,23 @@ function profileSummary(cwd: string): { readonly totalMs: number; readonly idleM
 }
 const profiles = trees.map(([tree, dir]) => [tree, profileSummary(dir)] as const);
 
-// 1c. The exploration's requests, one store replaying paths against lanes resetting in place.
-async function exploreCounts(lanes: number | undefined): Promise<{ result: ExploreResult; wallMs: number }> {
-  const factory = processAdapterFactory(pythonCommand(python as string, 'examples/python/jobstore.py'), { spares: 2 });
+// 1c. The exploration's requests, one store replaying paths against lanes resetting in place (and
+// the lanes of the baseline checkout, its own modules loaded from there).
+async function exploreCounts(lanes: number | undefined, at = root): Promise<{ result: ExploreResult; wallMs: number }> {
+  const from = (path: string): string => pathToFileURL(join(at, path)).href;
+  const protocol = (await import(
+    from('conformance/protocol/index.ts')
+  )) as typeof import('../conformance/protocol/index.ts');
+  const explore = (await import(
+    from('conformance/explore/index.ts')
+  )) as typeof import('../conformance/explore/index.ts');
+  const factory = protocol.processAdapterFactory(pythonCommand(python as string, 'examples/python/jobstore.py'), {
+    spares: 2,
+  });
   const t = performance.now();
   try {
-    const result = await runExploration({
-      parts: CHECK_EXPLORATION,
+    const result = await explore.runExploration({
+      parts: explore.CHECK_EXPLORATION,
       factory: factory.warm,
       ...(lanes === undefined ? {} : { lanes }),
     });
@@ -267,6 +366,7 @@ async function exploreCounts(lanes: number | undefined): Promise<{ result: Explo
 }
 const oneStore = await exploreCounts(undefined);
 const overLanes = await exploreCounts(DEFAULT_PROCESS_PARALLEL);
+const overLanesBaseline = baseline === undefined ? undefined : await exploreCounts(DEFAULT_PROCESS_PARALLEL, baseline);
 const requestsOf = (r: ExploreResult) => {
   const sum = (f: (d: NonNullable<ExploreResult['configs'][number]['differential']>) => number): number =>
     r.configs.reduce((n, c) => n + (c.differential === undefined ? 0 : f(c.differential)), 0);
@@ -278,7 +378,7 @@ const requestsOf = (r: ExploreResult) => {
 };
 
 // 2. Bug-finding power: every broken variant, several seeds, both harnesses.
-const seeds = quick ? [1, 2, 3] : [1, 2, 3, 4, 5, 6, 7];
+const seeds = quick ? [1] : [1, 2, 3, 4, 5, 6, 7];
 interface Found {
   readonly caught: number;
   readonly toFirstFailure: number[];
@@ -321,11 +421,11 @@ const lines = [
   '',
   'Generated by `bench/protocol.ts`; do not edit by hand: re-run the command below to refresh it.',
   '',
-  `- Command: \`npm run bench:protocol\`${quick ? ' (quick run)' : ''}`,
+  `- Command: \`npm run bench:protocol --${quick ? ' --quick' : ''} --write${baseline === undefined ? '' : ' --baseline DIR'}\`${quick ? ' (quick run)' : ''}${baseline === undefined ? '' : '; DIR is a checkout of the baseline revision (a `git worktree` with node_modules linked), whose dist/ the bench builds'}`,
   `- Machine: ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${cpus().length} cores, ${platform()} ${release()}; Node ${process.version}`,
   `- 1-minute load average at start / end: ${loadAtStart} / ${load1()}`,
   `- Implementation: the Python example, \`python3 -S examples/python/jobstore.py\` (the real interpreter, resolved once)`,
-  `- Each figure is the median of ${reps} interleaved repetitions of \`jobcheck check\` with its defaults (13 fixture stories, 42 paths, 300 random runs; a new seed each repetition, the same for both harnesses), but without the exploration phase, which the harness before did not have (the command line below has it).`,
+  `- Each figure is ${reps === 1 ? 'one run (the quick run; the full run takes the median of 7)' : `the median of ${reps} interleaved repetitions`} of \`jobcheck check\` with its defaults (13 fixture stories, 42 paths, 300 random runs; a new seed each repetition, the same for both harnesses), but without the exploration phase, which the harness before did not have (the command line below has it).`,
   '',
   '"Before" is the harness as it was: one store at a time, and every restart ends the process and restores into a newly started one (with one spare process started ahead). "Now" checks several stores at once, each on its own process, and restarts warm in the path suite and the campaign: the snapshot goes, as JSON text, into another process of the pool that its `hello` has reset (docs/cli.md). The fixture stories still restart cold.',
   '',
@@ -343,35 +443,66 @@ const lines = [
   '',
   `The command a user types, with its exploration phase, is measured below beside the baseline.`,
   '',
-  `**The pipe's floor**, measured between the repetitions: a Python JSON echo (\`json.loads\` + \`json.dumps\` of a submit line) over a pipe, driven one line at a time by the harness's own Peer class, does ${fmt(median(floor))} round trips per second (median of ${reps}); a command plus the snapshot after it is two round trips, so the floor is ${fmt(floorCommands)} commands per second. The campaign now checks ${fmt(stat('now', campaignRate))} per second, so the floor is ${fmt(ratio, 2)}× the campaign's rate; the whole check, fixtures and paths included, checks ${fmt(stat('now', wholeRate))} per wall second (the floor is ${fmt(wholeRatio, 2)}× that). A ratio below 1 means the check outruns the floor. The floor is one process, one line at a time; the check spreads its stores over several processes, which is why it can come close to a floor that pays every round trip's latency in full.`,
+  `**The pipe's floor**, measured between the repetitions: a Python JSON echo (\`json.loads\` + \`json.dumps\` of a submit line) over a pipe, driven one line at a time by the harness's own Peer class, does ${fmt(median(floor))} round trips per second (${reps === 1 ? 'one measurement' : `median of ${reps}`}); a command plus the snapshot after it is two round trips, so the floor is ${fmt(floorCommands)} commands per second. The campaign now checks ${fmt(stat('now', campaignRate))} per second, so the floor is ${fmt(ratio, 2)}× the campaign's rate; the whole check, fixtures and paths included, checks ${fmt(stat('now', wholeRate))} per wall second (the floor is ${fmt(wholeRatio, 2)}× that). A ratio below 1 means the check outruns the floor. The floor is one process, one line at a time; the check spreads its stores over several processes, which is why it can come close to a floor that pays every round trip's latency in full.`,
   '',
   '## The whole default check, exploration included',
   '',
-  baseline === undefined
-    ? `Run without \`--baseline\`: this checkout only. \`node bin/jobcheck.js check --impl "python3 examples/python/jobstore.py"\` takes ${fmt(median(cliWall) / 1000, 2)} s wall (median of ${cliReps}).`
-    : `\`node bin/jobcheck.js check --impl "python3 examples/python/jobstore.py" --seed S --json\` (Node's start, the TypeScript loader, \`python3\` as found on PATH, every phase with its defaults, the exploration of CHECK_EXPLORATION included), run as a child process in a checkout of the baseline revision and in this one, interleaved, ${cliReps} repetition${cliReps === 1 ? '' : 's'} each (seeds from 2000). "Baseline" is the revision in the baseline checkout; "this" is this checkout. Both spread the exploration over the pool's four processes, bringing a store to a state by restoring the snapshot the implementation produced there (conformance/explore/differentialLanes.ts). This revision starts fewer processes: the pool keeps up to eight idle ones (four stores at once and a warm restart need five; a pool that kept four ended one at each store's close and started another at the next restart that found none idle), and a warm restart that finds none idle takes a spare without starting a replacement (conformance/protocol/pool.ts); \`python3\` here is a version manager's shim that costs about 0.5 CPU s a start. And a lane's restart step carries across the snapshot it has just compared instead of asking for it again (one request fewer per explored state). Any other change between the two trees shows in these figures too. 1-minute load average before and after each pair: ${cliLoad.join(', ')}.`,
+  `\`jobcheck check --impl "python3 examples/python/jobstore.py" --seed S --json\`, every phase with its defaults and the exploration of CHECK_EXPLORATION included, run as a child process, ${cliReps} repetition${cliReps === 1 ? '' : 's'} of each form (seeds from 2000)${baseline === undefined ? ', in this checkout only (run without `--baseline`)' : ', in a checkout of the baseline revision ("baseline") and in this one ("this"), interleaved'}. Three forms of the command:`,
+  '',
+  `- **installed**: \`node dist/cli/main.js check …\`, the compiled package on plain node, as \`npx jobcheck\` runs it once installed (dist/ is built in both checkouts first), with \`python3\` as a user types it, found on PATH. **The 5 s target is read on this row**: it is what a user of the package waits for.`,
+  `- **installed, real interpreter**: the same, with \`--impl "<python> -S examples/python/jobstore.py"\`, the interpreter behind \`python3\` (findPython() of examples/python/interpreter.ts) named directly.`,
+  `- **from the sources**: \`node bin/jobcheck.js check …\` in the checkout, which runs the TypeScript sources through tsx (its loader's start and transforms are paid at every run; an installed package does not pay them).`,
+  '',
+  `\`python3\` on PATH here is a version manager's shim (pyenv: a bash script that runs several more before it execs the interpreter): one start of \`python3 -c pass\` costs ${fmt(shimStart.cpuMs / 1000, 2)} CPU s and ${fmt(shimStart.wallMs / 1000, 2)} s wall, against ${fmt(realStart.cpuMs / 1000, 3)} CPU s and ${fmt(realStart.wallMs / 1000, 3)} s wall for \`<python> -S -c pass\` (medians of 9, measured in this run). A check starts one process for each of its four stores, one for each cold restart of the fixture stories (two) and one for the warm restarts (its four stores are busy when one comes), so the shim costs a check about seven times that on a machine of two cores. A Debian or Ubuntu \`python3\` (/usr/bin/python3) is no shim and costs what the real interpreter costs.`,
   '',
   ...(baseline === undefined
-    ? []
+    ? [
+        `| form | this: wall s | this: CPU s |`,
+        '|---|---:|---:|',
+        ...FORMS.map(
+          (form) =>
+            `| ${formLabel[form]} | ${fmt(cliStat(form, 'this', (r) => r.wallMs) / 1000, 2)} | ${fmt(cliStat(form, 'this', (r) => r.cpuMs) / 1000, 2)} |`,
+        ),
+      ]
     : [
-        '| measure (median) | baseline | this | baseline / this |',
-        '|---|---:|---:|---:|',
-        `| whole command, wall s | ${fmt(cliStat('baseline', (r) => r.wallMs) / 1000, 2)} | ${fmt(cliStat('this', (r) => r.wallMs) / 1000, 2)} | ${fmt(cliStat('baseline', (r) => r.wallMs) / cliStat('this', (r) => r.wallMs), 1)}× |`,
-        `| whole command, CPU s (node + Python processes) | ${fmt(cliStat('baseline', (r) => r.cpuMs) / 1000, 2)} | ${fmt(cliStat('this', (r) => r.cpuMs) / 1000, 2)} | ${fmt(cliStat('baseline', (r) => r.cpuMs) / cliStat('this', (r) => r.cpuMs), 1)}× |`,
+        '| form (medians) | baseline: wall s | this: wall s | baseline / this | baseline: CPU s | this: CPU s |',
+        '|---|---:|---:|---:|---:|---:|',
+        ...FORMS.map(
+          (form) =>
+            `| ${formLabel[form]} | ${fmt(cliStat(form, 'baseline', (r) => r.wallMs) / 1000, 2)} | ${fmt(cliStat(form, 'this', (r) => r.wallMs) / 1000, 2)} | ${fmt(cliStat(form, 'baseline', (r) => r.wallMs) / cliStat(form, 'this', (r) => r.wallMs), 2)}× | ${fmt(cliStat(form, 'baseline', (r) => r.cpuMs) / 1000, 2)} | ${fmt(cliStat(form, 'this', (r) => r.cpuMs) / 1000, 2)} |`,
+        ),
+        '',
+        'The phases inside the installed command with `python3` as typed (from its `--json` report; the rest of the wall time is the start of node and of the first implementation process, the report files and the end of the processes):',
+        '',
+        '| phase (median) | baseline: wall s | this: wall s |',
+        '|---|---:|---:|',
         ...(['fixturesMs', 'pathsMs', 'campaignMs', 'exploreMs'] as const).map(
           (k) =>
-            `| ${k.replace('Ms', '')} phase, wall s | ${fmt(cliStat('baseline', (r) => r.phases[k] ?? 0) / 1000, 2)} | ${fmt(cliStat('this', (r) => r.phases[k] ?? 0) / 1000, 2)} | ${fmt(cliStat('baseline', (r) => r.phases[k] ?? 0) / cliStat('this', (r) => r.phases[k] ?? 0), 1)}× |`,
+            `| ${k.replace('Ms', '')} | ${fmt(cliStat('installed', 'baseline', (r) => r.phases[k] ?? 0) / 1000, 2)} | ${fmt(cliStat('installed', 'this', (r) => r.phases[k] ?? 0) / 1000, 2)} |`,
         ),
-        `| exploration: states / transitions; lifecycle transitions covered by the check | ${cliRuns.baseline[0]?.states ?? 0} / ${cliRuns.baseline[0]?.transitions ?? 0}; ${cliRuns.baseline[0]?.hit ?? 0} | ${cliRuns.this[0]?.states ?? 0} / ${cliRuns.this[0]?.transitions ?? 0}; ${cliRuns.this[0]?.hit ?? 0} | ${sameExploration ? 'equal in every run' : '**differ**'} |`,
+        `| the four phases | ${fmt(cliStat('installed', 'baseline', checkMs) / 1000, 2)} | ${fmt(cliStat('installed', 'this', checkMs) / 1000, 2)} |`,
       ]),
   '',
-  `The exploration's requests to the implementation, counted in process (\`runExploration\` of CHECK_EXPLORATION against the Python example, once each way, this checkout): one store replaying paths brought ${fmt(requestsOf(oneStore.result).stores)} stores to a state (each a hello and a replay) and sent ${fmt(requestsOf(oneStore.result).commands)} commands and ${fmt(requestsOf(oneStore.result).snapshots)} snapshots in ${fmt(oneStore.wallMs / 1000, 2)} s; ${DEFAULT_PROCESS_PARALLEL} lanes brought ${fmt(requestsOf(overLanes.result).stores)} stores to a state (each one restore, the initial state a hello) and sent ${fmt(requestsOf(overLanes.result).commands)} commands (one per transition) and ${fmt(requestsOf(overLanes.result).snapshots)} snapshots in ${fmt(overLanes.wallMs / 1000, 2)} s (a restart step also sends a hello and a restore: it carries across the snapshot just compared; the one-store checker's restart asks for the snapshot again).`,
+  `Every run of every form, in both checkouts, agreed and explored ${first?.states ?? 0} states and ${first?.transitions ?? 0} transitions, covering ${first?.hit ?? 0} lifecycle transitions: ${sameExploration ? 'equal in every run' : '**they differ**'}. 1-minute load average before and after each round of runs: ${cliLoad.join(', ')}.`,
   '',
-  "**Profile** (one more run of each with `node --cpu-prof`; the harness's main thread, top self times; idle is the wait for the implementation processes):",
+  `What changed between the two checkouts (any other change between them shows in these figures too): while processes are reused, a cold restart that takes a spare keeps only one spare started after it instead of topping up to two (conformance/protocol/pool.ts): a check starts seven processes, not eight (the eighth was never taken); and in a state with two or more state-changing steps, the exploration's restart step is taken right after the first of them, carrying the state's own snapshot into another process, which is then in the state and takes the next step without a reset (conformance/explore/differentialLane.ts). The wire rules did not change: jobcheck/1 keeps one request in flight (docs/protocol.md section 1), and jobcheck/2 sends \`snapshot\` and \`restore\` only when nothing is in flight and keeps one request in flight per lane (section 9), so a command and the snapshot after it cannot travel in one write.`,
+  '',
+  `The exploration's requests to the implementation, counted in process (\`runExploration\` of CHECK_EXPLORATION against the Python example): one store replaying paths brought ${fmt(requestsOf(oneStore.result).stores)} stores to a state (each a hello and a replay) and sent ${fmt(requestsOf(oneStore.result).commands)} commands and ${fmt(requestsOf(oneStore.result).snapshots)} snapshots in ${fmt(oneStore.wallMs / 1000, 2)} s; ${DEFAULT_PROCESS_PARALLEL} lanes brought ${fmt(requestsOf(overLanes.result).stores)} stores to a state (each one restore, the initial state a hello) and sent ${fmt(requestsOf(overLanes.result).commands)} commands (one per transition) and ${fmt(requestsOf(overLanes.result).snapshots)} snapshots in ${fmt(overLanes.wallMs / 1000, 2)} s${overLanesBaseline === undefined ? '' : `; the baseline's lanes brought ${fmt(requestsOf(overLanesBaseline.result).stores)} stores to a state for the same ${fmt(requestsOf(overLanesBaseline.result).commands)} commands and ${fmt(requestsOf(overLanesBaseline.result).snapshots)} snapshots, in ${fmt(overLanesBaseline.wallMs / 1000, 2)} s`} (a restart step also sends a hello and a restore, with the snapshot already read; the one-store checker's restart asks for the snapshot again).`,
+  '',
+  "**Profile** (one more run of the installed form with `python3` as typed, with `node --cpu-prof`; the harness's main thread, top self times; idle is the wait for the implementation processes; `writeUtf8String` is the write of a request to a pipe, and its time is mostly the wake-up of the implementation process that reads it, on a virtual machine of two cores):",
   '',
   ...profiles.map(
     ([tree, p]) =>
       `- ${tree}: ${fmt(p.totalMs / 1000, 2)} s sampled, ${fmt(p.idleMs / 1000, 2)} s idle; ${p.top.join(', ')}`,
+  ),
+  '',
+  `**Catches of the whole command**: every broken Python variant (examples/python/broken/), seeds ${cliSeeds.join(', ')}, the installed form with the real interpreter${baseline === undefined ? '' : ', in both checkouts (the order alternating by seed)'}; "same" compares, seed for seed, the verdict, the failure reported (its phase, name, steps and story) and the campaign's first failing run and its command count.`,
+  '',
+  `| variant | caught${baseline === undefined ? '' : ' (baseline / this)'} | failure reported by, per seed | story steps, per seed | ${baseline === undefined ? '' : 'same seed for seed |'}`,
+  `|---|---:|---|---|${baseline === undefined ? '' : '---|'}`,
+  ...cliCatches.map(
+    (c) =>
+      `| \`${c.name}\` | ${baseline === undefined ? '' : `${c.caughtBaseline}/${cliSeeds.length} / `}${c.caughtThis}/${cliSeeds.length} | ${c.source.join(', ')} | ${c.steps.join(', ')} | ${baseline === undefined ? '' : `${c.same ? 'yes' : '**no**'} |`}`,
   ),
   '',
   '## Bug-finding power',
@@ -391,8 +522,9 @@ const lines = [
   '| target | measured | verdict |',
   '|---|---|---|',
   `| the Python example's default check in ≤ 10 s wall | the command ${fmt(median(cliWall) / 1000, 2)} s; the check inside it without exploration ${fmt(stat('now', (m) => m.wallMs) / 1000, 2)} s (was ${fmt(stat('before', (m) => m.wallMs) / 1000, 2)} s) | ${median(cliWall) <= 10_000 ? 'met' : '**not met**'} |`,
-  `| the Python example's default check ≤ 5 s wall (with its exploration) | the command ${fmt(median(cliWall) / 1000, 2)} s, its exploration ${fmt(cliStat('this', (r) => r.phases['exploreMs'] ?? 0) / 1000, 2)} s${baseline === undefined ? '' : `; baseline ${fmt(cliStat('baseline', (r) => r.wallMs) / 1000, 2)} s, its exploration ${fmt(cliStat('baseline', (r) => r.phases['exploreMs'] ?? 0) / 1000, 2)} s`} (load average ${cliLoad.join(', ')}) | ${median(cliWall) <= 5_000 ? 'met' : '**not met**'} |`,
+  `| the Python example's default check ≤ 5 s wall (with its exploration), installed, \`python3\` as typed | ${fmt(median(cliWall) / 1000, 2)} s, its exploration ${fmt(cliStat('installed', 'this', (r) => r.phases['exploreMs'] ?? 0) / 1000, 2)} s${baseline === undefined ? '' : `; baseline ${fmt(cliStat('installed', 'baseline', (r) => r.wallMs) / 1000, 2)} s, its exploration ${fmt(cliStat('installed', 'baseline', (r) => r.phases['exploreMs'] ?? 0) / 1000, 2)} s`}; with the real interpreter ${fmt(cliStat('installed-real', 'this', (r) => r.wallMs) / 1000, 2)} s (load average ${cliLoad.join(', ')}) | ${median(cliWall) <= 5_000 ? 'met' : '**not met**'} |`,
   `| the exploration explores the same states, transitions and coverage | ${baseline === undefined ? 'no baseline run' : sameExploration ? 'equal in every run' : 'differ'} | ${baseline === undefined ? '–' : sameExploration ? 'met' : '**not met**'} |`,
+  `| every broken Python variant caught by the whole command, seed for seed as in the baseline | ${cliCatches.every((c) => c.caughtThis === cliSeeds.length) ? 'all caught on every seed' : 'some not caught'}${baseline === undefined ? '' : cliCatches.every((c) => c.same) ? '; the same catch on every seed' : '; **a catch differs**'} | ${cliCatches.every((c) => c.caughtThis === cliSeeds.length && (baseline === undefined || c.same)) ? 'met' : '**not met**'} |`,
   `| commands checked per second within 10× of the pipe floor | floor ÷ campaign rate ${fmt(ratio, 2)}, floor ÷ whole-check rate ${fmt(wholeRatio, 2)} | ${ratio <= 10 ? 'met' : '**not met**'} (campaign)${wholeRatio <= 10 ? ', met (whole check)' : ', **not met** (whole check)'} |`,
   `| every broken Python variant still caught, in no more campaign commands | ${[...found.values()].every((r) => r.now.caught === seeds.length && r.before.caught === seeds.length) ? 'all caught on every seed' : 'some not caught'}; commands ${[...found.values()].every((r) => median(r.now.toFirstFailure) <= median(r.before.toFirstFailure)) ? 'no more' : 'more for some variant'} | ${[...found.values()].every((r) => r.now.caught >= r.before.caught && median(r.now.toFirstFailure) <= median(r.before.toFirstFailure)) ? 'met' : '**not met**'} |`,
   '',

@@ -157,6 +157,25 @@ describe.skipIf(python === undefined)('the exploration spread over lanes of the 
     }
   });
 
+  it('restarts into a state from the successor its first state-changing step left the store in: the outcome of restarts taken in the state, one reset fewer per such state', async () => {
+    const f = pool('examples/python/jobstore.py');
+    // The same stores, but restarts are taken only in the state (as for an adapter that cannot say its restart carries a snapshot).
+    const inState: AdapterFactory = async (config) =>
+      new Proxy(await f.warm(config), {
+        get: (target, key) => (key === 'restartCarriesTaken' ? false : Reflect.get(target, key, target)),
+      });
+    const carried = await runExploration({ parts: SMALL, factory: f.warm, lanes: 4 });
+    const notCarried = await runExploration({ parts: SMALL, factory: inState, lanes: 4 });
+    expect(carried.verdict).toBe('complete');
+    expect(outcomeOf(carried)).toEqual(outcomeOf(notCarried));
+    const sum = (r: ExploreResult, k: 'resets' | 'commands' | 'snapshots'): number =>
+      r.configs.reduce((n, c) => n + (c.differential?.[k] ?? 0), 0);
+    for (const c of carried.configs) expect(c.differential?.lanes).toBe(4);
+    expect(sum(carried, 'commands')).toBe(sum(notCarried, 'commands'));
+    expect(sum(carried, 'snapshots')).toBe(sum(notCarried, 'snapshots'));
+    expect(sum(carried, 'resets')).toBeLessThan(sum(notCarried, 'resets'));
+  });
+
   it('compares the store after every step that stays in a state, so a refusal that leaves a mark the next step wipes is caught', async () => {
     const lanes = await runExploration({ parts: SMALL, factory: refusalLeavesAMark(), lanes: 4 });
     const one = await runExploration({ parts: SMALL, factory: refusalLeavesAMark() });

@@ -27,6 +27,15 @@
  * A restart step carries across the snapshot the lane last read or restored on that store, with
  * no request in between, instead of asking for the same snapshot again (one request fewer per
  * state); the snapshot after the restart is compared as for any step.
+ *
+ * In a state with two or more state-changing steps, the restart step is taken right after the
+ * first of them, when the store has left the state: it carries the state's own snapshot (the one
+ * the lane last read or restored in it) to another process, and that process, now in the state,
+ * takes the next step without a reset (one restore fewer for each such state). On the wire this is
+ * the same restart: a warm or cold restart sends the new process the snapshot's text and nothing
+ * else, whatever the old process's store holds. Only for an adapter that says its restart carries
+ * that snapshot (restartCarriesTaken: a process adapter, but not its crash restarts, which reopen
+ * the storage); any other restarts in the state, among the steps that stay.
  */
 import type { Snapshot } from '../../contract/index.ts';
 import { toSnapshot } from '../../model/index.ts';
@@ -42,6 +51,11 @@ export interface ResettableAdapter extends Adapter {
   resetTo(snapshot: Snapshot | undefined): Promise<void>;
   /** A restart; with `taken`, the store's snapshot as last read or restored (no request since), carried across without asking again. */
   restart(taken?: Snapshot): Promise<void>;
+  /**
+   * True when the next restart() restores exactly the `taken` snapshot it is given, whatever the
+   * store holds now: the lane may then restart into a state from one of its successors.
+   */
+  readonly restartCarriesTaken?: boolean;
 }
 
 /** Whether an adapter can be reset in place (a process adapter can; an in-process one is replayed instead). Pure. */
@@ -101,15 +115,27 @@ export class DifferentialLane {
     // ends in that state, where the lane may go on (differentialLanes.ts) without a reset.
     const rank = (i: number): number => (moves[i] ? (wanted.has(i) && i === found[found.length - 1] ? 2 : 1) : 0);
     const order = expansion.steps.map((_, i) => i).sort((a, b) => rank(a) - rank(b) || a - b);
+    // The restart, after the first state-changing step when there are two or more: the reset before the second.
+    const restartAt = order.findIndex(
+      (i) => !moves[i] && expansion.steps[i] !== undefined && !('do' in expansion.steps[i]),
+    );
+    const firstMove = order.findIndex((i) => moves[i]);
+    if (adapter.restartCarriesTaken === true && restartAt >= 0 && moves.filter(Boolean).length >= 2) {
+      const [restart] = order.splice(restartAt, 1);
+      if (restart !== undefined) order.splice(firstMove, 0, restart);
+    }
     let at: number | undefined;
     const children = new Map<number, Snapshot>();
     let current: number | undefined;
     // The store's snapshot as last read or restored, while no request has been sent since: a
     // restart carries it across as it is instead of asking for the same snapshot again.
     let taken: Snapshot | undefined = snapshot;
+    // The implementation's own snapshot of this state, as the lane last read or restored it here.
+    let own: Snapshot | undefined = snapshot;
     const stillHere = async (): Promise<boolean> => {
       this.counts.snapshots++;
       taken = await adapter.snapshot();
+      own = taken;
       return firstDifference(toSnapshot(expansion.state), taken) === undefined;
     };
     try {
@@ -126,8 +152,15 @@ export class DifferentialLane {
           this.counts.commands++;
           const known = taken;
           taken = undefined;
-          if (!('do' in s)) await adapter.restart(known);
-          else {
+          if (!('do' in s)) {
+            if (!moved) await adapter.restart(known);
+            else {
+              // The store is in a successor: restart into this state from its own snapshot (see above).
+              if (own === undefined) await this.reset(snapshot);
+              await adapter.restart(own);
+              moved = false;
+            }
+          } else {
             const result = expansion.results[i];
             if (result === undefined) continue;
             if (replyDifference(result.reply, await adapter.execute(s.do)) !== undefined)

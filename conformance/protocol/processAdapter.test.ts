@@ -189,6 +189,22 @@ describe('process reuse and restarts', () => {
     }
   });
 
+  it('keeps one spare started after a cold restart, not `spares` of them: two cold restarts start one process more', async () => {
+    const factory = processAdapterFactory(fake('counter'), { spares: 2 });
+    try {
+      const a = (await factory(config)) as ProcessAdapter;
+      expect(factory.processesStarted).toBe(3);
+      await a.restart();
+      expect(factory.processesStarted).toBe(3);
+      await a.restart();
+      expect(factory.processesStarted).toBe(4);
+      expect(a.restarts).toBe(2);
+      await a.close();
+    } finally {
+      await factory.close();
+    }
+  });
+
   it('starts a process per store when reuse is off', async () => {
     const factory = processAdapterFactory(fake('counter'), { reuse: false, spares: 0 });
     try {

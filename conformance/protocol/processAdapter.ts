@@ -228,10 +228,13 @@ export class ProcessAdapter implements Adapter {
 
   /**
    * Snapshot, then hello and restore the snapshot (as JSON text) into another process: see
-   * `restarts`. `taken`, when given, is this store's snapshot as the caller last read it or
-   * restored it, with no request sent since: it is carried across as it is instead of being asked
-   * for again (the lane-spread exploration, differentialLane.ts, passes the snapshot it has just
-   * compared or restored).
+   * `restarts`. `taken`, when given, is a snapshot this implementation produced, to carry across
+   * as it is instead of asking the store for it again: the store's snapshot as the caller last
+   * read or restored it with no request sent since, or (only while restartCarriesTaken holds) one
+   * it read earlier in the state the caller restarts from. A warm or cold restart sends the new
+   * process that text and nothing else, so the old store plays no part in what is restored; the
+   * lane-spread exploration (differentialLane.ts) passes the snapshot it has just compared, or the
+   * state's own snapshot to restart into that state from a successor.
    */
   async restart(taken?: Snapshot): Promise<void> {
     // Crash restarts alternate with warm ones, so that the campaign also carries snapshots across.
@@ -245,8 +248,11 @@ export class ProcessAdapter implements Adapter {
       next = this.pool.other(old);
       await this.pool.release(old);
     } else {
+      // Taken before the old one is ended: a process that must still start starts meanwhile.
+      const fresh = this.pool.forColdRestart();
       const ending = await this.pool.end(old);
       if (ending !== 'exited') {
+        await this.pool.release(fresh);
         // The protocol asks a process to exit when its stdin closes; one that must be killed would
         // otherwise cost every restart the grace periods (and hold whatever it holds meanwhile).
         throw old.error(
@@ -254,7 +260,7 @@ export class ProcessAdapter implements Adapter {
           `the process did not exit within ${old.grace} ms of its stdin closing; its process group got ${ending}`,
         );
       }
-      next = { peer: this.pool.fresh(), reused: false };
+      next = { peer: fresh, reused: false };
     }
     this.peer = next.peer;
     this.storage = (await hello(next.peer, this.config, this.options, next.reused)).storage;
@@ -276,6 +282,14 @@ export class ProcessAdapter implements Adapter {
     });
     if (!restored.ok) throw this.peer.error('restore_rejected', `${refused} (${restored.code}: ${restored.message})`);
     this.storage = restored.durable?.storage;
+  }
+
+  /**
+   * Whether the next restart() restores the `taken` snapshot it is given: true unless it is a crash
+   * restart of a durable implementation, which reopens the storage and carries nothing else.
+   */
+  get restartCarriesTaken(): boolean {
+    return !(this.options.restarts === 'crash' && this.storage !== undefined && this.restarts % 2 === 0);
   }
 
   /**
