@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../impl/sqlite/index.ts';
 import type { Synchronous } from '../impl/sqlite/index.ts';
-import { postgresSections } from './durablePg.ts';
+import { PARTIAL, postgresSections } from './durablePg.ts';
 
 const OUT = fileURLToPath(new URL('../docs/durable-bench.md', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'jobcheck-durable-bench-'));
@@ -210,4 +210,4 @@ say('');
 await postgresSections(say);
 say('');
 say(`The whole run took ${((performance.now() - started) / 1000).toFixed(0)} s.`);
-if (!QUICK) writeFileSync(OUT, `${lines.join('\n')}\n`);
+if (!QUICK && !PARTIAL) writeFileSync(OUT, `${lines.join('\n')}\n`);

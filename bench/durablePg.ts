@@ -18,6 +18,10 @@
  * 3. Cost growth of a claim and of a tick that expires one job, from 1e3 to 1e6 resident jobs,
  *    with the same resident rows as the SQLite table (nine in ten done), at synchronous_commit off
  *    so that the flush (the same at every size) does not hide what the indexes cost.
+ *
+ * While developing, JOBCHECK_BENCH_PG_ONLY=claims runs the claims table alone, and
+ * JOBCHECK_BENCH_PG_WORKERS (e.g. `1` or `1,4`) and JOBCHECK_BENCH_PG_REPS choose its points and
+ * repetitions; bench/durable.ts writes no doc for such a run.
  */
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
@@ -31,8 +35,14 @@ type Say = (s: string) => void;
 
 const QUICK = process.env['JOBCHECK_BENCH_QUICK'] === '1';
 const config = { capacity: 2_000_000, maxAttempts: 3, leaseTicks: 1_000_000, backoffBase: 1, backoffCap: 8 };
-const WORKERS = [1, 4, 16] as const;
-const REPS = QUICK ? 1 : 5;
+/** Set when only a part of the PostgreSQL sections runs (see the header): no doc is written then. */
+export const PARTIAL =
+  process.env['JOBCHECK_BENCH_PG_ONLY'] !== undefined ||
+  process.env['JOBCHECK_BENCH_PG_WORKERS'] !== undefined ||
+  process.env['JOBCHECK_BENCH_PG_REPS'] !== undefined;
+const WORKERS: readonly number[] = (process.env['JOBCHECK_BENCH_PG_WORKERS'] ?? '1,4,16').split(',').map(Number);
+const ONLY_CLAIMS = process.env['JOBCHECK_BENCH_PG_ONLY'] === 'claims';
+const REPS = Number(process.env['JOBCHECK_BENCH_PG_REPS'] ?? (QUICK ? 1 : 5));
 const WINDOW_MS = QUICK ? 500 : 2000;
 /** Rows put in front of each scaling point; more than any of them claims in its window. */
 const PREFILL = QUICK ? 2_000 : 20_000;
@@ -136,8 +146,13 @@ async function floor(syncCommit: 'on' | 'off', batches: number, ops: number): Pr
  * account (claimable); else nine in ten done and the rest ready heads, with deadlines 1e6 + seq
  * (the rows of bench/durable.ts's SQLite growth table). Returns the store's schema.
  */
-async function fillStore(pool: pg.Pool, n: number, allReady: boolean): Promise<string> {
-  const store = await PostgresStore.create(pool, config);
+async function fillStore(
+  pool: pg.Pool,
+  n: number,
+  allReady: boolean,
+  Store: { create(pool: pg.Pool, config: unknown): Promise<{ readonly schema: string }> } = PostgresStore,
+): Promise<string> {
+  const store = await Store.create(pool, config);
   const s = quoteIdent(store.schema);
   const ready = allReady ? 'true' : 'g % 10 = 0';
   await pool.query(`
@@ -179,10 +194,20 @@ interface StoreLike {
     | { ok: true; type: 'claim'; job: { token: number } | null }
     | { ok: boolean; type?: string; code?: string; message?: string }
   >;
-  readonly traffic?: { roundTrips: number; groups: number; commands: number; heldMs: number };
+  readonly traffic?: {
+    roundTrips: number;
+    groups: number;
+    commands: number;
+    heldMs: number;
+    readAheadGroups?: number;
+    staleGroups?: number;
+  };
 }
 interface StoreModule {
-  readonly PostgresStore: { open(pool: pg.Pool, schema: string): Promise<StoreLike> };
+  readonly PostgresStore: {
+    open(pool: pg.Pool, schema: string): Promise<StoreLike & { drop(): Promise<void> }>;
+    create(pool: pg.Pool, config: unknown): Promise<{ readonly schema: string }>;
+  };
 }
 
 /** The store contenders: this tree's store shared by the workers, the same one per worker, and the baseline tree's shared by the workers. */
@@ -205,6 +230,8 @@ interface Traffic {
   readonly commands: number;
   readonly heldMs: number;
   readonly wallMs: number;
+  readonly readAheadGroups: number;
+  readonly staleGroups: number;
 }
 
 /**
@@ -215,8 +242,9 @@ interface Traffic {
  */
 async function storeClaims(kind: StoreKind, workers: number): Promise<number> {
   const admin = postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }) as pg.Pool;
-  const schema = await fillStore(admin, PREFILL, true);
   const module = kind === 'baseline' ? (baseline as StoreModule) : ({ PostgresStore } as unknown as StoreModule);
+  // Each tree's store makes its own schema (the layouts' tags differ between trees).
+  const schema = await fillStore(admin, PREFILL, true, module.PostgresStore);
   const pools =
     kind === 'apart'
       ? Array.from(
@@ -250,8 +278,10 @@ async function storeClaims(kind: StoreKind, workers: number): Promise<number> {
   const wallMs = performance.now() - t;
   if (kind !== 'baseline') {
     const after = [...stores, shared].flatMap((s) => (s?.traffic === undefined ? [] : [s.traffic]));
-    const sum = (xs: typeof after, k: 'roundTrips' | 'groups' | 'commands' | 'heldMs'): number =>
-      xs.reduce((n, x) => n + x[k], 0);
+    const sum = (
+      xs: typeof after,
+      k: 'roundTrips' | 'groups' | 'commands' | 'heldMs' | 'readAheadGroups' | 'staleGroups',
+    ): number => xs.reduce((n, x) => n + (x[k] ?? 0), 0);
     traffic[kind].push({
       workers,
       claims: (rate * wallMs) / 1000,
@@ -259,11 +289,13 @@ async function storeClaims(kind: StoreKind, workers: number): Promise<number> {
       groups: sum(after, 'groups') - sum(before, 'groups'),
       commands: sum(after, 'commands') - sum(before, 'commands'),
       heldMs: sum(after, 'heldMs') - sum(before, 'heldMs'),
+      readAheadGroups: sum(after, 'readAheadGroups') - sum(before, 'readAheadGroups'),
+      staleGroups: sum(after, 'staleGroups') - sum(before, 'staleGroups'),
       wallMs,
     });
   }
   await Promise.all(pools.map((p) => p.end()));
-  await (await PostgresStore.open(admin, schema)).drop();
+  await (await module.PostgresStore.open(admin, schema)).drop();
   await admin.end();
   return rate;
 }
@@ -405,7 +437,7 @@ export async function postgresSections(say: Say): Promise<void> {
     `| synchronous_commit | store µs/command (CPU) | store commands/s |${before === undefined ? '' : ' store before µs/command (CPU) |'} floor µs/transaction (CPU) | floor transactions/s | ratio |`,
   );
   say(`| --- | --- | --- |${before === undefined ? '' : ' --- |'} --- | --- | --- |`);
-  for (const sc of ['on', 'off'] as const) {
+  for (const sc of ONLY_CLAIMS ? [] : (['on', 'off'] as const)) {
     const jobs = QUICK ? 50 : 150;
     const s = await storeLifecycle(sc, 5, jobs);
     const b = before === undefined ? undefined : await storeLifecycle(sc, 5, jobs, before);
@@ -432,10 +464,14 @@ export async function postgresSections(say: Say): Promise<void> {
   say('');
   say('- PostgresStore (this tree): one store object over one pool of as many connections as workers, the workers');
   say('  calling it at once, each looping claim + ack. Commands that wait while a group runs form the next group');
-  say('  (one transaction, one meta row lock, one COMMIT, replies after it): two round trips a group (BEGIN with');
-  say('  the lock and the reads its commands will ask for; the writes with COMMIT), each of several statements.');
+  say('  (one transaction, one meta row lock, one COMMIT, replies after it). A group opens on the rows its store');
+  say('  read and wrote in its last transaction when nobody else wrote since (a guarded lock checks the meta');
+  say("  row's version): then it is one round trip (BEGIN, the guarded lock, its writes, the reads the next group");
+  say('  lacks and COMMIT in one message), else two (BEGIN with the lock and the reads its commands will ask for;');
+  say('  the writes with COMMIT), each of several statements.');
   say('- PostgresStore, one store per worker: each worker a store object of its own over a pool of one connection');
-  say('  (as workers in separate processes would be): no grouping, the fewer round trips only.');
+  say('  (as workers in separate processes would be): no grouping, and the rows read ahead are stale whenever');
+  say('  another worker wrote since (the group then runs again on the locked path, and the store backs off).');
   if (baseline !== undefined)
     say(
       "- PostgresStore before (the tree named by JOBCHECK_BENCH_BASELINE, the commit before this change): the same setup as this tree's first row.",
@@ -505,16 +541,22 @@ export async function postgresSections(say: Say): Promise<void> {
   say("but for the wait to get it, summed over transactions and divided by the window's wall time):");
   say('');
   say(
-    '| contender | workers | commands per transaction | round trips per command | µs held per command | lock held, share of wall time |',
+    '| contender | workers | commands per transaction | round trips per command | µs held per command | lock held, share of wall time | groups opened on rows read ahead | of them stale |',
   );
-  say('| --- | --- | --- | --- | --- | --- |');
+  say('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const kind of ['store', 'apart'] as const) {
     for (const w of WORKERS) {
       const ts = traffic[kind].filter((t) => t.workers === w);
       const total = (f: (t: Traffic) => number): number => ts.reduce((n, t) => n + f(t), 0);
       const commands = total((t) => t.commands);
       say(
-        `| ${names[kind]} | ${w} | ${(commands / total((t) => t.groups)).toFixed(1)} | ${(total((t) => t.roundTrips) / commands).toFixed(2)} | ${((total((t) => t.heldMs) * 1000) / commands).toFixed(0)} | ${((100 * total((t) => t.heldMs)) / total((t) => t.wallMs)).toFixed(0)}%${kind === 'apart' ? " (summed over the workers' transactions, which queue on the lock)" : ''} |`,
+        `| ${names[kind]} | ${w} | ${(commands / total((t) => t.groups)).toFixed(1)} | ${(total((t) => t.roundTrips) / commands).toFixed(2)} | ${((total((t) => t.heldMs) * 1000) / commands).toFixed(0)} | ${((100 * total((t) => t.heldMs)) / total((t) => t.wallMs)).toFixed(0)}%${kind === 'apart' ? " (summed over the workers' transactions, which queue on the lock)" : ''} | ${((100 * total((t) => t.readAheadGroups)) / total((t) => t.groups)).toFixed(0)}% | ${(
+          (100 * total((t) => t.staleGroups)) /
+            Math.max(
+              1,
+              total((t) => t.readAheadGroups),
+            )
+        ).toFixed(0)}% |`,
       );
     }
   }
@@ -527,7 +569,7 @@ export async function postgresSections(say: Say): Promise<void> {
   say('');
   say('| resident jobs | build s | claim µs (CPU) | tick expiring one job µs (CPU) |');
   say('| --- | --- | --- | --- |');
-  for (const n of QUICK ? [1e3, 1e4] : [1e3, 1e4, 1e5, 1e6]) {
+  for (const n of ONLY_CLAIMS ? [] : QUICK ? [1e3, 1e4] : [1e3, 1e4, 1e5, 1e6]) {
     const g = await growth(n, 5, Math.min(200, n / 100));
     say(
       `| ${n.toLocaleString('en-US')} | ${g.build.toFixed(1)} | ${us(g.claim.wallUs)} (${us(g.claim.cpuUs)}) | ${us(g.expiry.wallUs)} (${us(g.expiry.cpuUs)}) |`,

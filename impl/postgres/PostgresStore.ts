@@ -34,6 +34,34 @@
  *   single guarded write is checked by the server in the message with COMMIT, so that a lost guard
  *   stops it before COMMIT, and several are checked here between their message and COMMIT's,
  *   which measured faster than a server check for each (Tx.ts).
+ * - One round trip a command when nobody else wrote since (the read-ahead path): a group does
+ *   not read what its store already knows. The rows a transaction read and wrote (its Prefetch,
+ *   which follows its own writes) are still the schema's rows after its COMMIT unless another
+ *   transaction writes, and every writer of this layout changes the meta row whenever it writes
+ *   (schema.ts's SCHEMA_VERSION), so the row's xmin is the schema's version. With COMMIT travel
+ *   what that knowledge lacks for a likely next group (`readsBehind`: more claimable jobs when
+ *   few are left, the next due jobs when the clock moved, the first unresolved jobs of the
+ *   accounts of the deliveries just made), read after the writes and under the lock, and, on the
+ *   locked path, the meta row's version. The next group of the store runs its commands on those
+ *   rows and the counters committed, and sends BEGIN with a guarded `UPDATE meta … WHERE xmin =
+ *   <version> AND <the counters>` (the lock, and the check that nobody wrote since) in front of
+ *   its first message: when every read is answered, that is its only message (the guard writing
+ *   the new counters itself, its writes, the reads behind, COMMIT), and the guard's row gives the
+ *   transaction's id, the row's next version, so nothing reads it. A stale guard fails in the
+ *   server, so nothing after it runs: the store rolls back and runs the group on the locked path
+ *   below (correctness never rests on the rows kept), and backs off (the next 2, 4, … 64 groups
+ *   locked) while other writers keep making them stale. A subclass that changes how a transaction
+ *   opens or reads the claimable head (the broken variants of the locks) runs every group on the
+ *   locked path, where its change applies. What was measured (claim + ack loops at 1 worker, this
+ *   path against the two-round-trip one, side by side, on a shared machine at load 3 to 5): reading
+ *   everything a next command might need behind every COMMIT (meta, due, claimable, tokens, heads:
+ *   five statements more) cost the server more than the round trip it saved (192 against 265
+ *   claims/s); keeping the rows already known and reading only what they lack, with the guard
+ *   writing the counters, is what docs/durable-bench.md records: a lifecycle command 1,409 ->
+ *   1,105 µs at synchronous_commit off and 2,113 -> 2,035 µs at on, claims/s 1.27x at 4 workers
+ *   and 1.13x at 16, and the same median at 1 worker (421 against 420; pg-boss 479). At
+ *   synchronous_commit on the COMMIT's flush is most of a single worker's command, the same on
+ *   both paths and for pg-boss, which still leads there.
  * - Why these and not a server-side function doing a whole command in one statement: the
  *   decisions stay in impl/decisions and the order of reads and writes in impl/core, shared with
  *   the SQLite and memory stores and checked against the model; a PL/pgSQL copy of them would be a
@@ -75,7 +103,7 @@ import { runAsync, runCommand } from '../core/index.ts';
 import type { AccountHead, CoreRun, Guard, StorageRequest } from '../core/index.ts';
 import { DECISIONS, dueOf } from '../decisions/index.ts';
 import type { Decisions } from '../decisions/index.ts';
-import { FAULT_POINTS, faultPoint } from '../faults.ts';
+import { FAULT_ENV, FAULT_POINTS, faultPoint, parseFault } from '../faults.ts';
 import { jobRecord } from '../jobRecord.ts';
 import type { Counters, Job } from '../rows.ts';
 import { EMPTY_COUNTERS, metaValues, restoreRows, snapshotOf } from '../snapshotRows.ts';
@@ -85,7 +113,7 @@ import { SCHEMA_PREFIX, SCHEMA_VERSION, quoteIdent, schemaSql } from './schema.t
 import { inline } from './literal.ts';
 import type { Prefetch } from './Prefetch.ts';
 import { fromBytes, toBytes, toBytesOrNull } from './strings.ts';
-import { Tx } from './Tx.ts';
+import { StaleReadAhead, Tx, readAheadGuardSql, xminOf } from './Tx.ts';
 
 export type { Counters, Job } from '../rows.ts';
 // Kept importable from here, where they were defined before the stores shared them.
@@ -131,6 +159,14 @@ const META_COLUMNS = `layout, capacity, max_attempts AS "maxAttempts", lease_tic
 export function queries(s: string) {
   return {
     begin: `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT ${COUNTER_COLUMNS} FROM ${s}.meta WHERE id = 1 FOR UPDATE`,
+    /** The meta row's version (its xmin: every transaction that writes changes the row) and counters, read behind a COMMIT. */
+    metaVersion: `SELECT xmin::text AS version, ${COUNTER_COLUMNS} FROM ${s}.meta WHERE id = 1`,
+    /** The lock of a transaction opened on rows read ahead, taken only while the meta row is as they left it. */
+    readAheadGuard: `UPDATE ${s}.meta SET clock = $6, next_token = $7, next_seq = $8, unresolved = $9 WHERE id = 1 AND xmin = $1::xid AND clock = $2 AND next_token = $3 AND next_seq = $4 AND unresolved = $5 RETURNING id`,
+    /** Changes the meta row's version (a transaction that wrote but left the counters as they were). */
+    touchMeta: `UPDATE ${s}.meta SET clock = clock WHERE id = 1`,
+    claimableFirst: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE claimable ORDER BY seq LIMIT $1`,
+    dueFirst: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE due IS NOT NULL ORDER BY due LIMIT $1`,
     setCounters: `UPDATE ${s}.meta SET clock = $1, next_token = $2, next_seq = $3, unresolved = $4 WHERE id = 1`,
     due: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE due IS NOT NULL AND due <= $1::bigint`,
     byId: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE id = $1`,
@@ -224,6 +260,43 @@ interface Queued {
 /** Commands in one group at most (one transaction; its replies wait for its COMMIT). */
 const GROUP_MAX = 64;
 
+/** Whether JOBCHECK_FAULT arms after-begin in this process: a transaction then opens in a message of its own. */
+const AFTER_BEGIN_ARMED = parseFault(process.env[FAULT_ENV])?.point === FAULT_POINTS.afterBegin;
+
+/**
+ * Whether JOBCHECK_FAULT arms after-first-write in this process: the counters are then written by
+ * a write of their own, as on the locked path, so that a command whose only write is its counters
+ * still passes that point (Tx.ts) rather than writing them with the guard in its opening.
+ */
+const FIRST_WRITE_ARMED = parseFault(process.env[FAULT_ENV])?.point === FAULT_POINTS.afterFirstWrite;
+
+/** Groups at most that run on the locked path after read-ahead rows were found stale (the backoff's cap). */
+const STALE_SKIP_MAX = 64;
+
+/** The rows read behind a store's last COMMIT, as that COMMIT left them (see the header). */
+interface ReadAhead {
+  /** The meta row's xmin then (text). */
+  readonly version: string;
+  readonly counters: Counters;
+  /** What the last transaction read and wrote, with the rows read behind its COMMIT laid in. */
+  readonly prefetch: Prefetch;
+}
+
+/** Rows and answers a Prefetch carries from one transaction to the next at most; past it the next group starts afresh. */
+const CARRIED_MAX = 512;
+
+/** A read sent ahead or behind, with what keeps its rows in a Prefetch. */
+interface Read {
+  readonly sql: string;
+  readonly keep: (p: Prefetch, rows: unknown[]) => void;
+}
+
+/** What a failed transaction leaves for its group: whether COMMIT was in flight, and a broken connection. */
+interface Outcome {
+  committing: boolean;
+  broken: Error | undefined;
+}
+
 /**
  * A job store in one PostgreSQL schema. Several stores (in one process or on several machines)
  * may open the same schema: each transaction holds the meta row's lock, so they queue up. One
@@ -244,6 +317,21 @@ export class PostgresStore {
   private heldMs = 0;
   /** The clock as this store's last transaction committed it (-1 before any). */
   private lastClock = -1;
+  /** The rows read behind this store's last COMMIT, for the next group (taken by it). */
+  private readAhead: ReadAhead | undefined;
+  /** Read-ahead rows found stale in a row (the backoff's exponent), and groups left to run locked. */
+  private staleStreak = 0;
+  private staleSkip = 0;
+  /** Groups that opened on rows read ahead, and those of them found stale (for the benchmark's profile). */
+  private readAheadGroups = 0;
+  private staleGroups = 0;
+  /**
+   * Whether groups may open on rows read ahead: not when a subclass changes how a transaction
+   * opens or reads the claimable head (the broken variants of the lock), which only the locked
+   * path runs.
+   */
+  private readonly readAheadAllowed =
+    this.beginSql === PostgresStore.prototype.beginSql && this.claimHeadSql === PostgresStore.prototype.claimHeadSql;
 
   /** Wraps a pool and a schema that holds a store (the static constructors call it). */
   constructor(
@@ -451,84 +539,188 @@ export class PostgresStore {
   }
 
   /**
-   * One group in one transaction on `client`: BEGIN and the meta row's lock (with the reads its
-   * commands will ask for, `readsAhead`), each command through the core in order, COMMIT; then
-   * each reply. A failure before COMMIT rolls back and, for a group of several, puts its commands back
-   * at the queue's head to run alone (so the failure lands on the command that caused it, and the
-   * others, which took no effect, run again); a failure of the COMMIT message fails them all.
-   * Settles every command of the group; never rejects.
+   * One group on `client`: in one transaction opened on the rows read behind this store's last
+   * COMMIT when it has them (`transaction`), else, or when those rows were stale, in one on the
+   * locked path; then each reply. A failure before COMMIT rolls back and, for a group of several,
+   * puts its commands back at the queue's head to run alone (so the failure lands on the command
+   * that caused it, and the others, which took no effect, run again); a failure of the COMMIT
+   * message fails them all. Settles every command of the group; never rejects.
    */
   private async runGroup(client: PgPoolClient, group: Queued[]): Promise<void> {
-    const tx = new Tx(client);
-    const replies: Reply[] = [];
-    let broken: Error | undefined;
+    const outcome: Outcome = { committing: false, broken: undefined };
+    let replies: Reply[] | undefined;
     try {
-      try {
-        const first = (group[0] as Queued).command;
-        const ahead = this.readsAhead(group.map((q) => q.command));
-        const rows = await tx.begin(
-          this.beginSql(first),
-          ahead.map((a) => a.sql),
-        );
-        faultPoint(FAULT_POINTS.afterBegin);
-        const m = rows[0]?.[0] as Counters;
-        ahead.forEach((a, i) => {
-          a.keep(tx.prefetch, rows[1 + i] ?? []);
-        });
-        for (const q of group) replies.push(await this.apply(tx, m, q.command));
-        await tx.commit();
-        this.lastClock = m.clock;
-      } catch (error) {
-        if (!tx.committing) await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
-        throw error;
+      const cached = this.takeReadAhead();
+      if (cached !== undefined) {
+        this.readAheadGroups += 1;
+        try {
+          replies = await this.transaction(client, group, cached, outcome);
+        } catch (error) {
+          if (!(error instanceof StaleReadAhead) || outcome.broken !== undefined) throw error;
+          this.stale();
+        }
       }
+      replies ??= await this.transaction(client, group, undefined, outcome);
     } catch (error) {
-      broken ??= error as Error;
-      if (tx.committing || group.length === 1) for (const q of group) q.reject(error);
+      outcome.broken ??= error as Error;
+      if (outcome.committing || group.length === 1) for (const q of group) q.reject(error);
       else this.queue.unshift(...group.map((q) => ({ ...q, alone: true })));
       return;
     } finally {
       // A connection whose transaction failed is dropped rather than reused.
-      client.release(broken);
+      client.release(outcome.broken);
+    }
+    group.forEach((q, i) => {
+      faultPoint(FAULT_POINTS.afterCommit);
+      q.resolve((replies as Reply[])[i] as Reply);
+    });
+  }
+
+  /**
+   * One transaction of a group, each command through the core in order, COMMIT with the reads
+   * behind it (`readsBehind`), and the replies. On the locked path (`cached` undefined): BEGIN and
+   * the meta row's lock with the reads its commands will ask for (`readsAhead`). Opened on rows
+   * read ahead (`cached`): the counters and rows come from them, and BEGIN with the guarded lock
+   * (`readAheadGuard`) travels in front of the first message, a message of its own only when the
+   * group needs reads those rows do not hold (then with them) or after-begin is armed; a stale
+   * guard fails with StaleReadAhead and nothing of the transaction ran. A failure before COMMIT
+   * rolls back; `outcome` says whether COMMIT was in flight and whether the connection broke.
+   */
+  private async transaction(
+    client: PgPoolClient,
+    group: readonly Queued[],
+    cached: ReadAhead | undefined,
+    outcome: Outcome,
+  ): Promise<Reply[]> {
+    const tx = new Tx(client, cached?.prefetch);
+    const replies: Reply[] = [];
+    try {
+      const commands = group.map((q) => q.command);
+      let m: Counters;
+      // BEGIN and the guarded lock writing counters `to`, for a transaction opened on rows read ahead.
+      let opening: ((to: Counters) => string) | undefined;
+      if (cached === undefined) {
+        const ahead = this.readsAhead(commands);
+        const rows = await tx.begin(
+          this.beginSql(commands[0] as Command),
+          ahead.map((a) => a.sql),
+        );
+        faultPoint(FAULT_POINTS.afterBegin);
+        m = rows[0]?.[0] as Counters;
+        ahead.forEach((a, i) => {
+          a.keep(tx.prefetch, rows[1 + i] ?? []);
+        });
+      } else {
+        m = { ...cached.counters };
+        opening = (to: Counters): string =>
+          `BEGIN ISOLATION LEVEL READ COMMITTED; ${readAheadGuardSql(this.readAheadGuard(cached.version, cached.counters, to))}`;
+        const ahead = this.readsAhead(commands, tx.prefetch);
+        if (ahead.length > 0 || AFTER_BEGIN_ARMED) {
+          const rows = await tx.begin(
+            opening(cached.counters),
+            ahead.map((a) => a.sql),
+          );
+          tx.openedRows = rows[0] ?? [];
+          faultPoint(FAULT_POINTS.afterBegin);
+          ahead.forEach((a, i) => {
+            a.keep(tx.prefetch, rows[1 + i] ?? []);
+          });
+        } else tx.beginLater(opening(cached.counters));
+      }
+      const clock = m.clock;
+      for (const command of commands) replies.push(await this.apply(tx, m, command));
+      // Every transaction that writes changes the meta row, so that its version tells other stores.
+      if (cached === undefined && tx.anyWrite && !tx.metaWritten) tx.defer(this.q.touchMeta);
+      // Opened on rows read ahead and nothing sent yet: the guard writes the new counters itself,
+      // one statement fewer in the only message.
+      if (opening !== undefined && !FIRST_WRITE_ARMED && tx.openingHeld && tx.dropPending('counters'))
+        tx.beginLater(opening(m));
+      // Opened on rows read ahead, the guard wrote the meta row: its version is this transaction's id.
+      const behind = this.readsBehind(tx, commands.length, m.clock > clock ? m.clock : undefined, cached !== undefined);
+      const rows = await tx.commit((behind ?? []).map((b) => b.sql));
+      this.lastClock = m.clock;
+      if (cached !== undefined) this.staleStreak = 0;
+      const version = cached === undefined ? undefined : xminOf(tx.openedRows);
+      this.readAhead =
+        behind === undefined || (cached !== undefined && version === undefined)
+          ? undefined
+          : readAheadOf(behind, rows, tx.prefetch, m, version);
+      return replies;
+    } catch (error) {
+      outcome.committing = tx.committing;
+      if (!tx.committing) await client.query('ROLLBACK').catch((e: unknown) => (outcome.broken = e as Error));
+      throw error;
+    } finally {
       this.roundTrips += tx.roundTrips;
       this.groups += 1;
       this.commands += group.length;
       this.heldMs += tx.heldMs;
     }
-    group.forEach((q, i) => {
-      faultPoint(FAULT_POINTS.afterCommit);
-      q.resolve(replies[i] as Reply);
-    });
+  }
+
+  /** The rows read behind the last COMMIT, for the group about to run (none while backing off). */
+  private takeReadAhead(): ReadAhead | undefined {
+    const cached = this.readAhead;
+    this.readAhead = undefined;
+    if (this.staleSkip > 0) {
+      this.staleSkip -= 1;
+      return undefined;
+    }
+    return cached;
+  }
+
+  /** Rows read ahead were stale (another store wrote): the next groups run locked, more of them each time in a row. */
+  private stale(): void {
+    this.staleGroups += 1;
+    this.staleStreak = Math.min(this.staleStreak + 1, 6);
+    this.staleSkip = Math.min(2 ** this.staleStreak, STALE_SKIP_MAX);
   }
 
   /**
-   * The reads sent with BEGIN for a group (Prefetch.ts says how they answer the core's reads
-   * later): the jobs due by the group's latest `now` (unless no `now` passes the clock this store
-   * last committed); the first claimable jobs, one more than the group has claims; the jobs
-   * holding the tokens of its commits, acks and fails, with the first unresolved jobs of the
-   * accounts of its acks and fails; the jobs of its submitted ids, with the first unresolved jobs
-   * of their accounts. A read that turns out not to be needed costs the server a lookup,
-   * never a round trip.
+   * The reads that travel with a COMMIT, so that the next group can open on what this one read
+   * and wrote (none when it will not: while backing off, for a subclass that changes the lock,
+   * after a write Prefetch could not follow, past CARRIED_MAX): the meta row's version first
+   * unless `versionKnown` (the transaction opened on rows read ahead: its guard's row gives it);
+   * then only what that knowledge lacks for a likely next group: more claimable jobs when fewer
+   * than this group's size plus one are left (eight at least), the jobs due next when this group
+   * moved the clock (to `movedTo`) and the next `now` would find them unknown, and the first
+   * unresolved jobs of the accounts of the jobs holding the tokens this group's writes left (the
+   * next ack or fail of each). Those jobs are known already: this group wrote them.
    */
-  protected readsAhead(commands: readonly Command[]): { sql: string; keep: (p: Prefetch, rows: unknown[]) => void }[] {
+  private readsBehind(tx: Tx, size: number, movedTo: number | undefined, versionKnown: boolean): Read[] | undefined {
+    const known = tx.prefetch;
+    const { followed, tokens } = known.writtenTokens();
+    if (!followed || !this.readAheadAllowed || this.staleSkip > 0 || known.size > CARRIED_MAX) return undefined;
     const s = this.q;
-    const now = Math.max(...commands.map((c) => c.now));
-    const tokens = [...new Set(commands.flatMap((c) => ('token' in c ? [c.token] : [])))];
-    const submits = commands.flatMap((c) => (c.type === 'submit' ? [c] : []));
-    const claims = commands.filter((c) => c.type === 'claim').length;
-    const out: { sql: string; keep: (p: Prefetch, rows: unknown[]) => void }[] = [];
-    // The clock never goes back: a group whose every `now` is at most the clock this store last
-    // committed will not ask for the due jobs.
-    if (now > this.lastClock)
-      out.push({ sql: inline(s.due, [now]), keep: (p, rows) => p.setDue(now, (rows as JobRow[]).map(toJob)) });
-    if (claims > 0) {
-      const limit = claims + 1;
+    const out: Read[] = [];
+    if (!versionKnown) out.push({ sql: s.metaVersion, keep: () => undefined });
+    if (!known.knowsClaimable(size + 1)) {
+      const limit = Math.max(8, size + 1);
       out.push({
-        sql: this.claimHeadSql().replace(/ LIMIT 1\b/, ` LIMIT ${limit}`),
+        sql: inline(s.claimableFirst, [limit]),
         keep: (p, rows) => p.setClaimable((rows as JobRow[]).map(toJob), limit),
       });
     }
-    const accounts = [...new Set(submits.map((c) => c.account))];
+    if (movedTo !== undefined && !known.knowsDue(movedTo + 1)) {
+      const limit = Math.max(4, size + 1);
+      out.push({
+        sql: inline(s.dueFirst, [limit]),
+        keep: (p, rows) => p.setDueFirst((rows as JobRow[]).map(toJob), limit),
+      });
+    }
+    for (const t of tokens) known.knowToken(t);
+    const heads = tokens.filter((t) => {
+      const job = known.byToken(t);
+      return job !== undefined && job !== null && !known.knowsHeads(job.account);
+    });
+    if (heads.length > 0) out.push(...this.tokenReads([], heads, []));
+    return out;
+  }
+
+  /** The jobs holding `tokens`, and the first unresolved jobs of the accounts of those holding `resolving` and of `accounts`. */
+  private tokenReads(tokens: readonly number[], resolving: readonly number[], accounts: readonly string[]): Read[] {
+    const s = this.q;
+    const out: Read[] = [];
     if (tokens.length > 0) {
       const list = `ARRAY[${tokens.map((t) => inline('$1', [t])).join(', ')}]::bigint[]`;
       out.push({
@@ -539,8 +731,6 @@ export class PostgresStore {
         },
       });
     }
-    // Only an ack or a fail may resolve its job and ask for its account's next one.
-    const resolving = [...new Set(commands.flatMap((c) => (c.type === 'ack' || c.type === 'fail' ? [c.token] : [])))];
     if (resolving.length > 0 || accounts.length > 0) {
       const tokenList = `ARRAY[${resolving.map((t) => inline('$1', [t])).join(', ')}]::bigint[]`;
       const accountList = `ARRAY[${accounts.map((a) => inline('$1', [toBytes(a)])).join(', ')}]::bytea[]`;
@@ -556,6 +746,50 @@ export class PostgresStore {
         },
       });
     }
+    return out;
+  }
+
+  /**
+   * The reads sent with BEGIN for a group (Prefetch.ts says how they answer the core's reads
+   * later): the jobs due by the group's latest `now` (unless no `now` passes the clock this store
+   * last committed); the first claimable jobs, one more than the group has claims; the jobs
+   * holding the tokens of its commits, acks and fails, with the first unresolved jobs of the
+   * accounts of its acks and fails; the jobs of its submitted ids, with the first unresolved jobs
+   * of their accounts. A read that turns out not to be needed costs the server a lookup,
+   * never a round trip. With `known` (a transaction opened on rows read ahead), only the reads
+   * those rows cannot answer.
+   */
+  protected readsAhead(commands: readonly Command[], known?: Prefetch): Read[] {
+    const s = this.q;
+    const now = Math.max(...commands.map((c) => c.now));
+    const submits = commands.flatMap((c) => (c.type === 'submit' ? [c] : []));
+    const claims = commands.filter((c) => c.type === 'claim').length;
+    const out: Read[] = [];
+    // The clock never goes back: a group whose every `now` is at most the clock this store last
+    // committed will not ask for the due jobs.
+    if (now > this.lastClock && known?.knowsDue(now) !== true)
+      out.push({ sql: inline(s.due, [now]), keep: (p, rows) => p.setDue(now, (rows as JobRow[]).map(toJob)) });
+    if (claims > 0 && known?.knowsClaimable(claims + 1) !== true) {
+      const limit = claims + 1;
+      out.push({
+        sql: this.claimHeadSql().replace(/ LIMIT 1\b/, ` LIMIT ${limit}`),
+        keep: (p, rows) => p.setClaimable((rows as JobRow[]).map(toJob), limit),
+      });
+    }
+    const accounts = [...new Set(submits.map((c) => c.account))];
+    // Rows read ahead answer a token whose job is known, and its account's heads when those were read too.
+    const unknown = (t: number): boolean => known?.byToken(t) === undefined;
+    const headsUnknown = (t: number): boolean => {
+      const job = known?.byToken(t);
+      if (job === undefined) return true;
+      return job !== null && known?.knowsHeads(job.account) !== true;
+    };
+    const tokens = [...new Set(commands.flatMap((c) => ('token' in c ? [c.token] : [])))].filter(unknown);
+    // Only an ack or a fail may resolve its job and ask for its account's next one.
+    const resolving = [
+      ...new Set(commands.flatMap((c) => (c.type === 'ack' || c.type === 'fail' ? [c.token] : []))),
+    ].filter(headsUnknown);
+    out.push(...this.tokenReads(tokens, resolving, accounts));
     if (submits.length > 0) {
       const ids = [...new Set(submits.map((c) => c.id))];
       out.push({
@@ -580,8 +814,17 @@ export class PostgresStore {
     readonly groups: number;
     readonly commands: number;
     readonly heldMs: number;
+    readonly readAheadGroups: number;
+    readonly staleGroups: number;
   } {
-    return { roundTrips: this.roundTrips, groups: this.groups, commands: this.commands, heldMs: this.heldMs };
+    return {
+      roundTrips: this.roundTrips,
+      groups: this.groups,
+      commands: this.commands,
+      heldMs: this.heldMs,
+      readAheadGroups: this.readAheadGroups,
+      staleGroups: this.staleGroups,
+    };
   }
 
   /**
@@ -590,6 +833,25 @@ export class PostgresStore {
    */
   protected beginSql(_command: Command): string {
     return this.q.begin;
+  }
+
+  /**
+   * The update that takes the meta row's lock for a transaction opened on rows read ahead, and
+   * writes counters `to` into the row only while its version (xmin) and counters `c` are as they
+   * were read (a hook for the tests' broken variants).
+   */
+  protected readAheadGuard(version: string, c: Counters, to: Counters): string {
+    return inline(this.q.readAheadGuard, [
+      version,
+      c.clock,
+      c.nextToken,
+      c.nextSeq,
+      c.unresolved,
+      to.clock,
+      to.nextToken,
+      to.nextSeq,
+      to.unresolved,
+    ]);
   }
 
   /** The statement that reads the lowest-seq claimable job, locking it (a hook for the broken variants). */
@@ -839,6 +1101,28 @@ export type PostgresStoreClass<T extends PostgresStore = PostgresStore> = new (
   cfg: Config,
   schema: string,
 ) => T;
+
+/**
+ * What a COMMIT leaves for the next group: `prefetch` with the rows read behind it laid in, and the
+ * meta row's version and counters: `version` and `m` when the transaction knows them (it opened on
+ * rows read ahead: the guard wrote the row), else the first read behind's (the meta row).
+ */
+function readAheadOf(
+  behind: readonly Read[],
+  rows: readonly unknown[][],
+  prefetch: Prefetch,
+  m: Counters,
+  version: string | undefined,
+): ReadAhead {
+  behind.forEach((b, i) => {
+    b.keep(prefetch, (rows[i] ?? []) as unknown[]);
+  });
+  if (version !== undefined) return { version, counters: { ...m }, prefetch };
+  const meta = rows[0]?.[0] as Counters & { version: string };
+  // The counters as committed (the core's own, unless a subclass wrote others).
+  const counters = { clock: meta.clock, nextToken: meta.nextToken, nextSeq: meta.nextSeq, unresolved: meta.unresolved };
+  return { version: meta.version, counters, prefetch };
+}
 
 /** The canonical snapshot of a store's rows. Pure. */
 function assemble(

@@ -13,6 +13,11 @@
  * other columns this transaction did not write, answers only where it was read at BEGIN; a write
  * that names no job (`unknownWrite`, e.g. from a subclass) ends every answer. Otherwise `undefined`
  * (a miss): the store reads it from the server, as it would have. Pure apart from its own state.
+ *
+ * The same object answers the store's next group when that group opens on rows read ahead
+ * (PostgresStore.ts): after COMMIT its rows, with the writes laid over them, are still the
+ * schema's as long as nobody else wrote, which that group's guarded lock checks; the reads sent
+ * behind the COMMIT only add to it.
  */
 import { dueOf } from '../decisions/index.ts';
 import type { AccountHead } from '../core/index.ts';
@@ -43,6 +48,71 @@ export class Prefetch {
   setDue(now: number, jobs: readonly Job[]): void {
     this.dueNow = now;
     this.dueRows = jobs;
+  }
+
+  /**
+   * Keeps the unresolved jobs in `due` order, read with LIMIT `limit`: every job due before the
+   * last one read (all of them when fewer came back), so the due jobs by any `now` up to there.
+   */
+  setDueFirst(jobs: readonly Job[], limit: number): void {
+    if (jobs.length < limit) {
+      this.setDue(Number.POSITIVE_INFINITY, jobs);
+      return;
+    }
+    // Jobs due at the last one's time may have been cut: known up to the moment before it.
+    const last = dueOf(jobs.at(-1) as Job) ?? Number.NEGATIVE_INFINITY;
+    this.setDue(
+      last - 1,
+      jobs.filter((j) => (dueOf(j) ?? Number.POSITIVE_INFINITY) < last),
+    );
+  }
+
+  /** Whether the jobs due by `now` are known (a `due(now)` would answer). */
+  knowsDue(now: number): boolean {
+    return !this.unknown && now <= this.dueNow;
+  }
+
+  /** Whether `n` claimable jobs read are still unwritten (as a group with n - 1 claims asks), or all were read. */
+  knowsClaimable(n: number): boolean {
+    if (this.unknown || this.claimable === undefined) return false;
+    if (this.claimableComplete) return true;
+    let left = 0;
+    for (const job of this.claimable) if (!this.written.has(job.seq)) left += 1;
+    return left >= n;
+  }
+
+  /**
+   * Marks `token` known: no job read holds it, so the job holding it is the one a write of this
+   * transaction left holding it, or none. True only for a token a write of this transaction
+   * handed out or kept (tokens are unique), which is how the store calls it.
+   */
+  knowToken(token: number): void {
+    if (!this.tokens.has(token)) this.tokens.set(token, undefined);
+  }
+
+  /** How many rows and answers this holds (the store starts afresh past a bound). */
+  get size(): number {
+    return (
+      this.dueRows.length +
+      (this.claimable?.length ?? 0) +
+      this.tokens.size +
+      this.ids.size +
+      this.heads.size +
+      this.written.size +
+      this.flagged.size
+    );
+  }
+
+  /** Whether an account's first unresolved jobs were read. */
+  knowsHeads(account: string): boolean {
+    return this.heads.has(account);
+  }
+
+  /** The tokens held by the jobs this transaction wrote, and whether every write was followed (no `unknownWrite`). */
+  writtenTokens(): { readonly followed: boolean; readonly tokens: readonly number[] } {
+    const tokens: number[] = [];
+    for (const job of this.written.values()) if (job.token !== null) tokens.push(job.token);
+    return { followed: !this.unknown, tokens };
   }
 
   /** Keeps the first claimable jobs in seq order, read with LIMIT `limit`. */

@@ -32,6 +32,14 @@
  * first writes go in a message of their own before COMMIT's, and a kill there finds the
  * transaction open, as it would have been between any two messages. Unarmed, the point is never
  * reached between messages, and no message is added for it.
+ *
+ * A transaction opened on rows read ahead (PostgresStore.ts: the reads that travelled with the
+ * store's last COMMIT) has no message of its own for BEGIN: its opening, BEGIN and a guarded
+ * update of the meta row that checks the row is as those reads left it (`readAheadGuardSql`),
+ * goes in front of its first message, whatever that is (a read the rows could not answer, or the
+ * writes with COMMIT). When the row has changed, the server fails that statement, nothing after
+ * it runs, and the message fails with `StaleReadAhead`: the store rolls back and runs the group
+ * again on the locked path.
  */
 import type { PgPoolClient, PgQueryResult } from './PgPool.ts';
 import { FAULT_ENV, FAULT_POINTS, faultPoint, parseFault } from '../faults.ts';
@@ -53,6 +61,39 @@ const SERVER_CHECKED_MAX = 1;
 
 /** The tag of a guarded write's failure, in the text the server's error quotes: `<tag><index>:<rows>`. */
 const GUARD_TAG = 'jobcheck_guard:';
+
+/** The tag of a failed read-ahead guard (`readAheadGuardSql`), in the text the server's error quotes. */
+const READ_AHEAD_TAG = 'jobcheck_read_ahead:';
+
+/** The transaction's opening went with rows read ahead that are no longer the server's: nothing of it ran. */
+export class StaleReadAhead extends Error {
+  override name = 'StaleReadAhead' as const;
+}
+
+/**
+ * `update` (an UPDATE of the meta row with a RETURNING clause, conditioned on the row being as it
+ * was read ahead) wrapped so that it fails, with READ_AHEAD_TAG in the error's text, when it
+ * touches no row; its one row holds the transaction's id (`xact`, with its epoch: the row's new
+ * xmin is its low 32 bits). Pure.
+ */
+export function readAheadGuardSql(update: string): string {
+  return `WITH w AS (${update}) SELECT CASE WHEN n > 0 THEN 0 ELSE ('${READ_AHEAD_TAG}' || n)::integer END AS ok, txid_current() AS xact FROM (SELECT count(*) AS n FROM w) c`;
+}
+
+/** The xmin (as text) of a row this transaction wrote, from the guard's row (`readAheadGuardSql`). Pure. */
+export function xminOf(guardRows: readonly unknown[]): string | undefined {
+  const xact = (guardRows[0] as { xact?: unknown } | undefined)?.xact;
+  return typeof xact === 'number' ? String(xact % 2 ** 32) : undefined;
+}
+
+/** Whether `error` is the server's failure of a read-ahead guard. Pure. */
+function isStaleReadAhead(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === '22P02' &&
+    error.message.includes(`"${READ_AHEAD_TAG}`)
+  );
+}
 
 /**
  * `write` (a statement with a RETURNING clause) wrapped so that it fails, with `GUARD_TAG` and
@@ -86,14 +127,27 @@ export class Tx {
   roundTrips = 0;
   /** Milliseconds from sending BEGIN to COMMIT's answer (the meta row's lock is held for most of it), once committed. */
   heldMs = 0;
+  /** Whether a write was asked for (sent or held back). */
+  anyWrite = false;
+  /** Whether a write of the meta row was asked for (the counters). */
+  metaWritten = false;
   private started = 0;
-  /** What BEGIN read for the group, kept up to date by the writes since (Prefetch.ts). */
-  readonly prefetch = new Prefetch();
+  /** The opening (BEGIN and the read-ahead guard, two statements) waiting to go in front of the first message. */
+  private opening: string | undefined;
+  /** The read-ahead guard's rows, once its opening went with a message (`beginLater`). */
+  openedRows: unknown[] = [];
+  /** What BEGIN read for the group (or the store's last transactions), kept up to date by the writes since (Prefetch.ts). */
+  readonly prefetch: Prefetch;
   private pending: PendingWrite[] = [];
   private readonly ahead = new Map<string, unknown[]>();
 
-  /** A transaction on `client`, not yet begun. */
-  constructor(readonly client: PgPoolClient) {}
+  /** A transaction on `client`, not yet begun, answering reads from `prefetch` (a fresh one by default). */
+  constructor(
+    readonly client: PgPoolClient,
+    prefetch?: Prefetch,
+  ) {
+    this.prefetch = prefetch ?? new Prefetch();
+  }
 
   /**
    * Sends `opening` (BEGIN and the meta row's lock, two statements) with `reads` after it, in one
@@ -106,12 +160,39 @@ export class Tx {
   }
 
   /**
+   * Holds `opening` (BEGIN and the read-ahead guard, two statements) back until the first
+   * message, in front of it: a transaction whose reads were answered ahead sends no message of
+   * its own for BEGIN.
+   */
+  /**
+   * Whether the opening held back by `beginLater` has not been sent yet: then nothing of the
+   * transaction has run, and the opening may still be replaced (`beginLater` again).
+   */
+  get openingHeld(): boolean {
+    return this.opening !== undefined;
+  }
+
+  /** Drops the held-back write of `key`, if one is held; whether one was. */
+  dropPending(key: string): boolean {
+    const before = this.pending.length;
+    this.pending = this.pending.filter((w) => w.key !== key);
+    return this.pending.length < before;
+  }
+
+  beginLater(opening: string): void {
+    this.started = performance.now();
+    this.opening = opening;
+  }
+
+  /**
    * Holds a write back until the next message. With `lost`, the write is guarded: its text must
    * end in a RETURNING clause, and when it returns no row the server fails the message there and
    * the transaction fails with `lost(the server's error)`.
    */
   defer(sql: string, lost?: (cause: unknown) => Error, key?: string): void {
     this.ahead.clear();
+    this.anyWrite = true;
+    if (key === 'counters') this.metaWritten = true;
     if (key !== undefined) this.pending = this.pending.filter((w) => w.key !== key);
     this.pending.push({ sql, lost, key });
   }
@@ -134,10 +215,12 @@ export class Tx {
   }
 
   /**
-   * Commits: the held-back writes and COMMIT in one message (the writes first in a message of
-   * their own only when the after-first-write fault point is armed and none has run yet).
+   * Commits: the held-back writes, the reads `behind` (run after every write, under the lock, so
+   * they see the state this COMMIT makes durable) and COMMIT in one message (the writes first in
+   * a message of their own only when the after-first-write fault point is armed and none has run
+   * yet). The rows of each read behind.
    */
-  async commit(): Promise<void> {
+  async commit(behind: readonly string[] = []): Promise<unknown[][]> {
     const guarded = this.pending.filter((w) => w.lost !== undefined).length;
     // One guarded write is checked by the server beside COMMIT; several go before it, checked
     // here (the server's check costs a statement each: measured, it outweighs the round trip).
@@ -146,14 +229,16 @@ export class Tx {
     const writes = this.pending;
     this.pending = [];
     this.committing = true;
+    let results: PgQueryResult[];
     try {
-      await this.sendWrites(writes, ['COMMIT']);
+      results = await this.sendWrites(writes, [...behind, 'COMMIT']);
     } catch (error) {
       // The server answered: the statements after the failed one, COMMIT among them, did not run.
       if (answeredByServer(error) || answeredByServer((error as Error).cause)) this.committing = false;
       throw error;
     }
     this.heldMs = performance.now() - this.started;
+    return behind.map((_, i) => results[writes.length + i]?.rows ?? []);
   }
 
   /** Runs the held-back writes then `reads` in one round trip, passes the first-write fault point; the reads' rows. */
@@ -195,10 +280,24 @@ export class Tx {
     return results;
   }
 
-  /** One message of several statements; one result per statement. */
+  /** One message of several statements (the held-back opening in front); one result per statement of `statements`. */
   private async send(statements: readonly string[]): Promise<PgQueryResult[]> {
     this.roundTrips += 1;
-    const result = (await this.client.query(statements.join(';\n'))) as unknown as PgQueryResult | PgQueryResult[];
-    return Array.isArray(result) ? result : [result];
+    const opening = this.opening;
+    this.opening = undefined;
+    const text = (opening === undefined ? statements : [opening, ...statements]).join(';\n');
+    let result: PgQueryResult | PgQueryResult[];
+    try {
+      result = (await this.client.query(text)) as unknown as PgQueryResult | PgQueryResult[];
+    } catch (error) {
+      if (isStaleReadAhead(error))
+        throw new StaleReadAhead('the meta row changed since the rows read ahead', { cause: error });
+      throw error;
+    }
+    const all = Array.isArray(result) ? result : [result];
+    if (opening === undefined) return all;
+    // The opening is two statements: BEGIN and the guard.
+    this.openedRows = all[1]?.rows ?? [];
+    return all.slice(2);
   }
 }

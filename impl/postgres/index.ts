@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL store: the contract's job store with its state in a schema of its own
  * (`jobcheck_<random>`), concurrent commands grouped into one READ COMMITTED transaction holding
- * the meta row's lock, a few round trips each (`Tx`: held-back writes, reads sent ahead).
+ * the meta row's lock, a few round trips each (`Tx`: held-back writes, reads sent ahead), and one
+ * when nobody else wrote since the store's last COMMIT (its rows kept, the lock guarded).
  * `postgresPool` makes the connection pool; `PostgresStore` has the constructors for a new schema,
  * a restore and a reopen.
  */

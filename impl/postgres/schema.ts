@@ -9,8 +9,15 @@ import { loadPg } from './loadPg.ts';
 import type { PgPool } from './PgPool.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';
 
-/** The tag of this layout, kept in `meta.layout`; a schema with another one is not opened. */
-export const SCHEMA_VERSION = 'jobcheck.postgres/1';
+/**
+ * The tag of this layout, kept in `meta.layout`; a schema with another one is not opened. The
+ * tables of `/2` are those of `/1`; what changed is a promise every writer keeps: each transaction
+ * that writes anything also writes the meta row, so that the row's version (its xmin) changes,
+ * and a store that opens a transaction on rows read behind its last COMMIT can tell that nobody
+ * wrote since (PostgresStore.ts). A `/1` writer does not keep it (a commit command wrote no meta
+ * row), so the two must not share a schema.
+ */
+export const SCHEMA_VERSION = 'jobcheck.postgres/2';
 
 /** The prefix of every store's schema name. */
 export const SCHEMA_PREFIX = 'jobcheck_';
