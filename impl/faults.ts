@@ -52,6 +52,11 @@ export function parseFault(value: string | undefined): Armed | undefined {
 const armed = parseFault(process.env[FAULT_ENV]);
 let hits = 0;
 
+/** Whether JOBCHECK_FAULT chose `name` in this process (a store may then shape its messages so that the point is passed). */
+export function faultArmed(name: FaultPointName): boolean {
+  return armed?.point === name;
+}
+
 /** Marks a fault point: kills this process with SIGKILL when JOBCHECK_FAULT chose this point and this hit. */
 export function faultPoint(name: FaultPointName): void {
   if (armed === undefined || armed.point !== name) return;

@@ -103,7 +103,7 @@ import { runAsync, runCommand } from '../core/index.ts';
 import type { AccountHead, CoreRun, Guard, StorageRequest } from '../core/index.ts';
 import { DECISIONS, dueOf } from '../decisions/index.ts';
 import type { Decisions } from '../decisions/index.ts';
-import { FAULT_ENV, FAULT_POINTS, faultPoint, parseFault } from '../faults.ts';
+import { FAULT_POINTS, faultArmed, faultPoint } from '../faults.ts';
 import { jobRecord } from '../jobRecord.ts';
 import type { Counters, Job } from '../rows.ts';
 import { EMPTY_COUNTERS, metaValues, restoreRows, snapshotOf } from '../snapshotRows.ts';
@@ -261,14 +261,14 @@ interface Queued {
 const GROUP_MAX = 64;
 
 /** Whether JOBCHECK_FAULT arms after-begin in this process: a transaction then opens in a message of its own. */
-const AFTER_BEGIN_ARMED = parseFault(process.env[FAULT_ENV])?.point === FAULT_POINTS.afterBegin;
+const AFTER_BEGIN_ARMED = faultArmed(FAULT_POINTS.afterBegin);
 
 /**
  * Whether JOBCHECK_FAULT arms after-first-write in this process: the counters are then written by
  * a write of their own, as on the locked path, so that a command whose only write is its counters
  * still passes that point (Tx.ts) rather than writing them with the guard in its opening.
  */
-const FIRST_WRITE_ARMED = parseFault(process.env[FAULT_ENV])?.point === FAULT_POINTS.afterFirstWrite;
+const FIRST_WRITE_ARMED = faultArmed(FAULT_POINTS.afterFirstWrite);
 
 /** Groups at most that run on the locked path after read-ahead rows were found stale (the backoff's cap). */
 const STALE_SKIP_MAX = 64;

@@ -42,7 +42,7 @@
  * again on the locked path.
  */
 import type { PgPoolClient, PgQueryResult } from './PgPool.ts';
-import { FAULT_ENV, FAULT_POINTS, faultPoint, parseFault } from '../faults.ts';
+import { FAULT_POINTS, faultArmed, faultPoint } from '../faults.ts';
 import { Prefetch } from './Prefetch.ts';
 
 /** A held-back write: its text (parameters inlined) and, for a guarded one, the error when it touched no row. */
@@ -54,7 +54,7 @@ interface PendingWrite {
 }
 
 /** Whether JOBCHECK_FAULT arms after-first-write in this process (read once, as impl/faults.ts reads it). */
-const FIRST_WRITE_ARMED = parseFault(process.env[FAULT_ENV])?.point === FAULT_POINTS.afterFirstWrite;
+const FIRST_WRITE_ARMED = faultArmed(FAULT_POINTS.afterFirstWrite);
 
 /** Guarded writes at most that travel with COMMIT, checked by the server; with more, the writes go first and are checked here. */
 const SERVER_CHECKED_MAX = 1;

@@ -14,7 +14,7 @@ import { JobStore } from '../memory/JobStore.ts';
 import type { Counters } from '../rows.ts';
 import type { PgPool } from './PgPool.ts';
 import { PostgresStore } from './PostgresStore.ts';
-import { postgresPool } from './schema.ts';
+import { postgresPool, quoteIdent } from './schema.ts';
 
 const missing =
   (process.env['PGHOST'] ?? '') === '' ? 'no PostgreSQL server: PGHOST is not set (run `npm run pg`)' : undefined;
@@ -23,7 +23,7 @@ const config = { capacity: 6, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, bac
 /** BUG: the guarded lock of a group opened on rows read ahead passes whatever the meta row holds. */
 class GuardNeverFails extends PostgresStore {
   protected override readAheadGuard(_version: string, _c: Counters, to: Counters): string {
-    return `UPDATE ${this.q.metaVersion.split(' FROM ')[1]?.split(' WHERE')[0]} SET clock = ${to.clock}, next_token = ${to.nextToken}, next_seq = ${to.nextSeq}, unresolved = ${to.unresolved} WHERE id = 1 RETURNING id`;
+    return `UPDATE ${quoteIdent(this.schema)}.meta SET clock = ${to.clock}, next_token = ${to.nextToken}, next_seq = ${to.nextSeq}, unresolved = ${to.unresolved} WHERE id = 1 RETURNING id`;
   }
 }
 
