@@ -238,8 +238,7 @@ export class ProcessAdapter implements Adapter {
    */
   async restart(taken?: Snapshot): Promise<void> {
     // Crash restarts alternate with warm ones, so that the campaign also carries snapshots across.
-    if (this.options.restarts === 'crash' && this.storage !== undefined && this.restarts % 2 === 0)
-      return this.crash(this.storage);
+    if (this.nextRestartCrashes && this.storage !== undefined) return this.crash(this.storage);
     const started = performance.now();
     const text = JSON.stringify(taken ?? (await this.snapshot()));
     const old = this.peer;
@@ -284,12 +283,17 @@ export class ProcessAdapter implements Adapter {
     this.storage = restored.durable?.storage;
   }
 
+  /** Whether the next restart() is a crash restart of a durable implementation (they alternate with warm ones). */
+  private get nextRestartCrashes(): boolean {
+    return this.options.restarts === 'crash' && this.storage !== undefined && this.restarts % 2 === 0;
+  }
+
   /**
    * Whether the next restart() restores the `taken` snapshot it is given: true unless it is a crash
    * restart of a durable implementation, which reopens the storage and carries nothing else.
    */
   get restartCarriesTaken(): boolean {
-    return !(this.options.restarts === 'crash' && this.storage !== undefined && this.restarts % 2 === 0);
+    return !this.nextRestartCrashes;
   }
 
   /**
