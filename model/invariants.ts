@@ -154,6 +154,25 @@ export interface StoreInvariant {
 
 const isUnresolved = (status: string): boolean => status === 'ready' || status === 'waiting' || status === 'running';
 
+/** Equality as a Set or Map key: NaN is NaN (a snapshot given to a check need not be valid). */
+const sameValueZero = (a: unknown, b: unknown): boolean => a === b || (Number.isNaN(a) && Number.isNaN(b));
+
+/** The least sequence number of the unresolved jobs of `account` (undefined when it has none). */
+function headOf(jobs: Snapshot['jobs'], account: unknown): number | undefined {
+  let head: number | undefined;
+  for (const id in jobs) {
+    if (!Object.hasOwn(jobs, id)) continue;
+    const j = jobs[id] as JobRecord;
+    if (isUnresolved(j.status) && sameValueZero(j.payload.account, account) && (head === undefined || j.seq < head))
+      head = j.seq;
+  }
+  return head;
+}
+
+/** `field t` when the pending instant `t` is not after the clock, undefined when it is or there is none. */
+const pendingNotAfter = (field: string, t: number | undefined, clock: number): string | undefined =>
+  t !== undefined && t <= clock ? `${field} ${t}` : undefined;
+
 /**
  * Whether every account's balance provably equals its ledger's sum, as `isDeepStrictEqual` of the
  * sums and the balances would say: the same accounts, each with the same number (Object.is). False
@@ -196,21 +215,25 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
   {
     name: 'one-running-per-account',
     says: 'at most one job per account is running, and only the head of an account is running or waiting',
+    // Plain loops over the few jobs of a state, in the order they are listed, instead of a Set and
+    // a Map built for every state checked: the same verdict and message, nothing allocated.
     check: (s) => {
-      const running = new Set<string>();
-      const heads = new Map<string, number>();
-      for (const j of Object.values(s.jobs)) {
-        if (!isUnresolved(j.status)) continue;
-        const head = heads.get(j.payload.account);
-        if (head === undefined || j.seq < head) heads.set(j.payload.account, j.seq);
-      }
-      for (const [id, j] of Object.entries(s.jobs)) {
+      const jobs = s.jobs;
+      for (const id in jobs) {
+        if (!Object.hasOwn(jobs, id)) continue;
+        const j = jobs[id] as JobRecord;
+        const account = j.payload.account;
         if (j.status === 'running') {
-          if (running.has(j.payload.account)) return `two running jobs for account ${j.payload.account}`;
-          running.add(j.payload.account);
+          for (const other in jobs) {
+            if (other === id) break;
+            if (!Object.hasOwn(jobs, other)) continue;
+            const o = jobs[other] as JobRecord;
+            if (o.status === 'running' && sameValueZero(o.payload.account, account))
+              return `two running jobs for account ${account}`;
+          }
         }
-        if ((j.status === 'running' || j.status === 'waiting') && heads.get(j.payload.account) !== j.seq) {
-          return `job ${id} is ${j.status} but is not the head of account ${j.payload.account}`;
+        if ((j.status === 'running' || j.status === 'waiting') && headOf(jobs, account) !== j.seq) {
+          return `job ${id} is ${j.status} but is not the head of account ${account}`;
         }
       }
       return undefined;
@@ -220,13 +243,20 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     name: 'tokens',
     says: 'every running token is unique among running jobs and below nextToken',
     check: (s) => {
-      const tokens = new Set<number>();
-      for (const j of Object.values(s.jobs)) {
+      const jobs = s.jobs;
+      for (const id in jobs) {
+        if (!Object.hasOwn(jobs, id)) continue;
+        const j = jobs[id] as JobRecord;
         if (j.status !== 'running') continue;
         if (j.token === undefined || j.token >= s.nextToken)
           return `running token ${j.token} not below nextToken ${s.nextToken}`;
-        if (tokens.has(j.token)) return `token ${j.token} held by two running jobs`;
-        tokens.add(j.token);
+        for (const other in jobs) {
+          if (other === id) break;
+          if (!Object.hasOwn(jobs, other)) continue;
+          const o = jobs[other] as JobRecord;
+          if (o.status === 'running' && sameValueZero(o.token, j.token))
+            return `token ${j.token} held by two running jobs`;
+        }
       }
       return undefined;
     },
@@ -248,15 +278,16 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     name: 'pending-after-clock',
     says: 'every pending instant (deadline of an unresolved job, leaseUntil, notBefore) lies after the clock',
     check: (s) => {
-      for (const [id, j] of Object.entries(s.jobs)) {
+      const jobs = s.jobs;
+      for (const id in jobs) {
+        if (!Object.hasOwn(jobs, id)) continue;
+        const j = jobs[id] as JobRecord;
         if (!isUnresolved(j.status)) continue;
-        for (const [field, t] of [
-          ['deadline', j.payload.deadline],
-          ['leaseUntil', j.leaseUntil],
-          ['notBefore', j.notBefore],
-        ] as const) {
-          if (t !== undefined && t <= s.clock) return `job ${id}: ${field} ${t} is not after the clock ${s.clock}`;
-        }
+        const late =
+          pendingNotAfter('deadline', j.payload.deadline, s.clock) ??
+          pendingNotAfter('leaseUntil', j.leaseUntil, s.clock) ??
+          pendingNotAfter('notBefore', j.notBefore, s.clock);
+        if (late !== undefined) return `job ${id}: ${late} is not after the clock ${s.clock}`;
       }
       return undefined;
     },

@@ -2,32 +2,54 @@
  * The store context of a snapshot (a restart), with each job built by the caller: the model's
  * step builds plain jobs (step.ts), the reference step xstate snapshots (referenceModel.ts).
  * Validation is the schema's (`parseSnapshot`) unless the caller passes another parse: the model's
- * step passes the fast acceptance of acceptedSnapshot.ts with the schema behind it; the reference
- * keeps the schema alone.
+ * step passes the fast acceptance of acceptedSnapshot.ts, whose output is already a fresh copy
+ * of its input, and then takes that copy's objects over as they are (`snapshotContext` with
+ * `adopt`) instead of copying them a second time; the reference keeps the schema alone.
  */
-import type { EffectRecord, JobStatus, Snapshot } from '../contract/index.ts';
+import type { EffectRecord, JobRecord, JobStatus, Snapshot } from '../contract/index.ts';
 import { parseSnapshot } from '../contract/index.ts';
 import { policyOf } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
 import type { JobSnapshot, StoreContext } from './storeMachine.ts';
 
+/** Whether the jobs of a snapshot are listed in admission order (sequence number), as in a snapshot the model wrote. */
+function inSeqOrder(jobs: Snapshot['jobs']): boolean {
+  let previous = Number.NEGATIVE_INFINITY;
+  for (const id in jobs) {
+    if (!Object.hasOwn(jobs, id)) continue;
+    const seq = (jobs[id] as JobRecord).seq;
+    if (!(seq > previous)) return false;
+    previous = seq;
+  }
+  return true;
+}
+
+/** The ids of a snapshot's jobs in admission order: as listed when they are in it already, otherwise sorted (a stable sort, as before). */
+function idsBySeq(jobs: Snapshot['jobs']): Iterable<string> {
+  if (inSeqOrder(jobs)) return Object.keys(jobs);
+  return Object.entries(jobs)
+    .sort(([, a], [, b]) => a.seq - b.seq)
+    .map(([id]) => id);
+}
+
 /**
- * Validates the whole snapshot first with `parse` (which throws JobcheckError `invalid_snapshot`
- * naming the bad field) and returns its store context, jobs in admission order, sharing nothing with the input. Pure.
+ * The store context of a parsed snapshot `s`, jobs in admission order. With `adopt`, `s` must be
+ * a fresh value that nothing else holds (acceptedSnapshot's output): its payloads, ledger entries
+ * and config become the context's own. Without, every object is copied, so that the context
+ * shares nothing with `s`. Pure.
  */
-export function restoredContext(
-  input: unknown,
+export function snapshotContext(
+  s: Snapshot,
   jobOf: (status: JobStatus, context: JobContext) => JobSnapshot,
-  parse: (input: unknown) => Snapshot = parseSnapshot,
+  adopt: boolean,
 ): StoreContext {
-  const s = parse(input);
   const policy = policyOf(s.config);
   const jobs = new Map<string, JobSnapshot>();
-  const ordered = Object.entries(s.jobs).sort(([, a], [, b]) => a.seq - b.seq);
-  for (const [id, r] of ordered) {
+  for (const id of idsBySeq(s.jobs)) {
+    const r = s.jobs[id] as JobRecord;
     const context: JobContext = {
       id,
-      payload: { ...r.payload },
+      payload: adopt ? r.payload : { ...r.payload },
       seq: r.seq,
       policy,
       attempts: r.attempts,
@@ -41,18 +63,41 @@ export function restoredContext(
     jobs.set(id, jobOf(r.status, context));
   }
   const effects = new Map<string, ReadonlyMap<string, EffectRecord>>();
-  for (const [account, ledger] of Object.entries(s.effects)) {
-    effects.set(account, new Map(Object.entries(ledger).map(([key, e]) => [key, { ...e }])));
+  for (const account in s.effects) {
+    if (!Object.hasOwn(s.effects, account)) continue;
+    const ledger = s.effects[account] as Snapshot['effects'][string];
+    const entries = new Map<string, EffectRecord>();
+    for (const key in ledger) {
+      if (!Object.hasOwn(ledger, key)) continue;
+      const e = ledger[key] as EffectRecord;
+      entries.set(key, adopt ? e : { ...e });
+    }
+    effects.set(account, entries);
   }
+  const balances = new Map<string, number>();
+  for (const account in s.balances)
+    if (Object.hasOwn(s.balances, account)) balances.set(account, s.balances[account] as number);
   return {
-    config: { ...s.config },
+    config: adopt ? s.config : { ...s.config },
     clock: s.clock,
     nextToken: s.nextToken,
     nextSeq: s.nextSeq,
     jobs,
-    balances: new Map(Object.entries(s.balances)),
+    balances,
     effects,
     reply: undefined,
     trace: [],
   };
+}
+
+/**
+ * Validates the whole snapshot first with `parse` (which throws JobcheckError `invalid_snapshot`
+ * naming the bad field) and returns its store context, jobs in admission order, sharing nothing with the input. Pure.
+ */
+export function restoredContext(
+  input: unknown,
+  jobOf: (status: JobStatus, context: JobContext) => JobSnapshot,
+  parse: (input: unknown) => Snapshot = parseSnapshot,
+): StoreContext {
+  return snapshotContext(parse(input), jobOf, false);
 }

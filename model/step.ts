@@ -20,7 +20,7 @@ import { jobMachine } from './jobMachine.ts';
 import { machineState } from './machineState.ts';
 import type { MachineState } from './machineState.ts';
 import { rememberRejections } from './rememberedRejections.ts';
-import { restoredContext } from './restoredContext.ts';
+import { restoredContext, snapshotContext } from './restoredContext.ts';
 import { runMachine, tablesOf } from './runMachine.ts';
 import { emptyStore, statusOf, storeMachine } from './storeMachine.ts';
 import type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
@@ -78,8 +78,18 @@ function rememberingParser(): (input: unknown) => ParsedCommand {
   };
 }
 
-/** A snapshot the model wrote itself is accepted without zod; anything else is the schema's to judge. */
-const acceptSnapshot = (input: unknown): Snapshot => acceptedSnapshot(input) ?? parseSnapshot(input);
+/**
+ * The store context of a snapshot: one the model wrote itself is accepted without zod, and the
+ * fresh copy the acceptance makes is taken over as it is (not copied again); anything else is the
+ * schema's to judge, and its output is copied.
+ */
+function contextOfSnapshot(
+  input: unknown,
+  jobOf: (status: JobSnapshot['value'], context: JobSnapshot['context']) => JobSnapshot,
+): StoreContext {
+  const accepted = acceptedSnapshot(input);
+  return accepted === undefined ? restoredContext(input, jobOf, parseSnapshot) : snapshotContext(accepted, jobOf, true);
+}
 
 /**
  * The model over the given machines (default: the reference machines), stepped by their compiled
@@ -98,7 +108,7 @@ export function buildModel(machines: ModelMachines = { store: storeMachine, job:
   return {
     initialState: (config) => fromContext(emptyStore(parseConfig(config))),
     step: (state, command, choice) => threeSteps(takeEvent, parse, state, command, choice),
-    fromSnapshot: (input) => fromContext(restoredContext(input, jobOf, acceptSnapshot)),
+    fromSnapshot: (input) => fromContext(contextOfSnapshot(input, jobOf)),
   };
 }
 
