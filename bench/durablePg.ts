@@ -468,7 +468,8 @@ export async function postgresSections(say: Say): Promise<void> {
   say('  read and wrote in its last transaction when nobody else wrote since (a guarded lock checks the meta');
   say("  row's version): then it is one round trip (BEGIN, the guarded lock, its writes, the reads the next group");
   say('  lacks and COMMIT in one message), else two (BEGIN with the lock and the reads its commands will ask for;');
-  say('  the writes with COMMIT), each of several statements.');
+  say('  the writes with COMMIT), each of several statements, executed from statements prepared on the connection');
+  say('  (parsed and planned once per connection, not once per command).');
   say('- PostgresStore, one store per worker: each worker a store object of its own over a pool of one connection');
   say('  (as workers in separate processes would be): no grouping, and the rows read ahead are stale whenever');
   say('  another worker wrote since (the group then runs again on the locked path, and the store backs off).');

@@ -14,14 +14,14 @@
  *   IMMEDIATE is the SQLite store's. Stores in other processes or on other machines opening the
  *   same schema queue on it in the server.
  * - Group commit: the commands of one store object that wait while its transaction runs form the
- *   next group (GROUP_MAX at most), run through the core one after the other in one transaction
- *   under one meta row lock, the counters passed from each command to the next, and their replies
- *   are handed back only after that transaction's COMMIT: an acknowledged reply is durable, a
- *   failed COMMIT fails every command of the group, and the order inside the group (queue order)
- *   is the total order. Every command of a group was waiting before any of them took effect and
- *   none has replied before all have, so any order of them is a linearization. A failure before
- *   COMMIT rolls the group back and runs its commands again one per transaction, so that it lands
- *   on the command that caused it alone.
+ *   next group (GroupQueue.ts; GROUP_MAX at most), run through the core one after the other in
+ *   one transaction under one meta row lock, the counters passed from each command to the next,
+ *   and their replies are handed back only after that transaction's COMMIT: an acknowledged reply
+ *   is durable, a failed COMMIT fails every command of the group, and the order inside the group
+ *   (queue order) is the total order. Every command of a group was waiting before any of them took
+ *   effect and none has replied before all have, so any order of them is a linearization. A
+ *   failure before COMMIT rolls the group back and runs its commands again one per transaction,
+ *   so that it lands on the command that caused it alone.
  * - Few round trips while the lock is held: with BEGIN and the lock travel the reads the group's
  *   commands will ask for (the due jobs, the first claimable jobs, each delivery's job by token
  *   and its account's first unresolved jobs, each submitted id), and the core's reads are answered
@@ -61,7 +61,28 @@
  *   1,105 µs at synchronous_commit off and 2,113 -> 2,035 µs at on, claims/s 1.27x at 4 workers
  *   and 1.13x at 16, and the same median at 1 worker (421 against 420; pg-boss 479). At
  *   synchronous_commit on the COMMIT's flush is most of a single worker's command, the same on
- *   both paths and for pg-boss, which still leads there.
+ *   both paths and for pg-boss, which still led there. The rows kept and the backoff are
+ *   ReadAhead.ts.
+ * - Statements parsed and planned once per connection (Prepared.ts): the statements of the store's
+ *   own commands are prepared on each connection before its first transaction for the store
+ *   (`PREPARE`, one round trip), and the messages carry `EXECUTE name(<literals>)` in their place,
+ *   several a message as before (a subclass that changes `beginSql`, `claimHeadSql` or
+ *   `readAheadGuard`, a broken variant, sends its own text there). Where a single worker's
+ *   command went, measured before this (claim + ack loops at 1 worker against pg-boss's fetch +
+ *   complete, side by side, load 3 to 6):
+ *   both sides flush once a command and write the same WAL (528 bytes a command here, 534 to 570
+ *   for pg-boss, from pg_current_wal_lsn() around 3,000 commands), but every statement's text was
+ *   parsed, analysed and planned again each time, and the server's CPU per command was 820 to 870
+ *   µs against pg-boss's 800 to 890; this process's 570 to 590 against its 460 to 470 (the
+ *   profile's largest part is the socket write that wakes the server, not the store's code).
+ *   Prepared: the server's CPU 380 to 600 µs a command, this process's 340 to 450 (shorter
+ *   messages, no statement text to build), the same WAL. One statement was still planned at every
+ *   claim: the heads read behind it, whose arrays of tokens and accounts keep the server on custom
+ *   plans; a claim's read of its one token's heads is a statement of its own (`headsOfToken`),
+ *   which runs on one generic plan. docs/durable-bench.md records the result, side by side with
+ *   the tree before this change at load 1.6 to 2.8: claims/s 374 -> 506 at 1 worker (pg-boss 359:
+ *   1.41x, from 0.88x), 867 -> 1,112 at 4 (2.03x) and 2,505 -> 3,474 at 16 (6.00x); a lifecycle
+ *   command 1,552 -> 1,402 µs at synchronous_commit on and 948 -> 807 µs at off.
  * - Why these and not a server-side function doing a whole command in one statement: the
  *   decisions stay in impl/decisions and the order of reads and writes in impl/core, shared with
  *   the SQLite and memory stores and checked against the model; a PL/pgSQL copy of them would be a
@@ -112,8 +133,13 @@ import { PostgresStoreError } from './PostgresStoreError.ts';
 import { SCHEMA_PREFIX, SCHEMA_VERSION, quoteIdent, schemaSql } from './schema.ts';
 import { inline } from './literal.ts';
 import type { Prefetch } from './Prefetch.ts';
+import { GroupQueue } from './GroupQueue.ts';
+import type { Queued } from './GroupQueue.ts';
+import { Prepared } from './Prepared.ts';
+import { CARRIED_MAX, ReadAheadKeeper, readAheadOf } from './ReadAhead.ts';
+import type { Read, ReadAhead } from './ReadAhead.ts';
 import { fromBytes, toBytes, toBytesOrNull } from './strings.ts';
-import { StaleReadAhead, Tx, readAheadGuardSql, xminOf } from './Tx.ts';
+import { StaleReadAhead, Tx, guardedSqlAt, readAheadGuardSql, xminOf } from './Tx.ts';
 
 export type { Counters, Job } from '../rows.ts';
 // Kept importable from here, where they were defined before the stores shared them.
@@ -202,6 +228,47 @@ export function queries(s: string) {
 /** The statements of one store. */
 export type Queries = ReturnType<typeof queries>;
 
+/**
+ * The statements of a store's commands that run prepared (Prepared.ts), by key: those of `queries`
+ * with every parameter a `$n` (arrays and limits included), typed where the server cannot tell.
+ */
+function preparedTexts(s: string, q: Queries) {
+  return {
+    lock: `SELECT ${COUNTER_COLUMNS} FROM ${s}.meta WHERE id = 1 FOR UPDATE`,
+    guard: readAheadGuardSql(q.readAheadGuard),
+    metaVersion: q.metaVersion,
+    touchMeta: q.touchMeta,
+    setCounters: q.setCounters,
+    claimable: q.claimableFirst,
+    claimHead: `SELECT ${JOB_COLUMNS} FROM ${s}.jobs WHERE claimable ORDER BY seq LIMIT $1 FOR UPDATE`,
+    dueFirst: q.dueFirst,
+    due: q.due,
+    byId: q.byId,
+    byToken: q.byToken,
+    byTokens: `${q.byTokens}($1::bigint[])`,
+    byIds: `${q.byIds}($1::bytea[])`,
+    heads: q.heads.replace('$TOKENS', '$1::bigint[]').replace('$ACCOUNTS', '$2::bytea[]'),
+    // The heads of one token's account (a claim's, read behind its COMMIT): the same rows as
+    // `heads` for that token alone, in a form whose plan does not depend on its argument, so that
+    // the server keeps one generic plan instead of planning the lateral join again each time.
+    headsOfToken: `SELECT j.account, j.seq, j.status FROM ${s}.jobs t CROSS JOIN LATERAL (SELECT account, seq, status FROM ${s}.jobs WHERE account = t.account AND due IS NOT NULL ORDER BY seq LIMIT ${HEADS_LIMIT}) j WHERE t.token = $1::bigint ORDER BY j.seq`,
+    accountHead: q.accountHead,
+    insertJob: q.insertJob,
+    saveJob: q.saveJob,
+    saveGuarded: q.saveGuarded,
+    saveChecked: guardedSqlAt(q.saveGuarded, 14),
+    makeClaimable: q.makeClaimable,
+    effect: q.effect,
+    balance: q.balance,
+    setBalance: q.setBalance,
+    insertEffect: q.insertEffect,
+    insertEffectChecked: guardedSqlAt(q.insertEffect, 7),
+  } as const;
+}
+
+/** The keys of a store's prepared statements. */
+type PreparedKey = keyof ReturnType<typeof preparedTexts>;
+
 /** The job of the first row, or undefined for none. */
 const jobOf = (rows: readonly JobRow[]): Job | undefined => (rows[0] === undefined ? undefined : toJob(rows[0]));
 
@@ -248,18 +315,6 @@ export function isConnectionFailure(error: unknown): boolean {
 /** Whether `name` can be a store's schema (so that no other text reaches SQL as an identifier). Pure. */
 export const isStoreSchema = (name: string): boolean => new RegExp(`^${SCHEMA_PREFIX}[0-9a-f]{16}$`).test(name);
 
-/** A command waiting for its group, with the settling of its promise. */
-interface Queued {
-  readonly command: Command;
-  readonly resolve: (reply: Reply) => void;
-  readonly reject: (error: unknown) => void;
-  /** Runs in a group of its own (after its group failed before COMMIT). */
-  readonly alone: boolean;
-}
-
-/** Commands in one group at most (one transaction; its replies wait for its COMMIT). */
-const GROUP_MAX = 64;
-
 /** Whether JOBCHECK_FAULT arms after-begin in this process: a transaction then opens in a message of its own. */
 const AFTER_BEGIN_ARMED = faultArmed(FAULT_POINTS.afterBegin);
 
@@ -270,32 +325,24 @@ const AFTER_BEGIN_ARMED = faultArmed(FAULT_POINTS.afterBegin);
  */
 const FIRST_WRITE_ARMED = faultArmed(FAULT_POINTS.afterFirstWrite);
 
-/** Groups at most that run on the locked path after read-ahead rows were found stale (the backoff's cap). */
-const STALE_SKIP_MAX = 64;
-
-/** The rows read behind a store's last COMMIT, as that COMMIT left them (see the header). */
-interface ReadAhead {
-  /** The meta row's xmin then (text). */
-  readonly version: string;
-  readonly counters: Counters;
-  /** What the last transaction read and wrote, with the rows read behind its COMMIT laid in. */
-  readonly prefetch: Prefetch;
-}
-
-/** Rows and answers a Prefetch carries from one transaction to the next at most; past it the next group starts afresh. */
-const CARRIED_MAX = 512;
-
-/** A read sent ahead or behind, with what keeps its rows in a Prefetch. */
-interface Read {
-  readonly sql: string;
-  readonly keep: (p: Prefetch, rows: unknown[]) => void;
-}
-
 /** What a failed transaction leaves for its group: whether COMMIT was in flight, and a broken connection. */
 interface Outcome {
   committing: boolean;
   broken: Error | undefined;
 }
+
+/** The read-ahead guard's arguments: the meta row's version, the counters read, the counters to write. Pure. */
+const guardArgs = (version: string, c: Counters, to: Counters): readonly unknown[] => [
+  version,
+  c.clock,
+  c.nextToken,
+  c.nextSeq,
+  c.unresolved,
+  to.clock,
+  to.nextToken,
+  to.nextSeq,
+  to.unresolved,
+];
 
 /**
  * A job store in one PostgreSQL schema. Several stores (in one process or on several machines)
@@ -308,23 +355,19 @@ export class PostgresStore {
   /** The decision functions this store runs: the contract's, unless a test variant replaced one (`withDecisions`). */
   readonly decisions: Decisions = DECISIONS;
   protected readonly q: Queries;
+  /** The statements of `q` the store's own commands run prepared on each connection (Prepared.ts). */
+  private readonly p: Prepared<PreparedKey>;
   private closed = false;
-  private readonly queue: Queued[] = [];
-  private draining = false;
+  /** The commands waiting for their group (GroupQueue.ts). */
+  private readonly groupQueue: GroupQueue;
   private roundTrips = 0;
   private groups = 0;
   private commands = 0;
   private heldMs = 0;
   /** The clock as this store's last transaction committed it (-1 before any). */
   private lastClock = -1;
-  /** The rows read behind this store's last COMMIT, for the next group (taken by it). */
-  private readAhead: ReadAhead | undefined;
-  /** Read-ahead rows found stale in a row (the backoff's exponent), and groups left to run locked. */
-  private staleStreak = 0;
-  private staleSkip = 0;
-  /** Groups that opened on rows read ahead, and those of them found stale (for the benchmark's profile). */
-  private readAheadGroups = 0;
-  private staleGroups = 0;
+  /** The rows read behind this store's last COMMIT, for the next group (ReadAhead.ts). */
+  private readonly readAhead = new ReadAheadKeeper();
   /**
    * Whether groups may open on rows read ahead: not when a subclass changes how a transaction
    * opens or reads the claimable head (the broken variants of the lock), which only the locked
@@ -332,6 +375,10 @@ export class PostgresStore {
    */
   private readonly readAheadAllowed =
     this.beginSql === PostgresStore.prototype.beginSql && this.claimHeadSql === PostgresStore.prototype.claimHeadSql;
+  /** Whether the lock, the claimable head and the read-ahead guard run prepared: not when a subclass changed their hook. */
+  private readonly lockPrepared = this.beginSql === PostgresStore.prototype.beginSql;
+  private readonly claimHeadPrepared = this.claimHeadSql === PostgresStore.prototype.claimHeadSql;
+  private readonly guardPrepared = this.readAheadGuard === PostgresStore.prototype.readAheadGuard;
 
   /** Wraps a pool and a schema that holds a store (the static constructors call it). */
   constructor(
@@ -341,6 +388,8 @@ export class PostgresStore {
     readonly schema: string,
   ) {
     this.q = queries(quoteIdent(schema));
+    this.p = new Prepared(schema, preparedTexts(quoteIdent(schema), this.q));
+    this.groupQueue = new GroupQueue(pool, (client, group) => this.runGroup(client, group));
   }
 
   /** A new, empty store in a new schema. Throws JobcheckError `invalid_config` for a bad config. */
@@ -505,37 +554,7 @@ export class PostgresStore {
   execute(command: unknown): Promise<Reply> {
     const parsed = parseCommand(command);
     if (!parsed.ok) return Promise.resolve(parsed.rejection);
-    return new Promise<Reply>((resolve, reject) => {
-      this.queue.push({ command: parsed.command, resolve, reject, alone: false });
-      if (!this.draining) void this.drain();
-    });
-  }
-
-  /** Runs groups while commands wait: one group at a time, each on a connection taken from the pool. Never rejects. */
-  private async drain(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.queue.length > 0) {
-        let client: PgPoolClient;
-        try {
-          client = await this.pool.connect();
-        } catch (error) {
-          for (const q of this.queue.splice(0)) q.reject(error);
-          return;
-        }
-        // Taken after the connection came: the commands queued while it did join this group.
-        await this.runGroup(client, this.nextGroup());
-      }
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  /** The commands of the next group: up to GROUP_MAX from the queue's head, or one that must run alone. */
-  private nextGroup(): Queued[] {
-    if (this.queue[0]?.alone === true) return this.queue.splice(0, 1);
-    const end = this.queue.findIndex((q, i) => q.alone || i >= GROUP_MAX);
-    return this.queue.splice(0, end === -1 ? this.queue.length : end);
+    return this.groupQueue.push(parsed.command);
   }
 
   /**
@@ -550,21 +569,20 @@ export class PostgresStore {
     const outcome: Outcome = { committing: false, broken: undefined };
     let replies: Reply[] | undefined;
     try {
-      const cached = this.takeReadAhead();
+      const cached = this.readAhead.take();
       if (cached !== undefined) {
-        this.readAheadGroups += 1;
         try {
           replies = await this.transaction(client, group, cached, outcome);
         } catch (error) {
           if (!(error instanceof StaleReadAhead) || outcome.broken !== undefined) throw error;
-          this.stale();
+          this.readAhead.stale();
         }
       }
       replies ??= await this.transaction(client, group, undefined, outcome);
     } catch (error) {
       outcome.broken ??= error as Error;
       if (outcome.committing || group.length === 1) for (const q of group) q.reject(error);
-      else this.queue.unshift(...group.map((q) => ({ ...q, alone: true })));
+      else this.groupQueue.retryAlone(group);
       return;
     } finally {
       // A connection whose transaction failed is dropped rather than reused.
@@ -595,6 +613,7 @@ export class PostgresStore {
     const tx = new Tx(client, cached?.prefetch);
     const replies: Reply[] = [];
     try {
+      if (await this.p.ensure(client)) this.roundTrips += 1;
       const commands = group.map((q) => q.command);
       let m: Counters;
       // BEGIN and the guarded lock writing counters `to`, for a transaction opened on rows read ahead.
@@ -602,7 +621,9 @@ export class PostgresStore {
       if (cached === undefined) {
         const ahead = this.readsAhead(commands);
         const rows = await tx.begin(
-          this.beginSql(commands[0] as Command),
+          this.lockPrepared
+            ? `BEGIN ISOLATION LEVEL READ COMMITTED; ${this.p.exec('lock')}`
+            : this.beginSql(commands[0] as Command),
           ahead.map((a) => a.sql),
         );
         faultPoint(FAULT_POINTS.afterBegin);
@@ -613,7 +634,7 @@ export class PostgresStore {
       } else {
         m = { ...cached.counters };
         opening = (to: Counters): string =>
-          `BEGIN ISOLATION LEVEL READ COMMITTED; ${readAheadGuardSql(this.readAheadGuard(cached.version, cached.counters, to))}`;
+          `BEGIN ISOLATION LEVEL READ COMMITTED; ${this.guardStatement(cached.version, cached.counters, to)}`;
         const ahead = this.readsAhead(commands, tx.prefetch);
         if (ahead.length > 0 || AFTER_BEGIN_ARMED) {
           const rows = await tx.begin(
@@ -630,7 +651,7 @@ export class PostgresStore {
       const clock = m.clock;
       for (const command of commands) replies.push(await this.apply(tx, m, command));
       // Every transaction that writes changes the meta row, so that its version tells other stores.
-      if (cached === undefined && tx.anyWrite && !tx.metaWritten) tx.defer(this.q.touchMeta);
+      if (cached === undefined && tx.anyWrite && !tx.metaWritten) tx.defer(this.p.exec('touchMeta'));
       // Opened on rows read ahead and nothing sent yet: the guard writes the new counters itself,
       // one statement fewer in the only message.
       if (opening !== undefined && !FIRST_WRITE_ARMED && tx.openingHeld && tx.dropPending('counters'))
@@ -639,12 +660,13 @@ export class PostgresStore {
       const behind = this.readsBehind(tx, commands.length, m.clock > clock ? m.clock : undefined, cached !== undefined);
       const rows = await tx.commit((behind ?? []).map((b) => b.sql));
       this.lastClock = m.clock;
-      if (cached !== undefined) this.staleStreak = 0;
+      if (cached !== undefined) this.readAhead.fresh();
       const version = cached === undefined ? undefined : xminOf(tx.openedRows);
-      this.readAhead =
+      this.readAhead.keep(
         behind === undefined || (cached !== undefined && version === undefined)
           ? undefined
-          : readAheadOf(behind, rows, tx.prefetch, m, version);
+          : readAheadOf(behind, rows, tx.prefetch, m, version),
+      );
       return replies;
     } catch (error) {
       outcome.committing = tx.committing;
@@ -656,24 +678,6 @@ export class PostgresStore {
       this.commands += group.length;
       this.heldMs += tx.heldMs;
     }
-  }
-
-  /** The rows read behind the last COMMIT, for the group about to run (none while backing off). */
-  private takeReadAhead(): ReadAhead | undefined {
-    const cached = this.readAhead;
-    this.readAhead = undefined;
-    if (this.staleSkip > 0) {
-      this.staleSkip -= 1;
-      return undefined;
-    }
-    return cached;
-  }
-
-  /** Rows read ahead were stale (another store wrote): the next groups run locked, more of them each time in a row. */
-  private stale(): void {
-    this.staleGroups += 1;
-    this.staleStreak = Math.min(this.staleStreak + 1, 6);
-    this.staleSkip = Math.min(2 ** this.staleStreak, STALE_SKIP_MAX);
   }
 
   /**
@@ -690,21 +694,21 @@ export class PostgresStore {
   private readsBehind(tx: Tx, size: number, movedTo: number | undefined, versionKnown: boolean): Read[] | undefined {
     const known = tx.prefetch;
     const { followed, tokens } = known.writtenTokens();
-    if (!followed || !this.readAheadAllowed || this.staleSkip > 0 || known.size > CARRIED_MAX) return undefined;
-    const s = this.q;
+    if (!followed || !this.readAheadAllowed || this.readAhead.backingOff || known.size > CARRIED_MAX) return undefined;
+    const p = this.p;
     const out: Read[] = [];
-    if (!versionKnown) out.push({ sql: s.metaVersion, keep: () => undefined });
+    if (!versionKnown) out.push({ sql: p.exec('metaVersion'), keep: () => undefined });
     if (!known.knowsClaimable(size + 1)) {
       const limit = Math.max(8, size + 1);
       out.push({
-        sql: inline(s.claimableFirst, [limit]),
+        sql: p.exec('claimable', [limit]),
         keep: (p, rows) => p.setClaimable((rows as JobRow[]).map(toJob), limit),
       });
     }
     if (movedTo !== undefined && !known.knowsDue(movedTo + 1)) {
       const limit = Math.max(4, size + 1);
       out.push({
-        sql: inline(s.dueFirst, [limit]),
+        sql: p.exec('dueFirst', [limit]),
         keep: (p, rows) => p.setDueFirst((rows as JobRow[]).map(toJob), limit),
       });
     }
@@ -719,12 +723,11 @@ export class PostgresStore {
 
   /** The jobs holding `tokens`, and the first unresolved jobs of the accounts of those holding `resolving` and of `accounts`. */
   private tokenReads(tokens: readonly number[], resolving: readonly number[], accounts: readonly string[]): Read[] {
-    const s = this.q;
+    const p = this.p;
     const out: Read[] = [];
     if (tokens.length > 0) {
-      const list = `ARRAY[${tokens.map((t) => inline('$1', [t])).join(', ')}]::bigint[]`;
       out.push({
-        sql: `${s.byTokens}(${list})`,
+        sql: p.exec('byTokens', [tokens]),
         keep: (p, rows) => {
           const found = new Map((rows as JobRow[]).map((r) => [r.token, toJob(r)]));
           for (const t of tokens) p.setToken(t, found.get(t));
@@ -732,10 +735,11 @@ export class PostgresStore {
       });
     }
     if (resolving.length > 0 || accounts.length > 0) {
-      const tokenList = `ARRAY[${resolving.map((t) => inline('$1', [t])).join(', ')}]::bigint[]`;
-      const accountList = `ARRAY[${accounts.map((a) => inline('$1', [toBytes(a)])).join(', ')}]::bytea[]`;
       out.push({
-        sql: s.heads.replace('$TOKENS', tokenList).replace('$ACCOUNTS', accountList),
+        sql:
+          resolving.length === 1 && accounts.length === 0
+            ? p.exec('headsOfToken', resolving)
+            : p.exec('heads', [resolving, accounts.map(toBytes)]),
         keep: (p, rows) => {
           const by = new Map<string, AccountHead[]>(accounts.map((a) => [a, []]));
           for (const r of rows as { account: Buffer; seq: number; status: JobStatus }[]) {
@@ -760,7 +764,7 @@ export class PostgresStore {
    * those rows cannot answer.
    */
   protected readsAhead(commands: readonly Command[], known?: Prefetch): Read[] {
-    const s = this.q;
+    const p = this.p;
     const now = Math.max(...commands.map((c) => c.now));
     const submits = commands.flatMap((c) => (c.type === 'submit' ? [c] : []));
     const claims = commands.filter((c) => c.type === 'claim').length;
@@ -768,11 +772,13 @@ export class PostgresStore {
     // The clock never goes back: a group whose every `now` is at most the clock this store last
     // committed will not ask for the due jobs.
     if (now > this.lastClock && known?.knowsDue(now) !== true)
-      out.push({ sql: inline(s.due, [now]), keep: (p, rows) => p.setDue(now, (rows as JobRow[]).map(toJob)) });
+      out.push({ sql: p.exec('due', [now]), keep: (k, rows) => k.setDue(now, (rows as JobRow[]).map(toJob)) });
     if (claims > 0 && known?.knowsClaimable(claims + 1) !== true) {
       const limit = claims + 1;
       out.push({
-        sql: this.claimHeadSql().replace(/ LIMIT 1\b/, ` LIMIT ${limit}`),
+        sql: this.claimHeadPrepared
+          ? p.exec('claimHead', [limit])
+          : this.claimHeadSql().replace(/ LIMIT 1\b/, ` LIMIT ${limit}`),
         keep: (p, rows) => p.setClaimable((rows as JobRow[]).map(toJob), limit),
       });
     }
@@ -793,10 +799,10 @@ export class PostgresStore {
     if (submits.length > 0) {
       const ids = [...new Set(submits.map((c) => c.id))];
       out.push({
-        sql: `${s.byIds}(ARRAY[${ids.map((id) => inline('$1', [toBytes(id)])).join(', ')}]::bytea[])`,
-        keep: (p, rows) => {
+        sql: p.exec('byIds', [ids.map(toBytes)]),
+        keep: (k, rows) => {
           const found = new Map((rows as JobRow[]).map((r) => [fromBytes(r.id), toJob(r)]));
-          for (const id of ids) p.setId(id, found.get(id));
+          for (const id of ids) k.setId(id, found.get(id));
         },
       });
     }
@@ -822,8 +828,8 @@ export class PostgresStore {
       groups: this.groups,
       commands: this.commands,
       heldMs: this.heldMs,
-      readAheadGroups: this.readAheadGroups,
-      staleGroups: this.staleGroups,
+      readAheadGroups: this.readAhead.groups,
+      staleGroups: this.readAhead.staleGroups,
     };
   }
 
@@ -841,17 +847,13 @@ export class PostgresStore {
    * were read (a hook for the tests' broken variants).
    */
   protected readAheadGuard(version: string, c: Counters, to: Counters): string {
-    return inline(this.q.readAheadGuard, [
-      version,
-      c.clock,
-      c.nextToken,
-      c.nextSeq,
-      c.unresolved,
-      to.clock,
-      to.nextToken,
-      to.nextSeq,
-      to.unresolved,
-    ]);
+    return inline(this.q.readAheadGuard, guardArgs(version, c, to));
+  }
+
+  /** The read-ahead guard as sent: prepared, unless a subclass changed `readAheadGuard`. */
+  private guardStatement(version: string, c: Counters, to: Counters): string {
+    if (!this.guardPrepared) return readAheadGuardSql(this.readAheadGuard(version, c, to));
+    return this.p.exec('guard', guardArgs(version, c, to));
   }
 
   /** The statement that reads the lowest-seq claimable job, locking it (a hook for the broken variants). */
@@ -908,41 +910,45 @@ export class PostgresStore {
   /** Answers one request of the core (impl/core/StorageRequest.ts) on the command's connection: from what BEGIN read when it can (Prefetch.ts), else with a read. */
   protected async answer(tx: Tx, r: StorageRequest): Promise<unknown> {
     const known = tx.prefetch;
+    const p = this.p;
     switch (r.op) {
       case 'due':
-        return known.due(r.now) ?? (await this.read<JobRow>(tx, this.q.due, [r.now])).map(toJob);
+        return known.due(r.now) ?? ((await tx.read(p.exec('due', [r.now]))) as JobRow[]).map(toJob);
       case 'byId': {
         const hit = known.byId(r.id);
         return hit !== undefined
           ? (hit ?? undefined)
-          : jobOf(await this.read<JobRow>(tx, this.q.byId, [toBytes(r.id)]));
+          : jobOf((await tx.read(p.exec('byId', [toBytes(r.id)]))) as JobRow[]);
       }
       case 'byToken': {
         const hit = known.byToken(r.token);
-        return hit !== undefined ? (hit ?? undefined) : jobOf(await this.read<JobRow>(tx, this.q.byToken, [r.token]));
+        return hit !== undefined
+          ? (hit ?? undefined)
+          : jobOf((await tx.read(p.exec('byToken', [r.token]))) as JobRow[]);
       }
       case 'claimHead': {
         const hit = known.claimHead();
-        return hit !== undefined ? (hit ?? undefined) : jobOf(await this.read<JobRow>(tx, this.claimHeadSql(), []));
+        if (hit !== undefined) return hit ?? undefined;
+        if (this.claimHeadPrepared) return jobOf((await tx.read(p.exec('claimHead', [1]))) as JobRow[]);
+        return jobOf(await this.read<JobRow>(tx, this.claimHeadSql(), []));
       }
       case 'accountHead': {
         const hit = known.accountHead(r.account);
         if (hit !== undefined) return hit ?? undefined;
-        return (await this.read<{ seq: number; status: JobStatus }>(tx, this.q.accountHead, [toBytes(r.account)]))[0];
+        return (
+          (await tx.read(p.exec('accountHead', [toBytes(r.account)]))) as { seq: number; status: JobStatus }[]
+        )[0];
       }
       case 'effect': {
         // The core asks for the balance next (a commit reads both): it travels with this read.
         const account = toBytes(r.account);
-        const rows = await this.read<{ amount: number }>(
-          tx,
-          this.q.effect,
-          [account, toBytes(r.key)],
-          [[this.q.balance, [account]]],
-        );
+        const rows = (await tx.read(p.exec('effect', [account, toBytes(r.key)]), [p.exec('balance', [account])])) as {
+          amount: number;
+        }[];
         return rows[0]?.amount;
       }
       case 'balance':
-        return (await this.read<{ balance: number }>(tx, this.q.balance, [toBytes(r.account)]))[0]?.balance;
+        return ((await tx.read(p.exec('balance', [toBytes(r.account)]))) as { balance: number }[])[0]?.balance;
       case 'countRunning':
         return (await this.read<{ n: number }>(tx, this.q.countRunning, []))[0]?.n;
       case 'insertJob':
@@ -950,7 +956,7 @@ export class PostgresStore {
       case 'saveJob':
         return this.save(tx, r.job, r.guard);
       case 'makeClaimable':
-        tx.defer(inline(this.q.makeClaimable, [r.seq]));
+        tx.defer(p.exec('makeClaimable', [r.seq]));
         known.madeClaimable(r.seq);
         return undefined;
       case 'recordEffect':
@@ -958,7 +964,7 @@ export class PostgresStore {
       case 'setCounters': {
         const m = r.counters;
         // Only the last counters of a transaction matter: a later write replaces a held-back one.
-        tx.defer(inline(this.q.setCounters, [m.clock, m.nextToken, m.nextSeq, m.unresolved]), undefined, 'counters');
+        tx.defer(p.exec('setCounters', [m.clock, m.nextToken, m.nextSeq, m.unresolved]), undefined, 'counters');
         return undefined;
       }
     }
@@ -978,7 +984,7 @@ export class PostgresStore {
     ];
     tx.prefetch.wrote(job);
     tx.defer(
-      inline(this.q.insertJob, [
+      this.p.exec('insertJob', [
         ...params,
         null,
         null,
@@ -1001,15 +1007,20 @@ export class PostgresStore {
     const account = toBytes(job.account);
     const params = [account, toBytes(job.key), job.amount, toBytes(job.id), guard.token, toBytes(guard.worker)];
     // The ledger and the balances hold no job row: what BEGIN read stays true.
-    tx.defer(inline(replaces ? this.q.replaceEffect : this.q.insertEffect, params), (cause) => {
-      const pair = `(${JSON.stringify(job.account)}, ${JSON.stringify(job.key)})`;
-      return new PostgresStoreError(
-        'lost_guard',
-        `the ledger insert for token ${guard.token} found neither its delivery nor a row for ${pair}`,
-        { cause },
-      );
-    });
-    tx.defer(inline(this.q.setBalance, [account, balance]));
+    tx.defer(
+      replaces ? inline(this.q.replaceEffect, params) : this.p.exec('insertEffect', params),
+      (cause) => {
+        const pair = `(${JSON.stringify(job.account)}, ${JSON.stringify(job.key)})`;
+        return new PostgresStoreError(
+          'lost_guard',
+          `the ledger insert for token ${guard.token} found neither its delivery nor a row for ${pair}`,
+          { cause },
+        );
+      },
+      undefined,
+      replaces ? undefined : (index) => this.p.exec('insertEffectChecked', [...params, String(index)]),
+    );
+    tx.defer(this.p.exec('setBalance', [account, balance]));
   }
 
   /** Writes a job's changing columns with its `due`; with `guard`, only while the row still holds that delivery. */
@@ -1029,17 +1040,20 @@ export class PostgresStore {
     ];
     tx.prefetch.wrote(job);
     if (guard === undefined) {
-      tx.defer(inline(this.q.saveJob, params));
+      tx.defer(this.p.exec('saveJob', params));
       return;
     }
+    const guarded = [...params, guard.token, toBytes(guard.worker)];
     tx.defer(
-      inline(this.q.saveGuarded, [...params, guard.token, toBytes(guard.worker)]),
+      this.p.exec('saveGuarded', guarded),
       (cause) =>
         new PostgresStoreError(
           'lost_guard',
           `job ${JSON.stringify(job.id)} no longer holds token ${guard.token} of ${JSON.stringify(guard.worker)}`,
           { cause },
         ),
+      undefined,
+      (index) => this.p.exec('saveChecked', [...guarded, String(index)]),
     );
   }
 
@@ -1101,28 +1115,6 @@ export type PostgresStoreClass<T extends PostgresStore = PostgresStore> = new (
   cfg: Config,
   schema: string,
 ) => T;
-
-/**
- * What a COMMIT leaves for the next group: `prefetch` with the rows read behind it laid in, and the
- * meta row's version and counters: `version` and `m` when the transaction knows them (it opened on
- * rows read ahead: the guard wrote the row), else the first read behind's (the meta row).
- */
-function readAheadOf(
-  behind: readonly Read[],
-  rows: readonly unknown[][],
-  prefetch: Prefetch,
-  m: Counters,
-  version: string | undefined,
-): ReadAhead {
-  behind.forEach((b, i) => {
-    b.keep(prefetch, (rows[i] ?? []) as unknown[]);
-  });
-  if (version !== undefined) return { version, counters: { ...m }, prefetch };
-  const meta = rows[0]?.[0] as Counters & { version: string };
-  // The counters as committed (the core's own, unless a subclass wrote others).
-  const counters = { clock: meta.clock, nextToken: meta.nextToken, nextSeq: meta.nextSeq, unresolved: meta.unresolved };
-  return { version: meta.version, counters, prefetch };
-}
 
 /** The canonical snapshot of a store's rows. Pure. */
 function assemble(

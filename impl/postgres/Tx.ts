@@ -51,6 +51,8 @@ interface PendingWrite {
   readonly lost: ((cause: unknown) => Error) | undefined;
   /** Writes with the same key replace each other (the counters: only the last values matter). */
   readonly key: string | undefined;
+  /** For a guarded write, its statement when the server checks it as the `index`th of its message (else `guardedSql` of `sql`). */
+  readonly checked: ((index: number) => string) | undefined;
 }
 
 /** Whether JOBCHECK_FAULT arms after-first-write in this process (read once, as impl/faults.ts reads it). */
@@ -102,6 +104,14 @@ function isStaleReadAhead(error: unknown): boolean {
  */
 export function guardedSql(write: string, index: number): string {
   return `WITH w AS (${write}) SELECT CASE WHEN n > 0 THEN 0 ELSE ('${GUARD_TAG}${index}:' || n)::integer END AS ok FROM (SELECT count(*) AS n FROM w) c`;
+}
+
+/**
+ * `guardedSql` for a prepared statement: the write's index is parameter `param` (text), so that
+ * one prepared statement serves every index (Prepared.ts). Pure.
+ */
+export function guardedSqlAt(write: string, param: number): string {
+  return `WITH w AS (${write}) SELECT CASE WHEN n > 0 THEN 0 ELSE ('${GUARD_TAG}' || $${param}::text || ':' || n)::integer END AS ok FROM (SELECT count(*) AS n FROM w) c`;
 }
 
 /** The index of the guarded write whose failure `error` is, or undefined for another error. Pure. */
@@ -187,14 +197,16 @@ export class Tx {
   /**
    * Holds a write back until the next message. With `lost`, the write is guarded: its text must
    * end in a RETURNING clause, and when it returns no row the server fails the message there and
-   * the transaction fails with `lost(the server's error)`.
+   * the transaction fails with `lost(the server's error)`; `checked`, when given, is the statement
+   * that runs it checked by the server as the `index`th of its message (a prepared one), in place
+   * of `guardedSql(sql, index)`.
    */
-  defer(sql: string, lost?: (cause: unknown) => Error, key?: string): void {
+  defer(sql: string, lost?: (cause: unknown) => Error, key?: string, checked?: (index: number) => string): void {
     this.ahead.clear();
     this.anyWrite = true;
     if (key === 'counters') this.metaWritten = true;
     if (key !== undefined) this.pending = this.pending.filter((w) => w.key !== key);
-    this.pending.push({ sql, lost, key });
+    this.pending.push({ sql, lost, key, checked });
   }
 
   /**
@@ -264,7 +276,9 @@ export class Tx {
     let results: PgQueryResult[];
     try {
       results = await this.send([
-        ...writes.map((w, i) => (w.lost === undefined || !serverChecked ? w.sql : guardedSql(w.sql, i))),
+        ...writes.map((w, i) =>
+          w.lost === undefined || !serverChecked ? w.sql : (w.checked?.(i) ?? guardedSql(w.sql, i)),
+        ),
         ...after,
       ]);
     } catch (error) {

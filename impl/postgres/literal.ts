@@ -4,8 +4,9 @@
  * statement alone and waits for its answer before the next, so a command of five statements cost
  * five round trips under the meta row's lock. Only values the store itself produces reach here:
  * safe integers (the contract's integers), booleans, NULL, the bytes of a string (strings.ts,
- * written as a hex `bytea` literal) and the store's own words (`status`, `reason`), quoted with
- * node-postgres' `escapeLiteral`. Anything else is refused, so no text of a caller's choosing is
+ * written as a hex `bytea` literal), the store's own words (`status`, `reason`), quoted with
+ * node-postgres' `escapeLiteral`, and arrays of integers or of bytes (the arguments of prepared
+ * statements, Prepared.ts). Anything else is refused, so no text of a caller's choosing is
  * ever spliced in unquoted. Pure.
  */
 import { loadPg } from './loadPg.ts';
@@ -21,6 +22,14 @@ export function literal(value: unknown): string {
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (Buffer.isBuffer(value)) return `E'\\\\x${value.toString('hex')}'::bytea`;
   if (typeof value === 'string') return loadPg().escapeLiteral(value);
+  // An array of integers or of bytes, as an argument of a prepared statement whose parameter says
+  // its type (Prepared.ts); the empty array as the untyped '{}', which takes that type.
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "'{}'";
+    if (value.every((v) => typeof v === 'number')) return `ARRAY[${value.map(literal).join(', ')}]::bigint[]`;
+    if (value.every((v) => Buffer.isBuffer(v))) return `ARRAY[${value.map(literal).join(', ')}]::bytea[]`;
+    throw new TypeError('an array of other values than integers or bytes cannot be written as an SQL literal');
+  }
   throw new TypeError(`a ${typeof value} cannot be written as an SQL literal`);
 }
 
