@@ -257,6 +257,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
     broken: values.variant ?? values.broken,
     timeout,
     fresh: values.fresh,
+    'normal-scheduling': values['normal-scheduling'],
     verbose: values.verbose,
     budget,
     ...(parallel === undefined ? {} : { parallel }),

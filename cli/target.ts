@@ -54,6 +54,7 @@ export interface TargetFlags {
   readonly broken?: string | undefined;
   readonly timeout?: number | undefined;
   readonly fresh?: boolean | undefined;
+  readonly 'normal-scheduling'?: boolean | undefined;
   readonly verbose?: boolean | undefined;
   /** The check's time budget: every wait on the implementation is cut to it. */
   readonly budget?: Budget | undefined;
@@ -113,11 +114,13 @@ export async function resolveTarget(
       spares: PROCESS_SPARES,
       ...(flags.timeout === undefined ? {} : { replyTimeoutMs: flags.timeout, startTimeoutMs: 2 * flags.timeout }),
       ...(flags.fresh === true ? { reuse: false } : {}),
+      ...(flags['normal-scheduling'] === true ? { scheduling: 'normal' as const } : {}),
       ...stderrHandler(flags, io, 'impl'),
       ...(flags.budget === undefined ? {} : { budget: flags.budget }),
     });
     const concurrent = concurrentProcessFactory(cmd, {
       ...(flags.timeout === undefined ? {} : { replyTimeoutMs: flags.timeout, startTimeoutMs: 2 * flags.timeout }),
+      ...(flags['normal-scheduling'] === true ? { scheduling: 'normal' as const } : {}),
       ...stderrHandler(flags, io, 'workers'),
       ...(flags.budget === undefined ? {} : { budget: flags.budget }),
     });

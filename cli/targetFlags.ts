@@ -16,6 +16,7 @@ export const TARGET_OPTIONS = {
   broken: { type: 'string' },
   timeout: { type: 'string' },
   fresh: { type: 'boolean' },
+  'normal-scheduling': { type: 'boolean' },
   verbose: { type: 'boolean' },
 } as const;
 
@@ -29,6 +30,8 @@ Implementation options:
   --timeout <ms>       longest wait for one reply or call (--impl, --module; default ${DEFAULT_REPLY_TIMEOUT_MS},
                        at most ${MAX_REPLY_TIMEOUT_MS}; hello, which starts the process, gets twice as long)
   --fresh              --impl: start a new process for every store instead of resetting one with hello
+  --normal-scheduling  --impl: run the program under the system's normal scheduling policy instead of
+                       SCHED_BATCH (Linux; see docs/cli.md)
   --verbose            --impl: pass the implementation's stderr through`;
 
 /**

@@ -28,6 +28,8 @@ import {
 } from './limits.ts';
 import { ProcessError } from './processError.ts';
 import type { ProcessErrorCode, ProcessErrorDetails } from './processError.ts';
+import { scheduledSpawn } from './scheduling.ts';
+import type { Scheduling } from './scheduling.ts';
 
 /** How a peer is started. */
 export interface PeerOptions {
@@ -41,6 +43,8 @@ export interface PeerOptions {
   readonly endGraceMs?: number;
   /** Longest reply line in bytes (default MAX_REPLY_LINE_BYTES). */
   readonly maxLineBytes?: number;
+  /** The process's scheduling policy (scheduling.ts; default 'batch', SCHED_BATCH where Linux allows it). */
+  readonly scheduling?: Scheduling;
 }
 
 /** How a peer ended: by itself, or only after the harness signalled its group. */
@@ -106,14 +110,19 @@ export class Peer {
     this.graceMs = options.endGraceMs ?? END_GRACE_MS;
     this.exited = new Promise((resolve) => (this.markExited = resolve));
     this.done = new Promise((resolve) => (this.markDone = resolve));
-    // detached: the shell becomes the leader of a new session and process group, whose id is its pid.
-    this.child = spawn(command, {
-      shell: true,
+    // detached: the shell becomes the leader of a new session and process group, whose id is its
+    // pid (under batch scheduling, chrt is that leader and replaces itself with the shell).
+    const scheduled = scheduledSpawn(command, options.scheduling ?? 'batch');
+    const spawnOptions = {
       detached: true,
       cwd: options.cwd,
       env: options.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+      stdio: ['pipe', 'pipe', 'pipe'] as ['pipe', 'pipe', 'pipe'],
+    };
+    this.child =
+      scheduled === undefined
+        ? spawn(command, { ...spawnOptions, shell: true })
+        : spawn(scheduled.file, [...scheduled.args], spawnOptions);
     living.add(this);
     const maxLine = options.maxLineBytes ?? MAX_REPLY_LINE_BYTES;
     const stdout = new LineSplitter(maxLine, {
