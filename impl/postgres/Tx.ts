@@ -103,7 +103,7 @@ function isStaleReadAhead(error: unknown): boolean {
  * count, so the planner cannot fold it to a constant and fail every time. Pure.
  */
 export function guardedSql(write: string, index: number): string {
-  return `WITH w AS (${write}) SELECT CASE WHEN n > 0 THEN 0 ELSE ('${GUARD_TAG}${index}:' || n)::integer END AS ok FROM (SELECT count(*) AS n FROM w) c`;
+  return guardedBy(write, `'${GUARD_TAG}${index}:'`);
 }
 
 /**
@@ -111,7 +111,12 @@ export function guardedSql(write: string, index: number): string {
  * one prepared statement serves every index (Prepared.ts). Pure.
  */
 export function guardedSqlAt(write: string, param: number): string {
-  return `WITH w AS (${write}) SELECT CASE WHEN n > 0 THEN 0 ELSE ('${GUARD_TAG}' || $${param}::text || ':' || n)::integer END AS ok FROM (SELECT count(*) AS n FROM w) c`;
+  return guardedBy(write, `'${GUARD_TAG}' || $${param}::text || ':'`);
+}
+
+/** The guard around `write`, failing with the text `tag` (an SQL expression) followed by the count of rows it touched. Pure. */
+function guardedBy(write: string, tag: string): string {
+  return `WITH w AS (${write}) SELECT CASE WHEN n > 0 THEN 0 ELSE (${tag} || n)::integer END AS ok FROM (SELECT count(*) AS n FROM w) c`;
 }
 
 /** The index of the guarded write whose failure `error` is, or undefined for another error. Pure. */
