@@ -2,16 +2,22 @@
  * The fast snapshot acceptance against the zod schema: whatever it accepts, the schema accepts,
  * with the same output (fields in the same order); every snapshot the model writes is accepted.
  * Inputs: snapshots of states reached by random walks of the model, and the same snapshots with
- * one value replaced, one key removed or one key added, anywhere in them.
+ * one value replaced, one key removed or one key added, anywhere in them. The one-pass
+ * `acceptedContext` is held to the two passes it replaces (the acceptance, then the context built
+ * from its copy) on the same inputs.
  */
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Config, Snapshot } from '../contract/index.ts';
 import { parseSnapshot } from '../contract/index.ts';
-import { acceptedSnapshot } from './acceptedSnapshot.ts';
+import { acceptedContext, acceptedSnapshot } from './acceptedSnapshot.ts';
+import { jobMachine } from './jobMachine.ts';
+import { machineState } from './machineState.ts';
+import { snapshotContext } from './restoredContext.ts';
 import { initialState, step, toSnapshot } from './step.ts';
 import type { ModelState } from './step.ts';
+import type { JobSnapshot } from './storeMachine.ts';
 
 const configArb: fc.Arbitrary<Config> = fc
   .record({
@@ -227,6 +233,72 @@ function agrees(input: unknown): void {
   expect(JSON.stringify(fast)).toBe(JSON.stringify(schema));
 }
 
+// Rules that tie several fields together, which one random change seldom breaks: each case
+// below breaks exactly one, and is checked to be refused by the schema as well.
+const base = {
+  format: 'jobcheck.snapshot/1',
+  config: { capacity: 2, maxAttempts: 3, leaseTicks: 2, backoffBase: 1, backoffCap: 2 },
+  clock: 1,
+  nextToken: 3,
+  nextSeq: 4,
+  jobs: {
+    a: { payload: { account: 'x', key: 'k1', amount: 2, deadline: 9 }, seq: 1, status: 'done', attempts: 1 },
+    b: {
+      payload: { account: 'x', key: 'k2', amount: 1, deadline: 9 },
+      seq: 2,
+      status: 'running',
+      attempts: 1,
+      token: 2,
+      owner: 'w1',
+      leaseUntil: 3,
+    },
+    c: { payload: { account: 'y', key: 'k1', amount: 1, deadline: 9 }, seq: 3, status: 'ready', attempts: 0 },
+  },
+  balances: { x: 2 },
+  effects: { x: { k1: { amount: 2, job: 'a', token: 1 } } },
+};
+const withJob = (id: string, job: object, more: object = {}) => ({
+  ...base,
+  jobs: { ...base.jobs, [id]: job },
+  ...more,
+});
+const waiting = {
+  payload: { account: 'x', key: 'k3', amount: 1, deadline: 9 },
+  seq: 3,
+  status: 'waiting',
+  attempts: 1,
+};
+const cases: Array<[string, unknown]> = [
+  ['more unresolved jobs than capacity', { ...base, config: { ...base.config, capacity: 1 } }],
+  ["a waiting job behind its account's earlier unresolved job", withJob('c', { ...waiting, notBefore: 4 })],
+  [
+    'a waiting job whose notBefore is its deadline',
+    withJob('c', { ...waiting, payload: { ...waiting.payload, account: 'y' }, notBefore: 9 }),
+  ],
+  [
+    'two running jobs with one token',
+    withJob('c', {
+      payload: { account: 'y', key: 'k1', amount: 1, deadline: 9 },
+      seq: 3,
+      status: 'running',
+      attempts: 1,
+      token: 2,
+      owner: 'w2',
+      leaseUntil: 3,
+    }),
+  ],
+  ['two jobs with one sequence number', withJob('c', { ...base.jobs.c, seq: 2 })],
+  [
+    "an effect whose amount is not its job's",
+    { ...base, balances: { x: 3 }, effects: { x: { k1: { amount: 3, job: 'a', token: 1 } } } },
+  ],
+  [
+    'an effect whose token is not below nextToken',
+    { ...base, effects: { x: { k1: { amount: 2, job: 'a', token: 3 } } } },
+  ],
+  ['a running job whose lease has ended', withJob('b', { ...base.jobs.b, leaseUntil: 1 })],
+];
+
 describe('acceptedSnapshot', () => {
   it("accepts every snapshot the model writes, with the schema's own output", () => {
     fc.assert(
@@ -291,71 +363,6 @@ describe('acceptedSnapshot', () => {
     expect(acceptedSnapshot({ ...running, jobs: { a: { ...job, lastError: undefined } } })).toBeUndefined();
   });
 
-  // Rules that tie several fields together, which one random change seldom breaks: each case
-  // below breaks exactly one, and is checked to be refused by the schema as well.
-  const base = {
-    format: 'jobcheck.snapshot/1',
-    config: { capacity: 2, maxAttempts: 3, leaseTicks: 2, backoffBase: 1, backoffCap: 2 },
-    clock: 1,
-    nextToken: 3,
-    nextSeq: 4,
-    jobs: {
-      a: { payload: { account: 'x', key: 'k1', amount: 2, deadline: 9 }, seq: 1, status: 'done', attempts: 1 },
-      b: {
-        payload: { account: 'x', key: 'k2', amount: 1, deadline: 9 },
-        seq: 2,
-        status: 'running',
-        attempts: 1,
-        token: 2,
-        owner: 'w1',
-        leaseUntil: 3,
-      },
-      c: { payload: { account: 'y', key: 'k1', amount: 1, deadline: 9 }, seq: 3, status: 'ready', attempts: 0 },
-    },
-    balances: { x: 2 },
-    effects: { x: { k1: { amount: 2, job: 'a', token: 1 } } },
-  };
-  const withJob = (id: string, job: object, more: object = {}) => ({
-    ...base,
-    jobs: { ...base.jobs, [id]: job },
-    ...more,
-  });
-  const waiting = {
-    payload: { account: 'x', key: 'k3', amount: 1, deadline: 9 },
-    seq: 3,
-    status: 'waiting',
-    attempts: 1,
-  };
-  const cases: Array<[string, unknown]> = [
-    ['more unresolved jobs than capacity', { ...base, config: { ...base.config, capacity: 1 } }],
-    ["a waiting job behind its account's earlier unresolved job", withJob('c', { ...waiting, notBefore: 4 })],
-    [
-      'a waiting job whose notBefore is its deadline',
-      withJob('c', { ...waiting, payload: { ...waiting.payload, account: 'y' }, notBefore: 9 }),
-    ],
-    [
-      'two running jobs with one token',
-      withJob('c', {
-        payload: { account: 'y', key: 'k1', amount: 1, deadline: 9 },
-        seq: 3,
-        status: 'running',
-        attempts: 1,
-        token: 2,
-        owner: 'w2',
-        leaseUntil: 3,
-      }),
-    ],
-    ['two jobs with one sequence number', withJob('c', { ...base.jobs.c, seq: 2 })],
-    [
-      "an effect whose amount is not its job's",
-      { ...base, balances: { x: 3 }, effects: { x: { k1: { amount: 3, job: 'a', token: 1 } } } },
-    ],
-    [
-      'an effect whose token is not below nextToken',
-      { ...base, effects: { x: { k1: { amount: 2, job: 'a', token: 3 } } } },
-    ],
-    ['a running job whose lease has ended', withJob('b', { ...base.jobs.b, leaseUntil: 1 })],
-  ];
   it('accepts the well-formed snapshot the cases below start from', () => {
     expect(acceptedSnapshot(base)).toBeDefined();
     agrees(base);
@@ -363,5 +370,82 @@ describe('acceptedSnapshot', () => {
   it.each(cases)('leaves to the schema, which refuses it, %s', (_, input) => {
     expect(bySchema(input)).toBeUndefined();
     expect(acceptedSnapshot(input)).toBeUndefined();
+  });
+});
+
+const jobOf = (status: JobSnapshot['value'], context: JobSnapshot['context']): JobSnapshot =>
+  machineState(jobMachine, status, context);
+
+/** A value as plain data, Maps as arrays of entries (so that their order counts), the job machine by name. */
+function plainOf(v: unknown): unknown {
+  if (v instanceof Map) return { map: [...v.entries()].map(([k, x]) => [plainOf(k), plainOf(x)]) };
+  if (Array.isArray(v)) return v.map(plainOf);
+  if (typeof v === 'object' && v !== null) {
+    if (v === jobMachine) return 'machine job';
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainOf(x)]));
+  }
+  return v;
+}
+
+/** Every object reachable from `v` (Maps' keys and values included), the job machine left out. */
+function reachable(v: unknown, out = new Set<unknown>()): Set<unknown> {
+  if (typeof v !== 'object' || v === null || out.has(v) || v === jobMachine) return out;
+  out.add(v);
+  if (v instanceof Map) for (const [k, x] of v) reachable(x, reachable(k, out));
+  else for (const x of Object.values(v)) reachable(x, out);
+  return out;
+}
+
+/** Fails unless the one pass answers as the two passes do: undefined together, or the same context (Maps in the same order), sharing nothing with the input. */
+function sameAsTwoPasses(input: unknown): boolean {
+  const accepted = acceptedSnapshot(input);
+  const want = accepted === undefined ? undefined : snapshotContext(accepted, jobOf, true);
+  const got = acceptedContext(input, jobOf);
+  expect(got === undefined).toBe(want === undefined);
+  if (got === undefined) return false;
+  const a = plainOf(got);
+  const b = plainOf(want);
+  expect(isDeepStrictEqual(a, b)).toBe(true);
+  expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  const inner = reachable(input);
+  for (const o of reachable(got)) expect(inner.has(o)).toBe(false);
+  return true;
+}
+
+describe('acceptedContext', () => {
+  it('builds what the acceptance and the context of its copy build, for every snapshot the model writes', () => {
+    fc.assert(
+      fc.property(snapshotsArb, (snapshots) => {
+        for (const s of snapshots) {
+          expect(sameAsTwoPasses(s)).toBe(true);
+          // The same snapshot with its jobs listed in reverse, out of admission order (still valid).
+          expect(sameAsTwoPasses({ ...s, jobs: Object.fromEntries(Object.entries(s.jobs).reverse()) })).toBe(true);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('accepts and refuses what the two passes do, with the same context, for snapshots with one change anywhere', () => {
+    let accepted = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(snapshotsArb, fc.array(mutationArb, { minLength: 1, maxLength: 40 }), (snapshots, mutations) => {
+        for (const [i, m] of mutations.entries()) {
+          if (sameAsTwoPasses(mutated(snapshots[i % snapshots.length] as Snapshot, m))) accepted++;
+          else refused++;
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
+  });
+
+  it.each(cases)('refuses, as the two passes do, %s', (_, input) => {
+    expect(acceptedContext(input, jobOf)).toBeUndefined();
+  });
+  it('accepts the well-formed snapshot the cases start from', () => {
+    expect(sameAsTwoPasses(base)).toBe(true);
   });
 });

@@ -16,6 +16,9 @@
  */
 import type { Config, DeadReason, EffectRecord, JobRecord, JobStatus, Snapshot } from '../contract/index.ts';
 import { SNAPSHOT_FORMAT } from '../contract/index.ts';
+import { policyOf } from './jobMachine.ts';
+import type { JobContext } from './jobMachine.ts';
+import type { JobSnapshot, StoreContext } from './storeMachine.ts';
 
 const text = (v: unknown): v is string => typeof v === 'string' && v.length >= 1;
 const int = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
@@ -94,39 +97,76 @@ function configOf(v: unknown): Config | undefined {
 /** The optional fields of a job record (one list, not one per job read). */
 const OPTIONAL_JOB_FIELDS = ['token', 'owner', 'leaseUntil', 'notBefore', 'reason', 'lastError'] as const;
 
-/** One job record as the schema parses it, with the rules that need only the job, the config and the counters. */
+/**
+ * The fields of the job record `readJob` accepted last (each read once from the input, written here
+ * only after every read): one object for every job read, not one per job.
+ */
+const read = {
+  payload: { account: '', key: '', amount: 0, deadline: 0 } as JobRecord['payload'],
+  seq: 0,
+  status: 'ready' as JobStatus,
+  attempts: 0,
+  token: undefined as number | undefined,
+  owner: undefined as string | undefined,
+  leaseUntil: undefined as number | undefined,
+  notBefore: undefined as number | undefined,
+  reason: undefined as DeadReason | undefined,
+  lastError: undefined as string | undefined,
+};
+
+/**
+ * Whether `v` is one job record the schema accepts, by the rules that need only the job, the
+ * config and the counters; when it is, its fields are in `read` (the payload a fresh copy).
+ */
+function readJob(v: unknown, s: { config: Config; clock: number; nextToken: number; nextSeq: number }): boolean {
+  if (!plainObject(v) || countOf(v, JOB_FIELDS) < 0) return false;
+  const { payload: p, seq, status, attempts, token, owner, leaseUntil, notBefore, reason, lastError } = v;
+  if (!plainObject(p) || countOf(p, PAYLOAD_FIELDS) !== 4) return false;
+  const { account, key, amount, deadline } = p;
+  if (!text(account) || !text(key) || !int(amount) || !time(deadline)) return false;
+  if (!positive(seq) || seq >= s.nextSeq || !STATUSES.has(status) || !int(attempts) || attempts < 0) return false;
+  if (attempts > s.config.maxAttempts) return false;
+  // Present fields must be well formed; which ones a status has is checked below.
+  if (token !== undefined && !positive(token)) return false;
+  if (owner !== undefined && !text(owner)) return false;
+  if (leaseUntil !== undefined && !time(leaseUntil)) return false;
+  if (notBefore !== undefined && !time(notBefore)) return false;
+  if (reason !== undefined && !REASONS.has(reason)) return false;
+  if (lastError !== undefined && !text(lastError)) return false;
+  // An optional field present as `undefined` is left to the schema.
+  for (const field of OPTIONAL_JOB_FIELDS) if (Object.hasOwn(v, field) && v[field] === undefined) return false;
+  const delivered = status === 'running';
+  if ((token !== undefined) !== delivered || (owner !== undefined) !== delivered) return false;
+  if ((leaseUntil !== undefined) !== delivered) return false;
+  if ((notBefore !== undefined) !== (status === 'waiting') || (reason !== undefined) !== (status === 'dead'))
+    return false;
+  const unresolved = status === 'ready' || status === 'waiting' || status === 'running';
+  if (unresolved && deadline <= s.clock) return false;
+  if ((status === 'ready' || status === 'waiting') && attempts >= s.config.maxAttempts) return false;
+  if (status !== 'ready' && status !== 'dead' && attempts < 1) return false;
+  if (delivered && ((token as number) >= s.nextToken || (leaseUntil as number) <= s.clock)) return false;
+  if (status === 'waiting' && ((notBefore as number) <= s.clock || (notBefore as number) >= deadline)) return false;
+  read.payload = { account, key, amount, deadline };
+  read.seq = seq;
+  read.status = status as JobStatus;
+  read.attempts = attempts;
+  read.token = token as number | undefined;
+  read.owner = owner as string | undefined;
+  read.leaseUntil = leaseUntil as number | undefined;
+  read.notBefore = notBefore as number | undefined;
+  read.reason = reason as DeadReason | undefined;
+  read.lastError = lastError as string | undefined;
+  return true;
+}
+
+/** One job record as the schema parses it (the fields `readJob` accepted), or undefined. */
 function jobOf(
   v: unknown,
   s: { config: Config; clock: number; nextToken: number; nextSeq: number },
 ): JobRecord | undefined {
-  if (!plainObject(v) || countOf(v, JOB_FIELDS) < 0) return undefined;
-  const { payload: p, seq, status, attempts, token, owner, leaseUntil, notBefore, reason, lastError } = v;
-  if (!plainObject(p) || countOf(p, PAYLOAD_FIELDS) !== 4) return undefined;
-  const { account, key, amount, deadline } = p;
-  if (!text(account) || !text(key) || !int(amount) || !time(deadline)) return undefined;
-  if (!positive(seq) || seq >= s.nextSeq || !STATUSES.has(status) || !int(attempts) || attempts < 0) return undefined;
-  if (attempts > s.config.maxAttempts) return undefined;
-  // Present fields must be well formed; which ones a status has is checked below.
-  if (token !== undefined && !positive(token)) return undefined;
-  if (owner !== undefined && !text(owner)) return undefined;
-  if (leaseUntil !== undefined && !time(leaseUntil)) return undefined;
-  if (notBefore !== undefined && !time(notBefore)) return undefined;
-  if (reason !== undefined && !REASONS.has(reason)) return undefined;
-  if (lastError !== undefined && !text(lastError)) return undefined;
-  // An optional field present as `undefined` is left to the schema.
-  for (const field of OPTIONAL_JOB_FIELDS) if (Object.hasOwn(v, field) && v[field] === undefined) return undefined;
-  const delivered = status === 'running';
-  if ((token !== undefined) !== delivered || (owner !== undefined) !== delivered) return undefined;
-  if ((leaseUntil !== undefined) !== delivered) return undefined;
-  if ((notBefore !== undefined) !== (status === 'waiting') || (reason !== undefined) !== (status === 'dead'))
-    return undefined;
-  const unresolved = status === 'ready' || status === 'waiting' || status === 'running';
-  if (unresolved && deadline <= s.clock) return undefined;
-  if ((status === 'ready' || status === 'waiting') && attempts >= s.config.maxAttempts) return undefined;
-  if (status !== 'ready' && status !== 'dead' && attempts < 1) return undefined;
-  if (delivered && ((token as number) >= s.nextToken || (leaseUntil as number) <= s.clock)) return undefined;
-  if (status === 'waiting' && ((notBefore as number) <= s.clock || (notBefore as number) >= deadline)) return undefined;
-  const record: Record<string, unknown> = { payload: { account, key, amount, deadline }, seq, status, attempts };
+  if (!readJob(v, s)) return undefined;
+  const { payload, seq, status, attempts, token, owner, leaseUntil, notBefore, reason, lastError } = read;
+  const record: Record<string, unknown> = { payload, seq, status, attempts };
   if (token !== undefined) record.token = token;
   if (owner !== undefined) record.owner = owner;
   if (leaseUntil !== undefined) record.leaseUntil = leaseUntil;
@@ -136,24 +176,40 @@ function jobOf(
   return record as unknown as JobRecord;
 }
 
-/**
- * The snapshot the zod schema would parse from `input`, when this path can prove that the schema
- * accepts it; undefined otherwise (the schema then decides, and words the refusal). Pure: the
- * result is a fresh deep copy sharing nothing with `input`.
- */
-export function acceptedSnapshot(input: unknown): Snapshot | undefined {
+/** What both acceptances read first: the snapshot's own fields, its counters and its three maps, each proven plain. */
+interface Envelope {
+  readonly counters: Pick<StoreContext, 'config' | 'clock' | 'nextToken' | 'nextSeq'>;
+  readonly jobsIn: Record<string, unknown>;
+  readonly balancesIn: Record<string, unknown>;
+  readonly effectsIn: Record<string, unknown>;
+}
+
+/** The envelope of `input` when the schema surely accepts it, else undefined. Pure. */
+function envelopeOf(input: unknown): Envelope | undefined {
   if (!plainObject(input) || countOf(input, SNAPSHOT_FIELDS) !== 8 || input.format !== SNAPSHOT_FORMAT)
     return undefined;
   const config = configOf(input.config);
   const { clock, nextToken, nextSeq } = input;
   if (config === undefined || !time(clock) || !positive(nextToken) || !positive(nextSeq)) return undefined;
-  const counters = { config, clock, nextToken, nextSeq };
   const jobsIn = input.jobs;
   const balancesIn = input.balances;
   const effectsIn = input.effects;
   if (!plainObject(jobsIn) || !plainKeys(jobsIn) || !plainObject(balancesIn) || !plainKeys(balancesIn))
     return undefined;
   if (!plainObject(effectsIn) || !plainKeys(effectsIn)) return undefined;
+  return { counters: { config, clock, nextToken, nextSeq }, jobsIn, balancesIn, effectsIn };
+}
+
+/**
+ * The snapshot the zod schema would parse from `input`, when this path can prove that the schema
+ * accepts it; undefined otherwise (the schema then decides, and words the refusal). Pure: the
+ * result is a fresh deep copy sharing nothing with `input`.
+ */
+export function acceptedSnapshot(input: unknown): Snapshot | undefined {
+  const envelope = envelopeOf(input);
+  if (envelope === undefined) return undefined;
+  const { counters, jobsIn, balancesIn, effectsIn } = envelope;
+  const { config, clock, nextToken, nextSeq } = counters;
 
   const jobs: Record<string, JobRecord> = {};
   const seqs = new Set<number>();
@@ -211,4 +267,110 @@ export function acceptedSnapshot(input: unknown): Snapshot | undefined {
     effects[account] = ledger;
   }
   return { format: SNAPSHOT_FORMAT, config, clock, nextToken, nextSeq, jobs, balances, effects };
+}
+
+const isUnresolvedStatus = (status: JobStatus): boolean =>
+  status === 'ready' || status === 'waiting' || status === 'running';
+
+/**
+ * In one pass, what `snapshotContext(acceptedSnapshot(input), jobOf, true)` (restoredContext.ts)
+ * builds: the store context of a snapshot this path can prove the schema accepts, built straight
+ * from the input (a fresh value sharing nothing with it), without the snapshot copy in between,
+ * its Sets and Map of the cross-field rules (plain loops over the few jobs instead), or a second
+ * walk. Undefined exactly when `acceptedSnapshot(input)` is (the same rules over the same reads of
+ * the input); model/acceptedSnapshot.test.ts holds the two equal. Pure.
+ */
+export function acceptedContext(
+  input: unknown,
+  jobOf: (status: JobStatus, context: JobContext) => JobSnapshot,
+): StoreContext | undefined {
+  const envelope = envelopeOf(input);
+  if (envelope === undefined) return undefined;
+  const { counters, jobsIn, balancesIn, effectsIn } = envelope;
+  const { config, clock, nextToken, nextSeq } = counters;
+
+  const policy = policyOf(config);
+  // The jobs as listed, and whether they are listed in admission order (as the model writes them).
+  const listed: JobSnapshot[] = [];
+  let inOrder = true;
+  let unresolved = 0;
+  for (const id in jobsIn) {
+    if (!readJob(jobsIn[id], counters)) return undefined;
+    const { payload, seq, status, token } = read;
+    for (const other of listed) {
+      const o = other.context;
+      if (o.seq === seq) return undefined;
+      if (status === 'running' && other.value === 'running' && o.token === token) return undefined;
+    }
+    if (isUnresolvedStatus(status)) unresolved++;
+    const last = listed[listed.length - 1];
+    if (last !== undefined && !(seq > last.context.seq)) inOrder = false;
+    const context: JobContext = {
+      id,
+      payload,
+      seq,
+      policy,
+      attempts: read.attempts,
+      token,
+      owner: read.owner,
+      leaseUntil: read.leaseUntil,
+      notBefore: read.notBefore,
+      reason: read.reason,
+      lastError: read.lastError,
+    };
+    listed.push(jobOf(status, context));
+  }
+  if (unresolved > config.capacity) return undefined;
+  // A waiting or running job must be its account's head: no unresolved job of the account admitted before it.
+  for (const job of listed) {
+    if (job.value !== 'waiting' && job.value !== 'running') continue;
+    const { payload, seq } = job.context;
+    for (const other of listed)
+      if (
+        other.context.seq < seq &&
+        isUnresolvedStatus(other.value) &&
+        other.context.payload.account === payload.account
+      )
+        return undefined;
+  }
+
+  const balances = new Map<string, number>();
+  for (const account in balancesIn) {
+    const balance = balancesIn[account];
+    if (!int(balance) || !Object.hasOwn(effectsIn, account)) return undefined;
+    balances.set(account, balance);
+  }
+  const effects = new Map<string, ReadonlyMap<string, EffectRecord>>();
+  for (const account in effectsIn) {
+    const ledgerIn = effectsIn[account];
+    if (!plainObject(ledgerIn) || !plainKeys(ledgerIn)) return undefined;
+    const ledger = new Map<string, EffectRecord>();
+    let sum = 0;
+    for (const key in ledgerIn) {
+      const e = ledgerIn[key];
+      if (!plainObject(e) || countOf(e, EFFECT_FIELDS) !== 3) return undefined;
+      const { amount, job, token } = e;
+      if (!int(amount) || !text(job) || !positive(token) || token >= nextToken) return undefined;
+      let owner: JobContext | undefined;
+      for (const j of listed) {
+        if (j.context.id === job) {
+          owner = j.context;
+          break;
+        }
+      }
+      if (owner === undefined) return undefined;
+      const p = owner.payload;
+      if (p.account !== account || p.key !== key || p.amount !== amount) return undefined;
+      ledger.set(key, { amount, job, token });
+      sum += amount;
+    }
+    if (ledger.size === 0 || !Object.hasOwn(balancesIn, account) || balancesIn[account] !== sum) return undefined;
+    effects.set(account, ledger);
+  }
+
+  // Admission order: as listed when they are in it already, otherwise sorted (a stable sort).
+  if (!inOrder) listed.sort((a, b) => a.context.seq - b.context.seq);
+  const jobs = new Map<string, JobSnapshot>();
+  for (const job of listed) jobs.set(job.context.id, job);
+  return { config, clock, nextToken, nextSeq, jobs, balances, effects, reply: undefined, trace: [] };
 }

@@ -5,9 +5,9 @@
  *
  * - the invariant checks written as plain loops (capacity, one-running-per-account, tokens,
  *   pending-after-clock) give the verdict and message the originals (Set, Map, Object.entries) give;
- * - `fromSnapshot` (which takes the fresh copy of the fast acceptance over instead of copying it
- *   again) gives the state the original restore gives, Maps in the same order, or throws the same
- *   error, and shares no object with its input.
+ * - `fromSnapshot` (which builds the context in the pass that accepts the snapshot, acceptedContext)
+ *   gives the state the original restore gives, Maps in the same order, or throws the same error,
+ *   and shares no object with its input.
  */
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';

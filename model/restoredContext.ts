@@ -1,10 +1,11 @@
 /**
  * The store context of a snapshot (a restart), with each job built by the caller: the model's
  * step builds plain jobs (step.ts), the reference step xstate snapshots (referenceModel.ts).
- * Validation is the schema's (`parseSnapshot`) unless the caller passes another parse: the model's
- * step passes the fast acceptance of acceptedSnapshot.ts, whose output is already a fresh copy
- * of its input, and then takes that copy's objects over as they are (`snapshotContext` with
- * `adopt`) instead of copying them a second time; the reference keeps the schema alone.
+ * Validation is the schema's (`parseSnapshot`) unless the caller passes another parse. The model's
+ * step first tries `acceptedContext` (acceptedSnapshot.ts), which builds the same context in the
+ * pass that accepts the snapshot, and comes here only for what that refuses; the reference keeps
+ * the schema alone. `snapshotContext` with `adopt` over acceptedSnapshot's fresh copy is what
+ * `acceptedContext` is held equal to (model/acceptedSnapshot.test.ts).
  */
 import type { EffectRecord, JobRecord, JobStatus, Snapshot } from '../contract/index.ts';
 import { parseSnapshot } from '../contract/index.ts';

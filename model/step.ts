@@ -15,12 +15,12 @@ import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../contra
 import type { ParsedCommand } from '../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommandBySchema, parseConfig, parseSnapshot } from '../contract/index.ts';
 import { fastCommand } from '../contract/fastCommand.ts';
-import { acceptedSnapshot } from './acceptedSnapshot.ts';
+import { acceptedContext } from './acceptedSnapshot.ts';
 import { jobMachine } from './jobMachine.ts';
 import { machineState } from './machineState.ts';
 import type { MachineState } from './machineState.ts';
 import { rememberRejections } from './rememberedRejections.ts';
-import { restoredContext, snapshotContext } from './restoredContext.ts';
+import { restoredContext } from './restoredContext.ts';
 import { runMachine, tablesOf } from './runMachine.ts';
 import { emptyStore, statusOf, storeMachine } from './storeMachine.ts';
 import type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
@@ -79,16 +79,15 @@ function rememberingParser(): (input: unknown) => ParsedCommand {
 }
 
 /**
- * The store context of a snapshot: one the model wrote itself is accepted without zod, and the
- * fresh copy the acceptance makes is taken over as it is (not copied again); anything else is the
- * schema's to judge, and its output is copied.
+ * The store context of a snapshot: one the model wrote itself is accepted without zod and built
+ * in the same pass (acceptedContext, a fresh value); anything else is the schema's to judge, and
+ * its output is copied.
  */
 function contextOfSnapshot(
   input: unknown,
   jobOf: (status: JobSnapshot['value'], context: JobSnapshot['context']) => JobSnapshot,
 ): StoreContext {
-  const accepted = acceptedSnapshot(input);
-  return accepted === undefined ? restoredContext(input, jobOf, parseSnapshot) : snapshotContext(accepted, jobOf, true);
+  return acceptedContext(input, jobOf) ?? restoredContext(input, jobOf, parseSnapshot);
 }
 
 /**

@@ -94,7 +94,6 @@ const word = (value: number, what: string): number => {
 
 /** The words of a job but its history (JOB_WORDS - 1 of them, J.history is last). */
 const JOB_STATE_WORDS = JOB_WORDS - 1;
-const jobScratch = new Words();
 
 /** Appends the words of one job but its history to `out`. */
 function pushJob(job: JobSnapshot, names: ScopeNames, out: Words): void {
@@ -154,16 +153,10 @@ function pushAll(words: Int32Array, out: Words): void {
   out.length = o;
 }
 
-/** A copy of the scratch buffer's words, to keep in a memo. */
-function scratchWords(): Int32Array {
-  return jobScratch.data.slice(0, jobScratch.length);
-}
-
 /**
  * Appends the record of a state to `out`. `history(jobIndex)` gives the coverage history word of
- * each job (0 for none). Returns the record's length. With a `cache`, the words of jobs, ledgers
- * and balances met before are copied instead of computed (codecCache.ts). Pure but for `out` and
- * the cache.
+ * each job (0 for none). Returns the record's length. With a `cache`, the words of the jobs,
+ * ledgers and balances it decoded are copied instead of computed (codecCache.ts). Pure but for `out`.
  */
 export function encodeState(
   context: StoreContext,
@@ -179,20 +172,18 @@ export function encodeState(
   out.push(word(context.nextSeq, 'nextSeq'));
   out.push(context.jobs.size);
   let i = 0;
-  // With a cache, each part's words are looked up by the part's identity, and computed (into the
-  // scratch buffer, then kept) only the first time; spelled out without closures, as this runs
-  // once per transition.
+  // With a cache, the words of each part the decoder built (the parts of the state being
+  // expanded, which its successors share) are looked up by the part's identity; a part the step
+  // made anew is written out directly and not kept: it belongs to this successor alone (a state
+  // reached again is decoded into the parts of the decoder's own table, not into these), so
+  // keeping its words would only fill the WeakMap with short-lived keys for the collector to
+  // clear. Spelled out without closures, as this runs once per transition.
   for (const job of context.jobs.values()) {
     if (cache === undefined) pushJob(job, names, out);
     else {
-      let words = cache.jobWords.get(job);
-      if (words === undefined) {
-        jobScratch.length = 0;
-        pushJob(job, names, jobScratch);
-        words = scratchWords();
-        cache.jobWords.set(job, words);
-      }
-      pushAll(words, out);
+      const words = cache.jobWords.get(job);
+      if (words === undefined) pushJob(job, names, out);
+      else pushAll(words, out);
     }
     out.push(history(i++));
   }
@@ -200,22 +191,12 @@ export function encodeState(
     pushEffects(context.effects, names, out);
     pushBalances(context.balances, names, out);
   } else {
-    let effects = cache.effectWords.get(context.effects);
-    if (effects === undefined) {
-      jobScratch.length = 0;
-      pushEffects(context.effects, names, jobScratch);
-      effects = scratchWords();
-      cache.effectWords.set(context.effects, effects);
-    }
-    pushAll(effects, out);
-    let balances = cache.balanceWords.get(context.balances);
-    if (balances === undefined) {
-      jobScratch.length = 0;
-      pushBalances(context.balances, names, jobScratch);
-      balances = scratchWords();
-      cache.balanceWords.set(context.balances, balances);
-    }
-    pushAll(balances, out);
+    const effects = cache.effectWords.get(context.effects);
+    if (effects === undefined) pushEffects(context.effects, names, out);
+    else pushAll(effects, out);
+    const balances = cache.balanceWords.get(context.balances);
+    if (balances === undefined) pushBalances(context.balances, names, out);
+    else pushAll(balances, out);
   }
   return out.length - start;
 }

@@ -1,7 +1,8 @@
 /**
- * Memory of the codec (codec.ts) for one exploration: the record words of the model values it has
- * met, and the model values of the record words it has decoded, so that a job, a ledger or a set
- * of balances seen before is neither rebuilt nor re-encoded.
+ * Memory of the codec (codec.ts) for one exploration: the model values of the record words it has
+ * decoded, and the words of those values, so that a job, a ledger or a set of balances seen before
+ * is neither rebuilt nor re-encoded. (Values the step made anew are not kept: each belongs to one
+ * successor, and a state reached again is decoded into the values of these tables.)
  *
  * Why it is sound: model states are immutable values (model/step.ts: `step` never mutates the
  * state it is given), so a job snapshot, a ledger map or a balances map may be shared by every
@@ -64,7 +65,7 @@ export class DecodeTable<T> {
 
 /** What the codec remembers within one exploration (one config and scope: the policy and names are fixed). */
 export class CodecCache {
-  /** A job's words (all but its history) by its snapshot. */
+  /** A decoded job's words (all but its history) by its snapshot. */
   readonly jobWords = new WeakMap<JobSnapshot, Int32Array>();
   /** The ledger section's words (count first) by the effects map. */
   readonly effectWords = new WeakMap<object, Int32Array>();

@@ -237,7 +237,7 @@ describe("the codec's cache", () => {
       const plain = new Words();
       const cached = new Words();
       encodeState(r.state.context, names, () => 0, plain);
-      // Twice with the cache: once to fill it, once from it.
+      // Twice with the cache (which keeps the words of the parts it decoded only, not of these).
       encodeState(r.state.context, names, () => 0, cached, cache);
       cached.length = 0;
       encodeState(r.state.context, names, () => 0, cached, cache);
