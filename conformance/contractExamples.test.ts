@@ -10,6 +10,7 @@ import { contractExamples } from '../model/contractExamples.ts';
 import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { comparableReply } from './lockstep/compare.ts';
 import { Peer } from './protocol/index.ts';
+import { splitCarriedSnapshot } from './protocol/replies.ts';
 
 const examples = contractExamples();
 const python = findPython();
@@ -29,9 +30,22 @@ describe('the worked examples of docs/contract.md', () => {
     for (const example of examples) {
       const ask = async (message: unknown): Promise<unknown> =>
         JSON.parse(await peer.request(JSON.stringify(message), 10_000));
-      await ask({ type: 'hello', protocol: 'jobcheck/1', config: example.before.config });
+      const greeting = (await ask({ type: 'hello', protocol: 'jobcheck/1', config: example.before.config })) as {
+        replySnapshots?: unknown;
+      };
       expect(await ask({ type: 'restore', snapshot: example.before })).toEqual({ ok: true, type: 'restore' });
-      expect({ line: example.line, reply: comparableReply(await ask(example.command)) }).toEqual({
+      let reply = await ask(example.command);
+      if (greeting.replySnapshots === true) {
+        // The example's command replies carry the snapshot after the command (replySnapshots): the state after, too.
+        const split = splitCarriedSnapshot(reply);
+        if (!split.ok) throw new Error(`line ${example.line}: ${split.problem}`);
+        expect({ line: example.line, carried: split.value.snapshot }).toEqual({
+          line: example.line,
+          carried: example.after,
+        });
+        reply = split.value.reply;
+      }
+      expect({ line: example.line, reply: comparableReply(reply) }).toEqual({
         line: example.line,
         reply: comparableReply(example.reply),
       });

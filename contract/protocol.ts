@@ -131,6 +131,12 @@ export const helloReplySchema = z.strictObject({
   implementation: text,
   /** Present when the store survives the death of its process: `storage` names where it lives, for a later hello's `resume`. */
   durable: durableSchema.optional(),
+  /**
+   * Present when every reply to a command (any request but hello, snapshot and restore) carries
+   * the store's snapshot after it, as a field `snapshot`: the harness then reads that snapshot
+   * instead of asking for it in a request of its own (docs/protocol.md, "Snapshots in replies").
+   */
+  replySnapshots: z.literal(true).optional(),
 });
 /** Reply to `snapshot`: the snapshot itself is compared field by field by the harness, so only its being an object is checked. */
 export const snapshotReplySchema = z.strictObject({

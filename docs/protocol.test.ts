@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { comparableReply } from '../conformance/lockstep/compare.ts';
 import { Peer } from '../conformance/protocol/index.ts';
+import { splitCarriedSnapshot } from '../conformance/protocol/replies.ts';
 import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { modelStoreMaker } from '../conformance/stores/model.ts';
 import { answerLine } from '../impl/protocol/index.ts';
@@ -21,7 +22,7 @@ interface Exchange {
 }
 
 const page = readFileSync(new URL('./protocol.md', import.meta.url), 'utf8');
-const blocks = [...page.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+const blocks = [...page.matchAll(/^```([\w-]*)\n([\s\S]*?)^```$/gm)].map((m) => ({
   lang: m[1] ?? '',
   lines: (m[2] ?? '').trimEnd().split('\n'),
 }));
@@ -58,6 +59,16 @@ afterAll(() => Promise.all(peers.map((p) => p.end())));
  * A reply as the harness compares it: without a rejection's `message`, without the optional `path`
  * of a protocol refusal, and without the name an implementation gives itself in `hello`.
  */
+/** Whether a request line is hello, snapshot or restore (any other is answered as a command). */
+function isProtocolRequest(line: string): boolean {
+  try {
+    const type = (JSON.parse(line) as { type?: unknown } | null)?.type;
+    return type === 'hello' || type === 'snapshot' || type === 'restore';
+  } catch {
+    return false;
+  }
+}
+
 function comparable(reply: unknown): unknown {
   const r = comparableReply(reply);
   if (typeof r !== 'object' || r === null) return r;
@@ -78,8 +89,25 @@ describe('docs/protocol.md', () => {
         async (_name, session) => {
           const peer = new Peer(pythonCommand(python as string, 'examples/python/jobstore.py'));
           peers.push(peer);
+          let replySnapshots = false;
           for (const x of session.exchanges) {
-            const got = JSON.parse(await peer.request(x.send, 10_000)) as unknown;
+            let got = JSON.parse(await peer.request(x.send, 10_000)) as Record<string, unknown>;
+            // The example says replySnapshots in jobcheck/1: its command replies carry the snapshot a
+            // request sent next returns, which the harness takes out (section 4, "Snapshots in replies").
+            if (got['type'] === 'hello' && got['ok'] === true) {
+              const { replySnapshots: said, ...rest } = got;
+              replySnapshots = said === true;
+              got = rest;
+            } else if (replySnapshots && !isProtocolRequest(x.send)) {
+              const split = splitCarriedSnapshot(got);
+              if (!split.ok) throw new Error(`${x.send}: ${split.problem}`);
+              const asked = JSON.parse(await peer.request('{"type":"snapshot"}', 10_000)) as { snapshot?: unknown };
+              expect({ send: x.send, snapshot: split.value.snapshot }).toEqual({
+                send: x.send,
+                snapshot: asked.snapshot,
+              });
+              got = split.value.reply as Record<string, unknown>;
+            }
             expect({ send: x.send, reply: comparable(got) }).toEqual({
               send: x.send,
               reply: comparable(JSON.parse(x.expect)),
@@ -87,6 +115,20 @@ describe('docs/protocol.md', () => {
           }
         },
       );
+    },
+  );
+
+  it.skipIf(python === undefined)(
+    'shows what the Python example answers with replySnapshots, snapshots included',
+    async () => {
+      const block = blocks.filter((b) => b.lang === 'reply-snapshots');
+      expect(block).toHaveLength(1);
+      const peer = new Peer(pythonCommand(python as string, 'examples/python/jobstore.py'));
+      peers.push(peer);
+      for (const x of exchanges(block[0]?.lines ?? [])) {
+        const got = JSON.parse(await peer.request(x.send, 10_000)) as unknown;
+        expect({ send: x.send, reply: got }).toEqual({ send: x.send, reply: JSON.parse(x.expect) });
+      }
     },
   );
 

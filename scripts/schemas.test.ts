@@ -12,6 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { findPython } from '../examples/python/interpreter.ts';
 import { SCHEMAS_DIR, schemaFiles } from './schemas.ts';
+import { splitCarriedSnapshot } from '../conformance/protocol/replies.ts';
 
 const ajv = new Ajv2020({ strict: true, allErrors: false });
 for (const name of readdirSync(SCHEMAS_DIR)) ajv.addSchema(JSON.parse(readFileSync(join(SCHEMAS_DIR, name), 'utf8')));
@@ -46,7 +47,7 @@ const requestSchema = (request: Json): string => {
 
 const page = readFileSync(new URL('../docs/protocol.md', import.meta.url), 'utf8');
 const blocks = (lang: string) =>
-  [...page.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)]
+  [...page.matchAll(/^```([\w-]*)\n([\s\S]*?)^```$/gm)]
     .filter((m) => m[1] === lang)
     .map((m) => (m[2] ?? '').trimEnd().split('\n'));
 
@@ -96,8 +97,19 @@ describe('schemas/', () => {
       });
       const replies = run.stdout.trimEnd().split('\n');
       expect(replies).toHaveLength(requests.length);
+      let replySnapshots = false;
       for (const [i, request] of requests.entries()) {
-        checkPair(JSON.parse(request) as Json, JSON.parse(replies[i] ?? 'null') as Json, problems);
+        const sent = JSON.parse(request) as Json;
+        let reply = JSON.parse(replies[i] ?? 'null') as Json;
+        if (sent['type'] === 'hello' && reply['ok'] === true) replySnapshots = reply['replySnapshots'] === true;
+        else if (replySnapshots && !['hello', 'snapshot', 'restore'].includes(String(sent['type']))) {
+          // The example says replySnapshots: each command reply carries a snapshot, which must be one.
+          const split = splitCarriedSnapshot(reply);
+          if (!split.ok) throw new Error(`${request}: ${split.problem}`);
+          problems.push(...[problem('snapshot', split.value.snapshot)].filter((p) => p !== undefined));
+          reply = split.value.reply as Json;
+        }
+        checkPair(sent, reply, problems);
         lines += 2;
       }
     }

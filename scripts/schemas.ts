@@ -44,6 +44,9 @@ import { commandSchemas, configSchema, snapshotSchema } from '../contract/schema
 export const SCHEMAS_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
 
 const CONFIG_RULE = 'a config also needs backoffCap >= backoffBase (docs/contract.md, section 2)';
+/** Said by each schema that a `replySnapshots` session changes (docs/protocol.md, "Snapshots in replies"). */
+const CARRIED =
+  'When a jobcheck/1 hello reply says replySnapshots, each reply to a command also carries `snapshot` (snapshot.schema.json): validate the reply without that field.';
 const SNAPSHOT_RULES =
   'the rules across fields (status-dependent fields, counters, capacity, per-account order, ledger and balances agreeing) are in docs/contract.md, section 10';
 
@@ -86,7 +89,7 @@ export const MESSAGES: readonly Message[] = [
     name: 'hello-reply',
     schema: helloReplySchema,
     title: 'hello (reply, jobcheck/1)',
-    description: 'The answer to a hello that the implementation accepts in jobcheck/1.',
+    description: `The answer to a hello that the implementation accepts in jobcheck/1. ${CARRIED}`,
   },
   {
     name: 'hello-reply-v2',
@@ -113,15 +116,14 @@ export const MESSAGES: readonly Message[] = [
     title: `${type} (success reply)`,
     description:
       type === 'fail'
-        ? `The success reply to fail: waiting with notBefore, or dead with one of ${FAIL_DEAD_REASONS.join(', ')}.`
-        : `The success reply to ${type} (docs/protocol.md, section 4).`,
+        ? `The success reply to fail: waiting with notBefore, or dead with one of ${FAIL_DEAD_REASONS.join(', ')}. ${CARRIED}`
+        : `The success reply to ${type} (docs/protocol.md, section 4). ${CARRIED}`,
   })),
   {
     name: 'rejection',
     schema: rejectionSchema,
     title: 'refused command',
-    description:
-      "A refused command, with one of the contract's codes; the harness compares the code, never the message.",
+    description: `A refused command, with one of the contract's codes; the harness compares the code, never the message. ${CARRIED}`,
   },
   {
     name: 'snapshot-request',

@@ -144,7 +144,12 @@ describe.skipIf(python === undefined)('the exploration spread over lanes of the 
   });
 
   it('asks each lane store for its snapshot only to compare it: a restart carries across the snapshot just compared', async () => {
-    const f = pool('examples/python/jobstore.py');
+    // Every snapshot by request (no replySnapshots), so that each read of one is a line counted here.
+    const f = processAdapterFactory(
+      `${pythonCommand(python as string, 'examples/python/jobstore.py')} --no-reply-snapshots`,
+      { spares: 2 },
+    );
+    factories.push(f);
     const asked = vi.spyOn(Peer.prototype, 'request');
     try {
       const lanes = await runExploration({ parts: SMALL, factory: f.warm, lanes: 4 });

@@ -294,3 +294,21 @@ describe('concurrentProcessFactory', () => {
     expect([await groupAlive(a.pid), await groupAlive(b.pid)]).toEqual([false, false]);
   });
 });
+
+describe('a jobcheck/1 implementation whose command replies carry its snapshot (replySnapshots)', () => {
+  const PLAIN = fileURLToPath(new URL('./fakePeer.mjs', import.meta.url));
+  const plain = (mode: string): string => `'${process.execPath}' '${PLAIN}' ${mode}`;
+
+  it('is driven one request at a time, each reply read without its snapshot, and one without it is a protocol_error', async () => {
+    const adapter = await ConcurrentProcessAdapter.start(plain('reply-snapshots'), config, { workers: 2 });
+    opened.push(adapter);
+    expect(adapter.protocol).toBe('jobcheck/1');
+    expect(await adapter.execute(0, tick(0))).toEqual({ ok: true, type: 'tick', clock: 1 });
+    expect(await adapter.snapshot()).toEqual({ commands: 1, via: 'request' });
+    const missing = await ConcurrentProcessAdapter.start(plain('reply-snapshots-missing'), config, { workers: 2 });
+    opened.push(missing);
+    const error = await rejection(missing.execute(0, tick(0)));
+    expect(error).toBeInstanceOf(ProcessError);
+    expect((error as ProcessError).message).toContain('snapshot: missing');
+  });
+});

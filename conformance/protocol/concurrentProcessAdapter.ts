@@ -44,7 +44,14 @@ import type { PeerOptions } from './peer.ts';
 import { encodeCommand } from './processAdapter.ts';
 import { ProcessError, helloTimeoutError } from './processError.ts';
 import type { ProcessErrorDetails, ProtocolViolation } from './processError.ts';
-import { checkReply, checkShape, misplacedReplyHint, parseJsonLine, snapshotOf } from './replies.ts';
+import {
+  checkReply,
+  checkShape,
+  misplacedReplyHint,
+  parseJsonLine,
+  snapshotOf,
+  splitCarriedSnapshot,
+} from './replies.ts';
 import type { LineResult } from './replies.ts';
 
 /** Options of a concurrent process adapter or factory. */
@@ -96,6 +103,8 @@ interface Handshake {
   readonly protocol: ProtocolVersion;
   readonly implementation: string;
   readonly concurrent: boolean;
+  /** A jobcheck/1 hello reply's `replySnapshots`: each command reply carries the store's snapshot. */
+  readonly replySnapshots?: boolean;
 }
 
 /**
@@ -155,7 +164,7 @@ async function handshake(peer: Peer, config: Config, options: ConcurrentProcessA
     if (v2.ok)
       return { protocol: PROTOCOL_VERSION_2, implementation: v2.value.implementation, concurrent: v2.value.concurrent };
     const v1 = checkShape(helloReplySchema, offer.json.value);
-    if (v1.ok) return { protocol: PROTOCOL_VERSION, implementation: v1.value.implementation, concurrent: false };
+    if (v1.ok) return helloV1(v1.value);
     const refusal = checkShape(protocolRejectionSchema, offer.json.value);
     if (!refusal.ok || refusal.value.code !== 'unsupported_protocol') {
       const claimsV1 = isObject(offer.json.value) && offer.json.value.protocol === PROTOCOL_VERSION;
@@ -165,10 +174,18 @@ async function handshake(peer: Peer, config: Config, options: ConcurrentProcessA
   const plain = await ask(PROTOCOL_VERSION);
   if (plain.json.ok) {
     const v1 = checkShape(helloReplySchema, plain.json.value);
-    if (v1.ok) return { protocol: PROTOCOL_VERSION, implementation: v1.value.implementation, concurrent: false };
+    if (v1.ok) return helloV1(v1.value);
   }
   return refused(plain.text, plain.json, helloReplySchema);
 }
+
+/** The handshake of a jobcheck/1 hello reply. */
+const helloV1 = (reply: { implementation: string; replySnapshots?: true | undefined }): Handshake => ({
+  protocol: PROTOCOL_VERSION,
+  implementation: reply.implementation,
+  concurrent: false,
+  replySnapshots: reply.replySnapshots === true,
+});
 
 /** Throws `unencodable_command` unless `workers` is an integer >= 1. */
 function checkWorkers(command: string, workers: number): void {
@@ -188,6 +205,8 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
   readonly protocol: ProtocolVersion;
   /** The name the implementation gave in its hello reply. */
   readonly implementation: string;
+  /** A jobcheck/1 implementation whose command replies carry its snapshot (its hello reply's `replySnapshots`). */
+  private readonly replySnapshots: boolean;
   private readonly pending = new Map<number, Pending>();
   private bare: BareWait | undefined;
   /** The last request of each lane (one key for all when not concurrent), settled or not. */
@@ -213,6 +232,7 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
     this.protocol = greeting.protocol;
     this.concurrent = greeting.concurrent;
     this.implementation = greeting.implementation;
+    this.replySnapshots = greeting.replySnapshots === true;
     this.timeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     if (this.protocol === PROTOCOL_VERSION_2)
       peer.listen({ line: (text) => this.onLine(text), failed: (error) => this.onFailed(error) });
@@ -478,7 +498,16 @@ export class ConcurrentProcessAdapter implements ConcurrentAdapter {
       this.plainInFlight = false;
     }
     const json = parseJsonLine(text);
-    const checked = json.ok ? checkReply(json.value) : json;
+    // A jobcheck/1 implementation with replySnapshots adds its snapshot to each reply: it must be
+    // there, and the reply is checked without it (this adapter asks for a snapshot when it needs one).
+    const split = json.ok && this.replySnapshots ? splitCarriedSnapshot(json.value) : undefined;
+    const checked = !json.ok
+      ? json
+      : split === undefined
+        ? checkReply(json.value)
+        : split.ok
+          ? checkReply(split.value.reply)
+          : split;
     if (!checked.ok) {
       const hint = json.ok ? misplacedReplyHint('command', json.value) : '';
       const error = this.peer.error('protocol_error', `the reply is ${checked.problem}${hint}`, text);

@@ -4,6 +4,9 @@
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'counter';
+// The reply-snapshots modes say `replySnapshots` in their hello reply; a snapshot tells how it was
+// read (`via`), so that a test sees whether the harness asked for it or took it from a reply.
+const replySnapshots = mode.startsWith('reply-snapshots');
 let commands = 0;
 const send = (value) => process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
 
@@ -13,11 +16,18 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     commands = 0;
     if (mode === 'refuse-hello')
       return send({ ok: false, code: 'unsupported_protocol', message: 'only jobcheck/0 here' });
-    send({ ok: true, type: 'hello', protocol: 'jobcheck/1', implementation: `fake-${process.pid}` });
+    send({
+      ok: true,
+      type: 'hello',
+      protocol: 'jobcheck/1',
+      implementation: `fake-${process.pid}`,
+      ...(replySnapshots ? { replySnapshots: true } : {}),
+    });
     if (mode === 'chatty') send('debug: ready');
     return;
   }
-  if (msg.type === 'snapshot') return send({ ok: true, type: 'snapshot', snapshot: { commands } });
+  if (msg.type === 'snapshot')
+    return send({ ok: true, type: 'snapshot', snapshot: { commands, ...(replySnapshots ? { via: 'request' } : {}) } });
   if (msg.type === 'restore') {
     if (mode === 'refuse-restore')
       return send({ ok: false, code: 'invalid_snapshot', message: 'invalid snapshot: clock: must be >= 0' });
@@ -31,6 +41,12 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       return send({ ok: true, type: 'tick', clock: msg.now, elapsedMs: 3 });
     case 'bad-code':
       return send({ ok: false, code: 'too_early', message: 'come back later' });
+    case 'reply-snapshots':
+      return send({ ok: true, type: 'tick', clock: commands, snapshot: { commands, via: 'reply' } });
+    case 'reply-snapshots-missing':
+      return send({ ok: true, type: 'tick', clock: commands });
+    case 'reply-snapshots-array':
+      return send({ ok: true, type: 'tick', clock: commands, snapshot: [commands] });
     case 'silent':
       return undefined;
     case 'exit':

@@ -135,6 +135,40 @@ describe('the process adapter reports every misbehaviour as a typed error naming
   });
 });
 
+describe('snapshots in replies (replySnapshots)', () => {
+  it("takes the snapshot a command's reply carries instead of asking for it, once, and asks again after any other request", async () => {
+    const adapter = await start('reply-snapshots', { restarts: 'warm' });
+    expect(await adapter.execute({ type: 'tick', now: 0 })).toEqual({ ok: true, type: 'tick', clock: 1 });
+    expect(await adapter.snapshot()).toEqual({ commands: 1, via: 'reply' });
+    // Taken once: a second read with no command between asks the store.
+    expect(await adapter.snapshot()).toEqual({ commands: 1, via: 'request' });
+    await adapter.execute({ type: 'tick', now: 1 });
+    await adapter.restart();
+    // The restart carried the reply's snapshot; the new process's store (the fake ignores restores) is asked.
+    expect(await adapter.snapshot()).toEqual({ commands: 0, via: 'request' });
+    await adapter.execute({ type: 'tick', now: 2 });
+    await adapter.resetTo(undefined);
+    expect(await adapter.snapshot()).toEqual({ commands: 0, via: 'request' });
+  });
+
+  it('reports a command reply without its snapshot, or with one that is not an object, as protocol_error', async () => {
+    const missing = await start('reply-snapshots-missing');
+    const error = await processError(() => missing.execute({ type: 'tick', now: 0 }));
+    expect(error.code).toBe<ProcessErrorCode>('protocol_error');
+    expect(error.message).toContain('snapshot: missing (the hello reply said replySnapshots');
+    const array = await start('reply-snapshots-array');
+    const wrong = await processError(() => array.execute({ type: 'tick', now: 0 }));
+    expect(wrong.code).toBe<ProcessErrorCode>('protocol_error');
+    expect(wrong.message).toContain('snapshot: must be an object (got [1])');
+  });
+
+  it('refuses a snapshot in a command reply of an implementation that did not say replySnapshots', async () => {
+    const adapter = await start('extra-field');
+    const error = await processError(() => adapter.execute({ type: 'tick', now: 5 }));
+    expect(error.code).toBe<ProcessErrorCode>('protocol_error');
+  });
+});
+
 describe('process reuse and restarts', () => {
   it("gives a closed store's process to the next store after a resetting hello, and restarts on a process that never served a store", async () => {
     const factory = processAdapterFactory(fake('counter'));

@@ -9,7 +9,9 @@
  * never served a store, hello, restore; or, for an implementation whose hello reply says it is
  * durable, a crash restart: SIGKILL, a new process, hello with `resume`, and no snapshot crossing.
  * Processes come from a ProcessPool (pool.ts); each one runs contained in its own process group
- * (peer.ts).
+ * (peer.ts). An implementation whose hello reply says `replySnapshots` adds its snapshot to each
+ * command reply; snapshot() then returns that one once instead of asking (docs/protocol.md,
+ * "Snapshots in replies"), which spares a round trip after every command.
  */
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import {
@@ -27,7 +29,14 @@ import type { Peer, PeerEnding } from './peer.ts';
 import { ProcessPool } from './pool.ts';
 import type { PoolOptions } from './pool.ts';
 import { ProcessError, helloTimeoutError } from './processError.ts';
-import { checkReply, checkShape, misplacedReplyHint, parseJsonLine, snapshotOf } from './replies.ts';
+import {
+  checkReply,
+  checkShape,
+  misplacedReplyHint,
+  parseJsonLine,
+  snapshotOf,
+  splitCarriedSnapshot,
+} from './replies.ts';
 import type { LineResult } from './replies.ts';
 
 /** Options of a process adapter or factory. */
@@ -89,10 +98,11 @@ export function encodeCommand(command: unknown, shellCommand: string): string {
   }
 }
 
-/** What a hello reply told: the implementation's name, and its storage when it is durable. */
+/** What a hello reply told: the implementation's name, its storage when it is durable, whether command replies carry its snapshot. */
 interface Greeting {
   readonly implementation: string;
   readonly storage: string | undefined;
+  readonly replySnapshots: boolean;
 }
 
 /**
@@ -130,7 +140,12 @@ async function hello(
   }
   const json = parseJsonLine(reply);
   const checked = json.ok ? checkShape(helloReplySchema, json.value) : json;
-  if (checked.ok) return { implementation: checked.value.implementation, storage: checked.value.durable?.storage };
+  if (checked.ok)
+    return {
+      implementation: checked.value.implementation,
+      storage: checked.value.durable?.storage,
+      replySnapshots: checked.value.replySnapshots === true,
+    };
   await peer.kill();
   const refusal = json.ok ? checkShape(protocolRejectionSchema, json.value) : undefined;
   if (reused && refusal?.ok !== true) {
@@ -157,19 +172,37 @@ export class ProcessAdapter implements Adapter {
   /** How many times the process has been replaced by restart(). */
   restarts = 0;
   private closed = false;
+  /** The name the implementation gave in its hello reply. */
+  readonly implementation: string;
+  /** Where the store lives, when the implementation said it is durable (the last hello or restore reply). */
+  private storage: string | undefined;
+  /** Whether the process now serving the store said in its hello reply that command replies carry its snapshot. */
+  private replySnapshots = false;
+  /**
+   * The snapshot the reply to the last request carried, when that request was a command of an
+   * implementation with `replySnapshots`: snapshot() returns it once instead of asking. Any other
+   * request, and any hello, drops it.
+   */
+  private carried: Snapshot | undefined;
 
   private constructor(
     private readonly pool: ProcessPool,
     private readonly config: Config,
     private readonly options: ProcessAdapterOptions,
     private peer: Peer,
-    /** The name the implementation gave in its hello reply. */
-    readonly implementation: string,
+    greeting: Greeting,
     private readonly ownsPool: boolean,
-    /** Where the store lives, when the implementation said it is durable (the last hello or restore reply). */
-    private storage: string | undefined,
   ) {
     this.name = options.name ?? pool.command;
+    this.implementation = greeting.implementation;
+    this.greeted(greeting);
+  }
+
+  /** Takes what a hello reply of the process now serving the store told. */
+  private greeted(greeting: Greeting): void {
+    this.storage = greeting.storage;
+    this.replySnapshots = greeting.replySnapshots;
+    this.carried = undefined;
   }
 
   /** The process id (and process group) of the process now serving the store, for diagnostics. */
@@ -197,12 +230,13 @@ export class ProcessAdapter implements Adapter {
   ): Promise<ProcessAdapter> {
     const { peer, reused } = pool.any();
     const greeting = await hello(peer, config, options, reused);
-    return new ProcessAdapter(pool, config, options, peer, greeting.implementation, ownsPool, greeting.storage);
+    return new ProcessAdapter(pool, config, options, peer, greeting, ownsPool);
   }
 
   private async ask<T>(line: string, asked: string, check: (value: unknown) => LineResult<T>): Promise<T> {
     if (this.closed)
       throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: line });
+    this.carried = undefined;
     const reply = await ask(this.peer, line, replyTimeout(this.options), this.options.budget);
     const json = parseJsonLine(reply);
     const checked = json.ok ? check(json.value) : json;
@@ -215,14 +249,32 @@ export class ProcessAdapter implements Adapter {
     return checked.value;
   }
 
-  /** Sends one command and returns the implementation's reply, checked for shape. */
+  /**
+   * Sends one command and returns the implementation's reply, checked for shape. From an
+   * implementation with `replySnapshots`, the reply must carry the store's snapshot, which is taken
+   * out of it and kept for the next snapshot().
+   */
   execute(command: unknown): Promise<Reply> {
     const type = typeof command === 'object' && command !== null ? (command as { type?: unknown }).type : undefined;
-    return this.ask(encodeCommand(command, this.pool.command), typeof type === 'string' ? type : 'command', checkReply);
+    const line = encodeCommand(command, this.pool.command);
+    const asked = typeof type === 'string' ? type : 'command';
+    if (!this.replySnapshots) return this.ask(line, asked, checkReply);
+    return this.ask(line, asked, (value) => {
+      const split = splitCarriedSnapshot(value);
+      if (!split.ok) return split;
+      const reply = checkReply(split.value.reply);
+      if (reply.ok) this.carried = split.value.snapshot;
+      return reply;
+    });
   }
 
-  /** Asks for the canonical snapshot. */
+  /** The canonical snapshot: the one the last command's reply carried, or asked for in a request of its own. */
   async snapshot(): Promise<Snapshot> {
+    const carried = this.carried;
+    if (carried !== undefined) {
+      this.carried = undefined;
+      return carried;
+    }
     return snapshotOf(await this.ask('{"type":"snapshot"}', 'snapshot', (v) => checkShape(snapshotReplySchema, v)));
   }
 
@@ -262,7 +314,7 @@ export class ProcessAdapter implements Adapter {
       next = { peer: fresh, reused: false };
     }
     this.peer = next.peer;
-    this.storage = (await hello(next.peer, this.config, this.options, next.reused)).storage;
+    this.greeted(await hello(next.peer, this.config, this.options, next.reused));
     this.restarts += 1;
     await this.restore(text, 'the new process refused the snapshot of the old one');
     this.options.onRestart?.(
@@ -307,7 +359,7 @@ export class ProcessAdapter implements Adapter {
   async resetTo(snapshot: Snapshot | undefined): Promise<void> {
     if (this.closed)
       throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: 'hello' });
-    if (snapshot === undefined) this.storage = (await hello(this.peer, this.config, this.options, true)).storage;
+    if (snapshot === undefined) this.greeted(await hello(this.peer, this.config, this.options, true));
     else await this.restore(JSON.stringify(snapshot), 'the process refused a snapshot it produced itself');
   }
 
@@ -321,7 +373,7 @@ export class ProcessAdapter implements Adapter {
     await this.pool.kill(this.peer);
     const next = this.pool.fresh();
     this.peer = next;
-    this.storage = (await hello(next, this.config, this.options, false, storage)).storage;
+    this.greeted(await hello(next, this.config, this.options, false, storage));
     this.restarts += 1;
     this.options.onRestart?.('crash', performance.now() - started);
   }
@@ -330,6 +382,7 @@ export class ProcessAdapter implements Adapter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.carried = undefined;
     await this.pool.release(this.peer);
     if (this.ownsPool) await this.pool.close();
   }

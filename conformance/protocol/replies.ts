@@ -60,6 +60,29 @@ export function checkReply(value: unknown): LineResult<Reply> {
   return checkShape(successSchemas[v.type as keyof typeof successSchemas] as z.ZodType<Reply>, value);
 }
 
+/**
+ * Takes the snapshot out of the reply to a command from an implementation whose hello reply said
+ * `replySnapshots`: the reply without its `snapshot` field (a copy, the other fields in their
+ * order), and the snapshot, of which only its being an object is checked here, as in a snapshot
+ * reply. Pure.
+ */
+export function splitCarriedSnapshot(
+  value: unknown,
+): LineResult<{ readonly reply: unknown; readonly snapshot: Snapshot }> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return checkReply(value) as LineResult<never>;
+  if (!Object.hasOwn(value, 'snapshot'))
+    return {
+      ok: false,
+      problem:
+        "wrong shape: snapshot: missing (the hello reply said replySnapshots: every reply to a command carries the store's snapshot)",
+    };
+  const { snapshot, ...reply } = value as Record<string, unknown>;
+  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot))
+    return { ok: false, problem: `wrong shape: snapshot: must be an object (got ${describeValue(snapshot)})` };
+  return { ok: true, value: { reply, snapshot: snapshot as Snapshot } };
+}
+
 /** The snapshot carried by a snapshot reply, typed for the engine (which compares it field by field). */
 export const snapshotOf = (reply: z.infer<typeof snapshotReplySchema>): Snapshot =>
   reply.snapshot as unknown as Snapshot;

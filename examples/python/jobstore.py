@@ -11,7 +11,10 @@ else on stdout (logs would go to stderr). Check it with
 When the harness offers jobcheck/2 it accepts concurrent requests: each request envelope runs in
 a thread of its own, over the one store, which a lock guards (`Store.execute_concurrently`), and
 its reply is written as soon as it is ready, whatever the order. Under jobcheck/1 everything runs
-on the main thread, one request at a time, as before.
+on the main thread, one request at a time, as before, and its hello reply says `replySnapshots`:
+each reply to a command then carries the store's snapshot after it, which spares the harness a
+`snapshot` request after every command (docs/protocol.md, "Snapshots in replies");
+`--no-reply-snapshots` leaves that out, for reading a session by eye.
 
 It is written from the contract, not translated from the TypeScript store, and it is meant to be
 read: the `Store` class keeps each rule in its own small method, which is also what the broken
@@ -652,6 +655,8 @@ def handle(session, message, store_class):
         reply = {'ok': True, 'type': 'hello', 'protocol': message['protocol'], 'implementation': IMPLEMENTATION}
         if message['protocol'] == PROTOCOL_2:
             reply['concurrent'] = True
+        elif session.get('reply_snapshots', True):
+            reply['replySnapshots'] = True
         return reply
     store = session.get('store')
     if store is None:
@@ -667,6 +672,11 @@ def handle(session, message, store_class):
         raise Rejected('invalid_argument', 'in a %s session a command travels in a request envelope (got %s)'
                        % (PROTOCOL_2, describe(message)))
     return store.execute(message)
+
+
+def is_protocol_message(message):
+    """Whether a request is hello, snapshot or restore (the rest are commands, well-formed or not)."""
+    return type(message) is dict and message.get('type') in ('hello', 'snapshot', 'restore')
 
 
 def parse_envelope(message):
@@ -696,7 +706,7 @@ def main(store_class=Store, stdin=None, stdout=None):
     """Serves the protocol until stdin closes. Broken variants pass their own Store subclass."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout
-    session = {}
+    session = {'reply_snapshots': '--no-reply-snapshots' not in sys.argv[1:]}
     writing = threading.Lock()
     running = []  # the threads of jobcheck/2 requests that may not have replied yet
 
@@ -714,6 +724,7 @@ def main(store_class=Store, stdin=None, stdout=None):
     for line in iter(stdin.readline, b''):
         if not line.strip():
             continue
+        message = None  # a line that is not JSON is answered as a command
         try:
             try:
                 message = json.loads(line)
@@ -729,6 +740,9 @@ def main(store_class=Store, stdin=None, stdout=None):
             reply = handle(session, message, store_class)
         except Rejected as rejection:
             reply = {'ok': False, 'code': rejection.code, 'message': rejection.message}
+        if session.get('protocol') == PROTOCOL and session['reply_snapshots'] and not is_protocol_message(message):
+            # replySnapshots: a command's reply (a refusal too) carries the snapshot after it.
+            reply['snapshot'] = session['store'].snapshot()
         write(reply)
     settle()
 

@@ -52,7 +52,11 @@ def answer(session, message):
         # A jobcheck/1 peer: its loop reads one request and writes one reply, so it refuses jobcheck/2.
         if type(message) is dict and message.get('type') == 'hello' and message.get('protocol') == jobstore.PROTOCOL_2:
             raise jobstore.Rejected('unsupported_protocol', 'protocol: this implementation speaks %s' % jobstore.PROTOCOL)
-        return jobstore.handle(session, message, jobstore.Store)
+        reply = jobstore.handle(session, message, jobstore.Store)
+        # Its snapshots answer `snapshot` requests only (some modes spoil them there): it does not
+        # say the example's replySnapshots, and its command replies carry none.
+        reply.pop('replySnapshots', None)
+        return reply
     except jobstore.Rejected as rejection:
         return {'ok': False, 'code': rejection.code, 'message': rejection.message}
 
