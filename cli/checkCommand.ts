@@ -16,14 +16,7 @@ import { checkJson, renderCheckText, terminalColors, writeReportFiles } from './
 import type { CheckContext } from './output/index.ts';
 import { checkJunit, setupErrorJunit } from './junit.ts';
 import { progressLine } from './progress.ts';
-import {
-  DEFAULT_PROCESS_PARALLEL,
-  TARGET_OPTIONS,
-  TARGET_USAGE,
-  preflight,
-  replyTimeoutFlag,
-  resolveTarget,
-} from './target.ts';
+import { TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
 import { MAX_PARALLEL } from '../conformance/parallel.ts';
 import { MAX_COMMANDS, MAX_RUNS, checkCampaignPlan, parsePath, shardRuns } from '../conformance/random/campaign.ts';
 import type { CampaignShard } from '../conformance/random/campaign.ts';
@@ -34,6 +27,7 @@ import type { RunOutcome } from './report/runFolder.ts';
 import { DEFAULT_KEEP_RUNS, DEFAULT_REPORT_DIR } from './report/runHistory.ts';
 import { checkHeadline } from './report/checkHeadline.ts';
 import { JOBCHECK_VERSION } from './report/version.ts';
+import { CHECK_OPTIONS } from './checkFlags.ts';
 
 /** Default number of random runs. */
 export const DEFAULT_RUNS = 300;
@@ -71,8 +65,8 @@ Options:
   --path <path>        with --seed: run only the campaign's counterexample at this fast-check path
                        (refused, before any work, when it names no run of the seed)
   --max-commands <n>   most commands per random run, 1 to ${MAX_COMMANDS} (default 40)
-  --parallel <n>       stores checked at once, each on its own implementation (default ${DEFAULT_PROCESS_PARALLEL} for
-                       --impl, 1 otherwise; at most ${MAX_PARALLEL}); the verdict and the story do not depend on it
+  --parallel <n>       stores checked at once, each on its own implementation (default for --impl: one
+                       per core, 2 to 4; 1 otherwise; at most ${MAX_PARALLEL}); the verdict and the story do not depend on it
   --shard <i/n>        run part i of n of the campaign (runs i, i+n, i+2n, ...; the fixture
                        stories, paths and exploration in part 1): n CI jobs with one --seed and
                        --runs check one campaign; jobcheck coverage adds up their coverage.json
@@ -138,32 +132,7 @@ function asUsageError(error: unknown): unknown {
 
 /** Runs `jobcheck check`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
 export async function checkCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs(
-    'check',
-    argv,
-    {
-      ...TARGET_OPTIONS,
-      runs: { type: 'string' },
-      seed: { type: 'string' },
-      path: { type: 'string' },
-      'max-commands': { type: 'string' },
-      report: { type: 'string' },
-      junit: { type: 'string' },
-      json: { type: 'boolean' },
-      'time-limit': { type: 'string' },
-      parallel: { type: 'string' },
-      'no-explore': { type: 'boolean' },
-      shard: { type: 'string' },
-      workers: { type: 'string' },
-      'concurrent-runs': { type: 'string' },
-      'concurrent-path': { type: 'string' },
-      concurrent: { type: 'string' },
-      'fail-fast': { type: 'boolean' },
-      'keep-runs': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    false,
-  );
+  const { values } = parseCommandArgs('check', argv, CHECK_OPTIONS, false);
   if (values.help === true) {
     io.stdout.write(CHECK_USAGE);
     return 0;

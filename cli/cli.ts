@@ -41,7 +41,16 @@ export const VERSION: string = JOBCHECK_VERSION;
 // fast-check and xstate, which would make `jobcheck --help` several times slower to start than
 // node itself (docs/startup-bench.md).
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<number>> = {
-  check: async (argv, io) => (await import('./checkCommand.ts')).checkCommand(argv, io),
+  check: async (argv, io) => {
+    // The implementation's first process starts while the engine loads (checkFlags.ts).
+    const early = await import('./checkFlags.ts');
+    early.startImplementationEarly(argv);
+    try {
+      return await (await import('./checkCommand.ts')).checkCommand(argv, io);
+    } finally {
+      await early.endImplementationStartedEarly();
+    }
+  },
   explore: async (argv, io) => (await import('./exploreCommand.ts')).exploreCommand(argv, io),
   replay: async (argv, io) => (await import('./replayCommand.ts')).replayCommand(argv, io),
   coverage: async (argv, io) => (await import('./coverageCommand.ts')).coverageCommand(argv, io),

@@ -5,6 +5,7 @@
  */
 import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/outside/inputFile.ts';
 import { resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { clipText } from '../contract/index.ts';
 import type { Config } from '../contract/index.ts';
 import { ModuleLoadError, isolatedModule } from '../conformance/isolated/moduleTarget.ts';
@@ -81,11 +82,18 @@ function stderrHandler(
 }
 
 /**
- * Stores a process target checks at once by default. The harness and the implementation's
- * processes share the machine's cores; with four runs in flight, each on its own process, one
- * side's work overlaps the other's waiting on the pipes (see docs/protocol-bench.md).
+ * Stores a process target checks at once by default: one for each core of the machine, at least
+ * 2 and at most 4. Each store runs on a process of its own, so that the harness's work overlaps
+ * the implementation's; but each also costs a process start, and every process shares the cores
+ * with the harness: a `python3` behind a version manager's shim costs about half a CPU second to
+ * start, and on two cores four stores (seven processes in a check) left the check slower than two
+ * (five) did, while an implementation that starts quickly gained little from more stores than
+ * cores (docs/protocol-bench.md).
  */
-export const DEFAULT_PROCESS_PARALLEL = 4;
+export const defaultProcessParallel = (cores: number = availableParallelism()): number =>
+  Math.min(4, Math.max(2, cores));
+/** defaultProcessParallel() on this machine. */
+export const DEFAULT_PROCESS_PARALLEL = defaultProcessParallel();
 /** Never-used processes a process target keeps started ahead for cold restarts. */
 const PROCESS_SPARES = 2;
 

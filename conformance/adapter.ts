@@ -25,9 +25,21 @@ export interface Adapter {
    * without it leaves that rule not reached.
    */
   restoreFrom?(snapshot: Snapshot): Promise<void>;
+  /**
+   * Optional: told the requests the caller is about to make, in order, so that an adapter over a
+   * pipe may write them all at once (docs/protocol.md, "Requests written ahead"). The calls still
+   * come one by one and may stop short of the plan; every reply is checked when its call comes.
+   */
+  plan?(requests: readonly PlannedRequest[]): void;
   /** Releases resources (ends a process, closes a database). Idempotent. */
   close(): Promise<void>;
 }
+
+/** A request an adapter's caller is about to make (Adapter.plan): execute(), snapshot() or a reset to a snapshot. */
+export type PlannedRequest =
+  | { readonly execute: unknown }
+  | { readonly snapshot: true }
+  | { readonly restore: Snapshot };
 
 /** Creates a fresh, empty implementation for a config. */
 export type AdapterFactory = (config: Config) => Promise<Adapter>;

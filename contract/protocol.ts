@@ -137,6 +137,13 @@ export const helloReplySchema = z.strictObject({
    * instead of asking for it in a request of its own (docs/protocol.md, "Snapshots in replies").
    */
   replySnapshots: z.literal(true).optional(),
+  /**
+   * Present when the implementation reads its requests as lines and answers each in turn without
+   * waiting for its reply to be read: the harness may then write several commands, `snapshot`
+   * and `restore` requests at once and read their replies after (docs/protocol.md, "Requests
+   * written ahead").
+   */
+  pipelining: z.literal(true).optional(),
 });
 /** Reply to `snapshot`: the snapshot itself is compared field by field by the harness, so only its being an object is checked. */
 export const snapshotReplySchema = z.strictObject({

@@ -95,7 +95,8 @@ describe('docs/protocol.md', () => {
             // The example says replySnapshots in jobcheck/1: its command replies carry the snapshot a
             // request sent next returns, which the harness takes out (section 4, "Snapshots in replies").
             if (got['type'] === 'hello' && got['ok'] === true) {
-              const { replySnapshots: said, ...rest } = got;
+              // pipelining changes nothing a request at a time (section 4, "Requests written ahead").
+              const { replySnapshots: said, pipelining: _pipelining, ...rest } = got;
               replySnapshots = said === true;
               got = rest;
             } else if (replySnapshots && !isProtocolRequest(x.send)) {
@@ -128,6 +129,41 @@ describe('docs/protocol.md', () => {
       for (const x of exchanges(block[0]?.lines ?? [])) {
         const got = JSON.parse(await peer.request(x.send, 10_000)) as unknown;
         expect({ send: x.send, reply: got }).toEqual({ send: x.send, reply: JSON.parse(x.expect) });
+      }
+    },
+  );
+
+  it.skipIf(python === undefined)(
+    'shows what the Python example answers to requests written ahead, each group of requests in one write',
+    async () => {
+      const block = blocks.filter((b) => b.lang === 'written-ahead');
+      expect(block).toHaveLength(1);
+      const lines = block[0]?.lines ?? [];
+      // Groups: consecutive "> " lines, written at once, then their "< " replies, in order.
+      const groups: { send: string[]; expect: string[] }[] = [];
+      for (const line of lines) {
+        const last = groups[groups.length - 1];
+        if (line.startsWith('> ') && (last === undefined || last.expect.length > 0))
+          groups.push({ send: [line.slice(2)], expect: [] });
+        else if (line.startsWith('> ')) last?.send.push(line.slice(2));
+        else last?.expect.push(line.slice(2));
+      }
+      expect(groups.map((g) => [g.send.length, g.expect.length])).toEqual([
+        [1, 1],
+        [3, 3],
+      ]);
+      const peer = new Peer(pythonCommand(python as string, 'examples/python/jobstore.py'));
+      peers.push(peer);
+      for (const group of groups) {
+        const written = peer.requestAll(
+          group.send,
+          group.send.map(() => 10_000),
+        );
+        const got = await Promise.all(written.map(async (w) => JSON.parse(await w.reply) as unknown));
+        expect({ send: group.send, replies: got }).toEqual({
+          send: group.send,
+          replies: group.expect.map((e) => JSON.parse(e) as unknown),
+        });
       }
     },
   );

@@ -150,11 +150,14 @@ describe.skipIf(python === undefined)('the exploration spread over lanes of the 
       { spares: 2 },
     );
     factories.push(f);
-    const asked = vi.spyOn(Peer.prototype, 'request');
+    // Every request goes through requestAll (request() is requestAll of one line), written ahead or not.
+    const asked = vi.spyOn(Peer.prototype, 'requestAll');
     try {
       const lanes = await runExploration({ parts: SMALL, factory: f.warm, lanes: 4 });
       expect(lanes.verdict).toBe('complete');
-      const snapshotRequests = asked.mock.calls.filter(([line]) => line === '{"type":"snapshot"}').length;
+      const snapshotRequests = asked.mock.calls
+        .flatMap(([lines]) => lines)
+        .filter((line) => line === '{"type":"snapshot"}').length;
       const compared = lanes.configs.reduce((n, c) => n + (c.differential?.snapshots ?? 0), 0);
       expect(snapshotRequests).toBe(compared);
     } finally {

@@ -36,10 +36,15 @@
  * else, whatever the old process's store holds. Only for an adapter that says its restart carries
  * that snapshot (restartCarriesTaken: a process adapter, but not its crash restarts, which reopen
  * the storage); any other restarts in the state, among the steps that stay.
+ *
+ * The requests between two restarts do not depend on the replies (a disagreement only ends the
+ * state early), so the lane tells the adapter all of them before it makes the first (Adapter.plan):
+ * a process whose implementation reads requests written ahead gets them in one write, and the
+ * lane then checks the replies one by one, in the same order, as they come.
  */
 import type { Snapshot } from '../../contract/index.ts';
 import { toSnapshot } from '../../model/index.ts';
-import type { Adapter } from '../adapter.ts';
+import type { Adapter, PlannedRequest } from '../adapter.ts';
 import { isTimeLimit } from '../budget.ts';
 import type { Budget } from '../budget.ts';
 import { firstDifference, replyDifference } from '../lockstep/compare.ts';
@@ -138,11 +143,39 @@ export class DifferentialLane {
       own = taken;
       return firstDifference(toSnapshot(expansion.state), taken) === undefined;
     };
+    /**
+     * The requests the loop below makes from position `from` of `order` up to the next restart
+     * step, `moved` saying whether the store has left the state: what it tells the adapter ahead.
+     */
+    const requestsFrom = (from: number, moved: boolean): PlannedRequest[] => {
+      const requests: PlannedRequest[] = [];
+      let away = moved;
+      for (const i of order.slice(from)) {
+        const s = expansion.steps[i];
+        if (s === undefined) continue;
+        if (!('do' in s)) break;
+        if (expansion.results[i] === undefined) continue;
+        if (moves[i] && away) {
+          if (snapshot === undefined) break;
+          requests.push({ restore: snapshot });
+        }
+        requests.push({ execute: s.do }, { snapshot: true });
+        away ||= moves[i] === true;
+      }
+      return requests;
+    };
     try {
       if (this.spent()) return { kind: 'time_limit' };
-      if (task.here !== true) await this.reset(snapshot);
+      if (task.here === true || snapshot === undefined) {
+        // The empty store is a hello, which is never written ahead.
+        if (task.here !== true) await this.reset(undefined);
+        adapter.plan?.(requestsFrom(0, false));
+      } else {
+        adapter.plan?.([{ restore: snapshot }, ...requestsFrom(0, false)]);
+        await this.reset(snapshot);
+      }
       let moved = false;
-      for (const i of order) {
+      for (const [k, i] of order.entries()) {
         if (this.spent()) return { kind: 'time_limit' };
         const s = expansion.steps[i];
         if (s === undefined) continue;
@@ -160,6 +193,7 @@ export class DifferentialLane {
               await adapter.restart(own);
               moved = false;
             }
+            adapter.plan?.([{ snapshot: true }, ...requestsFrom(k + 1, false)]);
           } else {
             const result = expansion.results[i];
             if (result === undefined) continue;

@@ -11,11 +11,16 @@
  * implementation then goes first, the variant's choice is read off its reply (within the variant's
  * bounds only), and the model steps under it. Comparison stays exact everywhere. Without `choose`
  * the model goes first; the order changes nothing the run reports, as the model's step is pure.
+ *
+ * Without `choose`, the implementation's calls up to the next restart depend on nothing it answers
+ * (a difference only ends the run early), so the runner steps the model through them first and
+ * tells the adapter what it is about to ask (Adapter.plan): a process that reads requests written
+ * ahead gets them in one write. Each reply is still compared when its step comes, in order.
  */
 import type { Config, Reply, RuleId, Snapshot } from '../../contract/index.ts';
 import { RESTART_RULES, rulesExercised, toSnapshot } from '../../model/index.ts';
 import type { JobStep, ModelState, StepResult } from '../../model/index.ts';
-import type { Adapter, AdapterFactory } from '../adapter.ts';
+import type { Adapter, AdapterFactory, PlannedRequest } from '../adapter.ts';
 import { isTimeLimit } from '../budget.ts';
 import { firstDifference, replyDifference } from './compare.ts';
 import type { Difference } from './compare.ts';
@@ -28,6 +33,12 @@ import type { LockstepOptions } from './options.ts';
 import type { Divergence, LockstepResult, LockstepRun, LockstepStep, ModelStepView, RunInput } from './result.ts';
 
 const isSymbolic = (x: RunInput): x is SymbolicCommand => 'kind' in x;
+
+/** A command step whose model side was taken ahead of the implementation's (see the header). */
+interface SteppedAhead {
+  readonly action: { readonly do: unknown };
+  readonly result: StepResult;
+}
 
 /** A call into the implementation: its value, or what it threw (and whether that was the time limit). */
 type Attempt =
@@ -118,14 +129,43 @@ export async function runLockstepDetailed(
   }
   // A step the time limit cut short is dropped: it did not run to the end on both sides.
   const interrupted = (): LockstepRun => stopped(adapter.name, steps.slice(0, -1));
+  const ahead = new Map<number, SteppedAhead>();
+  /**
+   * Steps the model from input `from` up to the next restart, and tells the adapter the requests
+   * the loop will make: `first` (the snapshot after a restart), then each command and the snapshot after it.
+   */
+  const planFrom = (from: number, first: readonly PlannedRequest[] = []): void => {
+    if (choose !== undefined || adapter.plan === undefined) return;
+    const requests: PlannedRequest[] = [...first];
+    let at = state;
+    for (let j = from; j < inputs.length; j++) {
+      const input = inputs[j];
+      if (input === undefined) continue;
+      const action = isSymbolic(input) ? resolveCommand(at, memory, input) : input;
+      if ('restart' in action) break;
+      const result = model.step(at, action.do);
+      remember(result.reply);
+      ahead.set(j, { action, result });
+      requests.push({ execute: action.do }, { snapshot: true });
+      at = result.state;
+    }
+    adapter.plan(requests);
+  };
+  /** A claim's token, for symbolic commands that name the last token of a job. */
+  const remember = (reply: Reply): void => {
+    if (reply.ok && reply.type === 'claim' && reply.job !== null) memory.lastToken.set(reply.job.id, reply.job.token);
+  };
   try {
+    planFrom(0);
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i];
       if (input === undefined) continue;
       if (spent()) return stopped(adapter.name, steps);
       const index = i + 1;
       const before = state;
-      const action = isSymbolic(input) ? resolveCommand(state, memory, input) : input;
+      const stepped = ahead.get(i);
+      ahead.delete(i);
+      const action = stepped?.action ?? (isSymbolic(input) ? resolveCommand(state, memory, input) : input);
       let modelReply: Reply | undefined;
       let implReply: unknown;
       let trace: readonly JobStep[] = [];
@@ -135,19 +175,18 @@ export async function runLockstepDetailed(
       if ('restart' in action) {
         state = model.fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
         impl = await attempt(() => adapter.restart(), 'restart');
+        if (impl.ok) planFrom(i + 1, [{ snapshot: true }]);
       } else {
         // With a choice to read off the implementation's reply, the implementation goes first.
         if (choose !== undefined) impl = await attempt(() => adapter.execute(action.do), 'execute');
         const choice = choose === undefined || !impl.ok ? undefined : choose(state, action.do, impl.value);
-        const result: StepResult = model.step(state, action.do, choice);
+        const result: StepResult = stepped?.result ?? model.step(state, action.do, choice);
         rules = rulesExercised(before, action.do, result);
         view = { before, command: action.do, result };
         state = result.state;
         modelReply = result.reply;
         trace = result.trace;
-        if (modelReply.ok && modelReply.type === 'claim' && modelReply.job !== null) {
-          memory.lastToken.set(modelReply.job.id, modelReply.job.token);
-        }
+        if (stepped === undefined) remember(modelReply);
         if (choose === undefined) impl = await attempt(() => adapter.execute(action.do), 'execute');
         if (impl.ok) implReply = impl.value;
       }

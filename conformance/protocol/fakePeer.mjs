@@ -7,10 +7,17 @@ const mode = process.argv[2] ?? 'counter';
 // The reply-snapshots modes say `replySnapshots` in their hello reply; a snapshot tells how it was
 // read (`via`), so that a test sees whether the harness asked for it or took it from a reply.
 const replySnapshots = mode.startsWith('reply-snapshots');
+// The pipelining modes say `pipelining`; their snapshot also tells how many reads of stdin brought
+// the requests so far (`reads`), so that a test sees requests written together. The
+// `pipelining-first-line` mode says it but answers only the first line of each read: the
+// misreading the protocol warns about. The `reads` mode tells `reads` without saying `pipelining`.
+const pipelining = mode.startsWith('pipelining');
+const tellsReads = pipelining || mode === 'reads';
 let commands = 0;
+let reads = 0;
 const send = (value) => process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
 
-createInterface({ input: process.stdin }).on('line', (line) => {
+const answer = (line) => {
   const msg = JSON.parse(line);
   if (msg.type === 'hello') {
     commands = 0;
@@ -22,12 +29,17 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       protocol: 'jobcheck/1',
       implementation: `fake-${process.pid}`,
       ...(replySnapshots ? { replySnapshots: true } : {}),
+      ...(pipelining ? { pipelining: true } : {}),
     });
     if (mode === 'chatty') send('debug: ready');
     return;
   }
   if (msg.type === 'snapshot')
-    return send({ ok: true, type: 'snapshot', snapshot: { commands, ...(replySnapshots ? { via: 'request' } : {}) } });
+    return send({
+      ok: true,
+      type: 'snapshot',
+      snapshot: { commands, ...(replySnapshots ? { via: 'request' } : {}), ...(tellsReads ? { reads } : {}) },
+    });
   if (msg.type === 'restore') {
     if (mode === 'refuse-restore')
       return send({ ok: false, code: 'invalid_snapshot', message: 'invalid snapshot: clock: must be >= 0' });
@@ -55,4 +67,10 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     default:
       return send({ ok: true, type: 'tick', clock: commands });
   }
+};
+
+process.stdin.on('data', (chunk) => {
+  reads += 1;
+  if (mode === 'pipelining-first-line') answer(chunk.toString().split('\n')[0]);
 });
+if (mode !== 'pipelining-first-line') createInterface({ input: process.stdin }).on('line', answer);

@@ -61,9 +61,22 @@ export interface PeerListener {
   readonly failed: (error: ProcessError) => void;
 }
 
-interface Waiter {
+/** A line sent whose reply is awaited, with its number (the hello is line 1). */
+export interface SentLine {
+  readonly line: string;
+  readonly number: number;
+}
+
+/** A request written whose reply is awaited (replies come in the order of the requests). */
+interface Waiter extends SentLine {
+  readonly timeoutMs: number;
   readonly resolve: (line: string) => void;
   readonly reject: (error: ProcessError) => void;
+}
+
+/** A request written ahead (Peer.requestAll): the line, its number, and its reply to come. */
+export interface WrittenRequest extends SentLine {
+  readonly reply: Promise<string>;
 }
 
 /** Every peer whose process group may still have members. */
@@ -86,13 +99,16 @@ const within = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
 export class Peer {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly stderr: string[] = [];
-  private waiter: Waiter | undefined;
+  /** Requests written whose replies are awaited, oldest first; only the oldest's wait is timed. */
+  private readonly waiters: Waiter[] = [];
+  private timer: NodeJS.Timeout | undefined;
   private listener: PeerListener | undefined;
   private listenerTold = false;
   private failure: ProcessError | undefined;
   private linesSent = 0;
   private repliesReceived = 0;
-  private lastSent: string | undefined;
+  /** The request errors name: the one whose reply is awaited first, else the one answered last. */
+  private about: SentLine | undefined;
   private exit: { code: number | null; signal: string | null } | undefined;
   private groupGone = false;
   private finished = false;
@@ -101,6 +117,12 @@ export class Peer {
   private markExited!: () => void;
   private markDone!: () => void;
   private readonly graceMs: number;
+  private onStderr: PeerOptions['onStderr'];
+  /**
+   * Whether the implementation's last hello reply on this process said `pipelining` (set by the
+   * adapter that read it): it then reads requests written ahead, a later hello with them.
+   */
+  pipelining = false;
 
   /** Starts `command` through the shell, in a process group of its own. Never throws: a start failure surfaces on the first request. */
   constructor(
@@ -108,6 +130,7 @@ export class Peer {
     options: PeerOptions = {},
   ) {
     this.graceMs = options.endGraceMs ?? END_GRACE_MS;
+    this.onStderr = options.onStderr;
     this.exited = new Promise((resolve) => (this.markExited = resolve));
     this.done = new Promise((resolve) => (this.markDone = resolve));
     // detached: the shell becomes the leader of a new session and process group, whose id is its
@@ -139,7 +162,7 @@ export class Peer {
           decodeLenientUtf8(line.head) + (line.bytes > line.head.length ? ` ... (${line.bytes} bytes in all)` : '');
         this.stderr.push(text);
         if (this.stderr.length > STDERR_LINES_KEPT) this.stderr.shift();
-        options.onStderr?.(text, this.child.pid);
+        this.onStderr?.(text, this.child.pid);
       },
     });
     this.child.stdout.on('data', (chunk: Buffer) => {
@@ -185,6 +208,16 @@ export class Peer {
     this.child.on('close', () => this.finish());
   }
 
+  /**
+   * Hands the process's stderr to `onStderr` from now on, after the lines it has written so far
+   * (those kept: the last STDERR_LINES_KEPT): for a process started before anyone could say where
+   * its stderr goes (prestart.ts).
+   */
+  adoptStderr(onStderr: PeerOptions['onStderr']): void {
+    this.onStderr = onStderr;
+    for (const line of this.stderr) onStderr?.(line, this.child.pid);
+  }
+
   /** The process id of the shell, which is also the id of the process group (undefined if it never started). */
   get pid(): number | undefined {
     return this.child.pid;
@@ -192,7 +225,7 @@ export class Peer {
 
   /** True while the process runs and nothing has gone wrong in the conversation. */
   get healthy(): boolean {
-    return this.failure === undefined && this.exit === undefined && this.waiter === undefined;
+    return this.failure === undefined && this.exit === undefined && this.waiters.length === 0;
   }
 
   /** Details for an error: the command, the last line sent, stderr's tail, the exit status. */
@@ -201,9 +234,9 @@ export class Peer {
       command: this.command,
       stderr: [...this.stderr],
     };
-    if (this.lastSent !== undefined) {
-      d.sent = this.lastSent;
-      d.lineNumber = this.linesSent;
+    if (this.about !== undefined) {
+      d.sent = this.about.line;
+      d.lineNumber = this.about.number;
     }
     if (this.exit !== undefined) {
       d.exitCode = this.exit.code;
@@ -212,9 +245,19 @@ export class Peer {
     return { ...d, ...extra };
   }
 
-  /** A ProcessError about the line just sent (and the reply received, if any). */
-  error(code: ProcessErrorCode, problem: string, received?: string): ProcessError {
-    return new ProcessError(code, problem, this.details(received === undefined ? {} : { received }));
+  /**
+   * A ProcessError about the line just sent, or `sent` (a request written ahead, see requestAll),
+   * and the reply received, if any.
+   */
+  error(code: ProcessErrorCode, problem: string, received?: string, sent?: SentLine): ProcessError {
+    return new ProcessError(
+      code,
+      problem,
+      this.details({
+        ...(received === undefined ? {} : { received }),
+        ...(sent === undefined ? {} : { sent: sent.line, lineNumber: sent.number }),
+      }),
+    );
   }
 
   private onLine(line: SplitLine): void {
@@ -230,12 +273,12 @@ export class Peer {
       );
       return;
     }
-    if (this.listener !== undefined && this.waiter === undefined) {
+    if (this.listener !== undefined && this.waiters.length === 0) {
       this.repliesReceived += 1;
       this.listener.line(decoded.text);
       return;
     }
-    const waiter = this.waiter;
+    const waiter = this.waiters.shift();
     if (waiter === undefined) {
       const after = this.repliesReceived === 0 ? 'before any request' : `after its reply to line ${this.linesSent}`;
       this.abort(
@@ -245,17 +288,31 @@ export class Peer {
       );
       return;
     }
-    this.waiter = undefined;
     this.repliesReceived += 1;
+    this.timeHead();
     waiter.resolve(decoded.text);
+  }
+
+  /** Times the wait for the oldest reply still awaited (from now), if any. */
+  private timeHead(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const head = this.waiters[0];
+    if (head === undefined) return;
+    this.about = head;
+    const { timeoutMs } = head;
+    this.timer = setTimeout(
+      () => this.abort('timeout', `no reply within ${timeoutMs} ms; the process group was killed`),
+      timeoutMs,
+    );
   }
 
   /** Marks the peer failed and rejects the pending request, if any. The first failure is kept. */
   private fail(error: ProcessError): void {
     if (this.failure === undefined) this.failure = error;
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    waiter?.reject(this.failure);
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(this.failure);
     this.tellListener();
   }
 
@@ -279,7 +336,7 @@ export class Peer {
   send(line: string): boolean {
     if (this.failure !== undefined) return false;
     this.linesSent += 1;
-    this.lastSent = line;
+    this.about = { line, number: this.linesSent };
     this.child.stdin.write(`${line}\n`);
     return true;
   }
@@ -342,38 +399,66 @@ export class Peer {
    * `time_limit`: the check's budget ran out, the group is killed).
    */
   request(line: string, timeoutMs: number, abort?: AbortSignal): Promise<string> {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (abort?.aborted === true)
-      return Promise.reject(this.error('time_limit', 'the time limit of the check was reached'));
-    this.linesSent += 1;
-    this.lastSent = line;
-    return new Promise<string>((resolve, reject) => {
-      const onAbort = (): void =>
-        this.abort(
-          'time_limit',
-          'the time limit of the check was reached while a reply was awaited; the process group was killed',
-        );
-      const timer = setTimeout(
-        () => this.abort('timeout', `no reply within ${timeoutMs} ms; the process group was killed`),
-        timeoutMs,
+    const [written] = this.requestAll([line], [timeoutMs], abort);
+    // requestAll returns one entry for each line given: here exactly one.
+    return (written as WrittenRequest).reply;
+  }
+
+  /**
+   * Writes several lines at once (one write) and returns each with its reply to come: the lines
+   * of output that follow, in order, one per line written. Only for an implementation that reads
+   * requests written ahead (`pipelining` in its hello reply, docs/protocol.md); request() is
+   * requestAll() of one line. Each wait is timed from the moment the reply before it came (or
+   * from now, for the first): its line's `timeoutsMs`, then code `timeout` and the group killed. `abort` ends
+   * every wait (code `time_limit`, the group killed). A failure rejects every reply still awaited;
+   * a rejection nobody awaits is not reported as unhandled.
+   */
+  requestAll(lines: readonly string[], timeoutsMs: readonly number[], abort?: AbortSignal): WrittenRequest[] {
+    const refused = (error: ProcessError): WrittenRequest[] =>
+      lines.map((line) => {
+        const reply = Promise.reject(error);
+        reply.catch(() => undefined);
+        return { line, number: this.linesSent, reply };
+      });
+    if (this.failure !== undefined) return refused(this.failure);
+    if (abort?.aborted === true) return refused(this.error('time_limit', 'the time limit of the check was reached'));
+    const onAbort = (): void =>
+      this.abort(
+        'time_limit',
+        'the time limit of the check was reached while a reply was awaited; the process group was killed',
       );
-      abort?.addEventListener('abort', onAbort, { once: true });
-      const settle = (): void => {
-        clearTimeout(timer);
-        abort?.removeEventListener('abort', onAbort);
-      };
-      this.waiter = {
-        resolve: (reply) => {
-          settle();
-          resolve(reply);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      };
-      this.child.stdin.write(`${line}\n`);
+    abort?.addEventListener('abort', onAbort, { once: true });
+    let outstanding = lines.length;
+    const settled = (): void => {
+      outstanding -= 1;
+      if (outstanding === 0) abort?.removeEventListener('abort', onAbort);
+    };
+    const first = this.waiters.length === 0;
+    const written = lines.map((line, at): WrittenRequest => {
+      const timeoutMs = timeoutsMs[at] ?? timeoutsMs[timeoutsMs.length - 1] ?? 0;
+      this.linesSent += 1;
+      const number = this.linesSent;
+      const reply = new Promise<string>((resolve, reject) => {
+        this.waiters.push({
+          line,
+          number,
+          timeoutMs,
+          resolve: (text) => {
+            settled();
+            resolve(text);
+          },
+          reject: (error) => {
+            settled();
+            reject(error);
+          },
+        });
+      });
+      reply.catch(() => undefined);
+      return { line, number, reply };
     });
+    if (first) this.timeHead();
+    this.child.stdin.write(lines.length === 1 ? `${lines[0]}\n` : `${lines.join('\n')}\n`);
+    return written;
   }
 
   /**

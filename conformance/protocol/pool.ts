@@ -9,12 +9,16 @@
  * Spares are started ahead while stores open (`spares` of them, so that a store's process and a
  * cold restart's start while other work goes on), but while processes are reused a cold restart
  * that takes one keeps only one spare started after it, for the next restart. A check's fixture
- * stories make two cold restarts, and its warm restarts need one process beyond its four stores:
+ * stories make two cold restarts, and its warm restarts need one process beyond its stores:
  * topping up to two after each cold restart started a process that nothing ever took (on two
  * cores, a shim's start taken from the check for nothing).
+ *
+ * The first process a pool starts may already be running: `jobcheck check --impl` starts one
+ * while the engine loads (prestart.ts), and spawn() takes it when its command and options match.
  */
 import { Peer } from './peer.ts';
 import type { PeerEnding, PeerOptions } from './peer.ts';
+import { takePrestarted } from './prestart.ts';
 
 /** How a pool keeps processes. */
 export interface PoolOptions extends PeerOptions {
@@ -27,7 +31,7 @@ export interface PoolOptions extends PeerOptions {
 }
 
 /**
- * Idle processes kept by default. A check runs four stores at once and each warm restart needs a
+ * Idle processes kept by default. A check runs up to four stores at once and each warm restart needs a
  * process other than its own, so at least five must stay; fewer would end a process at each
  * store's close and start a new one (a `python3` behind a version manager costs ~0.5 CPU s) at
  * the next restart that finds none idle. Idle processes hold only memory and are ended at close().
@@ -53,7 +57,7 @@ export class ProcessPool {
 
   private spawn(): Peer {
     this.started += 1;
-    const peer = new Peer(this.command, this.options);
+    const peer = takePrestarted(this.command, this.options) ?? new Peer(this.command, this.options);
     this.all.add(peer);
     return peer;
   }

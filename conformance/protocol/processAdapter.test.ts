@@ -169,6 +169,88 @@ describe('snapshots in replies (replySnapshots)', () => {
   });
 });
 
+describe('requests written ahead (pipelining)', () => {
+  const run = [
+    { execute: { type: 'tick', now: 1 } },
+    { snapshot: true },
+    { execute: { type: 'tick', now: 2 } },
+    { snapshot: true },
+  ] as const;
+
+  it('writes the planned requests at once and checks each reply when its call comes, in order', async () => {
+    const adapter = await start('pipelining');
+    const before = (await adapter.snapshot()) as unknown as { reads: number };
+    adapter.plan(run);
+    expect(await adapter.execute({ type: 'tick', now: 1 })).toEqual({ ok: true, type: 'tick', clock: 1 });
+    expect(await adapter.snapshot()).toEqual({ commands: 1, reads: before.reads + 1 });
+    expect(await adapter.execute({ type: 'tick', now: 2 })).toEqual({ ok: true, type: 'tick', clock: 2 });
+    // The four requests came in one read of stdin.
+    expect(await adapter.snapshot()).toEqual({ commands: 2, reads: before.reads + 1 });
+    // Nothing planned: one request at a time again.
+    await adapter.execute({ type: 'tick', now: 3 });
+    expect(await adapter.snapshot()).toMatchObject({ commands: 3, reads: before.reads + 3 });
+  });
+
+  it('writes nothing ahead for an implementation that did not say pipelining', async () => {
+    const adapter = await start('reads');
+    const before = (await adapter.snapshot()) as unknown as { reads: number };
+    adapter.plan(run);
+    expect(await adapter.execute({ type: 'tick', now: 1 })).toEqual({ ok: true, type: 'tick', clock: 1 });
+    expect(await adapter.snapshot()).toEqual({ commands: 1, reads: before.reads + 2 });
+    await adapter.execute({ type: 'tick', now: 2 });
+    expect(await adapter.snapshot()).toEqual({ commands: 2, reads: before.reads + 4 });
+  });
+
+  it('refuses a call the plan did not say, and drops what is ahead when the store is given up', async () => {
+    const factory = processAdapterFactory(fake('pipelining'), { spares: 0 });
+    try {
+      const a = (await factory(config)) as ProcessAdapter;
+      a.plan(run);
+      await expect(a.execute({ type: 'tick', now: 9 })).rejects.toThrow(/internal: tick was asked while requests/);
+      await expect(a.restart()).rejects.toThrow(/internal: restart was asked while requests/);
+      // Stopping short to give the store up: its process goes back to the pool and serves the next store.
+      await a.close();
+      const b = (await factory(config)) as ProcessAdapter;
+      expect([b.pid, factory.processesStarted]).toEqual([a.pid, 1]);
+      expect(await b.execute({ type: 'tick', now: 1 })).toEqual({ ok: true, type: 'tick', clock: 1 });
+      b.plan(run);
+      await b.execute({ type: 'tick', now: 1 });
+      await b.resetTo(undefined);
+      expect(await b.snapshot()).toMatchObject({ commands: 0 });
+      await b.close();
+    } finally {
+      await factory.close();
+    }
+  });
+
+  it('reports an implementation that says pipelining but misreads requests written together as a timeout', async () => {
+    const adapter = await start('pipelining-first-line', { replyTimeoutMs: 300 });
+    adapter.plan(run);
+    expect(await adapter.execute({ type: 'tick', now: 1 })).toEqual({ ok: true, type: 'tick', clock: 1 });
+    const error = await processError(() => adapter.snapshot());
+    expect(error.code).toBe<ProcessErrorCode>('timeout');
+    expect(error.details.sent).toBe('{"type":"snapshot"}');
+    expect(error.details.lineNumber).toBe(3);
+  });
+
+  it('writes the hello and the restore of a warm restart together to a process that said pipelining', async () => {
+    const factory = processAdapterFactory(fake('pipelining'), { spares: 0 });
+    try {
+      const a = (await factory.warm(config)) as ProcessAdapter;
+      const b = (await factory.warm(config)) as ProcessAdapter;
+      await b.close();
+      await a.execute({ type: 'tick', now: 1 });
+      await a.restart();
+      // On b's process: b's hello (one read), the restart's hello and restore (one read), this snapshot (one read).
+      expect(a.pid).toBe(b.pid);
+      expect(await a.snapshot()).toEqual({ commands: 0, reads: 3 });
+      await a.close();
+    } finally {
+      await factory.close();
+    }
+  });
+});
+
 describe('process reuse and restarts', () => {
   it("gives a closed store's process to the next store after a resetting hello, and restarts on a process that never served a store", async () => {
     const factory = processAdapterFactory(fake('counter'));

@@ -11,7 +11,10 @@
  * Processes come from a ProcessPool (pool.ts); each one runs contained in its own process group
  * (peer.ts). An implementation whose hello reply says `replySnapshots` adds its snapshot to each
  * command reply; snapshot() then returns that one once instead of asking (docs/protocol.md,
- * "Snapshots in replies"), which spares a round trip after every command.
+ * "Snapshots in replies"), which spares a round trip after every command. One whose hello reply
+ * says `pipelining` reads requests written ahead: plan() writes the requests its caller is about
+ * to make all at once, and the calls that follow take their replies in order ("Requests written
+ * ahead"), one wake-up of the process for many requests.
  */
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import {
@@ -22,10 +25,10 @@ import {
   restoreReplySchema,
   snapshotReplySchema,
 } from '../../contract/protocol.ts';
-import type { Adapter, AdapterFactory } from '../adapter.ts';
+import type { Adapter, AdapterFactory, PlannedRequest } from '../adapter.ts';
 import type { Budget } from '../budget.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS } from './limits.ts';
-import type { Peer, PeerEnding } from './peer.ts';
+import type { Peer, PeerEnding, WrittenRequest } from './peer.ts';
 import { ProcessPool } from './pool.ts';
 import type { PoolOptions } from './pool.ts';
 import { ProcessError, helloTimeoutError } from './processError.ts';
@@ -98,18 +101,23 @@ export function encodeCommand(command: unknown, shellCommand: string): string {
   }
 }
 
-/** What a hello reply told: the implementation's name, its storage when it is durable, whether command replies carry its snapshot. */
+/**
+ * What a hello reply told: the implementation's name, its storage when it is durable, whether
+ * command replies carry its snapshot, whether it reads requests written ahead.
+ */
 interface Greeting {
   readonly implementation: string;
   readonly storage: string | undefined;
   readonly replySnapshots: boolean;
+  readonly pipelining: boolean;
 }
 
 /**
  * Says hello on a peer (with `resume` for a crash restart); returns what the reply told or throws (after ending the peer). On a
  * `reused` peer, a reply that is neither a hello reply nor a refusal is a line the implementation
  * wrote after the last reply to its previous store, read in place of the hello reply: a
- * `protocol_error` of the implementation, not a failed handshake.
+ * `protocol_error` of the implementation, not a failed handshake. `written`: the reply to a hello
+ * already written (with the request after it, see restart()).
  */
 async function hello(
   peer: Peer,
@@ -117,16 +125,11 @@ async function hello(
   options: ProcessAdapterOptions,
   reused = false,
   resume?: string,
+  written?: Promise<string>,
 ): Promise<Greeting> {
-  const line = JSON.stringify({
-    type: 'hello',
-    protocol: PROTOCOL_VERSION,
-    config,
-    ...(resume === undefined ? {} : { resume }),
-  });
   let reply: string;
   try {
-    reply = await ask(peer, line, startTimeout(options), options.budget);
+    reply = await (written ?? ask(peer, helloLine(config, resume), startTimeout(options), options.budget));
   } catch (error) {
     await peer.kill();
     const e = error as ProcessError;
@@ -140,12 +143,15 @@ async function hello(
   }
   const json = parseJsonLine(reply);
   const checked = json.ok ? checkShape(helloReplySchema, json.value) : json;
-  if (checked.ok)
+  if (checked.ok) {
+    peer.pipelining = checked.value.pipelining === true;
     return {
       implementation: checked.value.implementation,
       storage: checked.value.durable?.storage,
       replySnapshots: checked.value.replySnapshots === true,
+      pipelining: peer.pipelining,
     };
+  }
   await peer.kill();
   const refusal = json.ok ? checkShape(protocolRejectionSchema, json.value) : undefined;
   if (reused && refusal?.ok !== true) {
@@ -161,6 +167,19 @@ async function hello(
       : `the reply to hello is ${checked.problem}`;
   throw peer.error('handshake_failed', problem, reply);
 }
+
+/** The `hello` request for a config (with `resume` for a crash restart). Pure. */
+const helloLine = (config: Config, resume?: string): string =>
+  JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, config, ...(resume === undefined ? {} : { resume }) });
+const SNAPSHOT_LINE = '{"type":"snapshot"}';
+/** The `restore` request of a snapshot given as JSON text. Pure. */
+const restoreLine = (text: string): string => `{"type":"restore","snapshot":${text}}`;
+
+/** A call made while requests written ahead for other calls still wait for theirs: a defect of the caller. */
+const outOfPlan = (call: string): Error =>
+  new Error(
+    `internal: ${call} was asked while requests written ahead for other calls were unanswered (the caller's plan said otherwise)`,
+  );
 
 type RestoreOutcome =
   | { ok: true; type: 'restore'; durable?: { storage: string } | undefined }
@@ -184,6 +203,10 @@ export class ProcessAdapter implements Adapter {
    * request, and any hello, drops it.
    */
   private carried: Snapshot | undefined;
+  /** Whether the process now serving the store said in its hello reply that it reads requests written ahead. */
+  private pipelining = false;
+  /** Requests plan() wrote ahead whose replies no call has taken yet, in order. */
+  private ahead: WrittenRequest[] = [];
 
   private constructor(
     private readonly pool: ProcessPool,
@@ -202,6 +225,7 @@ export class ProcessAdapter implements Adapter {
   private greeted(greeting: Greeting): void {
     this.storage = greeting.storage;
     this.replySnapshots = greeting.replySnapshots;
+    this.pipelining = greeting.pipelining;
     this.carried = undefined;
   }
 
@@ -233,16 +257,67 @@ export class ProcessAdapter implements Adapter {
     return new ProcessAdapter(pool, config, options, peer, greeting, ownsPool);
   }
 
+  /**
+   * Writes at once the requests the caller is about to make, in order, when the implementation
+   * reads requests written ahead (`pipelining`); otherwise does nothing. The calls that follow
+   * (execute(), snapshot(), resetTo()) take the replies in order, each checked as if it had been
+   * asked then. A `snapshot` after a command travels in the command's reply when replies carry
+   * snapshots. The caller may stop short of its plan only to give the store up: close() and a
+   * reset to the empty store (a hello) read and drop the replies still ahead; any other call that
+   * is not the next one planned (the store has already taken the requests written ahead) is a
+   * defect of the caller, and throws. Plans nothing while replies of an earlier plan are still
+   * ahead, and only the requests before the first command that cannot be encoded.
+   */
+  plan(requests: readonly PlannedRequest[]): void {
+    if (!this.pipelining || this.closed || this.ahead.length > 0 || requests.length < 2) return;
+    const lines: string[] = [];
+    let afterCommand = false;
+    for (const r of requests) {
+      if ('execute' in r) {
+        try {
+          lines.push(encodeCommand(r.execute, this.pool.command));
+        } catch {
+          break;
+        }
+      } else if ('restore' in r) lines.push(restoreLine(JSON.stringify(r.restore)));
+      else if (!(afterCommand && this.replySnapshots)) lines.push(SNAPSHOT_LINE);
+      afterCommand = 'execute' in r;
+    }
+    const budget = this.options.budget;
+    const timeoutMs = budget === undefined ? replyTimeout(this.options) : budget.cap(replyTimeout(this.options));
+    this.ahead.push(
+      ...this.peer.requestAll(
+        lines,
+        lines.map(() => timeoutMs),
+        budget?.signal,
+      ),
+    );
+  }
+
+  /** Reads and drops the replies to requests written ahead that no call took. */
+  private async dropAhead(): Promise<void> {
+    const left = this.ahead.splice(0);
+    for (const written of left) await written.reply.catch(() => undefined);
+  }
+
   private async ask<T>(line: string, asked: string, check: (value: unknown) => LineResult<T>): Promise<T> {
     if (this.closed)
       throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: line });
     this.carried = undefined;
-    const reply = await ask(this.peer, line, replyTimeout(this.options), this.options.budget);
+    const written = this.ahead.shift();
+    if (written !== undefined && written.line !== line) {
+      this.ahead.unshift(written);
+      throw outOfPlan(asked);
+    }
+    const reply = await (written === undefined
+      ? ask(this.peer, line, replyTimeout(this.options), this.options.budget)
+      : written.reply);
     const json = parseJsonLine(reply);
     const checked = json.ok ? check(json.value) : json;
     if (!checked.ok) {
       const hint = json.ok ? misplacedReplyHint(asked, json.value) : '';
-      const error = this.peer.error('protocol_error', `the reply is ${checked.problem}${hint}`, reply);
+      const error = this.peer.error('protocol_error', `the reply is ${checked.problem}${hint}`, reply, written);
+      this.ahead = [];
       await this.peer.kill();
       throw error;
     }
@@ -275,7 +350,7 @@ export class ProcessAdapter implements Adapter {
       this.carried = undefined;
       return carried;
     }
-    return snapshotOf(await this.ask('{"type":"snapshot"}', 'snapshot', (v) => checkShape(snapshotReplySchema, v)));
+    return snapshotOf(await this.ask(SNAPSHOT_LINE, 'snapshot', (v) => checkShape(snapshotReplySchema, v)));
   }
 
   /**
@@ -289,6 +364,7 @@ export class ProcessAdapter implements Adapter {
    * state's own snapshot to restart into that state from a successor.
    */
   async restart(taken?: Snapshot): Promise<void> {
+    if (this.ahead.length > 0) throw outOfPlan('restart');
     // Crash restarts alternate with warm ones, so that the campaign also carries snapshots across.
     if (this.nextRestartCrashes && this.storage !== undefined) return this.crash(this.storage);
     const started = performance.now();
@@ -314,7 +390,20 @@ export class ProcessAdapter implements Adapter {
       next = { peer: fresh, reused: false };
     }
     this.peer = next.peer;
-    this.greeted(await hello(next.peer, this.config, this.options, next.reused));
+    // A process that has said `pipelining` gets the hello and the restore in one write; the restore's reply is then taken as planned.
+    let written: Promise<string> | undefined;
+    if (next.reused && next.peer.pipelining) {
+      const budget = this.options.budget;
+      const cap = (ms: number): number => (budget === undefined ? ms : budget.cap(ms));
+      const [helloRequest, restoreRequest] = next.peer.requestAll(
+        [helloLine(this.config), restoreLine(text)],
+        [cap(startTimeout(this.options)), cap(replyTimeout(this.options))],
+        budget?.signal,
+      );
+      written = helloRequest?.reply;
+      if (restoreRequest !== undefined) this.ahead.push(restoreRequest);
+    }
+    this.greeted(await hello(next.peer, this.config, this.options, next.reused, undefined, written));
     this.restarts += 1;
     await this.restore(text, 'the new process refused the snapshot of the old one');
     this.options.onRestart?.(
@@ -325,7 +414,7 @@ export class ProcessAdapter implements Adapter {
 
   /** Sends `restore` with a snapshot given as JSON text; throws `restore_rejected` (saying `refused`) for a refusal. */
   private async restore(text: string, refused: string): Promise<void> {
-    const restored = await this.ask<RestoreOutcome>(`{"type":"restore","snapshot":${text}}`, 'restore', (v) => {
+    const restored = await this.ask<RestoreOutcome>(restoreLine(text), 'restore', (v) => {
       const ok = checkShape(restoreReplySchema, v);
       if (ok.ok) return ok;
       const refusal = checkShape(protocolRejectionSchema, v);
@@ -359,8 +448,10 @@ export class ProcessAdapter implements Adapter {
   async resetTo(snapshot: Snapshot | undefined): Promise<void> {
     if (this.closed)
       throw new ProcessError('closed', 'the adapter is closed', { command: this.pool.command, sent: 'hello' });
-    if (snapshot === undefined) this.greeted(await hello(this.peer, this.config, this.options, true));
-    else await this.restore(JSON.stringify(snapshot), 'the process refused a snapshot it produced itself');
+    if (snapshot === undefined) {
+      await this.dropAhead();
+      this.greeted(await hello(this.peer, this.config, this.options, true));
+    } else await this.restore(JSON.stringify(snapshot), 'the process refused a snapshot it produced itself');
   }
 
   /**
@@ -383,6 +474,7 @@ export class ProcessAdapter implements Adapter {
     if (this.closed) return;
     this.closed = true;
     this.carried = undefined;
+    await this.dropAhead();
     await this.pool.release(this.peer);
     if (this.ownsPool) await this.pool.close();
   }

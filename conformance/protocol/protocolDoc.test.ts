@@ -129,7 +129,7 @@ function withoutCarriedSnapshots(end: LineEnd): LineEnd {
       const line = await end.next();
       const value = JSON.parse(line) as Record<string, unknown>;
       if (value['type'] === 'hello' && value['ok'] === true) {
-        const { replySnapshots, ...rest } = value;
+        const { replySnapshots, pipelining: _pipelining, ...rest } = value;
         carrying = replySnapshots === true;
         return JSON.stringify(rest);
       }

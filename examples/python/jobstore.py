@@ -14,7 +14,9 @@ its reply is written as soon as it is ready, whatever the order. Under jobcheck/
 on the main thread, one request at a time, as before, and its hello reply says `replySnapshots`:
 each reply to a command then carries the store's snapshot after it, which spares the harness a
 `snapshot` request after every command (docs/protocol.md, "Snapshots in replies");
-`--no-reply-snapshots` leaves that out, for reading a session by eye.
+`--no-reply-snapshots` leaves that out, for reading a session by eye. It also says `pipelining`:
+it reads each request as a line and answers it in turn, so the harness may write several requests
+before reading their replies ("Requests written ahead"); `--no-pipelining` leaves that out.
 
 It is written from the contract, not translated from the TypeScript store, and it is meant to be
 read: the `Store` class keeps each rule in its own small method, which is also what the broken
@@ -655,8 +657,11 @@ def handle(session, message, store_class):
         reply = {'ok': True, 'type': 'hello', 'protocol': message['protocol'], 'implementation': IMPLEMENTATION}
         if message['protocol'] == PROTOCOL_2:
             reply['concurrent'] = True
-        elif session.get('reply_snapshots', True):
-            reply['replySnapshots'] = True
+        else:
+            if session.get('reply_snapshots', True):
+                reply['replySnapshots'] = True
+            if session.get('pipelining', True):
+                reply['pipelining'] = True  # it reads each request as a line, whatever follows it
         return reply
     store = session.get('store')
     if store is None:
@@ -706,7 +711,8 @@ def main(store_class=Store, stdin=None, stdout=None):
     """Serves the protocol until stdin closes. Broken variants pass their own Store subclass."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout
-    session = {'reply_snapshots': '--no-reply-snapshots' not in sys.argv[1:]}
+    session = {'reply_snapshots': '--no-reply-snapshots' not in sys.argv[1:],
+               'pipelining': '--no-pipelining' not in sys.argv[1:]}
     writing = threading.Lock()
     running = []  # the threads of jobcheck/2 requests that may not have replied yet
 
