@@ -12,7 +12,7 @@ import {
   normalizeOutput,
   refreshConsoleBlocks,
   splitWords,
-  withoutDurations,
+  withoutMachineFigures,
 } from './tools/quotedCommands.ts';
 import { findRegions, replaceRegions } from './tools/regions.ts';
 
@@ -25,7 +25,7 @@ describe('the committed docs', () => {
     async (file) => {
       const text = read(file);
       const fresh = await regenerateDoc(text, `docs/${file}`, { runSlow });
-      expect(withoutDurations(fresh), 'run `npm run docs` to regenerate').toBe(withoutDurations(text));
+      expect(withoutMachineFigures(fresh), 'run `npm run docs` to regenerate').toBe(withoutMachineFigures(text));
     },
     runSlow ? 600_000 : 60_000,
   );
@@ -211,11 +211,14 @@ describe('quoted commands', () => {
     expect(await refreshConsoleBlocks(block, 'test.md', { runSlow: true })).not.toContain('kept as it is');
   });
 
-  it('are compared without the durations they measured', () => {
-    expect(withoutDurations('verdict: AGREE (22.5 s), shrunk in 250 ms')).toBe(
+  it('are compared without the durations they measured and the stores run at once', () => {
+    expect(withoutMachineFigures('verdict: AGREE (22.5 s), shrunk in 250 ms')).toBe(
       'verdict: AGREE (<duration>), shrunk in <duration>',
     );
-    expect(withoutDurations('leaseTicks 5, 13 stories')).toBe('leaseTicks 5, 13 stories');
+    expect(withoutMachineFigures('leaseTicks 5, 13 stories')).toBe('leaseTicks 5, 13 stories');
+    expect(withoutMachineFigures('restarts 0.1 s cold; 2 stores at once')).toBe(
+      withoutMachineFigures('restarts 0.3 s cold; 4 stores at once'),
+    );
   });
 
   it('print the project folder as . and drop colour codes', () => {

@@ -17,7 +17,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { normalizeOutput, splitWords, withoutDurations } from '../docs/tools/quotedCommands.ts';
+import { normalizeOutput, splitWords, withoutMachineFigures } from '../docs/tools/quotedCommands.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CHAPTER = join(ROOT, 'docs', '10-your-first-implementation.md');
@@ -84,7 +84,7 @@ describe('chapter 10, your first implementation', () => {
       updated += `${text.slice(at, step.start)}${fresh}\n`;
       at = step.end;
       if (process.env['JOBCHECK_UPDATE_CHAPTER'] !== '1')
-        expect(withoutDurations(fresh)).toBe(withoutDurations(step.body.trimEnd()));
+        expect(withoutMachineFigures(fresh)).toBe(withoutMachineFigures(step.body.trimEnd()));
     }
     if (process.env['JOBCHECK_UPDATE_CHAPTER'] === '1') writeFileSync(CHAPTER, updated + text.slice(at));
   }, 120_000);

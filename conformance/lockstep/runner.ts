@@ -132,7 +132,8 @@ export async function runLockstepDetailed(
   const ahead = new Map<number, SteppedAhead>();
   /**
    * Steps the model from input `from` up to the next restart, and tells the adapter the requests
-   * the loop will make: `first` (the snapshot after a restart), then each command and the snapshot after it.
+   * the loop will make: `first` (the snapshot after a restart), then each command and the
+   * snapshot after it.
    */
   const planFrom = (from: number, first: readonly PlannedRequest[] = []): void => {
     if (choose !== undefined || adapter.plan === undefined) return;

@@ -409,9 +409,9 @@ export class Peer {
    * of output that follow, in order, one per line written. Only for an implementation that reads
    * requests written ahead (`pipelining` in its hello reply, docs/protocol.md); request() is
    * requestAll() of one line. Each wait is timed from the moment the reply before it came (or
-   * from now, for the first): its line's `timeoutsMs`, then code `timeout` and the group killed. `abort` ends
-   * every wait (code `time_limit`, the group killed). A failure rejects every reply still awaited;
-   * a rejection nobody awaits is not reported as unhandled.
+   * from now, for the first), for its line's entry of `timeoutsMs`; then code `timeout`, and the
+   * group is killed. `abort` ends every wait (code `time_limit`, the group killed). A failure
+   * rejects every reply still awaited; a rejection nobody awaits is not reported as unhandled.
    */
   requestAll(lines: readonly string[], timeoutsMs: readonly number[], abort?: AbortSignal): WrittenRequest[] {
     const refused = (error: ProcessError): WrittenRequest[] =>

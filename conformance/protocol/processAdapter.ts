@@ -390,7 +390,8 @@ export class ProcessAdapter implements Adapter {
       next = { peer: fresh, reused: false };
     }
     this.peer = next.peer;
-    // A process that has said `pipelining` gets the hello and the restore in one write; the restore's reply is then taken as planned.
+    // A process that has said `pipelining` gets the hello and the restore in one write; the
+    // restore's reply is then taken as a planned one.
     let written: Promise<string> | undefined;
     if (next.reused && next.peer.pipelining) {
       const budget = this.options.budget;

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { lifecycleMermaid, lifecycleStatesTable, lifecycleTransitionsTable } from './lifecycleDocs.ts';
 import { protocolLimitsTable } from './protocolLimits.ts';
-import { PROJECT_ROOT, refreshConsoleBlocks, withoutDurations } from './quotedCommands.ts';
+import { PROJECT_ROOT, refreshConsoleBlocks, withoutMachineFigures } from './quotedCommands.ts';
 import { findRegions, replaceRegions } from './regions.ts';
 import { refreshUsageBlocks } from './usageBlocks.ts';
 import { predictTranscript, storiesTable, storyQuiz } from './storyDocs.ts';
@@ -162,7 +162,7 @@ async function main(): Promise<number> {
     const before = readFileSync(path, 'utf8');
     const after = await regenerateDoc(before, `docs/${file}`);
     // A rerun that differs only in measured durations is not a change worth a diff.
-    if (withoutDurations(after) === withoutDurations(before)) continue;
+    if (withoutMachineFigures(after) === withoutMachineFigures(before)) continue;
     stale.push(`docs/${file}`);
     if (!values.check) writeFileSync(path, after);
   }

@@ -226,7 +226,13 @@ export async function refreshConsoleBlocks(
   return out + text.slice(at);
 }
 
-/** A text with durations (`1.1 s`, `250 ms`) replaced by a placeholder, for comparing outputs of two runs. Pure. */
-export function withoutDurations(text: string): string {
-  return text.replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, '<duration>');
+/**
+ * A text with what depends on the machine and the moment replaced by placeholders, for comparing
+ * outputs of two runs: durations (`1.1 s`, `250 ms`), and how many stores a check ran at once
+ * (`2 stores at once`: by default one per core). Pure.
+ */
+export function withoutMachineFigures(text: string): string {
+  return text
+    .replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, '<duration>')
+    .replace(/\b\d+ stores? at once\b/g, '<n> stores at once');
 }
