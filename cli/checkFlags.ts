@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { prestart } from '../conformance/protocol/prestart.ts';
-import { TARGET_OPTIONS } from './targetFlags.ts';
+import { TARGET_OPTIONS } from './targetOptions.ts';
 
 /** The options of `jobcheck check`, as parseArgs reads them. */
 export const CHECK_OPTIONS = {
