@@ -489,7 +489,7 @@ const lines = [
   '',
   `- **Requests written ahead.** The Python example says \`pipelining\` in its jobcheck/1 hello reply (docs/protocol.md, section 4, "Requests written ahead"): the harness writes a run's commands up to its next restart, each explored state's requests, and a warm restart's hello and restore, in one write each, and checks the replies in the same order as before. With \`--seed 2061\` the check sent the same 26,224 requests in 6,725 writes, where the baseline made one write per request (counted by a wrapper around the harness's pipe writes).`,
   `- **Stores at once.** An \`--impl\` check runs one store per core by default, at least 2 and at most 4 (${DEFAULT_PROCESS_PARALLEL} here; the baseline ran 4 on any machine): fewer process starts on a small machine.`,
-  `- **The first process starts before the engine loads.** \`jobcheck check --impl\` reads its flags and starts the implementation's first process before it loads the engine (about a third of a second), and the check takes that process for its first store.`,
+  `- **The first process starts before the engine loads.** \`jobcheck check --impl\` reads its flags and starts the implementation's first process before it loads the engine (most of the half second node takes to start the command on an idle machine), and the check takes that process for its first store.`,
   '',
   `The snapshot "read" counts below are the adapter's reads, whichever way each travelled.`,
   '',
