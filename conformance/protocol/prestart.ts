@@ -1,9 +1,10 @@
 /**
  * A process of the implementation started before the harness has loaded. Loading the engine takes
- * `jobcheck check` about a third of a second, on one core; a program behind a version manager's
- * shim takes about as long to start. The command line names the program before any of that, so
- * the check starts its first process at once (cli/prestart.ts), and the pool that asks for a
- * process with the same command and options (pool.ts) takes that one instead of starting another.
+ * `jobcheck check` most of the half second it needs to start, on one core; a program behind a
+ * version manager's shim takes about as long to start. The command line names the program before
+ * any of that, so the check starts its first process at once (cli/checkFlags.ts), and the pool that
+ * asks for a process with the same command and options (pool.ts) takes that one instead of
+ * starting another.
  * One that nobody takes is ended by endPrestarted(); every process still alive at the harness's
  * exit is killed in any case (peer.ts).
  */
