@@ -28,6 +28,9 @@ export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
 
 /** Message types the protocol reserves for itself; a command may not use them. */
 export const PROTOCOL_MESSAGE_TYPES = ['hello', 'snapshot', 'restore'] as const;
+/** Whether a request's `type` is one of the protocol's own (any other request is answered as a command). Pure. */
+export const isProtocolMessageType = (type: unknown): boolean =>
+  (PROTOCOL_MESSAGE_TYPES as readonly unknown[]).includes(type);
 
 /** Codes an implementation may use to refuse `hello`, `snapshot` or `restore` (commands use the contract's codes). */
 export const PROTOCOL_REJECTION_CODES = [

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isProtocolMessageType } from '../contract/protocol.ts';
 import { comparableReply } from '../conformance/lockstep/compare.ts';
 import { Peer } from '../conformance/protocol/index.ts';
 import { splitCarriedSnapshot } from '../conformance/protocol/replies.ts';
@@ -63,7 +64,7 @@ afterAll(() => Promise.all(peers.map((p) => p.end())));
 function isProtocolRequest(line: string): boolean {
   try {
     const type = (JSON.parse(line) as { type?: unknown } | null)?.type;
-    return type === 'hello' || type === 'snapshot' || type === 'restore';
+    return isProtocolMessageType(type);
   } catch {
     return false;
   }

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { findPython } from '../examples/python/interpreter.ts';
 import { SCHEMAS_DIR, schemaFiles } from './schemas.ts';
 import { splitCarriedSnapshot } from '../conformance/protocol/replies.ts';
+import { isProtocolMessageType } from '../contract/protocol.ts';
 
 const ajv = new Ajv2020({ strict: true, allErrors: false });
 for (const name of readdirSync(SCHEMAS_DIR)) ajv.addSchema(JSON.parse(readFileSync(join(SCHEMAS_DIR, name), 'utf8')));
@@ -31,7 +32,7 @@ function problem(name: string, message: unknown): string | undefined {
 /** The schema a reply must match, from the request it answers (a bare request, or an envelope's command). */
 function replySchema(request: Json, reply: Json): string {
   const type = String(request['type']);
-  if (['hello', 'snapshot', 'restore'].includes(type)) {
+  if (isProtocolMessageType(type)) {
     if (reply['ok'] !== true) return 'protocol-rejection';
     return type === 'hello' && reply['protocol'] === 'jobcheck/2' ? 'hello-reply-v2' : `${type}-reply`;
   }
@@ -42,7 +43,7 @@ function replySchema(request: Json, reply: Json): string {
 const requestSchema = (request: Json): string => {
   const type = String(request['type']);
   if (type === 'request') return 'request-envelope';
-  return ['hello', 'snapshot', 'restore'].includes(type) ? `${type}-request` : `command-${type}`;
+  return isProtocolMessageType(type) ? `${type}-request` : `command-${type}`;
 };
 
 const page = readFileSync(new URL('../docs/protocol.md', import.meta.url), 'utf8');
@@ -102,7 +103,7 @@ describe('schemas/', () => {
         const sent = JSON.parse(request) as Json;
         let reply = JSON.parse(replies[i] ?? 'null') as Json;
         if (sent['type'] === 'hello' && reply['ok'] === true) replySnapshots = reply['replySnapshots'] === true;
-        else if (replySnapshots && !['hello', 'snapshot', 'restore'].includes(String(sent['type']))) {
+        else if (replySnapshots && !isProtocolMessageType(sent['type'])) {
           // The example says replySnapshots: each command reply carries a snapshot, which must be one.
           const split = splitCarriedSnapshot(reply);
           if (!split.ok) throw new Error(`${request}: ${split.problem}`);

@@ -18,7 +18,7 @@
  */
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import {
-  PROTOCOL_MESSAGE_TYPES,
+  isProtocolMessageType,
   PROTOCOL_VERSION,
   helloReplySchema,
   protocolRejectionSchema,
@@ -82,7 +82,7 @@ function ask(peer: Peer, line: string, timeoutMs: number, budget: Budget | undef
 /** Encodes a command as one protocol line, or throws `unencodable_command`. Pure. */
 export function encodeCommand(command: unknown, shellCommand: string): string {
   const type = command !== null && typeof command === 'object' ? (command as { type?: unknown }).type : undefined;
-  if (typeof type === 'string' && (PROTOCOL_MESSAGE_TYPES as readonly string[]).includes(type)) {
+  if (isProtocolMessageType(type)) {
     throw new ProcessError(
       'unencodable_command',
       `a command may not use the protocol's own type ${JSON.stringify(type)}`,
