@@ -72,18 +72,22 @@ interface Case {
   readonly name: string;
   readonly scope: Partial<ExploreScope>;
   readonly config: string;
+  /** Repetitions of each explorer (medians are reported). */
   readonly reps: number;
+  /** Repetitions of each baseline (each stops at its cap). */
+  readonly baselineReps: number;
   /** Cap of each baseline, in CPU seconds. */
   readonly capS: number;
 }
 
 const CASES: readonly Case[] = [
-  { name: 'S: 2 jobs, horizon 3', scope: { jobs: 2, horizon: 3 }, config: 'basic', reps: 3, capS: 20 },
+  { name: 'S: 2 jobs, horizon 3', scope: { jobs: 2, horizon: 3 }, config: 'basic', reps: 3, baselineReps: 3, capS: 20 },
   {
     name: 'M: 2 jobs, horizon 4, lifetimes 3,5',
     scope: { jobs: 2, horizon: 4, lifetimes: [3, 5] },
     config: 'backoff-cap',
     reps: 3,
+    baselineReps: 3,
     capS: 20,
   },
   ...(quick
@@ -93,7 +97,8 @@ const CASES: readonly Case[] = [
           name: 'L: 2 jobs, amounts 1,2, lifetimes 3,6, horizon 6',
           scope: { jobs: 2, amounts: [1, 2], lifetimes: [3, 6], horizon: 6 },
           config: 'backoff-cap',
-          reps: 1,
+          reps: 3,
+          baselineReps: 1,
           capS: 30,
         },
       ]),
@@ -323,8 +328,7 @@ for (const c of CASES) {
     const cpu: number[] = [];
     const wall: number[] = [];
     let out = { states: 0, complete: false, heap: 0 };
-    const reps = Math.min(c.reps, 3);
-    for (let r = 0; r < reps; r++) {
+    for (let r = 0; r < c.baselineReps; r++) {
       const c0 = cpuMs();
       const w0 = performance.now();
       out = run(named, scope, c.capS);
@@ -512,8 +516,8 @@ lines.push(
   '## Exploration',
   '',
   'Distinct states per second of CPU time (user + system, all threads; for two threads, per second of wall time), medians',
-  'of repetitions (3 for the smaller scopes, 1 for the largest). Each repetition of an explorer runs in a fresh process',
-  '(bench/exploreChild.ts), the contenders alternating; every explorer row of a scope found the same states, levels,',
+  'of repetitions (3 of each explorer; of each baseline 3 for the smaller scopes, 1 for the largest). Each repetition of',
+  'an explorer runs in a fresh process (bench/exploreChild.ts), the contenders alternating; every explorer row of a scope found the same states, levels,',
   'transitions, boundaries and coverage (checked by a digest of them, listed below). The baselines run in this process with',
   "the model of this checkout, over the same scope and alphabet (conformance/explore/scope.ts) and the model's own `step`;",
   'the alphabet already offers unused names in pool order only, so the baselines, which key states by their snapshot JSON',

@@ -110,9 +110,13 @@ function sameSnapshotContent(a: StoreContext, b: StoreContext): boolean {
   if (a.jobs.size !== b.jobs.size || a.balances.size !== b.balances.size || a.effects.size !== b.effects.size)
     return false;
   if (!sameFields(a.config, b.config)) return false;
-  const jobs = b.jobs.values();
+  // `b`'s entries are listed first, into arrays kept for the purpose, and met side by side with
+  // `a`'s (a Map iterator stepped by hand makes an object for every entry it yields).
+  let n = 0;
+  for (const job of b.jobs.values()) jobsB[n++] = job;
+  let i = 0;
   for (const x of a.jobs.values()) {
-    const y = jobs.next().value;
+    const y = jobsB[i++];
     if (y === undefined || x.value !== y.value) return false;
     const p = x.context;
     const q = y.context;
@@ -120,24 +124,33 @@ function sameSnapshotContent(a: StoreContext, b: StoreContext): boolean {
     if (p.owner !== q.owner || p.leaseUntil !== q.leaseUntil || p.notBefore !== q.notBefore) return false;
     if (p.reason !== q.reason || p.lastError !== q.lastError || !sameFields(p.payload, q.payload)) return false;
   }
-  const balances = b.balances.entries();
+  n = 0;
+  for (const account of b.balances.keys()) keysB[n++] = account;
+  i = 0;
   for (const [account, balance] of a.balances) {
-    const other = balances.next().value;
-    if (other === undefined || other[0] !== account || !Object.is(other[1], balance)) return false;
+    if (keysB[i++] !== account || !Object.is(b.balances.get(account), balance)) return false;
   }
-  const effects = b.effects.entries();
+  n = 0;
+  for (const account of b.effects.keys()) keysB[n++] = account;
+  i = 0;
   for (const [account, ledger] of a.effects) {
-    const other = effects.next().value;
-    if (other === undefined || other[0] !== account || other[1].size !== ledger.size) return false;
-    const entries = other[1].entries();
+    const other = keysB[i++] === account ? b.effects.get(account) : undefined;
+    if (other === undefined || other.size !== ledger.size) return false;
+    n = 0;
+    for (const key of other.keys()) ledgerKeysB[n++] = key;
+    let j = 0;
     for (const [key, e] of ledger) {
-      const f = entries.next().value;
-      if (f === undefined || f[0] !== key) return false;
-      if (!Object.is(e.amount, f[1].amount) || e.job !== f[1].job || !Object.is(e.token, f[1].token)) return false;
+      const f = ledgerKeysB[j++] === key ? other.get(key) : undefined;
+      if (f === undefined) return false;
+      if (!Object.is(e.amount, f.amount) || e.job !== f.job || !Object.is(e.token, f.token)) return false;
     }
   }
   return true;
 }
+// The arrays sameSnapshotContent lists `b`'s entries into (their lengths are the sizes it checked equal first).
+const jobsB: Array<StoreContext['jobs'] extends ReadonlyMap<string, infer J> ? J : never> = [];
+const keysB: string[] = [];
+const ledgerKeysB: string[] = [];
 
 /** One invariant: a stable name and a check that returns what is wrong, or undefined. */
 export interface StoreInvariant {

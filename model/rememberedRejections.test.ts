@@ -68,6 +68,13 @@ function variations(shape: Shape): Shape[] {
     { ...shape, fields: [...shape.fields].reverse() },
     { ...shape, fields: shape.fields.map(([f, v]) => [f, swap(v)] as (typeof shape.fields)[number]) },
     { ...shape, getter: !shape.getter },
+    // The same values under other names (each field takes the next one's name).
+    {
+      ...shape,
+      fields: shape.fields.map(
+        ([, v], i, all) => [all[(i + 1) % all.length]?.[0] ?? 'type', v] as (typeof shape.fields)[number],
+      ),
+    },
     { ...shape, prototype: !shape.prototype },
   ];
 }
@@ -93,6 +100,22 @@ describe('rememberRejections', () => {
     expect(second).toEqual(first);
     expect(second).not.toBe(first);
     if (!first.ok && !second.ok) expect(second.rejection).not.toBe(first.rejection);
+  });
+
+  it('asks the parser every time for a command with a getter, which may answer otherwise the next time', () => {
+    let asked = 0;
+    const parse = rememberRejections((input) => {
+      asked++;
+      return parseCommandBySchema(input);
+    });
+    const command = { type: 'tick', now: -1 };
+    const withGetter = Object.defineProperty({ type: 'tick' }, 'now', { get: () => -1, enumerable: true });
+    parse(command);
+    parse({ ...command });
+    expect(asked).toBe(1);
+    parse(withGetter);
+    parse(withGetter);
+    expect(asked).toBe(3);
   });
 
   it('keeps answering as the schema does after its memory has filled and started afresh', () => {
