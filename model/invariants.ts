@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { EffectRecord, JobRecord, Snapshot } from '../contract/index.ts';
 import { fromSnapshot, toSnapshot } from './step.ts';
 import type { ModelState } from './step.ts';
-import type { StoreContext } from './storeMachine.ts';
+import type { JobSnapshot, StoreContext } from './storeMachine.ts';
 
 // Proofs about JSON values: whether a value survives JSON.parse(JSON.stringify(value)) unchanged, and
 // whether two values are equal as isDeepStrictEqual says, for plain objects, strings, finite numbers,
@@ -148,7 +148,7 @@ function sameSnapshotContent(a: StoreContext, b: StoreContext): boolean {
   return true;
 }
 // The arrays sameSnapshotContent lists `b`'s entries into (their lengths are the sizes it checked equal first).
-const jobsB: Array<StoreContext['jobs'] extends ReadonlyMap<string, infer J> ? J : never> = [];
+const jobsB: JobSnapshot[] = [];
 const keysB: string[] = [];
 const ledgerKeysB: string[] = [];
 
