@@ -147,7 +147,8 @@ function sameSnapshotContent(a: StoreContext, b: StoreContext): boolean {
   }
   return true;
 }
-// The arrays sameSnapshotContent lists `b`'s entries into (their lengths are the sizes it checked equal first).
+// The arrays sameSnapshotContent lists `b`'s entries into, kept from call to call: it reads only
+// as many as the sizes it checked equal first (the rest are left from earlier calls).
 const jobsB: JobSnapshot[] = [];
 const keysB: string[] = [];
 const ledgerKeysB: string[] = [];
