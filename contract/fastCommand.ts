@@ -12,6 +12,8 @@
  * amounts safe integers; times safe integers >= 0; tokens safe integers >= 1; `kind` transient or
  * permanent; a submit's deadline after its `now`. contract/fastCommand.test.ts holds it to the schema.
  */
+import { countFields, fieldNames } from './keys.ts';
+import type { FieldNames } from './keys.ts';
 import type { Command } from './types.ts';
 
 const text = (v: unknown): v is string => typeof v === 'string' && v.length >= 1;
@@ -19,24 +21,17 @@ const int = (v: unknown): v is number => typeof v === 'number' && Number.isSafeI
 const time = (v: unknown): v is number => int(v) && v >= 0;
 const positive = (v: unknown): v is number => int(v) && v >= 1;
 
-const FIELDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['submit', new Set(['type', 'id', 'account', 'key', 'amount', 'deadline', 'now'])],
-  ['claim', new Set(['type', 'worker', 'now'])],
-  ['commit', new Set(['type', 'worker', 'token', 'now'])],
-  ['ack', new Set(['type', 'worker', 'token', 'now'])],
-  ['fail', new Set(['type', 'worker', 'token', 'kind', 'error', 'now'])],
-  ['tick', new Set(['type', 'now'])],
+const FIELDS: ReadonlyMap<string, FieldNames> = new Map([
+  ['submit', fieldNames('type', 'id', 'account', 'key', 'amount', 'deadline', 'now')],
+  ['claim', fieldNames('type', 'worker', 'now')],
+  ['commit', fieldNames('type', 'worker', 'token', 'now')],
+  ['ack', fieldNames('type', 'worker', 'token', 'now')],
+  ['fail', fieldNames('type', 'worker', 'token', 'kind', 'error', 'now')],
+  ['tick', fieldNames('type', 'now')],
 ]);
 
 /** Whether the enumerable keys of `o` are exactly `fields`. */
-function hasExactly(o: object, fields: ReadonlySet<string>): boolean {
-  let n = 0;
-  for (const key in o) {
-    if (!fields.has(key)) return false;
-    n++;
-  }
-  return n === fields.size;
-}
+const hasExactly = (o: object, fields: FieldNames): boolean => countFields(o, fields, false) === fields.order.length;
 
 /**
  * The command the zod schema would parse from `input`, when `input` is a well-formed command;

@@ -35,6 +35,8 @@ export type {
 } from './types.ts';
 export { REJECTION_CODES, SNAPSHOT_FORMAT } from './types.ts';
 export { CodedError, hasCode, isCodedError } from './CodedError.ts';
+export { countFields, fieldNames, hasOwnKey } from './keys.ts';
+export type { FieldNames } from './keys.ts';
 export type { JobcheckErrorCode } from './errors.ts';
 export { JobcheckError, isJobcheckError } from './errors.ts';
 export type { ParsedCommand } from './schema.ts';

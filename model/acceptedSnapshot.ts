@@ -14,8 +14,16 @@
  * cross-field rule of its `superRefine`, each as a plain test; any doubt gives undefined.
  * model/acceptedSnapshot.test.ts holds it to the schema under fast-check.
  */
-import type { Config, DeadReason, EffectRecord, JobRecord, JobStatus, Snapshot } from '../contract/index.ts';
-import { SNAPSHOT_FORMAT } from '../contract/index.ts';
+import type {
+  Config,
+  DeadReason,
+  EffectRecord,
+  FieldNames,
+  JobRecord,
+  JobStatus,
+  Snapshot,
+} from '../contract/index.ts';
+import { SNAPSHOT_FORMAT, countFields, fieldNames, hasOwnKey } from '../contract/index.ts';
 import { policyOf } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
 import type { JobSnapshot, StoreContext } from './storeMachine.ts';
@@ -33,7 +41,7 @@ const REASONS: ReadonlySet<unknown> = new Set<DeadReason>([
   'attempts_exhausted',
   'no_time_for_retry',
 ]);
-const JOB_FIELDS: ReadonlySet<string> = new Set([
+const JOB_FIELDS = fieldNames(
   'payload',
   'seq',
   'status',
@@ -44,7 +52,7 @@ const JOB_FIELDS: ReadonlySet<string> = new Set([
   'notBefore',
   'reason',
   'lastError',
-]);
+);
 
 /** A plain object: an object whose prototype is Object.prototype. */
 const plainObject = (v: unknown): v is Record<string, unknown> =>
@@ -52,38 +60,16 @@ const plainObject = (v: unknown): v is Record<string, unknown> =>
 
 /** Whether every enumerable key of `o` is own and a dictionary key the schema keeps as it is (non-empty, not `__proto__`). */
 function plainKeys(o: object): boolean {
-  for (const key in o) if (!Object.hasOwn(o, key) || key === '' || key === '__proto__') return false;
+  for (const key in o) if (!hasOwnKey(o, key) || key === '' || key === '__proto__') return false;
   return true;
 }
 
 /** The number of enumerable keys of `o` when each is own and one of `fields`; -1 otherwise. */
-function countOf(o: object, fields: ReadonlySet<string>): number {
-  let n = 0;
-  for (const key in o) {
-    if (!Object.hasOwn(o, key) || !fields.has(key)) return -1;
-    n++;
-  }
-  return n;
-}
-const CONFIG_FIELDS: ReadonlySet<string> = new Set([
-  'capacity',
-  'maxAttempts',
-  'leaseTicks',
-  'backoffBase',
-  'backoffCap',
-]);
-const PAYLOAD_FIELDS: ReadonlySet<string> = new Set(['account', 'key', 'amount', 'deadline']);
-const EFFECT_FIELDS: ReadonlySet<string> = new Set(['amount', 'job', 'token']);
-const SNAPSHOT_FIELDS: ReadonlySet<string> = new Set([
-  'format',
-  'config',
-  'clock',
-  'nextToken',
-  'nextSeq',
-  'jobs',
-  'balances',
-  'effects',
-]);
+const countOf = (o: object, fields: FieldNames): number => countFields(o, fields, true);
+const CONFIG_FIELDS = fieldNames('capacity', 'maxAttempts', 'leaseTicks', 'backoffBase', 'backoffCap');
+const PAYLOAD_FIELDS = fieldNames('account', 'key', 'amount', 'deadline');
+const EFFECT_FIELDS = fieldNames('amount', 'job', 'token');
+const SNAPSHOT_FIELDS = fieldNames('format', 'config', 'clock', 'nextToken', 'nextSeq', 'jobs', 'balances', 'effects');
 
 function configOf(v: unknown): Config | undefined {
   if (!plainObject(v) || countOf(v, CONFIG_FIELDS) !== 5) return undefined;
@@ -134,7 +120,7 @@ function readJob(v: unknown, s: { config: Config; clock: number; nextToken: numb
   if (reason !== undefined && !REASONS.has(reason)) return false;
   if (lastError !== undefined && !text(lastError)) return false;
   // An optional field present as `undefined` is left to the schema.
-  for (const field of OPTIONAL_JOB_FIELDS) if (Object.hasOwn(v, field) && v[field] === undefined) return false;
+  for (const field of OPTIONAL_JOB_FIELDS) if (hasOwnKey(v, field) && v[field] === undefined) return false;
   const delivered = status === 'running';
   if ((token !== undefined) !== delivered || (owner !== undefined) !== delivered) return false;
   if ((leaseUntil !== undefined) !== delivered) return false;
@@ -240,7 +226,7 @@ export function acceptedSnapshot(input: unknown): Snapshot | undefined {
   const balances: Record<string, number> = {};
   for (const account in balancesIn) {
     const balance = balancesIn[account];
-    if (!int(balance) || !Object.hasOwn(effectsIn, account)) return undefined;
+    if (!int(balance) || !hasOwnKey(effectsIn, account)) return undefined;
     balances[account] = balance;
   }
   const effects: Record<string, Record<string, EffectRecord>> = {};
@@ -255,7 +241,7 @@ export function acceptedSnapshot(input: unknown): Snapshot | undefined {
       if (!plainObject(e) || countOf(e, EFFECT_FIELDS) !== 3) return undefined;
       const { amount, job, token } = e;
       if (!int(amount) || !text(job) || !positive(token) || token >= nextToken) return undefined;
-      const owner = Object.hasOwn(jobs, job) ? jobs[job] : undefined;
+      const owner = hasOwnKey(jobs, job) ? jobs[job] : undefined;
       if (owner === undefined) return undefined;
       const p = owner.payload;
       if (p.account !== account || p.key !== key || p.amount !== amount) return undefined;
@@ -263,7 +249,7 @@ export function acceptedSnapshot(input: unknown): Snapshot | undefined {
       sum += amount;
       entries++;
     }
-    if (entries === 0 || !Object.hasOwn(balancesIn, account) || balancesIn[account] !== sum) return undefined;
+    if (entries === 0 || !hasOwnKey(balancesIn, account) || balancesIn[account] !== sum) return undefined;
     effects[account] = ledger;
   }
   return { format: SNAPSHOT_FORMAT, config, clock, nextToken, nextSeq, jobs, balances, effects };
@@ -337,7 +323,7 @@ export function acceptedContext(
   const balances = new Map<string, number>();
   for (const account in balancesIn) {
     const balance = balancesIn[account];
-    if (!int(balance) || !Object.hasOwn(effectsIn, account)) return undefined;
+    if (!int(balance) || !hasOwnKey(effectsIn, account)) return undefined;
     balances.set(account, balance);
   }
   const effects = new Map<string, ReadonlyMap<string, EffectRecord>>();
@@ -364,7 +350,7 @@ export function acceptedContext(
       ledger.set(key, { amount, job, token });
       sum += amount;
     }
-    if (ledger.size === 0 || !Object.hasOwn(balancesIn, account) || balancesIn[account] !== sum) return undefined;
+    if (ledger.size === 0 || !hasOwnKey(balancesIn, account) || balancesIn[account] !== sum) return undefined;
     effects.set(account, ledger);
   }
 

@@ -12,6 +12,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { EffectRecord, JobRecord, Snapshot } from '../contract/index.ts';
+import { hasOwnKey } from '../contract/index.ts';
 import { fromSnapshot, toSnapshot } from './step.ts';
 import type { ModelState } from './step.ts';
 import type { JobSnapshot, StoreContext } from './storeMachine.ts';
@@ -40,7 +41,7 @@ export function isJsonValue(value: unknown): boolean {
       if (Array.isArray(value) || !plain(value)) return false;
       const o = value as Record<string, unknown>;
       for (const k in o) {
-        if (!Object.hasOwn(o, k) || !safeKey(k) || !isJsonValue(o[k])) return false;
+        if (!hasOwnKey(o, k) || !safeKey(k) || !isJsonValue(o[k])) return false;
       }
       return true;
     }
@@ -69,11 +70,11 @@ export function sameJsonValue(a: unknown, b: unknown): boolean {
   const y = b as Record<string, unknown>;
   let n = 0;
   for (const k in x) {
-    if (!Object.hasOwn(x, k) || !safeKey(k) || !Object.hasOwn(y, k) || !sameJsonValue(x[k], y[k])) return false;
+    if (!hasOwnKey(x, k) || !safeKey(k) || !hasOwnKey(y, k) || !sameJsonValue(x[k], y[k])) return false;
     n++;
   }
   for (const k in y) {
-    if (!Object.hasOwn(y, k)) return false;
+    if (!hasOwnKey(y, k)) return false;
     n--;
   }
   return n === 0;
@@ -88,11 +89,11 @@ function sameFields(a: object, b: object): boolean {
   const y = b as Record<string, unknown>;
   let n = 0;
   for (const k in x) {
-    if (!Object.hasOwn(x, k) || !Object.hasOwn(y, k) || !Object.is(x[k], y[k])) return false;
+    if (!hasOwnKey(x, k) || !hasOwnKey(y, k) || !Object.is(x[k], y[k])) return false;
     n++;
   }
   for (const k in y) {
-    if (!Object.hasOwn(y, k)) return false;
+    if (!hasOwnKey(y, k)) return false;
     n--;
   }
   return n === 0;
@@ -175,7 +176,7 @@ const sameValueZero = (a: unknown, b: unknown): boolean => a === b || (Number.is
 function headOf(jobs: Snapshot['jobs'], account: unknown): number | undefined {
   let head: number | undefined;
   for (const id in jobs) {
-    if (!Object.hasOwn(jobs, id)) continue;
+    if (!hasOwnKey(jobs, id)) continue;
     const j = jobs[id] as JobRecord;
     if (isUnresolved(j.status) && sameValueZero(j.payload.account, account) && (head === undefined || j.seq < head))
       head = j.seq;
@@ -196,17 +197,17 @@ const pendingNotAfter = (field: string, t: number | undefined, clock: number): s
 function balancesMatch(s: Snapshot): boolean {
   let accounts = 0;
   for (const account in s.effects) {
-    if (!Object.hasOwn(s.effects, account)) return false;
-    if (account === '__proto__' || !Object.hasOwn(s.balances, account)) return false;
+    if (!hasOwnKey(s.effects, account)) return false;
+    if (account === '__proto__' || !hasOwnKey(s.balances, account)) return false;
     const ledger = s.effects[account] as Snapshot['effects'][string];
     let sum = 0;
-    for (const key in ledger) if (Object.hasOwn(ledger, key)) sum += (ledger[key] as EffectRecord).amount;
+    for (const key in ledger) if (hasOwnKey(ledger, key)) sum += (ledger[key] as EffectRecord).amount;
     if (!Object.is(sum, s.balances[account])) return false;
     accounts++;
   }
   let balances = 0;
   for (const account in s.balances) {
-    if (!Object.hasOwn(s.balances, account)) return false;
+    if (!hasOwnKey(s.balances, account)) return false;
     balances++;
   }
   return accounts === balances;
@@ -220,7 +221,7 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     check: (s) => {
       let unresolved = 0;
       for (const id in s.jobs)
-        if (Object.hasOwn(s.jobs, id) && isUnresolved((s.jobs[id] as JobRecord).status)) unresolved++;
+        if (hasOwnKey(s.jobs, id) && isUnresolved((s.jobs[id] as JobRecord).status)) unresolved++;
       return unresolved > s.config.capacity
         ? `${unresolved} unresolved jobs exceed capacity ${s.config.capacity}`
         : undefined;
@@ -234,13 +235,13 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     check: (s) => {
       const jobs = s.jobs;
       for (const id in jobs) {
-        if (!Object.hasOwn(jobs, id)) continue;
+        if (!hasOwnKey(jobs, id)) continue;
         const j = jobs[id] as JobRecord;
         const account = j.payload.account;
         if (j.status === 'running') {
           for (const other in jobs) {
             if (other === id) break;
-            if (!Object.hasOwn(jobs, other)) continue;
+            if (!hasOwnKey(jobs, other)) continue;
             const o = jobs[other] as JobRecord;
             if (o.status === 'running' && sameValueZero(o.payload.account, account))
               return `two running jobs for account ${account}`;
@@ -259,14 +260,14 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     check: (s) => {
       const jobs = s.jobs;
       for (const id in jobs) {
-        if (!Object.hasOwn(jobs, id)) continue;
+        if (!hasOwnKey(jobs, id)) continue;
         const j = jobs[id] as JobRecord;
         if (j.status !== 'running') continue;
         if (j.token === undefined || j.token >= s.nextToken)
           return `running token ${j.token} not below nextToken ${s.nextToken}`;
         for (const other in jobs) {
           if (other === id) break;
-          if (!Object.hasOwn(jobs, other)) continue;
+          if (!hasOwnKey(jobs, other)) continue;
           const o = jobs[other] as JobRecord;
           if (o.status === 'running' && sameValueZero(o.token, j.token))
             return `token ${j.token} held by two running jobs`;
@@ -294,7 +295,7 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     check: (s) => {
       const jobs = s.jobs;
       for (const id in jobs) {
-        if (!Object.hasOwn(jobs, id)) continue;
+        if (!hasOwnKey(jobs, id)) continue;
         const j = jobs[id] as JobRecord;
         if (!isUnresolved(j.status)) continue;
         const late =

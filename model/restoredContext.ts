@@ -8,7 +8,7 @@
  * `acceptedContext` is held equal to (model/acceptedSnapshot.test.ts).
  */
 import type { EffectRecord, JobRecord, JobStatus, Snapshot } from '../contract/index.ts';
-import { parseSnapshot } from '../contract/index.ts';
+import { hasOwnKey, parseSnapshot } from '../contract/index.ts';
 import { policyOf } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
 import type { JobSnapshot, StoreContext } from './storeMachine.ts';
@@ -17,7 +17,7 @@ import type { JobSnapshot, StoreContext } from './storeMachine.ts';
 function inSeqOrder(jobs: Snapshot['jobs']): boolean {
   let previous = Number.NEGATIVE_INFINITY;
   for (const id in jobs) {
-    if (!Object.hasOwn(jobs, id)) continue;
+    if (!hasOwnKey(jobs, id)) continue;
     const seq = (jobs[id] as JobRecord).seq;
     if (!(seq > previous)) return false;
     previous = seq;
@@ -65,11 +65,11 @@ export function snapshotContext(
   }
   const effects = new Map<string, ReadonlyMap<string, EffectRecord>>();
   for (const account in s.effects) {
-    if (!Object.hasOwn(s.effects, account)) continue;
+    if (!hasOwnKey(s.effects, account)) continue;
     const ledger = s.effects[account] as Snapshot['effects'][string];
     const entries = new Map<string, EffectRecord>();
     for (const key in ledger) {
-      if (!Object.hasOwn(ledger, key)) continue;
+      if (!hasOwnKey(ledger, key)) continue;
       const e = ledger[key] as EffectRecord;
       entries.set(key, adopt ? e : { ...e });
     }
@@ -77,7 +77,7 @@ export function snapshotContext(
   }
   const balances = new Map<string, number>();
   for (const account in s.balances)
-    if (Object.hasOwn(s.balances, account)) balances.set(account, s.balances[account] as number);
+    if (hasOwnKey(s.balances, account)) balances.set(account, s.balances[account] as number);
   return {
     config: adopt ? s.config : { ...s.config },
     clock: s.clock,

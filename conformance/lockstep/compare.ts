@@ -3,7 +3,7 @@
  * plain JSON values whose key order carries no meaning, so equality is structural; the first
  * difference is named by a dotted path (`jobs.a.attempts`) so that a person can find it at once.
  */
-import { jsonExcerpt } from '../../contract/index.ts';
+import { hasOwnKey, jsonExcerpt } from '../../contract/index.ts';
 import type { Reply } from '../../contract/index.ts';
 
 /** One place where two JSON values differ: the dotted path, and the value on each side (`undefined` = absent). */
@@ -33,11 +33,11 @@ export function firstDifference(model: unknown, impl: unknown, path = ''): Diffe
   }
   if (isObject(model) && isObject(impl)) {
     for (const key of Object.keys(model)) {
-      const d = firstDifference(model[key], Object.hasOwn(impl, key) ? impl[key] : undefined, join(path, key));
+      const d = firstDifference(model[key], hasOwnKey(impl, key) ? impl[key] : undefined, join(path, key));
       if (d !== undefined) return d;
     }
     for (const key of Object.keys(impl)) {
-      if (!Object.hasOwn(model, key) && impl[key] !== undefined)
+      if (!hasOwnKey(model, key) && impl[key] !== undefined)
         return { path: join(path, key), model: undefined, impl: impl[key] };
     }
     return undefined;
@@ -112,9 +112,9 @@ export function allDifferences(
       const m = top.model;
       const im = top.impl;
       for (const key of Object.keys(m))
-        children.push({ model: m[key], impl: Object.hasOwn(im, key) ? im[key] : undefined, path: join(top.path, key) });
+        children.push({ model: m[key], impl: hasOwnKey(im, key) ? im[key] : undefined, path: join(top.path, key) });
       for (const key of Object.keys(im))
-        if (!Object.hasOwn(m, key) && im[key] !== undefined)
+        if (!hasOwnKey(m, key) && im[key] !== undefined)
           children.push({ model: undefined, impl: im[key], path: join(top.path, key) });
     } else {
       add({ path: top.path, model: top.model, impl: top.impl });
