@@ -10,7 +10,7 @@
  *   states, levels, transitions, boundaries and coverage (a digest of them);
  * - the command: `jobcheck explore ... --json` on the M scope as a child process, its rate taken
  *   over the whole process's CPU time (start-up, exploration, coverage files, reports), beside the
- *   explorer's own rate on the same scope. In two forms: as the installed package runs it
+ *   explorer's own rate on the same scope, measured between the command's runs. In two forms: as the installed package runs it
  *   (`node <checkout>/dist/cli/main.js`, plain node over the compiled dist/, which the bench builds
  *   first in each checkout with `node scripts/build.mjs --if-changed`), on which the target is
  *   read, and from the sources (`node bin/jobcheck.js` in the checkout, which registers tsx), as
@@ -370,8 +370,12 @@ const commands = (['installed', 'sources'] as const).flatMap((form) =>
 const commandRuns = new Map<string, CommandRun[]>(commands.map((k) => [k.name, []]));
 // Start-up alone: `explore --help` loads the command's modules and ends (installed form).
 const startupRuns = new Map<string, number[]>(checkouts.map((k) => [k.name, []]));
+// The explorer now on M once more in each round, between the command runs: the 1.5x target compares the
+// command with this rate, measured beside it, and not with the M row above, measured minutes earlier.
+const besideCpuMs: number[] = [];
 for (let r = 0; r < M.reps; r++) {
   for (const k of commands) commandRuns.get(k.name)?.push(commandRun(k.root, k.form, [...M_FLAGS, '--json']));
+  besideCpuMs.push(childRun(ROOT, M, 1).cpuMs);
   for (const k of checkouts) startupRuns.get(k.name)?.push(commandRun(k.root, 'installed', ['--help']).processCpuMs);
 }
 interface CommandRow {
@@ -406,6 +410,9 @@ for (const r of commandRows)
     `command ${r.name}: ${fmt(r.states)} states, ${r.processCpuS.toFixed(2)} s CPU (process), ${r.exploreCpuS.toFixed(2)} s (exploration), ${fmt(r.perSecond)} states/s`,
   );
 for (const [name, s] of startupS) log(`start-up of ${name} (installed, explore --help): ${s.toFixed(2)} s CPU`);
+/** The explorer's rate on M, one thread, from the runs between the command's (states per CPU s). */
+const besidePerSecond = (commandRows[0]?.states ?? 0) / (median(besideCpuMs) / 1000);
+log(`explorer now on M beside the command: ${fmt(besidePerSecond)} states/s (median of ${besideCpuMs.length})`);
 
 // Where the time goes now: a CPU profile of the explorer on the M scope, self time by place.
 const profileDir = mkdtempSync(join(tmpdir(), 'jobcheck-explore-profile-'));
@@ -479,7 +486,6 @@ const rowOf = (caseName: string | undefined, contender: string): Row | undefined
 const L = CASES[2];
 const lNow = rowOf(L?.name, 'explorer now, 1 thread');
 const lBefore = rowOf(L?.name, 'explorer before');
-const mNow = rowOf(M.name, 'explorer now, 1 thread');
 const commandNow = commandRows.find((r) => r.checkout === 'now' && r.form === 'installed');
 const sourcesNow = commandRows.find((r) => r.checkout === 'now' && r.form === 'sources');
 const yes = (ok: boolean): string => (ok ? '**met**' : '**not met**');
@@ -493,10 +499,10 @@ if (lNow !== undefined) {
       `| no more bytes per state on L than before (${fmt(lBefore.bytesPerState)}) | ${lNow.bytesPerState.toFixed(1)} | ${yes(lNow.bytesPerState <= lBefore.bytesPerState)} |`,
     );
 }
-if (mNow !== undefined && commandNow !== undefined) {
-  const ratio = mNow.perSecond / commandNow.perSecond;
+if (commandNow !== undefined) {
+  const ratio = besidePerSecond / commandNow.perSecond;
   targets.push(
-    `| \`jobcheck explore\` as installed within 1.5× of the explorer's rate on M (${fmt(mNow.perSecond)} states / CPU s) | ${fmt(commandNow.perSecond)} states / CPU s (${ratio.toFixed(2)}×)${sourcesNow === undefined ? '' : `; from the sources ${fmt(sourcesNow.perSecond)} (${(mNow.perSecond / sourcesNow.perSecond).toFixed(2)}×)`} | ${yes(ratio <= 1.5)} |`,
+    `| \`jobcheck explore\` as installed within 1.5× of the explorer's rate on M, measured beside it (${fmt(besidePerSecond)} states / CPU s) | ${fmt(commandNow.perSecond)} states / CPU s (${ratio.toFixed(2)}×)${sourcesNow === undefined ? '' : `; from the sources ${fmt(sourcesNow.perSecond)} (${(besidePerSecond / sourcesNow.perSecond).toFixed(2)}×)`} | ${yes(ratio <= 1.5)} |`,
   );
 }
 
@@ -545,7 +551,8 @@ lines.push(
   '## The command',
   '',
   `\`jobcheck explore ${M_FLAGS.join(' ')}\` (the M scope), run as a child process in two forms, medians of ${M.reps} runs, the`,
-  'checkouts and forms alternating:',
+  `checkouts and forms alternating, with one more run of the explorer now on M in each round (${fmt(besidePerSecond)} states per`,
+  'CPU s, the median of those runs: the rate the 1.5× target compares the command with, measured beside it):',
   '',
   '- installed: `node <checkout>/dist/cli/main.js`, plain node over the compiled `dist/` (built first in each checkout by',
   '  `node scripts/build.mjs --if-changed`). This is what a user who installs the package runs: the package ships `dist/`',

@@ -23,7 +23,8 @@
  * reaped when it is read), and the 1-minute load average is printed beside every table.
  *
  * Run: npm run bench:protocol -- --baseline DIR   (`--quick` for a short run; `--write` writes
- * docs/protocol-bench.md; without --baseline the side-by-side section is left out)
+ * docs/protocol-bench.md; without --baseline the side-by-side section is left out; `--changes FILE`
+ * puts that Markdown, what changed between the two checkouts, beside their commits in the report)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -41,6 +42,15 @@ const quick = process.argv.includes('--quick');
 const baselineAt = process.argv.indexOf('--baseline');
 const baseline = baselineAt < 0 ? undefined : resolve(process.argv[baselineAt + 1] ?? '');
 const write = process.argv.includes('--write') || !quick;
+/** `--changes FILE`: a Markdown paragraph saying what changed between the two checkouts, written into the report as it is. */
+const changesAt = process.argv.indexOf('--changes');
+const changes =
+  changesAt < 0 ? undefined : readFileSync(resolve(process.argv[changesAt + 1] ?? ''), 'utf8').trim() || undefined;
+/** The short commit of a checkout (read-only), for the report. */
+const commitOf = (dir: string): string => {
+  const r = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : 'unknown';
+};
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
 const python = findPython();
@@ -263,6 +273,9 @@ for (let rep = 0; rep < cliReps; rep++) {
   cliLoad.push(load1());
 }
 const cliStat = (form: Form, tree: Tree, f: (r: CliRun) => number): number => median(cliRuns[form][tree].map(f));
+/** The stores the baseline's check ran at once (its JSON report's phases.parallel), when there is a baseline. */
+const baselineStores =
+  baseline === undefined ? undefined : cliStat('installed', 'baseline', (r) => r.phases['parallel'] ?? Number.NaN);
 const cliWall = cliRuns.installed.this.map((r) => r.wallMs);
 const checkMs = (r: CliRun): number =>
   ['fixturesMs', 'pathsMs', 'campaignMs', 'exploreMs'].reduce((n, k) => n + (r.phases[k] ?? 0), 0);
@@ -453,7 +466,7 @@ const lines = [
   `- **installed, real interpreter**: the same, with \`--impl "<python> -S examples/python/jobstore.py"\`, the interpreter behind \`python3\` (findPython() of examples/python/interpreter.ts) named directly.`,
   `- **from the sources**: \`node bin/jobcheck.js check …\` in the checkout, which runs the TypeScript sources through tsx (its loader's start and transforms are paid at every run; an installed package does not pay them).`,
   '',
-  `\`python3\` on PATH here is a version manager's shim (pyenv: a bash script that runs several more before it execs the interpreter): one start of \`python3 -c pass\` costs ${fmt(shimStart.cpuMs / 1000, 2)} CPU s and ${fmt(shimStart.wallMs / 1000, 2)} s wall, against ${fmt(realStart.cpuMs / 1000, 3)} CPU s and ${fmt(realStart.wallMs / 1000, 3)} s wall for \`<python> -S -c pass\` (medians of 9, measured in this run). A check starts one process for each of its stores (${DEFAULT_PROCESS_PARALLEL} on this machine: one per core, 2 to 4; the baseline ran 4), one for each cold restart of the fixture stories (two) and one for the warm restarts (its stores are all busy when one comes): ${DEFAULT_PROCESS_PARALLEL + 3} starts (the baseline's 7), each paid in full on a machine of two cores. A Debian or Ubuntu \`python3\` (/usr/bin/python3) is no shim and costs what the real interpreter costs.`,
+  `\`python3\` on PATH here is a version manager's shim (pyenv: a bash script that runs several more before it execs the interpreter): one start of \`python3 -c pass\` costs ${fmt(shimStart.cpuMs / 1000, 2)} CPU s and ${fmt(shimStart.wallMs / 1000, 2)} s wall, against ${fmt(realStart.cpuMs / 1000, 3)} CPU s and ${fmt(realStart.wallMs / 1000, 3)} s wall for \`<python> -S -c pass\` (medians of 9, measured in this run). A check starts one process for each of its stores (${DEFAULT_PROCESS_PARALLEL} on this machine: one per core, 2 to 4${baselineStores === undefined ? '' : `; the baseline ran ${fmt(baselineStores)}`}), one for each cold restart of the fixture stories (two) and one for the warm restarts (its stores are all busy when one comes): ${DEFAULT_PROCESS_PARALLEL + 3} starts${baselineStores === undefined ? '' : ` (the baseline's ${fmt(baselineStores + 3)})`}, each paid in full on a machine of two cores. A Debian or Ubuntu \`python3\` (/usr/bin/python3) is no shim and costs what the real interpreter costs.`,
   '',
   ...(baseline === undefined
     ? [
@@ -485,12 +498,13 @@ const lines = [
   '',
   `Every run of every form, in both checkouts, agreed and explored ${first?.states ?? 0} states and ${first?.transitions ?? 0} transitions, covering ${first?.hit ?? 0} lifecycle transitions: ${sameExploration ? 'equal in every run' : '**they differ**'}. 1-minute load average before and after each round of runs: ${cliLoad.join(', ')}.`,
   '',
-  `What changed between the two checkouts (any other change between them shows in these figures too):`,
-  '',
-  `- **Requests written ahead.** The Python example says \`pipelining\` in its jobcheck/1 hello reply (docs/protocol.md, section 4, "Requests written ahead"): the harness writes a run's commands up to its next restart, each explored state's requests, and a warm restart's hello and restore, in one write each, and checks the replies in the same order as before. With \`--seed 2061\` the check sent the same 26,224 requests in 6,725 writes, where the baseline made one write per request (counted by a wrapper around the harness's pipe writes).`,
-  `- **Stores at once.** An \`--impl\` check runs one store per core by default, at least 2 and at most 4 (${DEFAULT_PROCESS_PARALLEL} here; the baseline ran 4 on any machine): fewer process starts on a small machine.`,
-  `- **The first process starts before the engine loads.** \`jobcheck check --impl\` reads its flags and starts the implementation's first process before it loads the engine (most of the half second node takes to start the command on an idle machine), and the check takes that process for its first store.`,
-  '',
+  ...(baseline === undefined
+    ? []
+    : [
+        `The two checkouts: the baseline at \`${commitOf(baseline)}\`, this one at \`${commitOf(root)}\` (\`git log ${commitOf(baseline)}..${commitOf(root)}\` lists what changed between them; every change between them shows in these figures).`,
+        ...(changes === undefined ? [] : ['', changes]),
+        '',
+      ]),
   `The snapshot "read" counts below are the adapter's reads, whichever way each travelled.`,
   '',
   `The exploration's requests to the implementation, counted in process (\`runExploration\` of CHECK_EXPLORATION against the Python example): one store replaying paths brought ${fmt(requestsOf(oneStore.result).stores)} stores to a state (each a hello and a replay) and sent ${fmt(requestsOf(oneStore.result).commands)} commands and read ${fmt(requestsOf(oneStore.result).snapshots)} snapshots in ${fmt(oneStore.wallMs / 1000, 2)} s; ${DEFAULT_PROCESS_PARALLEL} lanes brought ${fmt(requestsOf(overLanes.result).stores)} stores to a state (each one restore, the initial state a hello) and sent ${fmt(requestsOf(overLanes.result).commands)} commands (one per transition) and read ${fmt(requestsOf(overLanes.result).snapshots)} snapshots in ${fmt(overLanes.wallMs / 1000, 2)} s${overLanesBaseline === undefined ? '' : `; the baseline's lanes brought ${fmt(requestsOf(overLanesBaseline.result).stores)} stores to a state for the same ${fmt(requestsOf(overLanesBaseline.result).commands)} commands and ${fmt(requestsOf(overLanesBaseline.result).snapshots)} snapshots, in ${fmt(overLanesBaseline.wallMs / 1000, 2)} s`} (a restart step also sends a hello and a restore, with the snapshot already read; the one-store checker's restart asks for the snapshot again).`,
