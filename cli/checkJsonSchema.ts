@@ -164,7 +164,7 @@ export const checkResultSchema = z
         verdict: z
           .enum(['passed', 'failed', 'unknown', 'time_limit'])
           .describe(
-            "failed: a history no order of the model explains; unknown: the checker ran out of budget on a history (not a pass); time_limit: the check's time limit stopped it",
+            "failed: a history no order of the model explains, or the implementation failed (the story in failure says which); unknown: the checker ran out of budget on a history (not a pass); time_limit: the check's time limit stopped it",
           ),
         workers: z.int().min(1).describe('worker lanes (--workers)'),
         runsPlanned: count.describe('scenarios planned'),

@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { catalogueVariant } from '../conformance/broken/catalogue.ts';
 import { runCheck } from '../conformance/check/index.ts';
 import type { CheckReport } from '../conformance/check/index.ts';
+import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
+import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import { checkJunit, notRunReason } from './junit.ts';
 import type { CheckContext } from './output/index.ts';
@@ -57,6 +59,27 @@ describe('JUnit test cases', () => {
     const expected = green.fixtures.length - 1 + green.paths.outcomes.length + (green.exploration?.configs.length ?? 0);
     expect(skipped).toHaveLength(expected);
     expect(xml).toMatch(new RegExp(`<testsuites [^>]*skipped="${expected}"`));
+  });
+
+  it('fail the concurrent campaign as not linearizable only for a history, else as the implementation failing', async () => {
+    const messageOf = (xml: string): string | undefined =>
+      /name="concurrent campaign"[^>]*>\s*<failure message="([^"]*)"/.exec(xml)?.[1];
+    const uncreated = await runConcurrentCampaign({
+      factory: () => Promise.reject(new Error('no store today')),
+      workers: 2,
+      numRuns: 5,
+      seed: 3,
+    });
+    const variant = CONCURRENT_BROKEN_VARIANTS[0];
+    if (variant === undefined) throw new Error('no concurrent broken variant');
+    const race = await runConcurrentCampaign({ factory: variant.factory, workers: 4, numRuns: 2000, seed: 3 });
+    const withWorkers = { ...ctx, workers: 2 };
+    expect(messageOf(checkJunit({ ...green, concurrent: uncreated }, withWorkers, at))).toBe(
+      'implementation failed: 1 run of 2 workers, seed 3: the implementation could not be created',
+    );
+    expect(messageOf(checkJunit({ ...green, concurrent: race }, withWorkers, at))).toMatch(
+      /^not linearizable: \d+ runs? of 4 workers, seed 3: a history no order of the model explains/,
+    );
   });
 
   it('keep the cases the time limit kept from running, marked skipped because of it', () => {

@@ -15,6 +15,7 @@
  */
 import { renderStory } from '../conformance/lockstep/story.ts';
 import type { CheckReport } from '../conformance/check/index.ts';
+import type { ConcurrentCampaignResult } from '../conformance/concurrent/index.ts';
 import { renderFixtureStory } from '../conformance/check/index.ts';
 import { CHECK_EXPLORATION } from '../conformance/explore/index.ts';
 import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
@@ -169,6 +170,10 @@ function inPlannedOrder(planned: readonly string[], ran: readonly Case[], reason
   ];
 }
 
+/** What a failed concurrent campaign's test case fails with: a history no order explains, or the implementation's own failure. */
+const failureKind = (k: ConcurrentCampaignResult): string =>
+  k.failure?.kind === 'impl_error' ? 'implementation failed' : 'not linearizable';
+
 /** The JUnit XML document of a check that started at `startedAt`. Pure. */
 export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Date): string {
   const timestamp = isoSeconds(startedAt);
@@ -250,12 +255,12 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
             ...(k.verdict === 'failed' && report.failure?.source === 'concurrent'
               ? {
                   failure: {
-                    message: `not linearizable: ${concurrentLine(k)}`,
+                    message: `${failureKind(k)}: ${concurrentLine(k)}`,
                     text: renderFailure(report.failure, report, ctx),
                   },
                 }
               : k.verdict === 'failed'
-                ? { failure: { message: `not linearizable: ${concurrentLine(k)}`, text: k.story ?? '' } }
+                ? { failure: { message: `${failureKind(k)}: ${concurrentLine(k)}`, text: k.story ?? '' } }
                 : k.verdict === 'passed'
                   ? {}
                   : { error: concurrentLine(k) }),

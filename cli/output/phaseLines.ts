@@ -61,8 +61,15 @@ export function concurrentLine(r: ConcurrentCampaignResult): string {
   switch (r.verdict) {
     case 'passed':
       return `${what}: every history linearizable`;
-    case 'failed':
-      return `${what}: a history no order of the model explains, shrunk from ${count(r.firstFailureRequests ?? 0, 'request')} to ${count(requestsOf(r) ?? 0, 'request')}`;
+    case 'failed': {
+      const f = r.failure;
+      // An implementation that could not be created failed before its first request: nothing was shrunk.
+      if (f?.kind === 'impl_error' && f.run === null) return `${what}: the implementation could not be created`;
+      const shrunk = `shrunk from ${count(r.firstFailureRequests ?? 0, 'request')} to ${count(requestsOf(r) ?? 0, 'request')}`;
+      return f?.kind === 'impl_error'
+        ? `${what}: the implementation failed (a request of a lane, or the final snapshot), ${shrunk}`
+        : `${what}: a history no order of the model explains, ${shrunk}`;
+    }
     case 'unknown':
       return `${what}: ${count(r.unknownRuns, 'history', 'histories')} the checker could not decide within its budget (not a pass)`;
     default:

@@ -126,6 +126,25 @@ describe('runConcurrentCampaign', () => {
     expect(r.story).toContain('thrower: the implementation failed: request #1: store exploded');
   });
 
+  it('creates an implementation that cannot be created once: its failure came before any request, so nothing is shrunk', async () => {
+    let created = 0;
+    const failing: ConcurrentFactory = async () => {
+      created++;
+      throw new Error('no store today');
+    };
+    const r = await runConcurrentCampaign({ factory: failing, workers: 2, numRuns: 10, seed: SEED });
+    expect(r.verdict).toBe('failed');
+    expect(r.failure?.kind).toBe('impl_error');
+    expect(r.failure?.run).toBeNull();
+    expect(r.failure?.error).toContain('the implementation could not be created: ');
+    expect(r.failure?.error).toContain('no store today');
+    expect({ created, runs: r.runs, shrinks: r.shrinks }).toEqual({ created: 1, runs: 1, shrinks: 0 });
+    // The path of the run as found: replaying it creates the implementation once more, and fails the same way.
+    const again = await runConcurrentCampaign({ factory: failing, workers: 2, seed: SEED, path: r.path ?? '' });
+    expect(again.failure?.error).toBe(r.failure?.error);
+    expect(created).toBe(2);
+  });
+
   it('reports unknown, never passed, when the checker runs out of steps', async () => {
     const r = await runConcurrentCampaign({
       factory: lockedJobStoreFactory(),

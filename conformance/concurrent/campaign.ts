@@ -258,6 +258,11 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   };
 
   const predicate = async (scenario: ConcurrentScenario, s: fc.Scheduler | null): Promise<boolean> => {
+    // A failure to create the implementation came before its first request: a smaller scenario
+    // would tell nothing more, and each one tried would create the implementation again (start
+    // its processes, wait out its hello). The scenarios shrinking tries after it are skipped
+    // (fast-check's precondition), so the failure is reported as it was found.
+    if (lastFailure?.kind === 'impl_error' && lastFailure.run === null) fc.pre(false);
     const e = await evaluate(scenario, s);
     if (!failedOnce && e.status !== 'interrupted') runs += 1;
     switch (e.status) {
