@@ -34,8 +34,13 @@ describe('concurrentLine', () => {
     if (variant === undefined) throw new Error('no concurrent broken variant');
     const r = await runConcurrentCampaign({ factory: variant.factory, workers: 4, numRuns: 2000, seed: 7 });
     expect(r.failure?.kind).toBe('not_linearizable');
+    expect(r.stoppedByTimeLimit).toBe(false);
     expect(concurrentLine(r)).toMatch(
       /^\d+ runs? of 4 workers, seed 7: a history no order of the model explains, shrunk from \d+ requests? to \d+ requests?$/,
+    );
+    // The same failure, had the time limit stopped its shrinking, says so.
+    expect(concurrentLine({ ...r, stoppedByTimeLimit: true })).toMatch(
+      /, shrunk from \d+ requests? to \d+ requests? \(shrinking stopped by the time limit\)$/,
     );
   });
 });

@@ -65,7 +65,8 @@ export function concurrentLine(r: ConcurrentCampaignResult): string {
       const f = r.failure;
       // An implementation that could not be created failed before its first request: nothing was shrunk.
       if (f?.kind === 'impl_error' && f.run === null) return `${what}: the implementation could not be created`;
-      const shrunk = `shrunk from ${count(r.firstFailureRequests ?? 0, 'request')} to ${count(requestsOf(r) ?? 0, 'request')}`;
+      const cut = r.stoppedByTimeLimit ? ' (shrinking stopped by the time limit)' : '';
+      const shrunk = `shrunk from ${count(r.firstFailureRequests ?? 0, 'request')} to ${count(requestsOf(r) ?? 0, 'request')}${cut}`;
       return f?.kind === 'impl_error'
         ? `${what}: the implementation failed (a request of a lane, or the final snapshot), ${shrunk}`
         : `${what}: a history no order of the model explains, ${shrunk}`;

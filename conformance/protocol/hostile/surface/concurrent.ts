@@ -10,7 +10,10 @@ const PEER = 'node conformance/protocol/slowConcurrentPeer.mjs';
 /** The correct store behind the peer: the Python example, which starts in a fraction of a second. */
 const STORE = '{python} -S examples/python/jobstore.py';
 
-/** The check line of a concurrent case: few sequential runs, a short concurrent campaign, a fixed seed. */
+/**
+ * The check line of a concurrent case: few sequential runs, a short concurrent campaign, a fixed
+ * seed, and a time limit (default 25 s).
+ */
 const check = (mode: string, ...flags: string[]): readonly string[] => [
   'check',
   '--impl',
@@ -24,10 +27,9 @@ const check = (mode: string, ...flags: string[]): readonly string[] => [
   '--seed',
   '1',
   '--no-explore',
-  '--time-limit',
-  '25',
   '--report',
   '{tmp}',
+  ...(flags.includes('--time-limit') ? [] : ['--time-limit', '25']),
   ...flags,
 ];
 
@@ -36,7 +38,9 @@ export const CONCURRENT_CASES: readonly HostileCase[] = [
     name: 'concurrent-slow-liar',
     what: 'jobcheck/2: answers a claim that hands out a job after 2.5 s, its token plus 1000 (within --timeout 5000)',
     flags: [],
-    argv: check('slow-liar 2500', '--timeout', '5000'),
+    // The first failing run comes within seconds; the rest of the limit goes to shrinking, each
+    // scenario tried waiting out its late reply, so a shorter limit tests the same.
+    argv: check('slow-liar 2500', '--timeout', '5000', '--time-limit', '15'),
     exit: 1,
     outcome: 'diverge: the late reply is checked',
     pattern: /reply\.job\.token: model \d+, impl 100\d/,
@@ -45,7 +49,8 @@ export const CONCURRENT_CASES: readonly HostileCase[] = [
     name: 'concurrent-silent-snapshot',
     what: 'jobcheck/2: never answers the final snapshot',
     flags: [],
-    argv: check('silent-snapshot 0', '--timeout', '2000'),
+    // As above: each scenario shrinking tries waits out the 2 s timeout of its final snapshot.
+    argv: check('silent-snapshot 0', '--timeout', '2000', '--time-limit', '15'),
     exit: 1,
     outcome: 'diverge: the final snapshot did not come',
     pattern: /final snapshot did not come: timeout: no reply to snapshot within 2000 ms/,
