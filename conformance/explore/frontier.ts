@@ -22,11 +22,14 @@ import type { ExploreScope, NamedConfig, ScopeNames } from './scope.ts';
 import { violationStory } from './violationStory.ts';
 import { VisitedSet } from './visited.ts';
 
-/** A breadth-first level: the records of its states, where each starts in `words.data`, and their indices in the visited set. */
+/**
+ * A breadth-first level: the records of its states, where each starts in `words.data`, and their
+ * indices in the visited set (views of buffers the search reuses: valid until the level after next).
+ */
 export interface Frontier {
   readonly words: Words;
-  readonly offsets: readonly number[];
-  readonly ids: readonly number[];
+  readonly offsets: Int32Array;
+  readonly ids: Int32Array;
 }
 
 /** Why an exploration stopped before it was complete. */
@@ -91,12 +94,14 @@ export interface FrontierOutcome {
 }
 
 /**
- * The buffer the next level's records are written to, the current level taking `current` words:
- * the spare one (the level before, done with) when it has room for half as much again, else a new
- * one of twice as much. Memory written for the first time is costly, the kernel handing out each
- * page on its first write: with a buffer for every level, the L scope of bench/explore.ts took
- * about 190,000 page faults, with the spare about 140,000. Room never written costs nothing, and
- * levels seldom grow faster.
+ * The buffer the next level's records (or offsets, or ids) are written to, the current level taking
+ * `current` words: the spare one (the level before, done with) when it has room for half as much
+ * again, else a new one of twice as much. Memory written for the first time is costly, the kernel
+ * handing out each page on its first write: with a buffer for every level, the L scope of
+ * bench/explore.ts took about 190,000 page faults, with the spare about 140,000, and with the
+ * offsets and ids in reused Int32Arrays instead of arrays grown by push (each growth a new array,
+ * written whole and copied into) about 125,000. Room never written costs nothing, and levels seldom
+ * grow faster.
  */
 function nextBuffer(spare: Words | undefined, current: number): Words {
   if (spare !== undefined && spare.data.length >= 1.5 * current) {
@@ -128,7 +133,7 @@ export async function searchFrontier(search: FrontierSearch): Promise<FrontierOu
   expander.encode(root, rootWords);
   expander.fingerprintOf(rootWords.data, 0);
   visited.add(fingerprintOut[0] ?? 0, fingerprintOut[1] ?? 0, -1, 0);
-  let frontier: Frontier = { words: rootWords, offsets: [0], ids: [0] };
+  let frontier: Frontier = { words: rootWords, offsets: Int32Array.of(0), ids: Int32Array.of(0) };
   const rootBroken = violatedInvariant(root, invariants);
   if (rootBroken !== undefined) counterexample = invariantBroken([], rootBroken.name, rootBroken.message);
   const stopReason = (): StopReason | undefined => {
@@ -136,12 +141,13 @@ export async function searchFrontier(search: FrontierSearch): Promise<FrontierOu
     return budget?.expired === true ? 'time-limit' : undefined;
   };
 
-  // The level before the current one, whose buffer the next level reuses when it has room.
-  let spare: Words | undefined;
+  // The buffers of the level before the current one, which the next level reuses when they have room.
+  let spare: { words: Words; offsets: Words; ids: Words } | undefined;
+  let current = { words: rootWords, offsets: new Words(), ids: new Words() };
   while (counterexample === null && frontier.ids.length > 0) {
-    const next = nextBuffer(spare, frontier.words.length);
-    const offsets: number[] = [];
-    const ids: number[] = [];
+    const next = nextBuffer(spare?.words, frontier.words.length);
+    const offsets = nextBuffer(spare?.offsets, frontier.ids.length);
+    const ids = nextBuffer(spare?.ids, frontier.ids.length);
     const admit = (
       source: number,
       step: number,
@@ -181,7 +187,7 @@ export async function searchFrontier(search: FrontierSearch): Promise<FrontierOu
     }
     frontierPeakBytes = Math.max(
       frontierPeakBytes,
-      4 * (frontier.words.length + next.length) + 16 * (frontier.ids.length + ids.length),
+      4 * (frontier.words.length + next.length + 2 * (frontier.ids.length + ids.length)),
     );
     if (ids.length > 0) levels.push(ids.length);
     search.onProgress?.({
@@ -195,8 +201,13 @@ export async function searchFrontier(search: FrontierSearch): Promise<FrontierOu
       stoppedBy = 'max-states';
       break;
     }
-    spare = frontier.words;
-    frontier = { words: next, offsets, ids };
+    spare = current;
+    current = { words: next, offsets, ids };
+    frontier = {
+      words: next,
+      offsets: offsets.data.subarray(0, offsets.length),
+      ids: ids.data.subarray(0, ids.length),
+    };
   }
   return { visited, levels, frontierPeakBytes, counterexample, stoppedBy };
 }
