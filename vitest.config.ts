@@ -17,7 +17,7 @@ import { defineConfig } from 'vitest/config';
 
 /** Test files of the slow part, as paths from the repository's root: each a file that exists. */
 export const SLOW_TESTS: readonly string[] = [
-  // ~290 s, all in its beforeAll (so not in its file's duration): every misbehaving peer through the real
+  // ~190 s (186 s in a CI run), all in its beforeAll: every misbehaving peer through the real
   // command, each up to its time limit.
   'conformance/protocol/hostile/hostile.test.ts',
   // ~85 s: every decision bug of the catalogue on SQLite and PostgreSQL stores, each a shrunk campaign.
