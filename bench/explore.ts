@@ -40,6 +40,7 @@ import { fromSnapshot, initialState, step, toSnapshot } from '../model/index.ts'
 import type { ModelState } from '../model/index.ts';
 import { alphabet, exploreConfig, resolveScope, scopeNames } from '../conformance/explore/index.ts';
 import type { ExploreScope, NamedConfig } from '../conformance/explore/index.ts';
+import { commitOf } from './measure.ts';
 
 const quick = process.argv.includes('--quick');
 const write = process.argv.includes('--write');
@@ -48,11 +49,6 @@ const baselines = !process.argv.includes('--no-baselines') || write;
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 const beforeFlag = process.argv.indexOf('--before');
 const BEFORE = beforeFlag >= 0 ? process.argv[beforeFlag + 1] : undefined;
-/** The short commit of a checkout (read-only), for the report. */
-const commitOf = (dir: string): string => {
-  const r = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : 'unknown';
-};
 const beforeCommit = BEFORE === undefined ? undefined : commitOf(BEFORE);
 const nowCommit = commitOf(ROOT);
 const load1 = (): string => (loadavg()[0] ?? 0).toFixed(2);
@@ -372,10 +368,10 @@ const commandRuns = new Map<string, CommandRun[]>(commands.map((k) => [k.name, [
 const startupRuns = new Map<string, number[]>(checkouts.map((k) => [k.name, []]));
 // The explorer now on M once more in each round, between the command runs: the 1.5x target compares the
 // command with this rate, measured beside it, and not with the M row above, measured minutes earlier.
-const besideCpuMs: number[] = [];
+const besideRuns: ChildRun[] = [];
 for (let r = 0; r < M.reps; r++) {
   for (const k of commands) commandRuns.get(k.name)?.push(commandRun(k.root, k.form, [...M_FLAGS, '--json']));
-  besideCpuMs.push(childRun(ROOT, M, 1).cpuMs);
+  besideRuns.push(childRun(ROOT, M, 1));
   for (const k of checkouts) startupRuns.get(k.name)?.push(commandRun(k.root, 'installed', ['--help']).processCpuMs);
 }
 interface CommandRow {
@@ -411,8 +407,8 @@ for (const r of commandRows)
   );
 for (const [name, s] of startupS) log(`start-up of ${name} (installed, explore --help): ${s.toFixed(2)} s CPU`);
 /** The explorer's rate on M, one thread, from the runs between the command's (states per CPU s). */
-const besidePerSecond = (commandRows[0]?.states ?? 0) / (median(besideCpuMs) / 1000);
-log(`explorer now on M beside the command: ${fmt(besidePerSecond)} states/s (median of ${besideCpuMs.length})`);
+const besidePerSecond = (besideRuns[0]?.states ?? 0) / (median(besideRuns.map((r) => r.cpuMs)) / 1000);
+log(`explorer now on M beside the command: ${fmt(besidePerSecond)} states/s (median of ${besideRuns.length})`);
 
 // Where the time goes now: a CPU profile of the explorer on the M scope, self time by place.
 const profileDir = mkdtempSync(join(tmpdir(), 'jobcheck-explore-profile-'));

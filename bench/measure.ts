@@ -3,6 +3,7 @@
  * a JobStore variant that can be loaded from an already validated snapshot (to set up timed runs
  * quickly; it is never what is timed as "restore").
  */
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import type { Snapshot } from '../contract/index.ts';
 import { JobStore } from '../impl/index.ts';
@@ -24,6 +25,12 @@ export const canCollect = (): boolean => typeof (globalThis as { gc?: unknown })
 export function heapUsed(): number {
   collect();
   return process.memoryUsage().heapUsed;
+}
+
+/** The short commit of the checkout at `dir` (read-only), for a report; 'unknown' outside git. */
+export function commitOf(dir: string): string {
+  const r = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : 'unknown';
 }
 
 /** The median of a non-empty list of numbers. Pure. */

@@ -37,6 +37,7 @@ import { DEFAULT_PROCESS_PARALLEL } from '../cli/target.ts';
 import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { Peer, processAdapterFactory } from '../conformance/protocol/index.ts';
 import type { ExploreResult } from '../conformance/explore/index.ts';
+import { commitOf } from './measure.ts';
 
 const quick = process.argv.includes('--quick');
 const baselineAt = process.argv.indexOf('--baseline');
@@ -46,13 +47,10 @@ const write = process.argv.includes('--write') || !quick;
 const changesAt = process.argv.indexOf('--changes');
 const changes =
   changesAt < 0 ? undefined : readFileSync(resolve(process.argv[changesAt + 1] ?? ''), 'utf8').trim() || undefined;
-/** The short commit of a checkout (read-only), for the report. */
-const commitOf = (dir: string): string => {
-  const r = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : 'unknown';
-};
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
+const thisCommit = commitOf(root);
+const baselineCommit = baseline === undefined ? undefined : commitOf(baseline);
 const python = findPython();
 if (python === undefined) throw new Error('bench: python3 is needed');
 
@@ -501,7 +499,7 @@ const lines = [
   ...(baseline === undefined
     ? []
     : [
-        `The two checkouts: the baseline at \`${commitOf(baseline)}\`, this one at \`${commitOf(root)}\` (\`git log ${commitOf(baseline)}..${commitOf(root)}\` lists what changed between them; every change between them shows in these figures).`,
+        `The two checkouts: the baseline at \`${baselineCommit}\`, this one at \`${thisCommit}\` (\`git log ${baselineCommit}..${thisCommit}\` lists what changed between them; every change between them shows in these figures).`,
         ...(changes === undefined ? [] : ['', changes]),
         '',
       ]),

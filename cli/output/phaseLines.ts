@@ -4,6 +4,7 @@
  */
 import type { CheckReport } from '../../conformance/check/index.ts';
 import type { ConcurrentCampaignResult } from '../../conformance/concurrent/result.ts';
+import { couldNotBeCreated } from '../../conformance/concurrent/result.ts';
 import { requestCount } from '../../conformance/concurrent/generate.ts';
 import { outsideText } from '../../conformance/outside/outsideText.ts';
 import { clipText } from '../../contract/index.ts';
@@ -64,7 +65,7 @@ export function concurrentLine(r: ConcurrentCampaignResult): string {
     case 'failed': {
       const f = r.failure;
       // An implementation that could not be created failed before its first request: nothing was shrunk.
-      if (f?.kind === 'impl_error' && f.run === null) return `${what}: the implementation could not be created`;
+      if (couldNotBeCreated(f)) return `${what}: the implementation could not be created`;
       const cut = r.stoppedByTimeLimit ? ' (shrinking stopped by the time limit)' : '';
       const shrunk = `shrunk from ${count(r.firstFailureRequests ?? 0, 'request')} to ${count(requestsOf(r) ?? 0, 'request')}${cut}`;
       return f?.kind === 'impl_error'

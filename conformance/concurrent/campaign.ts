@@ -33,6 +33,7 @@ import { checkLinearizability } from './linearizability.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS } from '../protocol/limits.ts';
 import { DEFAULT_HANG_GRACE_MS, bounded, closeBounded, runScenario } from './run.ts';
 import type { ConcurrentRun, Settle } from './run.ts';
+import { couldNotBeCreated } from './result.ts';
 import type { ConcurrentCampaignResult, ConcurrentFailure, NotLinearizable } from './result.ts';
 import { renderConcurrentStory } from './story.ts';
 
@@ -262,7 +263,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     // would tell nothing more, and each one tried would create the implementation again (start
     // its processes, wait out its hello). The scenarios shrinking tries after it are skipped
     // (fast-check's precondition), so the failure is reported as it was found.
-    if (lastFailure?.kind === 'impl_error' && lastFailure.run === null) fc.pre(false);
+    if (couldNotBeCreated(lastFailure)) fc.pre(false);
     const e = await evaluate(scenario, s);
     if (!failedOnce && e.status !== 'interrupted') runs += 1;
     switch (e.status) {

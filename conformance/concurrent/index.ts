@@ -46,6 +46,7 @@ export {
 } from './restriction.ts';
 export type { ConcurrentCampaignErrorCode, ConcurrentCampaignOptions } from './campaign.ts';
 export type { ConcurrentCampaignResult, ConcurrentFailure, ImplementationFailed, NotLinearizable } from './result.ts';
+export { couldNotBeCreated } from './result.ts';
 export { ConcurrentCampaignError, runConcurrentCampaign } from './campaign.ts';
 export type {
   ConcurrentCommand,

@@ -35,6 +35,10 @@ export interface ImplementationFailed {
   readonly error: string;
 }
 
+/** Whether the failure came before any request: the implementation could not be created. Pure. */
+export const couldNotBeCreated = (failure: ConcurrentFailure | null | undefined): boolean =>
+  failure?.kind === 'impl_error' && failure.run === null;
+
 /** The outcome of a concurrent campaign. */
 export interface ConcurrentCampaignResult {
   readonly verdict: 'passed' | 'failed' | 'unknown' | 'time_limit';
