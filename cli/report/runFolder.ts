@@ -11,7 +11,7 @@
 import { copyFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckFailure } from '../../conformance/check/index.ts';
-import type { PageLink, PageVerdict } from './page.ts';
+import type { PageLink, PageRepeat, PageVerdict } from './page.ts';
 import { reportPage } from './page.ts';
 import { PAGE_FILE, RUNS_DIR, endRun, markLatest, pruneRuns, startRun } from './runHistory.ts';
 import { RUN_RECORD_FILE, RUN_RECORD_FORMAT, quotedCommand, writeRunRecord } from './runRecord.ts';
@@ -38,6 +38,8 @@ export interface RunOutcome {
   readonly version: string;
   /** The failure whose sections the page shows, if any. */
   readonly failure: CheckFailure | null;
+  /** The commands that repeat the failure, for the page's header. */
+  readonly repeat?: PageRepeat;
   /** Files of the report directory copied beside the page (`coverage.html`), those that exist. */
   readonly copies: readonly PageLink[];
   /** Why a run with verdict `error` could not run. */
@@ -123,6 +125,7 @@ export class RunFolder {
       command,
       target: outcome.target,
       seed: outcome.seed,
+      ...(outcome.repeat === undefined ? {} : { repeat: outcome.repeat }),
       ...(stderr.lines === 0
         ? {}
         : {
