@@ -236,6 +236,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
     target: targetOfFlags(values),
     copies: REPORT_COPIES,
   };
+  run.recordInterruption(outcome);
   let checked: Checked;
   try {
     checked = await checkInto(run);

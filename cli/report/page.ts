@@ -15,8 +15,11 @@
 import { htmlText, terminalBlock } from '../../conformance/outside/outsideText.ts';
 import type { PageSection } from './section.ts';
 
-/** The verdicts a run page shows: a check's three and `error`, a check that could not run. */
-export type PageVerdict = 'agree' | 'diverge' | 'incomplete' | 'error';
+/**
+ * The verdicts a run page shows: a check's three, `error` (a check that could not run) and
+ * `interrupted` (ended from outside before it had a verdict).
+ */
+export type PageVerdict = 'agree' | 'diverge' | 'incomplete' | 'error' | 'interrupted';
 
 /** A file of the run folder the page links to. */
 export interface PageLink {
@@ -80,6 +83,7 @@ const VERDICTS: Record<PageVerdict, { readonly word: string; readonly symbol: st
   diverge: { word: 'DIVERGE', symbol: '✗' },
   incomplete: { word: 'INCOMPLETE', symbol: '◔' },
   error: { word: 'ERROR', symbol: '!' },
+  interrupted: { word: 'INTERRUPTED', symbol: '■' },
 };
 
 /** Text from outside, escaped for HTML, its newlines kept (for a `<pre>`). Pure. */
@@ -114,7 +118,7 @@ export function durationText(ms: number): string {
 const timeText = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
 
 const PAGE_CSS = `
-:root{--ink:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--agree:#1a7f37;--agree-bg:#dafbe1;--diverge:#cf222e;--diverge-bg:#ffebe9;--incomplete:#9a6700;--incomplete-bg:#fff8c5;--error:#8250df;--error-bg:#fbefff;--link:#0969da}
+:root{--ink:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--agree:#1a7f37;--agree-bg:#dafbe1;--diverge:#cf222e;--diverge-bg:#ffebe9;--incomplete:#9a6700;--incomplete-bg:#fff8c5;--error:#8250df;--error-bg:#fbefff;--interrupted:#59636e;--interrupted-bg:#eaeef2;--link:#0969da}
 *{box-sizing:border-box}
 html{font-size:16px}
 body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);line-height:1.5;background:#fff}
@@ -137,6 +141,7 @@ header.run{border:1px solid var(--line);border-radius:8px;overflow:hidden}
 .verdict.diverge{border-color:var(--diverge);background:var(--diverge-bg)}.verdict.diverge .symbol,.verdict.diverge .word{color:var(--diverge)}
 .verdict.incomplete{border-color:var(--incomplete);background:var(--incomplete-bg)}.verdict.incomplete .symbol,.verdict.incomplete .word{color:var(--incomplete)}
 .verdict.error{border-color:var(--error);background:var(--error-bg)}.verdict.error .symbol,.verdict.error .word{color:var(--error)}
+.verdict.interrupted{border-color:var(--interrupted);background:var(--interrupted-bg)}.verdict.interrupted .symbol,.verdict.interrupted .word{color:var(--interrupted)}
 dl.repeat{display:grid;grid-template-columns:max-content minmax(0,1fr);align-items:baseline;gap:.3rem 1rem;margin:0;padding:.5rem 1.25rem;border-bottom:1px solid var(--line);background:var(--soft)}
 dl.repeat dt{font-weight:700}
 dl.repeat dd{margin:0;min-width:0}

@@ -1,10 +1,12 @@
 /**
  * `run.json`, what a run folder says about its run: the jobcheck version, when it started, the
- * command line as it was typed, the target, the seed, the verdict and how long it took. It is
+ * command line as it was typed, the target, the seed, the verdict (`interrupted` for a run ended
+ * from outside before it had one, with what ended it) and how long it took. It is
  * written by the run itself and read back by `jobcheck report --list`, possibly from an older or
  * hand-edited folder, so reading validates it with zod and a bad file is a RunRecordError with a
  * stable code that names the file and the field, never a crash of the list.
  */
+import { writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CodedError } from '../../contract/CodedError.ts';
@@ -25,10 +27,14 @@ export const runRecordSchema = z.object({
   command: z.string().describe('the command line, quoted so that a shell reads it back as argv'),
   target: z.string().describe('the implementation checked, paths relative to the working directory'),
   seed: z.int(),
-  verdict: z.enum(['agree', 'diverge', 'incomplete', 'error']),
+  verdict: z.enum(['agree', 'diverge', 'incomplete', 'error', 'interrupted']),
   exitCode: z.int().min(0).max(255),
   durationMs: z.number().min(0),
   error: z.string().optional().describe('why a run with verdict error could not run'),
+  stoppedBy: z
+    .string()
+    .optional()
+    .describe('what ended a run with verdict interrupted: `stopped by SIGINT`, a parent gone'),
 });
 
 /** The contents of run.json. */
@@ -63,6 +69,11 @@ export const quotedCommand = (argv: readonly string[]): string => ['jobcheck', .
 /** Writes `record` as run.json at `file` (validated first, so that what is written reads back). */
 export async function writeRunRecord(file: string, record: RunRecord): Promise<void> {
   await writeFile(file, `${JSON.stringify(runRecordSchema.parse(record), null, 2)}\n`);
+}
+
+/** writeRunRecord, synchronously: for a run ended from outside, whose process exits right after. */
+export function writeRunRecordSync(file: string, record: RunRecord): void {
+  writeFileSync(file, `${JSON.stringify(runRecordSchema.parse(record), null, 2)}\n`);
 }
 
 /** Reads and validates run.json at `file`; throws RunRecordError naming the file and the field. */
