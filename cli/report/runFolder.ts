@@ -21,6 +21,7 @@ import { PAGE_FILE, RUNS_DIR, endRun, markLatest, pruneRuns, startRun } from './
 import { renamedRun } from './runName.ts';
 import { RUN_RECORD_FILE, RUN_RECORD_FORMAT, quotedCommand, writeRunRecord, writeRunRecordSync } from './runRecord.ts';
 import { sectionsOf } from './sections.ts';
+import { shippedContract } from './shippedDocs.ts';
 import { STDERR_FILE, StderrFile } from './stderrFile.ts';
 
 /** The race's history in Porcupine's format, beside the page. */
@@ -197,7 +198,7 @@ export class RunFolder {
             stderr: { href: STDERR_FILE, tail: stderr.tail, lines: stderr.lines, bytesDropped: stderr.bytesDropped },
           }),
       links,
-      sections: await sectionsOf(f),
+      sections: await sectionsOf(f, shippedContract()),
     });
     await writeFile(join(this.dir, PAGE_FILE), page);
     await writeRunRecord(join(this.dir, RUN_RECORD_FILE), {

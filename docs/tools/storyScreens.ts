@@ -18,6 +18,7 @@ import { quotedCommand } from '../../cli/report/runRecord.ts';
 import { brokenVariant } from '../../conformance/broken/index.ts';
 import { loadFixture, runFixture } from '../../model/fixtures.ts';
 import { reportPage } from '../../cli/report/page.ts';
+import { shippedContract } from '../../cli/report/shippedDocs.ts';
 import { storySection } from '../../cli/report/story/storySection.ts';
 import { withChromiumPage } from './chromium.ts';
 
@@ -138,7 +139,7 @@ export async function storyPageHtml(example: StoryExample): Promise<string> {
       example.failure.kind === 'divergence'
         ? [...COVERAGE_LINKS, FAILURE_LINK, RUN_LINK]
         : [...COVERAGE_LINKS, RUN_LINK],
-    sections: [await storySection(example.failure)],
+    sections: [await storySection(example.failure, shippedContract())],
   });
 }
 

@@ -7,8 +7,8 @@
  *
  * The page is one self-contained file: the diagram is inline SVG laid out here (Graphviz in
  * WebAssembly, which is why building the section is asynchronous), the story's data is a JSON
- * element, the script and styles are inline, and the links to the contract on the project's
- * repository are plain links that are never fetched.
+ * element, the script and styles are inline, and the links to the contract point at the copy
+ * shipped with the jobcheck that wrote the page (cli/report/shippedDocs.ts), never fetched.
  */
 import type { DivergenceFailure, FixtureFailure } from '../../../conformance/check/failure.ts';
 import type { Difference } from '../../../conformance/lockstep/compare.ts';
@@ -19,6 +19,7 @@ import type { ExtraEdge } from '../../../conformance/coverage/lifecycleDiagram.t
 import { RULES } from '../../../contract/rules.ts';
 import type { Rule } from '../../../contract/rules.ts';
 import type { PageSection } from '../section.ts';
+import type { ShippedContract } from '../shippedDocs.ts';
 import { compactValue, replyFields, replyMessage } from './replyFields.ts';
 import { storyData } from './storyData.ts';
 import type { StoryData, StoryStep } from './storyData.ts';
@@ -27,12 +28,6 @@ import { IMPL_RED, LIT_FILL, MODEL_GREEN, storyStyles } from './storyStyles.ts';
 
 /** The section's id in the page. */
 export const STORY_ID = 'story';
-
-/**
- * Where docs/contract.md is read on the project's repository (package.json's `homepage`, without
- * its `#readme`, then the file on main); a rule's anchor is `#rule-<id>`.
- */
-export const CONTRACT_URL = 'https://github.com/jobcheck/jobcheck/blob/main/docs/contract.md';
 
 const esc = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -117,12 +112,17 @@ function diffHtml(data: StoryData): string {
 <tbody><tr class="diff diverging" data-diff-step="${step.index}">${stepCells(step, data)}</tr>${snapshotRow(data)}</tbody></table>`;
 }
 
-function rulesHtml(rules: readonly Rule[]): string {
+function rulesHtml(rules: readonly Rule[], contract: ShippedContract | undefined): string {
+  const of = contract === undefined ? 'docs/contract.md' : `docs/contract.md of jobcheck ${esc(contract.version)}`;
   const items = rules
-    .map(
-      (r) =>
-        `<li id="${ruleAnchor(r.id)}"><a class="rule-id" href="${CONTRACT_URL}#rule-${r.id}">[${esc(r.id)}]</a> ${ruleSentenceHtml(r.sentence)}<span class="where">${ruleSentenceHtml(r.title)} · docs/contract.md, ${ruleSentenceHtml(r.section)}</span></li>`,
-    )
+    .map((r) => {
+      const id = `[${esc(r.id)}]`;
+      const link =
+        contract === undefined
+          ? `<span class="rule-id">${id}</span>`
+          : `<a class="rule-id" href="${esc(contract.url)}#rule-${esc(r.id)}" title="the rule in the contract shipped with jobcheck ${esc(contract.version)}">${id}</a>`;
+      return `<li id="${ruleAnchor(r.id)}">${link} ${ruleSentenceHtml(r.sentence)}<span class="where">${ruleSentenceHtml(r.title)} · ${of}, ${ruleSentenceHtml(r.section)}</span></li>`;
+    })
     .join('');
   return `<h3>Rules that decided the model's replies</h3><ol class="story-rules">${items}</ol>`;
 }
@@ -164,8 +164,8 @@ export function impliedEdges(data: StoryData): ExtraEdge[] {
   return out;
 }
 
-/** The section's HTML for a story whose diagram is `svg`. Pure. */
-export function storyHtml(data: StoryData, svg: string): string {
+/** The section's HTML for a story whose diagram is `svg`, its rules linked into `contract` when given. Pure. */
+export function storyHtml(data: StoryData, svg: string, contract?: ShippedContract): string {
   const cited = RULES.filter((r) => data.steps.some((s) => s.rules.includes(r.id)));
   const v = data.verdict;
   const head = `<section id="${STORY_ID}" class="story" aria-labelledby="${STORY_ID}-headline">
@@ -188,23 +188,26 @@ ${LEGEND}
 <h3>The story, step by step</h3>
 <table class="story-steps">${STEP_COLUMNS}
 <tbody>${data.steps.map((s) => stepRow(s, data)).join('\n')}</tbody></table>
-${cited.length === 0 ? '' : rulesHtml(cited)}
+${cited.length === 0 ? '' : rulesHtml(cited, contract)}
 <script type="application/json" class="story-data">${storyJson(data)}</script>
 </section>`;
 }
 
 /**
  * The failure story as a page section: headline, the diverging step's diff, the diagram that
- * steps with the story, step table, rules. Asynchronous only because the diagram is laid out by Graphviz in WebAssembly; otherwise
+ * steps with the story, step table, rules (linked into `contract`, the shipped docs, when given). Asynchronous only because the diagram is laid out by Graphviz in WebAssembly; otherwise
  * pure.
  */
-export async function storySection(failure: DivergenceFailure | FixtureFailure): Promise<PageSection> {
+export async function storySection(
+  failure: DivergenceFailure | FixtureFailure,
+  contract?: ShippedContract,
+): Promise<PageSection> {
   const data = storyData(failure);
   const svg = await lifecycleSvg(emptyCoverage(), { plain: true, extraEdges: impliedEdges(data) });
   return {
     id: STORY_ID,
     title: 'What went wrong',
-    html: storyHtml(data, svg),
+    html: storyHtml(data, svg, contract),
     css: storyStyles(STORY_ID),
     script: STORY_SCRIPT.replace('ID', JSON.stringify(STORY_ID)),
   };
