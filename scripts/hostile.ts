@@ -52,8 +52,9 @@ run, prepared by the case: a FIFO, an evil module, an edited artifact), some of 
 \`npx\` or a shell and sent a signal mid-run (the cases are in
 [surface/](../conformance/protocol/hostile/surface/)). Peak memory is the harness process's VmHWM;
 "left" counts the processes started for the run (they carry a tag in their environment) still alive
-0.3 s after the harness exited (after an interrupt, once none is left or 15 s have passed). "exit" is
-the exit code, or the signal that ended the process started.
+0.3 s after the harness exited (after an interrupt, once none is left or 15 s have passed since the
+process started ended, or the 5 s a row names). "exit" is the exit code, or the signal that ended the
+process started.
 
 Machine: ${cpus().length} cores, load average ${loadavg()
   .map((l) => l.toFixed(2))

@@ -38,9 +38,10 @@ export interface HostileCase {
   /**
    * A signal the runner sends to the process it started, `afterMs` after the run's first
    * implementation process (the interpreter of `{peer}`) is seen: a check interrupted mid-run.
-   * The run then lasts until no process of it is left (or the runner's hard limit).
+   * The run then lasts until no process of it is left, or `settleMs` after the process started
+   * has exited (default 15 s), when what is left is counted.
    */
-  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly afterMs: number };
+  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly afterMs: number; readonly settleMs?: number };
   /** Expected exit code of the process the runner started (null when it ends by a signal, `signal`). */
   readonly exit: 0 | 1 | 2 | 3 | 129 | 130 | 143 | null;
   /** The signal the process the runner started is expected to end by (default: none). */

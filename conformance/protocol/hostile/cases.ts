@@ -268,8 +268,10 @@ function argvOf(pid: number): string[] {
   }
 }
 
-/** How long an interrupted run's processes get to end after the process started has. */
+/** How long an interrupted run's processes get to end after the process started has, the last look (0.3 s) included. */
 const INTERRUPT_SETTLE_MS = 15_000;
+/** The pause between the end of a run and the count of what it left. */
+const LAST_LOOK_MS = 300;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -359,14 +361,14 @@ export async function runHostileCase(
   const [exit, signal] = await ended;
   if (c.interrupt !== undefined) {
     // What was interrupted must end by itself: the run lasts until no process of it is left, or
-    // INTERRUPT_SETTLE_MS more, after which what is left is counted (and killed) as usual.
-    const by = performance.now() + INTERRUPT_SETTLE_MS;
+    // its settle time more, after which what is left is counted (and killed) as usual.
+    const by = performance.now() + (c.interrupt.settleMs ?? INTERRUPT_SETTLE_MS) - LAST_LOOK_MS;
     while (taggedProcesses(value).length > 0 && performance.now() < by) await sleep(100);
   }
   const wallMs = performance.now() - started;
   clearInterval(poll);
   clearTimeout(hard);
-  await sleep(300);
+  await sleep(LAST_LOOK_MS);
   const survivors = taggedProcesses(value);
   for (const pid of survivors) {
     try {
