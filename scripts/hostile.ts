@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { findPython } from '../examples/python/interpreter.ts';
-import { HOSTILE_CASES, runHostileCase } from '../conformance/protocol/hostile/cases.ts';
+import { HOSTILE_CASES, asExpected, runHostileCase } from '../conformance/protocol/hostile/cases.ts';
 import type { HostileCase } from '../conformance/protocol/hostile/cases.ts';
 
 const python = findPython();
@@ -31,8 +31,7 @@ const worker = async (): Promise<void> => {
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     const { c, index } = next;
     const r = await runHostileCase(c, python);
-    const shown = `${r.stdout}\n${r.stderr}`;
-    const ok = r.exit === c.exit && r.signal === (c.signal ?? null) && c.pattern.test(shown) && r.left === 0;
+    const ok = asExpected(c, r);
     if (!ok) unexpected += 1;
     const ended = r.exit ?? r.signal;
     rows[index] =

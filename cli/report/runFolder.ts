@@ -8,8 +8,10 @@
  * The run folder holds no coverage.json and no check result: `jobcheck merge` searches report
  * directories for those (by content), and finds each run's once, in the report directory itself.
  */
-import { copyFile, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readInputFile } from '../../conformance/outside/inputFile.ts';
+import { writeOutputFile } from '../../conformance/outside/outputFile.ts';
 import type { CheckFailure } from '../../conformance/check/index.ts';
 import type { PageLink, PageVerdict } from './page.ts';
 import { reportPage } from './page.ts';
@@ -22,6 +24,9 @@ import { STDERR_FILE, StderrFile } from './stderrFile.ts';
 export const PORCUPINE_FILE = 'history.porcupine.json';
 /** The race's history in Jepsen's (EDN), beside the page. */
 export const JEPSEN_FILE = 'history.jepsen.edn';
+
+/** Largest file of the report directory copied into a run's folder (the coverage page is a few hundred KiB). */
+const MAX_COPY_BYTES = 64 * 1024 * 1024;
 
 /** How a run ended, as its folder records it. */
 export interface RunOutcome {
@@ -94,18 +99,21 @@ export class RunFolder {
     const stderr = await this.stderr.close();
     const links: PageLink[] = [];
     for (const copy of outcome.copies) {
-      const copied = await copyFile(join(this.root, copy.href), join(this.dir, copy.href)).then(
-        () => true,
-        () => false,
-      );
+      // Read within a limit and written afresh: a copy never blocks on a FIFO or follows a link.
+      const copied = await readInputFile(join(this.root, copy.href), MAX_COPY_BYTES)
+        .then((text) => writeOutputFile(join(this.dir, copy.href), text, { exclusive: true }))
+        .then(
+          () => true,
+          () => false,
+        );
       if (copied) links.push(copy);
     }
     const f = outcome.failure;
     const history = f?.kind === 'race' ? f.race.run?.history : undefined;
     if (history !== undefined) {
       const { toPorcupine, toJepsen } = await import('../../conformance/concurrent/export.ts');
-      await writeFile(join(this.dir, PORCUPINE_FILE), toPorcupine(history));
-      await writeFile(join(this.dir, JEPSEN_FILE), toJepsen(history));
+      await writeOutputFile(join(this.dir, PORCUPINE_FILE), toPorcupine(history), { exclusive: true });
+      await writeOutputFile(join(this.dir, JEPSEN_FILE), toJepsen(history), { exclusive: true });
       links.push(
         { href: PORCUPINE_FILE, label: 'the history for Porcupine' },
         { href: JEPSEN_FILE, label: 'for Jepsen' },
@@ -131,7 +139,7 @@ export class RunFolder {
       links,
       sections: await sectionsOf(f),
     });
-    await writeFile(join(this.dir, PAGE_FILE), page);
+    await writeOutputFile(join(this.dir, PAGE_FILE), page, { exclusive: true });
     await writeRunRecord(join(this.dir, RUN_RECORD_FILE), {
       format: RUN_RECORD_FORMAT,
       version: outcome.version,
@@ -147,7 +155,7 @@ export class RunFolder {
     });
     const name = await endRun(this.root, this.name, outcome.verdict);
     const through = await markLatest(this.root, name);
-    const pruned = await pruneRuns(this.root, keep);
+    const pruned = await pruneRuns(this.root, keep, { justMade: name });
     return { name, page: join(this.root, through, PAGE_FILE), pruned };
   }
 }

@@ -27,8 +27,24 @@ export interface HostileCase {
    * `{once}` are filled in every argument.
    */
   readonly argv?: readonly string[];
-  /** Prepares the run's folder (`{tmp}`) before the harness starts: files, FIFOs, modules. */
-  readonly setup?: (tmp: string) => void;
+  /**
+   * Prepares the run's folder (`{tmp}`) before the harness starts: files, FIFOs, modules; `python`
+   * is the interpreter the peer runs with, for a setup that runs a check of its own first (which
+   * it awaits: the runner's other run goes on being measured meanwhile).
+   */
+  readonly setup?: (tmp: string, python: string) => void | Promise<void>;
+  /** Variables added to the harness's environment (`{tmp}` filled in), such as the GitHub files. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Reads what the run left in its folder, after the harness exited and before the folder is
+   * removed; the text is matched with the output against `pattern` (a run folder pruned, a link
+   * left dangling).
+   */
+  readonly inspect?: (tmp: string) => string;
+  /** A bound on the run's wall time tighter than the suite's (a FIFO must be refused within 5 s); the runner kills the harness 10 s past it. */
+  readonly withinMs?: number;
+  /** A bound on the harness's peak memory tighter than the suite's, in MiB (a read that must stay bounded). */
+  readonly peakBoundMiB?: number;
   /**
    * How the harness is started: by the runner itself (default `node`), through `npx jobcheck` in
    * the repository, or under `sh -c` that stays its parent (`"$0" bin/jobcheck.js "$@"; exit $?`).
