@@ -6,12 +6,25 @@
 //   as they are. Tests and the docs' console blocks start this file; running the sources means no
 //   stale dist/ can ever answer for a change not yet built. The compiled path is held by
 //   cli/pack.test.ts, which packs the package and runs it installed.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 // The parent the command started under, read before the slow part of the start (tsx, the
 // sources): cli/main.ts follows it (cli/followParent.ts), and a parent that is gone by the time
 // main.ts runs must still count as gone.
 globalThis[Symbol.for('jobcheck.parent')] = process.ppid;
+// The processes above it, for the same reason (Linux /proc; none elsewhere): the wrappers among
+// them, npm and its `sh -c`, are followed too. As cli/ancestry.ts's readAncestry reads them.
+const ancestry = [];
+for (let pid = process.ppid; pid > 1 && ancestry.length < 8; ) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    ancestry.push({ pid, stat, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'latin1') });
+    pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    break;
+  }
+}
+globalThis[Symbol.for('jobcheck.ancestry')] = ancestry;
 
 if (existsSync(new URL('../cli/main.ts', import.meta.url))) {
   const { register } = await import('tsx/esm/api');

@@ -5,12 +5,11 @@
  * shortest failure story and a coverage summary; writes the failure artifact and coverage reports
  * to the report directory. Exit code 0 agree, 1 diverge, 2 usage or setup error, 3 incomplete.
  */
-import { writeFile } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, choiceFlag, durationFlag, intFlag, parseCommandArgs } from './args.ts';
-import { prepareOutputFile, prepareReportDir } from './outputs.ts';
+import { outputError, prepareOutputFile, prepareReportDir, writeOutput } from './outputs.ts';
 import { CONCURRENT_WHEN, CheckBudget, runCheck } from '../conformance/check/index.ts';
 import {
   checkAgainCommand,
@@ -31,7 +30,7 @@ import { MAX_CONCURRENT_RUNS, checkConcurrentPath } from '../conformance/concurr
 import { ConformanceError } from '../conformance/errors.ts';
 import { RunFolder } from './report/runFolder.ts';
 import type { RunOutcome } from './report/runFolder.ts';
-import { DEFAULT_KEEP_RUNS, DEFAULT_REPORT_DIR } from './report/runHistory.ts';
+import { DEFAULT_KEEP_RUNS, DEFAULT_REPORT_DIR, LATEST_FILE, RUNS_DIR } from './report/runHistory.ts';
 import { checkHeadline } from './report/checkHeadline.ts';
 import { JOBCHECK_VERSION } from './report/version.ts';
 import { CHECK_OPTIONS } from './checkFlags.ts';
@@ -119,9 +118,12 @@ async function writeSetupJunit(
   startedAt: Date,
 ): Promise<void> {
   if (file === undefined || !(error instanceof SetupError || error instanceof UsageError)) return;
-  await writeFile(file, setupErrorJunit(error.message.replace(/\s*\n\s*/g, ' '), target, startedAt)).catch(
-    () => undefined,
-  );
+  await writeOutput(
+    'check',
+    'the JUnit file',
+    file,
+    setupErrorJunit(error.message.replace(/\s*\n\s*/g, ' '), target, startedAt),
+  ).catch(() => undefined);
 }
 
 /** Most parts `--shard` splits a check into. */
@@ -223,7 +225,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   const keepRuns = intFlag('check', 'keep-runs', values['keep-runs'], DEFAULT_KEEP_RUNS, 1, MAX_KEEP_RUNS);
   const junit = values.junit;
   // Every destination is checked before any work, so that a bad one costs nothing.
-  await prepareReportDir('check', dir);
+  await prepareReportDir('check', dir, { runs: { runsDir: RUNS_DIR, latestFile: LATEST_FILE } });
   if (junit !== undefined) await prepareOutputFile('check', 'the JUnit file', junit);
   const startedAt = new Date();
   const run = await RunFolder.start(dir, startedAt).catch((error: Error) => {
@@ -359,13 +361,11 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
         ...(shard === undefined ? {} : { shard }),
         ...(workers < 2 ? {} : { workers }),
       };
-      const files = await writeReportFiles(dir, report, ctx).catch((error: Error) => {
-        throw new SetupError(`check: cannot write the report to ${dir}: ${error.message}`);
+      const files = await writeReportFiles(dir, report, ctx).catch((error: unknown) => {
+        throw outputError('check', 'the report', dir, error);
       });
       if (junit !== undefined) {
-        await writeFile(junit, checkJunit(report, ctx, startedAt)).catch((error: Error) => {
-          throw new SetupError(`check: cannot write the JUnit file ${junit}: ${error.message}`);
-        });
+        await writeOutput('check', 'the JUnit file', junit, checkJunit(report, ctx, startedAt));
       }
       return { report, ctx, files };
     } finally {

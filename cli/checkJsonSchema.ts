@@ -13,6 +13,9 @@ import { z } from 'zod';
 /** The version tag of the JSON result of a check. */
 export const CHECK_JSON_FORMAT = 'jobcheck.check/1' as const;
 
+/** Longest implementation name a result holds, the `...` of a name cut included. */
+export const MAX_IMPLEMENTATION_CHARS = 200;
+
 const ms = z.int().min(0);
 const count = z.int().min(0);
 const verdict = z.enum(['agree', 'diverge', 'incomplete']);
@@ -56,9 +59,11 @@ export const checkResultSchema = z
       .describe('the implementation checked: the --impl command, the --module path, impl/JobStore or broken/<name>'),
     implementation: z
       .string()
-      .max(200)
+      .max(MAX_IMPLEMENTATION_CHARS)
       .optional()
-      .describe('--impl only: the name the program gave in its hello reply, cut to 200 characters'),
+      .describe(
+        `--impl only: the name the program gave in its hello reply, cut to ${MAX_IMPLEMENTATION_CHARS} characters`,
+      ),
     seed: z.int().describe('the seed of the random campaign'),
     runs: count.describe('--runs: the random runs of the whole campaign (of all shards)'),
     shard: z

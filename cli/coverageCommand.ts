@@ -11,7 +11,7 @@ import { readCoverage, writeCoverageReport } from '../conformance/coverage/cover
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { coverageSummary, neverHitLine } from './output/index.ts';
-import { prepareOutputDir } from './outputs.ts';
+import { outputError, prepareCoverageDir } from './outputs.ts';
 
 /** Default output directory of `jobcheck coverage`. */
 export const DEFAULT_COVERAGE_DIR = '.jobcheck/coverage';
@@ -56,7 +56,7 @@ export async function coverageCommand(argv: readonly string[], io: CliIO): Promi
   if (positionals.length === 0)
     throw new UsageError('coverage: give at least one coverage JSON file (see jobcheck coverage --help)');
   const dir = values.report ?? DEFAULT_COVERAGE_DIR;
-  await prepareOutputDir('coverage', 'the report directory', dir);
+  await prepareCoverageDir('coverage', dir);
   const files = await Promise.all(positionals.map(readCoverageFile));
   let merged: Coverage;
   try {
@@ -70,6 +70,8 @@ export async function coverageCommand(argv: readonly string[], io: CliIO): Promi
   await writeCoverageReport(dir, merged, {
     title,
     context: { kind: 'merged', files: positionals.length, merged: positionals },
+  }).catch((error: unknown) => {
+    throw outputError('coverage', 'the report', dir, error);
   });
   if (values.json === true) {
     io.stdout.write(`${JSON.stringify(merged, null, 2)}\n`);

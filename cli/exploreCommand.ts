@@ -24,10 +24,10 @@ import {
 } from '../conformance/explore/index.ts';
 import type { ExplorePart, ExploreResult, ExploreScope } from '../conformance/explore/index.ts';
 import type { CliIO } from './args.ts';
-import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { coverageSummary, neverHitLine } from './output/coverageLines.ts';
 import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './limits.ts';
-import { prepareReportDir } from './outputs.ts';
+import { outputError, prepareReportDir } from './outputs.ts';
 import { TARGET_OPTIONS, TARGET_USAGE, replyTimeoutFlag } from './targetFlags.ts';
 import type { Target } from './target.ts';
 
@@ -305,7 +305,7 @@ export async function exploreCommand(argv: readonly string[], io: CliIO): Promis
         files.artifact = await writeArtifact(dir, { ...toArtifact(run), foundAgainst: name }, 'failure.json');
       }
     } catch (error) {
-      throw new SetupError(`explore: cannot write the report to ${dir}: ${(error as Error).message}`);
+      throw outputError('explore', 'the report', dir, error);
     }
     if (files.artifact !== undefined) files.artifact = join(dir, 'failure.json');
     io.stdout.write(

@@ -12,10 +12,11 @@
  *   implementation's file when the target names one that exists.
  *
  * It never fails the job itself (exit 0 unless it is misused): the Action's last step exits with
- * the check's code. Outside GitHub (no `$GITHUB_STEP_SUMMARY`), the summary goes to stdout.
+ * the check's code. Outside GitHub (no `$GITHUB_STEP_SUMMARY`), the summary goes to stdout. The
+ * result is validated by its schema and its verdict worked out from its parts, never taken from
+ * it (cli/mergeJsonSchema.ts); the GitHub files are checked before any work (cli/outputs.ts).
  */
 import { existsSync, statSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
 import { COVERAGE_CATEGORIES } from '../conformance/coverage/coverage.ts';
 import { MAX_ARTIFACT_BYTES } from '../conformance/lockstep/artifact.ts';
 import { readInputFile } from '../conformance/outside/inputFile.ts';
@@ -26,9 +27,12 @@ import { CHECK_JSON_FORMAT, checkResultSchema } from './checkJsonSchema.ts';
 import type { CheckResultJson } from './checkJsonSchema.ts';
 import { RESTART_RULES, initialState, rulesExercised, step } from '../model/index.ts';
 import { listFixtures, loadFixture } from '../model/fixtures.ts';
-import { parseJunit } from './mergeJunit.ts';
-import { MERGE_JSON_FORMAT } from './mergeCommand.ts';
-import type { MergeResultJson } from './mergeCommand.ts';
+import { MAX_JUNIT_BYTES, caseFailure, parseJunit } from './mergeJunit.ts';
+import { MERGE_JSON_FORMAT, checkResultVerdict, mergeFileVerdict, mergeResultSchema } from './mergeJsonSchema.ts';
+import type { MergeResultJson } from './mergeJsonSchema.ts';
+import { outsideText } from '../conformance/outside/outsideText.ts';
+import { outputError, writeOutput } from './outputs.ts';
+import { checkOutputFile } from '../conformance/outside/outputFile.ts';
 
 /** Usage text of `jobcheck github`. */
 export const GITHUB_USAGE = `Usage: jobcheck github --from <result.json> [--junit <file>] [--exit-code <n>] [--report <dir>]
@@ -149,19 +153,19 @@ function junitFailures(xml: string): Failed[] {
   const out: Failed[] = [];
   for (const suite of parseJunit(xml).suites) {
     for (const c of suite.cases) {
-      const m = /<(failure|error) message="([^"]*)" type="([^"]*)">([\s\S]*?)<\/\1>/.exec(c);
-      if (m === null || m[3] === 'time_limit') continue;
+      const failed = caseFailure(c);
+      if (failed === undefined || failed.type === 'time_limit') continue;
       const name = unescapeXml(/\sname="([^"]*)"/.exec(c)?.[1] ?? '');
       const what = suite.name.replace(/^jobcheck\./, '');
-      const fixtureStep = what === 'fixtures' ? /^fixture .* fails at step (\d+)/.exec(unescapeXml(m[4] ?? '')) : null;
+      const fixtureStep = what === 'fixtures' ? /^fixture .* fails at step (\d+)/.exec(unescapeXml(failed.text)) : null;
       out.push({
         ...(fixtureStep === null ? {} : { rules: fixtureRules(name, Number(fixtureStep[1])) }),
         title:
-          m[3] === 'setup_error'
+          failed.type === 'setup_error'
             ? 'jobcheck could not start the check'
             : `jobcheck: ${what === 'fixtures' ? 'fixture story ' : what === 'paths' ? 'path ' : ''}${name} diverges`,
-        message: unescapeXml(m[2] ?? ''),
-        story: unescapeXml(m[4] ?? ''),
+        message: unescapeXml(failed.message),
+        story: unescapeXml(failed.text),
       });
     }
   }
@@ -249,7 +253,13 @@ export interface GithubStepOptions {
 /** The summary, outputs and annotations of the step, from what the check wrote. Pure, given `exists`. */
 export function githubStep(input: GithubInput, options: GithubStepOptions = {}): GithubStep {
   const exists = options.exists ?? (() => false);
-  const verdict = input.kind === 'none' ? 'error' : input.result.verdict;
+  // Worked out from what the result says happened, never taken from the file (mergeJsonSchema.ts).
+  const verdict =
+    input.kind === 'none'
+      ? 'error'
+      : input.kind === 'check'
+        ? checkResultVerdict(input.result)
+        : mergeFileVerdict(input.result);
   const exitCode = options.exitCode ?? (verdict === 'error' ? 2 : exitCodeOfVerdict(verdict)); // 2: the check could not start
   const results = input.kind === 'check' ? [input.result] : input.kind === 'merge' ? input.result.results : [];
   const target = input.kind === 'none' ? undefined : input.result.target;
@@ -278,7 +288,10 @@ export function githubStep(input: GithubInput, options: GithubStepOptions = {}):
       out.push(
         '| Part | Verdict |',
         '|---|---|',
-        ...input.result.parts.map((p) => `| ${p.label} | ${p.verdict} |`),
+        ...input.result.parts.map((p, i) => {
+          const part = input.result.results[i];
+          return `| ${p.label} | ${part === undefined ? 'missing' : checkResultVerdict(part)} |`;
+        }),
         '',
       );
     }
@@ -320,9 +333,19 @@ export function githubStep(input: GithubInput, options: GithubStepOptions = {}):
   };
 }
 
-/** Reads the --from file: a check's result, a merge's, or nothing when it is missing or empty (the check did not run). */
+/** The first issue of a failed parse as `field: message`, told safely. Pure. */
+const firstIssue = (issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string => {
+  const issue = issues[0];
+  return `${outsideText(issue?.path.map(String).join('.') || '(root)')}: ${outsideText(issue?.message ?? 'invalid')}`;
+};
+
+/**
+ * Reads the --from file: a check's result, a merge's, or nothing when it is missing or empty (the
+ * check did not run). Both are validated by their schemas; throws SetupError naming the field.
+ */
 async function readInput(file: string): Promise<GithubInput> {
-  if (!existsSync(file) || statSync(file).size === 0) return { kind: 'none' };
+  // Missing or an empty file: the check did not run. Anything but a regular file is refused when read.
+  if (isEmpty(file)) return { kind: 'none' };
   let data: unknown;
   try {
     data = JSON.parse(await readInputFile(file, MAX_ARTIFACT_BYTES));
@@ -330,12 +353,37 @@ async function readInput(file: string): Promise<GithubInput> {
     throw new SetupError(`github: cannot read ${file}: ${(error as Error).message}`);
   }
   const format = (data as { format?: unknown } | null)?.format;
-  if (format === MERGE_JSON_FORMAT) return { kind: 'merge', result: data as MergeResultJson };
+  if (format === MERGE_JSON_FORMAT) {
+    const m = mergeResultSchema.safeParse(data);
+    if (!m.success) throw new SetupError(`github: ${file} is not a valid merge result: ${firstIssue(m.error.issues)}`);
+    return { kind: 'merge', result: m.data };
+  }
   if (format !== CHECK_JSON_FORMAT)
     throw new SetupError(`github: ${file} is not the --json result of jobcheck check or jobcheck merge`);
   const r = checkResultSchema.safeParse(data);
-  if (!r.success) throw new SetupError(`github: ${file}: ${r.error.issues[0]?.path.join('.') ?? ''} is invalid`);
+  if (!r.success) throw new SetupError(`github: ${file} is not a valid check result: ${firstIssue(r.error.issues)}`);
   return { kind: 'check', result: r.data };
+}
+
+/** Whether `file` is missing or an empty regular file (a check that wrote none). */
+function isEmpty(file: string): boolean {
+  try {
+    const info = statSync(file);
+    return info.isFile() && info.size === 0;
+  } catch (error) {
+    // Anything else (no permission) is left to the read, which says what it is.
+    return ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
+  }
+}
+
+/** The GitHub file the variable `name` names, checked before anything is read or written; undefined when unset. */
+async function githubFile(name: string): Promise<string | undefined> {
+  const file = process.env[name];
+  if (file === undefined || file === '') return undefined;
+  await checkOutputFile(file).catch((error: unknown) => {
+    throw outputError('github', `$${name}`, file, error);
+  });
+  return file;
 }
 
 /** Runs `jobcheck github`; returns 0 (2 for misuse, by UsageError or SetupError). */
@@ -360,23 +408,37 @@ export async function githubCommand(argv: readonly string[], io: CliIO): Promise
   const exitCode = values['exit-code'] === undefined ? undefined : Number(values['exit-code']);
   if (exitCode !== undefined && !(Number.isInteger(exitCode) && exitCode >= 0 && exitCode <= 255))
     throw new UsageError(`github: --exit-code must be 0 to 255 (got ${JSON.stringify(values['exit-code'])})`);
+  // Both files are checked before any work: a FIFO, a folder or /dev/full is refused here, not written to.
+  const summaryFile = await githubFile('GITHUB_STEP_SUMMARY');
+  const outputFile = await githubFile('GITHUB_OUTPUT');
   const input = await readInput(values.from);
   const junitText =
-    values.junit !== undefined && existsSync(values.junit) && statSync(values.junit).size > 0
-      ? await readInputFile(values.junit, MAX_ARTIFACT_BYTES)
+    values.junit !== undefined && !isEmpty(values.junit)
+      ? await readInputFile(values.junit, MAX_JUNIT_BYTES).catch((error: Error) => {
+          throw new SetupError(`github: cannot read ${values.junit}: ${error.message}`);
+        })
       : undefined;
+  if (junitText !== undefined) {
+    try {
+      parseJunit(junitText);
+    } catch (error) {
+      throw new SetupError(
+        `github: ${values.junit} is not a JUnit file of jobcheck check: ${(error as Error).message}`,
+      );
+    }
+  }
   const step = githubStep(input, {
     ...(junitText === undefined ? {} : { junit: junitText, junitPath: values.junit as string }),
     ...(exitCode === undefined ? {} : { exitCode }),
     ...(values.report === undefined ? {} : { reportDir: values.report }),
     exists: (path) => existsSync(path) && statSync(path).isFile(),
   });
-  const summaryFile = process.env['GITHUB_STEP_SUMMARY'];
-  const outputFile = process.env['GITHUB_OUTPUT'];
-  if (summaryFile !== undefined && summaryFile !== '') await appendFile(summaryFile, step.summary);
+  if (summaryFile !== undefined)
+    await writeOutput('github', '$GITHUB_STEP_SUMMARY', summaryFile, step.summary, { append: true });
   else io.stdout.write(step.summary);
   const outputs = Object.entries(step.outputs).map(([k, v]) => `${k}=${v.replace(/[\r\n]+/g, ' ')}\n`);
-  if (outputFile !== undefined && outputFile !== '') await appendFile(outputFile, outputs.join(''));
+  if (outputFile !== undefined)
+    await writeOutput('github', '$GITHUB_OUTPUT', outputFile, outputs.join(''), { append: true });
   for (const line of step.annotations) io.stdout.write(`${line}\n`);
   return 0;
 }

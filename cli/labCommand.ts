@@ -4,14 +4,14 @@
  * it on the loopback interface only, until Ctrl-C. Flags are read once, here, with zod; a bad one
  * is a UsageError naming it, a page that cannot be made a SetupError saying how to fix it.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { CliIO } from './args.ts';
 import { parseCommandArgs } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
+import { prepareOutputFile, writeOutput } from './outputs.ts';
 import { LabBundleError } from './report/lab/labBundle.ts';
 import { SERVED_CONTRACT_PATH, labDocument, labStories } from './report/lab/labDocument.ts';
 import { JOBCHECK_DOCS_DIR } from './report/version.ts';
@@ -162,15 +162,12 @@ export async function labCommand(argv: readonly string[], io: CliIO, options: La
     io.stdout.write(LAB_USAGE);
     return 0;
   }
-  const doc = await page(flags.story, flags.serve === true);
-  if (flags.serve === true) return serve(doc.html, flags.port ?? 0, io, options.signal);
-  const out = flags.out ?? LAB_DEFAULT_OUT;
-  try {
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, doc.html);
-  } catch (error) {
-    throw new SetupError(`lab: cannot write ${out}: ${(error as Error).message}`, { cause: error });
-  }
+  // The page's file is checked before the page is made: a FIFO or /proc/x costs nothing and blocks nothing.
+  const out = flags.serve === true ? undefined : (flags.out ?? LAB_DEFAULT_OUT);
+  if (out !== undefined) await prepareOutputFile('lab', 'the page', out);
+  const doc = await page(flags.story, out === undefined);
+  if (out === undefined) return serve(doc.html, flags.port ?? 0, io, options.signal);
+  await writeOutput('lab', 'the page', out, doc.html);
   io.stdout.write(
     `jobcheck lab: wrote ${out} (${kb(Buffer.byteLength(doc.html))}, of which the model ${kb(doc.bundleBytes)}; ${doc.stories.length} stories): open it in a browser\n`,
   );

@@ -6,13 +6,14 @@
  * Ctrl-C on the terminal nor a signal to the harness reaches them: the harness ends every group
  * itself before it goes. It goes on SIGINT, SIGTERM and SIGHUP (exit 128 + the signal's number,
  * as a shell reports it), and when the process that started it is gone (cli/followParent.ts; exit
- * 129, as for a hangup): the way a signal sent to `npx jobcheck` arrives, since npm's shell dies of
- * it without passing it on; and when the shell that waits for it caught an interrupt (exit 130,
- * as for SIGINT), the way npm's shell receives a SIGINT sent to `npx jobcheck`. What still escapes
- * is said in docs/protocol.md, section 7.
+ * 129, as for a hangup), looking through npm and its shell: the way a signal sent to `npx jobcheck`
+ * arrives, since npm and its shell die of it without passing it on; and when the shell that waits
+ * for it caught an interrupt (exit 130, as for SIGINT), the way npm's shell receives a SIGINT sent
+ * to `npx jobcheck`. What still escapes is said in docs/protocol.md, section 7.
  */
 // peer.ts itself rather than the protocol's index, which loads zod: `--help` should start quickly.
 import { killAllPeers } from '../conformance/protocol/peer.ts';
+import { asAncestry } from './ancestry.ts';
 import { runCli } from './cli.ts';
 import { followParent } from './followParent.ts';
 import { tellInterrupted } from './report/interruption.ts';
@@ -40,8 +41,10 @@ function endNow(code: number, why: string): never {
 for (const [signal, code] of Object.entries(SIGNAL_EXIT)) {
   process.once(signal as NodeJS.Signals, () => endNow(code, `stopped by ${signal}`));
 }
-// bin/jobcheck.js reads the parent first thing; a caller that loads this file by itself has it read here.
+// bin/jobcheck.js reads the parent and the processes above it first thing; a caller that loads
+// this file by itself has them read here.
 const startedUnder = (globalThis as Record<symbol, unknown>)[Symbol.for('jobcheck.parent')];
+const ancestry = asAncestry((globalThis as Record<symbol, unknown>)[Symbol.for('jobcheck.ancestry')]);
 followParent(
   {
     gone: (parent) => endNow(EXIT_PARENT_GONE, `stopped: the process that started it (pid ${parent}) is gone`),
@@ -49,7 +52,10 @@ followParent(
     interrupted: (parent) =>
       endNow(SIGNAL_EXIT.SIGINT, `stopped by SIGINT, caught by the shell that started it (pid ${parent})`),
   },
-  typeof startedUnder === 'number' ? { parent: startedUnder } : {},
+  {
+    ...(typeof startedUnder === 'number' ? { parent: startedUnder } : {}),
+    ...(ancestry === undefined ? {} : { ancestry }),
+  },
 );
 
 // A reader that goes away early (`jobcheck demo --all | head`) closes the pipe: the write that

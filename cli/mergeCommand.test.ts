@@ -9,8 +9,10 @@ import { emptyCoverage } from '../conformance/coverage/coverage.ts';
 import { coverageMarkdown } from '../conformance/coverage/coverageReport.ts';
 import type { CheckResultJson } from './checkJsonSchema.ts';
 import { exitCodeOfVerdict } from './checkCommand.ts';
-import { coverageShard, mergeVerdicts, partsOf, shortestStory } from './mergeCommand.ts';
-import { junitShard, mergeJunit, parseJunit } from './mergeJunit.ts';
+import { coverageShard, joinsParts, mergeVerdicts, partsOf, shortestStory } from './mergeCommand.ts';
+import { checkResultVerdict, mergeFileVerdict, mergeResultSchema } from './mergeJsonSchema.ts';
+import type { MergeResultJson } from './mergeJsonSchema.ts';
+import { caseFailure, junitShard, mergeJunit, parseJunit } from './mergeJunit.ts';
 
 /** A result of shard `index` of `count`, with only the fields the merge reads filled in. */
 const part = (
@@ -104,6 +106,124 @@ describe('jobcheck merge', () => {
     expect(xml).toContain('<property name="seed" value="1"/>');
     expect(xml).toContain('<property name="shard (shard 2/2)" value="2/2"/>');
     expect(() => parseJunit('<html/>')).toThrow(/not a JUnit file/);
+  });
+
+  it('reads a JUnit file in one pass: 200,000 <testsuite> elements never closed are refused at once', () => {
+    // The regular expression it replaced looked for each one's end from every start: a minute for this file.
+    const open = `<testsuites name="x">\n${'<testsuite>'.repeat(200_000)}\n</testsuites>\n`;
+    expect(() => parseJunit(open)).toThrow('a <testsuite> element is not closed');
+    const cases = junit('1/2', `${'<testcase name="a">'.repeat(100_000)}`);
+    expect(() => parseJunit(cases)).toThrow('a <testcase> element is not closed');
+    const failures = junit('1/2', `<testcase name="a">${'<failure message="m" type="t">'.repeat(100_000)}</testcase>`);
+    expect(() => parseJunit(failures)).toThrow('a <failure> element is not closed');
+  });
+
+  it("reads a case's failure or error as written, and nothing from a case that has none", () => {
+    const failed =
+      '<testcase name="p" time="0.1">\n<failure message="a &amp; b" type="divergence">the story</failure>\n</testcase>';
+    expect(caseFailure(failed)).toEqual({
+      tag: 'failure',
+      message: 'a &amp; b',
+      type: 'divergence',
+      text: 'the story',
+    });
+    expect(
+      caseFailure('<testcase name="p"><error message="m" type="setup_error">why</error></testcase>'),
+    ).toMatchObject({
+      tag: 'error',
+      type: 'setup_error',
+    });
+    expect(caseFailure('<testcase name="p" time="0.1"/>')).toBeUndefined();
+  });
+
+  it('joins 20,000 properties two parts share, each once', () => {
+    const many = Array.from({ length: 20_000 }, (_, i) => `<property name="p${i}" value="v"/>`).join('');
+    const file = parseJunit(junit('1/2', many));
+    const xml = mergeJunit(
+      [
+        { label: 'shard 1/2', file },
+        { label: 'shard 2/2', file },
+      ],
+      '2025-01-31T12:00:00Z',
+    );
+    expect(xml.match(/<property name="p\d+" value="v"\/>/g)?.length).toBe(20_000);
+  });
+});
+
+describe('verdicts read back from a file', () => {
+  /** A whole check's result as checkJson writes one, agreeing; `more` changes fields. */
+  const result = (more: Partial<CheckResultJson> = {}): CheckResultJson =>
+    ({
+      verdict: 'agree',
+      stoppedByTimeLimit: false,
+      seed: 1,
+      runs: 10,
+      target: 'python3 jobstore.py',
+      shard: null,
+      fixtures: { total: 13, failed: [], notRun: [] },
+      paths: { total: 42, failed: [], notRun: [] },
+      exploration: null,
+      campaign: { verdict: 'agree', stoppedByTimeLimit: false },
+      concurrent: null,
+      failure: null,
+      ...more,
+    }) as CheckResultJson;
+  const story = { source: 'path', name: 'p', steps: 3, story: 's' } as const;
+
+  it("works a result's verdict out from what it says happened, never kinder than the one it states", () => {
+    expect(checkResultVerdict(result())).toBe('agree');
+    expect(checkResultVerdict(result({ failure: story }))).toBe('diverge');
+    expect(checkResultVerdict(result({ paths: { total: 42, failed: ['p'], notRun: [] } }))).toBe('diverge');
+    expect(checkResultVerdict(result({ stoppedByTimeLimit: true }))).toBe('incomplete');
+    expect(checkResultVerdict(result({ fixtures: { total: 13, failed: [], notRun: ['f'] } }))).toBe('incomplete');
+    expect(checkResultVerdict(result({ verdict: 'incomplete' }))).toBe('incomplete');
+    expect(checkResultVerdict(result({ verdict: 'diverge' }))).toBe('diverge');
+  });
+
+  it("works a merge file's verdict out from its results alone, whatever it and its parts state", () => {
+    const merge = {
+      verdict: 'agree',
+      parts: [{ label: 'a', file: 'a', verdict: 'agree', stoppedByTimeLimit: false }],
+      results: [result({ failure: story })],
+    } as unknown as MergeResultJson;
+    expect(mergeFileVerdict(merge)).toBe('diverge');
+    expect(mergeFileVerdict({ ...merge, results: [result()] })).toBe('agree');
+  });
+
+  it('refuses a merge file of the wrong shape, naming the field', () => {
+    const issue = (data: unknown): string | undefined => {
+      const r = mergeResultSchema.safeParse(data);
+      return r.success ? undefined : r.error.issues[0]?.path.join('.');
+    };
+    expect(issue({ format: 'jobcheck.merge/1', verdict: 'agree' })).toBe('target');
+    const hitTotal = { hit: 1, total: 2 };
+    const coverage = Object.fromEntries(
+      ['states', 'transitions', 'pairs', 'rejections', 'paths', 'rules'].map((c) => [c, hitTotal]),
+    );
+    const report = { dir: 'd', coverageMd: 'd/coverage.md' };
+    const valid = {
+      format: 'jobcheck.merge/1',
+      verdict: 'agree',
+      target: 't',
+      seed: 1,
+      runs: 1,
+      parts: [],
+      coverage,
+      report,
+    };
+    expect(issue({ ...valid, results: 'all agree' })).toBe('results');
+    expect(issue({ ...valid, results: [], parts: [1] })).toBe('parts.0');
+  });
+
+  it('refuses a shard that cannot be a part, as it is read: a count past the most shards, an index past its count', () => {
+    const shard = (index: number, count: number) => ({
+      file: `${index}.json`,
+      result: result({ shard: { index, count } }),
+    });
+    expect(() => joinsParts([], shard(1, 1_000_000_000))).toThrow(/not a part of a check split in at most 1000/);
+    expect(() => joinsParts([], shard(3, 2))).toThrow(/shard 3\/2, a part past the last/);
+    expect(() => joinsParts([shard(1, 2)], shard(1, 2))).toThrow(/shard 1\/2 is there twice/);
+    expect(() => joinsParts([shard(1, 2)], { file: 'w.json', result: result() })).toThrow(/w\.json is a whole check/);
   });
 });
 

@@ -6,7 +6,6 @@
  * `--workers N`, competing workers run against the queue too (runConcurrentProfile): a history no
  * order of the model explains is a departure, a flaky or undecided one leaves the profile incomplete.
  */
-import { writeFile } from 'node:fs/promises';
 import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/outside/inputFile.ts';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,7 +32,7 @@ import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { MAX_RUNS, MAX_SHRINK_STEP } from '../conformance/random/campaign.ts';
-import { prepareOutputFile } from './outputs.ts';
+import { prepareOutputFile, writeOutput } from './outputs.ts';
 import { TARGET_OPTIONS, TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
 import type { Target, TargetFlags } from './target.ts';
 import { EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS, MAX_WORKERS } from './checkCommand.ts';
@@ -367,9 +366,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
     }).catch(setupError);
     const profile = workers === undefined ? sequential : withConcurrent(sequential, await concurrent(workers));
     if (values.markdown !== undefined) {
-      await writeFile(values.markdown, renderProfileMarkdown(profile)).catch((error: Error) => {
-        throw new SetupError(`profile: cannot write the Markdown file ${values.markdown}: ${error.message}`);
-      });
+      await writeOutput('profile', 'the Markdown file', values.markdown, renderProfileMarkdown(profile));
     }
     io.stdout.write(values.json === true ? `${JSON.stringify(profile, null, 2)}\n` : renderProfileText(profile));
     return profile.verdict === 'conforms' ? 0 : profile.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;

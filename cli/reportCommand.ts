@@ -3,12 +3,15 @@
  * folder `runs/<time>-<verdict>/` there, see cli/report/runHistory.ts), newest first, with when
  * each ran, its verdict, the command line, the target, the seed and its folder. A folder whose
  * run.json is missing or bad is listed as unreadable, with the file and the field, and the list
- * goes on. Reads only; writes nothing.
+ * goes on; a `runs` that is no folder, or a latest.txt that is no regular file, is an error naming
+ * it (exit 2). Reads only, each file within a limit; writes nothing.
  */
 import { join } from 'node:path';
 import { outsideText } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
-import { UsageError, parseCommandArgs } from './args.ts';
+import { SetupError, UsageError, parseCommandArgs } from './args.ts';
+import { InputFileError } from '../conformance/outside/inputFile.ts';
+import { WalkError } from '../conformance/outside/folderWalk.ts';
 import { durationText } from './report/page.ts';
 import { DEFAULT_REPORT_DIR, PAGE_FILE, latestRun, listRuns } from './report/runHistory.ts';
 import type { ListedRun } from './report/runHistory.ts';
@@ -106,8 +109,14 @@ export async function reportCommand(argv: readonly string[], io: CliIO): Promise
   }
   if (values.list !== true) throw new UsageError('report: say what to show: --list (see jobcheck report --help)');
   const dir = values.report ?? DEFAULT_REPORT_DIR;
-  const latest = await latestRun(dir);
-  const entries = (await listRuns(dir)).map((run) => listEntry(run, latest));
+  // A runs/ that is no folder, a latest.txt that is a FIFO or a device: one line naming it, exit 2.
+  const cannot = (error: unknown): never => {
+    if (error instanceof InputFileError) throw new SetupError(`report: cannot read ${error.path}: ${error.message}`);
+    if (error instanceof WalkError) throw new SetupError(`report: cannot list ${error.path}: ${error.message}`);
+    throw error;
+  };
+  const latest = await latestRun(dir).catch(cannot);
+  const entries = (await listRuns(dir).catch(cannot)).map((run) => listEntry(run, latest));
   if (values.json === true) {
     const result: ReportListJson = { format: REPORT_LIST_FORMAT, dir, runs: entries };
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -3,12 +3,12 @@
  * coverage JSON, Markdown and HTML, whose page says what the check found and how much of it ran.
  * Only writeReportFiles touches the file system.
  */
-import { mkdir } from 'node:fs/promises';
 import { toArtifact, writeArtifact } from '../../conformance/lockstep/artifact.ts';
 import type { CheckReport } from '../../conformance/check/index.ts';
 import type { CheckReportContext } from '../../conformance/coverage/coverageReport.ts';
 import { writeCoverageReport } from '../../conformance/coverage/coverageFiles.ts';
 import { renderTimeline } from '../../conformance/concurrent/timeline.ts';
+import { makeOutputFolder } from '../../conformance/outside/outputFile.ts';
 import type { CheckContext } from './context.ts';
 import { renderFailure } from './failure.ts';
 
@@ -64,7 +64,7 @@ export const reportTitle = (ctx: CheckContext): string =>
 
 /** Writes the failure artifact (if any) and the coverage files into `dir`; returns their paths. */
 export async function writeReportFiles(dir: string, report: CheckReport, ctx: CheckContext): Promise<ReportFiles> {
-  await mkdir(dir, { recursive: true });
+  await makeOutputFolder(dir);
   let artifact: string | undefined;
   const f = report.failure;
   // A failure before the first step (the implementation could not even start a store) has nothing to replay.

@@ -2,8 +2,8 @@
 import type { CheckReport } from '../../conformance/check/index.ts';
 import type { ConcurrentCampaignResult } from '../../conformance/concurrent/result.ts';
 import { COVERAGE_CATEGORIES, categorySummary } from '../../conformance/coverage/coverage.ts';
-import { clipText } from '../../contract/index.ts';
-import { CHECK_JSON_FORMAT } from '../checkJsonSchema.ts';
+import { CLIPPED, clipText } from '../../contract/index.ts';
+import { CHECK_JSON_FORMAT, MAX_IMPLEMENTATION_CHARS } from '../checkJsonSchema.ts';
 import type { CheckResultJson } from '../checkJsonSchema.ts';
 import type { CheckContext } from './context.ts';
 import { renderFailure } from './failure.ts';
@@ -25,7 +25,10 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
     stops: report.stops.map((s) => ({ phase: s.phase, reason: s.reason, note: s.note })),
     concurrentWhen: report.concurrentWhen,
     target: ctx.target,
-    ...(ctx.implementation === undefined ? {} : { implementation: clipText(ctx.implementation, 200) }),
+    // Clipped to what the schema accepts, the `...` that marks the cut included: the tool reads back its own output.
+    ...(ctx.implementation === undefined
+      ? {}
+      : { implementation: clipText(ctx.implementation, MAX_IMPLEMENTATION_CHARS - CLIPPED.length) }),
     seed: ctx.seed,
     runs: ctx.runs,
     shard: report.shard === null ? null : { index: report.shard.index, count: report.shard.count },

@@ -1,4 +1,5 @@
-import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -106,7 +107,7 @@ describe('pruning', () => {
     await writeFile(join(root, RUNS_DIR, 'notes.txt'), 'mine');
     await mkdir(join(root, RUNS_DIR, 'my-folder'));
     await mkdir(join(root, RUNS_DIR, '2026-12-02T05-30-00.000Z-maybe'));
-    const deleted = await pruneRuns(root, 2, new Date('2026-12-02T06:00:00Z'));
+    const deleted = await pruneRuns(root, 2, { now: new Date('2026-12-02T06:00:00Z') });
     expect(deleted).toEqual(names.slice(0, 3));
     expect((await readdir(join(root, RUNS_DIR))).sort()).toEqual(
       ['2026-12-02T05-30-00.000Z-maybe', ...names.slice(3), 'my-folder', 'notes.txt'].sort(),
@@ -119,8 +120,39 @@ describe('pruning', () => {
     const killed = await startRun(root, new Date(now.getTime() - RUNNING_FOR_AT_MOST_MS - 1000));
     const going = await startRun(root, new Date(now.getTime() - 60_000));
     const done = await finishedRun('2026-12-03T11:00:00.000Z');
-    expect(await pruneRuns(root, 1, now)).toEqual([killed]);
+    expect(await pruneRuns(root, 1, { now })).toEqual([killed]);
     expect((await readdir(join(root, RUNS_DIR))).sort()).toEqual([done, going].sort());
+  });
+});
+
+describe('pruning with names it did not write', () => {
+  it('never deletes the run just made, and neither deletes nor counts a name that lies in the future', async () => {
+    const future = ['2097-01-01T00:00:00.000Z', '2097-01-02T00:00:00.000Z', '2097-01-03T00:00:00.000Z'];
+    const ahead = [];
+    for (const iso of future) ahead.push(await finishedRun(iso));
+    const older = await finishedRun('2026-12-02T05:30:00.000Z');
+    const justMade = await finishedRun('2026-12-02T05:31:00.000Z');
+    const now = new Date('2026-12-02T05:32:00Z');
+    expect(await pruneRuns(root, 3, { now, justMade })).toEqual([]);
+    expect(await pruneRuns(root, 1, { now, justMade })).toEqual([older]);
+    expect((await readdir(join(root, RUNS_DIR))).sort()).toEqual([justMade, ...ahead].sort());
+  });
+
+  it('keeps the run just made even when the clock went back and older-named runs look newer', async () => {
+    const newer = await finishedRun('2026-12-02T05:40:00.000Z');
+    const justMade = await finishedRun('2026-12-02T05:30:00.000Z');
+    expect(await pruneRuns(root, 1, { now: new Date('2026-12-02T06:00:00Z'), justMade })).toEqual([newer]);
+  });
+
+  it('takes no name of the right shape that it would not write for a run', async () => {
+    for (const name of [
+      '2026-02-30T00-00-00.000Z-agree',
+      '2026-12-02T24-00-00.000Z-agree',
+      '2026-12-02T05-30-60.000Z-agree',
+    ])
+      expect(parseRunFolderName(name), name).toBeUndefined();
+    await mkdir(join(root, RUNS_DIR, '2026-02-30T00-00-00.000Z-agree'), { recursive: true });
+    expect(await pruneRuns(root, 1, { now: new Date('2026-12-02T06:00:00Z') })).toEqual([]);
   });
 });
 
@@ -180,6 +212,38 @@ describe('listing the runs', () => {
 
   it('is empty for a report directory without runs', async () => {
     expect(await listRuns(join(root, 'nothing-here'))).toEqual([]);
+  });
+
+  it('reads no run.json that is not a regular file: one linked to /dev/zero, or a FIFO, is unreadable', async () => {
+    const zero = await finishedRun('2026-12-02T05:30:00.000Z');
+    await rm(join(root, RUNS_DIR, zero, 'run.json'));
+    await symlink('/dev/zero', join(root, RUNS_DIR, zero, 'run.json'));
+    const pipe = await finishedRun('2026-12-02T05:31:00.000Z');
+    await rm(join(root, RUNS_DIR, pipe, 'run.json'));
+    execFileSync('mkfifo', [join(root, RUNS_DIR, pipe, 'run.json')]);
+    const runs = await listRuns(root);
+    expect(runs.map((r) => ('error' in r ? r.error.message.replace(/^.*: it is /, '') : 'read'))).toEqual([
+      'a FIFO (named pipe), not a regular file (refused without reading it)',
+      'a character device, not a regular file (refused without reading it)',
+    ]);
+  });
+
+  it('refuses a runs that is not a folder and a latest.txt that is a FIFO, naming each', async () => {
+    await writeFile(join(root, RUNS_DIR), 'not a folder');
+    await expect(listRuns(root)).rejects.toMatchObject({ name: 'WalkError', path: join(root, RUNS_DIR) });
+    execFileSync('mkfifo', [join(root, LATEST_FILE)]);
+    await expect(latestRun(root)).rejects.toMatchObject({ name: 'InputFileError', code: 'not_a_file' });
+  });
+
+  it('refuses to start a run in a runs that is a link out of the report directory', async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), 'jobcheck-elsewhere-'));
+    try {
+      await symlink(elsewhere, join(root, RUNS_DIR));
+      await expect(startRun(root, new Date())).rejects.toMatchObject({ name: 'OutputFileError', code: 'link' });
+      expect(await readdir(elsewhere)).toEqual([]);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 });
 

@@ -10,16 +10,25 @@
  * The run folder holds no coverage.json and no check result: `jobcheck merge` searches report
  * directories for those (by content), and finds each run's once, in the report directory itself.
  */
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
-import { copyFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, renameSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readInputFile } from '../../conformance/outside/inputFile.ts';
+import { writeOutputFile } from '../../conformance/outside/outputFile.ts';
 import type { CheckFailure } from '../../conformance/check/index.ts';
 import type { PageLink, PageRepeat, PageVerdict } from './page.ts';
 import { durationText, reportPage } from './page.ts';
 import { whenInterrupted } from './interruption.ts';
 import { PAGE_FILE, RUNS_DIR, endRun, markLatest, pruneRuns, startRun } from './runHistory.ts';
 import { renamedRun } from './runName.ts';
-import { RUN_RECORD_FILE, RUN_RECORD_FORMAT, quotedCommand, writeRunRecord, writeRunRecordSync } from './runRecord.ts';
+import {
+  RUN_RECORD_FILE,
+  RUN_RECORD_FORMAT,
+  quotedCommand,
+  writeRunFileSync,
+  writeRunRecord,
+  writeRunRecordSync,
+} from './runRecord.ts';
 import { sectionsOf } from './sections.ts';
 import { shippedContract } from './shippedDocs.ts';
 import { STDERR_FILE, StderrFile } from './stderrFile.ts';
@@ -28,6 +37,9 @@ import { STDERR_FILE, StderrFile } from './stderrFile.ts';
 export const PORCUPINE_FILE = 'history.porcupine.json';
 /** The race's history in Jepsen's (EDN), beside the page. */
 export const JEPSEN_FILE = 'history.jepsen.edn';
+
+/** Largest file of the report directory copied into a run's folder (the coverage page is a few hundred KiB). */
+const MAX_COPY_BYTES = 64 * 1024 * 1024;
 
 /** How a run ended, as its folder records it. */
 export interface RunOutcome {
@@ -111,7 +123,7 @@ export class RunFolder {
     const command = quotedCommand(start.argv);
     const stderr = this.stderr.summary();
     const headline = `Interrupted after ${durationText(durationMs)}, before the check had a verdict (${why}): what it ran is not reported, and it is not a pass.`;
-    writeFileSync(
+    writeRunFileSync(
       join(this.dir, PAGE_FILE),
       reportPage({
         verdict: 'interrupted',
@@ -162,18 +174,21 @@ export class RunFolder {
     const stderr = await this.stderr.close();
     const links: PageLink[] = [];
     for (const copy of outcome.copies) {
-      const copied = await copyFile(join(this.root, copy.href), join(this.dir, copy.href)).then(
-        () => true,
-        () => false,
-      );
+      // Read within a limit and written afresh: a copy never blocks on a FIFO or follows a link.
+      const copied = await readInputFile(join(this.root, copy.href), MAX_COPY_BYTES)
+        .then((text) => writeOutputFile(join(this.dir, copy.href), text, { exclusive: true }))
+        .then(
+          () => true,
+          () => false,
+        );
       if (copied) links.push(copy);
     }
     const f = outcome.failure;
     const history = f?.kind === 'race' ? f.race.run?.history : undefined;
     if (history !== undefined) {
       const { toPorcupine, toJepsen } = await import('../../conformance/concurrent/export.ts');
-      await writeFile(join(this.dir, PORCUPINE_FILE), toPorcupine(history));
-      await writeFile(join(this.dir, JEPSEN_FILE), toJepsen(history));
+      await writeOutputFile(join(this.dir, PORCUPINE_FILE), toPorcupine(history), { exclusive: true });
+      await writeOutputFile(join(this.dir, JEPSEN_FILE), toJepsen(history), { exclusive: true });
       links.push(
         { href: PORCUPINE_FILE, label: 'the history for Porcupine' },
         { href: JEPSEN_FILE, label: 'for Jepsen' },
@@ -200,7 +215,7 @@ export class RunFolder {
       links,
       sections: await sectionsOf(f, shippedContract()),
     });
-    await writeFile(join(this.dir, PAGE_FILE), page);
+    await writeOutputFile(join(this.dir, PAGE_FILE), page, { exclusive: true });
     await writeRunRecord(join(this.dir, RUN_RECORD_FILE), {
       format: RUN_RECORD_FORMAT,
       version: outcome.version,
@@ -218,7 +233,7 @@ export class RunFolder {
     // Until the folder had its verdict's name, an end from outside still recorded the run as interrupted.
     this.forgetInterruption();
     const through = await markLatest(this.root, name);
-    const pruned = await pruneRuns(this.root, keep);
+    const pruned = await pruneRuns(this.root, keep, { justMade: name });
     return { name, page: join(this.root, through, PAGE_FILE), pruned };
   }
 }

@@ -23,14 +23,19 @@ export function runFolderName(at: Date, verdict: RunFolderVerdict): string {
   return `${at.toISOString().replace(/:/g, '-')}-${verdict}`;
 }
 
-/** What a run folder's name says: its start time (ISO 8601) and verdict; undefined for any other name. Pure. */
+/**
+ * What a run folder's name says: its start time (ISO 8601) and verdict; undefined for any other
+ * name, including one of the right shape that runFolderName would not write (`2026-02-30T...`,
+ * `...T24-00-00...`): what is not a name jobcheck writes is not a run of its history. Pure.
+ */
 export function parseRunFolderName(
   name: string,
 ): { readonly time: string; readonly verdict: RunFolderVerdict } | undefined {
   const m = NAME.exec(name);
   if (m === null) return undefined;
   const time = `${m[1]}T${m[2]}:${m[3]}:${m[4]}Z`;
-  if (Number.isNaN(Date.parse(time))) return undefined;
+  const at = Date.parse(time);
+  if (Number.isNaN(at) || runFolderName(new Date(at), m[5] as RunFolderVerdict) !== name) return undefined;
   return { time, verdict: m[5] as RunFolderVerdict };
 }
 

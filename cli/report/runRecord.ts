@@ -6,10 +6,11 @@
  * hand-edited folder, so reading validates it with zod and a bad file is a RunRecordError with a
  * stable code that names the file and the field, never a crash of the list.
  */
-import { writeFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { CodedError } from '../../contract/CodedError.ts';
+import { InputFileError, readInputFile } from '../../conformance/outside/inputFile.ts';
+import { writeOutputFile } from '../../conformance/outside/outputFile.ts';
 
 /** The version tag of run.json. */
 export const RUN_RECORD_FORMAT = 'jobcheck.run/1' as const;
@@ -66,32 +67,50 @@ const shellWord = (word: string): string => (/^[\w./:=@%+,-]+$/.test(word) ? wor
 /** The command line `jobcheck <argv...>`, each word quoted for a POSIX shell where it needs it. Pure. */
 export const quotedCommand = (argv: readonly string[]): string => ['jobcheck', ...argv].map(shellWord).join(' ');
 
-/** Writes `record` as run.json at `file` (validated first, so that what is written reads back). */
+/** Writes `record` as run.json at `file` (validated first, so that what is written reads back; never through a link). */
 export async function writeRunRecord(file: string, record: RunRecord): Promise<void> {
-  await writeFile(file, `${JSON.stringify(runRecordSchema.parse(record), null, 2)}\n`);
+  await writeOutputFile(file, `${JSON.stringify(runRecordSchema.parse(record), null, 2)}\n`);
+}
+
+/**
+ * Writes `text` to `file` in a run's folder synchronously, as writeOutputFile does asynchronously:
+ * never through a link, never blocking on a FIFO, only into a regular file (checked with fstat
+ * before a byte is written). For a run ended from outside, whose process exits right after.
+ */
+export function writeRunFileSync(file: string, text: string): void {
+  const flags =
+    constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | constants.O_NONBLOCK | constants.O_NOCTTY;
+  const fd = openSync(file, flags, 0o666);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${file} is not a regular file: nothing written`);
+    ftruncateSync(fd, 0);
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** writeRunRecord, synchronously: for a run ended from outside, whose process exits right after. */
 export function writeRunRecordSync(file: string, record: RunRecord): void {
-  writeFileSync(file, `${JSON.stringify(runRecordSchema.parse(record), null, 2)}\n`);
+  writeRunFileSync(file, `${JSON.stringify(runRecordSchema.parse(record), null, 2)}\n`);
 }
 
 /** Reads and validates run.json at `file`; throws RunRecordError naming the file and the field. */
 export async function readRunRecord(file: string): Promise<RunRecord> {
+  return (await readRunRecordSized(file)).record;
+}
+
+/**
+ * readRunRecord, with the file's size: the file is read within MAX_RUN_RECORD_BYTES (one byte
+ * past it at most), never a FIFO or a device. Throws RunRecordError naming the file and the field.
+ */
+export async function readRunRecordSized(file: string): Promise<{ record: RunRecord; size: number }> {
   let text: string;
   try {
-    const bytes = await readFile(file);
-    if (bytes.length > MAX_RUN_RECORD_BYTES)
-      throw new RunRecordError(
-        'run_record_unreadable',
-        file,
-        '(root)',
-        `${file}: ${bytes.length} bytes, more than a run record's ${MAX_RUN_RECORD_BYTES}`,
-      );
-    text = bytes.toString('utf8');
+    text = await readInputFile(file, MAX_RUN_RECORD_BYTES);
   } catch (error) {
-    if (error instanceof RunRecordError) throw error;
-    const missing = (error as { code?: string }).code === 'ENOENT';
+    const missing = error instanceof InputFileError && error.code === 'not_found';
     throw new RunRecordError(
       missing ? 'run_record_missing' : 'run_record_unreadable',
       file,
@@ -122,5 +141,5 @@ export async function readRunRecord(file: string): Promise<RunRecord> {
     const field = issue?.path.map(String).join('.') || '(root)';
     throw new RunRecordError('run_record_invalid', file, field, `${file}: ${field}: ${issue?.message ?? 'invalid'}`);
   }
-  return r.data;
+  return { record: r.data, size: Buffer.byteLength(text) };
 }

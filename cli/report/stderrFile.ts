@@ -59,7 +59,8 @@ export class StderrFile {
 
   private open(): WriteStream {
     if (this.stream === undefined) {
-      this.stream = createWriteStream(this.file);
+      // 'wx': a new file, never one already there (a link or a FIFO put in the run's new folder).
+      this.stream = createWriteStream(this.file, { flags: 'wx' });
       // A file that cannot be written loses stderr, not the check: the page then has no stderr link.
       this.stream.on('error', () => undefined);
     }

@@ -2,8 +2,8 @@
  * Coverage on disk: writing the three report files and reading coverage JSON back (validated,
  * since it comes from outside), so that runs on several machines can be merged.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { readInputFile } from '../outside/inputFile.ts';
+import { makeOutputFolder, writeOutputFile } from '../outside/outputFile.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeValue } from '../../contract/index.ts';
@@ -104,7 +104,10 @@ export interface CoverageReportOptions {
   readonly context?: ReportContext;
 }
 
-/** Writes `<basename>.json`, `.md` and `.html` (default basename `coverage`) into `dir`, creating it. */
+/**
+ * Writes `<basename>.json`, `.md` and `.html` (default basename `coverage`) into `dir`, creating it;
+ * each a regular file or nothing before, never written through a link or a FIFO (OutputFileError).
+ */
 export async function writeCoverageReport(
   dir: string,
   cov: Coverage,
@@ -115,11 +118,11 @@ export async function writeCoverageReport(
     ...(options.title === undefined ? {} : { title: options.title }),
     ...(options.context === undefined ? {} : { context: options.context }),
   });
-  await mkdir(dir, { recursive: true });
+  await makeOutputFolder(dir);
   const base = join(dir, options.basename ?? 'coverage');
   const files = { json: `${base}.json`, markdown: `${base}.md`, html: `${base}.html` };
-  await writeFile(files.json, `${JSON.stringify(cov, null, 2)}\n`);
-  await writeFile(files.markdown, coverageMarkdown(cov, options.title, options.context));
-  await writeFile(files.html, html);
+  await writeOutputFile(files.json, `${JSON.stringify(cov, null, 2)}\n`);
+  await writeOutputFile(files.markdown, coverageMarkdown(cov, options.title, options.context));
+  await writeOutputFile(files.html, html);
   return files;
 }

@@ -4,8 +4,8 @@
  * implementation without the model or the generator that found it. Artifacts are read back
  * through a schema, once, at the boundary.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { readInputFile } from '../outside/inputFile.ts';
+import { makeOutputFolder, writeOutputFile } from '../outside/outputFile.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
@@ -126,11 +126,11 @@ const slug = (s: string): string =>
     .replace(/^-|-$/g, '')
     .slice(0, 60) || 'impl';
 
-/** Writes an artifact as JSON into `dir` (created if needed) and returns the file's path. */
+/** Writes an artifact as JSON into `dir` (created if needed; never through a link or a FIFO) and returns the file's path. */
 export async function writeArtifact(dir: string, artifact: Artifact, name?: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
+  await makeOutputFolder(dir);
   const file = join(dir, name ?? `${slug(artifact.foundAgainst)}-${artifact.createdAt.replace(/[:.]/g, '-')}.json`);
-  await writeFile(file, `${JSON.stringify(artifact, null, 2)}\n`);
+  await writeOutputFile(file, `${JSON.stringify(artifact, null, 2)}\n`);
   return file;
 }
 

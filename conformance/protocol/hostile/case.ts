@@ -27,8 +27,24 @@ export interface HostileCase {
    * `{once}` are filled in every argument.
    */
   readonly argv?: readonly string[];
-  /** Prepares the run's folder (`{tmp}`) before the harness starts: files, FIFOs, modules. */
-  readonly setup?: (tmp: string) => void;
+  /**
+   * Prepares the run's folder (`{tmp}`) before the harness starts: files, FIFOs, modules; `python`
+   * is the interpreter the peer runs with, for a setup that runs a check of its own first (which
+   * it awaits: the runner's other run goes on being measured meanwhile).
+   */
+  readonly setup?: (tmp: string, python: string) => void | Promise<void>;
+  /** Variables added to the harness's environment (`{tmp}` filled in), such as the GitHub files. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Reads what the run left in its folder, after the harness exited and before the folder is
+   * removed; the text is matched with the output against `pattern` (a run folder pruned, a link
+   * left dangling).
+   */
+  readonly inspect?: (tmp: string) => string;
+  /** A bound on the run's wall time tighter than the suite's (a FIFO must be refused within 5 s); the runner kills the harness 10 s past it. */
+  readonly withinMs?: number;
+  /** A bound on the harness's peak memory tighter than the suite's, in MiB (a read that must stay bounded). */
+  readonly peakBoundMiB?: number;
   /**
    * How the harness is started: by the runner itself (default `node`), through `npx jobcheck` in
    * the repository, or under `sh -c` that stays its parent (`"$0" bin/jobcheck.js "$@"; exit $?`).
@@ -38,9 +54,10 @@ export interface HostileCase {
   /**
    * A signal the runner sends to the process it started, `afterMs` after the run's first
    * implementation process (the interpreter of `{peer}`) is seen: a check interrupted mid-run.
-   * The run then lasts until no process of it is left (or the runner's hard limit).
+   * The run then lasts until no process of it is left, or `settleMs` after the process started
+   * has exited (default 15 s), when what is left is counted.
    */
-  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly afterMs: number };
+  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly afterMs: number; readonly settleMs?: number };
   /** Expected exit code of the process the runner started (null when it ends by a signal, `signal`). */
   readonly exit: 0 | 1 | 2 | 3 | 129 | 130 | 143 | null;
   /** The signal the process the runner started is expected to end by (default: none). */

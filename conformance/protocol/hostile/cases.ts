@@ -13,9 +13,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HostileCase } from './case.ts';
 import { CONCURRENT_CASES } from './surface/concurrent.ts';
+import { DESTINATION_CASES } from './surface/destinations.ts';
 import { FILE_CASES } from './surface/files.ts';
 import { MODULE_CASES } from './surface/modules.ts';
+import { READ_CASES } from './surface/reads.ts';
 import { REPRODUCE_CASES } from './surface/reproduce.ts';
+import { RESULT_CASES } from './surface/results.ts';
 import { SERVE_CASES } from './surface/serve.ts';
 import { SIGNAL_CASES } from './surface/signals.ts';
 
@@ -220,6 +223,9 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...MODULE_CASES,
   ...SIGNAL_CASES,
   ...FILE_CASES,
+  ...DESTINATION_CASES,
+  ...READ_CASES,
+  ...RESULT_CASES,
   ...SERVE_CASES,
 ];
 
@@ -234,6 +240,30 @@ export interface HostileRun {
   readonly peakKiB: number;
   /** Processes carrying the run's tag still alive a moment after the harness exited. */
   readonly left: number;
+  /** What the case's `inspect` read in the run's folder after the harness exited ('' without one). */
+  readonly inspected: string;
+}
+
+/** The suite's bound on a run's wall time: the 8 s time limit, the grace periods, and a loaded machine. */
+export const WALL_BOUND_MS = 45_000;
+/** The suite's bound on the harness's peak resident memory (measured 100-200 MiB). */
+export const MEMORY_BOUND_KIB = 320 * 1024;
+/**
+ * Memory at which the runner kills a harness: it has failed its bound long before, and the
+ * machine running the suite is shared (a read of /dev/zero grows by hundreds of MB a second).
+ */
+const MEMORY_KILL_KIB = 1024 * 1024;
+
+/** Whether a run met its case: the exit, the outcome's pattern, nothing left, within its time and memory bounds. Pure. */
+export function asExpected(c: HostileCase, r: HostileRun): boolean {
+  return (
+    r.exit === c.exit &&
+    r.signal === (c.signal ?? null) &&
+    c.pattern.test(`${r.stdout}\n${r.stderr}\n${r.inspected}`) &&
+    r.left === 0 &&
+    r.wallMs < (c.withinMs ?? WALL_BOUND_MS) &&
+    r.peakKiB < (c.peakBoundMiB === undefined ? MEMORY_BOUND_KIB : c.peakBoundMiB * 1024)
+  );
 }
 
 /** Every process whose environment carries `tag` (processes started for a test carry one, and so do their children). */
@@ -268,8 +298,10 @@ function argvOf(pid: number): string[] {
   }
 }
 
-/** How long an interrupted run's processes get to end after the process started has. */
+/** How long an interrupted run's processes get to end after the process started has, the last look (0.3 s) included. */
 const INTERRUPT_SETTLE_MS = 15_000;
+/** The pause between the end of a run and the count of what it left. */
+const LAST_LOOK_MS = 300;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -302,7 +334,7 @@ export async function runHostileCase(
       .replaceAll('{python}', python)
       .replaceAll('{once}', join(report, 'once'))
       .replaceAll('{tmp}', report);
-  c.setup?.(report);
+  await c.setup?.(report, python);
   const args =
     c.argv === undefined
       ? [
@@ -324,7 +356,8 @@ export async function runHostileCase(
   const [key, value] = tag.split('=') as [string, string];
   const [exe, before] = launcher(c.launch);
   const started = performance.now();
-  const env = { ...process.env, [key]: value, NO_COLOR: '1' };
+  const extra = Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, fill(v)]));
+  const env = { ...process.env, [key]: value, NO_COLOR: '1', ...extra };
   const child = spawn(exe, [...before, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -341,8 +374,9 @@ export async function runHostileCase(
       harness = taggedProcesses(value).find((pid) => pid !== child.pid && /(^|\/)node$/.test(argvOf(pid)[0] ?? ''));
     }
     peakKiB = Math.max(peakKiB, peakOf(harness ?? -1));
+    if (peakKiB > MEMORY_KILL_KIB) child.kill('SIGKILL');
   }, 20);
-  const hardMs = options.hardLimitMs ?? 120_000;
+  const hardMs = options.hardLimitMs ?? (c.withinMs === undefined ? 120_000 : c.withinMs + 10_000);
   const hard = setTimeout(() => child.kill('SIGKILL'), hardMs);
   const ended = new Promise<[number | null, string | null]>((resolve) =>
     child.on('exit', (code, sig) => resolve([code, sig])),
@@ -359,14 +393,14 @@ export async function runHostileCase(
   const [exit, signal] = await ended;
   if (c.interrupt !== undefined) {
     // What was interrupted must end by itself: the run lasts until no process of it is left, or
-    // INTERRUPT_SETTLE_MS more, after which what is left is counted (and killed) as usual.
-    const by = performance.now() + INTERRUPT_SETTLE_MS;
+    // its settle time more, after which what is left is counted (and killed) as usual.
+    const by = performance.now() + (c.interrupt.settleMs ?? INTERRUPT_SETTLE_MS) - LAST_LOOK_MS;
     while (taggedProcesses(value).length > 0 && performance.now() < by) await sleep(100);
   }
   const wallMs = performance.now() - started;
   clearInterval(poll);
   clearTimeout(hard);
-  await sleep(300);
+  await sleep(LAST_LOOK_MS);
   const survivors = taggedProcesses(value);
   for (const pid of survivors) {
     try {
@@ -375,6 +409,7 @@ export async function runHostileCase(
       // already gone
     }
   }
+  const inspected = c.inspect?.(report) ?? '';
   rmSync(report, { recursive: true, force: true });
-  return { exit, signal, stdout, stderr, wallMs, peakKiB, left: survivors.length };
+  return { exit, signal, stdout, stderr, wallMs, peakKiB, left: survivors.length, inspected };
 }

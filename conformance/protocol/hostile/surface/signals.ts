@@ -3,17 +3,18 @@
  * mid-run (a second after its first implementation process is up, with a time limit far away) and
  * holds that nothing of the run is left: not the harness, not one implementation process. npm
  * passes a signal to its `sh -c` only; the shell dies of SIGTERM and holds SIGINT until its command
- * ends, so the harness must notice either by itself (cli/followParent.ts).
+ * ends, so the harness must notice either by itself (cli/followParent.ts). npm dies of SIGHUP and
+ * SIGKILL without a word to its shell, which lives on: the harness must notice npm's end above it.
  */
 import type { HostileCase } from '../case.ts';
 
-/** A check that would run for a minute: only the interrupt ends it early. */
+/** A check that would run for a minute (the most runs there are, held by the time limit): only the interrupt ends it early. */
 const LONG_CHECK = [
   'check',
   '--impl',
   '{peer} correct',
   '--runs',
-  '5000',
+  '100000',
   '--seed',
   '1',
   '--time-limit',
@@ -50,6 +51,30 @@ export const SIGNAL_CASES: readonly HostileCase[] = [
     signal: 'SIGINT',
     outcome: 'stopped by SIGINT, every process ended',
     pattern: HELD_INTERRUPT,
+  },
+  {
+    name: 'npx-sighup',
+    what: 'SIGHUP to `npx jobcheck check` mid-run (npm dies of it, its shell lives on); nothing left 5 s after npm',
+    argv: LONG,
+    flags: [],
+    launch: 'npx',
+    interrupt: { signal: 'SIGHUP', afterMs: 1000, settleMs: 5000 },
+    exit: null,
+    signal: 'SIGHUP',
+    outcome: 'stopped: parent gone, every process ended',
+    pattern: GONE,
+  },
+  {
+    name: 'npx-sigkill',
+    what: 'SIGKILL to `npx jobcheck check` mid-run (its shell lives on); nothing left 5 s after npm',
+    argv: LONG,
+    flags: [],
+    launch: 'npx',
+    interrupt: { signal: 'SIGKILL', afterMs: 1000, settleMs: 5000 },
+    exit: null,
+    signal: 'SIGKILL',
+    outcome: 'stopped: parent gone, every process ended',
+    pattern: GONE,
   },
   {
     name: 'wrapper-sigkill',
