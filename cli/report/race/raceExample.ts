@@ -29,11 +29,18 @@ export const RACE_CONTEXT: CheckContext = {
   workers: RACE_EXAMPLE.workers,
 };
 
+/**
+ * The time the page says the check took: fixed, so that its picture changes only when the page
+ * does (the check's own time varies from run to run).
+ */
+export const RACE_PICTURED_MS = 400;
+
 /** A race to show, with the sentence and the commands the page's header gives it. */
 export interface RaceExample {
   readonly failure: RaceFailure;
   readonly headline: string;
   readonly repeat: PageRepeat;
+  /** How long the page says the check took: RACE_PICTURED_MS. */
   readonly durationMs: number;
 }
 
@@ -58,9 +65,9 @@ export async function exampleRace(): Promise<RaceExample> {
     throw new Error(`${RACE_EXAMPLE.variant} was not caught with seed ${RACE_EXAMPLE.seed}`);
   return {
     failure,
-    headline: checkHeadline(report),
+    headline: checkHeadline({ ...report, durationMs: RACE_PICTURED_MS }),
     repeat: { ...repeatCommands(failure, null, RACE_CONTEXT), again: checkAgainCommand(RACE_CONTEXT) },
-    durationMs: report.durationMs,
+    durationMs: RACE_PICTURED_MS,
   };
 }
 
