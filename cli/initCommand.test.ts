@@ -90,9 +90,12 @@ describe('jobcheck init', () => {
     );
   });
 
-  it("points every relative link of a written README at the package's file, which exists", () => {
+  it("points every relative link of a written README at the package's file, which exists", async () => {
     const project = fresh();
-    for (const lang of ['python', 'javascript', 'go']) expect(initIn(project, '--starter', lang).code).toBe(0);
+    for (const lang of ['python', 'javascript', 'go'])
+      expect((await runCliCaptured(['init', '--starter', lang, '--dir', join(project, 'starters', lang)])).code).toBe(
+        0,
+      );
     for (const lang of ['python', 'javascript', 'go']) {
       const readme = join(project, 'starters', lang, 'README.md');
       const links = [...readFileSync(readme, 'utf8').matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((m) => m[1] ?? '');

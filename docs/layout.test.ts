@@ -257,3 +257,38 @@ describe('the docs a user reads outside a clone', () => {
     expect(typedLines(page)).toEqual(['$ npx jobcheck x', '`npx jobcheck z`', '$ npx q']);
   });
 });
+
+describe('the release the docs name', () => {
+  const version = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  // docs/releasing.md names no version: it writes X.Y.Z.
+  const pages = ['README.md', 'docs/ci.md', 'action.yml'].map((p) => ({
+    page: p,
+    text: readFileSync(join(PROJECT_ROOT, p), 'utf8'),
+  }));
+
+  it("is this package's version: the Action's tag, the tarball's download, the git ref", () => {
+    const named: string[] = [];
+    for (const { page, text } of pages) {
+      for (const m of text.matchAll(/jobcheck\/jobcheck@([\w.-]+)/g)) named.push(`${page}: @${m[1]}`);
+      for (const m of text.matchAll(/releases\/download\/([\w.-]+)\/jobcheck-([\w.-]+?)\.tgz/g))
+        named.push(`${page}: download ${m[1]} ${m[2]}`);
+      for (const m of text.matchAll(/jobcheck\.git#([\w.-]+)/g)) named.push(`${page}: git #${m[1]}`);
+    }
+    expect(named.length).toBeGreaterThan(4);
+    const expected = (n: string): string =>
+      n
+        .replace(/@\S+$/, `@v${version}`)
+        .replace(/download \S+ \S+$/, `download v${version} ${version}`)
+        .replace(/#\S+$/, `#v${version}`);
+    expect(named).toEqual(named.map(expected));
+  });
+
+  it('has its section in the CHANGELOG, and the procedure that makes it exists', () => {
+    const changelog = readFileSync(join(PROJECT_ROOT, 'CHANGELOG.md'), 'utf8');
+    expect(changelog).toMatch(
+      new RegExp(`^## \\[${version.replaceAll('.', '\\.')}\\] - (\\d{4}-\\d{2}-\\d{2}|unreleased)$`, 'm'),
+    );
+    expect(changelog).toMatch(/^## \[Unreleased\]$/m);
+    expect(existsSync(join(PROJECT_ROOT, 'scripts', 'release.sh'))).toBe(true);
+  });
+});
