@@ -36,7 +36,7 @@ export const SLOW_TESTS: readonly string[] = [
   'examples/python/racy.test.ts',
   // ~30 s: the packed tarball installed with npm into an ESM and a CommonJS project, then used there.
   'cli/pack.test.ts',
-  // Installs jobcheck from a git URL and from a tarball into empty projects.
+  // Installs jobcheck from a git URL into empty projects: a build and an install of the devDependencies each.
   'cli/install.test.ts',
   // Runs the starters in Python, JavaScript and Go against `jobcheck check`.
   'starters/starters.test.ts',

@@ -4,7 +4,7 @@
  * chapter's first step writes the starter there (`jobcheck init`, a ```console in-a-project block),
  * its console blocks run with their outputs compared, durations aside, and the reader's edit is
  * applied to the written starter (docs/tools/chapterSteps.ts says how a page is read). `npx
- * --no-install jobcheck` is this checkout's bin/jobcheck.js; cli/install.test.ts follows the same
+ * --no-install jobcheck` is this checkout's bin/jobcheck.js; cli/pack.test.ts follows the same
  * chapter in a project that installed the packed package. docs/docs.test.ts also runs the
  * untagged blocks, in the project's root, on the unedited starter there.
  * `JOBCHECK_UPDATE_CHAPTER=1` writes the outputs of this run into the chapter instead of comparing.

@@ -11,7 +11,7 @@
  * - `<!-- chapter:replace <file> -->` before a code block and `<!-- chapter:with -->` before the next
  *   replace the first block's text, which must occur exactly once, by the second's in that file:
  *   the reader's edit.
- * starters/chapter.test.ts follows chapter 10 in a folder beside this checkout; cli/install.test.ts
+ * starters/chapter.test.ts follows chapter 10 in a folder beside this checkout; cli/pack.test.ts
  * follows the README's "Start here" and chapters 4 and 10 in a project that installed the package.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
