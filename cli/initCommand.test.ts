@@ -6,7 +6,16 @@
  * and the chapters' `init` steps print what they show.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -127,13 +136,24 @@ describe('jobcheck init', () => {
     expect(readFileSync(join(project, 'examples', 'python', 'broken', 'race_capacity.py'), 'utf8')).toBe('mine\n');
   });
 
+  it('takes a link where a file would go for a file in the way, even one that points nowhere, and writes nothing through it', async () => {
+    const project = fresh();
+    mkdirSync(join(project, 'starters', 'python'), { recursive: true });
+    symlinkSync(join(project, 'elsewhere.py'), join(project, 'starters', 'python', 'jobstore.py'));
+    const r = await runCliCaptured(['init', '--starter', 'python', '--dir', join(project, 'starters', 'python')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/starters\/python\/jobstore\.py already exists; nothing was written/);
+    expect(existsSync(join(project, 'elsewhere.py'))).toBe(false);
+    expect(filesUnder(project)).toEqual(['starters/python/jobstore.py']);
+  });
+
   it('removes what it wrote when a write fails midway: a folder it needs is a file', async () => {
     const project = fresh();
     mkdirSync(join(project, 'examples', 'python'), { recursive: true });
     writeFileSync(join(project, 'examples', 'python', 'broken'), 'a file where a folder should be\n');
     const r = await runCliCaptured(['init', '--example', 'python', '--dir', join(project, 'examples')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^jobcheck: init: cannot use the folder .*broken.*is not a directory\n$/);
+    expect(r.stderr).toMatch(/^jobcheck: init: cannot use the folder .*broken: .*broken is not a folder\n$/);
     expect(filesUnder(project)).toEqual(['examples/python/broken']);
     expect(existsSync(join(project, 'examples', 'sessions'))).toBe(false);
   });

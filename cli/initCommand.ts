@@ -10,18 +10,18 @@
  * fails midway removes every file this run created. A Markdown file's relative links are rewritten
  * to reach the same files in the package from where the file lands (node_modules/jobcheck/docs/...).
  */
-import { constants } from 'node:fs';
-import { lstat, open, readFile, rm, rmdir } from 'node:fs/promises';
+import { lstat, readFile, rm, rmdir } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CodedError } from '../contract/CodedError.ts';
+import { writeOutputFile } from '../conformance/outside/outputFile.ts';
 import { outsideText } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
 import { parseCommandArgs } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
-import { prepareOutputDir } from './outputs.ts';
+import { outputError, prepareOutputDir } from './outputs.ts';
 
 /** Usage text of `jobcheck init`. */
 export const INIT_USAGE = `Usage: jobcheck init (--starter python|javascript|go | --example python) [--dir DIR]
@@ -240,39 +240,46 @@ async function missingFolders(file: string): Promise<string[]> {
   return missing;
 }
 
+const errnoOf = (error: unknown): string | undefined =>
+  (error as { code?: string }).code ?? ((error as { cause?: { code?: string } }).cause?.code as string | undefined);
+
 /**
- * Writes every planned file with the exclusive flag; on any failure removes the files it created
- * and the folders it made for them, and rethrows.
+ * Writes every planned file, created exclusively through the project's one writer of outside paths
+ * (conformance/outside/outputFile.ts: no link followed, no FIFO opened); on any failure removes the
+ * files it created and the folders it made for them, and throws a SetupError or an InitError.
  */
 async function writeAll(planned: readonly Planned[]): Promise<void> {
   const files: string[] = [];
   const folders: string[] = [];
-  let current: Planned | undefined;
-  try {
-    for (const p of planned) {
-      current = p;
+  for (const p of planned) {
+    try {
       folders.push(...(await missingFolders(p.to)));
       await prepareOutputDir('init', 'the folder', dirname(p.to));
-      const handle = await open(p.to, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-      files.push(p.to);
       try {
-        await handle.writeFile(p.bytes);
-      } finally {
-        await handle.close();
+        await writeOutputFile(p.to, p.bytes, { exclusive: true });
+      } catch (error) {
+        // Not ours to remove when it appeared meanwhile (EEXIST); else what was created goes.
+        if (errnoOf(error) !== 'EEXIST') files.push(p.to);
+        throw error;
       }
+      files.push(p.to);
+    } catch (error) {
+      await Promise.all(files.map((f) => rm(f, { force: true })));
+      // Deepest first: a folder is removed only once what this run put in it is gone (rmdir of a
+      // folder that holds anything else fails, and it is kept).
+      for (const folder of [...new Set(folders)].sort((a, b) => b.length - a.length))
+        await rmdir(folder).catch(() => {});
+      if (errnoOf(error) === 'EEXIST')
+        throw new InitError(
+          'destination_exists',
+          `${outsideText(p.shown)} appeared while init was writing; nothing was kept`,
+          {
+            cause: error,
+          },
+        );
+      if (error instanceof SetupError) throw error;
+      throw outputError('init', 'the file', outsideText(p.shown), error);
     }
-  } catch (error) {
-    await Promise.all(files.map((f) => rm(f, { force: true })));
-    // Deepest first: a folder is removed only once what this run put in it is gone (rmdir of a
-    // folder that holds anything else fails, and it is kept).
-    for (const folder of [...new Set(folders)].sort((a, b) => b.length - a.length)) await rmdir(folder).catch(() => {});
-    if ((error as { code?: string }).code === 'EEXIST')
-      throw new InitError(
-        'destination_exists',
-        `${outsideText(current?.shown ?? 'a file')} appeared while init was writing; nothing was kept`,
-        { cause: error },
-      );
-    throw error;
   }
 }
 
