@@ -34,15 +34,17 @@ export const SLOW_TESTS: readonly string[] = [
   'docs/docs.test.ts',
   // ~33 s: five racy Python stores caught over jobcheck/2, each a concurrent campaign.
   'examples/python/racy.test.ts',
-  // ~30 s: the packed tarball installed with npm into an ESM and a CommonJS project, then used there.
+  // ~105-160 s (a loaded machine): the packed tarball installed with npm into an ESM, a CommonJS and an
+  // empty project, used there, and the README's Start here and chapters 4 and 10 followed in the last.
   'cli/pack.test.ts',
-  // Installs jobcheck from a git URL and from a tarball into empty projects.
+  // Installs jobcheck from a git URL into empty projects: a build and an install of the devDependencies each.
   'cli/install.test.ts',
   // Runs the starters in Python, JavaScript and Go against `jobcheck check`.
   'starters/starters.test.ts',
   // ~21 s (a loaded machine): runs chapter 10's steps, each check of a starter, in a fresh copy.
   'starters/chapter.test.ts',
-  // ~61 s (a loaded machine): runs the Action's steps against the Python example and a broken variant.
+  // ~80 s (a loaded machine): makes a release (scripts/release.sh builds dist/), installs the Action
+  // from its tag, and runs its steps against the Python example and a broken variant.
   'cli/github.test.ts',
   // ~28 s and ~22 s: crash campaigns with real kills of SQLite and PostgreSQL store processes.
   'conformance/crash/crash.test.ts',

@@ -28,6 +28,7 @@ Commands:
   demo       tell the failure stories step by step, from the reference model
   lab        a page to predict the stories step by step, the model running in it (written or served)
   serve      serve a built-in store over the jobcheck/1 and jobcheck/2 protocols on stdin and stdout
+  init       write a starter (Python, JavaScript, Go) or the Python example into this project
 
 Run "jobcheck <command> --help" for the options of a command, "jobcheck --version" for the
 version. Documentation: docs/cli.md and, for implementations in other languages, docs/protocol.md,
@@ -61,6 +62,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<n
   report: async (argv, io) => (await import('./reportCommand.ts')).reportCommand(argv, io),
   lab: async (argv, io) => (await import('./labCommand.ts')).labCommand(argv, io),
   serve: async (argv, io) => (await import('./serveCommand.ts')).serveCommand(argv, io),
+  init: async (argv, io) => (await import('./initCommand.ts')).initCommand(argv, io),
   demo: async (argv, io) =>
     (await import('./demo/index.ts')).runDemo([...argv], {
       stdin: io.stdin ?? process.stdin,
@@ -70,6 +72,9 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<n
       stdoutIsTTY: io.stdoutIsTTY === true,
     }),
 };
+
+/** The names of the commands `jobcheck` runs (its usage text and docs/cli.md list each). */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 
 /** Runs the command line `argv` (without `node jobcheck`); returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {

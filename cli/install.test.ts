@@ -48,7 +48,7 @@ function run(
     cwd,
     encoding: 'utf8',
     timeout: 90_000,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
+    env: { ...process.env, npm_config_update_notifier: 'false', npm_config_offline: 'true' },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -104,7 +104,6 @@ function project(name: string, type: 'module' | 'commonjs', url: string): string
     timeout: 420_000,
     env: { ...process.env, npm_config_better_sqlite3_local_prebuilds: prebuilds, npm_config_update_notifier: 'false' },
   });
-  copyFileSync(join(ROOT, 'examples/python/jobstore.py'), join(path, 'jobstore.py'));
   return path;
 }
 
@@ -139,13 +138,16 @@ describe.each([
     expect(r.code).toBe(0);
   });
 
-  it('checks the Python example with npx jobcheck check --impl', () => {
+  it('writes the Python example with jobcheck init, and checks it with npx --no-install jobcheck check --impl', () => {
+    const init = run(path, 'npx', ['--no-install', 'jobcheck', 'init', '--example', 'python']);
+    expect(init.stderr).toBe('');
+    expect(init.code).toBe(0);
     const r = run(path, 'npx', [
-      '--offline',
+      '--no-install',
       'jobcheck',
       'check',
       '--impl',
-      'python3 jobstore.py',
+      'python3 examples/python/jobstore.py',
       '--runs',
       '5',
       '--no-explore',

@@ -11,13 +11,20 @@
  * dependencies), and the test shows that it compiles nothing and that a store which needs a
  * missing driver says how to install it. The consumer's type-check runs with `skipLibCheck: false`
  * and without @types/pg or @types/better-sqlite3: the shipped declarations stand alone.
+ *
+ * The docs are followed there as a new user follows them: every command of the README's "Start
+ * here" and of chapters 4 and 10, as written (`npx --no-install jobcheck`, through npm), each
+ * page in a fresh copy of an empty project that installed the tarball, the chapters' outputs
+ * compared with the pages' (docs/tools/chapterSteps.ts).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   rmSync,
   symlinkSync,
@@ -28,6 +35,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { differingOutputs, followChapter } from '../docs/tools/chapterSteps.ts';
+import type { Ran } from '../docs/tools/chapterSteps.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -165,6 +174,106 @@ describe('the packed package', () => {
     expect(paths.filter((p) => p.startsWith('docs/images/')).length).toBeGreaterThan(0);
     expect(paths.filter((p) => p.startsWith('docs/') && !/\.(md|json|png|svg)$/.test(p))).toEqual([]);
     expect(paths.filter((p) => p.startsWith('docs/tools/') || p.startsWith('docs/sessions/'))).toEqual([]);
+  });
+
+  it('holds the README, the CHANGELOG, the starters and the Python example that jobcheck init writes, without their tests', () => {
+    const paths = packed.files.map((f) => f.path);
+    for (const file of [
+      'README.md',
+      'CHANGELOG.md',
+      'starters/python/jobstore.py',
+      'starters/javascript/jobstore.mjs',
+      'starters/go/main.go',
+      'examples/python/jobstore.py',
+      'examples/python/broken/commit_not_idempotent.py',
+      'examples/sessions/lost-ack.jsonl',
+    ])
+      expect(paths).toContain(file);
+    expect(paths.filter((p) => /^(starters|examples)\//.test(p) && /\.ts$/.test(p))).toEqual([]);
+  });
+
+  describe('installed into an empty project, followed as the docs say', () => {
+    let empty: string;
+    beforeAll(() => {
+      empty = project('docs', 'commonjs');
+    }, 420_000);
+
+    /** A new user's shell in `folder`: the command line as written, through the shell (npx and all). */
+    const shell =
+      (folder: string) =>
+      (command: string): Ran => {
+        const { PYTHONUNBUFFERED: _unbuffered, ...env } = process.env;
+        const r = spawnSync(command, {
+          cwd: folder,
+          shell: true,
+          encoding: 'utf8',
+          timeout: 120_000,
+          // Offline: a command that would fetch a package fails here instead of reaching a registry.
+          env: {
+            ...env,
+            NO_COLOR: '1',
+            FORCE_COLOR: '0',
+            npm_config_update_notifier: 'false',
+            npm_config_offline: 'true',
+          },
+        });
+        return { output: `${r.stdout}${r.stderr}`, code: r.status };
+      };
+
+    /** A copy of the empty project, for one page. */
+    const copyOf = (name: string): string => {
+      const folder = join(dir, name);
+      cpSync(empty, folder, { recursive: true, verbatimSymlinks: true });
+      return folder;
+    };
+
+    it.each(['04-validating-your-implementation.md', '10-your-first-implementation.md'])(
+      'runs every command of docs/%s, with the outputs the chapter shows',
+      (chapter) => {
+        const folder = copyOf(chapter.slice(0, 2));
+        const followed = followChapter(readFileSync(join(ROOT, 'docs', chapter), 'utf8'), folder, shell(folder));
+        expect(followed.commands.length).toBeGreaterThan(3);
+        expect(followed.commands[0]?.command).toMatch(/^npx --no-install jobcheck init /);
+        expect(differingOutputs(followed).map((c) => `$ ${c.command}\n${c.output}`)).toEqual([]);
+        for (const c of followed.commands) expect([0, 1], `${c.command}\n${c.output}`).toContain(c.code);
+        expect(readFileSync(join(folder, '.gitignore'), 'utf8')).toBe('.jobcheck/\n');
+      },
+      300_000,
+    );
+
+    it('runs every command of the README\'s "Start here": each ends in a pass, or in a story of what to build next', () => {
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+      const start = readme.slice(
+        readme.indexOf('## Start here'),
+        readme.indexOf('\n## ', readme.indexOf('## Start here') + 1),
+      );
+      const table = start
+        .split('\n')
+        .filter((l) => l.startsWith('| '))
+        .join('\n');
+      const commands = [...table.matchAll(/`(npx [^`]+)`/g)].map((m) => m[1] ?? '');
+      expect(commands).toEqual([
+        'npx --no-install jobcheck init --starter python',
+        'npx --no-install jobcheck check --impl "python3 starters/python/jobstore.py"',
+        'npx --no-install jobcheck lab',
+      ]);
+      const folder = copyOf('readme');
+      for (const command of commands) {
+        const r = shell(folder)(command);
+        if (r.code !== 0) expect(r.output, command).toMatch(/^verdict: DIVERGE from the model/m);
+        expect([0, 1], `${command}\n${r.output}`).toContain(r.code);
+      }
+      expect(existsSync(join(folder, '.jobcheck', 'lab', 'index.html'))).toBe(true);
+    }, 300_000);
+
+    it('stops, installing nothing, when npx --no-install jobcheck runs in a folder without jobcheck (offline here)', () => {
+      const outside = join(dir, 'outside');
+      mkdirSync(outside);
+      const r = shell(outside)('npx --no-install jobcheck --version');
+      expect(r.code).not.toBe(0);
+      expect(r.output).not.toMatch(/^jobcheck \d/m);
+      expect(existsSync(join(outside, 'node_modules'))).toBe(false);
+    });
   });
 
   describe('installed into an ESM project', () => {

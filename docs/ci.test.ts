@@ -1,23 +1,30 @@
 /**
  * The CI recipes of docs/ci.md: each YAML block parses, has the shape its CI system needs, keeps
- * as artifacts the files its commands write, and its `npx jobcheck check` command runs (against
- * the Python example, with fewer runs) in an empty folder, writing those files. The sharded
- * recipes run two shards with small budgets, as their matrix or `parallel:` would, then their
- * merge job's commands, and the merged verdict and JUnit file are checked.
+ * as artifacts the files its commands write, and its `npx --no-install jobcheck check` command
+ * runs (against the Python example, put at the recipes' placeholder path, with fewer runs) in an
+ * empty folder, writing those files. The sharded recipes run two shards with small budgets, as
+ * their matrix or `parallel:` would, then their merge job's commands, and the merged verdict and
+ * JUnit file are checked. The recipes name the Action by the release tag of this version, and the
+ * page says how to add the dependency the plain recipes install.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
 import { listFixtures } from '../model/fixtures.ts';
-import { PROJECT_ROOT, splitWords } from './tools/quotedCommands.ts';
+import { PROJECT_ROOT, jobcheckArgs, splitWords } from './tools/quotedCommands.ts';
 
 const page = readFileSync(join(PROJECT_ROOT, 'docs', 'ci.md'), 'utf8');
 const blocks = [...page.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
 const work = mkdtempSync(join(tmpdir(), 'jobcheck-ci-'));
+const VERSION = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+/** Where the recipes say the user's store is; the tests put the Python example there. */
+const PLACEHOLDER = 'path/to/your/jobstore.py';
+/** The command that runs jobcheck in the recipes: the project's own copy, never a registry's. */
+const NPX = 'npx --no-install jobcheck ';
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 type Yaml = Record<string, unknown>;
@@ -34,14 +41,12 @@ const workflow = (name: string): Yaml => recipe('jobs', (y) => name in (y['jobs'
 /** The value of a flag in a command's words. */
 const flag = (words: readonly string[], name: string): string | undefined => words[words.indexOf(name) + 1];
 
-/** Runs `npx jobcheck ...` as the CI job would, in a folder holding only the Python example. */
+/** Runs `npx --no-install jobcheck ...` as the CI job would, in a folder holding only the Python example at the placeholder path. */
 function runInFolder(line: string): Promise<{ code: number | null; folder: string; stderr: string }> {
-  const words = splitWords(line);
-  expect(words.slice(0, 3)).toEqual(['npx', 'jobcheck', 'check']);
-  const folder = mkdtempSync(join(work, 'job-'));
-  cpSync(join(PROJECT_ROOT, 'examples', 'python', 'jobstore.py'), join(folder, 'examples', 'python', 'jobstore.py'));
+  expect(line.startsWith(`${NPX}check `), line).toBe(true);
+  const folder = exampleFolder();
   // Fewer runs than the recipe's: this tests the recipe, not the example.
-  const args = words.slice(2).map((w, i, all) => (all[i - 1] === '--runs' ? '20' : w));
+  const args = (jobcheckArgs(splitWords(line)) ?? []).map((w, i, all) => (all[i - 1] === '--runs' ? '20' : w));
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'jobcheck.js'), ...args], {
       cwd: folder,
@@ -68,27 +73,21 @@ const MATRIX_SHARD = ['$', '{{ matrix.shard }}'].join('');
 
 const sameFile = (a: string, b: string): boolean => a.replace(/\/$/, '') === b.replace(/\/$/, '');
 
-/** A fresh folder holding only the Python example, as a CI job's checkout would. */
+/** A fresh folder holding only the Python example, at the recipes' placeholder path, as a CI job's checkout would. */
 function exampleFolder(): string {
   const folder = mkdtempSync(join(work, 'job-'));
-  mkdirSync(join(folder, 'examples', 'python'), { recursive: true });
-  writeFileSync(
-    join(folder, 'examples', 'python', 'jobstore.py'),
-    readFileSync(join(PROJECT_ROOT, 'examples', 'python', 'jobstore.py')),
-  );
+  mkdirSync(dirname(join(folder, PLACEHOLDER)), { recursive: true });
+  writeFileSync(join(folder, PLACEHOLDER), readFileSync(join(PROJECT_ROOT, 'examples', 'python', 'jobstore.py')));
   return folder;
 }
 
-/** Runs a recipe's shell line in `folder`, `npx jobcheck` being this checkout's bin/jobcheck.js. */
+/** Runs a recipe's shell line in `folder`, `npx --no-install jobcheck` being this checkout's bin/jobcheck.js. */
 function sh(
   line: string,
   folder: string,
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const script = line.replaceAll(
-    'npx jobcheck ',
-    `"${process.execPath}" "${join(PROJECT_ROOT, 'bin', 'jobcheck.js')}" `,
-  );
+  const script = line.replaceAll(NPX, `"${process.execPath}" "${join(PROJECT_ROOT, 'bin', 'jobcheck.js')}" `);
   return new Promise((resolve) => {
     const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
       cwd: folder,
@@ -107,6 +106,22 @@ describe('docs/ci.md', () => {
   it('holds five YAML recipes (the Action, GitHub, GitLab, and both sharded), and all parse', () => {
     expect(blocks).toHaveLength(5);
     for (const b of blocks) expect(() => parse(b)).not.toThrow();
+  });
+
+  it("names the Action by this version's release tag, never a branch, and the user's store by a placeholder path", () => {
+    const uses = [...page.matchAll(/uses: (jobcheck\/jobcheck@\S+)/g)].map((m) => m[1]);
+    expect(uses.length).toBe(2);
+    for (const u of uses) expect(u).toBe(`jobcheck/jobcheck@v${VERSION}`);
+    const recipes = [...page.matchAll(/^```(?:yaml|sh)\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '').join('\n');
+    const stores = [...recipes.matchAll(/(?:impl: |--impl ")([^"\n]+)/g)].map((m) => m[1]);
+    expect(stores.length).toBeGreaterThan(5);
+    for (const store of stores) expect(store).toBe(`python3 ${PLACEHOLDER}`);
+  });
+
+  it('says how to add the dependency the plain recipes install, from the release of this version, before them', () => {
+    const add = `npm install --save-dev https://github.com/jobcheck/jobcheck/releases/download/v${VERSION}/jobcheck-${VERSION}.tgz`;
+    expect(page).toContain(`\`\`\`sh\n${add}\n\`\`\``);
+    expect(page.indexOf(add)).toBeLessThan(page.indexOf('## GitHub Actions'));
   });
 
   it('the Action recipe checks out and runs the Action of this repository with the Python example', () => {
@@ -135,7 +150,7 @@ describe('docs/ci.md', () => {
       'actions/checkout@v4',
       'actions/setup-node@v4',
       'npm ci',
-      expect.stringMatching(/^npx jobcheck check /),
+      expect.stringMatching(/^npx --no-install jobcheck check /),
       'actions/upload-artifact@v4',
     ]);
     expect((steps[1]?.['with'] as Yaml | undefined)?.['node-version']).toBe(20);
@@ -162,7 +177,7 @@ describe('docs/ci.md', () => {
     expect(job['image']).toBe('node:20');
     const script = job['script'] as string[];
     expect(script[0]).toBe('npm ci');
-    const check = script.find((l) => l.startsWith('npx jobcheck check ')) ?? '';
+    const check = script.find((l) => l.startsWith(`${NPX}check `)) ?? '';
     const artifacts = job['artifacts'] as Yaml;
     expect(artifacts['when']).toBe('always');
     const { report, junit } = outputsOf(check);
@@ -178,7 +193,7 @@ describe('docs/ci.md', () => {
 
   it('the command of the recipe fails the job on a divergence: exit 1, with the JUnit file and the failure artifact written', async () => {
     const job = recipe('jobcheck')['jobcheck'] as Yaml;
-    const check = (job['script'] as string[]).find((l) => l.startsWith('npx jobcheck check ')) ?? '';
+    const check = (job['script'] as string[]).find((l) => l.startsWith(`${NPX}check `)) ?? '';
     const broken = check.replace(/--impl "[^"]*"/, '--broken dead-job-blocks');
     const ran = await runInFolder(broken);
     expect(ran.code).toBe(1);
@@ -213,7 +228,7 @@ describe('docs/ci.md', () => {
         expect(artifact).toMatch(pattern);
         const dir = join(into, artifact);
         return sh(
-          `mkdir -p ${dir} && npx jobcheck check --impl "${given['impl']}" --seed ${given['seed']} --runs 10 --no-explore --shard ${i + 1}/${count} --report ${dir}/report --junit ${dir}/junit.xml --json > ${dir}/result.json`,
+          `mkdir -p ${dir} && ${NPX}check --impl "${given['impl']}" --seed ${given['seed']} --runs 10 --no-explore --shard ${i + 1}/${count} --report ${dir}/report --junit ${dir}/junit.xml --json > ${dir}/result.json`,
           folder,
         );
       }),

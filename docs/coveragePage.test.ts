@@ -2,14 +2,16 @@
  * The coverage page as a person sees it: rendered in headless Chromium at a laptop's 1366×768,
  * for a check that agrees and one that diverges. The assertions come from the DOM (the boxes of
  * every state and every label of the diagram), so they hold whatever the browser's PNG bytes are.
- * Chromium is the system's (`.ci/run` installs Debian's package); without it this test fails and
- * says how to install it, it does not skip.
+ * Chromium is the system's (`.ci/run` installs Debian's package); without it the tests are skipped,
+ * saying how to install it, and with `CI` set they fail instead (docs/tools/needsChromium.ts). A
+ * browser that is there but does not start fails every test, with why.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { withChromiumPage } from './tools/chromium.ts';
+import { describeWithChromium } from './tools/needsChromium.ts';
 import { DOCS_DIR } from './tools/generate.ts';
 import {
   COVERAGE_PAGES,
@@ -43,14 +45,6 @@ const rendered = (): void => {
   if (setupError !== undefined) throw setupError;
 };
 
-beforeAll(async () => {
-  try {
-    await render();
-  } catch (error) {
-    setupError = error;
-  }
-}, 90_000);
-
 async function render(): Promise<void> {
   const pages = [await coveragePage('agree'), await coveragePage('diverge')];
   const session = await withChromiumPage({ ...VIEWPORT, timeoutMs: 60_000 }, async (browser: Page) => {
@@ -67,7 +61,15 @@ async function render(): Promise<void> {
   requests = session.requests;
 }
 
-describe('the coverage page in Chromium at 1366×768', () => {
+describeWithChromium('the coverage page in Chromium at 1366×768', () => {
+  beforeAll(async () => {
+    try {
+      await render();
+    } catch (error) {
+      setupError = error;
+    }
+  }, 90_000);
+
   it('draws both pages, each a screenshot, without asking the network for anything', () => {
     rendered();
     expect(seen.map((s) => s.page.name)).toEqual(['agree', 'diverge']);

@@ -3,12 +3,17 @@
  * table and every other room, an import the table forbids is a lint error and one it allows is
  * not, and two modules that import each other are an error too. Each probe is linted in a folder
  * of its own with the project's configuration, so the tree itself is never written to.
+ *
+ * The README's lists are held to the tree: its "Start here" routes the three readers, its
+ * documentation lists every chapter, profile page and adapter there is, and docs/cli.md's table
+ * lists every command of cli/cli.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { COMMAND_NAMES, MAIN_USAGE } from '../cli/cli.ts';
 import { PROJECT_ROOT } from './tools/quotedCommands.ts';
 
 const BIOME = join(PROJECT_ROOT, 'node_modules', '.bin', 'biome');
@@ -109,5 +114,181 @@ describe("the README's import table is enforced by the linter", () => {
       'conformance/b.ts': "import { a } from './a.ts';\nexport const b = (): number => a() - 1;\n",
     });
     expect(errors.map((e) => e.category)).toContain('lint/suspicious/noImportCycles');
+  });
+});
+
+const README = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+/** The text of the README's section `## title`, up to the next `## ` heading. */
+function section(title: string): string {
+  const start = README.indexOf(`\n## ${title}\n`);
+  expect(start, `README has a section ${title}`).toBeGreaterThan(-1);
+  const end = README.indexOf('\n## ', start + 1);
+  return README.slice(start, end < 0 ? undefined : end);
+}
+/** The targets of a text's Markdown links. */
+const links = (text: string): string[] => [...text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((m) => m[1] ?? '');
+const sorted = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
+
+describe('the README routes each reader and lists the tree as it is', () => {
+  it('opens with "Start here": three rows, for a store (chapter 10, a check line), a queue (chapter 11, the profiles) and learning (jobcheck lab)', () => {
+    expect(README.match(/^## .*$/m)?.[0]).toBe('## Start here');
+    const rows = section('Start here')
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('| ---') && !l.startsWith('| you are'));
+    expect(rows).toHaveLength(3);
+    const [store, queue, learn] = rows as [string, string, string];
+    expect(links(store)).toContain('docs/10-your-first-implementation.md');
+    expect(store).toMatch(/`npx --no-install jobcheck check --impl [^`]+`/);
+    expect(links(queue)).toEqual(expect.arrayContaining(['docs/11-real-brokers.md', 'docs/profiles/README.md']));
+    expect(learn).toContain('`npx --no-install jobcheck lab`');
+  });
+
+  it("keeps the contributor's quick start after it, the two lines exactly", () => {
+    expect(README.indexOf('## Quick start')).toBeGreaterThan(README.indexOf('## Start here'));
+    expect(section('Quick start (contributors)')).toContain('```sh\nnpm ci && npm run demo\nnpm test\n```');
+  });
+
+  it('lists every numbered chapter, and no chapter that is not there', () => {
+    const chapters = readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => /^\d\d-.*\.md$/.test(f));
+    expect(chapters.length).toBeGreaterThan(10);
+    expect(sorted(links(section('Documentation')).filter((l) => /^docs\/\d\d-/.test(l)))).toEqual(
+      sorted(chapters.map((f) => `docs/${f}`)),
+    );
+    for (const l of links(README).filter((x) => /^docs\/\d\d-/.test(x)))
+      expect(existsSync(join(PROJECT_ROOT, l)), l).toBe(true);
+  });
+
+  it('lists every profile page', () => {
+    const pages = readdirSync(join(PROJECT_ROOT, 'docs', 'profiles')).filter((f) => f.endsWith('.md'));
+    expect(sorted(links(section('Documentation')).filter((l) => l.startsWith('docs/profiles/')))).toEqual(
+      sorted(pages.map((f) => `docs/profiles/${f}`)),
+    );
+  });
+
+  it('lists every adapter, in the documentation and in the layout table', () => {
+    const adapters = readdirSync(join(PROJECT_ROOT, 'adapters'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(adapters).toHaveLength(6);
+    expect(sorted(links(section('Documentation')).filter((l) => l.startsWith('adapters/')))).toEqual(
+      sorted(adapters.map((a) => `adapters/${a}/README.md`)),
+    );
+    const row = section('Layout')
+      .split('\n')
+      .find((l) => l.startsWith('| `adapters/` |'));
+    for (const a of adapters) expect(row, a).toContain(`\`${a}/\``);
+  });
+
+  it('quotes only npm scripts that package.json has', () => {
+    const scripts = Object.keys(
+      (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+        .scripts,
+    );
+    const quoted = [...README.matchAll(/npm run ([a-z][\w:-]*)/g)].map((m) => m[1] ?? '');
+    expect(quoted.length).toBeGreaterThan(10);
+    expect(quoted.filter((q) => !scripts.includes(q))).toEqual([]);
+  });
+});
+
+describe("docs/cli.md's command table", () => {
+  const page = readFileSync(join(PROJECT_ROOT, 'docs', 'cli.md'), 'utf8');
+
+  it('lists every command jobcheck runs, each linked to a section of its own, and no other', () => {
+    const rows = [...page.matchAll(/^\| \[`jobcheck ([a-z]+)`\]\(#([a-z-]+)\) \|/gm)];
+    expect(sorted(rows.map((r) => r[1] ?? ''))).toEqual(sorted(COMMAND_NAMES));
+    for (const r of rows) {
+      expect(r[2]).toBe(`jobcheck-${r[1]}`);
+      expect(page, `a section for ${r[1]}`).toContain(`\n## jobcheck ${r[1]}\n`);
+    }
+  });
+
+  it('and so does jobcheck --help', () => {
+    const listed = [...MAIN_USAGE.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1] ?? '');
+    expect(sorted(listed)).toEqual(sorted(COMMAND_NAMES));
+  });
+});
+
+/**
+ * The lines of a page that a reader types or reads as prose: `$ ` lines anywhere, and every line
+ * outside what a program printed (the output lines of console blocks, ```text and ```json blocks,
+ * generated regions). Pure.
+ */
+function typedLines(text: string): string[] {
+  const out: string[] = [];
+  let fence: string | undefined;
+  let generated = false;
+  for (const line of text.split('\n')) {
+    if (/^<!-- generated:/.test(line)) generated = true;
+    else if (line === '<!-- /generated -->') generated = false;
+    const opens = /^```(\S*)/.exec(line);
+    if (opens !== null) {
+      fence = fence === undefined ? opens[1] || 'plain' : undefined;
+      continue;
+    }
+    const printed = generated || (fence !== undefined && /^(console|text|json|plain)$/.test(fence));
+    if (line.startsWith('$ ') || !printed) out.push(line);
+  }
+  return out;
+}
+
+describe('the docs a user reads outside a clone', () => {
+  const pages = [
+    'README.md',
+    ...readdirSync(join(PROJECT_ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      // Generated from the harness's own runs (npm run hostile, npm run bench:protocol), which they quote.
+      .filter((f) => !['hostile-peers.md', 'protocol-bench.md'].includes(f))
+      .map((f) => `docs/${f}`),
+    ...['python', 'javascript', 'go'].map((l) => `starters/${l}/README.md`),
+  ];
+
+  it('write `npx --no-install jobcheck` wherever a reader types the command (the name is on no registry)', () => {
+    const found: string[] = [];
+    for (const page of pages) {
+      for (const [i, line] of typedLines(readFileSync(join(PROJECT_ROOT, page), 'utf8')).entries())
+        if (/\bnpx jobcheck\b/.test(line)) found.push(`${page} (typed line ${i + 1}): ${line.slice(0, 120)}`);
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('tell a typed command from printed output', () => {
+    const page =
+      '```console\n$ npx jobcheck x\nreproduce: npx jobcheck y\n```\n`npx jobcheck z`\n```text\n$ npx q\nnpx r\n```';
+    expect(typedLines(page)).toEqual(['$ npx jobcheck x', '`npx jobcheck z`', '$ npx q']);
+  });
+});
+
+describe('the release the docs name', () => {
+  const version = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  // docs/releasing.md names no version: it writes X.Y.Z.
+  const pages = ['README.md', 'docs/ci.md', 'action.yml'].map((p) => ({
+    page: p,
+    text: readFileSync(join(PROJECT_ROOT, p), 'utf8'),
+  }));
+
+  it("is this package's version: the Action's tag, the tarball's download, the git ref", () => {
+    const named: string[] = [];
+    for (const { page, text } of pages) {
+      for (const m of text.matchAll(/jobcheck\/jobcheck@([\w.-]+)/g)) named.push(`${page}: @${m[1]}`);
+      for (const m of text.matchAll(/releases\/download\/([\w.-]+)\/jobcheck-([\w.-]+?)\.tgz/g))
+        named.push(`${page}: download ${m[1]} ${m[2]}`);
+      for (const m of text.matchAll(/jobcheck\.git#([\w.-]+)/g)) named.push(`${page}: git #${m[1]}`);
+    }
+    expect(named.length).toBeGreaterThan(4);
+    const expected = (n: string): string =>
+      n
+        .replace(/@\S+$/, `@v${version}`)
+        .replace(/download \S+ \S+$/, `download v${version} ${version}`)
+        .replace(/#\S+$/, `#v${version}`);
+    expect(named).toEqual(named.map(expected));
+  });
+
+  it('has its section in the CHANGELOG, and the procedure that makes it exists', () => {
+    const changelog = readFileSync(join(PROJECT_ROOT, 'CHANGELOG.md'), 'utf8');
+    expect(changelog).toMatch(
+      new RegExp(`^## \\[${version.replaceAll('.', '\\.')}\\] - (\\d{4}-\\d{2}-\\d{2}|unreleased)$`, 'm'),
+    );
+    expect(changelog).toMatch(/^## \[Unreleased\]$/m);
+    expect(existsSync(join(PROJECT_ROOT, 'scripts', 'release.sh'))).toBe(true);
   });
 });

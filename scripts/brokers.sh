@@ -3,10 +3,10 @@
 #
 #   bash scripts/brokers.sh [redis] [rabbitmq] [nats] [beanstalkd] [all] -- <command> [args...]
 #
-# For each broker named (`all`: the four), finds its server (installing Debian's package with
-# apt-get when it is absent, with sudo unless already root, as scripts/pg.sh does for PostgreSQL;
-# a policy-rc.d that forbids service starts is in place during the install, so the package's own
-# service is never started), starts a throw-away instance on 127.0.0.1 on free ports of its own
+# For each broker named (`all`: the four), finds its server (when it is absent: stops, exit 2,
+# naming Debian's package, or installs that package with JOBCHECK_INSTALL_PACKAGES=1, as
+# scripts/pg.sh does for PostgreSQL: scripts/installPackages.sh, which never lets the package's own
+# service start), starts a throw-away instance on 127.0.0.1 on free ports of its own
 # (never a broker's default port), with its data in a temporary folder, waits until it answers,
 # exports where to find it, and runs the command:
 #
@@ -23,7 +23,8 @@
 # epmd are killed) and the folder removed; no process is left running. The exit status is the
 # command's (130 on SIGINT, 143 on SIGTERM, 2 when a broker cannot start).
 #
-# Settings: JOBCHECK_BROKERS_OPTIONAL=1, a broker whose server is absent is not installed but
+# Settings: JOBCHECK_INSTALL_PACKAGES=1, a broker's server that is absent is installed;
+# JOBCHECK_BROKERS_OPTIONAL=1, a broker whose server is absent is neither installed nor an error but
 # skipped (its variables stay unset, so its tests skip, or fail under CI, saying how to install it);
 # JOBCHECK_BROKERS_PORTS=LOW-HIGH, the range ports are probed in (default 20000-32000,
 # below Linux's ephemeral ports); JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS, RabbitMQ's consumer_timeout
@@ -56,33 +57,20 @@ shift
 [ "$#" -gt 0 ] || usage
 [ "${#wanted[@]}" -gt 0 ] || usage
 
-as_root=""
-if [ "$(id -u)" -ne 0 ]; then as_root="sudo"; fi
+# install_packages: installs a Debian package only with JOBCHECK_INSTALL_PACKAGES=1.
+. "$(dirname "${BASH_SOURCE[0]}")/installPackages.sh"
 
-# Installs Debian packages, with service starts forbidden meanwhile (invoke-rc.d asks policy-rc.d;
-# 101 = action forbidden), so that installing never leaves a system broker running.
-apt_install() {
-  local policy=/usr/sbin/policy-rc.d placed=""
-  if [ ! -e "$policy" ]; then
-    printf '#!/bin/sh\nexit 101\n' | $as_root tee "$policy" >/dev/null && $as_root chmod +x "$policy" && placed=1
-  fi
-  local status=0
-  { $as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq "$@" >/dev/null; } ||
-    status=$?
-  if [ -n "$placed" ]; then $as_root rm -f "$policy"; fi
-  return "$status"
-}
-
-# need <command> <package>: the command's path, installing the package when the command is absent
-# (with JOBCHECK_BROKERS_OPTIONAL set: says so and fails, and the caller skips that broker).
+# need <command> <package>: prints the command's path, installing the package when the command is
+# absent and installing is allowed (JOBCHECK_INSTALL_PACKAGES=1); else exits 2, which its caller
+# passes on. With JOBCHECK_BROKERS_OPTIONAL set it says so and returns 1 instead, and the caller
+# skips that broker.
 need() {
   if ! command -v "$1" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$1" ]; then
     if [ -n "${JOBCHECK_BROKERS_OPTIONAL:-}" ]; then
       echo "brokers.sh: no $1 found (apt-get install $2); its broker is not started, and its tests will say so" >&2
       return 1
     fi
-    echo "brokers.sh: no $1 found; installing Debian's $2 package" >&2
-    apt_install "$2" || { echo "brokers.sh: could not install $2 (apt-get install $2)" >&2; exit 2; }
+    install_packages brokers.sh "no $1 found" "$2" || exit 2
   fi
   command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"
 }
@@ -216,7 +204,7 @@ spawn() {
 
 start_redis() {
   local bin port dir
-  bin="$(need redis-server redis-server)" || return 0
+  bin="$(need redis-server redis-server)" || { need_status=$?; [ "$need_status" -eq 1 ] && return 0; exit "$need_status"; }
   free_port
   dir="$root/redis"
   mkdir -p "$dir"
@@ -229,7 +217,7 @@ start_redis() {
 
 start_nats() {
   local bin port dir
-  bin="$(need nats-server nats-server)" || return 0
+  bin="$(need nats-server nats-server)" || { need_status=$?; [ "$need_status" -eq 1 ] && return 0; exit "$need_status"; }
   free_port
   dir="$root/nats"
   mkdir -p "$dir"
@@ -244,7 +232,7 @@ start_nats() {
 # file (JOBCHECK_BEANSTALKD_CLOCK). The time starts at a fixed instant.
 start_beanstalkd() {
   local bin port dir lib
-  bin="$(need beanstalkd beanstalkd)" || return 0
+  bin="$(need beanstalkd beanstalkd)" || { need_status=$?; [ "$need_status" -eq 1 ] && return 0; exit "$need_status"; }
   lib=""
   for lib in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
     [ -f "$lib" ] && break
@@ -254,8 +242,7 @@ start_beanstalkd() {
     return 0
   fi
   if [ ! -f "$lib" ]; then
-    echo "brokers.sh: no libfaketime found; installing Debian's libfaketime package" >&2
-    apt_install libfaketime || { echo "brokers.sh: could not install libfaketime" >&2; exit 2; }
+    install_packages brokers.sh "no libfaketime found (beanstalkd runs under it)" libfaketime || exit 2
     for lib in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
       [ -f "$lib" ] && break
     done
@@ -283,7 +270,7 @@ rabbit_ctl=""
 stop_rabbitmq() { timeout 30 "${rabbit_as[@]}" "${rabbit_env[@]}" "$rabbit_ctl" -q stop >/dev/null 2>&1 || true; }
 start_rabbitmq() {
   local server ctl port dist epmd_port ctl_port dir node user consumer_timeout
-  server="$(need rabbitmq-server rabbitmq-server)" || return 0
+  server="$(need rabbitmq-server rabbitmq-server)" || { need_status=$?; [ "$need_status" -eq 1 ] && return 0; exit "$need_status"; }
   if [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
     # Debian's /usr/sbin wrapper changes to /var/lib/rabbitmq and drops the environment through su.
     server=/usr/lib/rabbitmq/bin/rabbitmq-server

@@ -7,19 +7,21 @@
 // in the clone's own `npm install`, once before packing it) and on `npm ci` / `npm install` in a
 // checkout; the first builds, the others find dist/ current and return at once. In a checkout
 // nothing needs dist/ (bin/jobcheck.js runs the sources through tsx); building it there costs one
-// compile on the first install and writes only the git-ignored dist/.
+// compile on the first install and writes only the git-ignored dist/. `--is-current` builds
+// nothing and says whether dist/ is current (exit 0, else 1); scripts/actionInstall.mjs imports
+// the same test to tell a release's committed dist/ from none.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stamp = join(root, 'dist', '.sources-hash');
 
 /** A hash of everything the build reads: the compiled folders (tests aside), the tsconfigs, this script. */
-function sourcesHash() {
+export function sourcesHash() {
   const hash = createHash('sha256');
   const add = (path) =>
     hash
@@ -41,22 +43,35 @@ function sourcesHash() {
   return hash.digest('hex');
 }
 
-const hash = sourcesHash();
-if (process.argv.includes('--if-changed') && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) {
-  console.log('dist/ is current: not rebuilt');
-  process.exit(0);
+/** Whether dist/ was built from exactly the sources there are now. */
+export const distIsCurrent = () => existsSync(stamp) && readFileSync(stamp, 'utf8') === sourcesHash();
+
+// Run as a script (not imported by scripts/actionInstall.mjs): build, or answer --is-current.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) build();
+
+function build() {
+  if (process.argv.includes('--is-current')) {
+    const current = distIsCurrent();
+    console.log(current ? 'dist/ is current' : 'dist/ is missing or was built from other sources');
+    process.exit(current ? 0 : 1);
+  }
+  const hash = sourcesHash();
+  if (process.argv.includes('--if-changed') && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) {
+    console.log('dist/ is current: not rebuilt');
+    process.exit(0);
+  }
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+  cpSync(join(root, 'model/fixtures'), join(root, 'dist/model/fixtures'), { recursive: true });
+  // The lab's page runs the model in the browser: bundle it here with vite (a devDependency), so an
+  // installed package, which has no vite, can still write the page (cli/report/lab/labBundle.ts).
+  const labOut = 'dist/cli/report/lab/lab-model.js';
+  const lab = spawnSync(process.execPath, ['--import', 'tsx', 'cli/report/lab/buildLabBundle.ts', labOut], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (lab.status !== 0) process.exit(lab.status ?? 1);
+  writeFileSync(stamp, hash);
 }
-rmSync(join(root, 'dist'), { recursive: true, force: true });
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-if (built.status !== 0) process.exit(built.status ?? 1);
-cpSync(join(root, 'model/fixtures'), join(root, 'dist/model/fixtures'), { recursive: true });
-// The lab's page runs the model in the browser: bundle it here with vite (a devDependency), so an
-// installed package, which has no vite, can still write the page (cli/report/lab/labBundle.ts).
-const labOut = 'dist/cli/report/lab/lab-model.js';
-const lab = spawnSync(process.execPath, ['--import', 'tsx', 'cli/report/lab/buildLabBundle.ts', labOut], {
-  cwd: root,
-  stdio: 'inherit',
-});
-if (lab.status !== 0) process.exit(lab.status ?? 1);
-writeFileSync(stamp, hash);

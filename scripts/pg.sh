@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs a command beside a throw-away PostgreSQL server: `scripts/pg.sh npm test`.
 #
-# Finds PostgreSQL's server binaries (on PATH, else under /usr/lib/postgresql/<version>/bin),
-# installing Debian's `postgresql` package with apt-get when there are none (with sudo unless
-# already root). Creates a cluster in a new temporary folder (initdb, trust authentication: the
+# Finds PostgreSQL's server binaries (on PATH, else under /usr/lib/postgresql/<version>/bin); when
+# there are none, stops (exit 2) naming Debian's `postgresql` package, or installs it with
+# JOBCHECK_INSTALL_PACKAGES=1 (scripts/installPackages.sh). Creates a cluster in a new temporary folder (initdb, trust authentication: the
 # server listens on a unix socket in that folder only, no TCP port), starts it with fsync on,
 # creates a database, runs the command with PGHOST (the socket folder), PGDATABASE and PGUSER set,
 # and always stops the server and removes the folder, whatever the command's outcome. The exit
@@ -32,12 +32,11 @@ find_bin() {
   return 1
 }
 
+# install_packages: installs a Debian package only with JOBCHECK_INSTALL_PACKAGES=1.
+. "$(dirname "${BASH_SOURCE[0]}")/installPackages.sh"
+
 if ! bin="$(find_bin)"; then
-  as_root=""
-  if [ "$(id -u)" -ne 0 ]; then as_root="sudo"; fi
-  echo "pg.sh: no PostgreSQL server binaries found; installing Debian's postgresql package" >&2
-  $as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq postgresql >/dev/null
+  install_packages pg.sh "no PostgreSQL server binaries found (initdb, pg_ctl)" postgresql || exit 2
   bin="$(find_bin)" || { echo "pg.sh: postgresql was installed but initdb is not found" >&2; exit 2; }
 fi
 

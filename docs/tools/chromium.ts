@@ -6,6 +6,7 @@
  * Every session gets a fresh profile in a temporary folder, no network (every request the page
  * makes is refused and counted, so a page that is not self-contained is seen), and a deadline:
  * the browser is closed when the work is done, when it throws, and when the deadline passes.
+ * Tests that need the browser wrap themselves in describeWithChromium (needsChromium.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -37,16 +38,30 @@ export class ChromiumUnavailableError extends Error {
 }
 
 /** The Chromium executable: $JOBCHECK_CHROMIUM, else the first of chromium, chromium-browser on the PATH, else DEFAULT_CHROMIUM. */
-export function chromiumPath(): string {
-  const fromEnv = process.env['JOBCHECK_CHROMIUM'];
+export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env['JOBCHECK_CHROMIUM'];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   for (const name of ['chromium', 'chromium-browser']) {
-    const found = spawnSync('which', [name], { encoding: 'utf8' });
+    const found = spawnSync('which', [name], { encoding: 'utf8', env });
     const path = found.status === 0 ? found.stdout.trim() : '';
     if (path !== '') return path;
   }
   return DEFAULT_CHROMIUM;
 }
+
+/**
+ * Why the tests that render a page in Chromium cannot run here (no browser at chromiumPath()), or
+ * undefined when there is one. A browser that is there but will not start is not "missing": its
+ * tests run and fail, saying why.
+ */
+export function chromiumMissing(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const path = chromiumPath(env);
+  if (existsSync(path)) return undefined;
+  return `no Chromium at ${path}: ${INSTALL_HINT}`;
+}
+
+/** Whether a missing browser must fail the run (in CI, `CI` set) rather than skip the tests that need it. */
+export const chromiumRequired = (env: NodeJS.ProcessEnv = process.env): boolean => (env['CI'] ?? '') !== '';
 
 /** Options of a browser session. */
 export interface PageOptions {

@@ -3,8 +3,9 @@
  * `$ command` lines, each followed by its output; the generator runs every command and rewrites the
  * output under it, and the docs test fails when the committed output differs.
  *
- * `jobcheck ...` and `npx jobcheck ...` run the command line in-process (cli/cli.ts, the same code
- * the `jobcheck` binary runs), so no second Node.js has to start; anything else (`npm run x`,
+ * `jobcheck ...`, `npx jobcheck ...` and `npx --no-install jobcheck ...` (the docs' spelling: it
+ * never installs a package of that name from a registry) run the command line in-process (cli/cli.ts,
+ * the same code the `jobcheck` binary runs), so no second Node.js has to start; anything else (`npm run x`,
  * `python3 ...`, `cat ...`) runs through the shell in the project root, with node_modules/.bin on
  * the PATH. Outputs are made portable: colour codes are stripped and the project's own absolute
  * path is written as `.`.
@@ -129,12 +130,23 @@ function npmBanner(script: string, root: string): { banner: string; command: str
   return { banner: `\n> ${pkg.name}@${pkg.version} ${script}\n> ${command}\n\n`, command };
 }
 
+/**
+ * The arguments of a command line that runs jobcheck (`jobcheck …`, `npx jobcheck …`,
+ * `npx --no-install jobcheck …`), or undefined for any other command. Pure.
+ */
+export function jobcheckArgs(words: readonly string[]): string[] | undefined {
+  if (words[0] === 'jobcheck') return words.slice(1);
+  if (words[0] !== 'npx') return undefined;
+  const at = words[1] === '--no-install' ? 2 : 1;
+  return words[at] === 'jobcheck' ? words.slice(at + 1) : undefined;
+}
+
 /** Runs one quoted command line in the project root and returns its normalized output and exit code. */
 export async function runQuoted(line: string, root: string = PROJECT_ROOT): Promise<CommandResult> {
   const words = splitWords(line);
+  const args = jobcheckArgs(words);
   let result: CommandResult;
-  if (words[0] === 'jobcheck') result = await runJobcheck(words.slice(1), root);
-  else if (words[0] === 'npx' && words[1] === 'jobcheck') result = await runJobcheck(words.slice(2), root);
+  if (args !== undefined) result = await runJobcheck(args, root);
   else if (words[0] === 'npm' && words[1] === 'run' && words[2] !== undefined && !words[2].startsWith('-')) {
     const { banner, command } = npmBanner(words[2], root);
     const extra = words.slice(3);

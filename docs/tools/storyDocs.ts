@@ -103,5 +103,5 @@ export async function predictTranscript(name: string): Promise<string | undefine
   await runDemo([name, '--predict'], { stdin: Readable.from(answers.map((a) => `${a}\n`)), stdout: sink, isTTY: true });
   const parts = out.split('predict  > ');
   const typed = parts.map((p, i) => (i === 0 ? p : `${answers[i - 1] ?? ''}\n${p}`)).join('predict  > ');
-  return ['```text', `$ npx jobcheck demo ${name} --predict`, typed.replace(/\n+$/, ''), '```'].join('\n');
+  return ['```text', `$ npx --no-install jobcheck demo ${name} --predict`, typed.replace(/\n+$/, ''), '```'].join('\n');
 }

@@ -6,7 +6,7 @@ It implements the contract of docs/contract.md and talks to the harness over JSO
 docs/protocol.md describes: one request per line on stdin, one reply per line on stdout, nothing
 else on stdout (logs would go to stderr). Check it with
 
-    npx jobcheck check --impl "python3 examples/python/jobstore.py"
+    npx --no-install jobcheck check --impl "python3 examples/python/jobstore.py"
 
 When the harness offers jobcheck/2 it accepts concurrent requests: each request envelope runs in
 a thread of its own, over the one store, which a lock guards (`Store.execute_concurrently`), and

@@ -2,7 +2,7 @@
 // (docs/protocol.md) and implements `submit`; every other command still answers "not implemented".
 // Build it and run it against the model with
 //
-//	go build -o jobstore . && npx jobcheck check --impl "./jobstore"
+//	go build -o jobstore . && npx --no-install jobcheck check --impl "./jobstore"
 //
 // and implement what the first failure story names (README.md says what comes next).
 package main

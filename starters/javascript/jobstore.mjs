@@ -2,7 +2,7 @@
 // (docs/protocol.md) and implements `submit`; every other command still answers "not implemented".
 // Run it against the model with
 //
-//     npx jobcheck check --impl "node starters/javascript/jobstore.mjs"
+//     npx --no-install jobcheck check --impl "node starters/javascript/jobstore.mjs"
 //
 // and implement what the first failure story names (README.md says what comes next).
 import { createInterface } from 'node:readline';

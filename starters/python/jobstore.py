@@ -2,7 +2,7 @@
 """A starter job store for jobcheck: it speaks the protocol (docs/protocol.md) and implements
 `submit`; every other command still answers "not implemented". Run it against the model with
 
-    npx jobcheck check --impl "python3 starters/python/jobstore.py"
+    npx --no-install jobcheck check --impl "python3 starters/python/jobstore.py"
 
 and implement what the first failure story names (README.md says what comes next)."""
 import json
