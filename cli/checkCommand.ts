@@ -11,7 +11,14 @@ import type { CliIO } from './args.ts';
 import { SetupError, UsageError, choiceFlag, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { outputError, prepareOutputFile, prepareReportDir, writeOutput } from './outputs.ts';
 import { CONCURRENT_WHEN, CheckBudget, runCheck } from '../conformance/check/index.ts';
-import { checkJson, renderCheckText, terminalColors, writeReportFiles } from './output/index.ts';
+import {
+  checkAgainCommand,
+  checkJson,
+  renderCheckText,
+  repeatCommands,
+  terminalColors,
+  writeReportFiles,
+} from './output/index.ts';
 import type { CheckContext } from './output/index.ts';
 import { checkJunit, setupErrorJunit } from './junit.ts';
 import { progressLine } from './progress.ts';
@@ -231,6 +238,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
     target: targetOfFlags(values),
     copies: REPORT_COPIES,
   };
+  run.recordInterruption(outcome);
   let checked: Checked;
   try {
     checked = await checkInto(run);
@@ -266,6 +274,14 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
         headline: checkHeadline(report),
         durationMs: report.durationMs,
         failure: report.failure,
+        ...(report.failure === null
+          ? {}
+          : {
+              repeat: {
+                ...repeatCommands(report.failure, report.campaign.path, ctx, files.artifact),
+                again: checkAgainCommand(ctx),
+              },
+            }),
       },
       keepRuns,
     )

@@ -136,6 +136,36 @@ describe('check, replay and coverage work together', () => {
     });
   });
 
+  it("heads the run's page with the JSON result's reproduce command and the replay of its artifact", async () => {
+    const report = join(dir, 'page-repeat');
+    const check = await cli(
+      'check',
+      '--broken',
+      'global-fifo',
+      '--seed',
+      '3',
+      '--runs',
+      '100',
+      '--report',
+      report,
+      '--json',
+    );
+    expect(check.code).toBe(1);
+    const result = JSON.parse(check.stdout) as {
+      failure: { reproduce?: string; artifact?: string };
+      report: { page: string };
+    };
+    expect(result.failure.reproduce).toMatch(/^npx jobcheck check --broken global-fifo --seed 3 --path \d/);
+    const html = await readFile(result.report.page, 'utf8');
+    // The header's command lines, their words back together (each is wrapped to keep it on one line).
+    const line = (key: string): string | undefined =>
+      new RegExp(`<dd data-repeat="${key}"><code>(.*?)</code></dd>`).exec(html)?.[1]?.replace(/<[^>]*>/g, '');
+    expect(line('reproduce')).toBe(result.failure.reproduce);
+    expect(line('replay')).toBe(`npx jobcheck replay ${result.failure.artifact} --broken global-fifo`);
+    expect(html.indexOf('data-repeat="reproduce"')).toBeLessThan(html.indexOf('story-diff"'));
+    expect(html.indexOf('story-diff"')).toBeLessThan(html.indexOf('class="story-panel"'));
+  });
+
   it('adds up coverage files: merged counts are the sums of the inputs', async () => {
     const a = join(dir, 'cov-a');
     const b = join(dir, 'cov-b');

@@ -2,10 +2,13 @@
  * Ctrl-C during a check, in a real pseudo-terminal: Python's `pty` module runs `node bin/jobcheck.js
  * check` against a slow implementation, waits for the progress line to hide the cursor, then types
  * Ctrl-C. The command exits 130, the last thing it writes gives the cursor and line wrap back (after
- * the sequences that took them), and no process of the implementation is left running.
+ * the sequences that took them), no process of the implementation is left running, and the run's
+ * folder says `interrupted`. A SIGTERM to a check waiting on a silent implementation leaves the
+ * same record: `jobcheck report --list` lists the run as interrupted, never as unreadable.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +17,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { taggedProcesses } from '../conformance/protocol/hostile/cases.ts';
 import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { SHOW_CURSOR, WRAP_ON } from './progress.ts';
+import type { ReportListJson } from './reportCommand.ts';
+import { runCliCaptured } from './runCliCaptured.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const python = findPython();
@@ -82,5 +87,62 @@ describe.skipIf(python === undefined)('Ctrl-C during a check', () => {
     expect(out.trimEnd().endsWith(SHOW_CURSOR + WRAP_ON)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(taggedProcesses(tag.split('=')[1] as string)).toEqual([]);
+    const [listed] = await listedRuns(join(dir, 'report'));
+    expect(listed).toMatchObject({ verdict: 'interrupted', exitCode: 130, stoppedBy: 'stopped by SIGINT' });
   }, 100_000);
+});
+
+/** The runs `jobcheck report --list --json` lists in `report`. */
+async function listedRuns(report: string): Promise<ReportListJson['runs']> {
+  const out = await runCliCaptured(['report', '--list', '--report', report, '--json']);
+  expect(out.code).toBe(0);
+  return (JSON.parse(out.stdout) as ReportListJson).runs;
+}
+
+const FAKE = fileURLToPath(new URL('../conformance/protocol/fakePeer.mjs', import.meta.url));
+
+describe('a check ended by a signal', () => {
+  it('names its folder -interrupted and writes run.json and a page that say so, which report --list reads', async () => {
+    const report = join(dir, 'term');
+    const silent = `'${process.execPath}' '${FAKE}' silent`;
+    const child = spawn(
+      process.execPath,
+      ['bin/jobcheck.js', 'check', '--impl', silent, '--timeout', '60000', '--seed', '4', '--report', report],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      // The check is waiting for the silent implementation's first reply once its folder exists.
+      const runs = join(report, 'runs');
+      const deadline = Date.now() + 60_000;
+      while (!(existsSync(runs) && readdirSync(runs).some((n) => n.endsWith('-running'))) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, stderr).toBe(143);
+    const folders = readdirSync(join(report, 'runs'));
+    expect(folders).toHaveLength(1);
+    expect(folders[0]).toMatch(/^\d{4}-\d{2}-\d{2}T[\d-]+\.\d{3}Z-interrupted$/);
+    const folder = join(report, 'runs', folders[0] as string);
+    const listed = await listedRuns(report);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({
+      verdict: 'interrupted',
+      exitCode: 143,
+      stoppedBy: 'stopped by SIGTERM',
+      seed: 4,
+      target: silent,
+      page: join(folder, 'index.html'),
+    });
+    expect(JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8'))).toMatchObject({ verdict: 'interrupted' });
+    const page = readFileSync(join(folder, 'index.html'), 'utf8');
+    expect(page).toContain('<p class="word">INTERRUPTED</p>');
+    expect(page).toContain('before the check had a verdict (stopped by SIGTERM)');
+    // latest points at a run that finished: there is none here.
+    expect(existsSync(join(report, 'latest'))).toBe(false);
+  }, 90_000);
 });

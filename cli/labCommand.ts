@@ -4,6 +4,7 @@
  * it on the loopback interface only, until Ctrl-C. Flags are read once, here, with zod; a bad one
  * is a UsageError naming it, a page that cannot be made a SetupError saying how to fix it.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -12,7 +13,8 @@ import { parseCommandArgs } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
 import { prepareOutputFile, writeOutput } from './outputs.ts';
 import { LabBundleError } from './report/lab/labBundle.ts';
-import { labDocument, labStories } from './report/lab/labDocument.ts';
+import { SERVED_CONTRACT_PATH, labDocument, labStories } from './report/lab/labDocument.ts';
+import { JOBCHECK_DOCS_DIR } from './report/version.ts';
 
 /** Usage text of `jobcheck lab`. */
 export const LAB_USAGE = `Usage: jobcheck lab [--out FILE | --serve [--port N]] [--story NAME]
@@ -80,9 +82,9 @@ export interface LabRunOptions {
   readonly signal?: AbortSignal;
 }
 
-async function page(story: string | undefined): Promise<Awaited<ReturnType<typeof labDocument>>> {
+async function page(story: string | undefined, served: boolean): Promise<Awaited<ReturnType<typeof labDocument>>> {
   try {
-    return await labDocument(story);
+    return await labDocument(story, served);
   } catch (error) {
     if (error instanceof LabBundleError)
       throw new SetupError(`lab: ${error.message} (${error.code})`, { cause: error });
@@ -92,15 +94,28 @@ async function page(story: string | undefined): Promise<Awaited<ReturnType<typeo
 
 const kb = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
 
-/** Serves `html` on 127.0.0.1 until SIGINT, SIGTERM or `signal`; resolves with 0 when it has stopped. */
+/**
+ * Serves `html` on 127.0.0.1 until SIGINT, SIGTERM or `signal`, and beside it the contract its
+ * rule links point at (the shipped docs/contract.md, as plain text); resolves with 0 when it has stopped.
+ */
 function serve(html: string, port: number, io: CliIO, signal: AbortSignal | undefined): Promise<number> {
   const body = Buffer.from(html);
+  const contract = JOBCHECK_DOCS_DIR === undefined ? undefined : readFileSync(`${JOBCHECK_DOCS_DIR}contract.md`);
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res
         .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' })
         .end('method not allowed\n');
+      return;
+    }
+    if (path === SERVED_CONTRACT_PATH && contract !== undefined) {
+      res.writeHead(200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': contract.length,
+        'x-content-type-options': 'nosniff',
+      });
+      res.end(req.method === 'HEAD' ? undefined : contract);
       return;
     }
     if (path !== '/' && path !== '/index.html') {
@@ -150,7 +165,7 @@ export async function labCommand(argv: readonly string[], io: CliIO, options: La
   // The page's file is checked before the page is made: a FIFO or /proc/x costs nothing and blocks nothing.
   const out = flags.serve === true ? undefined : (flags.out ?? LAB_DEFAULT_OUT);
   if (out !== undefined) await prepareOutputFile('lab', 'the page', out);
-  const doc = await page(flags.story);
+  const doc = await page(flags.story, out === undefined);
   if (out === undefined) return serve(doc.html, flags.port ?? 0, io, options.signal);
   await writeOutput('lab', 'the page', out, doc.html);
   io.stdout.write(

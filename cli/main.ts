@@ -16,6 +16,7 @@ import { killAllPeers } from '../conformance/protocol/peer.ts';
 import { asAncestry } from './ancestry.ts';
 import { runCli } from './cli.ts';
 import { followParent } from './followParent.ts';
+import { tellInterrupted } from './report/interruption.ts';
 
 /** Exit codes of the harness ended from outside: 128 + the signal's number; a parent gone counts as a hangup. */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -24,6 +25,8 @@ const EXIT_PARENT_GONE = SIGNAL_EXIT.SIGHUP;
 /** Ends every implementation's process group, says why on stderr, and exits with `code`. Synchronous. */
 function endNow(code: number, why: string): never {
   killAllPeers();
+  // A run in progress records that it was interrupted (its folder, run.json, its page).
+  tellInterrupted(why, code);
   try {
     // A progress line hides the cursor while it draws; give it back. Then one line of why.
     process.stderr.write(

@@ -38,3 +38,16 @@ export function hasCode<E extends CodedError, C extends E['code']>(
   const codes: readonly string[] = typeof code === 'string' ? [code] : code;
   return codes.includes((error as CodedError).code);
 }
+
+/**
+ * A thrown value told in one line for a story, without the class names of the harness: a coded
+ * error by its code and message (`timeout: no reply within 5000 ms; ...`), another error by its
+ * name and message (`TypeError: x is not a function`; a plain `Error` by its message), anything
+ * else as a string. Pure.
+ */
+export function thrownText(error: unknown): string {
+  if (error instanceof CodedError)
+    return error.message.startsWith(`${error.code}:`) ? error.message : `${error.code}: ${error.message}`;
+  if (error instanceof Error) return error.name === 'Error' ? error.message : `${error.name}: ${error.message}`;
+  return String(error);
+}

@@ -12,7 +12,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { Config, JobRecord, Reply, Snapshot } from '../contract/index.ts';
-import { CodedError, configSchema, describeValue, parseConfig } from '../contract/index.ts';
+import { CodedError, clipText, configSchema, describeValue, parseConfig, thrownText } from '../contract/index.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from './step.ts';
 import type { ModelState } from './step.ts';
 
@@ -96,6 +96,9 @@ export interface FixtureMismatch {
   /** What the driver threw (check `error`), for callers that tell kinds of failure apart. */
   readonly error?: unknown;
 }
+
+/** Most characters of a thrown error's text in a mismatch: a protocol error's is a few hundred. */
+const MAX_CAUSE_CHARS = 4000;
 
 /** Outcome of replaying a fixture: a pass with the number of steps, or the first mismatch. */
 export type FixtureResult = { readonly ok: true; readonly fixture: string; readonly steps: number } | FixtureMismatch;
@@ -251,7 +254,19 @@ export async function runFixture(fixture: Fixture, driver: FixtureDriver): Promi
     const bad = jobMismatch(fixture.final.jobs, snap);
     if (bad !== undefined) return fail('final', 'jobs', fixture.final.jobs[bad.id], bad.actual, `final job ${bad.id}`);
   } catch (error) {
-    return { ...fail(where, 'error', 'no error', String(error), 'the driver threw'), error };
+    // What the implementation threw is the whole cause: told in one line, not clipped as a value.
+    const cause = clipText(thrownText(error), MAX_CAUSE_CHARS);
+    const message = `${name}, step ${where}: the implementation failed: ${cause}`;
+    return {
+      ok: false,
+      fixture: name,
+      step: where,
+      check: 'error',
+      expected: 'no error',
+      actual: cause,
+      message,
+      error,
+    };
   }
   return { ok: true, fixture: name, steps: fixture.steps.length };
 }

@@ -6,7 +6,7 @@ import { renderCheckFailure } from '../../conformance/check/index.ts';
 import type { CheckFailure, CheckReport } from '../../conformance/check/index.ts';
 import type { StoryContext } from '../../conformance/lockstep/story.ts';
 import type { CheckContext } from './context.ts';
-import { concurrentReproduceCommand, reproduceCommand } from './reproduce.ts';
+import { repeatCommands } from './reproduce.ts';
 
 /** Where the failure artifact was written, if it was. */
 export interface ArtifactFile {
@@ -21,19 +21,15 @@ export function renderFailure(
   files?: ArtifactFile,
 ): string {
   const path = report.campaign.path;
-  const replay = files?.artifact === undefined ? undefined : `npx jobcheck replay ${files.artifact} ${ctx.flags}`;
+  const repeat = repeatCommands(failure, path, ctx, files?.artifact);
   const sequential: StoryContext = {
     ...(failure.source === 'campaign'
-      ? { seed: ctx.seed, path, ...(path === null ? {} : { reproduceCommand: reproduceCommand(ctx, path) }) }
+      ? { seed: ctx.seed, path, ...(repeat.reproduce === undefined ? {} : { reproduceCommand: repeat.reproduce }) }
       : {}),
     ...(files?.artifact === undefined ? {} : { artifactFile: files.artifact }),
-    ...(replay === undefined ? {} : { replayCommand: replay }),
+    ...(repeat.replay === undefined ? {} : { replayCommand: repeat.replay }),
   };
-  const racing = failure.kind === 'race' ? failure.concurrent : undefined;
-  const again =
-    racing?.path === null || racing?.path === undefined
-      ? undefined
-      : concurrentReproduceCommand(ctx, racing.workers, racing.path);
+  const again = failure.kind === 'race' ? repeat.reproduce : undefined;
   return renderCheckFailure(failure, {
     sequential,
     ...(again === undefined ? {} : { concurrentReproduceCommand: again }),

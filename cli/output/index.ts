@@ -14,7 +14,14 @@ export type { ReportFiles } from './files.ts';
 export { reportContext, reportTitle, writeReportFiles } from './files.ts';
 export { checkJson } from './json.ts';
 export { concurrentLine, explorationLine, implementationName, phasesLine, requestsOf } from './phaseLines.ts';
-export { concurrentReproduceCommand, reproduceCommand } from './reproduce.ts';
+export type { RepeatCommands } from './reproduce.ts';
+export {
+  checkAgainCommand,
+  concurrentReproduceCommand,
+  repeatCommands,
+  replayCommand,
+  reproduceCommand,
+} from './reproduce.ts';
 export { failureOrigin, notRunWhy, renderCheckText } from './text.ts';
 export { count, seconds } from './units.ts';
 // renderFixtureStory moved to the engine (conformance/check/failureStory.ts): it needs no command line.

@@ -1,5 +1,5 @@
 /** The machine-readable result of `jobcheck check` (what `--json` prints), in the format of cli/checkJsonSchema.ts. */
-import type { CheckFailure, CheckReport } from '../../conformance/check/index.ts';
+import type { CheckReport } from '../../conformance/check/index.ts';
 import type { ConcurrentCampaignResult } from '../../conformance/concurrent/result.ts';
 import { COVERAGE_CATEGORIES, categorySummary } from '../../conformance/coverage/coverage.ts';
 import { CLIPPED, clipText } from '../../contract/index.ts';
@@ -9,23 +9,14 @@ import type { CheckContext } from './context.ts';
 import { renderFailure } from './failure.ts';
 import type { ReportFiles } from './files.ts';
 import { requestsOf } from './phaseLines.ts';
-import { concurrentReproduceCommand, reproduceCommand } from './reproduce.ts';
-
-/** The command that repeats the failure, when one does (a campaign's run, a race found with a path). Pure. */
-function reproduceOf(f: CheckFailure, report: CheckReport, ctx: CheckContext): string | undefined {
-  const path = report.campaign.path;
-  if (f.source === 'campaign' && path !== null) return reproduceCommand(ctx, path);
-  if (f.kind === 'race' && f.concurrent.path !== null)
-    return concurrentReproduceCommand(ctx, f.concurrent.workers, f.concurrent.path);
-  return undefined;
-}
+import { repeatCommands } from './reproduce.ts';
 
 /** The machine-readable result of a check (what `--json` prints). Pure. */
 export function checkJson(report: CheckReport, ctx: CheckContext, files?: ReportFiles): CheckResultJson {
   const f = report.failure;
   const c = report.campaign;
   const r = report.phases.restarts;
-  const reproduce = f === null ? undefined : reproduceOf(f, report, ctx);
+  const reproduce = f === null ? undefined : repeatCommands(f, report.campaign.path, ctx).reproduce;
   return {
     format: CHECK_JSON_FORMAT,
     verdict: report.verdict,

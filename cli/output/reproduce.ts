@@ -1,4 +1,10 @@
-/** The command lines that repeat a check's shrunk failure, as the stories and the JSON result print them. */
+/**
+ * The command lines that repeat a check's failure, as the stories, the JSON result and the run's
+ * page print them: one place builds them from the check's structured outcome (the campaign's and
+ * the concurrent campaign's paths, the artifact written), so that no reader parses them out of a
+ * story's text.
+ */
+import type { CheckFailure } from '../../conformance/check/index.ts';
 import type { CheckContext } from './context.ts';
 
 /**
@@ -17,4 +23,50 @@ export function reproduceCommand(ctx: CheckContext, path: string): string {
  */
 export function concurrentReproduceCommand(ctx: CheckContext, workers: number, path: string): string {
   return `npx jobcheck check ${ctx.flags} --workers ${workers} --seed ${ctx.seed} --concurrent-path ${path}`;
+}
+
+/**
+ * The whole check again with its seed (and what shapes its runs: `--runs`, `--max-commands`,
+ * `--workers`): where no path names the failing run, the same check finds the same story. Pure.
+ */
+export function checkAgainCommand(ctx: CheckContext): string {
+  const maxCommands = ctx.maxCommands === undefined ? '' : ` --max-commands ${ctx.maxCommands}`;
+  const workers = ctx.workers === undefined ? '' : ` --workers ${ctx.workers}`;
+  return `npx jobcheck check ${ctx.flags}${workers}${maxCommands} --seed ${ctx.seed} --runs ${ctx.runs}`;
+}
+
+/** The command that replays a failure artifact against the same target. Pure. */
+export const replayCommand = (ctx: CheckContext, artifact: string): string =>
+  `npx jobcheck replay ${artifact} ${ctx.flags}`;
+
+/** The commands that repeat one failure; each only where the check's outcome holds what it needs. */
+export interface RepeatCommands {
+  /** Repeats the shrunk run: a campaign's (`--path`) or a race's (`--concurrent-path`). */
+  readonly reproduce?: string;
+  /** Replays the failure artifact (a sequential story that replays, written to the report directory). */
+  readonly replay?: string;
+}
+
+/**
+ * The commands that repeat `failure`: the campaign's path when the random campaign found it, the
+ * concurrent path when competing workers did, and the replay of `artifact` when one was written.
+ * `campaignPath` is the campaign's shrunk path (CheckReport's `campaign.path`). Pure.
+ */
+export function repeatCommands(
+  failure: CheckFailure,
+  campaignPath: string | null,
+  ctx: CheckContext,
+  artifact?: string,
+): RepeatCommands {
+  const race = failure.kind === 'race' ? failure.concurrent : undefined;
+  const reproduce =
+    failure.source === 'campaign' && campaignPath !== null
+      ? reproduceCommand(ctx, campaignPath)
+      : race !== undefined && race.path !== null
+        ? concurrentReproduceCommand(ctx, race.workers, race.path)
+        : undefined;
+  return {
+    ...(reproduce === undefined ? {} : { reproduce }),
+    ...(artifact === undefined ? {} : { replay: replayCommand(ctx, artifact) }),
+  };
 }

@@ -1,10 +1,11 @@
 /**
  * The page of one run, `index.html` in its run folder: what a person opening a red CI job's
  * artifact sees first. A header says the verdict in a word, a symbol and a colour (the word
- * carries it; the colour only repeats it), then which jobcheck ran what, when, on which target
- * with which seed, links to the coverage page and the files beside it, and the implementation's
- * last stderr lines with a link to all of it; then the sections of the failure (the story, the
- * race). A table of contents beside them links each part.
+ * carries it; the colour only repeats it), then the commands that repeat a failure (reproduce,
+ * replay), then which jobcheck ran what, when, on which target with which seed, and links to the
+ * coverage page and the files beside it; then the sections of the failure (the story, the race),
+ * which lead with what differed; then the implementation's last stderr lines with a link to all
+ * of it. A table of contents beside them links each part.
  *
  * The page is one self-contained file that works from `file://`: no network, no CDN, every style
  * and script inline. Each section brings its own scoped styles and script (cli/report/section.ts);
@@ -14,8 +15,11 @@
 import { htmlText, terminalBlock } from '../../conformance/outside/outsideText.ts';
 import type { PageSection } from './section.ts';
 
-/** The verdicts a run page shows: a check's three and `error`, a check that could not run. */
-export type PageVerdict = 'agree' | 'diverge' | 'incomplete' | 'error';
+/**
+ * The verdicts a run page shows: a check's three, `error` (a check that could not run) and
+ * `interrupted` (ended from outside before it had a verdict).
+ */
+export type PageVerdict = 'agree' | 'diverge' | 'incomplete' | 'error' | 'interrupted';
 
 /** A file of the run folder the page links to. */
 export interface PageLink {
@@ -37,6 +41,19 @@ export interface PageStderr {
   readonly bytesDropped: number;
 }
 
+/**
+ * The commands that repeat a failure, as the check's outcome gives them (cli/output/reproduce.ts):
+ * never read back out of a story's text.
+ */
+export interface PageRepeat {
+  /** The command that repeats the shrunk run (`--path`, `--concurrent-path`). */
+  readonly reproduce?: string;
+  /** The command that replays the failure artifact. */
+  readonly replay?: string;
+  /** Where neither is known (a fixture story, a path): the same check again, with its seed. */
+  readonly again?: string;
+}
+
 /** What a run page shows. */
 export interface ReportPageInput {
   readonly verdict: PageVerdict;
@@ -51,6 +68,8 @@ export interface ReportPageInput {
   readonly command: string;
   readonly target: string;
   readonly seed: number;
+  /** The commands that repeat the failure, shown first under the verdict. */
+  readonly repeat?: PageRepeat;
   /** The implementation's stderr, when it ran in processes of its own and wrote any. */
   readonly stderr?: PageStderr;
   /** The files beside the page, in the order shown. */
@@ -64,6 +83,7 @@ const VERDICTS: Record<PageVerdict, { readonly word: string; readonly symbol: st
   diverge: { word: 'DIVERGE', symbol: '✗' },
   incomplete: { word: 'INCOMPLETE', symbol: '◔' },
   error: { word: 'ERROR', symbol: '!' },
+  interrupted: { word: 'INTERRUPTED', symbol: '■' },
 };
 
 /** Text from outside, escaped for HTML, its newlines kept (for a `<pre>`). Pure. */
@@ -98,14 +118,14 @@ export function durationText(ms: number): string {
 const timeText = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
 
 const PAGE_CSS = `
-:root{--ink:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--agree:#1a7f37;--agree-bg:#dafbe1;--diverge:#cf222e;--diverge-bg:#ffebe9;--incomplete:#9a6700;--incomplete-bg:#fff8c5;--error:#8250df;--error-bg:#fbefff;--link:#0969da}
+:root{--ink:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--agree:#1a7f37;--agree-bg:#dafbe1;--diverge:#cf222e;--diverge-bg:#ffebe9;--incomplete:#9a6700;--incomplete-bg:#fff8c5;--error:#8250df;--error-bg:#fbefff;--interrupted:#59636e;--interrupted-bg:#eaeef2;--link:#0969da}
 *{box-sizing:border-box}
 html{font-size:16px}
 body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);line-height:1.5;background:#fff}
 a{color:var(--link)}
 a:focus-visible,button:focus-visible,[tabindex]:focus-visible{outline:3px solid var(--link);outline-offset:2px;border-radius:3px}
 .skip{position:absolute;left:-9999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.3rem .6rem;z-index:10}
-.layout{display:grid;grid-template-columns:15rem minmax(0,1fr);gap:2rem;max-width:1400px;margin:0 auto;padding:1.5rem 2rem 3rem}
+.layout{display:grid;grid-template-columns:15rem minmax(0,1fr);gap:2rem;max-width:1400px;margin:0 auto;padding:1rem 2rem 3rem}
 nav.toc{position:sticky;top:1rem;align-self:start;font-size:.9rem;min-width:0}
 nav.toc h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin:0 0 .5rem}
 nav.toc ol{list-style:none;margin:0;padding:0;border-left:2px solid var(--line)}
@@ -113,28 +133,35 @@ nav.toc li a{display:block;padding:.25rem .75rem;text-decoration:none;color:var(
 nav.toc li a:hover{background:var(--soft)}
 main{min-width:0}
 header.run{border:1px solid var(--line);border-radius:8px;overflow:hidden}
-.verdict{display:flex;align-items:center;gap:1rem;padding:1rem 1.25rem;border-left:10px solid}
-.verdict .symbol{font-size:2.5rem;line-height:1;font-weight:700}
-.verdict .word{font-size:2rem;font-weight:800;letter-spacing:.04em;margin:0;line-height:1.1}
+.verdict{display:flex;align-items:center;gap:1rem;padding:.6rem 1.25rem;border-left:10px solid}
+.verdict .symbol{font-size:2.1rem;line-height:1;font-weight:700}
+.verdict .word{font-size:1.6rem;font-weight:800;letter-spacing:.04em;margin:0;line-height:1.1}
 .verdict .meaning{margin:.2rem 0 0;color:var(--ink);overflow-wrap:anywhere}
 .verdict.agree{border-color:var(--agree);background:var(--agree-bg)}.verdict.agree .symbol,.verdict.agree .word{color:var(--agree)}
 .verdict.diverge{border-color:var(--diverge);background:var(--diverge-bg)}.verdict.diverge .symbol,.verdict.diverge .word{color:var(--diverge)}
 .verdict.incomplete{border-color:var(--incomplete);background:var(--incomplete-bg)}.verdict.incomplete .symbol,.verdict.incomplete .word{color:var(--incomplete)}
 .verdict.error{border-color:var(--error);background:var(--error-bg)}.verdict.error .symbol,.verdict.error .word{color:var(--error)}
-dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.3rem 1.25rem;margin:0;padding:.9rem 1.25rem;font-size:.95rem}
+.verdict.interrupted{border-color:var(--interrupted);background:var(--interrupted-bg)}.verdict.interrupted .symbol,.verdict.interrupted .word{color:var(--interrupted)}
+dl.repeat{display:grid;grid-template-columns:max-content minmax(0,1fr);align-items:baseline;gap:.3rem 1rem;margin:0;padding:.5rem 1.25rem;border-bottom:1px solid var(--line);background:var(--soft)}
+dl.repeat dt{font-weight:700}
+dl.repeat dd{margin:0;min-width:0}
+dl.repeat dd code{display:block;background:#fff;border:1px solid var(--line);padding:.1rem .45rem;font-size:.85rem}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr) max-content minmax(0,1fr);gap:.1rem 1.25rem;margin:0;padding:.5rem 1.25rem;font-size:.875rem}
 dl.facts dt{color:var(--muted);font-weight:600}
+dl.facts dt.wide{grid-column:1}
 dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
+dl.facts dd.wide{grid-column:2/-1}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875rem}
 dd code{background:var(--soft);padding:.1rem .35rem;border-radius:4px;white-space:pre-wrap;overflow-wrap:anywhere}
 dd code .w{white-space:nowrap}
-main>*+*{margin-top:2rem}
+main>*+*{margin-top:1.5rem}
 ul.files{display:flex;flex-wrap:wrap;gap:.2rem 1.25rem;margin:0;padding:0;list-style:none}ul.files li{overflow-wrap:anywhere}
 ul.files .what,.note{color:var(--muted)}
-div.stderr{padding:0 1.25rem 1rem;min-width:0}div.stderr h2{font-size:1rem;margin:0}
+section.stderr{min-width:0}section.stderr h2{font-size:1.1rem;margin:0}
 pre.stderr{margin:.5rem 0 0;max-height:18rem;overflow-y:auto;padding:.75rem 1rem;background:#0d1117;color:#e6edf3;border-radius:6px;white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
 p.note{color:var(--muted);margin:.3rem 0;overflow-wrap:anywhere}
 footer{margin-top:3rem;color:var(--muted);font-size:.85rem}
-@media (max-width:900px){.layout{grid-template-columns:minmax(0,1fr)}nav.toc{position:static}}
+@media (max-width:900px){.layout{grid-template-columns:minmax(0,1fr)}nav.toc{position:static}dl.facts{grid-template-columns:max-content minmax(0,1fr)}dl.facts dd.wide{grid-column:auto}}
 `;
 
 function headerHtml(input: ReportPageInput): string {
@@ -144,17 +171,34 @@ function headerHtml(input: ReportPageInput): string {
 <span class="symbol" aria-hidden="true">${v.symbol}</span>
 <div><p class="word">${v.word}</p><p class="meaning">${htmlText(input.headline)}</p></div>
 </div>
-<dl class="facts">
+${repeatHtml(input.repeat)}<dl class="facts">
 <dt>Started</dt><dd data-fact="time"><time datetime="${htmlText(input.time)}">${htmlText(timeText(input.time))}</time>, took ${htmlText(durationText(input.durationMs))}</dd>
-<dt>Command</dt><dd data-fact="command"><code>${words(input.command)}</code></dd>
-<dt>Target</dt><dd data-fact="target"><code>${words(input.target)}</code></dd>
 <dt>Seed</dt><dd data-fact="seed"><code>${input.seed}</code></dd>
+<dt>Target</dt><dd data-fact="target"><code>${words(input.target)}</code></dd>
 <dt>jobcheck</dt><dd data-fact="version">${htmlText(input.version)}</dd>
-<dt>Files</dt><dd data-fact="files">${filesHtml(input.links)}</dd>
-<dt>stderr</dt><dd data-fact="stderr">${stderrFact(input.stderr)}</dd>
+<dt class="wide">Command</dt><dd class="wide" data-fact="command"><code>${words(input.command)}</code></dd>
+<dt class="wide">Files</dt><dd class="wide" data-fact="files">${filesHtml(input.links)}</dd>
+<dt class="wide">stderr</dt><dd class="wide" data-fact="stderr">${stderrFact(input.stderr)}</dd>
 </dl>
-${stderrHtml(input.stderr)}
 </header>`;
+}
+
+/** The commands that repeat the failure, one a line, each as the check's outcome gave it. */
+function repeatHtml(repeat: PageRepeat | undefined): string {
+  if (repeat === undefined) return '';
+  const lines: Array<[string, string, string | undefined]> = [
+    ['reproduce', 'Reproduce', repeat.reproduce],
+    ['replay', 'Replay', repeat.replay],
+    ['again', 'Run again', repeat.reproduce === undefined ? repeat.again : undefined],
+  ];
+  const shown = lines.filter((l): l is [string, string, string] => l[2] !== undefined);
+  if (shown.length === 0) return '';
+  return `<dl class="repeat" aria-label="the commands that repeat it">
+${shown
+  .map(([key, label, command]) => `<dt>${label}</dt><dd data-repeat="${key}"><code>${words(command)}</code></dd>`)
+  .join('\n')}
+</dl>
+`;
 }
 
 function stderrFact(stderr: PageStderr | undefined): string {
@@ -171,9 +215,9 @@ function stderrHtml(stderr: PageStderr | undefined): string {
     stderr.lines > shown
       ? `The last ${shown} of ${stderr.lines} lines`
       : `All ${stderr.lines} line${stderr.lines === 1 ? '' : 's'}`;
-  return `<div class="stderr" id="stderr"><h2>The implementation's stderr</h2>
+  return `<section class="stderr" id="stderr" aria-labelledby="stderr-title"><h2 id="stderr-title">The implementation's stderr</h2>
 <p class="note">${of}, each after the process that wrote it: <code>impl &lt;pid&gt;</code> a process of the sequential phases, <code>workers &lt;pid&gt;</code> the competing workers', <code>module</code> a module's.</p>
-<pre class="stderr" tabindex="0" aria-label="the last lines of the implementation's stderr">${block(stderr.tail.join('\n'))}</pre></div>`;
+<pre class="stderr" tabindex="0" aria-label="the last lines of the implementation's stderr">${block(stderr.tail.join('\n'))}</pre></section>`;
 }
 
 function filesHtml(links: readonly PageLink[]): string {
@@ -185,15 +229,16 @@ function filesHtml(links: readonly PageLink[]): string {
 }
 
 /**
- * The whole page of a run: the header (verdict, facts, files, stderr), the failure's sections in
- * order, and a table of contents linking each. Pure: it reads and writes nothing.
+ * The whole page of a run: the header (verdict, the commands that repeat it, facts, files), the
+ * failure's sections in order, the implementation's stderr, and a table of contents linking each.
+ * Pure: it reads and writes nothing.
  */
 export function reportPage(input: ReportPageInput): string {
   const v = VERDICTS[input.verdict];
   const toc: Array<{ id: string; title: string }> = [
     { id: 'summary', title: `Verdict: ${v.word}` },
-    ...(input.stderr === undefined ? [] : [{ id: 'stderr', title: "The implementation's stderr" }]),
     ...input.sections.map((s) => ({ id: s.id, title: s.title })),
+    ...(input.stderr === undefined ? [] : [{ id: 'stderr', title: "The implementation's stderr" }]),
   ];
   const nav = toc.map((t) => `<li><a href="#${htmlText(t.id)}">${htmlText(t.title)}</a></li>`).join('\n');
   const css = inert([PAGE_CSS, ...input.sections.map((s) => s.css)].join('\n'), 'style');
@@ -214,6 +259,7 @@ ${nav}
 <main id="main" tabindex="-1">
 ${headerHtml(input)}
 ${input.sections.map((s) => s.html).join('\n')}
+${stderrHtml(input.stderr)}
 <footer>Written by jobcheck ${htmlText(input.version)}: one file, no network; open it from the run's folder so that its links reach the files beside it.</footer>
 </main>
 </div>

@@ -39,6 +39,11 @@ const INPUT: ReportPageInput = {
   command: `jobcheck check --impl '${LONG}' --seed 7`,
   target: LONG,
   seed: 7,
+  repeat: {
+    reproduce: `npx jobcheck check --impl '${LONG}' --seed 7 --path 12:0:3`,
+    replay: `npx jobcheck replay .jobcheck/report/failure.json --impl '${LONG}'`,
+    again: `npx jobcheck check --impl '${LONG}' --seed 7 --runs 300`,
+  },
   stderr: {
     href: 'stderr.txt',
     lines: 40,
@@ -81,6 +86,7 @@ const READ = `(() => {
     symbol: text('.verdict .symbol'),
     headline: text('.verdict .meaning'),
     facts: Object.fromEntries([...document.querySelectorAll('dl.facts dd')].map((dd) => [dd.getAttribute('data-fact'), dd.textContent.replace(/\\s+/g, ' ').trim()])),
+    repeat: [...document.querySelectorAll('#summary dl.repeat dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent]),
     links: [...document.querySelectorAll('dl.facts a')].map((a) => a.getAttribute('href')),
     toc: [...document.querySelectorAll('nav.toc a')].map((a) => ({ href: a.getAttribute('href'), title: a.textContent, target: document.querySelector(a.getAttribute('href')) !== null })),
     stderr: document.querySelector('pre.stderr')?.textContent ?? null,
@@ -100,6 +106,8 @@ interface Read {
   readonly symbol: string | null;
   readonly headline: string | null;
   readonly facts: Record<string, string>;
+  /** The header's commands that repeat the failure: [label, command]. */
+  readonly repeat: ReadonlyArray<readonly [string, string]>;
   readonly links: readonly string[];
   readonly toc: ReadonlyArray<{ href: string; title: string; target: boolean }>;
   readonly stderr: string | null;
@@ -180,18 +188,26 @@ describe('the run page in Chromium at 1280×800', () => {
     expect(seen.links).toEqual(['coverage.html', 'failure.json', 'run.json', 'stderr.txt', '#stderr']);
   });
 
+  it('shows the commands that repeat the failure in its header, the whole check again only without a reproduce line', () => {
+    rendered();
+    expect(seen.repeat).toEqual([
+      ['Reproduce', INPUT.repeat?.reproduce],
+      ['Replay', INPUT.repeat?.replay],
+    ]);
+  });
+
   it("quotes stderr's last lines as text: markup in them is shown, never run", () => {
     rendered();
     expect(seen.stderr).toContain('[impl 4242] <script>window.injected = true</script>');
     expect(seen.injected).toBe(false);
   });
 
-  it('lists every part in its table of contents, each link leading to its part, the sections in order', () => {
+  it('lists every part in its table of contents, each link leading to its part, the sections in order, stderr after them', () => {
     rendered();
     expect(seen.toc).toEqual([
       { href: '#summary', title: 'Verdict: DIVERGE', target: true },
-      { href: '#stderr', title: "The implementation's stderr", target: true },
       { href: '#fake-story', title: 'What went wrong', target: true },
+      { href: '#stderr', title: "The implementation's stderr", target: true },
     ]);
   });
 
@@ -203,7 +219,7 @@ describe('the run page in Chromium at 1280×800', () => {
 
   it('is reached by the keyboard: a skip link first, then the contents; Enter on an entry goes to its part', () => {
     rendered();
-    expect(focusOrder.slice(0, 4)).toEqual(['#main', '#summary', '#stderr', '#fake-story']);
+    expect(focusOrder.slice(0, 4)).toEqual(['#main', '#summary', '#fake-story', '#stderr']);
     expect(afterEnter).toBe('#fake-story');
   });
 

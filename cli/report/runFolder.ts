@@ -3,21 +3,34 @@
  * `runs/<time>-running/` (so that the implementation's stderr has a file to go to while it runs),
  * then filled with the page (index.html), run.json, copies of the coverage page and summary and of
  * failure.json, the race's exports, and renamed to its verdict; `latest` then points at it and the
- * oldest runs beyond the number kept are deleted.
+ * oldest runs beyond the number kept are deleted. A run ended from outside first (a signal, a
+ * parent gone: cli/report/interruption.ts) writes its page and run.json synchronously as
+ * `interrupted` and is renamed so; `latest` keeps pointing at the newest run that finished.
  *
  * The run folder holds no coverage.json and no check result: `jobcheck merge` searches report
  * directories for those (by content), and finds each run's once, in the report directory itself.
  */
+import { existsSync, renameSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readInputFile } from '../../conformance/outside/inputFile.ts';
 import { writeOutputFile } from '../../conformance/outside/outputFile.ts';
 import type { CheckFailure } from '../../conformance/check/index.ts';
-import type { PageLink, PageVerdict } from './page.ts';
-import { reportPage } from './page.ts';
+import type { PageLink, PageRepeat, PageVerdict } from './page.ts';
+import { durationText, reportPage } from './page.ts';
+import { whenInterrupted } from './interruption.ts';
 import { PAGE_FILE, RUNS_DIR, endRun, markLatest, pruneRuns, startRun } from './runHistory.ts';
-import { RUN_RECORD_FILE, RUN_RECORD_FORMAT, quotedCommand, writeRunRecord } from './runRecord.ts';
+import { renamedRun } from './runName.ts';
+import {
+  RUN_RECORD_FILE,
+  RUN_RECORD_FORMAT,
+  quotedCommand,
+  writeRunFileSync,
+  writeRunRecord,
+  writeRunRecordSync,
+} from './runRecord.ts';
 import { sectionsOf } from './sections.ts';
+import { shippedContract } from './shippedDocs.ts';
 import { STDERR_FILE, StderrFile } from './stderrFile.ts';
 
 /** The race's history in Porcupine's format, beside the page. */
@@ -43,11 +56,16 @@ export interface RunOutcome {
   readonly version: string;
   /** The failure whose sections the page shows, if any. */
   readonly failure: CheckFailure | null;
+  /** The commands that repeat the failure, for the page's header. */
+  readonly repeat?: PageRepeat;
   /** Files of the report directory copied beside the page (`coverage.html`), those that exist. */
   readonly copies: readonly PageLink[];
   /** Why a run with verdict `error` could not run. */
   readonly error?: string;
 }
+
+/** What a run's folder says about it whatever ends it: known once its flags are read. */
+export type RunStart = Pick<RunOutcome, 'argv' | 'target' | 'seed' | 'version'>;
 
 /** Where a finished run is. */
 export interface FinishedRun {
@@ -63,6 +81,8 @@ export interface FinishedRun {
 export class RunFolder {
   /** The implementation's stderr, written into the folder (used only by targets that run processes). */
   readonly stderr: StderrFile;
+  /** Stops recording an interruption (set by recordInterruption). */
+  private forgetInterruption: () => void = () => undefined;
 
   private constructor(
     /** The report directory. */
@@ -85,8 +105,63 @@ export class RunFolder {
     return new RunFolder(root, await startRun(root, startedAt), startedAt);
   }
 
+  /**
+   * From now until the run finishes or is discarded, an end from outside (cli/main.ts) records
+   * the run as `interrupted`: its page and run.json, written synchronously, and the folder renamed.
+   */
+  recordInterruption(start: RunStart): void {
+    this.forgetInterruption();
+    this.forgetInterruption = whenInterrupted((why, exitCode) => this.interrupted(start, why, exitCode));
+  }
+
+  /** The run ended from outside: its page and run.json say so, and its folder is named `-interrupted`. Synchronous. */
+  private interrupted(start: RunStart, why: string, exitCode: number): void {
+    // The folder is gone when the run finished or was discarded between the signal and this.
+    if (!existsSync(this.dir)) return;
+    const time = this.startedAt.toISOString();
+    const durationMs = Date.now() - this.startedAt.getTime();
+    const command = quotedCommand(start.argv);
+    const stderr = this.stderr.summary();
+    const headline = `Interrupted after ${durationText(durationMs)}, before the check had a verdict (${why}): what it ran is not reported, and it is not a pass.`;
+    writeRunFileSync(
+      join(this.dir, PAGE_FILE),
+      reportPage({
+        verdict: 'interrupted',
+        headline,
+        version: start.version,
+        time,
+        durationMs,
+        command,
+        target: start.target,
+        seed: start.seed,
+        ...(stderr.lines === 0
+          ? {}
+          : {
+              stderr: { href: STDERR_FILE, tail: stderr.tail, lines: stderr.lines, bytesDropped: stderr.bytesDropped },
+            }),
+        links: [{ href: RUN_RECORD_FILE, label: 'this run, as jobcheck report --list reads it' }],
+        sections: [],
+      }),
+    );
+    writeRunRecordSync(join(this.dir, RUN_RECORD_FILE), {
+      format: RUN_RECORD_FORMAT,
+      version: start.version,
+      time,
+      argv: [...start.argv],
+      command,
+      target: start.target,
+      seed: start.seed,
+      verdict: 'interrupted',
+      exitCode,
+      durationMs,
+      stoppedBy: why,
+    });
+    renameSync(this.dir, join(this.root, RUNS_DIR, renamedRun(this.name, 'interrupted')));
+  }
+
   /** Removes the folder of a run that did not start (a usage error): it has nothing to tell. */
   async discard(): Promise<void> {
+    this.forgetInterruption();
     await this.stderr.close();
     await rm(this.dir, { recursive: true, force: true });
   }
@@ -131,13 +206,14 @@ export class RunFolder {
       command,
       target: outcome.target,
       seed: outcome.seed,
+      ...(outcome.repeat === undefined ? {} : { repeat: outcome.repeat }),
       ...(stderr.lines === 0
         ? {}
         : {
             stderr: { href: STDERR_FILE, tail: stderr.tail, lines: stderr.lines, bytesDropped: stderr.bytesDropped },
           }),
       links,
-      sections: await sectionsOf(f),
+      sections: await sectionsOf(f, shippedContract()),
     });
     await writeOutputFile(join(this.dir, PAGE_FILE), page, { exclusive: true });
     await writeRunRecord(join(this.dir, RUN_RECORD_FILE), {
@@ -154,6 +230,8 @@ export class RunFolder {
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
     });
     const name = await endRun(this.root, this.name, outcome.verdict);
+    // Until the folder had its verdict's name, an end from outside still recorded the run as interrupted.
+    this.forgetInterruption();
     const through = await markLatest(this.root, name);
     const pruned = await pruneRuns(this.root, keep, { justMade: name });
     return { name, page: join(this.root, through, PAGE_FILE), pruned };

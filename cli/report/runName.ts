@@ -2,16 +2,21 @@
  * The name of a run's folder under `<report>/runs/`: its UTC start time, sortable, and a short
  * verdict, `2026-12-02T05-30-12.345Z-diverge`. The time is ISO 8601 with `-` for `:` (which
  * Windows refuses in names), so that names sort as times do and a listing needs no file's
- * contents to order runs. A run still in progress (or one whose process was killed) is named
- * `-running`; it is renamed when its verdict is known.
+ * contents to order runs. A run still in progress (or one whose process was killed without a
+ * chance to say so, SIGKILL) is named `-running`; it is renamed when its verdict is known, or to
+ * `-interrupted` when a signal or a parent gone ends it first.
  */
 
-/** The verdicts a run folder's name carries: a check's three, `error` (a check that could not run), and `running`. */
-export const RUN_VERDICTS = ['agree', 'diverge', 'incomplete', 'error', 'running'] as const;
+/**
+ * The verdicts a run folder's name carries: a check's three, `error` (a check that could not run),
+ * `interrupted` (ended from outside before its verdict) and `running`.
+ */
+export const RUN_VERDICTS = ['agree', 'diverge', 'incomplete', 'error', 'interrupted', 'running'] as const;
 /** A verdict a run folder's name carries. */
 export type RunFolderVerdict = (typeof RUN_VERDICTS)[number];
 
-const NAME = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2}\.\d{3})Z-(agree|diverge|incomplete|error|running)$/;
+const NAME =
+  /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2}\.\d{3})Z-(agree|diverge|incomplete|error|interrupted|running)$/;
 
 /** The folder name of a run that started at `at` with `verdict`. Pure. */
 export function runFolderName(at: Date, verdict: RunFolderVerdict): string {

@@ -1,10 +1,12 @@
 /**
  * `run.json`, what a run folder says about its run: the jobcheck version, when it started, the
- * command line as it was typed, the target, the seed, the verdict and how long it took. It is
+ * command line as it was typed, the target, the seed, the verdict (`interrupted` for a run ended
+ * from outside before it had one, with what ended it) and how long it took. It is
  * written by the run itself and read back by `jobcheck report --list`, possibly from an older or
  * hand-edited folder, so reading validates it with zod and a bad file is a RunRecordError with a
  * stable code that names the file and the field, never a crash of the list.
  */
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { CodedError } from '../../contract/CodedError.ts';
 import { InputFileError, readInputFile } from '../../conformance/outside/inputFile.ts';
@@ -26,10 +28,14 @@ export const runRecordSchema = z.object({
   command: z.string().describe('the command line, quoted so that a shell reads it back as argv'),
   target: z.string().describe('the implementation checked, paths relative to the working directory'),
   seed: z.int(),
-  verdict: z.enum(['agree', 'diverge', 'incomplete', 'error']),
+  verdict: z.enum(['agree', 'diverge', 'incomplete', 'error', 'interrupted']),
   exitCode: z.int().min(0).max(255),
   durationMs: z.number().min(0),
   error: z.string().optional().describe('why a run with verdict error could not run'),
+  stoppedBy: z
+    .string()
+    .optional()
+    .describe('what ended a run with verdict interrupted: `stopped by SIGINT`, a parent gone'),
 });
 
 /** The contents of run.json. */
@@ -64,6 +70,30 @@ export const quotedCommand = (argv: readonly string[]): string => ['jobcheck', .
 /** Writes `record` as run.json at `file` (validated first, so that what is written reads back; never through a link). */
 export async function writeRunRecord(file: string, record: RunRecord): Promise<void> {
   await writeOutputFile(file, `${JSON.stringify(runRecordSchema.parse(record), null, 2)}\n`);
+}
+
+/**
+ * Writes `text` to `file` in a run's folder synchronously, as writeOutputFile does asynchronously:
+ * never through a link, never blocking on a FIFO, only into a regular file (checked with fstat
+ * before a byte is written). For a run ended from outside, whose process exits right after.
+ */
+export function writeRunFileSync(file: string, text: string): void {
+  const flags =
+    constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | constants.O_NONBLOCK | constants.O_NOCTTY;
+  const fd = openSync(file, flags, 0o666);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${file} is not a regular file: nothing written`);
+    ftruncateSync(fd, 0);
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** writeRunRecord, synchronously: for a run ended from outside, whose process exits right after. */
+export function writeRunRecordSync(file: string, record: RunRecord): void {
+  writeRunFileSync(file, `${JSON.stringify(runRecordSchema.parse(record), null, 2)}\n`);
 }
 
 /** Reads and validates run.json at `file`; throws RunRecordError naming the file and the field. */

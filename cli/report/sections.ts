@@ -9,16 +9,17 @@
 import type { CheckFailure } from '../../conformance/check/index.ts';
 import { unknownFailure } from '../../conformance/check/index.ts';
 import type { PageSection } from './section.ts';
+import type { ShippedContract } from './shippedDocs.ts';
 import { unrepeatedSection } from './unrepeatedSection.ts';
 
-/** The sections of the page for `failure`, in order; none without one. */
-export async function sectionsOf(failure: CheckFailure | null): Promise<PageSection[]> {
+/** The sections of the page for `failure`, in order, linking `contract` for the rules; none without one. */
+export async function sectionsOf(failure: CheckFailure | null, contract?: ShippedContract): Promise<PageSection[]> {
   if (failure === null) return [];
   switch (failure.kind) {
     case 'divergence':
     case 'fixture': {
       const { storySection } = await import('./story/storySection.ts');
-      return [await storySection(failure)];
+      return [await storySection(failure, contract)];
     }
     case 'race': {
       const { raceSection } = await import('./race/raceSection.ts');

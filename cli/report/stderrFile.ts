@@ -67,6 +67,11 @@ export class StderrFile {
     return this.stream;
   }
 
+  /** What it has taken so far, without closing it (the file may not have all of it yet). */
+  summary(): StderrSummary {
+    return { lines: this.lines, bytesWritten: this.written, bytesDropped: this.dropped, tail: [...this.tail] };
+  }
+
   /** Writes the note on dropped bytes, closes the file, and says what it holds. Lines after this are dropped. */
   async close(): Promise<StderrSummary> {
     if (!this.closed) {
@@ -78,6 +83,6 @@ export class StderrFile {
       const stream = this.stream;
       if (stream !== undefined) await new Promise<void>((resolve) => stream.end(resolve));
     }
-    return { lines: this.lines, bytesWritten: this.written, bytesDropped: this.dropped, tail: [...this.tail] };
+    return this.summary();
   }
 }

@@ -44,9 +44,11 @@ export function renderFixtureStory(outcome: FixtureOutcome): string {
   });
   const d = result.check === 'error' ? undefined : firstDifference(result.expected, result.actual);
   lines.push(
-    d === undefined
-      ? `       >> ${result.message}`
-      : `       >> ${result.check} differs at ${d.path === '' ? '(value)' : d.path}: expected ${showValue(d.model)}, got ${showValue(d.impl)}`,
+    result.check === 'error'
+      ? `       >> the implementation failed: ${String(result.actual)}`
+      : d === undefined
+        ? `       >> ${result.message}`
+        : `       >> ${result.check} differs at ${d.path === '' ? '(value)' : d.path}: expected ${showValue(d.model)}, got ${showValue(d.impl)}`,
   );
   return lines.join('\n');
 }

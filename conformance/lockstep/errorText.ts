@@ -1,4 +1,5 @@
 /** How a thrown value is told in a divergence. */
+import { thrownText } from '../../contract/index.ts';
 
-/** `Name: message` for an Error, the value as a string otherwise. Pure. */
-export const errorText = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+/** A thrown value in one line: a coded error by its code and message, another by its name and message (contract's thrownText). Pure. */
+export const errorText = (e: unknown): string => thrownText(e);

@@ -26,7 +26,7 @@ import {
   STDERR_LINES_KEPT,
   STDERR_LINE_BYTES_KEPT,
 } from './limits.ts';
-import { ProcessError } from './processError.ts';
+import { ProcessError, REPLY_FLUSH_HINT } from './processError.ts';
 import type { ProcessErrorCode, ProcessErrorDetails } from './processError.ts';
 import { scheduledSpawn } from './scheduling.ts';
 import type { Scheduling } from './scheduling.ts';
@@ -302,7 +302,7 @@ export class Peer {
     this.about = head;
     const { timeoutMs } = head;
     this.timer = setTimeout(
-      () => this.abort('timeout', `no reply within ${timeoutMs} ms; the process group was killed`),
+      () => this.abort('timeout', `no reply within ${timeoutMs} ms; the process group was killed; ${REPLY_FLUSH_HINT}`),
       timeoutMs,
     );
   }

@@ -105,6 +105,15 @@ export const HELLO_FLUSH_HINT =
   "(Python: print(..., flush=True) or sys.stdout.flush(); Go: bufio.Writer.Flush(); Node's process.stdout.write needs nothing)";
 
 /**
+ * What a reply that timed out suggests: the protocol asks for stdout to be flushed after every
+ * reply, and a program that writes its reply without flushing it looks, from here, exactly like
+ * one that never answered.
+ */
+export const REPLY_FLUSH_HINT =
+  'the protocol asks for stdout to be flushed after every reply, and a program that forgets to flush times out like this ' +
+  '(Python: print(..., flush=True) or sys.stdout.flush(); Go: bufio.Writer.Flush())';
+
+/**
  * The error of a hello that got no reply in time: `error`'s code (`timeout`) and details, its
  * message saying how long was waited and suggesting a flush (HELLO_FLUSH_HINT). Any other error is
  * returned unchanged. Pure.

@@ -8,8 +8,9 @@
  * The docs test calls `regenerateDoc` in memory and compares, so stale docs fail `npm test`.
  *
  * The screenshots of the coverage page (docs/images/coverage-*.png) and of the report pages (the
- * run page's header, a failure story, a race, a lab step: docs/images/run-page-*.png,
- * report-failure.png, report-race.png, lab-step.png) are taken in headless Chromium on every run
+ * run page's header, a failure story's and a race's first screens, a race's chart, a lab step:
+ * docs/images/run-page-*.png, report-failure.png, report-race.png, report-race-chart.png,
+ * lab-step.png) are taken in headless Chromium on every run
  * that writes. A browser's PNG bytes are not stable across versions, so neither
  * `--check` nor the docs test compares them; the page's layout is tested from its DOM instead
  * (docs/coveragePage.test.ts, and each report page's browser test under cli/report/). The

@@ -14,14 +14,21 @@ import { withChromiumPage } from './chromium.ts';
 /** The viewport of the lab's screenshots and layout test. */
 export const LAB_VIEWPORT = { width: 1280, height: 800 } as const;
 
-/** A prediction for one step: each job's status (null: not submitted) and token (null: none), the focus account's balance. */
+/**
+ * A prediction for one step: whether the store accepts or refuses the command (left unchosen
+ * when absent), each job's status (null: not submitted) and token (null: none), the focus
+ * account's balance.
+ */
 export interface LabGuess {
+  readonly outcome?: 'accepted' | 'refused';
   readonly jobs: Readonly<Record<string, { readonly status: string | null; readonly token: number | null }>>;
   readonly balance: number;
 }
 
 /** Fills the lab's form with `guess` (jobs the form does not ask about are ignored) and presses Enter to step. */
 export async function predictAndStep(page: Page, guess: LabGuess): Promise<void> {
+  if (await page.locator('#lab-outcome').isVisible())
+    await page.locator('#lab-outcome').selectOption(guess.outcome ?? '');
   for (const row of await page.locator('#lab-fields tr').all()) {
     const id = (await row.getAttribute('data-job')) ?? '';
     const g = guess.jobs[id];
@@ -36,9 +43,9 @@ export async function predictAndStep(page: Page, guess: LabGuess): Promise<void>
 /** The story and the three steps of the screenshot: two right guesses, then the wrong one. */
 export const LAB_SCREEN_STORY = 'lease-boundary-now4-now5';
 const SCREEN_GUESSES: readonly LabGuess[] = [
-  { jobs: { 'J-12': { status: 'ready', token: null } }, balance: 0 },
-  { jobs: { 'J-12': { status: 'running', token: 1 } }, balance: 0 },
-  { jobs: { 'J-12': { status: 'ready', token: null } }, balance: 0 },
+  { outcome: 'accepted', jobs: { 'J-12': { status: 'ready', token: null } }, balance: 0 },
+  { outcome: 'accepted', jobs: { 'J-12': { status: 'running', token: 1 } }, balance: 0 },
+  { outcome: 'accepted', jobs: { 'J-12': { status: 'ready', token: null } }, balance: 0 },
 ];
 
 /**

@@ -15,11 +15,14 @@
  * the same requests but the operating system chooses the interleaving again, so it is given a few
  * tries. The correct store is the control: it must pass the same check.
  *
+ * The run's page says what happened in the store's words: each race gets the sentence of its kind
+ * (cli/report/race/raceSentence.ts), never the neutral one.
+ *
  * The sequential phases are kept small (`--runs 5 --no-explore`): what is under test here is the
  * concurrent campaign over a real process.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,6 +63,30 @@ const STUCK: Record<(typeof PYTHON_RACY)[number]['race'], readonly string[]> = {
   // The claim that did not see the job its own lane had just submitted.
   'lane-order': ['claim'],
 };
+
+/** The sentence the run's page opens the race with, for each race: what happened in the store's words. */
+const SENTENCE: Record<(typeof PYTHON_RACY)[number]['race'], RegExp> = {
+  // The ack of an old delivery accepted beside the new one, or an accepted ack the final snapshot does not show.
+  'stale-ack':
+    /^The ack #\d+ (with the old token \d+ settled job \w+, and the claim #\d+ by w\d took job \w+ again|by w\d was accepted \(job \w+ done\), yet the store's final snapshot \(#\d+\) has job \w+ (ready|waiting|running|dead)\.$)/,
+  'double-effect': /^Two (overlapping )?commits both applied the effect \w+\/\w+:/,
+  'double-delivery': /^Two (overlapping )?claims both got job \w+:/,
+  capacity: /submits? .*admitted, where the model refuses #\d+ .*with capacity_exceeded/,
+  'lane-order':
+    /^Lane \d+'s claim #\d+ got no job, though the same lane's submit #\d+ of job \w+ had been acknowledged before it was sent\.$/,
+};
+
+/** The sentence at the top of the race on the page of the newest run in `report`, its HTML entities read back. */
+async function raceSentenceOf(report: string): Promise<string | undefined> {
+  const html = await readFile(join(report, 'latest', 'index.html'), 'utf8');
+  return /<p class="rwhat">(.*?)<\/p>/
+    .exec(html)?.[1]
+    ?.replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -132,6 +159,7 @@ describe.skipIf(python === undefined)(title, () => {
         stuck.some((kind) => STUCK[race].includes(kind)),
         `stuck at ${stuck.join(', ')}:\n${out.stdout}`,
       ).toBe(true);
+      expect(await raceSentenceOf(join(dir, race))).toMatch(SENTENCE[race]);
 
       const reproduce = /^reproduce: (npx jobcheck check .*)$/m.exec(out.stdout)?.[1];
       expect(reproduce, out.stdout).toBeDefined();

@@ -2,10 +2,14 @@
  * The lab's page for this copy of jobcheck: the demo's fixture stories (validated by the fixture
  * schema as they are read), the plain lifecycle diagram laid out by Graphviz, the model bundle,
  * and the version. Everything the page needs is put into it here, so it opens from `file://`.
+ * Its rule links point at the contract shipped with this jobcheck (cli/report/shippedDocs.ts): a
+ * file URL for a page written to disk, `/contract.md` for a page served (the server serves that
+ * one file beside it), nothing when the docs are not found.
  */
 import { emptyCoverage } from '../../../conformance/coverage/coverage.ts';
 import { lifecycleSvg } from '../../../conformance/coverage/lifecycleDiagram.ts';
 import { listStories } from '../../demo/story.ts';
+import { shippedContract } from '../shippedDocs.ts';
 import { JOBCHECK_VERSION } from '../version.ts';
 import { labBundle } from './labBundle.ts';
 import type { LabBundleSource } from './labBundle.ts';
@@ -13,8 +17,8 @@ import { labPage } from './labPage.ts';
 import { labSection } from './labSection.ts';
 import type { LabStory } from './labSection.ts';
 
-/** Where rule links point: the contract page of the project's repository. */
-export const CONTRACT_URL = 'https://github.com/jobcheck/jobcheck/blob/main/docs/contract.md';
+/** Where a served lab's rule links point: the server answers this path with the shipped contract. */
+export const SERVED_CONTRACT_PATH = '/contract.md';
 
 /** The stories the lab offers: the demo's fixture stories, as page data. Reads the fixture files. */
 export function labStories(): LabStory[] {
@@ -38,16 +42,19 @@ export interface LabDocument {
 }
 
 /**
- * The whole lab page, starting with `initial` (a story name; default the first). Reads the
- * fixtures, and finds or builds the bundle (labBundle.ts; LabBundleError when it cannot).
+ * The whole lab page, starting with `initial` (a story name; default the first), its rule links
+ * made for a page `served` over HTTP or written to disk. Reads the fixtures, and finds or builds
+ * the bundle (labBundle.ts; LabBundleError when it cannot).
  */
-export async function labDocument(initial?: string): Promise<LabDocument> {
+export async function labDocument(initial?: string, served = false): Promise<LabDocument> {
   const stories = labStories();
+  const contract = shippedContract();
   const [bundle, diagramSvg] = await Promise.all([labBundle(), lifecycleSvg(emptyCoverage(), { plain: true })]);
   const section = labSection({
     stories,
     diagramSvg,
-    contractUrl: CONTRACT_URL,
+    contractUrl: contract === undefined ? '' : served ? SERVED_CONTRACT_PATH : contract.url,
+    ...(contract === undefined ? {} : { contractLabel: `docs/contract.md of jobcheck ${contract.version}` }),
     ...(initial !== undefined ? { initial } : {}),
   });
   return {

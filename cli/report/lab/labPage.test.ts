@@ -1,16 +1,19 @@
 /**
  * The lab as a learner uses it: the page `jobcheck lab` writes, in headless Chromium at 1280×800,
  * a story played to the end by keyboard with right and wrong predictions. The assertions read the
- * DOM: the score, the answer to a wrong guess, the replies of the model running in the page
- * (against the replies of the same model in Node), the story check, and that nothing overflows.
- * Then `--serve`: the page on 127.0.0.1 from a process of its own, which Ctrl-C ends.
+ * DOM: the score, the answer to a wrong guess (in view after every step), the replies of the model
+ * running in the page (against the replies of the same model in Node), the accepted-or-refused
+ * prediction of a late commit, the contract's inline code shown as code, the rule links into the
+ * shipped contract, the story check, and that nothing overflows. Then `--serve`: the page on
+ * 127.0.0.1 from a process of its own, which serves the contract its links point at and which
+ * Ctrl-C ends.
  * Chromium is the system's (see docs/tools/chromium.ts): without it this test fails, it does not skip.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reply, Snapshot } from '../../../contract/index.ts';
@@ -25,15 +28,17 @@ import { runCliCaptured } from '../../runCliCaptured.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const STORY = 'lease-boundary-now4-now5';
 const fixture = loadFixture(STORY);
+/** The story whose step 4, a commit after the ack, the store refuses: the prediction a learner gets wrong. */
+const LATE_COMMIT = 'ack-before-commit';
 const dir = mkdtempSync(join(tmpdir(), 'jobcheck-lab-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The replies and snapshots of the story on the Node model, step by step (every step of this story is a command). */
-function nodeRun(): { replies: Reply[]; snapshots: Snapshot[] } {
-  let state: ModelState = initialState(fixture.config);
+/** The replies and snapshots of a story on the Node model, step by step (every step of these stories is a command). */
+function nodeRun(story = fixture): { replies: Reply[]; snapshots: Snapshot[] } {
+  let state: ModelState = initialState(story.config);
   const replies: Reply[] = [];
   const snapshots: Snapshot[] = [];
-  for (const s of fixture.steps) {
+  for (const s of story.steps) {
     if (!('do' in s)) {
       state = fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
       continue;
@@ -46,8 +51,9 @@ function nodeRun(): { replies: Reply[]; snapshots: Snapshot[] } {
   return { replies, snapshots };
 }
 
-/** The right prediction after a step, from the Node model's snapshot. */
-const rightGuess = (snap: Snapshot): LabGuess => ({
+/** The right prediction of a step, from the Node model's reply and snapshot. */
+const rightGuess = (snap: Snapshot, reply?: Reply): LabGuess => ({
+  ...(reply === undefined ? {} : { outcome: reply.ok ? 'accepted' : 'refused' }),
   jobs: Object.fromEntries(
     Object.entries(snap.jobs).map(([id, j]) => [id, { status: j.status, token: j.token ?? null }]),
   ),
@@ -75,8 +81,25 @@ const OVERFLOW = `(() => {
   return out;
 })()`;
 
+/** Whether the answer to the step just played is in the window: its heading and every verdict line. */
+const IN_VIEW = `(() => {
+  const result = document.getElementById('lab-result');
+  const head = document.getElementById('lab-result-head').getBoundingClientRect();
+  const verdict = document.getElementById('lab-verdict').getBoundingClientRect();
+  return !result.hidden && head.top >= 0 && verdict.bottom <= window.innerHeight;
+})()`;
+
 interface Played {
   readonly scores: string[];
+  /** After each step, whether its answer was in view. */
+  readonly inView: boolean[];
+  /** The same, on a page whose script lets the focus scroll the answer away (as it did). */
+  readonly inViewBroken: boolean[];
+  /** At step 5: the rules' code elements, the text of the rules, and the links' targets. */
+  readonly codeInRules: number;
+  readonly ruleLinks: string[];
+  /** ack-before-commit, step 4 (the commit after the ack) predicted accepted: the verdict and why. */
+  readonly lateCommit: { readonly verdict: string[]; readonly why: string[]; readonly points: string };
   readonly whyAtStep3: string[];
   readonly whyShownAtStep2: boolean;
   readonly verdictAtStep3: string[];
@@ -100,6 +123,14 @@ const node = nodeRun();
 /** Steps 3 and 5 (1-based) are guessed wrong: the lease at now=4, the stale token at now=5. */
 const WRONG = new Set([3, 5]);
 
+/** The prediction played at step i (0-based): right but for steps 3 and 5. */
+function guessAt(i: number): LabGuess {
+  const right = rightGuess(node.snapshots[i] as Snapshot, node.replies[i]);
+  // A wrong guess at step 3 thinks the lease ran out: the job is in fact still running.
+  if (i + 1 === 3) return { ...right, jobs: { 'J-12': { status: 'ready', token: null } } };
+  return WRONG.has(i + 1) ? { ...right, jobs: { 'J-12': { status: 'running', token: 1 } } } : right;
+}
+
 beforeAll(async () => {
   try {
     const written = await runCliCaptured(['lab', '--out', join(dir, 'lab.html'), '--story', STORY]);
@@ -112,6 +143,9 @@ beforeAll(async () => {
       const text = async (sel: string): Promise<string> => (await page.locator(sel).textContent()) ?? '';
       const all = (sel: string): Promise<string[]> => page.locator(sel).allInnerTexts();
       const scores: string[] = [];
+      const inView: boolean[] = [];
+      let codeInRules = 0;
+      let ruleLinks: string[] = [];
       const checks: string[] = [];
       let whyAtStep3: string[] = [];
       let verdictAtStep3: string[] = [];
@@ -121,14 +155,9 @@ beforeAll(async () => {
       let litAtStep3: string | null = null;
       let takenAtStep5: string[] = [];
       for (let i = 0; i < node.snapshots.length; i++) {
-        const snap = node.snapshots[i] as Snapshot;
-        const right = rightGuess(snap);
-        const guess: LabGuess = WRONG.has(i + 1)
-          ? { ...right, jobs: { 'J-12': { status: 'running', token: 1 } }, balance: right.balance }
-          : right;
-        // A wrong guess at step 3 thinks the lease ran out: the job is in fact still running.
-        const g = i + 1 === 3 ? { ...right, jobs: { 'J-12': { status: 'ready', token: null } } } : guess;
+        const g = guessAt(i);
         await predictAndStep(page, g);
+        inView.push((await page.evaluate(IN_VIEW)) as boolean);
         scores.push(await text('#lab-score'));
         checks.push(await text('#lab-check'));
         if (i + 1 === 2) whyShownAtStep2 = await page.locator('#lab-why-box').isVisible();
@@ -140,6 +169,10 @@ beforeAll(async () => {
         }
         if (i + 1 === 5) {
           rulesAtStep5 = await all('#lab-rules li');
+          codeInRules = await page.locator('#lab-rules li code').count();
+          ruleLinks = await page
+            .locator('#lab-rules a')
+            .evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''));
           takenAtStep5 = await page
             .locator('svg.lifecycle g.edge.taken')
             .evaluateAll((gs) => gs.map((g) => g.getAttribute('data-transition') ?? ''));
@@ -167,8 +200,38 @@ beforeAll(async () => {
       await predictAndStep(page, rightGuess(node.snapshots[0] as Snapshot));
       await predictAndStep(page, rightGuess(node.snapshots[1] as Snapshot));
       const sabotagedCheck = `${await text('#lab-check')} ${(await all('#lab-mismatches li')).join(' ')}`;
+      // ack-before-commit: every step right but the fourth, a late commit predicted accepted.
+      await page.setContent(html, { waitUntil: 'load' });
+      await page.locator('#lab-story').selectOption(LATE_COMMIT);
+      const late = nodeRun(loadFixture(LATE_COMMIT));
+      for (let i = 0; i < 4; i++) {
+        const guess = rightGuess(late.snapshots[i] as Snapshot, late.replies[i]);
+        await predictAndStep(page, i === 3 ? { ...guess, outcome: 'accepted' } : guess);
+      }
+      const lateCommit = {
+        verdict: await all('#lab-verdict li'),
+        why: await all('#lab-why li'),
+        points: await text('#lab-points'),
+      };
+      // The page as it was: the focus scrolls the next form into view, and nothing brings the answer back.
+      await page.setContent(
+        html
+          .replaceAll("keepInView($('lab-result'));", '')
+          .replace('first.focus({ preventScroll: true });', 'first.focus();'),
+        { waitUntil: 'load' },
+      );
+      const inViewBroken: boolean[] = [];
+      for (let i = 0; i < node.snapshots.length; i++) {
+        await predictAndStep(page, guessAt(i));
+        inViewBroken.push((await page.evaluate(IN_VIEW)) as boolean);
+      }
       return {
         scores,
+        inView,
+        inViewBroken,
+        codeInRules,
+        ruleLinks,
+        lateCommit,
         whyAtStep3,
         whyShownAtStep2,
         verdictAtStep3,
@@ -199,25 +262,26 @@ const result = (): Played => {
 };
 
 describe('the lab page in Chromium at 1280×800', () => {
-  it('plays the story to the end by keyboard and keeps score: 3 points a step, 1 of 3 on each wrong step', () => {
+  it('plays the story to the end by keyboard and keeps score: 4 points a step (the reply, the status, the token, the balance), 2 of 4 on each wrong step', () => {
     const p = result();
     expect(p.scores).toEqual([
-      'Score: 3 of 3',
-      'Score: 6 of 6',
-      'Score: 7 of 9',
+      'Score: 4 of 4',
+      'Score: 8 of 8',
       'Score: 10 of 12',
-      // Step 5 guesses "running, token 1" after the lease ran out: status and token wrong, balance right.
-      'Score: 11 of 15',
-      'Score: 14 of 18',
-      'Score: 17 of 21',
+      'Score: 14 of 16',
+      // Step 5 guesses "running, token 1" after the lease ran out: status and token wrong, the reply and balance right.
+      'Score: 16 of 20',
       'Score: 20 of 24',
+      'Score: 24 of 28',
+      'Score: 28 of 32',
     ]);
-    expect(p.final).toBe('The story is over: 20 of 24 predictions right.');
+    expect(p.final).toBe('The story is over: 28 of 32 predictions right.');
   });
 
   it('answers the wrong guess at now=4 with why: the lease runs until 5; now is 4', () => {
     const p = result();
     expect(p.verdictAtStep3).toEqual([
+      '✓ the store accepts it',
       '✗ job J-12 status is running, you said ready',
       '✗ job J-12 token is 1, you said –',
       '✓ north balance 0',
@@ -252,6 +316,38 @@ describe('the lab page in Chromium at 1280×800', () => {
     expect(p.overflow).toEqual([]);
     expect(p.overflowAtEnd).toEqual([]);
     expect(p.brokenOverflow.some((o) => o.startsWith('code#lab-command'))).toBe(true);
+  });
+
+  it('asks whether the store accepts or refuses each command, and answers a late commit predicted accepted', () => {
+    const { lateCommit } = result();
+    expect(lateCommit.verdict[0]).toBe('✗ the store refuses it (stale_token), you said it accepts it');
+    expect(lateCommit.verdict.slice(1).every((line) => line.startsWith('✓ '))).toBe(true);
+    expect(lateCommit.points).toBe('+3 of 4');
+    expect(lateCommit.why.length).toBeGreaterThan(0);
+    expect(lateCommit.why).toContain('the token is 1; job b has no current delivery (it is done)');
+  });
+
+  it("keeps each step's answer in view, and would see one the focus scrolls away", () => {
+    const p = result();
+    expect(p.inView).toEqual(p.scores.map(() => true));
+    expect(p.inViewBroken).toContain(false);
+  });
+
+  it("shows the contract's inline code as code, never as backticks", () => {
+    const p = result();
+    expect(p.codeInRules).toBeGreaterThan(0);
+    for (const rule of p.rulesAtStep5) expect(rule).not.toContain('`');
+  });
+
+  it('links each rule to the contract shipped with this jobcheck, which has its anchor', () => {
+    const p = result();
+    const contract = readFileSync(join(ROOT, 'docs/contract.md'), 'utf8');
+    expect(p.ruleLinks.length).toBeGreaterThan(0);
+    for (const href of p.ruleLinks) {
+      const [file, anchor] = href.split('#');
+      expect(file).toBe(pathToFileURL(join(ROOT, 'docs/contract.md')).href);
+      expect(contract).toContain(`<a id="${anchor}"></a>`);
+    }
   });
 
   it('asks the network for nothing', () => {
@@ -289,6 +385,11 @@ describe('jobcheck lab --serve', () => {
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(await page.text()).toContain('<title>jobcheck lab</title>');
       expect((await fetch(new URL('/elsewhere', url))).status).toBe(404);
+      // The rule links of a served page point at the contract the server serves beside it.
+      expect(await (await fetch(url)).text()).toContain('"contractUrl":"/contract.md"');
+      const contract = await fetch(new URL('/contract.md', url));
+      expect(contract.status).toBe(200);
+      expect(await contract.text()).toBe(readFileSync(join(ROOT, 'docs/contract.md'), 'utf8'));
     } finally {
       // Whatever happened above, the server does not outlive the test.
       child.kill('SIGINT');

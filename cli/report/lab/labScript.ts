@@ -4,7 +4,10 @@
  * balance, then plays the step on the reference model bundled into the page (the global
  * `JobcheckLab`, labBundle.ts), and shows the reply, the rules, why (on a wrong guess), the score,
  * the diagram with the jobs in their states and the transitions just taken lit, and whether the
- * model did what the story records. Every text is set with textContent, never parsed as HTML.
+ * model did what the story records. A command's prediction starts with whether the store accepts
+ * or refuses it. After a step the answer is brought into view (the next form takes the focus
+ * without scrolling it away). Every text is set with textContent, never parsed as HTML: the
+ * contract's inline code (`x`) becomes code elements holding text.
  *
  * It is a string because the project's TypeScript has no DOM library; the browser test
  * (labPage.test.ts) holds it to its behaviour.
@@ -22,6 +25,14 @@ export const LAB_SCRIPT = `(() => {
     return e;
   };
   const STATUSES = ['ready', 'waiting', 'running', 'done', 'dead'];
+  /** Appends text to an element, each \`inline code\` span of it as a code element (text only). */
+  const withCode = (parent, text) => {
+    String(text).split('\u0060').forEach((part, i) => {
+      if (part === '') return;
+      parent.appendChild(i % 2 === 1 ? el('code', '', part) : document.createTextNode(part));
+    });
+    return parent;
+  };
   const select = $('lab-story');
   let story, state, index, points, asked, finished;
 
@@ -59,6 +70,9 @@ export const LAB_SCRIPT = `(() => {
     const step = story.steps[index];
     $('lab-step-head').textContent = 'Step ' + (index + 1) + ' of ' + total + ': your prediction';
     $('lab-command').textContent = describeCommand(step);
+    // Only a command gets a reply: whether the store accepts it is the first thing to predict.
+    $('lab-outcome-row').hidden = !step.do;
+    $('lab-outcome').value = '';
     const body = $('lab-fields');
     body.replaceChildren();
     for (const id of predictedJobs()) {
@@ -92,8 +106,9 @@ export const LAB_SCRIPT = `(() => {
     }
     $('lab-account').textContent = story.focus.account;
     $('lab-balance').value = String(snap.balances[story.focus.account] ?? 0);
-    const first = body.querySelector('select') || $('lab-balance');
-    first.focus();
+    const first = step.do ? $('lab-outcome') : body.querySelector('select') || $('lab-balance');
+    // The focus moves to the next question without scrolling the answer just shown out of view.
+    first.focus({ preventScroll: true });
   }
 
   function litDiagram(snapshot, moves) {
@@ -154,7 +169,8 @@ export const LAB_SCRIPT = `(() => {
     asked = 0;
     finished = false;
     $('lab-title').textContent = story.name + ': ' + story.title;
-    $('lab-text').textContent = story.story;
+    $('lab-text').replaceChildren();
+    withCode($('lab-text'), story.story);
     const c = story.config;
     $('lab-config').textContent = 'Focus: job ' + story.focus.job + ', account ' + story.focus.account + '. Config: capacity ' + c.capacity + ', maxAttempts ' + c.maxAttempts + ', leaseTicks ' + c.leaseTicks + ', backoffBase ' + c.backoffBase + ', backoffCap ' + c.backoffCap + '.';
     $('lab-history').replaceChildren();
@@ -175,13 +191,23 @@ export const LAB_SCRIPT = `(() => {
       const token = tr.querySelector('input').value.trim();
       jobs[tr.dataset.job] = { status: status === 'none' ? null : status, token: token === '' ? null : token };
     }
-    return { jobs, balance: $('lab-balance').value.trim() };
+    return { outcome: $('lab-outcome-row').hidden ? null : $('lab-outcome').value, jobs, balance: $('lab-balance').value.trim() };
   }
 
-  function scoreOf(guess, snapshot) {
+  const said = (outcome) => (outcome === 'accepted' ? 'it accepts it' : outcome === 'refused' ? 'it refuses it' : '–');
+
+  function scoreOf(guess, snapshot, reply) {
     const lines = [];
     let right = 0;
     let total = 0;
+    if (reply !== undefined && guess.outcome !== null) {
+      const outcome = reply.ok ? 'accepted' : 'refused';
+      const what = reply.ok ? 'accepts it' : 'refuses it (' + reply.code + ')';
+      const ok = guess.outcome === outcome;
+      total += 1;
+      right += ok ? 1 : 0;
+      lines.push({ ok, text: 'the store ' + what + (ok ? '' : ', you said ' + said(guess.outcome)) });
+    }
     for (const [id, g] of Object.entries(guess.jobs)) {
       const j = snapshot.jobs[id];
       const status = j ? j.status : null;
@@ -214,7 +240,7 @@ export const LAB_SCRIPT = `(() => {
     const guess = readPrediction();
     const result = Lab.playStoryStep(state, step, index + 1, story.focus.job);
     state = result.state;
-    const score = scoreOf(guess, result.snapshot);
+    const score = scoreOf(guess, result.snapshot, result.reply);
     points += score.right;
     asked += score.total;
     const wrong = score.right < score.total;
@@ -230,7 +256,7 @@ export const LAB_SCRIPT = `(() => {
     list('lab-verdict', score.lines, (l) => el('li', l.ok ? 'right' : 'wrong', (l.ok ? '✓ ' : '✗ ') + l.text));
     $('lab-why-box').hidden = !wrong;
     list('lab-why', wrong ? result.explanations : [], (e) => {
-      const li = el('li', '', e.sentence);
+      const li = withCode(el('li'), e.sentence);
       if (e.rule) li.dataset.rule = e.rule;
       return li;
     });
@@ -243,9 +269,12 @@ export const LAB_SCRIPT = `(() => {
         li.textContent = 'no contract rule decided this step';
         return li;
       }
-      const a = el('a', 'lab-rule-id', r.id);
-      a.href = data.contractUrl + '#rule-' + r.id;
-      li.append(a, el('span', '', ': ' + r.sentence));
+      const id = el(data.contractUrl ? 'a' : 'span', 'lab-rule-id', r.id);
+      if (data.contractUrl) {
+        id.href = data.contractUrl + '#rule-' + r.id;
+        id.title = 'the rule in ' + data.contractLabel;
+      }
+      li.append(id, withCode(el('span'), ': ' + r.sentence));
       return li;
     });
     const check = $('lab-check');
@@ -254,7 +283,8 @@ export const LAB_SCRIPT = `(() => {
     check.textContent = result.mismatches.length
       ? '✗ The model in this page departs from what the story records:'
       : '✓ The model in this page did what the story records.';
-    $('lab-result-note').textContent = step.note ? 'Story note: ' + step.note : '';
+    $('lab-result-note').replaceChildren();
+    if (step.note) withCode($('lab-result-note'), 'Story note: ' + step.note);
 
     const li = el('li');
     li.dataset.step = String(index + 1);
@@ -268,6 +298,7 @@ export const LAB_SCRIPT = `(() => {
     index += 1;
     if (index < story.steps.length) {
       renderForm();
+      keepInView($('lab-result'));
       return;
     }
     finished = true;
@@ -278,7 +309,14 @@ export const LAB_SCRIPT = `(() => {
     const fc = $('lab-final-check');
     fc.className = 'lab-check ' + (final.length ? 'bad' : 'good');
     fc.textContent = final.length ? '✗ ' + final.join('; ') : '✓ The model ends where the story says it ends.';
-    $('lab-again').focus();
+    $('lab-again').focus({ preventScroll: true });
+    keepInView($('lab-result'));
+  }
+
+  /** Scrolls the page so that the answer's top is in the window, unless it is wholly there already. */
+  function keepInView(box) {
+    const r = box.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) box.scrollIntoView({ block: 'start' });
   }
 
   $('lab-predict').addEventListener('submit', play);

@@ -6,7 +6,9 @@
  * its script (labScript.ts) needs the model bundle (the global `JobcheckLab`) loaded before it.
  *
  * Design: two columns at 1280 px, the question and its answer on the left, the picture of the
- * store on the right. Colours carry meaning and the legend says which: blue is the job the story
+ * store on the right. Each command's prediction starts with whether the store accepts or refuses
+ * it (the lesson of a late commit refused), and after a step the answer is scrolled into view,
+ * never out of it. Markdown's inline code in the contract's sentences is shown as code. Colours carry meaning and the legend says which: blue is the job the story
  * follows, orange a transition just taken, green a right field, red a wrong one; every colour also
  * has a mark (✓, ✗, a thicker line) for readers who do not see it.
  */
@@ -31,8 +33,10 @@ export interface LabSectionInput {
   readonly initial?: string;
   /** The lifecycle diagram, plain (conformance/coverage/lifecycleDiagram.ts with `plain: true`). */
   readonly diagramSvg: string;
-  /** The contract page rule links point into (`#rule-<id>` is appended). */
+  /** The contract page rule links point into (`#rule-<id>` is appended): the copy shipped with this jobcheck; '' for none. */
   readonly contractUrl: string;
+  /** What the link is, for its title (`docs/contract.md of jobcheck 0.1.0`). */
+  readonly contractLabel?: string;
 }
 
 const esc = (s: string): string =>
@@ -75,7 +79,8 @@ const CSS = `
 #lab .lab-fields-table input { width:100%; max-width:120px; padding:3px 6px; }
 #lab .lab-fields-table select { max-width:190px; }
 #lab .lab-focus-tag { font-size:12px; color:var(--focus); font-weight:600; }
-#lab .lab-balance { display:flex; align-items:center; gap:8px; margin:10px 0; flex-wrap:wrap; }
+#lab .lab-balance, #lab .lab-outcome { display:flex; align-items:center; gap:8px; margin:10px 0; flex-wrap:wrap; }
+#lab #lab-outcome { max-width:190px; }
 #lab #lab-balance { width:110px; padding:3px 6px; }
 #lab .lab-hint { color:var(--muted); font-size:13px; margin:6px 0 0; }
 #lab .lab-reply { display:block; padding:6px 8px; border-radius:4px; overflow-wrap:anywhere; }
@@ -93,6 +98,7 @@ const CSS = `
 #lab #lab-why-box { border-left:4px solid var(--taken); background:#fff6ec; padding:8px 10px; margin-top:8px; border-radius:0 6px 6px 0; }
 #lab #lab-why li { margin:2px 0; }
 #lab .lab-rule-id { font-family:ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size:13px; color:var(--focus); }
+#lab li code, #lab p code { background:#eef1f4; border-radius:3px; padding:0 3px; }
 #lab .lab-check { padding:6px 8px; border-radius:4px; margin-top:8px; font-weight:600; }
 #lab .lab-check.good { background:var(--good-bg); color:var(--good); }
 #lab .lab-check.bad { background:var(--bad-bg); color:var(--bad); }
@@ -138,10 +144,10 @@ export function labSection(input: LabSectionInput): PageSection {
     )
     .join('');
   const html = `<main id="lab">
-<script type="application/json" id="lab-data">${scriptJson({ stories: input.stories, initial, contractUrl: input.contractUrl })}</script>
+<script type="application/json" id="lab-data">${scriptJson({ stories: input.stories, initial, contractUrl: input.contractUrl, contractLabel: input.contractLabel ?? 'docs/contract.md' })}</script>
 <header class="lab-head">
   <h1>jobcheck lab</h1>
-  <p class="lab-sub">Before each step, predict every job's status and token and the account's balance. Then step: the reference model, running in this page, answers.</p>
+  <p class="lab-sub">Before each step, predict whether the store accepts or refuses the command, every job's status and token, and the account's balance. Then step: the reference model, running in this page, answers.</p>
   <div class="lab-pick"><label for="lab-story">Story</label><select id="lab-story">${options}</select><button type="button" id="lab-restart">Start over</button></div>
   <div id="lab-score" role="status" aria-live="polite">Score: 0 of 0</div>
 </header>
@@ -171,6 +177,7 @@ export function labSection(input: LabSectionInput): PageSection {
     <form id="lab-predict" class="card" autocomplete="off">
       <h3 id="lab-step-head">Step</h3>
       <code id="lab-command"></code>
+      <div class="lab-outcome" id="lab-outcome-row"><label for="lab-outcome">The store</label><select id="lab-outcome" name="outcome"><option value="">– choose</option><option value="accepted">accepts it</option><option value="refused">refuses it</option></select></div>
       <p class="lab-label">After this step…</p>
       <table class="lab-fields-table"><thead><tr><th scope="col">job</th><th scope="col">status</th><th scope="col">token</th></tr></thead><tbody id="lab-fields"></tbody></table>
       <div class="lab-balance"><label for="lab-balance">balance of <b id="lab-account"></b></label><input id="lab-balance" inputmode="numeric"></div>

@@ -1,16 +1,24 @@
 /**
  * The race section as a person uses it: a real race (a racy store caught by a short campaign) on
- * its run page, rendered in headless Chromium at 1280×800, hovered, clicked and moved through with
- * the keyboard. What it shows is read from the DOM and held against the checker's witness and the
- * closest order replayed on the model. In the slow part of the suite (it starts a browser).
+ * its run page, rendered in headless Chromium at 1280×800, read as it opens (the first screen: the
+ * command line that repeats it, what happened in a sentence, the count of requests the headline
+ * gives too, the requests no order could place beside the model's replies), then hovered, clicked
+ * and moved through with the keyboard. What it shows is read from the DOM and held against the
+ * checker's witness and the closest order replayed on the model, and its reproduce line is run to
+ * see it fail again. In the slow part of the suite (it starts a browser).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { RaceFailure } from '../../../conformance/check/failure.ts';
 import { closestOrder } from '../../../conformance/concurrent/closestOrder.ts';
 import type { ClosestOrder, ModelStateView } from '../../../conformance/concurrent/closestOrder.ts';
 import { withChromiumPage } from '../../../docs/tools/chromium.ts';
-import { exampleRaceFailure, racePageHtml } from './raceExample.ts';
+import { runCliCaptured } from '../../runCliCaptured.ts';
+import { exampleRace, racePageHtml } from './raceExample.ts';
+import type { RaceExample } from './raceExample.ts';
 import { RACE_LAYOUT_PROBLEMS } from './raceLayout.ts';
 
 const VIEWPORT = { width: 1280, height: 800 } as const;
@@ -40,6 +48,38 @@ const PANEL = `(() => {
   };
 })()`;
 
+/** What the page shows as it opens, each box's place in the window (px from its top) and text. */
+interface FirstScreen {
+  readonly height: number;
+  readonly scrollY: number;
+  readonly headline: string;
+  readonly reproduce: { readonly bottom: number; readonly text: string } | null;
+  readonly what: { readonly bottom: number; readonly text: string } | null;
+  readonly summary: { readonly bottom: number; readonly text: string } | null;
+  readonly stuck: { readonly bottom: number; readonly text: string } | null;
+}
+
+const FIRST_SCREEN = `(() => {
+  const box = (selector) => {
+    const el = document.querySelector(selector);
+    if (el === null) return null;
+    return { bottom: el.getBoundingClientRect().bottom, text: el.textContent.replace(/\\s+/g, ' ').trim() };
+  };
+  return {
+    height: window.innerHeight,
+    scrollY: window.scrollY,
+    headline: document.querySelector('.verdict .meaning').textContent,
+    reproduce: box('#summary [data-repeat="reproduce"] code'),
+    what: box('#race .rwhat'),
+    summary: box('#race .rsummary'),
+    stuck: box('#race table.rstuck'),
+  };
+})()`;
+
+/** Whether a box ends within the first screen of a page that has not scrolled. */
+const onFirstScreen = (box: { readonly bottom: number } | null, screen: FirstScreen): boolean =>
+  box !== null && screen.scrollY === 0 && box.bottom <= screen.height;
+
 interface Panel {
   readonly shown: number[];
   readonly place: string;
@@ -51,6 +91,9 @@ interface Panel {
 }
 
 interface Seen {
+  readonly firstScreen: FirstScreen;
+  /** The first screen of the page with the chart put back above the race's sentence and diff. */
+  readonly chartFirst: FirstScreen;
   readonly atOpen: Panel;
   readonly hovered: Panel;
   readonly afterHover: Panel;
@@ -66,6 +109,9 @@ interface Seen {
   readonly broken: string[];
 }
 
+let example: RaceExample;
+const reportDir = mkdtempSync(join(tmpdir(), 'jobcheck-race-page-'));
+afterAll(() => rmSync(reportDir, { recursive: true, force: true }));
 let failure: RaceFailure;
 let replay: ClosestOrder;
 let hoverId: number;
@@ -79,7 +125,8 @@ const rendered = (): void => {
 
 beforeAll(async () => {
   try {
-    failure = await exampleRaceFailure();
+    example = await exampleRace();
+    failure = example.failure;
     const run = failure.race.run;
     if (run === null || failure.race.witness === null) throw new Error('the example race has no witness');
     replay = closestOrder(run.history, failure.race.scenario.config, failure.race.witness);
@@ -89,7 +136,7 @@ beforeAll(async () => {
     );
     if (changing === undefined) throw new Error('no request of the prefix changes a job');
     hoverId = changing.id;
-    const html = racePageHtml(failure);
+    const html = racePageHtml(example);
     const session = await withChromiumPage({ ...VIEWPORT, timeoutMs: 60_000 }, (page) => interact(page, html));
     seen = session.result;
     requests = session.requests;
@@ -101,6 +148,7 @@ beforeAll(async () => {
 async function interact(page: Page, html: string): Promise<Seen> {
   const panel = async (): Promise<Panel> => (await page.evaluate(PANEL)) as Panel;
   await page.setContent(html, { waitUntil: 'load' });
+  const firstScreen = (await page.evaluate(FIRST_SCREEN)) as FirstScreen;
   const atOpen = await panel();
   await page.hover(`#race-req-${hoverId}`);
   const hovered = await panel();
@@ -149,12 +197,88 @@ async function interact(page: Page, html: string): Promise<Seen> {
   }
   await page.evaluate(BREAK_LAYOUT);
   const broken = (await page.evaluate(RACE_LAYOUT_PROBLEMS)) as string[];
-  return { atOpen, hovered, afterHover, clicked, tabbed, arrowed, end, home, listed, marks, problems, broken };
+  await page.goto('about:blank');
+  await page.setContent(html, { waitUntil: 'load' });
+  await page.evaluate(`(() => {
+    const top = document.querySelector('#race .rwhat') ?? document.querySelector('#race .rsummary');
+    top.before(document.querySelector('#race .rlegend'), document.querySelector('#race .rchart'));
+  })()`);
+  const chartFirst = (await page.evaluate(FIRST_SCREEN)) as FirstScreen;
+  return {
+    firstScreen,
+    chartFirst,
+    atOpen,
+    hovered,
+    afterHover,
+    clicked,
+    tabbed,
+    arrowed,
+    end,
+    home,
+    listed,
+    marks,
+    problems,
+    broken,
+  };
 }
 
 const stuckIds = (): number[] => (failure.race.witness?.stuck ?? []).map((s) => s.id).sort((a, b) => a - b);
 
 describe('the race section in Chromium at 1280×800', () => {
+  it('shows on its first screen the command line that repeats the race, from the concurrent path the check gives', () => {
+    rendered();
+    const path = failure.concurrent.path;
+    expect(path).toMatch(/^\d+(:\d+)*$/);
+    const line = `npx jobcheck check --broken claim-reads-then-writes --workers 3 --seed 1 --concurrent-path ${path}`;
+    expect(example.repeat.reproduce).toBe(line);
+    expect(seen.firstScreen.reproduce?.text).toBe(line);
+    expect(onFirstScreen(seen.firstScreen.reproduce, seen.firstScreen)).toBe(true);
+  });
+
+  it('says what happened in a sentence, and the requests no order could place beside the model, on its first screen', () => {
+    rendered();
+    const s = seen.firstScreen;
+    expect(s.what?.text).toMatch(
+      /^Two overlapping claims both got job \w+: #\d+ by w\d \(token 1, lease until \d+\) and #\d+ by w\d \(token 2\) at now \d+, before that lease ran out\.$/,
+    );
+    const witness = failure.race.witness;
+    for (const stuck of witness?.stuck ?? []) expect(s.stuck?.text).toContain(`#${stuck.id} `);
+    expect(onFirstScreen(s.what, s)).toBe(true);
+    expect(onFirstScreen(s.stuck, s)).toBe(true);
+  });
+
+  it('is seen to find the diff pushed off the first screen when the chart comes first', () => {
+    rendered();
+    expect(onFirstScreen(seen.chartFirst.stuck, seen.chartFirst)).toBe(false);
+  });
+
+  it('counts the requests once: the headline and the section say the same number, and what it was shrunk from', () => {
+    rendered();
+    const requests = failure.steps;
+    expect(requests).toBe(failure.race.run?.rounds.reduce((n, r) => n + r.requests.length, 0));
+    expect(seen.firstScreen.headline).toContain(`the shortest story, ${requests} requests,`);
+    const lanes = failure.race.scenario.workers;
+    const first = failure.concurrent.firstFailureRequests ?? 0;
+    expect(first).toBeGreaterThan(requests);
+    expect(seen.firstScreen.summary?.text).toMatch(
+      new RegExp(`^${lanes} worker lanes sent ${requests} requests \\(shrunk from ${first} requests\\) in \\d+ rounds`),
+    );
+    // The final snapshot is named apart, never counted in with the lanes' requests.
+    expect(seen.firstScreen.summary?.text).toContain(
+      `then jobcheck read the store's snapshot (#${failure.race.run?.snapshotId})`,
+    );
+  });
+
+  it('fails again when its reproduce line is run', async () => {
+    rendered();
+    const line = example.repeat.reproduce ?? '';
+    const argv = line.replace(/^npx jobcheck /, '').split(' ');
+    const again = await runCliCaptured([...argv, '--report', reportDir, '--json']);
+    expect(again.code).toBe(1);
+    const result = JSON.parse(again.stdout) as { failure: { source: string; steps: number } };
+    expect(result.failure).toMatchObject({ source: 'concurrent', steps: failure.steps });
+  }, 60_000);
+
   it('opens on the first stuck request, its details shown and the network never asked', () => {
     rendered();
     expect(seen.atOpen.shown).toEqual([failure.race.witness?.stuck[0]?.id]);

@@ -68,6 +68,19 @@ describe('raceSection', () => {
     expect(section.html).toContain(`After #${firstStuck} `);
   });
 
+  it("counts the lanes' requests as the failure does, the final snapshot named apart, and says what they were shrunk from", () => {
+    const summary = /<p class="rsummary">(.*?)<\/p>/.exec(section.html)?.[1] ?? '';
+    const run = failure.race.run;
+    expect(operations()).toHaveLength(failure.steps + 1);
+    expect(summary).toMatch(
+      new RegExp(
+        `^${failure.race.scenario.workers} worker lanes sent ${failure.steps} requests \\(shrunk from ${failure.concurrent.firstFailureRequests} requests\\) in ${run?.rounds.length} rounds`,
+      ),
+    );
+    expect(summary).toContain(`then jobcheck read the store's snapshot (#${run?.snapshotId})`);
+    expect(summary).not.toContain(`${operations().length} requests`);
+  });
+
   it('has a legend entry for every colour its bars use', () => {
     const used = new Set(bars(section.html).flatMap((b) => b.classes));
     for (const place of ['prefix', 'stuck', 'after', 'noreply'])

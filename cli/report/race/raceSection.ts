@@ -1,6 +1,9 @@
 /**
- * Competing workers no order of the model explains, as a section of the report page: the lanes
- * side by side across the page's width on the history's time axis, each request a bar labelled
+ * Competing workers no order of the model explains, as a section of the report page: first what
+ * happened in one sentence in the store's words (raceSentence.ts), how many requests on how many
+ * lanes (the same count as the page's headline: the requests of the rounds, the final snapshot
+ * named apart) and what they were shrunk from, and the requests no order could place with the
+ * reply observed beside the model's; then the lanes side by side across the page's width on the history's time axis, each request a bar labelled
  * with its id, its command and its reply; the longest linearizable prefix the checker found in
  * green, the requests it was stuck on in red with a ✕, requests with no reply striped; a legend
  * for each. Hovering, clicking or moving with the keyboard to a request shows its details: the
@@ -20,6 +23,7 @@ import { shortReply } from '../../../conformance/concurrent/story.ts';
 import type { PageSection } from '../section.ts';
 import { PLACE_BADGE, detailHtml } from './raceDetails.ts';
 import { raceScript } from './raceScript.ts';
+import { raceSentence } from './raceSentence.ts';
 import { raceStyles } from './raceStyles.ts';
 import { raceView } from './raceView.ts';
 import type { RaceRequest, RaceView } from './raceView.ts';
@@ -130,23 +134,50 @@ function shortModel(r: RaceRequest): string {
   return text === r.reply && r.ordered.difference !== null ? `${text} (${r.ordered.difference})` : text;
 }
 
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * How many requests, on how many lanes, in how many rounds: the requests are the failure's own
+ * count (the rounds', as the page's headline says), the final snapshot named apart; and what the
+ * campaign shrank them from.
+ */
 function summaryHtml(view: RaceView): string {
-  const race = view.failure.race;
-  const requests = view.requests.length;
-  const config = describeConfig(race.scenario.config);
+  const failure = view.failure;
+  const race = failure.race;
+  const requests = plural(failure.steps, 'request');
+  const lanes = plural(race.scenario.workers, 'worker lane');
+  const first = failure.concurrent.firstFailureRequests;
+  const shrunk = first !== null && first > failure.steps ? ` (shrunk from ${plural(first, 'request')})` : '';
+  const config = `<code>${htmlText(describeConfig(race.scenario.config))}</code>`;
   if (race.kind === 'impl_error')
-    return `<p class="rsummary">The implementation failed while ${view.lanes.length} worker lanes sent ${requests} requests: ${htmlText(
-      race.error,
-    )}. Config: <code>${htmlText(config)}</code>.</p>`;
+    return `<p class="rsummary">The implementation failed while ${lanes} sent ${requests}${shrunk}: ${htmlText(race.error)}. Config: ${config}.</p>`;
   const prefix = view.replay?.prefixLength ?? 0;
   const stuck = view.requests.filter((r) => r.place === 'stuck').map((r) => `#${r.id}`);
-  const rounds = race.run?.rounds.length ?? 0;
-  const inRounds = rounds === 0 ? '' : ` in ${rounds} round${rounds === 1 ? '' : 's'}, each round's requests at once`;
-  return `<p class="rsummary">${view.lanes.length} worker lanes sent ${requests} requests${inRounds} (config <code>${htmlText(
-    config,
-  )}</code>). The checker found an order the model accepts for ${prefix} of them; after those, ${
+  const rounds = race.run.rounds.length;
+  const snapshot = race.run.history.operations.some((o) => o.id === race.run.snapshotId);
+  const total = failure.steps + (snapshot ? 1 : 0);
+  return `<p class="rsummary">${lanes} sent ${requests}${shrunk} in ${plural(rounds, 'round')}, each round's requests at once${
+    snapshot ? `, then jobcheck read the store's snapshot (#${race.run.snapshotId})` : ''
+  } (config ${config}). The checker found an order the model accepts for ${prefix} of these ${total}${
+    snapshot ? ' (the snapshot among them)' : ''
+  }; after those, ${
     stuck.length === 1 ? `${stuck[0]} could come next` : `${stuck.join(', ')} could each come next`
   }, but the model replies otherwise there. Select a request to see the model's state before and after it.</p>`;
+}
+
+/** The requests no order could place, each reply observed beside the model's right after the longest order found: the race's diff. */
+function stuckHtml(view: RaceView): string {
+  const witness = view.failure.race.witness;
+  if (witness === null || witness.stuck.length === 0) return '';
+  const rows = witness.stuck.map((s) => {
+    const r = view.requests.find((x) => x.id === s.id);
+    const what = r === undefined ? '' : ` ${htmlText(r.command)} <span class="rwhere">(lane ${r.lane})</span>`;
+    const observed = s.observed === undefined ? 'no reply' : shortReply(s.observed);
+    return `<tr data-stuck="${s.id}"><td><a href="#race-req-${s.id}" data-select="${s.id}">#${s.id}</a>${what}</td><td class="rdiffers">${htmlText(observed)}</td><td class="rmodel">${htmlText(shortReply(s.expected))}</td></tr>`;
+  });
+  return `<table class="rstuck" aria-label="the requests no order could place next"><colgroup><col class="c-req"><col><col></colgroup>
+<thead><tr><th scope="col">could come next after the ${plural(witness.longestOrder.length, 'request')} placed</th><th scope="col">observed reply</th><th scope="col">the model's reply there</th></tr></thead>
+<tbody>${rows.join('')}</tbody></table>`;
 }
 
 function exportsHtml(): string {
@@ -167,7 +198,9 @@ export function raceSection(failure: RaceFailure): PageSection {
   const data = JSON.stringify({ initial: view.initial, ids: view.requests.map((r) => r.id) }).replace(/</g, '\\u003c');
   const html = `<section id="${RACE_ID}" aria-labelledby="race-title">
 <h2 id="race-title">${htmlText(title)}</h2>
+<p class="rwhat">${htmlText(raceSentence(failure))}</p>
 ${summaryHtml(view)}
+${stuckHtml(view)}
 ${legendHtml(view)}
 ${chartHtml(view)}
 <p class="rhelp">Hover a request, or select it with a click, <kbd>Tab</kbd> or the arrow keys (<kbd>←</kbd> <kbd>→</kbd> the request sent before or after, <kbd>Home</kbd> <kbd>End</kbd>); its details stay until another is selected.</p>

@@ -23,7 +23,16 @@ export function raceStyles(id: string): string {
 ${s}{--rp:${C.prefix.edge};--rpf:${C.prefix.fill};--rs:${C.stuck.edge};--rsf:${C.stuck.fill};--ra:${C.after.edge};--raf:${C.after.fill};--rl:${C.left_out.edge};--rlf:${C.left_out.fill};--rsel:${C.selected};min-width:0}
 ${s} h2{font-size:1.5rem;margin:0 0 .25rem}
 ${s} p{overflow-wrap:anywhere}
-${s} .rsummary{margin:.25rem 0 1rem;max-width:70rem}
+${s} .rwhat{margin:.25rem 0 .4rem;padding:.4rem .75rem;border-left:4px solid var(--rs);background:var(--rsf);font-weight:600;max-width:70rem}
+${s} .rsummary{margin:.25rem 0 .6rem;max-width:70rem}
+${s} table.rstuck{width:100%;border-collapse:collapse;table-layout:fixed;margin:0 0 1rem;font-size:.9rem;border:1px solid #f0c8c2}
+${s} table.rstuck th,${s} table.rstuck td{text-align:left;vertical-align:top;padding:.3rem .6rem;overflow-wrap:anywhere}
+${s} table.rstuck thead th{color:#59636e;font-weight:600;border-bottom:1px solid #f0c8c2}
+${s} table.rstuck tbody td{background:#fff8f6}
+${s} table.rstuck .c-req{width:40%}
+${s} table.rstuck td.rdiffers{color:#82071e;font-weight:700;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+${s} table.rstuck td.rmodel{color:#1a7f37;font-weight:700;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+${s} table.rstuck .rwhere{color:#59636e}
 ${s} .rlegend{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;list-style:none;margin:0 0 1rem;padding:.6rem .9rem;border:1px solid #d1d9e0;border-radius:6px;background:#f6f8fa;font-size:.875rem}
 ${s} .rlegend li{display:flex;align-items:center;gap:.45rem;min-width:0}
 ${s} .rswatch{display:inline-block;flex:none;width:2.2rem;height:1rem;border:2px solid;border-radius:3px;font-size:.7rem;line-height:.8rem;text-align:center;font-weight:700}

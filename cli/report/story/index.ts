@@ -11,7 +11,6 @@ export { isJobStatus, jobStatuses } from './jobStatuses.ts';
 export type { ReplyField } from './replyFields.ts';
 export { compactValue, replyDifferences, replyFields, replyMessage } from './replyFields.ts';
 export {
-  CONTRACT_URL,
   STORY_ID,
   impliedEdges,
   ruleAnchor,

@@ -309,8 +309,11 @@ export function fixtureStory(failure: FixtureFailure): StoryData {
         first === undefined
           ? `${stepOf}: ${mismatch.message}`
           : `${stepOf}: the implementation's state differs at ${first.path}: ${value(first.impl)} where the fixture expects ${value(first.model)}.`;
-    } else if (mismatch.check === 'error') line = `${stepOf}: the implementation failed: ${String(mismatch.actual)}.`;
-    else if (mismatch.check === 'balances') {
+    } else if (mismatch.check === 'error') {
+      // The whole cause, as the fixture recorded it: a timeout's says to flush.
+      const where = mismatch.step === 'final' ? stepOf : `Step ${at} (${commandType(command)})`;
+      line = `${where}: the implementation failed: ${String(mismatch.actual)}.`;
+    } else if (mismatch.check === 'balances') {
       snapDiffs = allDifferences(mismatch.expected, mismatch.actual, 'balances', SHOWN_SNAPSHOT_FIELDS).differences;
       line = `${stepOf}: the final balances differ: ${value(mismatch.actual)} where the fixture expects ${value(mismatch.expected)}.`;
     } else {

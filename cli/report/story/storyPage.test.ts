@@ -1,15 +1,17 @@
 /**
  * The failure story in a real browser (headless Chromium, 1280×800): a real failing check's
  * story on a run page, stepped through by clicks, table rows and keys, with every assertion read
- * from the DOM: which row is current, which states are lit with which jobs, which transitions
- * are drawn, and that nothing of the section reaches past its container or the viewport. The
- * page asks the network for nothing. Each check is also run once on a page broken on purpose (a
- * script deaf to a key, a line that cannot wrap), so that it is seen to fail.
+ * from the DOM: what the first screen holds (the reproduce and replay lines, the diverging step's
+ * diff), which row is current, which states are lit with which jobs, which transitions are drawn,
+ * and that nothing of the section reaches past its container or the viewport. The page asks the
+ * network for nothing. Each check is also run once on a page broken on purpose (a script deaf to
+ * a key, a line that cannot wrap, the diagram put back above the diff), so that it is seen to fail.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { withChromiumPage } from '../../../docs/tools/chromium.ts';
 import { STORY_VIEWPORT, storyFailure, storyFixtureFailure, storyPageHtml } from '../../../docs/tools/storyScreens.ts';
+import type { StoryExample } from '../../../docs/tools/storyScreens.ts';
 
 /** What the section shows now, read from the DOM. */
 interface Shown {
@@ -78,6 +80,53 @@ const SMALLEST_FONT = `(() => {
   return Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
 })()`;
 
+/** Where a box of the page is as it opens, in CSS pixels from the top of the window; null when it is not there. */
+interface Box {
+  readonly top: number;
+  readonly bottom: number;
+  readonly text: string;
+}
+
+/** What the first screen holds: the window's height, the scroll, and the boxes of the header's commands, the diff and the diagram. */
+interface FirstScreen {
+  readonly height: number;
+  readonly scrollY: number;
+  readonly reproduce: Box | null;
+  readonly replay: Box | null;
+  readonly again: Box | null;
+  readonly diff: Box | null;
+  readonly diagram: Box | null;
+}
+
+const FIRST_SCREEN = `(() => {
+  const box = (selector) => {
+    const el = document.querySelector(selector);
+    if (el === null) return null;
+    const r = el.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, text: el.textContent.replace(/\\s+/g, ' ').trim() };
+  };
+  return {
+    height: window.innerHeight,
+    scrollY: window.scrollY,
+    reproduce: box('#summary [data-repeat="reproduce"] code'),
+    replay: box('#summary [data-repeat="replay"] code'),
+    again: box('#summary [data-repeat="again"] code'),
+    diff: box('#story table.story-diff'),
+    diagram: box('#story .story-panel'),
+  };
+})()`;
+
+/** The page as it was laid out before: the diagram above the diverging step's diff. */
+const DIAGRAM_FIRST = `(() => {
+  const diff = document.querySelector('#story table.story-diff');
+  const panel = document.querySelector('#story .story-panel');
+  panel.after(diff);
+})()`;
+
+/** Whether a box is wholly inside the first screen. */
+const inFirstScreen = (box: Box | null, screen: FirstScreen): boolean =>
+  box !== null && screen.scrollY === 0 && box.top >= 0 && box.bottom <= screen.height;
+
 /** A script deaf to the → key, and a command that cannot wrap: the page the checks must refuse. */
 const breakPage = (html: string): string =>
   html
@@ -88,6 +137,10 @@ const breakPage = (html: string): string =>
     );
 
 interface Seen {
+  readonly firstScreen: FirstScreen;
+  /** The first screen with the diagram above the diff, as the page was laid out before. */
+  readonly diagramFirst: FirstScreen;
+  readonly fixtureFirstScreen: FirstScreen;
   readonly steps: Record<string, Shown>;
   readonly overflow: readonly string[];
   readonly smallestFont: number;
@@ -99,6 +152,8 @@ interface Seen {
 }
 
 let seen: Seen;
+let example: StoryExample;
+let fixtureExample: StoryExample;
 let requests: readonly string[] = [];
 let setupError: unknown;
 const rendered = (): Seen => {
@@ -108,6 +163,7 @@ const rendered = (): Seen => {
 
 async function walk(page: Page): Promise<Seen> {
   const shown = async (): Promise<Shown> => (await page.evaluate(SHOWN)) as Shown;
+  const firstScreen = (await page.evaluate(FIRST_SCREEN)) as FirstScreen;
   const steps: Record<string, Shown> = {};
   steps['opened'] = await shown();
   const overflow = (await page.evaluate(OVERFLOW)) as string[];
@@ -135,20 +191,40 @@ async function walk(page: Page): Promise<Seen> {
     await page.keyboard.press(key);
     steps[name] = await shown();
   }
-  await page.setContent(breakPage(await storyPageHtml(await storyFailure())), { waitUntil: 'load' });
+  await page.setContent(breakPage(await storyPageHtml(example)), { waitUntil: 'load' });
   await page.click('#story tr.step[data-step="1"] td:nth-child(2)');
   await page.keyboard.press('ArrowRight');
   const brokenKeys = await shown();
   const brokenOverflow = (await page.evaluate(OVERFLOW)) as string[];
-  await page.setContent(await storyPageHtml(await storyFixtureFailure()), { waitUntil: 'load' });
+  // Each page below opens as a new one would: at its top.
+  await page.goto('about:blank');
+  await page.setContent(await storyPageHtml(example), { waitUntil: 'load' });
+  await page.evaluate(DIAGRAM_FIRST);
+  const diagramFirst = (await page.evaluate(FIRST_SCREEN)) as FirstScreen;
+  await page.goto('about:blank');
+  await page.setContent(await storyPageHtml(fixtureExample), { waitUntil: 'load' });
+  const fixtureFirstScreen = (await page.evaluate(FIRST_SCREEN)) as FirstScreen;
   const fixture = await shown();
   const fixtureOverflow = (await page.evaluate(OVERFLOW)) as string[];
-  return { steps, overflow, smallestFont, brokenKeys, brokenOverflow, fixture, fixtureOverflow };
+  return {
+    firstScreen,
+    diagramFirst,
+    fixtureFirstScreen,
+    steps,
+    overflow,
+    smallestFont,
+    brokenKeys,
+    brokenOverflow,
+    fixture,
+    fixtureOverflow,
+  };
 }
 
 beforeAll(async () => {
   try {
-    const html = await storyPageHtml(await storyFailure());
+    example = await storyFailure();
+    fixtureExample = await storyFixtureFailure();
+    const html = await storyPageHtml(example);
     const session = await withChromiumPage({ ...STORY_VIEWPORT, timeoutMs: 60_000 }, async (page) => {
       await page.setContent(html, { waitUntil: 'load' });
       return walk(page);
@@ -163,6 +239,40 @@ beforeAll(async () => {
 const FAIL_DEAD = 'running --FAIL [isCurrentDelivery]--> dead';
 
 describe('the failure story in Chromium at 1280×800', () => {
+  it("shows on its first screen the commands that repeat the failure, as the check's outcome gives them", () => {
+    const { firstScreen } = rendered();
+    expect(example.repeat.reproduce).toMatch(/^npx jobcheck check --broken retry-forgets-deadline --seed 1 --path \d/);
+    expect(firstScreen.reproduce?.text).toBe(example.repeat.reproduce);
+    expect(firstScreen.replay?.text).toBe(example.repeat.replay);
+    expect(inFirstScreen(firstScreen.reproduce, firstScreen)).toBe(true);
+    expect(inFirstScreen(firstScreen.replay, firstScreen)).toBe(true);
+    // With a reproduce line, running the whole check again is not offered beside it.
+    expect(firstScreen.again).toBeNull();
+  });
+
+  it("shows the diverging step's diff whole on its first screen, the diagram after it", () => {
+    const { firstScreen } = rendered();
+    expect(firstScreen.diff?.text).toContain('state after step 3 differs at');
+    expect(inFirstScreen(firstScreen.diff, firstScreen)).toBe(true);
+    expect(firstScreen.diagram?.top).toBeGreaterThan(firstScreen.diff?.bottom ?? Number.POSITIVE_INFINITY);
+  });
+
+  it('is seen to find the diff pushed off the first screen when the diagram comes first', () => {
+    const { diagramFirst } = rendered();
+    expect(inFirstScreen(diagramFirst.diff, diagramFirst)).toBe(false);
+  });
+
+  it("shows a fixture story's way to run it again and its diff on the first screen", () => {
+    const { fixtureFirstScreen: s } = rendered();
+    expect(fixtureExample.repeat.again).toMatch(
+      /^npx jobcheck check --broken restart-resets-tokens --seed 1 --runs 100$/,
+    );
+    expect(s.again?.text).toBe(fixtureExample.repeat.again);
+    expect(s.reproduce).toBeNull();
+    expect(inFirstScreen(s.again, s)).toBe(true);
+    expect(inFirstScreen(s.diff, s)).toBe(true);
+  });
+
   it('opens at the diverging step: its row current, the job lit where the model has it and where the implementation has it', () => {
     const s = rendered().steps['opened'];
     expect(s?.where).toBe('Step 3 of 3 — diverges');

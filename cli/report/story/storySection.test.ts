@@ -5,7 +5,8 @@
  * retry that forgets the deadline) and a fixture that a store resetting its tokens on restart
  * does not follow.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCheck } from '../../../conformance/check/index.ts';
 import type { DivergenceFailure, FixtureFailure } from '../../../conformance/check/index.ts';
@@ -16,7 +17,9 @@ import { impliedMoves, implStatuses, statusesFromReply } from './impliedMoves.ts
 import { compactValue, replyDifferences, replyFields } from './replyFields.ts';
 import { fixtureStory, headline, storyData } from './storyData.ts';
 import type { StoryData } from './storyData.ts';
-import { CONTRACT_URL, impliedEdges, ruleSentenceHtml, storyHtml, storyJson } from './storySection.ts';
+import { shippedContract } from '../shippedDocs.ts';
+import { JOBCHECK_VERSION } from '../version.ts';
+import { impliedEdges, ruleSentenceHtml, storyHtml, storyJson } from './storySection.ts';
 
 let divergence: DivergenceFailure;
 let story: StoryData;
@@ -233,22 +236,36 @@ describe('a fixture story', () => {
 describe('the section', () => {
   const section = (): string => storyHtml(story, '<svg></svg>');
 
-  it('links each rule id of the table to its quoted sentence in the page, and each quote to the contract', () => {
-    const html = section();
+  it("links each rule id of the table to its quoted sentence in the page, and each quote to the shipped contract's rule", () => {
+    const contract = shippedContract();
+    if (contract === undefined) throw new Error('the checkout has no docs/contract.md');
+    const html = storyHtml(story, '<svg></svg>', contract);
     const cited = [...new Set(story.steps.flatMap((s) => s.rules))];
+    const file = fileURLToPath(contract.url);
+    expect(file.endsWith('/docs/contract.md')).toBe(true);
+    const text = readFileSync(file, 'utf8');
     for (const id of cited) {
       expect(html).toContain(`href="#story-rule-${id}"`);
       expect(html).toContain(`<li id="story-rule-${id}">`);
-      expect(html).toContain(`href="${CONTRACT_URL}#rule-${id}"`);
+      expect(html).toContain(`href="${contract.url}#rule-${id}"`);
+      // The anchor is there, in the copy linked.
+      expect(text).toContain(`<a id="rule-${id}"></a>`);
     }
     expect(html.match(/<li id="story-rule-/g)).toHaveLength(cited.length);
+    expect(html).toContain(`docs/contract.md of jobcheck ${JOBCHECK_VERSION}`);
   });
 
-  it('takes the contract from the repository package.json names as its homepage', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-      homepage: string;
-    };
-    expect(CONTRACT_URL).toBe(`${pkg.homepage.replace(/#.*$/, '')}/blob/main/docs/contract.md`);
+  it('links nothing outside the page but the shipped contract, and no link at all without it', () => {
+    const contract = shippedContract();
+    const html = storyHtml(story, '<svg></svg>', contract);
+    const outside = [...html.matchAll(/href="([^"#][^"]*)"/g)].map((m) => m[1] as string);
+    expect(outside.length).toBeGreaterThan(0);
+    for (const href of outside) {
+      expect(href.startsWith(`${contract?.url}#rule-`)).toBe(true);
+      expect(existsSync(fileURLToPath(href.replace(/#.*$/, '')))).toBe(true);
+    }
+    expect(html).not.toMatch(/https?:\/\//);
+    expect([...section().matchAll(/href="([^"#][^"]*)"/g)]).toEqual([]);
   });
 
   it('quotes rule sentences with their bold and code marks, everything else escaped', () => {

@@ -1,13 +1,14 @@
 /**
  * A sequential failure told story-first, as a section of the report page: a headline that says in
- * one sentence what went wrong, the lifecycle diagram that follows the story (each job's state
- * lit, the model's transition against the one the implementation's answer implies), the step
- * table with every differing field marked, and the contract's rules quoted, each linked.
+ * one sentence what went wrong, right under it the diverging step's diff (the command, both
+ * replies with every differing field marked, the state's differing fields), then the lifecycle
+ * diagram that follows the story (each job's state lit, the model's transition against the one
+ * the implementation's answer implies), the step table, and the contract's rules quoted, each linked.
  *
  * The page is one self-contained file: the diagram is inline SVG laid out here (Graphviz in
  * WebAssembly, which is why building the section is asynchronous), the story's data is a JSON
- * element, the script and styles are inline, and the links to the contract on the project's
- * repository are plain links that are never fetched.
+ * element, the script and styles are inline, and the links to the contract point at the copy
+ * shipped with the jobcheck that wrote the page (cli/report/shippedDocs.ts), never fetched.
  */
 import type { DivergenceFailure, FixtureFailure } from '../../../conformance/check/failure.ts';
 import type { Difference } from '../../../conformance/lockstep/compare.ts';
@@ -18,6 +19,7 @@ import type { ExtraEdge } from '../../../conformance/coverage/lifecycleDiagram.t
 import { RULES } from '../../../contract/rules.ts';
 import type { Rule } from '../../../contract/rules.ts';
 import type { PageSection } from '../section.ts';
+import type { ShippedContract } from '../shippedDocs.ts';
 import { compactValue, replyFields, replyMessage } from './replyFields.ts';
 import { storyData } from './storyData.ts';
 import type { StoryData, StoryStep } from './storyData.ts';
@@ -26,12 +28,6 @@ import { IMPL_RED, LIT_FILL, MODEL_GREEN, storyStyles } from './storyStyles.ts';
 
 /** The section's id in the page. */
 export const STORY_ID = 'story';
-
-/**
- * Where docs/contract.md is read on the project's repository (package.json's `homepage`, without
- * its `#readme`, then the file on main); a rule's anchor is `#rule-<id>`.
- */
-export const CONTRACT_URL = 'https://github.com/jobcheck/jobcheck/blob/main/docs/contract.md';
 
 const esc = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -91,21 +87,42 @@ function snapshotRow(data: StoryData): string {
   return `<tr class="snapdiff"><td colspan="5"><table class="snap" aria-label="state after step ${v.step}"><thead><tr><th>state after step ${v.step} differs at</th><th>${other}</th><th>implementation</th></tr></thead><tbody>${rows}</tbody></table>${more > 0 ? `<div class="msg">and ${more} more field${more === 1 ? '' : 's'}</div>` : ''}</td></tr>`;
 }
 
-function stepRow(step: StoryStep, data: StoryData): string {
+/** The cells of a step's row: number, command, both replies, the rules that decided the model's. */
+function stepCells(step: StoryStep, data: StoryData): string {
   const rules = step.rules
     .map((id) => `<a class="rule" href="#${ruleAnchor(id)}" title="rule ${esc(id)}">${esc(id)}</a>`)
     .join('');
   const model =
     step.modelReply === undefined ? '<span class="unknown">—</span>' : fieldsHtml(step.modelReply, step, 'model');
-  return `<tr class="step${step.diverging ? ' diverging' : ''}" data-step="${step.index}" tabindex="0"><td>${step.index}${step.diverging ? '<span class="marker">◆ diverges</span>' : ''}</td><td>${commandHtml(step.command)}</td><td>${model}</td><td>${implCell(step, data)}</td><td>${rules || '<span class="unknown">—</span>'}</td></tr>${step.diverging ? snapshotRow(data) : ''}`;
+  return `<td>${step.index}${step.diverging ? '<span class="marker">◆ diverges</span>' : ''}</td><td>${commandHtml(step.command)}</td><td>${model}</td><td>${implCell(step, data)}</td><td>${rules || '<span class="unknown">—</span>'}</td>`;
 }
 
-function rulesHtml(rules: readonly Rule[]): string {
+function stepRow(step: StoryStep, data: StoryData): string {
+  return `<tr class="step${step.diverging ? ' diverging' : ''}" data-step="${step.index}" tabindex="0">${stepCells(step, data)}</tr>${step.diverging ? snapshotRow(data) : ''}`;
+}
+
+const STEP_COLUMNS = `<colgroup><col class="n"><col class="cmd"><col><col><col class="rules"></colgroup>
+<thead><tr><th>#</th><th>command</th><th>the model replied</th><th>the implementation replied</th><th>rules (model's side)</th></tr></thead>`;
+
+/** The diverging step alone, with the state's differing fields: what answers "what went wrong", right under the headline. */
+function diffHtml(data: StoryData): string {
+  const step = data.steps.find((s) => s.diverging);
+  if (step === undefined) return '';
+  return `<table class="story-steps story-diff" aria-label="the diverging step: step ${step.index}">${STEP_COLUMNS}
+<tbody><tr class="diff diverging" data-diff-step="${step.index}">${stepCells(step, data)}</tr>${snapshotRow(data)}</tbody></table>`;
+}
+
+function rulesHtml(rules: readonly Rule[], contract: ShippedContract | undefined): string {
+  const of = contract === undefined ? 'docs/contract.md' : `docs/contract.md of jobcheck ${esc(contract.version)}`;
   const items = rules
-    .map(
-      (r) =>
-        `<li id="${ruleAnchor(r.id)}"><a class="rule-id" href="${CONTRACT_URL}#rule-${r.id}">[${esc(r.id)}]</a> ${ruleSentenceHtml(r.sentence)}<span class="where">${ruleSentenceHtml(r.title)} · docs/contract.md, ${ruleSentenceHtml(r.section)}</span></li>`,
-    )
+    .map((r) => {
+      const id = `[${esc(r.id)}]`;
+      const link =
+        contract === undefined
+          ? `<span class="rule-id">${id}</span>`
+          : `<a class="rule-id" href="${esc(contract.url)}#rule-${esc(r.id)}" title="the rule in the contract shipped with jobcheck ${esc(contract.version)}">${id}</a>`;
+      return `<li id="${ruleAnchor(r.id)}">${link} ${ruleSentenceHtml(r.sentence)}<span class="where">${ruleSentenceHtml(r.title)} · ${of}, ${ruleSentenceHtml(r.section)}</span></li>`;
+    })
     .join('');
   return `<h3>Rules that decided the model's replies</h3><ol class="story-rules">${items}</ol>`;
 }
@@ -147,8 +164,8 @@ export function impliedEdges(data: StoryData): ExtraEdge[] {
   return out;
 }
 
-/** The section's HTML for a story whose diagram is `svg`. Pure. */
-export function storyHtml(data: StoryData, svg: string): string {
+/** The section's HTML for a story whose diagram is `svg`, its rules linked into `contract` when given. Pure. */
+export function storyHtml(data: StoryData, svg: string, contract?: ShippedContract): string {
   const cited = RULES.filter((r) => data.steps.some((s) => s.rules.includes(r.id)));
   const v = data.verdict;
   const head = `<section id="${STORY_ID}" class="story" aria-labelledby="${STORY_ID}-headline">
@@ -157,6 +174,8 @@ export function storyHtml(data: StoryData, svg: string): string {
   // Nothing ran (the implementation could not be started): the headline is the whole story.
   if (data.steps.length === 0) return `${head}\n</section>`;
   return `${head}
+${diffHtml(data)}
+<h3>The story on the lifecycle</h3>
 <div class="story-panel">
 <div class="story-controls" role="toolbar" aria-label="step through the story">
 <button type="button" data-go="first" aria-label="first step">« First</button><button type="button" data-go="prev" aria-label="previous step">◀ Prev</button><span class="story-where" aria-live="polite"></span><button type="button" data-go="next" aria-label="next step">Next ▶</button><button type="button" data-go="last" aria-label="last step">Last »</button>
@@ -167,26 +186,28 @@ ${LEGEND}
 <div class="story-svg">${svg}</div>
 </div>
 <h3>The story, step by step</h3>
-<table class="story-steps"><colgroup><col class="n"><col class="cmd"><col><col><col class="rules"></colgroup>
-<thead><tr><th>#</th><th>command</th><th>the model replied</th><th>the implementation replied</th><th>rules (model's side)</th></tr></thead>
+<table class="story-steps">${STEP_COLUMNS}
 <tbody>${data.steps.map((s) => stepRow(s, data)).join('\n')}</tbody></table>
-${cited.length === 0 ? '' : rulesHtml(cited)}
+${cited.length === 0 ? '' : rulesHtml(cited, contract)}
 <script type="application/json" class="story-data">${storyJson(data)}</script>
 </section>`;
 }
 
 /**
- * The failure story as a page section: headline, diagram that steps with the story, step table,
- * rules. Asynchronous only because the diagram is laid out by Graphviz in WebAssembly; otherwise
+ * The failure story as a page section: headline, the diverging step's diff, the diagram that
+ * steps with the story, step table, rules (linked into `contract`, the shipped docs, when given). Asynchronous only because the diagram is laid out by Graphviz in WebAssembly; otherwise
  * pure.
  */
-export async function storySection(failure: DivergenceFailure | FixtureFailure): Promise<PageSection> {
+export async function storySection(
+  failure: DivergenceFailure | FixtureFailure,
+  contract?: ShippedContract,
+): Promise<PageSection> {
   const data = storyData(failure);
   const svg = await lifecycleSvg(emptyCoverage(), { plain: true, extraEdges: impliedEdges(data) });
   return {
     id: STORY_ID,
     title: 'What went wrong',
-    html: storyHtml(data, svg),
+    html: storyHtml(data, svg, contract),
     css: storyStyles(STORY_ID),
     script: STORY_SCRIPT.replace('ID', JSON.stringify(STORY_ID)),
   };

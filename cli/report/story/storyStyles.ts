@@ -16,10 +16,10 @@ export function storyStyles(id: string): string {
   const s = `#${id}`;
   return `
 ${s} { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, "Liberation Sans", sans-serif; color: #1f2328; max-width: 100%; }
-${s} h2.story-headline { font-size: 21px; line-height: 1.35; margin: 0 0 6px; color: #1f2328; overflow-wrap: anywhere; }
+${s} h2.story-headline { font-size: 19px; line-height: 1.35; margin: 0 0 4px; color: #1f2328; overflow-wrap: anywhere; }
 ${s} h2.story-headline .badge { display: inline-block; font-size: 13px; font-weight: 600; color: #fff; background: ${IMPL_RED}; border-radius: 4px; padding: 1px 7px; margin-right: 8px; vertical-align: 3px; }
 ${s} h3 { font-size: 17px; margin: 22px 0 8px; }
-${s} .story-sub { color: #57606a; margin: 0 0 12px; overflow-wrap: anywhere; }
+${s} .story-sub { color: #57606a; margin: 0 0 8px; overflow-wrap: anywhere; }
 ${s} code, ${s} .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; }
 ${s} .story-panel { border: 1px solid #d0d7de; border-radius: 8px; padding: 10px 12px; margin: 12px 0; background: #fafbfc; }
 ${s} .story-controls { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; }
@@ -59,6 +59,9 @@ ${s} tr.step.current td:first-child { box-shadow: inset 4px 0 0 #0969da; }
 ${s} tr.step.diverging td { background: #fff0ee; }
 ${s} tr.step.diverging.current td { background: #ffe3df; }
 ${s} tr.step.diverging td:first-child { box-shadow: inset 4px 0 0 ${IMPL_RED}; }
+${s} table.story-diff { margin: 4px 0 8px; border: 1px solid #f0c8c2; }
+${s} tr.diff td { background: #fff0ee; }
+${s} tr.diff td:first-child { box-shadow: inset 4px 0 0 ${IMPL_RED}; }
 ${s} .marker { display: block; font-size: 12px; font-weight: 700; color: ${IMPL_RED}; white-space: nowrap; }
 ${s} .cmd { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px; }
 ${s} .cmd .verb { font-weight: 700; }
