@@ -146,3 +146,38 @@ describe('a check ended by a signal', () => {
     expect(existsSync(join(report, 'latest'))).toBe(false);
   }, 90_000);
 });
+
+describe('a check of a built-in store, which runs in the harness thread', () => {
+  it('ends within 3 s of a SIGTERM sent mid-campaign, not at the end of its campaign', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/jobcheck.js',
+        'check',
+        '--builtin',
+        '--runs',
+        '100000',
+        '--no-explore',
+        '--time-limit',
+        '60',
+        '--report',
+        join(dir, 'builtin'),
+      ],
+      { cwd: ROOT, stdio: 'ignore' },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // The run's folder exists once the check has started; its campaign of 100,000 runs takes minutes.
+    const runs = join(dir, 'builtin', 'runs');
+    const deadline = Date.now() + 30_000;
+    while (!(existsSync(runs) && readdirSync(runs).some((n) => n.endsWith('-running'))) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const sent = Date.now();
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await exited;
+    clearTimeout(timer);
+    expect(code).toBe(143);
+    expect(Date.now() - sent).toBeLessThan(3_000);
+  }, 60_000);
+});

@@ -23,6 +23,7 @@ import type { ConfigExploration, Counterexample } from './result.ts';
 import { scopeNames } from './scope.ts';
 import type { ExploreScope, NamedConfig } from './scope.ts';
 import { startStopwatch } from './stopwatch.ts';
+import { breathe } from '../breathe.ts';
 
 /** The divergence of an edge, run again in lockstep from the empty store, so that an artifact can be written from it. */
 async function divergenceOf(config: Config, factory: AdapterFactory, d: EdgeDivergence): Promise<Counterexample> {
@@ -87,6 +88,7 @@ export async function exploreSequentially(
     const nextPaths: ScriptStep[][] = [];
     admitNow = admit;
     for (let e = 0; e < frontier.ids.length; e++) {
+      if ((e & 255) === 255) await breathe();
       const stop = stopReason();
       if (stop !== undefined) return { kind: 'stopped', by: stop };
       sourceId = frontier.ids[e] ?? 0;

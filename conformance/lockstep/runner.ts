@@ -31,6 +31,7 @@ import { errorText } from './errorText.ts';
 import { REFERENCE_MODEL } from './options.ts';
 import type { LockstepOptions } from './options.ts';
 import type { Divergence, LockstepResult, LockstepRun, LockstepStep, ModelStepView, RunInput } from './result.ts';
+import { breathe } from '../breathe.ts';
 
 const isSymbolic = (x: RunInput): x is SymbolicCommand => 'kind' in x;
 
@@ -100,6 +101,7 @@ export async function runLockstepDetailed(
     diverging,
     aliasChecked,
   });
+  await breathe();
   if (spent()) return stopped('(factory)', []);
   let adapter: Adapter;
   try {
