@@ -21,6 +21,7 @@ import type { Coverage } from '../conformance/coverage/coverage.ts';
 import { parseCoverage, writeCoverageReport } from '../conformance/coverage/coverageFiles.ts';
 import { MAX_ARTIFACT_BYTES } from '../conformance/lockstep/artifact.ts';
 import { readInputFile } from '../conformance/outside/inputFile.ts';
+import { outsideText } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { exitCodeOfVerdict } from './checkCommand.ts';
@@ -82,6 +83,8 @@ export interface MergeResultJson {
     readonly file: string;
     readonly verdict: Verdict;
     readonly stoppedByTimeLimit: boolean;
+    /** Why the part is incomplete when the time limit is not the reason (a phase that exercised nothing), or null. */
+    readonly notAPass: string | null;
   }>;
   /** The merged coverage: per category, items hit and items in all. */
   readonly coverage: CheckResultJson['coverage'];
@@ -321,6 +324,7 @@ export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<
       file: p.file,
       verdict: p.result.verdict,
       stoppedByTimeLimit: p.result.stoppedByTimeLimit,
+      notAPass: p.result.notAPass ?? null,
     })),
     coverage: Object.fromEntries(
       COVERAGE_CATEGORIES.map((c) => [c, categorySummary(merged, c)]),
@@ -333,6 +337,10 @@ export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<
     io.stdout.write(
       [
         `verdict: ${verdict.toUpperCase()} (${parts.length} part${parts.length === 1 ? '' : 's'} merged: ${parts.map((p) => `${p.label} ${p.result.verdict}`).join(', ')})`,
+        // A part that is incomplete without the time limit says why: a phase of it exercised nothing.
+        ...parts.flatMap((p) =>
+          p.result.notAPass == null ? [] : [`${p.label}: ${outsideText(p.result.notAPass)}; not a pass`],
+        ),
         ...(story === null ? [] : ['', `the shortest story, from ${story.part.label}:`, story.story, '']),
         `report: ${dir} (coverage.json, coverage.md, coverage.html)${values.junit === undefined ? '' : `; JUnit: ${values.junit}`}`,
         '',

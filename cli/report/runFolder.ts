@@ -42,6 +42,8 @@ export interface RunOutcome {
   readonly copies: readonly PageLink[];
   /** Why a run with verdict `error` could not run. */
   readonly error?: string;
+  /** Each phase of the check and what it ran, as [name, words], for the page. */
+  readonly phases?: readonly (readonly [string, string])[];
 }
 
 /** Where a finished run is. */
@@ -130,6 +132,7 @@ export class RunFolder {
           }),
       links,
       sections: await sectionsOf(f),
+      ...(outcome.phases === undefined ? {} : { phases: outcome.phases }),
     });
     await writeFile(join(this.dir, PAGE_FILE), page);
     await writeRunRecord(join(this.dir, RUN_RECORD_FILE), {

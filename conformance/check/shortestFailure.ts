@@ -9,6 +9,7 @@ import { requestCount } from '../concurrent/generate.ts';
 import type { ExploreResult } from '../explore/index.ts';
 import type { PathSuiteResult } from '../paths/pathSuite.ts';
 import type { CheckFailure } from './failure.ts';
+import type { RestorePhaseResult } from '../restore/index.ts';
 import type { FixtureOutcome } from './fixturePhase.ts';
 
 /** The failures of a check's phases, as shortestFailure weighs them. */
@@ -18,9 +19,14 @@ export interface FailureCandidates {
   readonly campaign: CampaignResult;
   readonly exploration: ExploreResult | null;
   readonly concurrent: ConcurrentCampaignResult | null;
+  /** The restore phase (optional: a caller from before it weighs none). */
+  readonly restore?: RestorePhaseResult | null;
 }
 
-/** Every failure found, in the order that breaks ties: concurrent, exploration, campaign, paths, fixtures. Pure. */
+/**
+ * Every failure found, in the order that breaks ties: concurrent, exploration, campaign, paths,
+ * fixtures, restore (a story of the behaviour first, then one of a snapshot no store writes). Pure.
+ */
 export function failureCandidates(found: FailureCandidates): CheckFailure[] {
   const { fixtures, paths, campaign, exploration, concurrent } = found;
   const candidates: CheckFailure[] = [];
@@ -63,6 +69,15 @@ export function failureCandidates(found: FailureCandidates): CheckFailure[] {
       const steps = f.result.step === 'final' ? f.fixture.steps.length : f.result.step;
       candidates.push({ kind: 'fixture', source: 'fixture', name: f.fixture.name, steps, fixture: f });
     }
+  }
+  const restore = found.restore;
+  if (restore !== null && restore !== undefined && restore.verdict === 'diverge') {
+    const outcome = restore.outcomes.find((o) => !o.ok) ?? null;
+    // Restore the base, offer the snapshot; a store changed by its refusal adds the snapshot read after it.
+    const steps =
+      outcome === null ? (restore.setup?.changed === undefined ? 1 : 2) : outcome.changed === undefined ? 2 : 3;
+    const name = outcome === null ? 'restore of a valid snapshot' : `restore ${outcome.snapshot.name}`;
+    candidates.push({ kind: 'restore', source: 'restore', name, steps, restore, outcome });
   }
   return candidates;
 }

@@ -17,8 +17,10 @@ export interface CheckTarget {
   readonly name?: string;
   /**
    * Fresh stores whose restarts are cold: the fixture stories use it, so that every check still
-   * sees an old process exit when its stdin closes and a newly started one restore. Every other
-   * phase uses it too unless the target says otherwise below.
+   * sees an old process exit when its stdin closes and a newly started one restore; and the
+   * restore phase, which offers its stores snapshots through Adapter.offerRestore (or restoreFrom;
+   * stores with neither leave that phase not exercised). Every other phase uses it too unless the
+   * target says otherwise below.
    */
   readonly factory: AdapterFactory;
   /**
