@@ -99,7 +99,8 @@ Options:
                        each run also gets a folder runs/<time>-<verdict>/ there with its page, index.html,
                        and the implementation's stderr, and latest links to the newest (jobcheck report --list)
   --keep-runs <n>      run folders kept in the report directory, the oldest deleted first (default ${DEFAULT_KEEP_RUNS})
-  --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
+  --junit <file>       also write JUnit XML (one test case per fixture, per kind of refusal of the
+                       restore phase, per path, for the campaign and per explored config)
   --json               print the result as JSON instead of text
   -h, --help           show this text
 `;

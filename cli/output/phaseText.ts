@@ -14,6 +14,7 @@ import { couldNotBeCreated } from '../../conformance/concurrent/result.ts';
 import type { ExploreResult } from '../../conformance/explore/index.ts';
 import type { PathSuiteResult } from '../../conformance/paths/pathSuite.ts';
 import type { CampaignResult } from '../../conformance/random/campaign.ts';
+import { showValue } from '../../conformance/lockstep/compare.ts';
 import { REFUSAL_KINDS } from '../../conformance/restore/index.ts';
 import type { RefusalKind, RestorePhaseResult } from '../../conformance/restore/index.ts';
 import { count, seconds } from './units.ts';
@@ -92,16 +93,31 @@ function wrongAnswer(o: RestorePhaseResult['outcomes'][number]): string {
   return o.changed !== undefined ? 'refused, but the store changed' : `refused with ${seen.code}`;
 }
 
+/** What became of the valid snapshot the restore phase restores first, when it was not kept as it is. Pure. */
+function setupText(setup: NonNullable<RestorePhaseResult['setup']>): string {
+  const seen = setup.seen;
+  if (setup.changed !== undefined) {
+    const d = setup.changed.difference;
+    return `a valid snapshot came back otherwise from its restore (${d.path === '' ? 'the value' : d.path} ${showValue(d.model)}, then ${showValue(d.impl)})`;
+  }
+  if (seen.answer === 'refused') return `a valid snapshot was refused (${seen.code})`;
+  if (seen.answer === 'failed') return 'the store failed on a valid snapshot';
+  return 'a valid snapshot was not restored';
+}
+
 /** The restore phase that ran: the invalid snapshots offered, refused, and the kinds of refusal they cover. Pure. */
 export function restoreText(r: RestorePhaseResult, stop: PhaseStop | undefined): string {
   if (r.verdict === 'not_exercised') return `NOT EXERCISED: ${r.notExercised ?? 'no snapshot could be offered'}`;
   const kinds = restoreKinds(r).filter((k) => k.offered > 0);
   const covered = `${kinds.filter((k) => k.refused === k.offered).length}/${REFUSAL_KINDS.length} kinds of refusal`;
-  const notRun = notRunNote(r.notRun.length, stop);
+  const notRun =
+    r.setup !== null && r.notRun.length > 0
+      ? `; ${r.notRun.length} not offered (a valid snapshot was not restored as it is)`
+      : notRunNote(r.notRun.length, stop);
   const wrong = r.outcomes.filter((o) => !o.ok);
   const first = wrong[0];
   if (r.setup !== null && first === undefined)
-    return `a valid snapshot was not restored as it is, so no invalid one was offered${notRun}`;
+    return `${setupText(r.setup)}, so none of the ${r.notRun.length} invalid ones was offered`;
   if (first !== undefined)
     return `${r.outcomes.length - wrong.length}/${r.outcomes.length} invalid snapshots refused as the model refuses them, ${covered}; first wrong: ${first.snapshot.name} (${wrongAnswer(first)})${notRun}`;
   return `${count(r.outcomes.length, 'invalid snapshot')} offered, each refused with invalid_snapshot and the store left as it was; ${covered}${notRun}`;

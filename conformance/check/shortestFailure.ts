@@ -1,7 +1,9 @@
 /**
  * The shortest-failure choice: of the failures a check's phases found, the one whose story is
  * shown. Shorter stories are easier to read; a story that replays beats one that does not; one
- * client's story beats a race.
+ * client's story beats a race; a story of the store's behaviour (fixtures, paths, campaign,
+ * exploration) beats one of the restore phase, which tells a snapshot no store writes and has no
+ * artifact to replay (it is shown when nothing else was found).
  */
 import type { CampaignResult } from '../random/campaign.ts';
 import type { ConcurrentCampaignResult } from '../concurrent/result.ts';
@@ -91,8 +93,13 @@ export function shortestFailure(found: FailureCandidates): CheckFailure | null {
   // A failure before the first step (a store that could not even be started) cannot be replayed
   // and shows less than any story with a step: it is shown only when it is the only kind found.
   // A story that did not repeat cannot be replayed either: it too is shown only when nothing else was found.
+  // A restore story comes after every story of the behaviour, whatever their lengths.
   const rank = (f: CheckFailure): number =>
-    f.steps === 0 || f.kind === 'unrepeated' ? Number.POSITIVE_INFINITY : f.steps;
+    f.steps === 0 || f.kind === 'unrepeated'
+      ? Number.POSITIVE_INFINITY
+      : f.kind === 'restore'
+        ? Number.MAX_SAFE_INTEGER
+        : f.steps;
   // A race is told only when no sequential story was found: one client's story is the simpler one.
   const sequential = candidates.filter((c) => c.kind !== 'race');
   if (sequential.length > 0) candidates = sequential;

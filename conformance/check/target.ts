@@ -37,8 +37,8 @@ export interface CheckTarget {
   readonly campaignFactory?: AdapterFactory;
   /**
    * Lanes for the competing workers (the `concurrent` option): the implementation taking requests
-   * from several lanes at once. Default: `factory`'s stores, one request at a time, which the
-   * checker then finds trivially linearizable.
+   * from several lanes at once. Default: `factory`'s stores, one request at a time, whose
+   * sequential histories make the competing workers not exercised (and the check incomplete).
    */
   readonly concurrentFactory?: ConcurrentFactory;
   /** Stores checked at once unless the options say otherwise (default 1; a process target does well with several). */

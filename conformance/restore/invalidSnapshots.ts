@@ -53,12 +53,12 @@ export const REFUSAL_WORDS: Record<RefusalKind, string> = {
   config: 'a config that breaks its rules',
   seq: 'a seq that is not unique or not below nextSeq',
   attempts: 'attempts out of the bounds of its status or maxAttempts',
-  status_fields: 'a status without its own fields, or with another status’s',
+  status_fields: "a status without its own fields, or with another status's",
   clock: 'a deadline, lease or retry time that does not lie after the clock',
   tokens: 'a running token not below nextToken, or shared by two running jobs',
   capacity: 'more unresolved jobs than capacity',
-  account_order: 'a running or waiting job that is not its account’s head',
-  ledger: 'an effect that matches no job, a balance that is not its ledger’s sum',
+  account_order: "a running or waiting job that is not its account's head",
+  ledger: "an effect that matches no job, a balance that is not its ledger's sum",
 };
 
 /** What the model answers to a snapshot it refuses: the code, the field it names and its words. */

@@ -13,7 +13,8 @@ import { STORE_INVARIANTS, fromSnapshot, violatedInvariant } from '../../model/i
 import type { Adapter, AdapterFactory, RestoreAnswer } from '../adapter.ts';
 import type { Budget } from '../budget.ts';
 import { catalogueVariant } from '../broken/catalogue.ts';
-import { runCheck } from '../check/index.ts';
+import { PhaseGate, runCheck } from '../check/index.ts';
+import { ProcessError } from '../protocol/processError.ts';
 import { findPython, pythonCommand } from '../../examples/python/interpreter.ts';
 import { postgresMissing } from '../postgresEnv.ts';
 import { processAdapterFactory } from '../protocol/index.ts';
@@ -205,6 +206,50 @@ describe('the restore phase', () => {
     expect(r.notRun.length).toBe(invalidSnapshots().length - 19);
   });
 
+  it('replaces a store that cannot go back to the valid snapshot (as a starter that took null), and offers every snapshot', async () => {
+    // A store that takes anything, and after taking `null` has no state left to restore into.
+    const starterLike: AdapterFactory = async (config) => {
+      const a = await jobStoreFactory()(config);
+      let gone = false;
+      return {
+        name: 'starter-like',
+        execute: (c) => a.execute(c),
+        snapshot: () => a.snapshot(),
+        restart: () => a.restart(),
+        offerRestore: async (text) => {
+          if (gone) return { answer: 'refused', code: 'invalid_argument', message: 'send hello first' };
+          gone = text === 'null';
+          // A valid snapshot is restored; an invalid one is said to be taken, and changes nothing.
+          await (a.offerRestore as (t: string) => Promise<RestoreAnswer>)(text);
+          return { answer: 'accepted' };
+        },
+        close: () => a.close(),
+      };
+    };
+    const r = await runRestorePhase(starterLike);
+    expect(r).toMatchObject({ verdict: 'diverge', notRun: [], setup: null });
+    expect(r.outcomes).toHaveLength(invalidSnapshots().length);
+    expect(r.outcomes.every((o) => o.seen.answer === 'accepted')).toBe(true);
+  });
+
+  it("gives up behind its phase's gate after a reply timeout, instead of waiting out one for every snapshot", async () => {
+    let offered = 0;
+    const gate = new PhaseGate();
+    const r = await runRestorePhase(
+      gate.factory(
+        withOffer(async (a, text) => {
+          if (++offered === 3) throw new ProcessError('timeout', 'no reply within 1 ms', { command: 'x' });
+          return (a.offerRestore as (t: string) => Promise<RestoreAnswer>)(text);
+        }),
+      ),
+    );
+    expect(gate.closed).toBe('timeout');
+    expect(offered).toBe(3);
+    expect(r.verdict).toBe('diverge');
+    expect(r.outcomes.map((o) => o.seen.answer)).toEqual(['refused', 'failed']);
+    expect(r.notRun).toHaveLength(invalidSnapshots().length - 2);
+  });
+
   it('replaces a store that failed, and goes on with a fresh one', async () => {
     let offered = 0;
     const r = await runRestorePhase(
@@ -232,6 +277,20 @@ describe('the restore phase in a check', () => {
     expect(report.paths.failures).toEqual([]);
     expect(report.campaign.verdict).toBe('agree');
     expect(report.failure).toMatchObject({ kind: 'restore', source: 'restore', steps: 2 });
+  });
+
+  it("shows a story of the behaviour before the restore phase's, even a longer one (restart-resets-tokens)", async () => {
+    const variant = catalogueVariant('restart-resets-tokens');
+    const report = await runCheck(
+      { factory: variant?.factory as AdapterFactory },
+      { runs: 20, seed: 1, noExplore: true },
+    );
+    // Its restore of the valid snapshot comes back with another nextToken: the phase diverges in 2 steps ...
+    expect(report.restore).toMatchObject({ verdict: 'diverge', outcomes: [] });
+    expect(report.restore?.setup?.changed?.difference.path).toBe('nextToken');
+    // ... and the story shown is still one that replays, from a phase of the behaviour.
+    expect(report.failure?.kind).not.toBe('restore');
+    expect(report.failure?.steps).toBeGreaterThan(2);
   });
 
   it('is left out on purpose with noRestore, and the check can then agree', async () => {

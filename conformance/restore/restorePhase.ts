@@ -5,8 +5,8 @@
  * validated). One store does it all: it is first restored from the valid base snapshot (which it
  * must accept, and hold exactly: snapshot-restore-round-trip), then offered each invalid snapshot,
  * its snapshot read after each refusal and compared with the base. A store that took one is
- * restored from the base again before the next; a store that failed (an error, a dead process) is
- * replaced by a fresh one.
+ * restored from the base again before the next (or, when it cannot be, replaced by a fresh one); a
+ * store that failed (an error, a dead process) is replaced by a fresh one.
  *
  * Stores are offered snapshots through Adapter.offerRestore, or else restoreFrom (an error with a
  * string `code` is the refusal). A target whose stores have neither, or a module's adapter without
@@ -183,10 +183,13 @@ export async function runRestorePhase(
       let changed: RestoreCaseOutcome['changed'];
       try {
         if (dirty) {
-          const setup = await restoreBase(store.adapter, store.offer);
-          if (setup !== null) {
-            ended = { setup };
-            break;
+          // A store that cannot go back to the base (it took something it cannot come back from)
+          // is replaced by a fresh one; only a fresh one that cannot restore the base ends the phase.
+          if ((await restoreBase(store.adapter, store.offer)) !== null) {
+            await store.adapter.close().catch(() => undefined);
+            adapter = undefined;
+            store = await open();
+            if (store === undefined) break;
           }
           dirty = false;
         }
@@ -204,7 +207,7 @@ export async function runRestorePhase(
         if (isTimeLimit(error)) break;
         seen = { answer: 'failed', error: errorText(error) };
         // The store is in doubt: the next snapshot goes to a fresh one.
-        await store.adapter.close().catch(() => undefined);
+        await store?.adapter.close().catch(() => undefined);
         adapter = undefined;
         store = undefined;
         dirty = false;
