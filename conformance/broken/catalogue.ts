@@ -12,8 +12,7 @@
  * structures: which job the claimable index offers (global-fifo, waiting-does-not-block), the
  * account FIFO a dead job must leave (dead-job-blocks), the object a snapshot hands out
  * (snapshot-live-alias), what a restore rebuilds (restart-resets-tokens,
- * restart-forgets-ledger), and what it refuses (restore-accepts-anything: only the restore phase
- * offers a snapshot no store could have written). A durable store has its own versions of those structures (its
+ * restart-forgets-ledger) and what it refuses (restore-accepts-anything). A durable store has its own versions of those structures (its
  * indexes, its rows), broken in conformance/broken/sqlite/ and postgres/ instead.
  * Some of these are invisible to the path suite (they need two accounts, a second retry, a
  * resubmission or an aliasing check), which is why they are kept out of BROKEN_VARIANTS: the

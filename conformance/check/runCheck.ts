@@ -1,18 +1,12 @@
 /**
  * The whole check of one implementation, as data: what `jobcheck check` runs, and what a library
- * user gets from `runCheck`. In order: the fixture stories of model/fixtures, the restore phase
- * (snapshots no store could have written, each to be refused: conformance/restore/), the path
- * suite, a random differential campaign (run even after a failing path: its shrunk story is often
- * the shortest), a small exhaustive exploration, and competing workers when asked; then the
- * verdict merge (verdict.ts) and, on failure, the shortest story (shortestFailure.ts). Each phase
- * that this part of the check runs is told to `onPhaseEnd` as it ends.
- *
- * The exploration spreads its states over as many stores as the other phases use (`parallel`),
- * when the target's stores can be reset in place (a program behind the protocol); its result is
- * the one-store exploration's all the same (conformance/explore/differentialLanes.ts).
- *
- * Fixtures, restore, paths, exploration and competing workers are not split by a shard: shard 1
- * runs them, the other shards only their part of the campaign.
+ * user gets from `runCheck`. In order: the fixture stories, the restore phase (conformance/restore/),
+ * the path suite, a random campaign (run even after a failing path: its shrunk story is often the
+ * shortest), a small exhaustive exploration, and competing workers when asked; then the verdict
+ * merge (verdict.ts) and the shortest story (shortestFailure.ts). Each phase is told to
+ * `onPhaseEnd` as it ends. The exploration spreads its states over `parallel` stores when they can
+ * be reset in place (conformance/explore/differentialLanes.ts), with the one-store result all the
+ * same. A shard after the first runs only its part of the campaign.
  *
  * Each sequential phase reaches the target's stores through a gate of its own (phaseGate.ts): a
  * reply timeout in a phase gives up that phase's later items at once instead of letting each wait

@@ -11,13 +11,10 @@
  * real concurrency: their interleavings are what the operating system makes, so a failure found
  * there may need several runs to come back, and is reported unshrunk if it does not fail again.
  *
- * Verdicts: `passed` (every run's history is linearizable, and some requests were in flight
- * together), `failed` (with the shrunk run, the witness, seed and path), `unknown` (the checker's
- * budget ran out on some history and none failed: never a pass), `time_limit` (the campaign's
- * budget ran out first: never a pass), `not_exercised` (every generated history was linearizable
- * but no two requests were ever in flight together, as with an implementation that takes one
- * request at a time: sequential histories say nothing about races, so this is never a pass
- * either; a fixed `scenario` asks its own question and is not held to this).
+ * Verdicts (result.ts): `passed` (every history linearizable, some requests in flight together),
+ * `failed` (the shrunk run, its witness, seed and path), and never a pass: `unknown` (the checker's
+ * budget ran out on a history), `time_limit`, `not_exercised` (no two requests were ever in flight
+ * together: sequential histories show no race; a fixed `scenario` asks its own question instead).
  */
 import { CodedError } from '../../contract/CodedError.ts';
 import fc from 'fast-check';

@@ -6,13 +6,10 @@
  *
  * Started as `runner <module>` or `runner <module> --workers <n>`:
  * - PROBE_REQUEST (wire.ts) is answered with what the module exports, or why it did not load;
- * - without `--workers`, jobcheck/1 on the module's AdapterFactory, with one request of its own:
- *   `{"type":"restore","restart":true}` calls the adapter's restart() and is answered
- *   `{"ok":true,"type":"restart"}`. It uses a protocol type, which the harness never sends as a
- *   command (processAdapter.ts's encodeCommand refuses it), so no command can be mistaken for it;
- *   and `{"type":"restore","offer":<value>}` (wire.ts, offerLine) hands the value, which may be no
- *   valid snapshot, to the adapter's restoreFrom: an error it throws with a string `code` is its
- *   refusal, answered as one; an adapter without restoreFrom is answered `unsupported`;
+ * - without `--workers`, jobcheck/1 on the module's AdapterFactory, with two requests of its own
+ *   (wire.ts), of a protocol type the harness never sends as a command: RESTART_REQUEST calls the
+ *   adapter's restart(), answered `{"ok":true,"type":"restart"}`; an offer hands a value to its
+ *   restoreFrom, whose throw with a string `code` is a refusal;
  * - with `--workers`, jobcheck/2 on the module's createConcurrentAdapter: request envelopes run on
  *   their lanes at once (one at a time when the adapter says it is not concurrent), snapshot waits
  *   until nothing is in flight.
