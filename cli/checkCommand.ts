@@ -1,9 +1,10 @@
 /**
  * `jobcheck check`: parses the flags, builds the target (cli/target.ts), runs the engine's one
- * check on it (conformance/check/runCheck.ts: fixture stories, path suite, random campaign,
- * exploration, competing workers), and renders the report (cli/output/): prints the verdict, the
- * shortest failure story and a coverage summary; writes the failure artifact and coverage reports
- * to the report directory. Exit code 0 agree, 1 diverge, 2 usage or setup error, 3 incomplete.
+ * check on it (conformance/check/runCheck.ts: fixture stories, restore, path suite, random
+ * campaign, exploration, competing workers), and renders the report (cli/output/): prints the
+ * verdict, the shortest failure story and a coverage summary (without a terminal, written as each
+ * phase ends: progress.ts, PhaseLog); writes the failure artifact and coverage reports to the
+ * report directory. Exit code 0 agree, 1 diverge, 2 usage or setup error, 3 incomplete.
  */
 import { isAbsolute, relative } from 'node:path';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
@@ -11,9 +12,12 @@ import type { CliIO } from './args.ts';
 import { SetupError, UsageError, choiceFlag, durationFlag, intFlag, parseCommandArgs } from './args.ts';
 import { outputError, prepareOutputFile, prepareReportDir, writeOutput } from './outputs.ts';
 import { CONCURRENT_WHEN, CheckBudget, runCheck } from '../conformance/check/index.ts';
+import type { CheckPhaseEnd } from '../conformance/check/index.ts';
 import {
   checkAgainCommand,
+  checkHeader,
   checkJson,
+  phaseSummary,
   renderCheckText,
   repeatCommands,
   terminalColors,
@@ -21,7 +25,7 @@ import {
 } from './output/index.ts';
 import type { CheckContext } from './output/index.ts';
 import { checkJunit, setupErrorJunit } from './junit.ts';
-import { progressLine } from './progress.ts';
+import { PhaseLog, progressLine } from './progress.ts';
 import { TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
 import { MAX_PARALLEL } from '../conformance/parallel.ts';
 import { MAX_COMMANDS, MAX_RUNS, checkCampaignPlan, parsePath, shardRuns } from '../conformance/random/campaign.ts';
@@ -54,13 +58,15 @@ export const DEFAULT_CONCURRENT_RUNS = 100;
 /** Usage text of `jobcheck check`. */
 export const CHECK_USAGE = `Usage: jobcheck check (--impl "<command>" | --module <path> | --builtin | --broken <name>) [options]
 
-Checks an implementation against the reference model: the fixture stories, the path suite, a
-random differential campaign, a small exhaustive exploration and, with --workers, a concurrent
-campaign of competing workers checked for linearizability. Prints the verdict, the shortest
-failure story and a coverage summary; writes the failure artifact and the coverage reports to the
-report directory.
-Exit code: 0 agree, 1 diverge, 2 usage or setup error, 3 stopped by the time limit (or a concurrent
-history the checker could not decide) with nothing diverging so far (not a pass).
+Checks an implementation against the reference model: the fixture stories, the restore phase
+(snapshots no store could have written, each to be refused), the path suite, a random differential
+campaign, a small exhaustive exploration and, with --workers, a concurrent campaign of competing
+workers checked for linearizability. Prints the verdict, the shortest failure story and a coverage
+summary (without a terminal, each phase's line as it ends); writes the failure artifact and the
+coverage reports to the report directory.
+Exit code: 0 agree, 1 diverge, 2 usage or setup error, 3 incomplete with nothing diverging so far
+(not a pass): stopped by the time limit, a concurrent history the checker could not decide, or a
+phase that exercised nothing (--workers against an implementation that takes one request at a time).
 
 ${TARGET_USAGE}
 Options:
@@ -77,6 +83,8 @@ Options:
                        stories, paths and exploration in part 1): n CI jobs with one --seed and
                        --runs check one campaign; jobcheck coverage adds up their coverage.json
   --no-explore         leave out the exploration phase (for an implementation too slow for it)
+  --no-restore         leave out the restore phase (invalid snapshots, each to be refused): for a
+                       module whose adapter has no restoreFrom, which otherwise leaves it NOT EXERCISED
   --workers <n>        also run a concurrent campaign of n competing worker lanes, 2 to ${MAX_WORKERS}, each history
                        checked for linearizability against the model (default 1: none); --impl is
                        offered jobcheck/2, a module is driven through its createConcurrentAdapter
@@ -92,7 +100,8 @@ Options:
                        each run also gets a folder runs/<time>-<verdict>/ there with its page, index.html,
                        and the implementation's stderr, and latest links to the newest (jobcheck report --list)
   --keep-runs <n>      run folders kept in the report directory, the oldest deleted first (default ${DEFAULT_KEEP_RUNS})
-  --junit <file>       also write JUnit XML (one test case per fixture, per path, and for the campaign)
+  --junit <file>       also write JUnit XML (one test case per fixture, per kind of refusal of the
+                       restore phase, per path, for the campaign and per explored config)
   --json               print the result as JSON instead of text
   -h, --help           show this text
 `;
@@ -282,6 +291,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
                 again: checkAgainCommand(ctx),
               },
             }),
+        phases: phaseSummary(report),
       },
       keepRuns,
     )
@@ -289,11 +299,12 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
       throw new SetupError(`check: cannot write the run's folder ${run.dir}: ${error.message}`);
     });
   const shown = { ...files, page: finished.page };
-  io.stdout.write(
+  const text =
     values.json === true
       ? `${JSON.stringify(checkJson(report, ctx, shown), null, 2)}\n`
-      : renderCheckText(report, ctx, shown, terminalColors(io.stdoutIsTTY === true)),
-  );
+      : renderCheckText(report, ctx, shown, terminalColors(io.stdoutIsTTY === true));
+  // What a log on stdout has written already is not written again: the summary goes on from it.
+  io.stdout.write(checked.log?.stream === 'stdout' ? checked.log.log.rest(text) : text);
   return exitCode;
 
   /** Runs the check, its stderr going to the run's folder, and writes the report files and the JUnit file. */
@@ -327,12 +338,28 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
         await writeSetupJunit(junit, error, target.name, startedAt);
         throw error;
       });
-      const progress = progressLine(io.isTTY);
+      const ctx: CheckContext = {
+        target: target.name,
+        flags: target.flags,
+        implementation,
+        seed,
+        runs,
+        timeLimitMs,
+        ...(maxCommands === undefined ? {} : { maxCommands }),
+        ...(shard === undefined ? {} : { shard }),
+        ...(workers < 2 ? {} : { workers }),
+      };
+      // Without a terminal, the summary is written as it becomes known (a CI log is never silent
+      // for the length of the check): on stdout, or, when stdout carries --json, on stderr.
+      const log = phaseLogOf(values.json === true, io);
+      log?.log.start(checkHeader(ctx));
+      const progress = progressLine(io.isTTY && log?.stream !== 'stdout');
       const report = await runCheck(target, {
         runs,
         seed,
         budget,
         noExplore: values['no-explore'] === true,
+        noRestore: values['no-restore'] === true,
         failFast: values['fail-fast'] === true,
         ...(maxCommands === undefined ? {} : { maxCommands }),
         ...(values.path === undefined ? {} : { path: values.path }),
@@ -349,25 +376,15 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
               },
             }),
         onProgress: (p) => progress.update(p),
+        ...(log === undefined ? {} : { onPhaseEnd: (end: CheckPhaseEnd) => log.log.end(end) }),
       }).finally(() => progress.stop());
-      const ctx: CheckContext = {
-        target: target.name,
-        flags: target.flags,
-        implementation,
-        seed,
-        runs,
-        timeLimitMs,
-        ...(maxCommands === undefined ? {} : { maxCommands }),
-        ...(shard === undefined ? {} : { shard }),
-        ...(workers < 2 ? {} : { workers }),
-      };
       const files = await writeReportFiles(dir, report, ctx).catch((error: unknown) => {
         throw outputError('check', 'the report', dir, error);
       });
       if (junit !== undefined) {
         await writeOutput('check', 'the JUnit file', junit, checkJunit(report, ctx, startedAt));
       }
-      return { report, ctx, files };
+      return { report, ctx, files, log };
     } finally {
       budget.dispose();
       await target.close();
@@ -390,6 +407,25 @@ interface Checked {
   readonly report: Awaited<ReturnType<typeof runCheck>>;
   readonly ctx: CheckContext;
   readonly files: Awaited<ReturnType<typeof writeReportFiles>>;
+  /** The log the summary was written to as the check ran, if it was. */
+  readonly log: OpenLog | undefined;
+}
+
+/** A PhaseLog and where it writes. */
+interface OpenLog {
+  readonly log: PhaseLog;
+  readonly stream: 'stdout' | 'stderr';
+}
+
+/**
+ * The log of a check whose output is no terminal: the text summary on stdout when stdout is not a
+ * terminal; with --json (stdout is the JSON), the same lines on stderr when stderr is not one.
+ * Undefined on a terminal, where the progress line shows the check instead.
+ */
+function phaseLogOf(json: boolean, io: CliIO): OpenLog | undefined {
+  if (!json)
+    return io.stdoutIsTTY === true ? undefined : { log: new PhaseLog((t) => io.stdout.write(t)), stream: 'stdout' };
+  return io.isTTY ? undefined : { log: new PhaseLog((t) => io.stderr.write(t)), stream: 'stderr' };
 }
 
 /** A module's path relative to the working directory, as run.json records targets; any other target as named. Pure but for the working directory. */

@@ -20,6 +20,7 @@ export const CHECK_OPTIONS = {
   'time-limit': { type: 'string' },
   parallel: { type: 'string' },
   'no-explore': { type: 'boolean' },
+  'no-restore': { type: 'boolean' },
   shard: { type: 'string' },
   workers: { type: 'string' },
   'concurrent-runs': { type: 'string' },

@@ -28,8 +28,26 @@ export const checkResultSchema = z
   .object({
     format: z.literal(CHECK_JSON_FORMAT).describe(`the version of this format, "${CHECK_JSON_FORMAT}"`),
     verdict: verdict.describe(
-      'agree: every phase ran in full and agreed; diverge: something diverged (see failure); incomplete: the time limit stopped the check first, nothing diverging (not a pass)',
+      'agree: every phase ran in full, exercised something and agreed; diverge: something diverged (see failure); incomplete: the time limit stopped the check first, or a phase exercised nothing (see notExercised), nothing diverging (not a pass)',
     ),
+    notAPass: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        'why an incomplete check is not a pass when the time limit is not the reason: a phase that exercised nothing, or a replayed path whose runs all agree; null otherwise',
+      ),
+    notExercised: z
+      .array(
+        z.strictObject({
+          phase: z.enum(['fixtures', 'restore', 'paths', 'campaign', 'explore', 'concurrent']),
+          reason: z.string(),
+        }),
+      )
+      .optional()
+      .describe(
+        '{ phase, reason } of each phase that ran and exercised nothing (competing workers whose requests were never in flight together, a restore phase that could offer no snapshot): each makes the verdict incomplete',
+      ),
     stoppedByTimeLimit: z.boolean().describe('whether the time limit cut any phase short'),
     stoppedByFailFast: z
       .boolean()
@@ -38,7 +56,7 @@ export const checkResultSchema = z
     stops: z
       .array(
         z.strictObject({
-          phase: z.enum(['fixtures', 'paths', 'campaign', 'explore', 'concurrent']),
+          phase: z.enum(['fixtures', 'restore', 'paths', 'campaign', 'explore', 'concurrent']),
           reason: z.enum(['timeout', 'fail_fast']),
           note: z.string(),
         }),
@@ -80,6 +98,7 @@ export const checkResultSchema = z
     phases: z
       .object({
         fixturesMs: ms.describe('the fixture stories'),
+        restoreMs: ms.optional().describe('the restore phase (0 when it did not run)'),
         pathsMs: ms.describe('the path suite'),
         campaignMs: ms.describe('the campaign up to its first failure (without shrinking)'),
         shrinkMs: ms.describe("shrinking the campaign's first failure"),
@@ -104,6 +123,43 @@ export const checkResultSchema = z
         notRun: z.array(z.string()).describe('the stories not run to the end: the time limit, or a stop in stops'),
       })
       .describe('the fixture stories (none in shards other than 1)'),
+    restore: z
+      .object({
+        verdict: z
+          .enum(['agree', 'diverge', 'incomplete', 'not_exercised'])
+          .describe(
+            "agree: every invalid snapshot offered was refused with the model's code and changed nothing; diverge: one was not (see failure); incomplete: the time limit or a stop came first; not_exercised: no snapshot could be offered (see notExercised)",
+          ),
+        snapshots: count.describe(
+          'invalid snapshots planned (each a valid snapshot changed in one place, refused by the model)',
+        ),
+        offered: count.describe('invalid snapshots offered'),
+        refused: count.describe("of those, refused with the model's code (invalid_snapshot), the store left as it was"),
+        kinds: z
+          .array(z.strictObject({ kind: z.string(), offered: count, refused: count }))
+          .describe(
+            '{ kind, offered, refused } for each kind of refusal of docs/contract.md section 10 (shape, format, missing_field, ..., ledger)',
+          ),
+        failed: z
+          .array(
+            z.strictObject({
+              name: z.string(),
+              answer: z.enum(['accepted', 'refused', 'unsupported', 'failed']),
+              code: z.string().optional(),
+              changed: z.boolean(),
+            }),
+          )
+          .describe(
+            '{ name, answer, code, changed } of each snapshot not refused as the model refuses it (at most 100): taken, refused with another code, refused while the store changed, or the implementation failed',
+          ),
+        notExercised: z.string().nullable().describe('why no snapshot could be offered; null otherwise'),
+        durationMs: ms.describe('the time of the restore phase'),
+      })
+      .nullable()
+      .optional()
+      .describe(
+        'the restore phase: invalid snapshots offered, each to be refused (docs/contract.md section 10); null when left out (--no-restore, shards other than 1, --concurrent only) or not reached in time',
+      ),
     paths: z
       .object({
         total: count.describe('paths planned'),
@@ -167,14 +223,25 @@ export const checkResultSchema = z
     concurrent: z
       .object({
         verdict: z
-          .enum(['passed', 'failed', 'unknown', 'time_limit'])
+          .enum(['passed', 'failed', 'unknown', 'time_limit', 'not_exercised'])
           .describe(
-            "failed: a history no order of the model explains, or the implementation failed (the story in failure says which); unknown: the checker ran out of budget on a history (not a pass); time_limit: the check's time limit stopped it",
+            "passed: every history linearizable, with requests in flight together (see overlap); failed: a history no order of the model explains, or the implementation failed (the story in failure says which); unknown: the checker ran out of budget on a history (not a pass); time_limit: the check's time limit stopped it; not_exercised: no two requests were ever in flight together (an implementation that takes one at a time), so no race could have been found (not a pass; notExercised says why)",
           ),
         workers: z.int().min(1).describe('worker lanes (--workers)'),
         runsPlanned: count.describe('scenarios planned'),
         runs: count.describe('scenarios run, up to the first failing one'),
         unknownRuns: count.describe('histories the checker could not decide within its budget'),
+        overlap: z
+          .strictObject({ requests: count, overlapping: count, pairs: count })
+          .optional()
+          .describe(
+            '{ requests, overlapping, pairs } over the runs before any failure: requests sent, requests in flight together with another, and pairs of requests in flight together',
+          ),
+        notExercised: z
+          .string()
+          .nullable()
+          .optional()
+          .describe('why no two requests were in flight together, when the verdict is not_exercised; null otherwise'),
         path: z
           .string()
           .nullable()
@@ -190,8 +257,14 @@ export const checkResultSchema = z
       .describe('the concurrent campaign of competing workers (--workers 2 or more); null when there was none'),
     failure: z
       .object({
-        source: z.enum(['campaign', 'path', 'fixture', 'explore', 'concurrent']).describe('the phase that found it'),
-        name: z.string().describe('the path, the fixture story, the explored config, or "random campaign"'),
+        source: z
+          .enum(['campaign', 'path', 'fixture', 'explore', 'concurrent', 'restore'])
+          .describe('the phase that found it'),
+        name: z
+          .string()
+          .describe(
+            'the path, the fixture story, the explored config, "random campaign", "concurrent campaign", or the invalid snapshot ("restore <kind>: <change>")',
+          ),
         steps: count.describe('steps of the story'),
         story: z.string().describe('the story as the text output tells it, with the commands that repeat it'),
         artifact: z.string().optional().describe('the failure artifact written, for jobcheck replay'),

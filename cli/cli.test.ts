@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECK_EXPLORATION } from '../conformance/explore/index.ts';
+import { REFUSAL_KINDS } from '../conformance/restore/index.ts';
 import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
 import { listFixtures } from '../model/fixtures.ts';
 import { VERSION } from './cli.ts';
@@ -202,7 +203,7 @@ describe('check, replay and coverage work together', () => {
     expect(JSON.parse(out.stdout)).toMatchObject({ verdict: 'agree', target: 'examples/typescript/jobStoreModule.ts' });
   });
 
-  it('writes JUnit XML with one test case per fixture story, per path, for the campaign and per explored config, the failing ones carrying their story', async () => {
+  it('writes JUnit XML with one test case per fixture story, per kind of refusal of the restore phase (and its valid snapshot), per path, for the campaign and per explored config, the failing ones carrying their story', async () => {
     const file = join(dir, 'junit.xml');
     const out = await cli(
       'check',
@@ -220,9 +221,12 @@ describe('check, replay and coverage work together', () => {
     expect(out.code).toBe(1);
     const xml = await readFile(file, 'utf8');
     const cases = xml.match(/<testcase /g)?.length ?? 0;
-    expect(cases).toBe(listFixtures().length + lifecyclePaths().length + 1 + CHECK_EXPLORATION[0]!.configs.length);
+    const restore = 1 + REFUSAL_KINDS.length;
+    expect(cases).toBe(
+      listFixtures().length + restore + lifecyclePaths().length + 1 + CHECK_EXPLORATION[0]!.configs.length,
+    );
     expect(xml).toMatch(/<testsuites [^>]*timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"/);
-    expect(xml.match(/<testsuite [^>]*timestamp="/g)).toHaveLength(4);
+    expect(xml.match(/<testsuite [^>]*timestamp="/g)).toHaveLength(5);
     expect(xml).toContain('<property name="seed" value="1"/>');
     expect(xml).toContain('<property name="runs" value="50"/>');
     expect(xml).toMatch(/<property name="path" value="\d+(:\d+)*"\/>/);

@@ -1,8 +1,10 @@
 /**
- * `jobcheck check --workers N`: the built-in store behind a mutex passes; each broken concurrent
- * variant of the catalogue exits 1 with a story of lanes and the command that repeats it, which
- * does repeat it; the concurrent Python example passes over jobcheck/2 and its broken variant
- * (a claim that lets go of the lock between reading and writing) fails; bad flags exit 2.
+ * `jobcheck check --workers N`: the built-in store behind a mutex passes, saying how many requests
+ * were in flight together; each broken concurrent variant of the catalogue exits 1 with a story of
+ * lanes and the command that repeats it, which does repeat it; the concurrent Python example
+ * passes over jobcheck/2 and its broken variant (a claim that lets go of the lock between reading
+ * and writing) fails; the same example speaking only jobcheck/1 gets its competing workers called
+ * NOT EXERCISED in the text, the JSON, the JUnit file and the page, and exits 3; bad flags exit 2.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,14 +40,23 @@ describe('jobcheck check --workers', () => {
       junit,
     );
     expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(/concurrent +100 runs of 4 workers, seed 7: every history linearizable/);
+    expect(out.stdout).toMatch(
+      /concurrent +100 runs of 4 workers, seed 7: every history linearizable; \d+ of \d+ requests in flight together with another \(\d+ overlapping pairs\)/,
+    );
     const json = checkResultSchema.parse(
       JSON.parse(
         (await cli('check', '--builtin', '--workers', '4', ...QUICK, '--report', join(dir, 'builtin-json'), '--json'))
           .stdout,
       ),
     );
-    expect(json.concurrent).toMatchObject({ verdict: 'passed', workers: 4, runs: 100, unknownRuns: 0 });
+    expect(json.concurrent).toMatchObject({
+      verdict: 'passed',
+      workers: 4,
+      runs: 100,
+      unknownRuns: 0,
+      notExercised: null,
+    });
+    expect(json.concurrent?.overlap?.pairs).toBeGreaterThan(0);
     const xml = await readFile(junit, 'utf8');
     expect(xml).toContain('<testsuite name="jobcheck.concurrent"');
     expect(xml).toMatch(/<testcase classname="jobcheck.concurrent" name="concurrent campaign" time="[\d.]+"\/>/);
@@ -126,7 +137,9 @@ describe.skipIf(python === undefined)('the Python example over jobcheck/2', () =
       join(dir, 'python'),
     );
     expect(out.code, out.stdout).toBe(0);
-    expect(out.stdout).toMatch(/concurrent +30 runs of 4 workers, seed 7: every history linearizable/);
+    expect(out.stdout).toMatch(
+      /concurrent +30 runs of 4 workers, seed 7: every history linearizable; \d+ of \d+ requests in flight/,
+    );
     await new Promise((resolve) => setImmediate(resolve));
     process.off('warning', onWarning);
     expect(warnings).not.toContain('MaxListenersExceededWarning');
@@ -148,4 +161,41 @@ describe.skipIf(python === undefined)('the Python example over jobcheck/2', () =
     // The checker is stuck at a claim that got a job where the model, after every order, has none left.
     expect(out.stdout).toMatch(/claim by w\d \(round \d+, lane \d\)\n +model: +no job\n +observed: job \w+ token=/);
   });
+
+  it('calls the competing workers of a jobcheck/1 program NOT EXERCISED in the text, JSON, JUnit and page, and exits 3', async () => {
+    const report = join(dir, 'python-v1');
+    const junit = join(dir, 'python-v1.xml');
+    const args = [
+      'check',
+      '--impl',
+      `${pythonCommand(python as string, 'examples/python/jobstore.py')} --no-concurrent`,
+      '--workers',
+      '4',
+      ...QUICK,
+      '--concurrent-runs',
+      '20',
+      '--report',
+      report,
+    ];
+    const out = await cli(...args, '--junit', junit);
+    expect(out.code, out.stdout).toBe(3);
+    expect(out.stdout).toMatch(
+      /concurrent +20 runs of 4 workers, seed 7: NOT EXERCISED \(not a concurrency pass\): the implementation takes one request at a time/,
+    );
+    expect(out.stdout).not.toContain('every history linearizable');
+    expect(out.stdout).toMatch(/\nverdict: INCOMPLETE: the competing workers exercised nothing: .*; not a pass\n/);
+    const json = checkResultSchema.parse(JSON.parse((await cli(...args, '--json')).stdout));
+    expect(json.verdict).toBe('incomplete');
+    expect(json.concurrent).toMatchObject({ verdict: 'not_exercised', overlap: { pairs: 0 } });
+    expect(json.concurrent?.notExercised).toMatch(/one request at a time/);
+    expect(json.notExercised).toEqual([{ phase: 'concurrent', reason: json.concurrent?.notExercised }]);
+    expect(json.notAPass).toMatch(/^the competing workers exercised nothing/);
+    expect(await readFile(junit, 'utf8')).toMatch(
+      /<testcase classname="jobcheck.concurrent" name="concurrent campaign" time="[\d.]+">\n +<skipped message="not exercised: the implementation takes one request at a time/,
+    );
+    const page = await readFile(join(report, 'latest', 'index.html'), 'utf8');
+    expect(page).toContain('data-verdict="incomplete"');
+    expect(page).toMatch(/<p class="meaning">The competing workers exercised nothing: /);
+    expect(page).toMatch(/<dd class="not-exercised">20 runs of 4 workers, seed 7: NOT EXERCISED/);
+  }, 120_000);
 });

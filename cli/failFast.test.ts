@@ -94,7 +94,7 @@ describe('jobcheck check --concurrent', () => {
     expect(json.concurrentWhen).toBe('first');
     expect(json.failure?.source).toBe('concurrent');
     expect(json.fixtures.notRun).toHaveLength(json.fixtures.total);
-    expect(json.stops?.map((s) => s.phase)).toEqual(['fixtures', 'paths', 'campaign', 'explore']);
+    expect(json.stops?.map((s) => s.phase)).toEqual(['fixtures', 'restore', 'paths', 'campaign', 'explore']);
   });
 
   it('with only, runs the competing workers alone and says the sequential phases were left out', async () => {

@@ -32,6 +32,10 @@ import { validateAction, validateWorkflow } from '@action-validator/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { PROJECT_ROOT } from '../docs/tools/quotedCommands.ts';
+import { runCheck } from '../conformance/check/index.ts';
+import { lockedJobStoreFactory, sequentialFactory } from '../conformance/concurrent/inProcess.ts';
+import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
+import { checkJson } from './output/index.ts';
 import {
   escapeData,
   escapeProperty,
@@ -480,5 +484,30 @@ describe('jobcheck github, its parts', () => {
     const step = githubStep({ kind: 'none' }, { exitCode: 2 });
     expect(step.outputs).toEqual({ verdict: 'error', 'exit-code': '2' });
     expect(step.summary).toContain('exited with code 2 and wrote no result');
+  });
+
+  it('says which phase exercised nothing, and what a concurrent pass and the restore phase exercised', async () => {
+    const target = { factory: jobStoreFactory() };
+    const ctx = { target: 'x', flags: '--builtin', seed: 1, runs: 5, workers: 4 };
+    const options = { runs: 5, seed: 1, noExplore: true };
+    const idle = await runCheck(
+      { ...target, concurrentFactory: sequentialFactory(jobStoreFactory()) },
+      { ...options, concurrent: { workers: 4, runs: 5 } },
+    );
+    const step = githubStep({ kind: 'check', result: checkJson(idle, ctx) });
+    expect(step.outputs).toMatchObject({ verdict: 'incomplete', 'exit-code': '3' });
+    expect(step.summary).toContain('## jobcheck: INCOMPLETE');
+    expect(step.summary).toMatch(
+      /\n- concurrent: \*\*not exercised\*\* \(not a pass\): the implementation takes one request at a time/,
+    );
+    expect(step.summary).toMatch(/\n- restore: \d+ of \d+ invalid snapshots refused as the contract says\n/);
+    const busy = await runCheck(
+      { ...target, concurrentFactory: lockedJobStoreFactory() },
+      { ...options, concurrent: { workers: 4, runs: 5 } },
+    );
+    const green = githubStep({ kind: 'check', result: checkJson(busy, ctx) });
+    expect(green.outputs).toMatchObject({ verdict: 'agree', 'exit-code': '0' });
+    expect(green.summary).toMatch(/\n- competing workers: \d+ of \d+ requests in flight together with another/);
+    expect(green.summary).not.toContain('not exercised');
   });
 });

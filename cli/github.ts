@@ -20,6 +20,7 @@ import { existsSync, statSync } from 'node:fs';
 import { COVERAGE_CATEGORIES } from '../conformance/coverage/coverage.ts';
 import { MAX_ARTIFACT_BYTES } from '../conformance/lockstep/artifact.ts';
 import { readInputFile } from '../conformance/outside/inputFile.ts';
+import { markdownText } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { exitCodeOfVerdict } from './checkCommand.ts';
@@ -68,7 +69,7 @@ const VERDICT_LINE: Record<string, string> = {
   agree: 'AGREE: the implementation agrees with the model',
   diverge: 'DIVERGE: the implementation disagrees with the model',
   incomplete:
-    'INCOMPLETE: the check was stopped before it ran in full; nothing diverged in what ran, which is not a pass',
+    'INCOMPLETE: the check did not run in full, or a phase exercised nothing; nothing diverged in what ran, which is not a pass',
   error: 'ERROR: the check could not run',
 };
 
@@ -163,7 +164,9 @@ function junitFailures(xml: string): Failed[] {
         title:
           failed.type === 'setup_error'
             ? 'jobcheck could not start the check'
-            : `jobcheck: ${what === 'fixtures' ? 'fixture story ' : what === 'paths' ? 'path ' : ''}${name} diverges`,
+            : what === 'restore'
+              ? `jobcheck: ${name}: not as the contract says`
+              : `jobcheck: ${what === 'fixtures' ? 'fixture story ' : what === 'paths' ? 'path ' : ''}${name} diverges`,
         message: unescapeXml(failed.message),
         story: unescapeXml(failed.text),
       });
@@ -179,7 +182,7 @@ function resultFailures(results: readonly CheckResultJson[]): Failed[] {
       ? []
       : [
           {
-            title: `jobcheck: ${r.failure.source === 'campaign' ? '' : `${r.failure.source} `}${r.failure.name} diverges`,
+            title: `jobcheck: ${r.failure.source === 'campaign' || r.failure.source === 'restore' ? '' : `${r.failure.source} `}${r.failure.name} diverges`,
             message: `diverges after ${r.failure.steps} steps`,
             story: r.failure.story,
           },
@@ -220,9 +223,21 @@ function coverageTable(coverage: CheckResultJson['coverage']): string[] {
   ];
 }
 
-/** What a check result says beyond its story: the failing and not-run items. Pure. */
+/** What a check result says beyond its story: the phases that exercised nothing, the failing and not-run items. Pure. */
 function itemsOf(r: CheckResultJson): string[] {
   const out: string[] = [];
+  for (const n of r.notExercised ?? [])
+    out.push(`- ${n.phase}: **not exercised** (not a pass): ${markdownText(n.reason)}`);
+  const c = r.concurrent;
+  if (c?.verdict === 'passed' && c.overlap !== undefined)
+    out.push(
+      `- competing workers: ${c.overlap.overlapping} of ${c.overlap.requests} requests in flight together with another (${c.overlap.pairs} overlapping pairs)`,
+    );
+  const restore = r.restore;
+  if (restore != null && restore.verdict !== 'not_exercised')
+    out.push(
+      `- restore: ${restore.refused} of ${restore.offered} invalid snapshots refused as the contract says${restore.snapshots > restore.offered ? ` (${restore.snapshots - restore.offered} not offered)` : ''}`,
+    );
   if (r.fixtures.failed.length > 0)
     out.push(`- fixture stories failing: ${r.fixtures.failed.map((f) => code(f.name)).join(', ')}`);
   if (r.paths.failed.length > 0) out.push(`- paths failing: ${r.paths.failed.map(code).join(', ')}`);

@@ -10,6 +10,8 @@ import type { CheckReport } from '../conformance/check/index.ts';
 import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
 import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
+import { sequentialFactory } from '../conformance/concurrent/inProcess.ts';
+import { REFUSAL_KINDS } from '../conformance/restore/index.ts';
 import { checkJunit, notRunReason } from './junit.ts';
 import type { CheckContext } from './output/index.ts';
 
@@ -79,6 +81,44 @@ describe('JUnit test cases', () => {
     );
     expect(messageOf(checkJunit({ ...green, concurrent: race }, withWorkers, at))).toMatch(
       /^not linearizable: \d+ runs? of 4 workers, seed 3: a history no order of the model explains/,
+    );
+  });
+
+  it('hold one restore case for the valid snapshot and one per kind of refusal, failing the kinds a store gets wrong', async () => {
+    const restoreCases = (xml: string): string[] => caseNames(xml).filter((n) => n.startsWith('jobcheck.restore '));
+    const names = restoreCases(checkJunit(green, ctx, at));
+    expect(names).toEqual([
+      'jobcheck.restore restore: a valid snapshot, as it is',
+      ...REFUSAL_KINDS.map((k) => `jobcheck.restore restore refuses: ${k}`),
+    ]);
+    const accepting = await runCheck(
+      { factory: catalogueVariant('restore-accepts-anything')!.factory },
+      {
+        ...OPTIONS,
+        noExplore: true,
+      },
+    );
+    const xml = checkJunit(accepting, ctx, at);
+    expect(restoreCases(xml)).toEqual(names);
+    expect(xml).toMatch(
+      new RegExp(`<testsuite name="jobcheck.restore" tests="${names.length}" failures="${REFUSAL_KINDS.length}"`),
+    );
+    expect(xml).toMatch(
+      /name="restore refuses: tokens" time="[\d.]+">\n +<failure message="3 of 3 snapshots not refused as the model refuses them; first: jobs.b.token = 5" type="divergence">[^<]*took a snapshot the contract refuses/,
+    );
+  });
+
+  it('skip the competing workers that never had two requests in flight, saying so, never pass them', async () => {
+    const sequential = await runConcurrentCampaign({
+      factory: sequentialFactory(jobStoreFactory()),
+      workers: 4,
+      numRuns: 5,
+      seed: 3,
+    });
+    expect(sequential.verdict).toBe('not_exercised');
+    const xml = checkJunit({ ...green, concurrent: sequential }, { ...ctx, workers: 4 }, at);
+    expect(xml).toMatch(
+      /name="concurrent campaign" time="[\d.]+">\n +<skipped message="not exercised: the implementation takes one request at a time/,
     );
   });
 

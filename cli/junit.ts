@@ -1,7 +1,10 @@
 /**
  * JUnit XML for CI systems: one test suite per phase of the check, one test case per fixture
- * story, per path of the path suite, and one for the random campaign; a failing case carries its
- * story as the failure text. Test names are the same from run to run (CI systems track a test's
+ * story, per kind of refusal of the restore phase (and one for the valid snapshot it restores
+ * first), per path of the path suite, and one for the random campaign; a failing case carries its
+ * story as the failure text. A phase that ran and exercised nothing (competing workers whose
+ * requests were never in flight together, a restore phase that could offer no snapshot) has its
+ * cases skipped with why, never passed. Test names are the same from run to run (CI systems track a test's
  * history by its name): what varies, the seed, the runs, the path of a counterexample, goes into
  * the suite's `<properties>`. A check that could not start (exit 2) is one `<error>` case, so
  * that the CI page says why. Pure, given the timestamp.
@@ -17,6 +20,7 @@ import { renderStory } from '../conformance/lockstep/story.ts';
 import type { CheckReport } from '../conformance/check/index.ts';
 import type { ConcurrentCampaignResult } from '../conformance/concurrent/index.ts';
 import { renderFixtureStory } from '../conformance/check/index.ts';
+import { REFUSAL_KINDS, renderRestoreSetupStory, renderRestoreStory } from '../conformance/restore/index.ts';
 import { CHECK_EXPLORATION } from '../conformance/explore/index.ts';
 import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
 import { listFixtures } from '../model/fixtures.ts';
@@ -139,9 +143,11 @@ function campaignStopped(report: CheckReport): string {
  * Computed from the same sources runCheck uses. Pure (the lists are the model's, read once).
  */
 export function plannedCases(
-  report: Pick<CheckReport, 'shard' | 'explorationLeftOut'> & Partial<Pick<CheckReport, 'concurrentWhen'>>,
+  report: Pick<CheckReport, 'shard' | 'explorationLeftOut'> &
+    Partial<Pick<CheckReport, 'concurrentWhen' | 'restoreLeftOut'>>,
 ): {
   readonly fixtures: readonly string[];
+  readonly restore: readonly string[];
   readonly paths: readonly string[];
   readonly exploration: readonly string[];
 } {
@@ -149,6 +155,7 @@ export function plannedCases(
   const restShard = (report.shard !== null && report.shard.index > 1) || report.concurrentWhen === 'only';
   return {
     fixtures: restShard ? [] : listFixtures(),
+    restore: restShard || report.restoreLeftOut === true ? [] : [RESTORE_BASE_CASE, ...REFUSAL_KINDS.map(restoreCase)],
     paths: restShard ? [] : lifecyclePaths().map((p) => p.name),
     exploration:
       restShard || report.explorationLeftOut
@@ -170,6 +177,61 @@ function inPlannedOrder(planned: readonly string[], ran: readonly Case[], reason
   ];
 }
 
+/** The restore phase's case for the valid snapshot it restores first. */
+const RESTORE_BASE_CASE = 'restore: a valid snapshot, as it is';
+/** The restore phase's case for a kind of refusal. */
+const restoreCase = (kind: string): string => `restore refuses: ${kind}`;
+
+/** The restore phase's cases: the valid snapshot, then one per kind of refusal, each failing with the first snapshot of its kind it got wrong. Pure. */
+function restoreCases(report: CheckReport): Case[] {
+  const r = report.restore;
+  if (r === null) return [];
+  const adapter = r.adapter;
+  if (r.verdict === 'not_exercised') {
+    const why = `not exercised: ${r.notExercised ?? 'no snapshot could be offered'}`;
+    return [RESTORE_BASE_CASE, ...REFUSAL_KINDS.map(restoreCase)].map((name) => ({ name, ms: 0, skipped: why }));
+  }
+  const setup = r.setup;
+  const base: Case = {
+    name: RESTORE_BASE_CASE,
+    ms: 0,
+    ...(setup !== null
+      ? {
+          failure: {
+            message: 'a valid snapshot was not restored as it is',
+            text: renderRestoreSetupStory(setup, adapter),
+          },
+        }
+      : {}),
+  };
+  const notRun = notRunReason(report, 'restore');
+  const kinds = REFUSAL_KINDS.map((kind): Case => {
+    const mine = r.outcomes.filter((o) => o.snapshot.kind === kind);
+    const ms = mine.reduce((t, o) => t + o.durationMs, 0);
+    const wrong = mine.filter((o) => !o.ok);
+    const first = wrong[0];
+    const left = r.notRun.filter((name) => name.startsWith(`${kind}: `)).length;
+    if (first !== undefined)
+      return {
+        name: restoreCase(kind),
+        ms,
+        failure: {
+          message: `${wrong.length} of ${mine.length} snapshots not refused as the model refuses them; first: ${first.snapshot.change}`,
+          text: renderRestoreStory(first, adapter),
+        },
+      };
+    if (left > 0 && mine.length === 0) return { name: restoreCase(kind), ms, skipped: notRun };
+    if (left > 0)
+      return {
+        name: restoreCase(kind),
+        ms,
+        error: `stopped after ${mine.length} of ${mine.length + left} snapshots of this kind, none wrong (not a pass)`,
+      };
+    return { name: restoreCase(kind), ms };
+  });
+  return [base, ...kinds];
+}
+
 /** What a failed concurrent campaign's test case fails with: a history no order explains, or the implementation's own failure. */
 const failureKind = (k: ConcurrentCampaignResult): string =>
   k.failure?.kind === 'impl_error' ? 'implementation failed' : 'not linearizable';
@@ -187,6 +249,7 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
     })),
     notRunReason(report, 'fixtures'),
   );
+  const restore = inPlannedOrder(planned.restore, restoreCases(report), notRunReason(report, 'restore'));
   const paths = inPlannedOrder(
     planned.paths,
     report.paths.outcomes.map((o, i) => {
@@ -263,10 +326,12 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
                 ? { failure: { message: `${failureKind(k)}: ${concurrentLine(k)}`, text: k.story ?? '' } }
                 : k.verdict === 'passed'
                   ? {}
-                  : { error: concurrentLine(k) }),
+                  : k.verdict === 'not_exercised'
+                    ? { skipped: `not exercised: ${k.notExercised ?? 'no two requests were in flight together'}` }
+                    : { error: concurrentLine(k) }),
           },
         ];
-  const all = [...fixtures, ...paths, ...campaign, ...exploration, ...concurrent];
+  const all = [...fixtures, ...restore, ...paths, ...campaign, ...exploration, ...concurrent];
   const properties: Properties = [
     ['seed', ctx.seed],
     ['runs', ctx.runs],
@@ -276,6 +341,7 @@ export function checkJunit(report: CheckReport, ctx: CheckContext, startedAt: Da
   ];
   return document(`jobcheck ${ctx.target}`, all, report.durationMs, timestamp, [
     suite('jobcheck.fixtures', fixtures, timestamp),
+    ...(restore.length === 0 ? [] : [suite('jobcheck.restore', restore, timestamp)]),
     suite('jobcheck.paths', paths, timestamp),
     suite('jobcheck.campaign', campaign, timestamp, properties),
     suite('jobcheck.exploration', exploration, timestamp),

@@ -4,7 +4,15 @@
  * names of their own, and coverage.md opens with the verdict. The parts here are built by hand:
  * docs/ci.test.ts runs real shards and the merge end to end.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCheck } from '../conformance/check/index.ts';
+import { sequentialFactory } from '../conformance/concurrent/inProcess.ts';
+import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
+import { checkJson } from './output/index.ts';
+import { runCliCaptured } from './runCliCaptured.ts';
 import { emptyCoverage } from '../conformance/coverage/coverage.ts';
 import { coverageMarkdown } from '../conformance/coverage/coverageReport.ts';
 import type { CheckResultJson } from './checkJsonSchema.ts';
@@ -261,5 +269,26 @@ describe('coverage.md', () => {
       /^\*\*No verdict\*\*/,
     );
     expect(coverageMarkdown(emptyCoverage(), 'T').split('\n')[0]).toBe('# T');
+  });
+
+  it('calls a check whose competing workers exercised nothing incomplete (exit 3), and says why', async () => {
+    const report = await runCheck(
+      { factory: jobStoreFactory(), concurrentFactory: sequentialFactory(jobStoreFactory()) },
+      { runs: 5, seed: 1, noExplore: true, concurrent: { workers: 4, runs: 5 } },
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'jobcheck-merge-idle-'));
+    try {
+      const ctx = { target: 'impl/JobStore', flags: '--builtin', seed: 1, runs: 5, workers: 4 };
+      await writeFile(join(dir, 'result.json'), JSON.stringify(checkJson(report, ctx)));
+      await writeFile(join(dir, 'coverage.json'), JSON.stringify(report.coverage));
+      const out = await runCliCaptured(['merge', dir, '--report', join(dir, 'merged')]);
+      expect(out.code, out.stderr).toBe(3);
+      expect(out.stdout).toMatch(/^verdict: INCOMPLETE \(1 part merged: .* incomplete\)\n/);
+      expect(out.stdout).toMatch(
+        /: the competing workers exercised nothing: the implementation takes one request at a time .*; not a pass\n/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

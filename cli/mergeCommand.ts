@@ -379,6 +379,7 @@ export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<
       file: p.file,
       verdict: verdictOf[i] ?? 'incomplete',
       stoppedByTimeLimit: p.result.stoppedByTimeLimit,
+      notAPass: p.result.notAPass ?? null,
     })),
     coverage: Object.fromEntries(
       COVERAGE_CATEGORIES.map((c) => [c, categorySummary(merged, c)]),
@@ -391,6 +392,10 @@ export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<
     io.stdout.write(
       [
         `verdict: ${verdict.toUpperCase()} (${parts.length} part${parts.length === 1 ? '' : 's'} merged: ${parts.map((p, i) => `${p.label} ${verdictOf[i]}`).join(', ')})`,
+        // A part that is incomplete without the time limit says why: a phase of it exercised nothing.
+        ...parts.flatMap((p) =>
+          p.result.notAPass == null ? [] : [`${p.label}: ${outsideText(p.result.notAPass)}; not a pass`],
+        ),
         ...(story === null ? [] : ['', `the shortest story, from ${story.part.label}:`, story.story, '']),
         `report: ${dir} (coverage.json, coverage.md, coverage.html)${values.junit === undefined ? '' : `; JUnit: ${values.junit}`}`,
         '',

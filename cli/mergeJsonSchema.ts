@@ -34,6 +34,7 @@ export const mergeResultSchema = z
           file: z.string(),
           verdict,
           stoppedByTimeLimit: z.boolean(),
+          notAPass: z.string().nullable().describe('why the part is incomplete when the time limit is not the reason'),
         }),
       )
       .max(MAX_MERGE_PARTS),
@@ -67,6 +68,7 @@ export function checkResultVerdict(r: CheckResultJson): Verdict {
     r.fixtures.failed.length > 0 ||
     r.paths.failed.length > 0 ||
     r.campaign.verdict === 'diverge' ||
+    r.restore?.verdict === 'diverge' ||
     (r.exploration !== null && ['diverge', 'violation'].includes(r.exploration.verdict)) ||
     r.concurrent?.verdict === 'failed';
   const cutShort =
@@ -77,7 +79,11 @@ export function checkResultVerdict(r: CheckResultJson): Verdict {
     r.campaign.stoppedByTimeLimit ||
     r.exploration?.verdict === 'incomplete' ||
     r.concurrent?.verdict === 'unknown' ||
-    r.concurrent?.verdict === 'time_limit';
+    r.concurrent?.verdict === 'time_limit' ||
+    r.concurrent?.verdict === 'not_exercised' ||
+    r.restore?.verdict === 'incomplete' ||
+    r.restore?.verdict === 'not_exercised' ||
+    (r.notExercised ?? []).length > 0;
   return mergeVerdicts([r.verdict, diverged ? 'diverge' : cutShort ? 'incomplete' : 'agree']);
 }
 

@@ -1,7 +1,8 @@
 /**
- * A progress line on stderr while a check runs, drawn with cli-progress, and only when stderr is
- * a terminal: piped or redirected output (CI logs, `--json` consumers) stays silent. Every line
- * ends with the time since the check began. Phases with a known total (fixtures, paths, random
+ * What a check shows while it runs. On a terminal, a progress line on stderr, drawn with
+ * cli-progress; every line ends with the time since the check began. Without one (a CI log, a
+ * pipe), a PhaseLog instead: the summary's header at once, and each phase's line of the summary as
+ * soon as the phase has ended, so that a log never stays silent for the length of the check. Phases with a known total (fixtures, paths, random
  * runs) draw a bar; shrinking and exploration do not know how far they have to go, so they show a
  * counter instead of a bar that would always look full.
  *
@@ -10,7 +11,8 @@
  * never reaches. So a line that draws also gives them back when the process exits, whatever way.
  */
 import cliProgress from 'cli-progress';
-import type { CheckProgress } from '../conformance/check/index.ts';
+import type { CheckPhaseEnd, CheckProgress } from '../conformance/check/index.ts';
+import { PHASE_LABELS, SUMMARY_ORDER, phaseEndText } from './output/phaseText.ts';
 
 /** Receives check progress; `stop()` clears the line. */
 export interface ProgressLine {
@@ -20,6 +22,7 @@ export interface ProgressLine {
 
 const LABELS: Record<CheckProgress['phase'], string> = {
   fixtures: 'fixture stories',
+  restore: 'restore        ',
   paths: 'path suite     ',
   campaign: 'random runs    ',
   shrink: 'shrinking      ',
@@ -122,4 +125,55 @@ export function progressLine(
       process.removeListener('exit', restore);
     },
   };
+}
+
+/**
+ * The summary of a check written as the check runs, for output that is no terminal: its header at
+ * once (start), then each phase's line (phaseEndText, the summary's own words) once that phase and
+ * every phase before it in the summary have ended; the competing workers, when they run first,
+ * wait for their place after the exploration. `rest` then gives the summary printed at the end
+ * without the lines already written, so that the output is the summary, written as it became known.
+ */
+export class PhaseLog {
+  private readonly lines: string[] = [];
+  private readonly ended = new Map<CheckPhaseEnd['phase'], string | null>();
+  private next = 0;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  /** Writes the summary's first lines at once. */
+  start(header: readonly string[]): void {
+    for (const line of header) this.emit(line);
+  }
+
+  /** Takes a phase's end, and writes the line of every phase whose turn has come. */
+  end(end: CheckPhaseEnd): void {
+    this.ended.set(end.phase, phaseEndText(end));
+    for (let phase = SUMMARY_ORDER[this.next]; phase !== undefined && this.ended.has(phase); ) {
+      const text = this.ended.get(phase);
+      if (text !== null && text !== undefined) this.emit(`  ${PHASE_LABELS[phase]}  ${text}`);
+      this.next += 1;
+      phase = SUMMARY_ORDER[this.next];
+    }
+  }
+
+  /** The lines written so far, in order. */
+  get written(): readonly string[] {
+    return this.lines;
+  }
+
+  /**
+   * `summary` (the whole text printed at the end) without the lines already written, when it begins
+   * with them; all of it otherwise, so that nothing is ever lost. Pure but for reading what was written.
+   */
+  rest(summary: string): string {
+    const lines = summary.split('\n');
+    const same = this.lines.every((line, i) => lines[i] === line);
+    return same ? lines.slice(this.lines.length).join('\n') : summary;
+  }
+
+  private emit(line: string): void {
+    this.lines.push(line);
+    this.write(`${line}\n`);
+  }
 }

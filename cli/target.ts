@@ -40,7 +40,7 @@ export interface Target extends CheckTarget {
   /**
    * Stores for the concurrent campaign (`--workers`): the implementation taking requests from
    * several lanes at once, or one at a time when it cannot (a jobcheck/1 process, a module without
-   * createConcurrentAdapter), which the checker then finds trivially linearizable.
+   * createConcurrentAdapter), which makes the competing workers not exercised.
    */
   readonly concurrentFactory: ConcurrentFactory;
   /** Releases processes the factory keeps. */

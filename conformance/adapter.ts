@@ -26,6 +26,16 @@ export interface Adapter {
    */
   restoreFrom?(snapshot: Snapshot): Promise<void>;
   /**
+   * Optional: offers the store `text`, the JSON text of a value that may be no snapshot a store
+   * could have written, as a restore (docs/contract.md, section 10): `accepted` when the store took
+   * it (it now holds that state), `refused` with its error's code when it refused it (and is as it
+   * was, nothing half-applied), `unsupported` when this store cannot be offered a snapshot at all
+   * (a module's adapter without `restoreFrom`). Throws only what is no answer (a dead process, a
+   * timeout). The restore phase of a check offers the snapshots the model refuses through it (or,
+   * without it, through `restoreFrom`); an adapter with neither leaves that phase not exercised.
+   */
+  offerRestore?(text: string): Promise<RestoreAnswer>;
+  /**
    * Optional: told the requests the caller is about to make, in order, so that an adapter over a
    * pipe may write them all at once (docs/protocol.md, "Requests written ahead"). The calls still
    * come one by one and may stop short of the plan; every reply is checked when its call comes.
@@ -34,6 +44,12 @@ export interface Adapter {
   /** Releases resources (ends a process, closes a database). Idempotent. */
   close(): Promise<void>;
 }
+
+/** What a store answered to a restore it was offered (Adapter.offerRestore). */
+export type RestoreAnswer =
+  | { readonly answer: 'accepted' }
+  | { readonly answer: 'refused'; readonly code: string; readonly message: string; readonly path?: string }
+  | { readonly answer: 'unsupported'; readonly why: string };
 
 /** A request an adapter's caller is about to make (Adapter.plan): execute(), snapshot() or a reset to a snapshot. */
 export type PlannedRequest =

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
+import { REFUSAL_KINDS } from '../conformance/restore/index.ts';
 import { listFixtures } from '../model/fixtures.ts';
 import { PROJECT_ROOT, jobcheckArgs, splitWords } from './tools/quotedCommands.ts';
 
@@ -247,7 +248,7 @@ describe('docs/ci.md', () => {
     expect(xml).toContain('name="random campaign (shard 2/2)"');
     expect(xml).toMatch(
       new RegExp(
-        `<testsuites [^>]*tests="${listFixtures().length + lifecyclePaths().length + 2}" failures="0" errors="0"`,
+        `<testsuites [^>]*tests="${listFixtures().length + 1 + REFUSAL_KINDS.length + lifecyclePaths().length + 2}" failures="0" errors="0"`,
       ),
     );
     expect(readFileSync(join(folder, 'merged', 'coverage.md'), 'utf8')).toMatch(

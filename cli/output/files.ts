@@ -11,6 +11,7 @@ import { renderTimeline } from '../../conformance/concurrent/timeline.ts';
 import { makeOutputFolder } from '../../conformance/outside/outputFile.ts';
 import type { CheckContext } from './context.ts';
 import { renderFailure } from './failure.ts';
+import { phaseSummary } from './text.ts';
 
 /** Files written into the report directory. */
 export interface ReportFiles {
@@ -25,11 +26,13 @@ export interface ReportFiles {
 }
 
 /**
- * What the coverage page says about a check: its verdict, its story, and how much of it ran. The
+ * What the coverage page says about a check: its verdict, its story, each phase's line of the
+ * summary (what it ran, or that it exercised nothing), and how much of it ran. The
  * check stopped early when the time limit stopped it, or when its campaign ended at the first
  * divergence with runs still planned: coverage at zero then means "not reached". Pure.
  */
 export function reportContext(report: CheckReport, story: string | null): CheckReportContext {
+  const phases = phaseSummary(report);
   const c = report.campaign;
   const pathsPlanned = report.paths.outcomes.length + report.paths.notRun.length;
   const stoppedEarly = report.stoppedByTimeLimit
@@ -54,6 +57,8 @@ export function reportContext(report: CheckReport, story: string | null): CheckR
     pathsPlanned,
     pathsRun: report.paths.outcomes.length,
     stoppedEarly,
+    notAPass: report.notAPass,
+    phases,
     ...(timeline === undefined ? {} : { timeline }),
   };
 }

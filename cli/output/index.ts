@@ -13,7 +13,15 @@ export { renderFailure } from './failure.ts';
 export type { ReportFiles } from './files.ts';
 export { reportContext, reportTitle, writeReportFiles } from './files.ts';
 export { checkJson } from './json.ts';
-export { concurrentLine, explorationLine, implementationName, phasesLine, requestsOf } from './phaseLines.ts';
+export {
+  concurrentLine,
+  explorationLine,
+  implementationName,
+  overlapText,
+  phasesLine,
+  requestsOf,
+  restoreLine,
+} from './phaseLines.ts';
 export type { RepeatCommands } from './reproduce.ts';
 export {
   checkAgainCommand,
@@ -22,6 +30,19 @@ export {
   replayCommand,
   reproduceCommand,
 } from './reproduce.ts';
-export { failureOrigin, notRunWhy, renderCheckText } from './text.ts';
+export { checkHeader, failureOrigin, notRunWhy, phaseSummary, renderCheckText } from './text.ts';
+export {
+  PHASE_LABELS,
+  SUMMARY_ORDER,
+  campaignText,
+  explorationText,
+  fixturesText,
+  pathsText,
+  phaseEndText,
+  phaseEndsOf,
+  restoreKinds,
+  restoreText,
+  whyNotRun,
+} from './phaseText.ts';
 export { count, seconds } from './units.ts';
 // renderFixtureStory moved to the engine (conformance/check/failureStory.ts): it needs no command line.

@@ -10,6 +10,8 @@ import { renderFailure } from './failure.ts';
 import type { ReportFiles } from './files.ts';
 import { requestsOf } from './phaseLines.ts';
 import { repeatCommands } from './reproduce.ts';
+import { restoreKinds } from './phaseText.ts';
+import type { RestorePhaseResult } from '../../conformance/restore/index.ts';
 
 /** The machine-readable result of a check (what `--json` prints). Pure. */
 export function checkJson(report: CheckReport, ctx: CheckContext, files?: ReportFiles): CheckResultJson {
@@ -20,6 +22,8 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
   return {
     format: CHECK_JSON_FORMAT,
     verdict: report.verdict,
+    notAPass: report.notAPass,
+    notExercised: report.notExercised.map((n) => ({ phase: n.phase, reason: n.reason })),
     stoppedByTimeLimit: report.stoppedByTimeLimit,
     stoppedByFailFast: report.stoppedByFailFast,
     stops: report.stops.map((s) => ({ phase: s.phase, reason: s.reason, note: s.note })),
@@ -36,6 +40,7 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
     firstDivergenceMs: report.firstDivergenceMs === null ? null : Math.round(report.firstDivergenceMs),
     phases: {
       fixturesMs: Math.round(report.phases.fixturesMs),
+      restoreMs: Math.round(report.phases.restoreMs),
       pathsMs: Math.round(report.phases.pathsMs),
       campaignMs: Math.round(report.phases.campaignMs),
       shrinkMs: Math.round(report.phases.shrinkMs),
@@ -60,6 +65,7 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
         .map((x) => ({ name: x.fixture.name, message: x.result.ok ? '' : x.result.message })),
       notRun: [...report.fixturesNotRun],
     },
+    restore: report.restore === null ? null : restoreJson(report.restore),
     paths: {
       total: report.paths.outcomes.length + report.paths.notRun.length,
       failed: report.paths.failures.map((x) => x.path.name),
@@ -116,6 +122,31 @@ export function checkJson(report: CheckReport, ctx: CheckContext, files?: Report
   };
 }
 
+/** Most failing snapshots the --json output lists. */
+const MAX_RESTORE_FAILED = 100;
+
+/** The restore phase in the --json output. Pure. */
+function restoreJson(r: RestorePhaseResult): NonNullable<CheckResultJson['restore']> {
+  return {
+    verdict: r.verdict,
+    snapshots: r.outcomes.length + r.notRun.length,
+    offered: r.outcomes.length,
+    refused: r.outcomes.filter((o) => o.ok).length,
+    kinds: restoreKinds(r).map((k) => ({ ...k })),
+    failed: r.outcomes
+      .filter((o) => !o.ok)
+      .slice(0, MAX_RESTORE_FAILED)
+      .map((o) => ({
+        name: o.snapshot.name,
+        answer: o.seen.answer,
+        ...(o.seen.answer === 'refused' ? { code: clipText(o.seen.code, 100) } : {}),
+        changed: o.changed !== undefined,
+      })),
+    notExercised: r.notExercised,
+    durationMs: Math.round(r.durationMs),
+  };
+}
+
 /** The concurrent campaign in the --json output. Pure. */
 function concurrentJson(r: ConcurrentCampaignResult): NonNullable<CheckResultJson['concurrent']> {
   return {
@@ -124,6 +155,8 @@ function concurrentJson(r: ConcurrentCampaignResult): NonNullable<CheckResultJso
     runsPlanned: r.runsPlanned,
     runs: r.runs,
     unknownRuns: r.unknownRuns,
+    overlap: { ...r.overlap },
+    notExercised: r.notExercised,
     path: r.path,
     firstFailureRequests: r.firstFailureRequests,
     storyRequests: requestsOf(r),

@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { CONCURRENT_BROKEN_VARIANTS } from '../../conformance/broken/concurrent/index.ts';
 import { runConcurrentCampaign } from '../../conformance/concurrent/campaign.ts';
 import type { ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
-import { lockedJobStoreFactory } from '../../conformance/concurrent/inProcess.ts';
+import { lockedJobStoreFactory, sequentialFactory } from '../../conformance/concurrent/inProcess.ts';
+import { runCheck } from '../../conformance/check/index.ts';
+import type { CheckReport } from '../../conformance/check/index.ts';
+import { jobStoreFactory } from '../../conformance/stores/jobStore.ts';
 import { concurrentLine } from './phaseLines.ts';
+import { campaignText, explorationText, restoreText } from './phaseText.ts';
 
 /**
  * The concurrent campaign's line of the summary names what failed: a history no order of the
@@ -41,6 +45,47 @@ describe('concurrentLine', () => {
     // The same failure, had the time limit stopped its shrinking, says so.
     expect(concurrentLine({ ...r, stoppedByTimeLimit: true })).toMatch(
       /, shrunk from \d+ requests? to \d+ requests? \(shrinking stopped by the time limit\)$/,
+    );
+  });
+});
+
+/**
+ * A pass says what it exercised, and a phase that exercised nothing says NOT EXERCISED, never
+ * that it agrees: the lines of the summary, from real outcomes changed where noted.
+ */
+describe('the lines of a pass and of a phase that exercised nothing', () => {
+  it('count the overlap of competing workers that passed, and say NOT EXERCISED for sequential ones', async () => {
+    const busy = await runConcurrentCampaign({ factory: lockedJobStoreFactory(), workers: 4, numRuns: 10, seed: 7 });
+    expect(concurrentLine(busy)).toMatch(
+      /^10 runs of 4 workers, seed 7: every history linearizable; \d+ of \d+ requests in flight together with another \(\d+ overlapping pairs?\)$/,
+    );
+    const idle = await runConcurrentCampaign({
+      factory: sequentialFactory(jobStoreFactory()),
+      workers: 4,
+      numRuns: 10,
+      seed: 7,
+    });
+    expect(concurrentLine(idle)).toMatch(
+      /^10 runs of 4 workers, seed 7: NOT EXERCISED \(not a concurrency pass\): the implementation takes one request at a time/,
+    );
+    expect(concurrentLine(idle)).not.toMatch(/linearizable/);
+  });
+
+  it('say NOT EXERCISED for a campaign that sent no command, an exploration that compared none, a restore that offered none', async () => {
+    const report = await runCheck({ factory: jobStoreFactory() }, { runs: 3, seed: 1 });
+    const x = report.exploration as NonNullable<CheckReport['exploration']>;
+    const r = report.restore as NonNullable<CheckReport['restore']>;
+    expect(campaignText(report.campaign, 1, undefined)).toMatch(/^3 runs, \d+ commands, seed 1: agree$/);
+    expect(campaignText({ ...report.campaign, commands: 0 }, 1, undefined)).toBe(
+      '3 runs, 0 commands, seed 1: NOT EXERCISED: its runs sent no command',
+    );
+    expect(explorationText(x, undefined)).toMatch(/: every transition agrees$/);
+    expect(explorationText({ ...x, transitions: 0 }, undefined)).toMatch(/: NOT EXERCISED: it compared no transition$/);
+    expect(restoreText(r, undefined)).toMatch(
+      /^\d+ invalid snapshots offered, each refused with invalid_snapshot and the store left as it was; 16\/16 kinds of refusal$/,
+    );
+    expect(restoreText({ ...r, verdict: 'not_exercised', notExercised: 'no way in', outcomes: [] }, undefined)).toBe(
+      'NOT EXERCISED: no way in',
     );
   });
 });

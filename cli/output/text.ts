@@ -11,18 +11,14 @@ import type { CheckContext } from './context.ts';
 import { coverageSummary, neverHitLines } from './coverageLines.ts';
 import { renderFailure } from './failure.ts';
 import type { ReportFiles } from './files.ts';
-import { concurrentLine, explorationLine, implementationName, phasesLine } from './phaseLines.ts';
+import { implementationName, phasesLine } from './phaseLines.ts';
+import { PHASE_LABELS, phaseEndText, phaseEndsOf, whyNotRun } from './phaseText.ts';
 import { count, seconds } from './units.ts';
 
 /** Why items of `phase` were not run, in words for a parenthesis: the phase's stop, else the time limit. Pure. */
 export function notRunWhy(report: CheckReport, phase: PhaseStop['phase']): string {
-  const stop = report.stops.find((s) => s.phase === phase);
-  if (stop === undefined) return 'time limit';
-  return stop.reason === 'fail_fast' ? 'stopped by --fail-fast' : stop.note;
+  return whyNotRun(report.stops.find((s) => s.phase === phase));
 }
-
-const notRunNote = (n: number, why: string): string => (n === 0 ? '' : `; ${n} not run (${why})`);
-const LEFT_OUT = 'left out (--concurrent only)';
 
 /** Where the shown story came from, in words: `the random campaign`, `the path "..."`. Pure. */
 export function failureOrigin(f: CheckFailure): string {
@@ -39,9 +35,38 @@ export function failureOrigin(f: CheckFailure): string {
       return 'the concurrent campaign of competing workers';
     case 'fixture':
       return `the fixture story "${f.name}"`;
+    case 'restore':
+      return 'the restore phase';
     default:
       return unknownFailure(f);
   }
+}
+
+/** The summary's first lines, known before the check runs: the implementation's name, and the shard when there is one. Pure. */
+export function checkHeader(ctx: CheckContext, shard: CheckReport['shard'] = ctx.shard ?? null): string[] {
+  const lines = [`jobcheck check: ${implementationName(ctx)}`];
+  if (shard !== null) {
+    const { index, count: n } = shard;
+    const rest =
+      index === 1
+        ? ', and the fixture stories, restore, paths and exploration'
+        : '; the fixture stories, restore, paths and exploration are in shard 1';
+    lines.push(
+      `  shard            ${index}/${n}: the campaign's runs ${index}, ${index + n}, ${index + 2 * n}, ... of ${ctx.runs}${rest}`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * Each phase of the check with what it ran and found, in the summary's words, as [label, text]
+ * pairs in the order they are printed (the terminal summary, the run's page). Pure.
+ */
+export function phaseSummary(report: CheckReport): [string, string][] {
+  return phaseEndsOf(report).flatMap((end): [string, string][] => {
+    const text = phaseEndText(end);
+    return text === null ? [] : [[PHASE_LABELS[end.phase], text]];
+  });
 }
 
 /**
@@ -55,66 +80,8 @@ export function renderCheckText(
   colors: Colors = terminalColors(),
 ): string {
   const lines: string[] = [];
-  lines.push(`jobcheck check: ${implementationName(ctx)}`);
-  if (report.shard !== null) {
-    const { index, count: n } = report.shard;
-    const rest =
-      index === 1
-        ? ', and the fixture stories, paths and exploration'
-        : '; the fixture stories, paths and exploration are in shard 1';
-    lines.push(
-      `  shard            ${index}/${n}: the campaign's runs ${index}, ${index + n}, ${index + 2 * n}, ... of ${ctx.runs}${rest}`,
-    );
-  }
-  const failedFixtures = report.fixtures.filter((f) => !f.result.ok);
-  const fixtureTotal = report.fixtures.length + report.fixturesNotRun.length;
-  // A shard after the first runs no fixture stories and no paths: shard 1 does (conformance/check/runCheck.ts).
-  const inShardOne = report.shard !== null && report.shard.index > 1;
-  const leftOut = report.concurrentWhen === 'only';
-  const diverging =
-    failedFixtures.length === 0 ? '' : `; diverging: ${failedFixtures.map((f) => f.fixture.name).join(', ')}`;
-  lines.push(
-    inShardOne
-      ? `  fixture stories  in shard 1`
-      : leftOut
-        ? `  fixture stories  ${LEFT_OUT}`
-        : `  fixture stories  ${report.fixtures.length - failedFixtures.length}/${fixtureTotal} agree${diverging}${notRunNote(report.fixturesNotRun.length, notRunWhy(report, 'fixtures'))}`,
-  );
-  const p = report.paths;
-  const pathTotal = p.outcomes.length + p.notRun.length;
-  lines.push(
-    inShardOne
-      ? `  path suite       in shard 1`
-      : leftOut
-        ? `  path suite       ${LEFT_OUT}`
-        : `  path suite       ${p.outcomes.length - p.failures.length}/${pathTotal} paths agree${p.failures.length === 0 ? '' : `; first diverging: ${p.failures[0]?.path.name}`}${notRunNote(p.notRun.length, notRunWhy(report, 'paths'))}`,
-  );
-  const c = report.campaign;
-  const campaignStop = report.stops.find((s) => s.phase === 'campaign');
-  const campaignWhy =
-    campaignStop === undefined
-      ? 'stopped by the time limit'
-      : campaignStop.reason === 'fail_fast'
-        ? 'stopped by --fail-fast'
-        : `given up after a timeout`;
-  const shrunk = `shrunk from ${count(c.firstFailureLength, 'step')} to ${count(c.counterexample?.steps.length, 'step')} in ${seconds(c.shrinkMs)}${c.stoppedByTimeLimit ? ` (shrinking ${campaignWhy})` : ''}`;
-  const found =
-    campaignStop !== undefined && c.runs === 0 && c.verdict === 'incomplete'
-      ? `not run (${campaignStop.reason === 'fail_fast' ? 'stopped by --fail-fast' : campaignStop.note})`
-      : c.verdict === 'agree'
-        ? 'agree'
-        : c.verdict === 'incomplete'
-          ? `${campaignWhy} after ${c.runs} of ${c.runsPlanned} runs, none diverging`
-          : `diverge after ${count(c.runs, 'run')}, ${shrunk}`;
-  lines.push(
-    leftOut
-      ? `  random campaign  ${LEFT_OUT}`
-      : `  random campaign  ${count(c.runs, 'run')}, ${count(c.commands, 'command')}, seed ${ctx.seed}: ${found}`,
-  );
-  lines.push(`  exploration      ${explorationLine(report)}`);
-  if (report.concurrent !== null) lines.push(`  concurrent       ${concurrentLine(report.concurrent)}`);
-  else if (report.stops.some((s) => s.phase === 'concurrent'))
-    lines.push(`  concurrent       not run (${notRunWhy(report, 'concurrent')})`);
+  lines.push(...checkHeader(ctx, report.shard));
+  for (const [label, text] of phaseSummary(report)) lines.push(`  ${label}  ${text}`);
   lines.push(`  time             ${phasesLine(report)}`);
   lines.push('');
   if (report.verdict === 'incomplete' && report.concurrent?.verdict === 'unknown') {

@@ -14,7 +14,8 @@ export function checkHeadline(report: CheckReport): string {
   if (report.verdict === 'incomplete') {
     if (report.concurrent?.verdict === 'unknown')
       return `The checker ran out of its budget on ${plural(report.concurrent.unknownRuns, 'history', 'histories')} of the competing workers before deciding (${took}); nothing diverged, which is not a pass.`;
-    if (report.notAPass !== null) return `${report.notAPass} (${took}); not a pass.`;
+    if (report.notAPass !== null)
+      return `${report.notAPass.charAt(0).toUpperCase()}${report.notAPass.slice(1)} (${took}); not a pass.`;
     return `Stopped by the time limit before the check ran in full (${took}); nothing diverged in what ran, which is not a pass.`;
   }
   const f = report.failure;

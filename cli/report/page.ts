@@ -4,8 +4,9 @@
  * carries it; the colour only repeats it), then the commands that repeat a failure (reproduce,
  * replay), then which jobcheck ran what, when, on which target with which seed, and links to the
  * coverage page and the files beside it; then the sections of the failure (the story, the race),
- * which lead with what differed; then the implementation's last stderr lines with a link to all
- * of it. A table of contents beside them links each part.
+ * which lead with what differed; then what each phase of the check ran, as the terminal summary
+ * says it (a phase that exercised nothing marked NOT EXERCISED); then the implementation's last
+ * stderr lines with a link to all of it. A table of contents beside them links each part.
  *
  * The page is one self-contained file that works from `file://`: no network, no CDN, every style
  * and script inline. Each section brings its own scoped styles and script (cli/report/section.ts);
@@ -76,6 +77,8 @@ export interface ReportPageInput {
   readonly links: readonly PageLink[];
   /** The sections of the failure, in order. */
   readonly sections: readonly PageSection[];
+  /** Each phase of the check and what it ran and found, as [name, words] (the terminal summary's lines); none for a run that could not start. */
+  readonly phases?: readonly (readonly [string, string])[];
 }
 
 const VERDICTS: Record<PageVerdict, { readonly word: string; readonly symbol: string }> = {
@@ -161,6 +164,10 @@ section.stderr{min-width:0}section.stderr h2{font-size:1.1rem;margin:0}
 pre.stderr{margin:.5rem 0 0;max-height:18rem;overflow-y:auto;padding:.75rem 1rem;background:#0d1117;color:#e6edf3;border-radius:6px;white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
 p.note{color:var(--muted);margin:.3rem 0;overflow-wrap:anywhere}
 footer{margin-top:3rem;color:var(--muted);font-size:.85rem}
+section.phases h2{font-size:1.3rem;margin:0 0 .6rem;padding-bottom:.3rem;border-bottom:1px solid var(--line)}
+section.phases dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.3rem 1.25rem;margin:0;font-size:.95rem}
+section.phases dt{color:var(--muted);font-weight:600}section.phases dd{margin:0;min-width:0;overflow-wrap:anywhere}
+section.phases dd.not-exercised{font-weight:600;color:var(--incomplete)}
 @media (max-width:900px){.layout{grid-template-columns:minmax(0,1fr)}nav.toc{position:static}dl.facts{grid-template-columns:max-content minmax(0,1fr)}dl.facts dd.wide{grid-column:auto}}
 `;
 
@@ -228,6 +235,20 @@ function filesHtml(links: readonly PageLink[]): string {
   return `<ul class="files">${items.join('\n')}</ul>`;
 }
 
+/** What each phase ran, after the failure's sections; empty without phases. Pure. */
+function phasesHtml(phases: ReportPageInput['phases']): string {
+  if (phases === undefined || phases.length === 0) return '';
+  const rows = phases.map(([name, words]) => {
+    const idle = words.includes('NOT EXERCISED') ? ' class="not-exercised"' : '';
+    return `<dt>${htmlText(name.trim())}</dt><dd${idle}>${htmlText(words)}</dd>`;
+  });
+  return `<section class="phases" id="phases"><h2>What the check ran</h2>
+<dl>
+${rows.join('\n')}
+</dl>
+<p class="note">Each phase as the terminal summary says it. A phase marked NOT EXERCISED ran but could not have failed: it is not a pass, and the verdict says so.</p></section>`;
+}
+
 /**
  * The whole page of a run: the header (verdict, the commands that repeat it, facts, files), the
  * failure's sections in order, the implementation's stderr, and a table of contents linking each.
@@ -238,6 +259,7 @@ export function reportPage(input: ReportPageInput): string {
   const toc: Array<{ id: string; title: string }> = [
     { id: 'summary', title: `Verdict: ${v.word}` },
     ...input.sections.map((s) => ({ id: s.id, title: s.title })),
+    ...(input.phases === undefined || input.phases.length === 0 ? [] : [{ id: 'phases', title: 'What the check ran' }]),
     ...(input.stderr === undefined ? [] : [{ id: 'stderr', title: "The implementation's stderr" }]),
   ];
   const nav = toc.map((t) => `<li><a href="#${htmlText(t.id)}">${htmlText(t.title)}</a></li>`).join('\n');
@@ -259,6 +281,7 @@ ${nav}
 <main id="main" tabindex="-1">
 ${headerHtml(input)}
 ${input.sections.map((s) => s.html).join('\n')}
+${phasesHtml(input.phases)}
 ${stderrHtml(input.stderr)}
 <footer>Written by jobcheck ${htmlText(input.version)}: one file, no network; open it from the run's folder so that its links reach the files beside it.</footer>
 </main>

@@ -62,6 +62,8 @@ export interface RunOutcome {
   readonly copies: readonly PageLink[];
   /** Why a run with verdict `error` could not run. */
   readonly error?: string;
+  /** Each phase of the check and what it ran, as [name, words], for the page. */
+  readonly phases?: readonly (readonly [string, string])[];
 }
 
 /** What a run's folder says about it whatever ends it: known once its flags are read. */
@@ -214,6 +216,7 @@ export class RunFolder {
           }),
       links,
       sections: await sectionsOf(f, shippedContract()),
+      ...(outcome.phases === undefined ? {} : { phases: outcome.phases }),
     });
     await writeOutputFile(join(this.dir, PAGE_FILE), page, { exclusive: true });
     await writeRunRecord(join(this.dir, RUN_RECORD_FILE), {

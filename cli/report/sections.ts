@@ -1,7 +1,8 @@
 /**
  * Which sections a run page shows for a failure: the story (a sequential divergence or a fixture
- * story, cli/report/story/), the race (competing workers, cli/report/race/), or the told story of
- * a divergence that did not repeat. A check that agrees, or stopped, has none.
+ * story, cli/report/story/), the race (competing workers, cli/report/race/), the told story of
+ * a divergence that did not repeat, or of a restore the implementation got wrong. A check that
+ * agrees, or stopped, has none.
  *
  * The story and race sections are loaded when a failure of their kind is shown, not before: a
  * check that agrees writes its page without loading them.
@@ -27,6 +28,10 @@ export async function sectionsOf(failure: CheckFailure | null, contract?: Shippe
     }
     case 'unrepeated':
       return [unrepeatedSection(failure)];
+    case 'restore': {
+      const { restoreSection } = await import('./restoreSection.ts');
+      return [restoreSection(failure)];
+    }
     default:
       return unknownFailure(failure);
   }

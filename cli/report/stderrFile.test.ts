@@ -56,11 +56,17 @@ describe('the stderr file', () => {
     // Every process of the peer writes 600 kB of short lines before it starts, and the first one a 5 MB line besides.
     const impl = `sh -c 'yes stderr-line | head -c 600000 >&2; exec python3 ${PEER} stderr-flood 5 ${join(dir, 'marker')}'`;
     const args = ['check', '--impl', impl, '--workers', '2', '--concurrent', 'only', '--concurrent-runs', '2'];
-    const { stdout } = await promisify(execFile)(
+    // The peer speaks jobcheck/1 alone: its competing workers are not exercised, and the check exits 3.
+    const ended = await promisify(execFile)(
       process.execPath,
       [join(ROOT, 'bin', 'jobcheck.js'), ...args, '--seed', '1', '--report', report],
       { cwd: ROOT, timeout: 60_000 },
+    ).then(
+      () => ({ code: 0, stdout: '' }),
+      (error: { code: number; stdout: string }) => error,
     );
+    expect(ended.code).toBe(3);
+    const stdout = ended.stdout;
     expect(stdout).toContain(`report: ${join(report, 'latest', 'index.html')}`);
     const file = join(report, 'latest', 'stderr.txt');
     const size = (await stat(file)).size;

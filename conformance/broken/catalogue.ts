@@ -11,8 +11,8 @@
  * memory store, because what they break is no decision over values but that store's own
  * structures: which job the claimable index offers (global-fifo, waiting-does-not-block), the
  * account FIFO a dead job must leave (dead-job-blocks), the object a snapshot hands out
- * (snapshot-live-alias), and what a restore rebuilds (restart-resets-tokens,
- * restart-forgets-ledger). A durable store has its own versions of those structures (its
+ * (snapshot-live-alias), what a restore rebuilds (restart-resets-tokens,
+ * restart-forgets-ledger) and what it refuses (restore-accepts-anything). A durable store has its own versions of those structures (its
  * indexes, its rows), broken in conformance/broken/sqlite/ and postgres/ instead.
  * Some of these are invisible to the path suite (they need two accounts, a second retry, a
  * resubmission or an aliasing check), which is why they are kept out of BROKEN_VARIANTS: the
@@ -33,6 +33,7 @@ import { leaseBeforeDeadline } from './leaseBeforeDeadline.ts';
 import { leaseOneTickLate } from './leaseOneTickLate.ts';
 import { payloadConflictAccepted } from './payloadConflictAccepted.ts';
 import { RestartForgetsLedger } from './restartForgetsLedger.ts';
+import { RestoreAcceptsAnything } from './restoreAcceptsAnything.ts';
 import { SnapshotLiveAlias } from './snapshotLiveAlias.ts';
 import { WaitingDoesNotBlock } from './waitingDoesNotBlock.ts';
 
@@ -91,6 +92,11 @@ export const CATALOGUE: readonly BrokenVariant[] = [
     'snapshot-live-alias',
     'snapshot() hands out the cached object itself, so changing it changes the store.',
     SnapshotLiveAlias,
+  ),
+  variant(
+    'restore-accepts-anything',
+    'restore never refuses: a snapshot no store could have written leaves an empty store instead.',
+    RestoreAcceptsAnything,
   ),
 ];
 

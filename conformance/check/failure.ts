@@ -5,10 +5,12 @@
  *
  * `source` says which phase found it and is what reports print; `kind` says what there is to tell:
  * a sequential run that can be replayed, a divergence the exploration saw once but not again, a
- * fixture story, or competing workers no order of the model explains.
+ * fixture story, competing workers no order of the model explains, or a snapshot no store could
+ * have written that the implementation did not refuse as the model does.
  */
 import type { ConcurrentCampaignResult, ConcurrentFailure } from '../concurrent/result.ts';
 import type { LockstepResult } from '../lockstep/index.ts';
+import type { RestoreCaseOutcome, RestorePhaseResult } from '../restore/index.ts';
 import type { FixtureOutcome } from './fixturePhase.ts';
 
 /** What every failure has: a name and a size. */
@@ -58,8 +60,22 @@ export interface RaceFailure extends FailureBase {
   readonly race: ConcurrentFailure;
 }
 
+/**
+ * The restore phase: an invalid snapshot the implementation took, refused with another code, or
+ * refused while changing its store (`outcome`); or, when `outcome` is null, the valid snapshot
+ * the phase starts from, which it did not restore as it is (`restore.setup`).
+ */
+export interface RestoreFailure extends FailureBase {
+  readonly kind: 'restore';
+  readonly source: 'restore';
+  /** The restore phase that found it: its story is told from it. */
+  readonly restore: RestorePhaseResult;
+  /** The first snapshot the implementation got wrong; null for a failure of the valid base's restore. */
+  readonly outcome: RestoreCaseOutcome | null;
+}
+
 /** The story shown for a failed check: the shortest failure found, from whichever phase. */
-export type CheckFailure = DivergenceFailure | UnrepeatedFailure | FixtureFailure | RaceFailure;
+export type CheckFailure = DivergenceFailure | UnrepeatedFailure | FixtureFailure | RaceFailure | RestoreFailure;
 
 /** Where a failure came from (the phase that found it). */
 export type CheckFailureSource = CheckFailure['source'];

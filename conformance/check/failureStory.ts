@@ -1,14 +1,16 @@
 /**
  * A check's failure told as a story, whatever found it: a fixture's own words, a lockstep run step
- * by step, an exploration's story, or competing workers side by side. A command line adds its own
+ * by step, an exploration's story, competing workers side by side, or a restore the
+ * implementation got wrong. A command line adds its own
  * hints (the command that repeats the run, the artifact it wrote); without them, the stories name
  * the library calls.
  */
 import { firstDifference, showValue } from '../lockstep/compare.ts';
 import { renderConcurrentStory } from '../concurrent/story.ts';
 import { describeCommand, describeConfig, renderStory } from '../lockstep/story.ts';
+import { renderRestoreSetupStory, renderRestoreStory } from '../restore/index.ts';
 import type { StoryContext } from '../lockstep/story.ts';
-import type { CheckFailure } from './failure.ts';
+import type { CheckFailure, RestoreFailure } from './failure.ts';
 import { unknownFailure } from './failure.ts';
 import type { FixtureOutcome } from './fixturePhase.ts';
 
@@ -53,6 +55,15 @@ export function renderFixtureStory(outcome: FixtureOutcome): string {
   return lines.join('\n');
 }
 
+/** The story of the restore phase's failure: the snapshot it got wrong, or the valid one it did not restore. Pure. */
+function renderRestoreFailure(failure: RestoreFailure): string {
+  const { restore, outcome } = failure;
+  if (outcome !== null) return renderRestoreStory(outcome, restore.adapter);
+  return restore.setup === null
+    ? `${restore.adapter}: the restore phase diverged`
+    : renderRestoreSetupStory(restore.setup, restore.adapter);
+}
+
 /** The story of a check's failure. Pure. */
 export function renderCheckFailure(failure: CheckFailure, hints: FailureStoryHints = {}): string {
   switch (failure.kind) {
@@ -73,6 +84,8 @@ export function renderCheckFailure(failure: CheckFailure, hints: FailureStoryHin
       return failure.story;
     case 'divergence':
       return renderStory(failure.run, hints.sequential ?? {});
+    case 'restore':
+      return renderRestoreFailure(failure);
     default:
       return unknownFailure(failure);
   }

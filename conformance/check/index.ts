@@ -1,9 +1,9 @@
 /**
- * The one check: `runCheck(target, options)` runs fixtures, paths, campaign, exploration and
- * competing workers against a target and returns a CheckReport; `assertCheck` throws for test
+ * The one check: `runCheck(target, options)` runs fixtures, restore, paths, campaign, exploration
+ * and competing workers against a target and returns a CheckReport; `assertCheck` throws for test
  * runners. `jobcheck check` is a command line around it.
  */
-export type { CheckOptions, CheckProgress, ConcurrentCheckOptions, ConcurrentWhen } from './options.ts';
+export type { CheckOptions, CheckPhaseEnd, CheckProgress, ConcurrentCheckOptions, ConcurrentWhen } from './options.ts';
 export { CONCURRENT_WHEN } from './options.ts';
 export type { CheckPhase, PhaseStop } from './phaseStop.ts';
 export type { GateReason } from './phaseGate.ts';
@@ -17,13 +17,14 @@ export type {
   DivergenceFailure,
   FixtureFailure,
   RaceFailure,
+  RestoreFailure,
   UnrepeatedFailure,
 } from './failure.ts';
 export { unknownFailure } from './failure.ts';
 export type { FixtureOutcome, FixturePhaseResult } from './fixturePhase.ts';
 export { runFixturePhase } from './fixturePhase.ts';
-export type { CheckVerdict, MergedVerdict, PhaseOutcomes } from './verdict.ts';
-export { mergeVerdict } from './verdict.ts';
+export type { CheckVerdict, MergedVerdict, PhaseNotExercised, PhaseOutcomes } from './verdict.ts';
+export { mergeVerdict, phasesNotExercised } from './verdict.ts';
 export type { FailureCandidates } from './shortestFailure.ts';
 export { failureCandidates, shortestFailure } from './shortestFailure.ts';
 export { runCheck } from './runCheck.ts';

@@ -3,14 +3,41 @@
  * a progress callback. What is checked, and through which stores, is the target's (target.ts).
  */
 import type { Budget } from '../budget.ts';
-import type { CampaignShard } from '../random/campaign.ts';
+import type { CampaignResult, CampaignShard } from '../random/campaign.ts';
+import type { ConcurrentCampaignResult } from '../concurrent/result.ts';
+import type { ExploreResult } from '../explore/index.ts';
+import type { PathSuiteResult } from '../paths/pathSuite.ts';
+import type { RestorePhaseResult } from '../restore/index.ts';
+import type { FixturePhaseResult } from './fixturePhase.ts';
+import type { PhaseStop } from './phaseStop.ts';
 
 /** Where the check is: which phase, how far. */
 export interface CheckProgress {
-  readonly phase: 'fixtures' | 'paths' | 'campaign' | 'shrink' | 'explore' | 'concurrent';
+  readonly phase: 'fixtures' | 'restore' | 'paths' | 'campaign' | 'shrink' | 'explore' | 'concurrent';
   readonly done: number;
   readonly total: number;
 }
+
+/**
+ * A phase of the check that has ended, with its outcome (null when it did not run: the time limit,
+ * --fail-fast), the stop that cut it short, if any, and, for a phase this part of the check leaves
+ * out on purpose, why (`shard`: a shard after the first; `concurrent_only`: competing workers
+ * alone; `option`: noExplore or noRestore). Told once per phase, in the order the summary lists
+ * them (fixtures, restore, paths, campaign, explore), except the competing workers, told when they
+ * end (first or last) and only when they were asked for.
+ */
+export type CheckPhaseEnd = {
+  readonly ms: number;
+  readonly stop: PhaseStop | undefined;
+  readonly leftOut: 'shard' | 'concurrent_only' | 'option' | null;
+} & (
+  | { readonly phase: 'fixtures'; readonly fixtures: FixturePhaseResult }
+  | { readonly phase: 'restore'; readonly restore: RestorePhaseResult | null }
+  | { readonly phase: 'paths'; readonly paths: PathSuiteResult }
+  | { readonly phase: 'campaign'; readonly campaign: CampaignResult }
+  | { readonly phase: 'explore'; readonly exploration: ExploreResult | null }
+  | { readonly phase: 'concurrent'; readonly concurrent: ConcurrentCampaignResult | null }
+);
 
 /** The competing workers of a check (`--workers`), on the target's `concurrentFactory`. */
 export interface ConcurrentCheckOptions {
@@ -54,6 +81,13 @@ export interface CheckOptions {
   readonly parallel?: number;
   /** Leave out the exploration phase (for an implementation too slow for it). */
   readonly noExplore?: boolean;
+  /**
+   * Leave out the restore phase (the invalid snapshots of conformance/restore/): for stores that
+   * cannot be offered a snapshot, which otherwise make the phase, and the check, not exercised.
+   */
+  readonly noRestore?: boolean;
+  /** Called as each phase ends, with what it ran (a log line for each: a CI log without a terminal). */
+  readonly onPhaseEnd?: (end: CheckPhaseEnd) => void;
   /**
    * Runs one of `count` parts of the check: the campaign's runs of index `i - 1` modulo `n`; the
    * fixture stories, the path suite, the exploration and the competing workers run in shard 1

@@ -30,8 +30,8 @@ export interface PathsAndCampaignOptions {
   /** Called after each path of the suite. */
   readonly onPath?: (done: number, total: number, outcome: PathOutcome) => void;
   readonly onCampaign?: (progress: CampaignProgress) => void;
-  /** Called when the path suite has ended and the campaign starts. */
-  readonly onCampaignStart?: () => void;
+  /** Called when the path suite has ended (with what it found and its milliseconds) and the campaign starts. */
+  readonly onCampaignStart?: (paths: PathSuiteResult, pathsMs: number) => void;
   /** The campaign's result when it is left out (`concurrent.when: 'only'`): it is not run. */
   readonly campaign?: CampaignResult | undefined;
 }
@@ -60,7 +60,7 @@ export async function runPathsAndCampaign(options: PathsAndCampaignOptions): Pro
     ...given('paths', options.paths),
   });
   const pathsMs = performance.now() - started;
-  options.onCampaignStart?.();
+  options.onCampaignStart?.(pathSuite, pathsMs);
   const campaign =
     options.campaign ??
     (await runCampaign({

@@ -44,7 +44,7 @@ export function isReplyTimeout(error: unknown): boolean {
 }
 
 /** The methods of an adapter whose calls the gate watches and, once it is closed, refuses. */
-const GATED = new Set<PropertyKey>(['execute', 'snapshot', 'restart', 'restoreFrom', 'resetTo']);
+const GATED = new Set<PropertyKey>(['execute', 'snapshot', 'restart', 'restoreFrom', 'resetTo', 'offerRestore']);
 
 /** A gate over the stores of one phase (see the top of this file). Stateful; one per phase. */
 export class PhaseGate {

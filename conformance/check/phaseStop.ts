@@ -8,7 +8,7 @@ import type { FixtureOutcome } from './fixturePhase.ts';
 import type { GateReason } from './phaseGate.ts';
 
 /** The phases of a check, as a stop names them. */
-export type CheckPhase = 'fixtures' | 'paths' | 'campaign' | 'explore' | 'concurrent';
+export type CheckPhase = 'fixtures' | 'restore' | 'paths' | 'campaign' | 'explore' | 'concurrent';
 
 /** A phase that left items not run before the time limit, on purpose. */
 export interface PhaseStop {
@@ -22,6 +22,7 @@ export interface PhaseStop {
 /** The same words for a phase as the rest of the report uses. */
 const PHASE_WORDS: Record<CheckPhase, string> = {
   fixtures: 'the fixture stories',
+  restore: 'the restore phase',
   paths: 'the path suite',
   campaign: 'the random campaign',
   explore: 'the exploration',

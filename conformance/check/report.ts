@@ -12,11 +12,14 @@ import type { CheckFailure } from './failure.ts';
 import type { FixtureOutcome } from './fixturePhase.ts';
 import type { ConcurrentWhen } from './options.ts';
 import type { PhaseStop } from './phaseStop.ts';
-import type { CheckVerdict } from './verdict.ts';
+import type { RestorePhaseResult } from '../restore/index.ts';
+import type { CheckVerdict, PhaseNotExercised } from './verdict.ts';
 
 /** Where the time of a check went. Phases run one after the other; within each, runs may overlap. */
 export interface CheckPhases {
   readonly fixturesMs: number;
+  /** The restore phase (0 when it did not run). */
+  readonly restoreMs: number;
   readonly pathsMs: number;
   /** The campaign's generation phase, up to the first failure (and the runs in flight then). */
   readonly campaignMs: number;
@@ -34,8 +37,9 @@ export interface CheckPhases {
 /** Everything a check found. */
 export interface CheckReport {
   /**
-   * `agree`: every phase ran in full and agreed; `diverge`: something diverged (the story is in
-   * `failure`); `incomplete`: the time limit stopped the check first, and nothing that ran diverged.
+   * `agree`: every phase ran in full, exercised something and agreed; `diverge`: something diverged
+   * (the story is in `failure`); `incomplete`: the time limit stopped the check first, or a phase
+   * exercised nothing (`notExercised`), and nothing that ran diverged.
    */
   readonly verdict: CheckVerdict;
   /** True when the time limit stopped some phase before it ran in full. */
@@ -49,10 +53,23 @@ export interface CheckReport {
    * `runs` below `runsPlanned`, a null `exploration` or `concurrent`. Empty when nothing was given up.
    */
   readonly stops: readonly PhaseStop[];
+  /**
+   * The phases that ran and exercised nothing, with why: competing workers whose requests were
+   * never in flight together, a restore phase that could offer no snapshot. Each makes the check
+   * `incomplete` (conformance/check/verdict.ts). Empty otherwise.
+   */
+  readonly notExercised: readonly PhaseNotExercised[];
   /** The fixture stories that ran to the end. */
   readonly fixtures: readonly FixtureOutcome[];
   /** Names of the fixture stories that did not run to the end (the time limit, or a stop in `stops`). */
   readonly fixturesNotRun: readonly string[];
+  /**
+   * The restore phase (invalid snapshots offered, each to be refused); null when left out
+   * (`noRestore`, shards after the first, competing workers alone) or when the time limit came first.
+   */
+  readonly restore: RestorePhaseResult | null;
+  /** True when the restore phase was left out on purpose (`noRestore`). */
+  readonly restoreLeftOut: boolean;
   readonly paths: PathSuiteResult;
   /** Milliseconds each path took, in the order of `paths.outcomes`. */
   readonly pathMs: readonly number[];
@@ -61,7 +78,7 @@ export interface CheckReport {
   readonly exploration: ExploreResult | null;
   /** True when the exploration was left out on purpose (`noExplore`). */
   readonly explorationLeftOut: boolean;
-  /** Path suite, campaign and exploration coverage, merged. */
+  /** Path suite, campaign and exploration coverage, merged (the restore phase counts its own: `restore`). */
   readonly coverage: Coverage;
   /** The shortest failure story, or null when everything agreed. */
   readonly failure: CheckFailure | null;

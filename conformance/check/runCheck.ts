@@ -1,16 +1,12 @@
 /**
  * The whole check of one implementation, as data: what `jobcheck check` runs, and what a library
- * user gets from `runCheck`. In order: the fixture stories of model/fixtures, the path suite, a
- * random differential campaign (run even after a failing path: its shrunk story is often the
+ * user gets from `runCheck`. In order: the fixture stories, the restore phase (conformance/restore/),
+ * the path suite, a random campaign (run even after a failing path: its shrunk story is often the
  * shortest), a small exhaustive exploration, and competing workers when asked; then the verdict
- * merge (verdict.ts) and, on failure, the shortest story (shortestFailure.ts).
- *
- * The exploration spreads its states over as many stores as the other phases use (`parallel`),
- * when the target's stores can be reset in place (a program behind the protocol); its result is
- * the one-store exploration's all the same (conformance/explore/differentialLanes.ts).
- *
- * Fixtures, paths, exploration and competing workers are not split by a shard: shard 1 runs them,
- * the other shards only their part of the campaign.
+ * merge (verdict.ts) and the shortest story (shortestFailure.ts). Each phase is told to
+ * `onPhaseEnd` as it ends. The exploration spreads its states over `parallel` stores when they can
+ * be reset in place (conformance/explore/differentialLanes.ts), with the one-store result all the
+ * same. A shard after the first runs only its part of the campaign.
  *
  * Each sequential phase reaches the target's stores through a gate of its own (phaseGate.ts): a
  * reply timeout in a phase gives up that phase's later items at once instead of letting each wait
@@ -28,9 +24,11 @@ import { CHECK_EXPLORATION, runExploration } from '../explore/index.ts';
 import type { ExploreResult } from '../explore/index.ts';
 import type { ConcurrentCampaignResult } from '../concurrent/result.ts';
 import { loadFixtures } from '../../model/fixtures.ts';
+import { runRestorePhase } from '../restore/index.ts';
+import type { RestorePhaseResult } from '../restore/index.ts';
 import { runFixturePhase } from './fixturePhase.ts';
 import { leftOutCampaign } from './leftOutCampaign.ts';
-import type { CheckOptions, CheckProgress } from './options.ts';
+import type { CheckOptions, CheckPhaseEnd, CheckProgress } from './options.ts';
 import { runPathsAndCampaign } from './pathsAndCampaign.ts';
 import { CheckBudget } from './checkBudget.ts';
 import { PhaseGate } from './phaseGate.ts';
@@ -87,6 +85,11 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
     if (budget instanceof CheckBudget) budget.startPhase(g);
   };
   const stops: PhaseStop[] = [];
+  /** Tells onPhaseEnd that a phase ended, with the stop recorded for it, if any. */
+  const ended = (end: CheckPhaseEnd extends infer E ? (E extends unknown ? Omit<E, 'stop'> : never) : never): void =>
+    options.onPhaseEnd?.({ ...end, stop: stops.find((s) => s.phase === end.phase) } as CheckPhaseEnd);
+  // Why this part of the check leaves the sequential phases out, if it does.
+  const sequentialOut = restShard ? ('shard' as const) : !sequential ? ('concurrent_only' as const) : null;
   /** A gate for a phase; closed from the start when --fail-fast has already seen a divergence. */
   const gate = (): PhaseGate => {
     const g = new PhaseGate();
@@ -127,6 +130,7 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
     if (concurrent.verdict === 'failed') diverged(racing - started + concurrent.durationMs);
     progress({ phase: 'concurrent', done: concurrent.runs, total: concurrent.runsPlanned });
     concurrentMs = performance.now() - racing;
+    ended({ phase: 'concurrent', concurrent, ms: concurrentMs, leftOut: null });
   };
   if (when === 'first' || when === 'only') await runConcurrent();
 
@@ -145,6 +149,33 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
   if (fixtureGate.closed !== null && fixtures.notRun.length > 0)
     stops.push(phaseStop('fixtures', fixtureGate.closed, timedOutFixture(fixtures.outcomes)));
   const fixturesMs = performance.now() - fixtureStart;
+  ended({ phase: 'fixtures', fixtures, ms: fixturesMs, leftOut: sequentialOut });
+
+  // The restore phase: one store, offered every invalid snapshot (conformance/restore/).
+  const restoreStart = performance.now();
+  const skipRestore = options.noRestore === true || restShard || !sequential;
+  let restore: RestorePhaseResult | null = null;
+  if (!skipRestore && budget?.expired !== true) {
+    if (failFastStops()) stops.push(phaseStop('restore', 'fail_fast'));
+    else {
+      const restoreGate = gate();
+      phaseStart(restoreGate);
+      restore = await runRestorePhase(restoreGate.factory(target.factory), {
+        budget,
+        onCase: (done, total) => progress({ phase: 'restore', done, total }),
+      });
+      if (restore.verdict === 'diverge') diverged();
+      if (restoreGate.closed !== null && restore.notRun.length > 0)
+        stops.push(phaseStop('restore', restoreGate.closed));
+    }
+  }
+  const restoreMs = performance.now() - restoreStart;
+  ended({
+    phase: 'restore',
+    restore,
+    ms: restoreMs,
+    leftOut: sequentialOut ?? (options.noRestore === true ? 'option' : null),
+  });
 
   const pathGate = gate();
   const campaignGate = gate();
@@ -162,7 +193,12 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
     shard: options.shard,
     ...(restShard || !sequential ? { paths: [] } : {}),
     ...(sequential ? {} : { campaign: leftOutCampaign(seed) }),
-    onCampaignStart: () => phaseStart(campaignGate),
+    onCampaignStart: (paths, pathsMs) => {
+      if (pathGate.closed !== null && paths.notRun.length > 0)
+        stops.push(phaseStop('paths', pathGate.closed, timedOutPath(paths)));
+      ended({ phase: 'paths', paths, ms: pathsMs, leftOut: sequentialOut });
+      phaseStart(campaignGate);
+    },
     onPath: (done, total, outcome) => {
       if (outcome.result.divergence !== null) diverged();
       progress({ phase: 'paths', done, total });
@@ -175,10 +211,9 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
       ),
   });
   const campaign = middle.campaign;
-  if (pathGate.closed !== null && middle.pathSuite.notRun.length > 0)
-    stops.push(phaseStop('paths', pathGate.closed, timedOutPath(middle.pathSuite)));
   if (campaignGate.closed !== null && campaign.stoppedByTimeLimit)
     stops.push(phaseStop('campaign', campaignGate.closed));
+  ended({ phase: 'campaign', campaign, ms: campaign.durationMs, leftOut: sequential ? null : 'concurrent_only' });
   // The campaign tells when its first failing run ended; phases run one after the other.
   if (campaign.firstFailureMs !== null) diverged(middleStart - started + middle.pathsMs + campaign.firstFailureMs);
 
@@ -211,9 +246,16 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
   }
   if (exploration?.verdict === 'diverge') diverged();
   const exploreMs = performance.now() - explored;
+  ended({
+    phase: 'explore',
+    exploration,
+    ms: exploreMs,
+    leftOut: sequentialOut ?? (options.noExplore === true ? 'option' : null),
+  });
 
   if (when === 'last') await runConcurrent();
   if (concurrent === null) progress({ phase: 'concurrent', done: 0, total: 0 });
+  if (concurrent === null && concurrentAsked) ended({ phase: 'concurrent', concurrent, ms: 0, leftOut: null });
 
   const failure = shortestFailure({
     fixtures: fixtures.outcomes,
@@ -221,6 +263,7 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
     campaign,
     exploration,
     concurrent,
+    restore,
   });
   const merged = mergeVerdict({
     fixturesNotRun: fixtures.notRun.length,
@@ -228,6 +271,8 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
     campaign,
     exploration,
     explorationSkipped: skipExploration,
+    restore,
+    restoreSkipped: skipRestore,
     concurrentAsked,
     concurrent,
     path: options.path,
@@ -237,12 +282,15 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
   return {
     verdict: merged.verdict,
     notAPass: merged.notAPass,
+    notExercised: merged.notExercised,
     // What a gate gave up is not the time limit's: only a budget that ran out stops a check by time.
     stoppedByTimeLimit: merged.stoppedByTimeLimit && (stops.length === 0 || budget?.expired === true),
     stoppedByFailFast: stops.some((s) => s.reason === 'fail_fast'),
     stops,
     fixtures: fixtures.outcomes,
     fixturesNotRun: fixtures.notRun,
+    restore,
+    restoreLeftOut: options.noRestore === true,
     paths: middle.pathSuite,
     pathMs: middle.pathSuite.outcomes.map((o) => o.durationMs),
     campaign,
@@ -256,6 +304,7 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
     durationMs: performance.now() - started,
     phases: {
       fixturesMs,
+      restoreMs,
       pathsMs: middle.pathsMs,
       campaignMs: campaign.durationMs - campaign.shrinkMs,
       shrinkMs: campaign.shrinkMs,

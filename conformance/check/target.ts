@@ -17,8 +17,10 @@ export interface CheckTarget {
   readonly name?: string;
   /**
    * Fresh stores whose restarts are cold: the fixture stories use it, so that every check still
-   * sees an old process exit when its stdin closes and a newly started one restore. Every other
-   * phase uses it too unless the target says otherwise below.
+   * sees an old process exit when its stdin closes and a newly started one restore; and the
+   * restore phase, which offers its stores snapshots through Adapter.offerRestore (or restoreFrom;
+   * stores with neither leave that phase not exercised). Every other phase uses it too unless the
+   * target says otherwise below.
    */
   readonly factory: AdapterFactory;
   /**
@@ -35,8 +37,8 @@ export interface CheckTarget {
   readonly campaignFactory?: AdapterFactory;
   /**
    * Lanes for the competing workers (the `concurrent` option): the implementation taking requests
-   * from several lanes at once. Default: `factory`'s stores, one request at a time, which the
-   * checker then finds trivially linearizable.
+   * from several lanes at once. Default: `factory`'s stores, one request at a time, whose
+   * sequential histories make the competing workers not exercised (and the check incomplete).
    */
   readonly concurrentFactory?: ConcurrentFactory;
   /** Stores checked at once unless the options say otherwise (default 1; a process target does well with several). */

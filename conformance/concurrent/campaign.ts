@@ -11,9 +11,10 @@
  * real concurrency: their interleavings are what the operating system makes, so a failure found
  * there may need several runs to come back, and is reported unshrunk if it does not fail again.
  *
- * Verdicts: `passed` (every run's history is linearizable), `failed` (with the shrunk run, the
- * witness, seed and path), `unknown` (the checker's budget ran out on some history and none
- * failed: never a pass), `time_limit` (the campaign's budget ran out first: never a pass).
+ * Verdicts (result.ts): `passed` (every history linearizable, some requests in flight together),
+ * `failed` (the shrunk run, its witness, seed and path), and never a pass: `unknown` (the checker's
+ * budget ran out on a history), `time_limit`, `not_exercised` (no two requests were ever in flight
+ * together: sequential histories show no race; a fixed `scenario` asks its own question instead).
  */
 import { CodedError } from '../../contract/CodedError.ts';
 import fc from 'fast-check';
@@ -33,6 +34,8 @@ import { checkLinearizability } from './linearizability.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS } from '../protocol/limits.ts';
 import { DEFAULT_HANG_GRACE_MS, bounded, closeBounded, runScenario } from './run.ts';
 import type { ConcurrentRun, Settle } from './run.ts';
+import { NO_OVERLAP, addOverlap, overlapOf } from './overlap.ts';
+import type { Overlap } from './overlap.ts';
 import { couldNotBeCreated } from './result.ts';
 import type { ConcurrentCampaignResult, ConcurrentFailure, NotLinearizable } from './result.ts';
 import { renderConcurrentStory } from './story.ts';
@@ -181,6 +184,9 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   let firstUnknown: ConcurrentCampaignResult['firstUnknown'] = null;
   let lastFailure: ConcurrentFailure | null = null;
   let firstFailureRequests: number | null = null;
+  // Requests in flight together over the generation phase's runs, and whether any store said it takes requests at once.
+  let overlap: Overlap = NO_OVERLAP;
+  let concurrentStore = false;
 
   const evaluate = async (scenario: ConcurrentScenario, s: fc.Scheduler | null): Promise<Evaluation> => {
     if (spent()) return { status: 'interrupted' };
@@ -208,6 +214,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     }
     const adapter = created.value as ConcurrentAdapter;
     adapterName = adapter.name;
+    concurrentStore ||= adapter.concurrent;
     let run: ConcurrentRun;
     try {
       run = await runScenario(scenario, adapter, {
@@ -220,6 +227,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
       await closeBounded(adapter, timeoutMs + graceMs);
     }
     if (run.interrupted) return { status: 'interrupted' };
+    if (!failedOnce) overlap = addOverlap(overlap, overlapOf(run.history, run.snapshotId));
     if (run.errors.length > 0 || run.snapshotMissing !== undefined) {
       // An adapter defect, or a final snapshot that never came (as in jobcheck/1, a divergence):
       // a history without its final state proves nothing, so it is never a pass.
@@ -319,6 +327,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     firstUnknown,
     stoppedByTimeLimit,
     firstFailureRequests,
+    overlap,
     durationMs: performance.now() - started,
   };
   if (failure !== null) {
@@ -338,8 +347,29 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
       ...(options.model === undefined ? {} : { model: options.model }),
       ...comparison,
     });
-    return { ...common, verdict: 'failed', path, shrinks: details?.numShrinks ?? 0, failure, story };
+    return {
+      ...common,
+      verdict: 'failed',
+      path,
+      shrinks: details?.numShrinks ?? 0,
+      failure,
+      story,
+      notExercised: null,
+    };
   }
-  const verdict = unknownRuns > 0 ? 'unknown' : stoppedByTimeLimit ? 'time_limit' : 'passed';
-  return { ...common, verdict, path: null, shrinks: 0, failure: null, story: null };
+  // A fixed scenario asks its own question of the store (staleAck.ts: rounds one after another),
+  // which no overlap is needed to answer; generated scenarios are there to make requests overlap.
+  const idle = fixed === undefined && overlap.pairs === 0;
+  const verdict = unknownRuns > 0 ? 'unknown' : stoppedByTimeLimit ? 'time_limit' : idle ? 'not_exercised' : 'passed';
+  const notExercised = verdict === 'not_exercised' ? notExercisedWhy(overlap, runs, concurrentStore) : null;
+  return { ...common, verdict, path: null, shrinks: 0, failure: null, story: null, notExercised };
+}
+
+/** Why a campaign that ran `runs` runs never had two requests in flight together, in words. Pure. */
+function notExercisedWhy(overlap: Overlap, runs: number, concurrentStore: boolean): string {
+  if (overlap.requests === 0) return `no request was sent (${runs} runs)`;
+  const sent = `${overlap.requests} request${overlap.requests === 1 ? '' : 's'} of ${runs} run${runs === 1 ? '' : 's'}`;
+  return concurrentStore
+    ? `no two of the ${sent} were in flight together`
+    : `the implementation takes one request at a time (it did not say it accepts requests at once: docs/protocol.md, section 9), so none of the ${sent} was in flight with another`;
 }

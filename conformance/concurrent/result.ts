@@ -4,6 +4,7 @@
  */
 import type { ConcurrentScenario } from './generate.ts';
 import type { Witness } from './history.ts';
+import type { Overlap } from './overlap.ts';
 import type { ConcurrentRun } from './run.ts';
 
 /**
@@ -39,9 +40,14 @@ export interface ImplementationFailed {
 export const couldNotBeCreated = (failure: ConcurrentFailure | null | undefined): boolean =>
   failure?.kind === 'impl_error' && failure.run === null;
 
-/** The outcome of a concurrent campaign. */
+/**
+ * The outcome of a concurrent campaign. `passed` only when some requests were in flight together
+ * (`overlap`): a campaign of generated scenarios whose every history was sequential (an
+ * implementation that takes one request at a time) is `not_exercised`, with why in
+ * `notExercised`, and never a pass.
+ */
 export interface ConcurrentCampaignResult {
-  readonly verdict: 'passed' | 'failed' | 'unknown' | 'time_limit';
+  readonly verdict: 'passed' | 'failed' | 'unknown' | 'time_limit' | 'not_exercised';
   readonly adapter: string;
   readonly seed: number;
   /** fast-check path of the shrunk failure (with `seed`, replays it); null unless failed. */
@@ -71,5 +77,9 @@ export interface ConcurrentCampaignResult {
   readonly failure: ConcurrentFailure | null;
   /** The shrunk failure told as a story; null unless failed. */
   readonly story: string | null;
+  /** Requests in flight together, over the runs of the generation phase (shrinking left out). */
+  readonly overlap: Overlap;
+  /** Why no two requests were ever in flight together, when the verdict is `not_exercised`; null otherwise. */
+  readonly notExercised: string | null;
   readonly durationMs: number;
 }

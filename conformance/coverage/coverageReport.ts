@@ -39,6 +39,14 @@ export interface CheckReportContext {
    * by a full run, otherwise it was only not reached.
    */
   readonly stoppedEarly: 'time-limit' | 'divergence' | null;
+  /** Why an incomplete check is not a pass when the time limit is not the reason (a phase that exercised nothing); null otherwise. */
+  readonly notAPass?: string | null;
+  /**
+   * Each phase of the check and what it ran, as [name, words] (the summary's lines: the restore
+   * phase's snapshots refused and kinds of refusal covered, the competing workers' overlap, a
+   * phase NOT EXERCISED), listed under the verdict.
+   */
+  readonly phases?: readonly (readonly [string, string])[];
   /**
    * A concurrent failure's lanes on a timeline (conformance/concurrent/timeline.ts: an HTML
    * fragment whose text is escaped), drawn under the story.
@@ -87,8 +95,20 @@ export function verdictLine(context: ReportContext | undefined): string | null {
       : `**Verdict: ${VERDICTS[context.mergedVerdict].text}** (${what}${names}).`;
   }
   const stopped = context.stoppedEarly === null ? '' : ` (${STOPPED[context.stoppedEarly]})`;
-  return `**Verdict: ${VERDICTS[context.verdict].text}.** Random runs: ${context.runsRun} of ${context.runsPlanned} planned${stopped}; path suite: ${context.pathsRun} of ${context.pathsPlanned} paths.`;
+  return `**Verdict: ${verdictText(context)}.** Random runs: ${context.runsRun} of ${context.runsPlanned} planned${stopped}; path suite: ${context.pathsRun} of ${context.pathsPlanned} paths.`;
 }
+
+/** A check's verdict in words: why an incomplete one is not a pass, when the time limit is not the reason. Pure. */
+const verdictText = (context: CheckReportContext): string =>
+  context.verdict === 'incomplete' && context.notAPass != null
+    ? `INCOMPLETE: ${context.notAPass}; not a pass`
+    : VERDICTS[context.verdict].text;
+
+/** A check's phases as Markdown list items (their words are the summary's; names and stories are escaped). Pure. */
+const phaseItems = (context: ReportContext | undefined): string[] =>
+  context?.kind !== 'check' || context.phases === undefined
+    ? []
+    : context.phases.map(([name, words]) => `- ${markdownText(name.trim())}: ${markdownText(words)}`);
 
 /** A fenced block of plain text: a fence longer than any run of backticks inside. Pure. */
 const fenced = (text: string): string => {
@@ -104,7 +124,13 @@ const fenced = (text: string): string => {
 export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage', context?: ReportContext): string {
   // The title may name the implementation, and sources come from coverage files: text from outside, escaped.
   const verdict = verdictLine(context);
-  const out: string[] = [...(verdict === null ? [] : [verdict, '']), `# ${markdownText(title)}`, ''];
+  const phases = phaseItems(context);
+  const out: string[] = [
+    ...(verdict === null ? [] : [verdict, '']),
+    ...(phases.length === 0 ? [] : ['What the check ran:', '', ...phases, '']),
+    `# ${markdownText(title)}`,
+    '',
+  ];
   const story =
     context === undefined ? null : context.kind === 'merged' ? (context.mergedStory ?? null) : context.story;
   if (story !== null) out.push('## The shortest story', '', fenced(story), '');
@@ -186,13 +212,17 @@ function contextHtml(cov: Coverage, context: ReportContext | undefined): string 
   }
   const v = VERDICTS[context.verdict];
   const stopped = context.stoppedEarly === null ? '' : ` (${STOPPED[context.stoppedEarly]})`;
+  const phases =
+    context.phases === undefined || context.phases.length === 0
+      ? ''
+      : `\n<ul class="phases">${context.phases.map(([name, words]) => `<li><b>${htmlText(name.trim())}</b>: ${htmlText(words)}</li>`).join('')}</ul>`;
   const runs = `Random runs: <span data-runs="run">${context.runsRun}</span> of <span data-runs="planned">${context.runsPlanned}</span> planned${stopped}. Path suite: ${context.pathsRun} of ${context.pathsPlanned} paths.`;
   const story =
     context.story === null
       ? ''
       : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(terminalBlock(context.story))}</pre>`;
   const timeline = context.timeline === undefined ? '' : `\n<h2>The requests on their lanes</h2>\n${context.timeline}`;
-  return `<p class="verdict ${v.css}" data-verdict="${context.verdict}">Verdict: ${esc(v.text)}</p>\n<p class="runs">${runs} ${counted}</p>${story}${timeline}`;
+  return `<p class="verdict ${v.css}" data-verdict="${context.verdict}">Verdict: ${esc(verdictText(context))}</p>\n<p class="runs">${runs} ${counted}</p>${phases}${story}${timeline}`;
 }
 
 /** A short line of the given stroke, for the legend. */

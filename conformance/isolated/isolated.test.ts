@@ -135,3 +135,62 @@ describe("a module's concurrent factory, guarded as the sequential one", () => {
     HARD_MS + 10_000,
   );
 });
+
+/** What these tests read of the --json result (cli/checkJsonSchema.ts has all of it). */
+interface CheckJson {
+  readonly restore: {
+    readonly verdict: string;
+    readonly snapshots: number;
+    readonly offered: number;
+    readonly refused: number;
+  } | null;
+  readonly failure: { readonly source: string; readonly steps: number; readonly story: string } | null;
+  readonly notExercised?: readonly { readonly phase: string; readonly reason: string }[];
+}
+
+describe("a module's restore, offered snapshots no store could have written", () => {
+  /** The --json result of a check of `fixture` with the restore phase, the campaign small. */
+  const restoreOf = async (fixture: string, flags: readonly string[] = []) => {
+    const r = await check(fixture, ['--runs', '5', '--json', ...flags], { hardMs: HARD_MS });
+    expect(r.left).toBe(0);
+    return { exit: r.exit, json: JSON.parse(r.stdout) as CheckJson };
+  };
+
+  it(
+    "refuses each through its adapter's restoreFrom, a JobcheckError invalid_snapshot a refusal",
+    async () => {
+      const { exit, json } = await restoreOf('base');
+      expect(exit).toBe(0);
+      expect(json['restore']).toMatchObject({ verdict: 'agree', failed: [], notExercised: null });
+      expect(json.restore?.refused).toBe(json.restore?.snapshots);
+    },
+    HARD_MS,
+  );
+
+  it(
+    'diverges when restoreFrom takes what it should refuse, with the restore story',
+    async () => {
+      const { exit, json } = await restoreOf('restoreTakesAll');
+      expect(exit).toBe(1);
+      expect(json['failure']).toMatchObject({ source: 'restore', steps: 2 });
+      expect(json.failure?.story).toContain('took a snapshot the contract refuses');
+    },
+    HARD_MS,
+  );
+
+  it(
+    'is NOT EXERCISED without restoreFrom (exit 3), and left out with --no-restore (exit 0)',
+    async () => {
+      const idle = await restoreOf('noRestoreFrom');
+      expect(idle.exit).toBe(3);
+      expect(idle.json['restore']).toMatchObject({ verdict: 'not_exercised', offered: 0 });
+      expect(idle.json['notExercised']).toEqual([
+        { phase: 'restore', reason: expect.stringMatching(/adapter has no restoreFrom\(snapshot\)/) },
+      ]);
+      const left = await restoreOf('noRestoreFrom', ['--no-restore']);
+      expect(left.exit).toBe(0);
+      expect(left.json['restore']).toBeNull();
+    },
+    2 * HARD_MS,
+  );
+});

@@ -30,7 +30,7 @@ import {
   protocolRejectionSchema,
   snapshotReplySchema,
 } from '../../contract/protocol.ts';
-import type { Adapter, AdapterFactory } from '../adapter.ts';
+import type { Adapter, AdapterFactory, RestoreAnswer } from '../adapter.ts';
 import { AdapterError } from '../stores/guarded.ts';
 import type { AdapterErrorCode } from '../stores/guarded.ts';
 import type { Budget } from '../budget.ts';
@@ -45,7 +45,7 @@ import { ProcessError, isProcessError } from '../protocol/processError.ts';
 import { checkReply, checkShape, parseJsonLine, snapshotOf } from '../protocol/replies.ts';
 import type { LineResult } from '../protocol/replies.ts';
 import { tsxEntry } from './load.ts';
-import { MODULE_FAILURE_MARK, PROBE_REQUEST, RESTART_REQUEST } from './wire.ts';
+import { MODULE_FAILURE_MARK, PROBE_REQUEST, RESTART_REQUEST, offerLine } from './wire.ts';
 
 /** Options of an isolated module. */
 export interface IsolatedModuleOptions {
@@ -119,6 +119,25 @@ function typed(error: unknown, what: string, timeoutMs: number): unknown {
   if (error.code === 'process_exited' || error.code === 'spawn_failed') return reportedFailure(error) ?? error;
   if (error.code === 'timeout') return new AdapterError('timeout', `${what} did not settle within ${timeoutMs} ms`);
   return error;
+}
+
+/** The runner's answer to an offer (wire.ts, offerLine), checked. Pure. */
+function offerAnswer(v: unknown): LineResult<RestoreAnswer> {
+  const o = (v !== null && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+  const keys = Object.keys(o).sort().join(',');
+  if (o['ok'] === true && o['type'] === 'restore' && keys === 'ok,type')
+    return { ok: true, value: { answer: 'accepted' } };
+  if (o['ok'] === false && typeof o['unsupported'] === 'string' && keys === 'ok,unsupported')
+    return { ok: true, value: { answer: 'unsupported', why: o['unsupported'] } };
+  const { code, message, path } = o;
+  if (
+    o['ok'] === false &&
+    typeof code === 'string' &&
+    typeof message === 'string' &&
+    (path === undefined || typeof path === 'string')
+  )
+    return { ok: true, value: { answer: 'refused', code, message, ...(path === undefined ? {} : { path }) } };
+  return { ok: false, problem: "a line that is not the runner's answer to an offered restore" };
 }
 
 /** A sequential adapter on a runner process. */
@@ -219,6 +238,11 @@ class IsolatedAdapter implements Adapter {
         ? { ok: true, value: undefined }
         : { ok: false, problem: 'a line that is not {"ok":true,"type":"restart"}' },
     );
+  }
+
+  /** Offers the module's adapter the value of `text` (its restoreFrom): accepted, refused with a code, or unsupported. */
+  offerRestore(text: string): Promise<RestoreAnswer> {
+    return this.ask(offerLine(text), 'restoreFrom', this.timeoutMs, offerAnswer);
   }
 
   /** Gives the process back to the pool, to be reset by the next store's hello. Idempotent. */

@@ -6,10 +6,10 @@
  *
  * Started as `runner <module>` or `runner <module> --workers <n>`:
  * - PROBE_REQUEST (wire.ts) is answered with what the module exports, or why it did not load;
- * - without `--workers`, jobcheck/1 on the module's AdapterFactory, with one request of its own:
- *   `{"type":"restore","restart":true}` calls the adapter's restart() and is answered
- *   `{"ok":true,"type":"restart"}`. It uses a protocol type, which the harness never sends as a
- *   command (processAdapter.ts's encodeCommand refuses it), so no command can be mistaken for it;
+ * - without `--workers`, jobcheck/1 on the module's AdapterFactory, with two requests of its own
+ *   (wire.ts), of a protocol type the harness never sends as a command: RESTART_REQUEST calls the
+ *   adapter's restart(), answered `{"ok":true,"type":"restart"}`; an offer hands a value to its
+ *   restoreFrom, whose throw with a string `code` is a refusal;
  * - with `--workers`, jobcheck/2 on the module's createConcurrentAdapter: request envelopes run on
  *   their lanes at once (one at a time when the adapter says it is not concurrent), snapshot waits
  *   until nothing is in flight.
@@ -106,6 +106,13 @@ function exportOf(name: string): unknown {
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 
+/** The value of an offered restore (`{"type":"restore","offer":<value>}`, wire.ts), or undefined for any other request. Pure. */
+function offerOf(message: unknown): { value: unknown } | undefined {
+  if (message === null || typeof message !== 'object') return undefined;
+  const keys = Object.keys(message);
+  return keys.length === 2 && keys.includes('offer') ? { value: (message as { offer: unknown }).offer } : undefined;
+}
+
 /** The answer to PROBE_REQUEST: what the module exports, or why it did not load. */
 function probeAnswer(): unknown {
   if (mod === undefined) return { ok: false, code: 'load_failed', message: loadProblem ?? 'it did not load' };
@@ -114,14 +121,45 @@ function probeAnswer(): unknown {
   return { ok: true, factory: typeof factory === 'function', concurrent: typeof exportOf('createConcurrentAdapter') };
 }
 
-/** A sequential adapter as a served store. */
-function sequentialStore(adapter: Adapter): ServedStore & { restart(): Promise<void> } {
+/** A sequential adapter as a served store, with its restart and the answer to an offered restore. */
+function sequentialStore(
+  adapter: Adapter,
+): ServedStore & { restart(): Promise<void>; offer(value: unknown): Promise<unknown> } {
   return {
     execute: async (command) => checked(await call('execute', () => adapter.execute(command)), 'the reply'),
     snapshot: async (): Promise<Snapshot> => checked(await call('snapshot', () => adapter.snapshot()), 'the snapshot'),
     restart: () => call('restart', () => adapter.restart()),
+    offer: (value) => offered(adapter, value),
     close: () => call('close', () => adapter.close()),
   };
+}
+
+/**
+ * The answer to an offered restore (wire.ts, offerLine): the adapter's restoreFrom given the value;
+ * an error with a string `code` is its refusal, any other throw a failure of the module.
+ */
+async function offered(adapter: Adapter, value: unknown): Promise<unknown> {
+  const restoreFrom = await call('reading restoreFrom', () => adapter.restoreFrom);
+  if (typeof restoreFrom !== 'function')
+    return {
+      ok: false,
+      unsupported:
+        "the module's adapter has no restoreFrom(snapshot), so no snapshot can be offered to it (give it one, or leave the phase out with --no-restore)",
+    };
+  try {
+    await restoreFrom.call(adapter, value as Snapshot);
+    return { ok: true, type: 'restore' };
+  } catch (error) {
+    const e = (error !== null && typeof error === 'object' ? error : {}) as {
+      code?: unknown;
+      path?: unknown;
+      message?: unknown;
+    };
+    if (typeof e.code !== 'string') return fail('threw', `restoreFrom threw ${describe(error)}`);
+    const path = typeof e.path === 'string' ? { path: clipText(e.path, 200) } : {};
+    const message = typeof e.message === 'string' ? clipText(e.message, 300) : describe(error);
+    return { ok: false, code: clipText(e.code, 100), message, ...path };
+  }
 }
 
 /** A concurrent adapter as a served store; a jobcheck/1 command goes on lane 0. */
@@ -214,7 +252,9 @@ for await (const line of lines) {
     message = undefined;
   }
   const type = message !== null && typeof message === 'object' ? (message as { type?: unknown }).type : undefined;
-  const store = session.store as (LaneStore & { restart?: () => Promise<void> }) | undefined;
+  const store = session.store as
+    | (LaneStore & { restart?: () => Promise<void>; offer?: (value: unknown) => Promise<unknown> })
+    | undefined;
   if (line.trim() === PROBE_REQUEST) {
     writeLine(probeAnswer());
     continue;
@@ -222,6 +262,11 @@ for await (const line of lines) {
   if (line.trim() === RESTART_REQUEST && store?.restart !== undefined) {
     await store.restart();
     writeLine({ ok: true, type: 'restart' });
+    continue;
+  }
+  const offer = type === 'restore' ? offerOf(message) : undefined;
+  if (offer !== undefined && store?.offer !== undefined) {
+    writeLine(await store.offer(offer.value));
     continue;
   }
   // A line that is not an object (`null`, a number: a malformed command) has no envelope to read.

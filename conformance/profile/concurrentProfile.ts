@@ -151,6 +151,13 @@ async function search(
         found: 'unknown',
         reason: `the checker's budget ran out (${result.firstUnknown?.reason ?? 'unknown'}) on ${result.unknownRuns} history(ies) and none failed.`,
       };
+    case 'not_exercised':
+      // Sequential histories cannot show a race: finding none there is not "nothing found".
+      return {
+        ...common,
+        found: 'unknown',
+        reason: `no two requests were in flight together: ${result.notExercised}.`,
+      };
     case 'failed':
       break;
   }

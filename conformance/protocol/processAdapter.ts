@@ -25,7 +25,7 @@ import {
   restoreReplySchema,
   snapshotReplySchema,
 } from '../../contract/protocol.ts';
-import type { Adapter, AdapterFactory, PlannedRequest } from '../adapter.ts';
+import type { Adapter, AdapterFactory, PlannedRequest, RestoreAnswer } from '../adapter.ts';
 import type { Budget } from '../budget.ts';
 import { DEFAULT_REPLY_TIMEOUT_MS } from './limits.ts';
 import type { Peer, PeerEnding, WrittenRequest } from './peer.ts';
@@ -183,7 +183,7 @@ const outOfPlan = (call: string): Error =>
 
 type RestoreOutcome =
   | { ok: true; type: 'restore'; durable?: { storage: string } | undefined }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: string; message: string; path?: string | undefined };
 
 /** A running implementation behind a process boundary. */
 export class ProcessAdapter implements Adapter {
@@ -423,6 +423,27 @@ export class ProcessAdapter implements Adapter {
     });
     if (!restored.ok) throw this.peer.error('restore_rejected', `${refused} (${restored.code}: ${restored.message})`);
     this.storage = restored.durable?.storage;
+  }
+
+  /**
+   * Sends `restore` with `text` (the JSON text of a value that may be no valid snapshot) to the
+   * process now serving the store, and returns its answer: `accepted`, or its refusal (code,
+   * message, path). A reply that is neither is a `protocol_error`, as for any request.
+   */
+  async offerRestore(text: string): Promise<RestoreAnswer> {
+    if (this.ahead.length > 0) throw outOfPlan('offerRestore');
+    const answer = await this.ask<RestoreOutcome>(restoreLine(text), 'restore', (v) => {
+      const ok = checkShape(restoreReplySchema, v);
+      if (ok.ok) return ok;
+      const refusal = checkShape(protocolRejectionSchema, v);
+      return refusal.ok ? refusal : ok;
+    });
+    if (!answer.ok) {
+      const { code, message, path } = answer;
+      return { answer: 'refused', code, message, ...(path === undefined ? {} : { path }) };
+    }
+    this.storage = answer.durable?.storage;
+    return { answer: 'accepted' };
   }
 
   /** Whether the next restart() is a crash restart of a durable implementation (they alternate with warm ones). */

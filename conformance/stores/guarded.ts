@@ -13,7 +13,7 @@
  */
 import { CodedError } from '../../contract/CodedError.ts';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
-import type { Adapter, AdapterFactory } from '../adapter.ts';
+import type { Adapter, AdapterFactory, RestoreAnswer } from '../adapter.ts';
 import { TimeLimitReached } from '../budget.ts';
 import type { Budget } from '../budget.ts';
 import { jsonValueProblem } from '../outside/jsonValue.ts';
@@ -88,10 +88,17 @@ function guarded<T>(what: string, call: () => Promise<T> | T, options: GuardOpti
 
 /** The adapter wrapped by the guard. */
 class GuardedAdapter implements Adapter {
+  /** The inner adapter's offerRestore, guarded; absent when it has none (the restore phase then says so). */
+  readonly offerRestore?: (text: string) => Promise<RestoreAnswer>;
+
   constructor(
     private readonly inner: Adapter,
     private readonly options: GuardOptions,
-  ) {}
+  ) {
+    const offer = inner.offerRestore;
+    if (typeof offer === 'function')
+      this.offerRestore = (text) => guarded('offerRestore', () => offer.call(inner, text), options);
+  }
 
   get name(): string {
     return this.inner.name;

@@ -5,7 +5,8 @@
  */
 import type { Reply, Snapshot } from '../../contract/index.ts';
 import { JobStore } from '../../impl/index.ts';
-import type { Adapter, AdapterFactory } from '../adapter.ts';
+import type { Adapter, AdapterFactory, RestoreAnswer } from '../adapter.ts';
+import { offerTo } from './offerRestore.ts';
 
 /** JobStore or a subclass of it (same constructor and static `create`/`restore`). */
 export type JobStoreClass = typeof JobStore;
@@ -38,6 +39,13 @@ export class JobStoreAdapter implements Adapter {
   restoreFrom(snapshot: Snapshot): Promise<void> {
     this.store = this.Store.restore(JSON.parse(JSON.stringify(snapshot)));
     return Promise.resolve();
+  }
+
+  /** Restores the value of `text` into a fresh store of the same class, which replaces this one; a refusal keeps this one. */
+  offerRestore(text: string): Promise<RestoreAnswer> {
+    return offerTo(text, (value) => {
+      this.store = this.Store.restore(value);
+    });
   }
 
   /** Nothing to release. */

@@ -7,7 +7,8 @@ import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from '../../model/index.ts';
 import type { ModelState } from '../../model/index.ts';
 import type { StoreMaker } from '../../impl/protocol/index.ts';
-import type { Adapter, AdapterFactory } from '../adapter.ts';
+import type { Adapter, AdapterFactory, RestoreAnswer } from '../adapter.ts';
+import { offerTo } from './offerRestore.ts';
 
 /** An adapter over the model's pure step function; the state lives in the adapter. */
 export class ModelAdapter implements Adapter {
@@ -34,6 +35,13 @@ export class ModelAdapter implements Adapter {
   restart(): Promise<void> {
     this.state = fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(this.state))));
     return Promise.resolve();
+  }
+
+  /** The model's restore of the value of `text`: the judge of the restore phase, so it agrees with itself. */
+  offerRestore(text: string): Promise<RestoreAnswer> {
+    return offerTo(text, (value) => {
+      this.state = fromSnapshot(value);
+    });
   }
 
   /** Nothing to release. */

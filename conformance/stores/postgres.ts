@@ -11,7 +11,8 @@ import type { PgPool } from '../../impl/postgres/index.ts';
 import type { Reply, Snapshot } from '../../contract/index.ts';
 import { PostgresStore, postgresPool } from '../../impl/postgres/index.ts';
 import type { PostgresStoreClass } from '../../impl/postgres/index.ts';
-import type { Adapter, AdapterFactory } from '../adapter.ts';
+import type { Adapter, AdapterFactory, RestoreAnswer } from '../adapter.ts';
+import { offerTo } from './offerRestore.ts';
 
 /** How a PostgreSQL adapter restarts. */
 export type PostgresRestart = 'snapshot' | 'reopen';
@@ -62,6 +63,19 @@ export class PostgresAdapter implements Adapter {
     const old = this.store;
     this.store = await PostgresStore.restore.call(this.options.Store ?? PostgresStore, this.pool, JSON.parse(text));
     await old.drop();
+  }
+
+  /**
+   * Restores the value of `text` into a new schema, which replaces the old one (dropped). A refusal
+   * comes before the new schema is made (PostgresStore.restore validates first) and keeps the old store.
+   */
+  offerRestore(text: string): Promise<RestoreAnswer> {
+    return offerTo(text, async (value) => {
+      const next = await PostgresStore.restore.call(this.options.Store ?? PostgresStore, this.pool, value);
+      const old = this.store;
+      this.store = next;
+      await old.drop();
+    });
   }
 
   /** Ends every connection and opens the same schema through a new pool. */

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import type { Reply, Snapshot } from '../../contract/index.ts';
 import { SqliteStore } from '../../impl/sqlite/index.ts';
 import type { SqliteOptions, SqliteStoreClass } from '../../impl/sqlite/index.ts';
-import type { Adapter, AdapterFactory } from '../adapter.ts';
+import type { Adapter, AdapterFactory, RestoreAnswer } from '../adapter.ts';
+import { offerTo } from './offerRestore.ts';
 
 /** How an SQLite adapter restarts. */
 export type SqliteRestart = 'snapshot' | 'reopen';
@@ -90,6 +91,20 @@ export class SqliteAdapter implements Adapter {
     old.close();
     removeDatabase(old.path);
     return Promise.resolve();
+  }
+
+  /**
+   * Restores the value of `text` into a new file, which replaces the old one (removed). A refusal
+   * comes before the new file is touched (SqliteStore.restore validates first) and keeps the old store.
+   */
+  offerRestore(text: string): Promise<RestoreAnswer> {
+    return offerTo(text, (value) => {
+      const next = SqliteStore.restore.call(this.Store, this.nextPath(), value, this.options.sqlite);
+      const old = this.store;
+      this.store = next;
+      old.close();
+      removeDatabase(old.path);
+    });
   }
 
   /** Closes the connection and opens the same file again. */

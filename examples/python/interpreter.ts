@@ -27,6 +27,10 @@ export const PYTHON_BROKEN = [
     description: 'The ledger is never consulted: a second commit adds the amount again.',
   },
   { name: 'restart_resets_tokens', description: 'Restoring a snapshot starts the token counter at 1 again.' },
+  {
+    name: 'restore_half_applied',
+    description: 'A refused restore empties the store first: the refusal is right, but the state is gone.',
+  },
 ] as const;
 
 /**

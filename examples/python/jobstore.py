@@ -17,6 +17,9 @@ each reply to a command then carries the store's snapshot after it, which spares
 `--no-reply-snapshots` leaves that out, for reading a session by eye. It also says `pipelining`:
 it reads each request as a line and answers it in turn, so the harness may write several requests
 before reading their replies ("Requests written ahead"); `--no-pipelining` leaves that out.
+`--no-concurrent` refuses jobcheck/2 as a program that speaks only jobcheck/1 would: the harness
+then sends every request on its own, and a check with `--workers` says its competing workers
+were not exercised.
 
 It is written from the contract, not translated from the TypeScript store, and it is meant to be
 read: the `Store` class keeps each rule in its own small method, which is also what the broken
@@ -649,9 +652,10 @@ def handle(session, message, store_class):
     kind = message.get('type') if type(message) is dict else None
     if kind == 'hello':
         as_object(message, '', 'invalid_argument', ('type', 'protocol', 'config'))
-        if message['protocol'] not in PROTOCOLS:
+        spoken = session.get('protocols', PROTOCOLS)
+        if message['protocol'] not in spoken:
             raise Rejected('unsupported_protocol', 'protocol: this implementation speaks %s (got %s)'
-                           % (' and '.join(PROTOCOLS), describe(message['protocol'])))
+                           % (' and '.join(spoken), describe(message['protocol'])))
         session['store'] = store_class(parse_config(message['config']))
         session['protocol'] = message['protocol']
         reply = {'ok': True, 'type': 'hello', 'protocol': message['protocol'], 'implementation': IMPLEMENTATION}
@@ -712,7 +716,8 @@ def main(store_class=Store, stdin=None, stdout=None):
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout
     session = {'reply_snapshots': '--no-reply-snapshots' not in sys.argv[1:],
-               'pipelining': '--no-pipelining' not in sys.argv[1:]}
+               'pipelining': '--no-pipelining' not in sys.argv[1:],
+               'protocols': (PROTOCOL,) if '--no-concurrent' in sys.argv[1:] else PROTOCOLS}
     writing = threading.Lock()
     running = []  # the threads of jobcheck/2 requests that may not have replied yet
 
