@@ -6,6 +6,7 @@
  * to the report directory. Exit code 0 agree, 1 diverge, 2 usage or setup error, 3 incomplete.
  */
 import { isAbsolute, relative } from 'node:path';
+import { jsonText } from '../conformance/outside/outsideText.ts';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, choiceFlag, durationFlag, intFlag, parseCommandArgs } from './args.ts';
@@ -291,7 +292,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   const shown = { ...files, page: finished.page };
   io.stdout.write(
     values.json === true
-      ? `${JSON.stringify(checkJson(report, ctx, shown), null, 2)}\n`
+      ? `${jsonText(checkJson(report, ctx, shown), 2)}\n`
       : renderCheckText(report, ctx, shown, terminalColors(io.stdoutIsTTY === true)),
   );
   return exitCode;

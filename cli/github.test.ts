@@ -32,15 +32,8 @@ import { validateAction, validateWorkflow } from '@action-validator/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { PROJECT_ROOT } from '../docs/tools/quotedCommands.ts';
-import {
-  escapeData,
-  escapeProperty,
-  fixtureRules,
-  githubStep,
-  implementationFile,
-  repeatOf,
-  rulesOf,
-} from './github.ts';
+import { workflowData, workflowProperty } from '../conformance/outside/outsideText.ts';
+import { fixtureRules, githubStep, implementationFile, rulesOf } from './github.ts';
 
 type Yaml = Record<string, unknown>;
 interface Step {
@@ -448,19 +441,20 @@ describe('action.yml', () => {
 
 describe('jobcheck github, its parts', () => {
   it('escapes workflow command data and properties', () => {
-    expect(escapeData('a%b\nc\r')).toBe('a%25b%0Ac%0D');
-    expect(escapeProperty('x: y, z')).toBe('x%3A y%2C z');
+    expect(workflowData('a%b\nc\r')).toBe('a%25b%0Ac%0D');
+    expect(workflowProperty('x: y, z')).toBe('x%3A y%2C z');
+    expect(workflowProperty('a\nb')).toBe('a\\nb');
   });
 
-  it('finds the rules a story cites and the command that repeats it', () => {
+  it("finds the rules a story cites on lines of its own, never in a quoted message, and only the contract's", () => {
     const story = [
+      '       model: {"ok":false,"code":"x"}  -- rule counters-stay-safe (docs/contract.md#rule-counters-stay-safe)',
       '       rule lease-equality-expires (docs/contract.md#rule-lease-equality-expires): ...',
       '       rule stale-token-refused (docs/contract.md#rule-stale-token-refused): ...',
       '       rule lease-equality-expires (docs/contract.md#rule-lease-equality-expires): ...',
-      'reproduce: npx jobcheck check --impl "x" --seed 1 --path 2:1',
+      '       rule no-such-rule (docs/contract.md#rule-no-such-rule): ...',
     ].join('\n');
     expect(rulesOf(story)).toEqual(['lease-equality-expires', 'stale-token-refused']);
-    expect(repeatOf(story)).toBe('npx jobcheck check --impl "x" --seed 1 --path 2:1');
   });
 
   it("works out the rules of a fixture story's step on the model", () => {

@@ -22,7 +22,7 @@ import type { Coverage } from '../conformance/coverage/coverage.ts';
 import { parseCoverage, writeCoverageReport } from '../conformance/coverage/coverageFiles.ts';
 import { walkFolder } from '../conformance/outside/folderWalk.ts';
 import { readInputFile } from '../conformance/outside/inputFile.ts';
-import { outsideText } from '../conformance/outside/outsideText.ts';
+import { jsonText, outsideText, quotedLines } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { exitCodeOfVerdict } from './checkCommand.ts';
@@ -386,13 +386,17 @@ export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<
     results: parts.map((p) => p.result),
     report: { dir, coverageMd: files.markdown, ...(values.junit === undefined ? {} : { junit: values.junit }) },
   };
-  if (values.json === true) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (values.json === true) io.stdout.write(`${jsonText(result, 2)}\n`);
+  // The parts' labels may be file names, and their stories were read from files: the story is
+  // quoted line by line, so that none of its lines can pass for one of the merge's own.
   else
     io.stdout.write(
       [
-        `verdict: ${verdict.toUpperCase()} (${parts.length} part${parts.length === 1 ? '' : 's'} merged: ${parts.map((p, i) => `${p.label} ${verdictOf[i]}`).join(', ')})`,
-        ...(story === null ? [] : ['', `the shortest story, from ${story.part.label}:`, story.story, '']),
-        `report: ${dir} (coverage.json, coverage.md, coverage.html)${values.junit === undefined ? '' : `; JUnit: ${values.junit}`}`,
+        `verdict: ${verdict.toUpperCase()} (${parts.length} part${parts.length === 1 ? '' : 's'} merged: ${parts.map((p, i) => `${outsideText(p.label)} ${verdictOf[i]}`).join(', ')})`,
+        ...(story === null
+          ? []
+          : ['', `the shortest story, from ${outsideText(story.part.label)}:`, quotedLines(story.story, '  | '), '']),
+        `report: ${outsideText(dir)} (coverage.json, coverage.md, coverage.html)${values.junit === undefined ? '' : `; JUnit: ${outsideText(values.junit)}`}`,
         '',
       ].join('\n'),
     );

@@ -7,7 +7,7 @@ import { readArtifact, replayArtifact, verifyArtifact } from '../conformance/loc
 import type { Artifact } from '../conformance/lockstep/artifact.ts';
 import { Budget } from '../conformance/budget.ts';
 import { renderStory } from '../conformance/lockstep/story.ts';
-import { outsideText, terminalBlock } from '../conformance/outside/outsideText.ts';
+import { jsonText, outsideText, terminalBlock } from '../conformance/outside/outsideText.ts';
 import { clipText } from '../contract/index.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, parseCommandArgs } from './args.ts';
@@ -84,7 +84,7 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
       const divergence =
         result.divergence === null ? null : (({ implSnapshot: _dropped, ...rest }) => rest)(result.divergence);
       io.stdout.write(
-        `${JSON.stringify({ verdict, artifact: file, target: target.name, steps: result.steps.length, divergence, story }, null, 2)}\n`,
+        `${jsonText({ verdict, artifact: file, target: target.name, steps: result.steps.length, divergence, story }, 2)}\n`,
       );
     } else {
       io.stdout.write(

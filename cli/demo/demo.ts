@@ -9,6 +9,7 @@
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { outsideText } from '../../conformance/outside/outsideText.ts';
 import { terminalColors } from '../output/colour.ts';
 import type { Colors } from '../output/colour.ts';
 import { PREDICT_HINT, answerLines, parsePrediction, scorePrediction } from './predict.ts';
@@ -123,7 +124,7 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
   try {
     parsed = parseArgs({ args: [...argv], allowPositionals: true, options });
   } catch (e) {
-    err(`jobcheck demo: ${(e as Error).message}\n\n${DEMO_USAGE}`);
+    err(`jobcheck demo: ${outsideText((e as Error).message)}\n\n${DEMO_USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -133,7 +134,7 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
   }
   if (positionals.length > 1) {
     err(
-      `jobcheck demo: expected at most one story, got ${positionals.length}: ${positionals.join(' ')}\n\n${DEMO_USAGE}`,
+      `jobcheck demo: expected at most one story, got ${positionals.length}: ${outsideText(positionals.join(' '))}\n\n${DEMO_USAGE}`,
     );
     return 2;
   }
@@ -166,7 +167,7 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
     return faithful ? 0 : 1;
   } catch (e) {
     if (e instanceof StoryError) {
-      err(`jobcheck demo: ${e.message}\n`);
+      err(`jobcheck demo: ${outsideText(e.message)}\n`);
       return 2;
     }
     throw e;
