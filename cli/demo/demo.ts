@@ -56,7 +56,7 @@ export const DEMO_USAGE = `Usage: jobcheck demo [story | story-file.json | --all
 export const NOT_INTERACTIVE = 'stdin is not a terminal: --predict shows the story without pausing.\n';
 
 /** Asks before each step, reveals the answer, keeps the score. Ends early on `q` or end of input. */
-async function playPredict(trace: StoryTrace, io: DemoIO, colors: Colors): Promise<void> {
+async function playPredict(trace: StoryTrace, io: DemoIO, colors: Colors, fromFile: boolean): Promise<void> {
   const rl = createInterface({ input: io.stdin, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
   const out = (text: string): void => void io.stdout.write(text);
@@ -64,7 +64,7 @@ async function playPredict(trace: StoryTrace, io: DemoIO, colors: Colors): Promi
   let asked = 0;
   let quit = false;
   try {
-    out(`${renderStoryHeader(trace.story, colors)}\n\nBefore each step, predict: ${PREDICT_HINT}\n`);
+    out(`${renderStoryHeader(trace.story, colors, fromFile)}\n\nBefore each step, predict: ${PREDICT_HINT}\n`);
     for (const s of trace.steps) {
       out(`\n${renderStepBefore(s, trace.steps.length, colors)}\n`);
       if (!quit) {
@@ -158,10 +158,12 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
       return 0;
     }
     const trace = traceStory(findStory(name));
-    if (values.predict && streams.isTTY) await playPredict(trace, streams, colors);
+    // A story file (a path ending in .json, as findStory reads it) is text from outside.
+    const fromFile = name.endsWith('.json');
+    if (values.predict && streams.isTTY) await playPredict(trace, streams, colors, fromFile);
     else {
       if (values.predict) streams.stdout.write(NOT_INTERACTIVE);
-      streams.stdout.write(renderTrace(trace, colors));
+      streams.stdout.write(renderTrace(trace, colors, fromFile));
     }
     const faithful = trace.steps.every((s) => s.mismatches.length === 0) && trace.finalMismatches.length === 0;
     return faithful ? 0 : 1;

@@ -29,15 +29,18 @@ export function renderFocus(focus: FocusView, story: Pick<Story, 'focus'>): stri
   return `${jobPart}; ${account} balance ${focus.balance}`;
 }
 
-/** The heading of a story: name, title, focus, config and the story text. Pure. */
-export function renderStoryHeader(story: Story, colors: Colors = plainColors): string {
+/**
+ * The heading of a story: name, title, focus, config and the story text, on one line. The text of
+ * a story read from a file (`fromFile`) comes after `  | `, so that it cannot pass for the demo's own. Pure.
+ */
+export function renderStoryHeader(story: Story, colors: Colors = plainColors, fromFile = false): string {
   const c = story.config;
   return [
     colors.bold(`Story ${outsideText(story.name)}: ${outsideText(story.title)}`),
     `Focus: job ${outsideText(story.focus.job)}, account ${outsideText(story.focus.account)}.`,
     `Config: capacity ${c.capacity}, maxAttempts ${c.maxAttempts}, leaseTicks ${c.leaseTicks}, backoffBase ${c.backoffBase}, backoffCap ${c.backoffCap}.`,
     '',
-    outsideText(story.story),
+    `${fromFile ? '  | ' : ''}${outsideText(story.story)}`,
   ].join('\n');
 }
 
@@ -93,9 +96,9 @@ export function renderFinal(
   return lines.join('\n');
 }
 
-/** A whole traced story as text. Pure. */
-export function renderTrace(trace: StoryTrace, colors: Colors = plainColors): string {
-  const parts = [renderStoryHeader(trace.story, colors)];
+/** A whole traced story as text (its story quoted when it was read from a file, `fromFile`). Pure. */
+export function renderTrace(trace: StoryTrace, colors: Colors = plainColors, fromFile = false): string {
+  const parts = [renderStoryHeader(trace.story, colors, fromFile)];
   for (const s of trace.steps)
     parts.push(`${renderStepBefore(s, trace.steps.length, colors)}\n${renderStepAfter(s, trace.story, colors)}`);
   parts.push(renderFinal(trace, colors));

@@ -12,7 +12,7 @@
  * the page only puts them in order. Everything that comes from outside (the command line, the
  * target, stderr) is escaped, and a section's script or style cannot end its element early.
  */
-import { htmlBlock, htmlText } from '../../conformance/outside/outsideText.ts';
+import { htmlText } from '../../conformance/outside/outsideText.ts';
 import type { PageSection } from './section.ts';
 
 /**
@@ -210,7 +210,7 @@ function stderrHtml(stderr: PageStderr | undefined): string {
       : `All ${stderr.lines} line${stderr.lines === 1 ? '' : 's'}`;
   return `<section class="stderr" id="stderr" aria-labelledby="stderr-title"><h2 id="stderr-title">The implementation's stderr</h2>
 <p class="note">${of}, each after the process that wrote it: <code>impl &lt;pid&gt;</code> a process of the sequential phases, <code>workers &lt;pid&gt;</code> the competing workers', <code>module</code> a module's.</p>
-<pre class="stderr" tabindex="0" aria-label="the last lines of the implementation's stderr">${htmlBlock(stderr.tail.join('\n'))}</pre></section>`;
+<pre class="stderr" tabindex="0" aria-label="the last lines of the implementation's stderr">${stderr.tail.map((line) => htmlText(line)).join('\n')}</pre></section>`;
 }
 
 function filesHtml(links: readonly PageLink[]): string {

@@ -84,14 +84,18 @@ export function quotedLines(text: string, prefix: string): string {
 /**
  * A JSON value as JSON text (`JSON.stringify`, indented by `space`) that also prints as itself:
  * every character JSON leaves raw but a terminal acts on (DEL, C1 controls, line separators,
- * bidirectional marks) written as a `\uXXXX` escape. It parses back to the same value. Pure.
+ * bidirectional marks) written as a `\uXXXX` escape, and so is the `[` of a `##[` (an old-style
+ * workflow command). It parses back to the same value. Pure.
  */
 export function jsonText(value: unknown, space?: number): string {
   const text = JSON.stringify(value, null, space) ?? 'null';
-  ACTING.lastIndex = 0;
-  return ACTING.test(text)
-    ? text.replace(ACTING, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  // JSON.stringify escapes every C0 control inside strings: a newline left is the layout's own.
+  ACTING_BUT_NEWLINE.lastIndex = 0;
+  const shown = ACTING_BUT_NEWLINE.test(text)
+    ? text.replace(ACTING_BUT_NEWLINE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
     : text;
+  // `##[` can only be inside a string here: its `[` as an escape, so no runner reads a workflow command.
+  return shown.includes('##[') ? shown.replace(OLD_COMMAND, '##\\u005b') : shown;
 }
 
 /** A JSON value as the content of a `<script>` element: jsonText with every `<` escaped, so nothing in it can end the element. Pure. */
