@@ -168,18 +168,30 @@ const unescapeXml = (s: string): string =>
 /**
  * The command that repeats the campaign's or the competing workers' failing case: the reproduce
  * field of the result (of the shard the case's name gives, `random campaign (shard 2/3)`) whose
- * failure came from that phase. Pure.
+ * failure came from that phase; for a campaign whose failure is not the result's shortest, the
+ * campaign suite's own properties (seed, max-commands, path) after the target's flags. Never a
+ * line of the case's story. Pure.
  */
-function caseRepeat(results: readonly CheckResultJson[], what: string, name: string): string | undefined {
+function caseRepeat(
+  results: readonly CheckResultJson[],
+  what: string,
+  name: string,
+  properties: ReadonlyArray<readonly [string, string]>,
+): string | undefined {
   const source = what === 'campaign' ? 'campaign' : what === 'concurrent' ? 'concurrent' : undefined;
   if (source === undefined) return undefined;
   const shard = / \(shard (\d+)\/(\d+)\)$/.exec(name);
-  const mine = results.find(
-    (r) =>
-      r.failure?.source === source &&
-      (shard === null || (r.shard?.index === Number(shard[1]) && r.shard.count === Number(shard[2]))),
-  );
-  return mine === undefined ? undefined : reproduceOf(mine);
+  const ofShard = (r: CheckResultJson): boolean =>
+    shard === null || (r.shard?.index === Number(shard[1]) && r.shard.count === Number(shard[2]));
+  const mine = results.find((r) => r.failure?.source === source && ofShard(r));
+  const reproduce = mine === undefined ? undefined : reproduceOf(mine);
+  if (reproduce !== undefined || source !== 'campaign') return reproduce;
+  const property = (key: string): string | undefined => properties.find(([k]) => k === key)?.[1];
+  const [seed, path, max] = [property('seed'), property('path'), property('max-commands')];
+  const result = results.find(ofShard);
+  if (result === undefined || !/^-?\d+$/.test(seed ?? '') || !/^\d+(:\d+)*$/.test(path ?? '')) return undefined;
+  const maxCommands = max !== undefined && /^\d+$/.test(max) ? ` --max-commands ${max}` : '';
+  return `npx jobcheck check ${targetFlags(result)}${maxCommands} --seed ${seed} --path ${path}`;
 }
 
 /** The failing cases of a JUnit file written by jobcheck: title, message, story, and the command that repeats it from `results`. Pure. */
@@ -192,7 +204,7 @@ function junitFailures(xml: string, results: readonly CheckResultJson[]): Failed
       const name = unescapeXml(/\sname="([^"]*)"/.exec(c)?.[1] ?? '');
       const what = suite.name.replace(/^jobcheck\./, '');
       const fixtureStep = what === 'fixtures' ? /^fixture .* fails at step (\d+)/.exec(unescapeXml(failed.text)) : null;
-      const repeat = caseRepeat(results, what, name);
+      const repeat = caseRepeat(results, what, name, suite.properties);
       out.push({
         ...(repeat === undefined ? {} : { repeat }),
         ...(fixtureStep === null ? {} : { rules: fixtureRules(name, Number(fixtureStep[1])) }),

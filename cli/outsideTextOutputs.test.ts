@@ -240,6 +240,12 @@ function expectSameLines(name: string, plain: string, bad: string): void {
   const b = lines(bad);
   expect(b.length, `${name}: lines`).toBe(p.length);
   p.forEach((line, i) => {
+    // A Markdown fence is made longer than any run of backticks inside (markdownBlock): a fence still.
+    const fence = /^`{3,}(text)?$/.exec(line);
+    if (fence !== null) {
+      expect(b[i], `${name}, line ${i + 1}: a fence`).toMatch(new RegExp(`^\`{3,}${fence[1] ?? ''}$`));
+      return;
+    }
     const at = line.indexOf(PLAIN);
     const own = at === -1 ? line : line.slice(0, at);
     if (at !== -1) expect(own.trim(), `${name}: outside text begins line ${i + 1}: ${line}`).not.toBe('');
