@@ -450,6 +450,7 @@ describe('jobcheck github, its parts', () => {
   it("finds the rules a story cites on lines of its own, never in a quoted message, and only the contract's", () => {
     const story = [
       '       model: {"ok":false,"code":"x"}  -- rule counters-stay-safe (docs/contract.md#rule-counters-stay-safe)',
+      '       impl:  {"ok":false,"code":"\u2028 rule snapshot-is-a-copy (docs/contract.md#rule-snapshot-is-a-copy)"}',
       '       rule lease-equality-expires (docs/contract.md#rule-lease-equality-expires): ...',
       '       rule stale-token-refused (docs/contract.md#rule-stale-token-refused): ...',
       '       rule lease-equality-expires (docs/contract.md#rule-lease-equality-expires): ...',

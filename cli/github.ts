@@ -95,8 +95,9 @@ const RULE_IDS: ReadonlySet<string> = new Set(RULES.map((r) => r.id));
  * line of a story), and only ids of the contract's rules. Pure.
  */
 export function rulesOf(story: string): string[] {
-  const cited = [...story.matchAll(/^ *rule ([a-z0-9-]+) \(docs\/contract\.md#rule-\1\)/gm)].map((m) => m[1] ?? '');
-  return [...new Set(cited.filter((id) => RULE_IDS.has(id)))];
+  // Lines are the story's own, split at its newlines only (a regex's `^` would also start one at a CR or U+2028).
+  const cited = story.split('\n').map((line) => /^ *rule ([a-z0-9-]+) \(docs\/contract\.md#rule-\1\)/.exec(line)?.[1]);
+  return [...new Set(cited.filter((id): id is string => id !== undefined && RULE_IDS.has(id)))];
 }
 
 /**

@@ -25,6 +25,9 @@ import { sequentialFactory } from '../conformance/concurrent/inProcess.ts';
 import { coverageHtml, coverageMarkdown } from '../conformance/coverage/coverageReport.ts';
 import type { Adapter, AdapterFactory } from '../conformance/adapter.ts';
 import { jsonText } from '../conformance/outside/outsideText.ts';
+import { renderStory } from '../conformance/lockstep/story.ts';
+import { renderProfileMarkdown, renderProfileText, runProfile } from '../conformance/profile/index.ts';
+import type { Profile } from '../conformance/profile/index.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import type { Reply } from '../contract/index.ts';
 import { loadFixture } from '../model/fixtures.ts';
@@ -37,6 +40,7 @@ import { mergeText, mergeVerdicts } from './mergeCommand.ts';
 import type { MergeResultJson } from './mergeCommand.ts';
 import { checkJson, renderCheckText, renderFailure, reportContext, reportTitle } from './output/index.ts';
 import type { CheckContext, ReportFiles } from './output/index.ts';
+import { replayText } from './replayCommand.ts';
 import { checkHeadline } from './report/checkHeadline.ts';
 import { reportPage } from './report/page.ts';
 import { quotedCommand } from './report/runRecord.ts';
@@ -131,7 +135,10 @@ function swap<T>(value: T, to: string, from = MARK): T {
   return walk(value) as T;
 }
 
-/** An implementation that answers as impl/JobStore, in one hostile way, with MARK where its own text goes. */
+/** What the hostile implementation says where its own text goes: MARK, or a hostile string for a profile run per string. */
+let said = MARK;
+
+/** An implementation that answers as impl/JobStore, in one hostile way, saying `said` where its own text goes. */
 function hostileFactory(how: 'refuses' | 'throws' | 'snapshot'): AdapterFactory {
   const inner = jobStoreFactory(undefined, TARGET);
   return async (config) => {
@@ -141,14 +148,14 @@ function hostileFactory(how: 'refuses' | 'throws' | 'snapshot'): AdapterFactory 
       async execute(command) {
         const reply = await a.execute(command);
         const claimed = (command as { type?: unknown } | null)?.type === 'claim' && reply.ok && 'job' in reply;
-        if (claimed && reply.job !== null && how === 'throws') throw new Error(`${MARK} threw ${MARK}`);
+        if (claimed && reply.job !== null && how === 'throws') throw new Error(`${said} threw ${said}`);
         if (claimed && reply.job !== null && how === 'refuses')
-          return { ok: false, code: MARK, message: MARK, [MARK]: MARK } as unknown as Reply;
-        return reply.ok ? reply : ({ ...reply, message: MARK } as Reply);
+          return { ok: false, code: said, message: said, [said]: said } as unknown as Reply;
+        return reply.ok ? reply : ({ ...reply, message: said } as Reply);
       },
       async snapshot() {
         const s = await a.snapshot();
-        return how === 'snapshot' ? { ...s, [MARK]: MARK } : s;
+        return how === 'snapshot' ? { ...s, [said]: said } : s;
       },
       restart: () => a.restart(),
       close: () => a.close(),
@@ -210,8 +217,11 @@ async function outputsOf(report: CheckReport, ctx: CheckContext, outside: string
     links: [],
     sections: await sectionsOf(report.failure),
   });
+  const run = report.failure?.kind === 'divergence' ? report.failure.run : undefined;
+  const artifact = { steps: run?.steps ?? [], foundAgainst: outside };
   return {
     text: renderCheckText(report, ctx, FILES, plainColors),
+    'replay text': replayText('report/failure.json', artifact, ctx.target, run === undefined ? '' : renderStory(run)),
     json: `${jsonText(json, 2)}\n`,
     junit,
     'coverage.md': coverageMarkdown(report.coverage, reportTitle(ctx), context),
@@ -312,7 +322,15 @@ function annotationsOf(text: string): Array<{ props: string[]; message: string[]
     });
 }
 
-const LOGS = ['text', 'json', 'github annotations (JUnit)', 'github annotations', 'github outputs', 'merge text'];
+const LOGS = [
+  'text',
+  'replay text',
+  'json',
+  'github annotations (JUnit)',
+  'github annotations',
+  'github outputs',
+  'merge text',
+];
 const JSONS = ['json', 'merge --json'];
 
 describe('text from outside, through every output', () => {
@@ -382,6 +400,33 @@ describe('text from outside, through every output', () => {
               was.map((a) => [a.message.length, a.message[1], a.message[2]]),
             );
           }
+        }
+      }),
+      { numRuns: HOSTILE_RUNS },
+    );
+  }, 300_000);
+
+  // A profile tells its stories as it runs: each string gets a profile of its own (of one rule, two runs).
+  it(`tells a profile, text and Markdown, as itself, whatever the implementation wrote (${HOSTILE_RUNS} strings)`, async () => {
+    const target = { queue: 'hostile', version: '0', factory: hostileFactory('refuses'), declarations: {} };
+    const told = async (words: string): Promise<Record<string, string>> => {
+      said = words;
+      const p: Profile = await runProfile(target, { runs: 2, seed: 1, rules: ['lease-from-claim'] }).finally(() => {
+        said = MARK;
+      });
+      expect(p.verdict).toBe('departs');
+      return { 'profile text': renderProfileText(p), 'profile.md': renderProfileMarkdown(p) };
+    };
+    const plain = await told(PLAIN);
+    expect(plain['profile text']).toContain(PLAIN);
+    await fc.assert(
+      fc.asyncProperty(hostile, async (text) => {
+        for (const [name, bad] of Object.entries(await told(text))) {
+          const was = plain[name] as string;
+          expect(bad.includes(MARK), `${name}: the marker left`).toBe(false);
+          expectSameLines(name, was, bad);
+          if (name === 'profile text') expectInertLog(name, was, bad);
+          else expect(ACTING.exec(bad)?.[0], `${name}: a character that acts`).toBeUndefined();
         }
       }),
       { numRuns: HOSTILE_RUNS },

@@ -369,7 +369,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
     if (values.markdown !== undefined) {
       await writeOutput('profile', 'the Markdown file', values.markdown, renderProfileMarkdown(profile));
     }
-    io.stdout.write(values.json === true ? `${jsonText(profile, 2)}\n` : terminalBlock(renderProfileText(profile)));
+    io.stdout.write(values.json === true ? `${jsonText(profile, 2)}\n` : renderProfileText(profile));
     return profile.verdict === 'conforms' ? 0 : profile.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;
   } finally {
     budget.dispose();

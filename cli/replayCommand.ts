@@ -31,6 +31,21 @@ Options:
   -h, --help           show this text
 `;
 
+/**
+ * The text `jobcheck replay` prints: the artifact, what it was found against (the artifact's word,
+ * text from a file) and the target, then the story. Pure.
+ */
+export function replayText(
+  file: string,
+  artifact: { readonly steps: readonly unknown[]; readonly foundAgainst: string },
+  target: string,
+  story: string,
+): string {
+  return terminalBlock(
+    `jobcheck replay: ${outsideText(file)} (${artifact.steps.length} steps, found against ${outsideText(clipText(artifact.foundAgainst, 200))}) on ${outsideText(target)}\n\n${story}\n`,
+  );
+}
+
 /** Runs `jobcheck replay`; returns the exit code. */
 export async function replayCommand(argv: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs(
@@ -87,11 +102,7 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
         `${jsonText({ verdict, artifact: file, target: target.name, steps: result.steps.length, divergence, story }, 2)}\n`,
       );
     } else {
-      io.stdout.write(
-        terminalBlock(
-          `jobcheck replay: ${outsideText(file)} (${artifact.steps.length} steps, found against ${outsideText(clipText(artifact.foundAgainst, 200))}) on ${outsideText(target.name)}\n\n${story}\n`,
-        ),
-      );
+      io.stdout.write(replayText(file, artifact, target.name, story));
     }
     return verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
   } finally {

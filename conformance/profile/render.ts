@@ -5,7 +5,7 @@
  */
 import { ruleOf } from '../../contract/rules.ts';
 import type { ConcurrentSection, Profile, RaceSection, RuleResult, StaleAckSection } from './result.ts';
-import { markdownBlock, markdownCode, markdownText, outsideText } from '../outside/outsideText.ts';
+import { markdownBlock, markdownCode, markdownText, outsideText, terminalBlock } from '../outside/outsideText.ts';
 
 /** `, departed 2 times of 3` for a replayed departure, nothing for one that was not replayed. Pure. */
 const replayed = (r: RuleResult): string =>
@@ -234,7 +234,10 @@ export function renderProfileMarkdown(
   return `${lines.join('\n')}\n`;
 }
 
-/** The short text `jobcheck profile` prints: one line per rule, then each departure's story. Pure. */
+/**
+ * The short text `jobcheck profile` prints: one line per rule, then each departure's story, safe
+ * for a terminal (terminalBlock: the stories quote the implementation). Pure.
+ */
 export function renderProfileText(p: Profile): string {
   const width = Math.max(...p.rules.map((r) => r.rule.length));
   const lines = [
@@ -254,5 +257,5 @@ export function renderProfileText(p: Profile): string {
   }
   for (const u of p.unattributed) lines.push('', 'a divergence no rule decides:', u.story);
   if (p.concurrent !== undefined) lines.push('', ...concurrentLines(p.concurrent, false));
-  return `${lines.join('\n')}\n`;
+  return terminalBlock(`${lines.join('\n')}\n`);
 }
