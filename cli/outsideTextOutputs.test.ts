@@ -48,6 +48,8 @@ import { sectionsOf } from './report/sections.ts';
 
 /** Whole outputs checked per hostile string (each lays out two diagrams). */
 const HOSTILE_RUNS = Number(process.env['JOBCHECK_HOSTILE_TEXT_RUNS'] ?? 25);
+/** The time a property over whole outputs may take: generous, and more for a long run by hand. */
+const LONG_MS = Math.max(300_000, HOSTILE_RUNS * 2_000);
 /** Where outside text goes in the checks run once: replaced by each hostile string, or by PLAIN. */
 const MARK = 'QqOutsideMarkQq';
 /** A plain word in MARK's place: the shape every output must keep. */
@@ -404,7 +406,7 @@ describe('text from outside, through every output', () => {
       }),
       { numRuns: HOSTILE_RUNS },
     );
-  }, 300_000);
+  }, LONG_MS);
 
   // A profile tells its stories as it runs: each string gets a profile of its own (of one rule, two runs).
   it(`tells a profile, text and Markdown, as itself, whatever the implementation wrote (${HOSTILE_RUNS} strings)`, async () => {
@@ -431,7 +433,7 @@ describe('text from outside, through every output', () => {
       }),
       { numRuns: HOSTILE_RUNS },
     );
-  }, 300_000);
+  }, LONG_MS);
 
   it(`writes competing workers' history for Jepsen and Porcupine as it was, whatever its strings (${HOSTILE_RUNS * 10} strings)`, () => {
     const h = history as History<unknown, unknown>;
