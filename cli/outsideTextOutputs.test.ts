@@ -369,71 +369,79 @@ describe('text from outside, through every output', () => {
     for (const c of checks) expect(renderCheckText(c.report, c.ctx, FILES, plainColors)).toContain(MARK);
   });
 
-  it(`keeps every output of a check in its shape, whatever the outside text (${HOSTILE_RUNS} strings)`, async () => {
-    const plain = await Promise.all(
-      checks.map(async (c) => outputsOf(swap(c.report, PLAIN), swap(c.ctx, PLAIN), PLAIN)),
-    );
-    await fc.assert(
-      fc.asyncProperty(hostile, async (text) => {
-        for (const [k, c] of checks.entries()) {
-          const good = plain[k] as Record<string, string>;
-          const report = swap(c.report, text);
-          const out = await outputsOf(report, swap(c.ctx, text), text);
-          for (const [name, bad] of Object.entries(out)) {
-            const label = `${c.name}: ${name}`;
-            const was = good[name] as string;
-            expect(bad.includes(MARK), `${label}: the marker left`).toBe(false);
-            expectSameLines(label, was, bad);
-            if (LOGS.includes(name)) expectInertLog(label, was, bad);
-            if (name.endsWith('.html')) {
-              expect(htmlShape(bad), label).toEqual(swap(htmlShape(was), text, PLAIN));
-              expect(ACTING.exec(bad)?.[0], `${label}: a character that acts`).toBeUndefined();
+  it(
+    `keeps every output of a check in its shape, whatever the outside text (${HOSTILE_RUNS} strings)`,
+    async () => {
+      const plain = await Promise.all(
+        checks.map(async (c) => outputsOf(swap(c.report, PLAIN), swap(c.ctx, PLAIN), PLAIN)),
+      );
+      await fc.assert(
+        fc.asyncProperty(hostile, async (text) => {
+          for (const [k, c] of checks.entries()) {
+            const good = plain[k] as Record<string, string>;
+            const report = swap(c.report, text);
+            const out = await outputsOf(report, swap(c.ctx, text), text);
+            for (const [name, bad] of Object.entries(out)) {
+              const label = `${c.name}: ${name}`;
+              const was = good[name] as string;
+              expect(bad.includes(MARK), `${label}: the marker left`).toBe(false);
+              expectSameLines(label, was, bad);
+              if (LOGS.includes(name)) expectInertLog(label, was, bad);
+              if (name.endsWith('.html')) {
+                expect(htmlShape(bad), label).toEqual(swap(htmlShape(was), text, PLAIN));
+                expect(ACTING.exec(bad)?.[0], `${label}: a character that acts`).toBeUndefined();
+              }
+              if (name === 'junit') expect(xmlShape(bad), label).toEqual(xmlShape(was));
+              if (JSONS.includes(name)) expect(ACTING.exec(bad)?.[0], label).toBeUndefined();
             }
-            if (name === 'junit') expect(xmlShape(bad), label).toEqual(xmlShape(was));
-            if (JSONS.includes(name)) expect(ACTING.exec(bad)?.[0], label).toBeUndefined();
+            expect(JSON.parse(out['json'] as string)).toEqual(checkJson(report, swap(c.ctx, text), FILES));
+            for (const name of ['github annotations (JUnit)', 'github annotations']) {
+              const bad = annotationsOf(out[name] as string);
+              const was = annotationsOf(good[name] as string);
+              expect(bad.map((a) => a.props)).toEqual(was.map((a) => a.props));
+              // The same rules and the same command to repeat it, each message three lines.
+              expect(bad.map((a) => [a.message.length, a.message[1], a.message[2]])).toEqual(
+                was.map((a) => [a.message.length, a.message[1], a.message[2]]),
+              );
+            }
           }
-          expect(JSON.parse(out['json'] as string)).toEqual(checkJson(report, swap(c.ctx, text), FILES));
-          for (const name of ['github annotations (JUnit)', 'github annotations']) {
-            const bad = annotationsOf(out[name] as string);
-            const was = annotationsOf(good[name] as string);
-            expect(bad.map((a) => a.props)).toEqual(was.map((a) => a.props));
-            // The same rules and the same command to repeat it, each message three lines.
-            expect(bad.map((a) => [a.message.length, a.message[1], a.message[2]])).toEqual(
-              was.map((a) => [a.message.length, a.message[1], a.message[2]]),
-            );
-          }
-        }
-      }),
-      { numRuns: HOSTILE_RUNS },
-    );
-  }, LONG_MS);
+        }),
+        { numRuns: HOSTILE_RUNS },
+      );
+    },
+    LONG_MS,
+  );
 
   // A profile tells its stories as it runs: each string gets a profile of its own (of one rule, two runs).
-  it(`tells a profile, text and Markdown, as itself, whatever the implementation wrote (${HOSTILE_RUNS} strings)`, async () => {
-    const target = { queue: 'hostile', version: '0', factory: hostileFactory('refuses'), declarations: {} };
-    const told = async (words: string): Promise<Record<string, string>> => {
-      said = words;
-      const p: Profile = await runProfile(target, { runs: 2, seed: 1, rules: ['lease-from-claim'] }).finally(() => {
-        said = MARK;
-      });
-      expect(p.verdict).toBe('departs');
-      return { 'profile text': renderProfileText(p), 'profile.md': renderProfileMarkdown(p) };
-    };
-    const plain = await told(PLAIN);
-    expect(plain['profile text']).toContain(PLAIN);
-    await fc.assert(
-      fc.asyncProperty(hostile, async (text) => {
-        for (const [name, bad] of Object.entries(await told(text))) {
-          const was = plain[name] as string;
-          expect(bad.includes(MARK), `${name}: the marker left`).toBe(false);
-          expectSameLines(name, was, bad);
-          if (name === 'profile text') expectInertLog(name, was, bad);
-          else expect(ACTING.exec(bad)?.[0], `${name}: a character that acts`).toBeUndefined();
-        }
-      }),
-      { numRuns: HOSTILE_RUNS },
-    );
-  }, LONG_MS);
+  it(
+    `tells a profile, text and Markdown, as itself, whatever the implementation wrote (${HOSTILE_RUNS} strings)`,
+    async () => {
+      const target = { queue: 'hostile', version: '0', factory: hostileFactory('refuses'), declarations: {} };
+      const told = async (words: string): Promise<Record<string, string>> => {
+        said = words;
+        const p: Profile = await runProfile(target, { runs: 2, seed: 1, rules: ['lease-from-claim'] }).finally(() => {
+          said = MARK;
+        });
+        expect(p.verdict).toBe('departs');
+        return { 'profile text': renderProfileText(p), 'profile.md': renderProfileMarkdown(p) };
+      };
+      const plain = await told(PLAIN);
+      expect(plain['profile text']).toContain(PLAIN);
+      await fc.assert(
+        fc.asyncProperty(hostile, async (text) => {
+          for (const [name, bad] of Object.entries(await told(text))) {
+            const was = plain[name] as string;
+            expect(bad.includes(MARK), `${name}: the marker left`).toBe(false);
+            expectSameLines(name, was, bad);
+            if (name === 'profile text') expectInertLog(name, was, bad);
+            else expect(ACTING.exec(bad)?.[0], `${name}: a character that acts`).toBeUndefined();
+          }
+        }),
+        { numRuns: HOSTILE_RUNS },
+      );
+    },
+    LONG_MS,
+  );
 
   it(`writes competing workers' history for Jepsen and Porcupine as it was, whatever its strings (${HOSTILE_RUNS * 10} strings)`, () => {
     const h = history as History<unknown, unknown>;
