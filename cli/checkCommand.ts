@@ -7,6 +7,7 @@
  * report directory. Exit code 0 agree, 1 diverge, 2 usage or setup error, 3 incomplete.
  */
 import { isAbsolute, relative } from 'node:path';
+import { jsonText } from '../conformance/outside/outsideText.ts';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, choiceFlag, durationFlag, intFlag, parseCommandArgs } from './args.ts';
@@ -301,7 +302,7 @@ export async function checkCommand(argv: readonly string[], io: CliIO): Promise<
   const shown = { ...files, page: finished.page };
   const text =
     values.json === true
-      ? `${JSON.stringify(checkJson(report, ctx, shown), null, 2)}\n`
+      ? `${jsonText(checkJson(report, ctx, shown), 2)}\n`
       : renderCheckText(report, ctx, shown, terminalColors(io.stdoutIsTTY === true));
   // What a log on stdout has written already is not written again: the summary goes on from it.
   io.stdout.write(checked.log?.stream === 'stdout' ? checked.log.log.rest(text) : text);

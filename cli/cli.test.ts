@@ -10,7 +10,7 @@ import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
 import { listFixtures } from '../model/fixtures.ts';
 import { VERSION } from './cli.ts';
 import { checkResultSchema } from './checkJsonSchema.ts';
-import { xmlEscape } from './junit.ts';
+import { xmlText } from '../conformance/outside/outsideText.ts';
 import { runCliCaptured } from './runCliCaptured.ts';
 import type { CapturedRun } from './runCliCaptured.ts';
 
@@ -284,7 +284,7 @@ describe('check, replay and coverage work together', () => {
   });
 
   it('escapes what XML cannot hold as it is', () => {
-    expect(xmlEscape(`a<b>&"c'\u0001`)).toBe('a&lt;b&gt;&amp;&quot;c&apos;');
+    expect(xmlText(`a<b>&"c'\u0001\uFFFF`)).toBe('a&lt;b&gt;&amp;&quot;c&apos;\\x01');
   });
 });
 

@@ -12,6 +12,7 @@ import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { coverageSummary, neverHitLine } from './output/index.ts';
 import { outputError, prepareCoverageDir } from './outputs.ts';
+import { jsonText, outsideText } from '../conformance/outside/outsideText.ts';
 
 /** Default output directory of `jobcheck coverage`. */
 export const DEFAULT_COVERAGE_DIR = '.jobcheck/coverage';
@@ -74,7 +75,7 @@ export async function coverageCommand(argv: readonly string[], io: CliIO): Promi
     throw outputError('coverage', 'the report', dir, error);
   });
   if (values.json === true) {
-    io.stdout.write(`${JSON.stringify(merged, null, 2)}\n`);
+    io.stdout.write(`${jsonText(merged, 2)}\n`);
     return 0;
   }
   const missing = neverHit(merged, 'transitions');
@@ -83,7 +84,7 @@ export async function coverageCommand(argv: readonly string[], io: CliIO): Promi
       `jobcheck coverage: ${positionals.length} file(s), ${merged.runs} runs, ${merged.steps} steps`,
       `coverage: ${coverageSummary(merged)}`,
       `  transitions never hit: ${neverHitLine(missing)}`,
-      `report: ${dir} (coverage.json, coverage.md, coverage.html)`,
+      `report: ${outsideText(dir)} (coverage.json, coverage.md, coverage.html)`,
       '',
     ].join('\n'),
   );

@@ -30,6 +30,7 @@ import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './lim
 import { outputError, prepareReportDir } from './outputs.ts';
 import { TARGET_OPTIONS, TARGET_USAGE, replyTimeoutFlag } from './targetFlags.ts';
 import type { Target } from './target.ts';
+import { jsonText, terminalBlock } from '../conformance/outside/outsideText.ts';
 
 /** Default report directory of `jobcheck explore`. */
 export const DEFAULT_EXPLORE_REPORT_DIR = '.jobcheck/explore';
@@ -310,8 +311,8 @@ export async function exploreCommand(argv: readonly string[], io: CliIO): Promis
     if (files.artifact !== undefined) files.artifact = join(dir, 'failure.json');
     io.stdout.write(
       values.json === true
-        ? `${JSON.stringify(exploreJson(result, name, files), null, 2)}\n`
-        : renderExploreText(result, name, files, target?.flags),
+        ? `${jsonText(exploreJson(result, name, files), 2)}\n`
+        : terminalBlock(renderExploreText(result, name, files, target?.flags)),
     );
     return result.verdict === 'complete' ? 0 : result.verdict === 'incomplete' ? EXIT_INCOMPLETE : 1;
   } finally {

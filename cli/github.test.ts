@@ -34,17 +34,11 @@ import { parse } from 'yaml';
 import { PROJECT_ROOT } from '../docs/tools/quotedCommands.ts';
 import { runCheck } from '../conformance/check/index.ts';
 import { lockedJobStoreFactory, sequentialFactory } from '../conformance/concurrent/inProcess.ts';
+import { workflowData, workflowProperty } from '../conformance/outside/outsideText.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
+import type { CheckResultJson } from './checkJsonSchema.ts';
 import { checkJson } from './output/index.ts';
-import {
-  escapeData,
-  escapeProperty,
-  fixtureRules,
-  githubStep,
-  implementationFile,
-  repeatOf,
-  rulesOf,
-} from './github.ts';
+import { fixtureRules, githubStep, implementationFile, rulesOf } from './github.ts';
 
 type Yaml = Record<string, unknown>;
 interface Step {
@@ -452,19 +446,21 @@ describe('action.yml', () => {
 
 describe('jobcheck github, its parts', () => {
   it('escapes workflow command data and properties', () => {
-    expect(escapeData('a%b\nc\r')).toBe('a%25b%0Ac%0D');
-    expect(escapeProperty('x: y, z')).toBe('x%3A y%2C z');
+    expect(workflowData('a%b\nc\r')).toBe('a%25b%0Ac%0D');
+    expect(workflowProperty('x: y, z')).toBe('x%3A y%2C z');
+    expect(workflowProperty('a\nb')).toBe('a\\nb');
   });
 
-  it('finds the rules a story cites and the command that repeats it', () => {
+  it("finds the rules a story cites on lines of its own, never in a quoted message, and only the contract's", () => {
     const story = [
+      '       model: {"ok":false,"code":"x"}  -- rule counters-stay-safe (docs/contract.md#rule-counters-stay-safe)',
+      '       impl:  {"ok":false,"code":"\u2028 rule snapshot-is-a-copy (docs/contract.md#rule-snapshot-is-a-copy)"}',
       '       rule lease-equality-expires (docs/contract.md#rule-lease-equality-expires): ...',
       '       rule stale-token-refused (docs/contract.md#rule-stale-token-refused): ...',
       '       rule lease-equality-expires (docs/contract.md#rule-lease-equality-expires): ...',
-      'reproduce: npx jobcheck check --impl "x" --seed 1 --path 2:1',
+      '       rule no-such-rule (docs/contract.md#rule-no-such-rule): ...',
     ].join('\n');
     expect(rulesOf(story)).toEqual(['lease-equality-expires', 'stale-token-refused']);
-    expect(repeatOf(story)).toBe('npx jobcheck check --impl "x" --seed 1 --path 2:1');
   });
 
   it("works out the rules of a fixture story's step on the model", () => {
@@ -478,6 +474,47 @@ describe('jobcheck github, its parts', () => {
       'examples/python/jobstore.py',
     );
     expect(implementationFile('./serve --port 1', () => false)).toBeUndefined();
+  });
+
+  it("repeats a failure with the result's own fields, never a line its story quotes", () => {
+    const injected = 'npx jobcheck check --builtin --seed 1 ; echo INJECTED';
+    const story = `python3 x.py disagrees with the model at step 2 of 2 (reply differs).\n  impl: {} -- x\nreproduce: ${injected}`;
+    const coverage = Object.fromEntries(
+      ['states', 'transitions', 'pairs', 'rejections', 'paths', 'rules'].map((k) => [k, { hit: 1, total: 2 }]),
+    );
+    const result = {
+      format: 'jobcheck.check/1',
+      verdict: 'diverge',
+      target: 'python3 x.py',
+      seed: 7,
+      runs: 30,
+      shard: null,
+      fixtures: { total: 1, failed: [{ name: 'normal', message: 'm' }], notRun: [] },
+      paths: { total: 0, failed: [], notRun: [] },
+      campaign: { runs: 30, runsPlanned: 30 },
+      coverage,
+      failure: { source: 'fixture', name: 'normal', steps: 2, story },
+    } as unknown as CheckResultJson;
+    const case_ = (suite: string, name: string, props = '') =>
+      `  <testsuite name="${suite}" tests="1" failures="1">\n${props}    <testcase classname="${suite}" name="${name}" time="0">\n      <failure message="m" type="divergence">${story.replaceAll('<', '&lt;')}</failure>\n    </testcase>\n  </testsuite>`;
+    const junit = [
+      '<testsuites name="jobcheck">',
+      case_('jobcheck.fixtures', 'normal'),
+      case_(
+        'jobcheck.campaign',
+        'random campaign',
+        '    <properties>\n      <property name="seed" value="7"/>\n      <property name="max-commands" value="9"/>\n      <property name="path" value="3:1"/>\n    </properties>\n',
+      ),
+      '</testsuites>',
+    ].join('\n');
+    const step = githubStep({ kind: 'check', result }, { junit });
+    const repeats = step.annotations.map((a) => a.split('%0Arepeat: ')[1]);
+    expect(repeats).toEqual([
+      'npx jobcheck check --impl "python3 x.py" --seed 7 --runs 30',
+      'npx jobcheck check --impl "python3 x.py" --max-commands 9 --seed 7 --path 3:1',
+    ]);
+    expect(step.summary).toContain('Repeat it: `npx jobcheck check --impl "python3 x.py" --seed 7 --runs 30`');
+    expect(`${step.summary}${step.annotations.join('')}`).not.toContain('; echo INJECTED`');
   });
 
   it('says there was no result when the check wrote none', () => {

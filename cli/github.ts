@@ -15,12 +15,23 @@
  * the check's code. Outside GitHub (no `$GITHUB_STEP_SUMMARY`), the summary goes to stdout. The
  * result is validated by its schema and its verdict worked out from its parts, never taken from
  * it (cli/mergeJsonSchema.ts); the GitHub files are checked before any work (cli/outputs.ts).
+ * The command that repeats a failure comes from the result's own fields, never from a story's
+ * text (which quotes the implementation); every text of the files is written through the doors
+ * of conformance/outside/outsideText.ts for Markdown and for workflow commands.
  */
 import { existsSync, statSync } from 'node:fs';
 import { COVERAGE_CATEGORIES } from '../conformance/coverage/coverage.ts';
 import { MAX_ARTIFACT_BYTES } from '../conformance/lockstep/artifact.ts';
 import { readInputFile } from '../conformance/outside/inputFile.ts';
-import { markdownText } from '../conformance/outside/outsideText.ts';
+import {
+  markdownBlock,
+  markdownCode,
+  markdownText,
+  outsideText,
+  workflowData,
+  workflowProperty,
+} from '../conformance/outside/outsideText.ts';
+import { RULES } from '../contract/rules.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { exitCodeOfVerdict } from './checkCommand.ts';
@@ -31,7 +42,6 @@ import { listFixtures, loadFixture } from '../model/fixtures.ts';
 import { MAX_JUNIT_BYTES, caseFailure, parseJunit } from './mergeJunit.ts';
 import { MERGE_JSON_FORMAT, checkResultVerdict, mergeFileVerdict, mergeResultSchema } from './mergeJsonSchema.ts';
 import type { MergeResultJson } from './mergeJsonSchema.ts';
-import { outsideText } from '../conformance/outside/outsideText.ts';
 import { outputError, writeOutput } from './outputs.ts';
 import { checkOutputFile } from '../conformance/outside/outputFile.ts';
 
@@ -57,12 +67,16 @@ export interface GithubStep {
   readonly annotations: readonly string[];
 }
 
-/** One failure to annotate: its title, the text of its story (for rules and commands), a one-line message, and rules its story does not cite. */
+/**
+ * One failure to annotate: its title, the text of its story (for its rules), a one-line message,
+ * rules its story does not cite, and the command that repeats it (else the whole check again).
+ */
 interface Failed {
   readonly title: string;
   readonly message: string;
   readonly story: string;
   readonly rules?: readonly string[];
+  readonly repeat?: string;
 }
 
 const VERDICT_LINE: Record<string, string> = {
@@ -73,16 +87,17 @@ const VERDICT_LINE: Record<string, string> = {
   error: 'ERROR: the check could not run',
 };
 
-/** Escapes the message of a workflow command (`::error ...::message`). Pure. */
-export const escapeData = (text: string): string =>
-  text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const RULE_IDS: ReadonlySet<string> = new Set(RULES.map((r) => r.id));
 
-/** Escapes a property of a workflow command (`file=`, `title=`). Pure. */
-export const escapeProperty = (text: string): string => escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-
-/** The ids of the contract's rules a story cites (`rule lease-equality-expires (docs/contract.md...`), in order, once each. Pure. */
+/**
+ * The ids of the contract's rules a story cites, in order, once each: from the lines the story
+ * itself begins with `rule <id> (docs/contract.md#rule-<id>)` (text from outside never begins a
+ * line of a story), and only ids of the contract's rules. Pure.
+ */
 export function rulesOf(story: string): string[] {
-  return [...new Set([...story.matchAll(/\brule ([a-z0-9-]+) \(docs\/contract\.md/g)].map((m) => m[1] ?? ''))];
+  // Lines are the story's own, split at its newlines only (a regex's `^` would also start one at a CR or U+2028).
+  const cited = story.split('\n').map((line) => /^ *rule ([a-z0-9-]+) \(docs\/contract\.md#rule-\1\)/.exec(line)?.[1]);
+  return [...new Set(cited.filter((id): id is string => id !== undefined && RULE_IDS.has(id)))];
 }
 
 /**
@@ -106,12 +121,14 @@ export function fixtureRules(name: string, n: number): string[] {
   return [];
 }
 
-/** The command a story ends with that repeats it (`reproduce: ...` or `replay: ...`), if any. Pure. */
-export function repeatOf(story: string): string | undefined {
-  const lines = story.split('\n').map((l) => l.trim());
-  const find = (key: string): string | undefined =>
-    lines.find((l) => l.startsWith(`${key}: npx jobcheck `))?.slice(key.length + 2);
-  return find('reproduce') ?? find('replay');
+/**
+ * The command that repeats a result's failure: its `failure.reproduce` field (a campaign's or
+ * competing workers' shrunk run), when that is one line of `npx jobcheck check ...`; undefined
+ * otherwise. Never read from the story's text. Pure.
+ */
+export function reproduceOf(result: CheckResultJson): string | undefined {
+  const command = result.failure?.reproduce;
+  return command !== undefined && /^npx jobcheck check [^\n\r]*$/.test(command) ? command : undefined;
 }
 
 /**
@@ -119,7 +136,7 @@ export function repeatOf(story: string): string | undefined {
  * campaign's reproduce line when there is one, else guessed from the target's name. Pure.
  */
 function targetFlags(result: CheckResultJson): string {
-  const m = /^npx jobcheck check (.*?) --seed /.exec(result.failure?.reproduce ?? '');
+  const m = /^npx jobcheck check (.*?) --seed /.exec(reproduceOf(result) ?? '');
   if (m?.[1] !== undefined) return m[1];
   const t = result.target;
   if (t.startsWith('broken/')) return `--broken ${t.slice('broken/'.length)}`;
@@ -149,8 +166,37 @@ const unescapeXml = (s: string): string =>
     .replace(/&apos;/g, "'")
     .replace(/&amp;/g, '&');
 
-/** The failing cases of a JUnit file written by jobcheck: title, message, story. Pure. */
-function junitFailures(xml: string): Failed[] {
+/**
+ * The command that repeats the campaign's or the competing workers' failing case: the reproduce
+ * field of the result (of the shard the case's name gives, `random campaign (shard 2/3)`) whose
+ * failure came from that phase; for a campaign whose failure is not the result's shortest, the
+ * campaign suite's own properties (seed, max-commands, path) after the target's flags. Never a
+ * line of the case's story. Pure.
+ */
+function caseRepeat(
+  results: readonly CheckResultJson[],
+  what: string,
+  name: string,
+  properties: ReadonlyArray<readonly [string, string]>,
+): string | undefined {
+  const source = what === 'campaign' ? 'campaign' : what === 'concurrent' ? 'concurrent' : undefined;
+  if (source === undefined) return undefined;
+  const shard = / \(shard (\d+)\/(\d+)\)$/.exec(name);
+  const ofShard = (r: CheckResultJson): boolean =>
+    shard === null || (r.shard?.index === Number(shard[1]) && r.shard.count === Number(shard[2]));
+  const mine = results.find((r) => r.failure?.source === source && ofShard(r));
+  const reproduce = mine === undefined ? undefined : reproduceOf(mine);
+  if (reproduce !== undefined || source !== 'campaign') return reproduce;
+  const property = (key: string): string | undefined => properties.find(([k]) => k === key)?.[1];
+  const [seed, path, max] = [property('seed'), property('path'), property('max-commands')];
+  const result = results.find(ofShard);
+  if (result === undefined || !/^-?\d+$/.test(seed ?? '') || !/^\d+(:\d+)*$/.test(path ?? '')) return undefined;
+  const maxCommands = max !== undefined && /^\d+$/.test(max) ? ` --max-commands ${max}` : '';
+  return `npx jobcheck check ${targetFlags(result)}${maxCommands} --seed ${seed} --path ${path}`;
+}
+
+/** The failing cases of a JUnit file written by jobcheck: title, message, story, and the command that repeats it from `results`. Pure. */
+function junitFailures(xml: string, results: readonly CheckResultJson[]): Failed[] {
   const out: Failed[] = [];
   for (const suite of parseJunit(xml).suites) {
     for (const c of suite.cases) {
@@ -159,7 +205,9 @@ function junitFailures(xml: string): Failed[] {
       const name = unescapeXml(/\sname="([^"]*)"/.exec(c)?.[1] ?? '');
       const what = suite.name.replace(/^jobcheck\./, '');
       const fixtureStep = what === 'fixtures' ? /^fixture .* fails at step (\d+)/.exec(unescapeXml(failed.text)) : null;
+      const repeat = caseRepeat(results, what, name, suite.properties);
       out.push({
+        ...(repeat === undefined ? {} : { repeat }),
         ...(fixtureStep === null ? {} : { rules: fixtureRules(name, Number(fixtureStep[1])) }),
         title:
           failed.type === 'setup_error'
@@ -185,33 +233,31 @@ function resultFailures(results: readonly CheckResultJson[]): Failed[] {
             title: `jobcheck: ${r.failure.source === 'campaign' || r.failure.source === 'restore' ? '' : `${r.failure.source} `}${r.failure.name} diverges`,
             message: `diverges after ${r.failure.steps} steps`,
             story: r.failure.story,
+            repeat: reproduceOf(r) ?? checkAgain(r),
           },
         ],
   );
 }
 
-/** The annotation line of one failure. Pure. */
+/**
+ * The annotation line of one failure: its three lines of message (what, the rules, the command
+ * that repeats it) are the harness's own, each piece from the files escaped as one line. Pure.
+ */
 function annotation(f: Failed, file: string | undefined, fallback: string): string {
   const rules = [...new Set([...rulesOf(f.story), ...(f.rules ?? [])])];
-  const repeat = repeatOf(f.story) ?? fallback;
   const ruleText =
     rules.length === 0
       ? 'the story names no rule of the contract'
       : `rule${rules.length === 1 ? '' : 's'} ${rules.join(', ')}`;
-  const message = `${f.message.split('\n')[0] ?? ''}\n${ruleText} (docs/contract.md)\nrepeat: ${repeat}`;
-  const props = [...(file === undefined ? [] : [`file=${escapeProperty(file)}`]), `title=${escapeProperty(f.title)}`];
-  return `::error ${props.join(',')}::${escapeData(message)}`;
-}
-
-/** A fenced block that no backtick run inside can close. Pure. */
-function fenced(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}text\n${text}\n${fence}`;
+  const message = `${outsideText(f.message)}\n${ruleText} (docs/contract.md)\nrepeat: ${outsideText(f.repeat ?? fallback)}`;
+  const props = [
+    ...(file === undefined ? [] : [`file=${workflowProperty(file)}`]),
+    `title=${workflowProperty(f.title)}`,
+  ];
+  return `::error ${props.join(',')}::${workflowData(message)}`;
 }
 
 const pct = (hit: number, total: number): string => (total === 0 ? '-' : `${Math.round((100 * hit) / total)}%`);
-const code = (text: string): string => `\`${text.replace(/`/g, "'").replace(/\n/g, ' ')}\``;
 
 function coverageTable(coverage: CheckResultJson['coverage']): string[] {
   return [
@@ -239,8 +285,8 @@ function itemsOf(r: CheckResultJson): string[] {
       `- restore: ${restore.refused} of ${restore.offered} invalid snapshots refused as the contract says${restore.snapshots > restore.offered ? ` (${restore.snapshots - restore.offered} not offered)` : ''}`,
     );
   if (r.fixtures.failed.length > 0)
-    out.push(`- fixture stories failing: ${r.fixtures.failed.map((f) => code(f.name)).join(', ')}`);
-  if (r.paths.failed.length > 0) out.push(`- paths failing: ${r.paths.failed.map(code).join(', ')}`);
+    out.push(`- fixture stories failing: ${r.fixtures.failed.map((f) => markdownCode(f.name)).join(', ')}`);
+  if (r.paths.failed.length > 0) out.push(`- paths failing: ${r.paths.failed.map(markdownCode).join(', ')}`);
   const notRun = r.fixtures.notRun.length + r.paths.notRun.length;
   if (notRun > 0) out.push(`- fixture stories and paths not run: ${notRun}`);
   if (r.campaign.runs < r.campaign.runsPlanned)
@@ -279,15 +325,15 @@ export function githubStep(input: GithubInput, options: GithubStepOptions = {}):
   const results = input.kind === 'check' ? [input.result] : input.kind === 'merge' ? input.result.results : [];
   const target = input.kind === 'none' ? undefined : input.result.target;
   const file = target === undefined ? undefined : implementationFile(target, exists);
-  const failures = options.junit !== undefined ? junitFailures(options.junit) : resultFailures(results);
+  const failures = options.junit !== undefined ? junitFailures(options.junit, results) : resultFailures(results);
   const first = results[0];
   const fallback = first === undefined ? 'npx jobcheck check --help' : checkAgain({ ...first, shard: null });
 
-  const out: string[] = [`## jobcheck: ${VERDICT_LINE[verdict] ?? verdict}`, ''];
+  const out: string[] = [`## jobcheck: ${VERDICT_LINE[verdict] ?? markdownText(verdict)}`, ''];
   if (input.kind === 'none') {
     out.push(`The check exited with code ${exitCode} and wrote no result.`);
     const setup = failures[0];
-    if (setup !== undefined) out.push('', fenced(setup.message));
+    if (setup !== undefined) out.push('', markdownBlock(setup.message));
     out.push('');
   } else {
     const r = input.result;
@@ -296,7 +342,7 @@ export function githubStep(input: GithubInput, options: GithubStepOptions = {}):
         ? `, shard ${input.result.shard.index}/${input.result.shard.count}`
         : '';
     out.push(
-      `Target ${code(r.target)}, seed ${r.seed}, ${r.runs} random runs planned${shard}; exit code ${exitCode}.`,
+      `Target ${markdownCode(r.target)}, seed ${r.seed}, ${r.runs} random runs planned${shard}; exit code ${exitCode}.`,
       '',
     );
     if (input.kind === 'merge') {
@@ -305,7 +351,7 @@ export function githubStep(input: GithubInput, options: GithubStepOptions = {}):
         '|---|---|',
         ...input.result.parts.map((p, i) => {
           const part = input.result.results[i];
-          return `| ${p.label} | ${part === undefined ? 'missing' : checkResultVerdict(part)} |`;
+          return `| ${markdownText(p.label)} | ${part === undefined ? 'missing' : checkResultVerdict(part)} |`;
         }),
         '',
       );
@@ -317,14 +363,14 @@ export function githubStep(input: GithubInput, options: GithubStepOptions = {}):
       const f = failing.failure;
       const rules = rulesOf(f.story);
       out.push(
-        `### The shortest story: ${f.name} (${f.source}, ${f.steps} steps)`,
+        `### The shortest story: ${markdownText(f.name)} (${markdownText(f.source)}, ${f.steps} steps)`,
         '',
         ...(rules.length === 0
           ? []
           : [`Rules: ${rules.map((x) => `[${x}](docs/contract.md#rule-${x})`).join(', ')}.`, '']),
-        fenced(f.story),
+        markdownBlock(f.story),
         '',
-        `Repeat it: ${code(repeatOf(f.story) ?? f.reproduce ?? checkAgain(failing))}`,
+        `Repeat it: ${markdownCode(reproduceOf(failing) ?? checkAgain(failing))}`,
         '',
       );
     }
@@ -451,7 +497,7 @@ export async function githubCommand(argv: readonly string[], io: CliIO): Promise
   if (summaryFile !== undefined)
     await writeOutput('github', '$GITHUB_STEP_SUMMARY', summaryFile, step.summary, { append: true });
   else io.stdout.write(step.summary);
-  const outputs = Object.entries(step.outputs).map(([k, v]) => `${k}=${v.replace(/[\r\n]+/g, ' ')}\n`);
+  const outputs = Object.entries(step.outputs).map(([k, v]) => `${k}=${outsideText(v)}\n`);
   if (outputFile !== undefined)
     await writeOutput('github', '$GITHUB_OUTPUT', outputFile, outputs.join(''), { append: true });
   for (const line of step.annotations) io.stdout.write(`${line}\n`);

@@ -17,6 +17,7 @@
  * so that a phase that stops early, however it records it, cannot shorten the list.
  */
 import { renderStory } from '../conformance/lockstep/story.ts';
+import { xmlBlock, xmlText } from '../conformance/outside/outsideText.ts';
 import type { CheckReport } from '../conformance/check/index.ts';
 import type { ConcurrentCampaignResult } from '../conformance/concurrent/index.ts';
 import { renderFixtureStory } from '../conformance/check/index.ts';
@@ -26,17 +27,6 @@ import { lifecyclePaths } from '../conformance/paths/lifecyclePaths.ts';
 import { listFixtures } from '../model/fixtures.ts';
 import type { CheckContext } from './output/index.ts';
 import { concurrentLine, renderFailure, reproduceCommand } from './output/index.ts';
-
-/** Escapes text for XML attributes and content, dropping characters XML 1.0 cannot hold. Pure. */
-export function xmlEscape(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD]/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
-}
 
 interface Case {
   readonly name: string;
@@ -52,12 +42,12 @@ interface Case {
 }
 
 function testcase(suiteName: string, c: Case): string {
-  const head = `    <testcase classname="${xmlEscape(suiteName)}" name="${xmlEscape(c.name)}" time="${(c.ms / 1000).toFixed(3)}"`;
+  const head = `    <testcase classname="${xmlText(suiteName)}" name="${xmlText(c.name)}" time="${(c.ms / 1000).toFixed(3)}"`;
   if (c.failure !== undefined)
-    return `${head}>\n      <failure message="${xmlEscape(c.failure.message)}" type="divergence">${xmlEscape(c.failure.text)}</failure>\n    </testcase>`;
+    return `${head}>\n      <failure message="${xmlText(c.failure.message)}" type="divergence">${xmlBlock(c.failure.text)}</failure>\n    </testcase>`;
   if (c.error !== undefined)
-    return `${head}>\n      <error message="${xmlEscape(c.error)}" type="${c.errorType ?? 'time_limit'}">${xmlEscape(c.error)}</error>\n    </testcase>`;
-  if (c.skipped !== undefined) return `${head}>\n      <skipped message="${xmlEscape(c.skipped)}"/>\n    </testcase>`;
+    return `${head}>\n      <error message="${xmlText(c.error)}" type="${c.errorType ?? 'time_limit'}">${xmlBlock(c.error)}</error>\n    </testcase>`;
+  if (c.skipped !== undefined) return `${head}>\n      <skipped message="${xmlText(c.skipped)}"/>\n    </testcase>`;
   return `${head}/>`;
 }
 
@@ -69,13 +59,13 @@ type Properties = ReadonlyArray<readonly [string, string | number]>;
 
 function suite(name: string, cases: readonly Case[], timestamp: string, properties: Properties = []): string {
   const time = cases.reduce((t, c) => t + c.ms, 0) / 1000;
-  const head = `  <testsuite name="${xmlEscape(name)}" tests="${cases.length}" failures="${countOf(cases, 'failure')}" errors="${countOf(cases, 'error')}" skipped="${countOf(cases, 'skipped')}" time="${time.toFixed(3)}" timestamp="${timestamp}">`;
+  const head = `  <testsuite name="${xmlText(name)}" tests="${cases.length}" failures="${countOf(cases, 'failure')}" errors="${countOf(cases, 'error')}" skipped="${countOf(cases, 'skipped')}" time="${time.toFixed(3)}" timestamp="${timestamp}">`;
   const props =
     properties.length === 0
       ? []
       : [
           '    <properties>',
-          ...properties.map(([k, v]) => `      <property name="${xmlEscape(k)}" value="${xmlEscape(String(v))}"/>`),
+          ...properties.map(([k, v]) => `      <property name="${xmlText(k)}" value="${xmlText(String(v))}"/>`),
           '    </properties>',
         ];
   return [head, ...props, ...cases.map((c) => testcase(name, c)), '  </testsuite>'].join('\n');
@@ -93,7 +83,7 @@ function document(
 ): string {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xmlEscape(name)}" tests="${all.length}" failures="${countOf(all, 'failure')}" errors="${countOf(all, 'error')}" skipped="${countOf(all, 'skipped')}" time="${(ms / 1000).toFixed(3)}" timestamp="${timestamp}">`,
+    `<testsuites name="${xmlText(name)}" tests="${all.length}" failures="${countOf(all, 'failure')}" errors="${countOf(all, 'error')}" skipped="${countOf(all, 'skipped')}" time="${(ms / 1000).toFixed(3)}" timestamp="${timestamp}">`,
     ...suites,
     '</testsuites>',
     '',

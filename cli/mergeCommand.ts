@@ -22,7 +22,7 @@ import type { Coverage } from '../conformance/coverage/coverage.ts';
 import { parseCoverage, writeCoverageReport } from '../conformance/coverage/coverageFiles.ts';
 import { walkFolder } from '../conformance/outside/folderWalk.ts';
 import { readInputFile } from '../conformance/outside/inputFile.ts';
-import { outsideText } from '../conformance/outside/outsideText.ts';
+import { jsonText, outsideText, quotedLines } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { exitCodeOfVerdict } from './checkCommand.ts';
@@ -303,6 +303,32 @@ export function shortestStory(parts: readonly MergedPart[]): { part: MergedPart;
   return best?.result.failure == null ? null : { part: best, story: best.result.failure.story };
 }
 
+/**
+ * The text `jobcheck merge` prints: the merged verdict with each part's, the shortest story, and
+ * the files written. The parts' labels may be file names and their stories were read from files:
+ * each is text from outside, and the story is quoted line by line after `  | `, so that none of
+ * its lines can pass for one of the merge's own. Pure.
+ */
+export function mergeText(
+  result: MergeResultJson,
+  story: { part: Pick<MergedPart, 'label'>; story: string } | null,
+  junit: string | undefined,
+): string {
+  const parts = result.parts;
+  return [
+    `verdict: ${result.verdict.toUpperCase()} (${parts.length} part${parts.length === 1 ? '' : 's'} merged: ${parts.map((p) => `${outsideText(p.label)} ${p.verdict}`).join(', ')})`,
+    // A part that is incomplete without the time limit says why: a phase of it exercised nothing.
+    ...parts.flatMap((p) =>
+      p.notAPass == null ? [] : [`${outsideText(p.label)}: ${outsideText(p.notAPass)}; not a pass`],
+    ),
+    ...(story === null
+      ? []
+      : ['', `the shortest story, from ${outsideText(story.part.label)}:`, quotedLines(story.story, '  | '), '']),
+    `report: ${outsideText(result.report.dir)} (coverage.json, coverage.md, coverage.html)${junit === undefined ? '' : `; JUnit: ${outsideText(junit)}`}`,
+    '',
+  ].join('\n');
+}
+
 /** Runs `jobcheck merge`; returns the exit code (0 agree, 1 diverge, 3 incomplete). Throws UsageError or SetupError for exit code 2. */
 export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs(
@@ -387,19 +413,6 @@ export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<
     results: parts.map((p) => p.result),
     report: { dir, coverageMd: files.markdown, ...(values.junit === undefined ? {} : { junit: values.junit }) },
   };
-  if (values.json === true) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else
-    io.stdout.write(
-      [
-        `verdict: ${verdict.toUpperCase()} (${parts.length} part${parts.length === 1 ? '' : 's'} merged: ${parts.map((p, i) => `${p.label} ${verdictOf[i]}`).join(', ')})`,
-        // A part that is incomplete without the time limit says why: a phase of it exercised nothing.
-        ...parts.flatMap((p) =>
-          p.result.notAPass == null ? [] : [`${p.label}: ${outsideText(p.result.notAPass)}; not a pass`],
-        ),
-        ...(story === null ? [] : ['', `the shortest story, from ${story.part.label}:`, story.story, '']),
-        `report: ${dir} (coverage.json, coverage.md, coverage.html)${values.junit === undefined ? '' : `; JUnit: ${values.junit}`}`,
-        '',
-      ].join('\n'),
-    );
+  io.stdout.write(values.json === true ? `${jsonText(result, 2)}\n` : mergeText(result, story, values.junit));
   return exitCodeOfVerdict(verdict);
 }

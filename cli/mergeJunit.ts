@@ -10,7 +10,7 @@
  * is bounded (MAX_JUNIT_BYTES): each search moves forward, and an element left open ends the
  * search instead of being looked for again from every later start.
  */
-import { xmlEscape } from './junit.ts';
+import { xmlText } from '../conformance/outside/outsideText.ts';
 
 /** Largest JUnit file read (`jobcheck merge --junit`, `jobcheck github --junit`); a check's is a few hundred KiB. */
 export const MAX_JUNIT_BYTES = 16 * 1024 * 1024;
@@ -123,7 +123,7 @@ function counts(cases: readonly string[]): string {
 
 /** A case with ` (label)` added to its name. Pure. */
 const labelled = (c: string, label: string): string =>
-  c.replace(/\sname="([^"]*)"/, (_, name: string) => ` name="${name} (${xmlEscape(label)})"`);
+  c.replace(/\sname="([^"]*)"/, (_, name: string) => ` name="${name} (${xmlText(label)})"`);
 
 /**
  * Joins the JUnit files of the parts of one check, each with its label (`shard 2/3`), into one
@@ -175,7 +175,7 @@ export function mergeJunit(
       }
       for (const [k, v] of s.properties) {
         const same = holding.get(key(s.name, k, v)) === holders.get(s.name);
-        const property = same ? ([k, v] as const) : ([`${k} (${xmlEscape(label)})`, v] as const);
+        const property = same ? ([k, v] as const) : ([`${k} (${xmlText(label)})`, v] as const);
         const id = key(...property);
         if (!suite.propertyKeys.has(id)) {
           suite.propertyKeys.add(id);

@@ -36,6 +36,7 @@ import { prepareOutputFile, writeOutput } from './outputs.ts';
 import { TARGET_OPTIONS, TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
 import type { Target, TargetFlags } from './target.ts';
 import { EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS, MAX_WORKERS } from './checkCommand.ts';
+import { jsonText, terminalBlock } from '../conformance/outside/outsideText.ts';
 
 /** Default targeted runs per rule. */
 export const DEFAULT_PROFILE_RUNS = 30;
@@ -317,7 +318,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
         );
         return 0;
       }
-      io.stdout.write(values.json === true ? `${JSON.stringify(stale, null, 2)}\n` : staleAckText(stale));
+      io.stdout.write(values.json === true ? `${jsonText(stale, 2)}\n` : terminalBlock(staleAckText(stale)));
       return stale.verdict === 'kept' ? 0 : stale.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;
     }
     if (workers !== undefined && racePath !== undefined) {
@@ -336,13 +337,13 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
         );
         return 0;
       }
-      io.stdout.write(values.json === true ? `${JSON.stringify(races, null, 2)}\n` : raceText(races));
+      io.stdout.write(values.json === true ? `${jsonText(races, 2)}\n` : terminalBlock(raceText(races)));
       return races.verdict === 'none_found' ? 0 : races.verdict === 'race' ? 1 : EXIT_INCOMPLETE;
     }
     if (workers !== undefined && concurrentPath !== undefined) {
       // A replay of one run of competing workers: no rule's campaign, no fixture.
       const section = await concurrent(workers);
-      io.stdout.write(values.json === true ? `${JSON.stringify(section, null, 2)}\n` : concurrentText(section));
+      io.stdout.write(values.json === true ? `${jsonText(section, 2)}\n` : terminalBlock(concurrentText(section)));
       return section.verdict === 'linearizable' || section.verdict === 'not_run'
         ? 0
         : section.verdict === 'not_linearizable'
@@ -368,7 +369,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
     if (values.markdown !== undefined) {
       await writeOutput('profile', 'the Markdown file', values.markdown, renderProfileMarkdown(profile));
     }
-    io.stdout.write(values.json === true ? `${JSON.stringify(profile, null, 2)}\n` : renderProfileText(profile));
+    io.stdout.write(values.json === true ? `${jsonText(profile, 2)}\n` : renderProfileText(profile));
     return profile.verdict === 'conforms' ? 0 : profile.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;
   } finally {
     budget.dispose();

@@ -7,7 +7,7 @@ import { readArtifact, replayArtifact, verifyArtifact } from '../conformance/loc
 import type { Artifact } from '../conformance/lockstep/artifact.ts';
 import { Budget } from '../conformance/budget.ts';
 import { renderStory } from '../conformance/lockstep/story.ts';
-import { outsideText, terminalBlock } from '../conformance/outside/outsideText.ts';
+import { jsonText, outsideText, terminalBlock } from '../conformance/outside/outsideText.ts';
 import { clipText } from '../contract/index.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, parseCommandArgs } from './args.ts';
@@ -30,6 +30,21 @@ Options:
   --json               print the result as JSON
   -h, --help           show this text
 `;
+
+/**
+ * The text `jobcheck replay` prints: the artifact, what it was found against (the artifact's word,
+ * text from a file) and the target, then the story. Pure.
+ */
+export function replayText(
+  file: string,
+  artifact: { readonly steps: readonly unknown[]; readonly foundAgainst: string },
+  target: string,
+  story: string,
+): string {
+  return terminalBlock(
+    `jobcheck replay: ${outsideText(file)} (${artifact.steps.length} steps, found against ${outsideText(clipText(artifact.foundAgainst, 200))}) on ${outsideText(target)}\n\n${story}\n`,
+  );
+}
 
 /** Runs `jobcheck replay`; returns the exit code. */
 export async function replayCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -84,14 +99,10 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
       const divergence =
         result.divergence === null ? null : (({ implSnapshot: _dropped, ...rest }) => rest)(result.divergence);
       io.stdout.write(
-        `${JSON.stringify({ verdict, artifact: file, target: target.name, steps: result.steps.length, divergence, story }, null, 2)}\n`,
+        `${jsonText({ verdict, artifact: file, target: target.name, steps: result.steps.length, divergence, story }, 2)}\n`,
       );
     } else {
-      io.stdout.write(
-        terminalBlock(
-          `jobcheck replay: ${outsideText(file)} (${artifact.steps.length} steps, found against ${outsideText(clipText(artifact.foundAgainst, 200))}) on ${outsideText(target.name)}\n\n${story}\n`,
-        ),
-      );
+      io.stdout.write(replayText(file, artifact, target.name, story));
     }
     return verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
   } finally {

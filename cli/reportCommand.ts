@@ -7,7 +7,7 @@
  * it (exit 2). Reads only, each file within a limit; writes nothing.
  */
 import { join } from 'node:path';
-import { outsideText } from '../conformance/outside/outsideText.ts';
+import { jsonText, outsideText } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { InputFileError } from '../conformance/outside/inputFile.ts';
@@ -73,8 +73,8 @@ const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$|Z$/
 /** The text listing: two lines a run (what and where, then the command line). Pure. */
 export function listText(dir: string, entries: readonly ReportListEntry[]): string {
   if (entries.length === 0)
-    return `no runs in ${dir} (jobcheck check writes one folder a run under ${join(dir, 'runs')})\n`;
-  const lines = [`${entries.length} run${entries.length === 1 ? '' : 's'} in ${dir}, newest first:`];
+    return `no runs in ${outsideText(dir)} (jobcheck check writes one folder a run under ${join(dir, 'runs')})\n`;
+  const lines = [`${entries.length} run${entries.length === 1 ? '' : 's'} in ${outsideText(dir)}, newest first:`];
   for (const e of entries) {
     const mark = e.latest ? ' (latest)' : '';
     if ('unreadable' in e) {
@@ -119,7 +119,7 @@ export async function reportCommand(argv: readonly string[], io: CliIO): Promise
   const entries = (await listRuns(dir).catch(cannot)).map((run) => listEntry(run, latest));
   if (values.json === true) {
     const result: ReportListJson = { format: REPORT_LIST_FORMAT, dir, runs: entries };
-    io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    io.stdout.write(`${jsonText(result, 2)}\n`);
   } else io.stdout.write(listText(dir, entries));
   return 0;
 }

@@ -4,6 +4,7 @@
  * built-in impl/JobStore (`--builtin`) or one of the catalogue's broken variants (`--broken <name>`).
  */
 import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/outside/inputFile.ts';
+import { outsideText } from '../conformance/outside/outsideText.ts';
 import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { clipText } from '../contract/index.ts';
@@ -75,7 +76,7 @@ function stderrHandler(
   if (flags.verbose !== true && sink === undefined) return {};
   return {
     onStderr: (line, pid) => {
-      if (flags.verbose === true) io.stderr.write(`[impl] ${line}\n`);
+      if (flags.verbose === true) io.stderr.write(`[impl] ${outsideText(line)}\n`);
       sink?.(pid === undefined ? kind : `${kind} ${pid}`, line);
     },
   };
@@ -158,7 +159,8 @@ export async function resolveTarget(
         ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
         ...(flags.budget === undefined ? {} : { budget: flags.budget }),
         onStderr: (line: string) => {
-          if (flags.verbose === true || !line.startsWith(MODULE_FAILURE_MARK)) io.stderr.write(`[module] ${line}\n`);
+          if (flags.verbose === true || !line.startsWith(MODULE_FAILURE_MARK))
+            io.stderr.write(`[module] ${outsideText(line)}\n`);
           if (!line.startsWith(MODULE_FAILURE_MARK)) flags.stderrSink?.('module', line);
         },
       });

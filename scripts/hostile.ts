@@ -32,6 +32,7 @@ const worker = async (): Promise<void> => {
     const { c, index } = next;
     const r = await runHostileCase(c, python);
     const ok = asExpected(c, r);
+    for (const problem of r.problems) process.stderr.write(`${c.name}: ${problem}\n`);
     if (!ok) unexpected += 1;
     const ended = r.exit ?? r.signal;
     rows[index] =

@@ -9,6 +9,7 @@
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { outsideText } from '../../conformance/outside/outsideText.ts';
 import { terminalColors } from '../output/colour.ts';
 import type { Colors } from '../output/colour.ts';
 import { PREDICT_HINT, answerLines, parsePrediction, scorePrediction } from './predict.ts';
@@ -55,7 +56,7 @@ export const DEMO_USAGE = `Usage: jobcheck demo [story | story-file.json | --all
 export const NOT_INTERACTIVE = 'stdin is not a terminal: --predict shows the story without pausing.\n';
 
 /** Asks before each step, reveals the answer, keeps the score. Ends early on `q` or end of input. */
-async function playPredict(trace: StoryTrace, io: DemoIO, colors: Colors): Promise<void> {
+async function playPredict(trace: StoryTrace, io: DemoIO, colors: Colors, fromFile: boolean): Promise<void> {
   const rl = createInterface({ input: io.stdin, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
   const out = (text: string): void => void io.stdout.write(text);
@@ -63,7 +64,7 @@ async function playPredict(trace: StoryTrace, io: DemoIO, colors: Colors): Promi
   let asked = 0;
   let quit = false;
   try {
-    out(`${renderStoryHeader(trace.story, colors)}\n\nBefore each step, predict: ${PREDICT_HINT}\n`);
+    out(`${renderStoryHeader(trace.story, colors, fromFile)}\n\nBefore each step, predict: ${PREDICT_HINT}\n`);
     for (const s of trace.steps) {
       out(`\n${renderStepBefore(s, trace.steps.length, colors)}\n`);
       if (!quit) {
@@ -123,7 +124,7 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
   try {
     parsed = parseArgs({ args: [...argv], allowPositionals: true, options });
   } catch (e) {
-    err(`jobcheck demo: ${(e as Error).message}\n\n${DEMO_USAGE}`);
+    err(`jobcheck demo: ${outsideText((e as Error).message)}\n\n${DEMO_USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -133,7 +134,7 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
   }
   if (positionals.length > 1) {
     err(
-      `jobcheck demo: expected at most one story, got ${positionals.length}: ${positionals.join(' ')}\n\n${DEMO_USAGE}`,
+      `jobcheck demo: expected at most one story, got ${positionals.length}: ${outsideText(positionals.join(' '))}\n\n${DEMO_USAGE}`,
     );
     return 2;
   }
@@ -157,16 +158,18 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
       return 0;
     }
     const trace = traceStory(findStory(name));
-    if (values.predict && streams.isTTY) await playPredict(trace, streams, colors);
+    // A story file (a path ending in .json, as findStory reads it) is text from outside.
+    const fromFile = name.endsWith('.json');
+    if (values.predict && streams.isTTY) await playPredict(trace, streams, colors, fromFile);
     else {
       if (values.predict) streams.stdout.write(NOT_INTERACTIVE);
-      streams.stdout.write(renderTrace(trace, colors));
+      streams.stdout.write(renderTrace(trace, colors, fromFile));
     }
     const faithful = trace.steps.every((s) => s.mismatches.length === 0) && trace.finalMismatches.length === 0;
     return faithful ? 0 : 1;
   } catch (e) {
     if (e instanceof StoryError) {
-      err(`jobcheck demo: ${e.message}\n`);
+      err(`jobcheck demo: ${outsideText(e.message)}\n`);
       return 2;
     }
     throw e;

@@ -4,8 +4,11 @@
  * replies are shown as the JSON the protocol carries, so a reader sees exactly what is exchanged.
  * Every renderer takes the terminal's colours (plain by default, as the docs quote it): step
  * headings bold, commands cyan, accepted replies green and refusals yellow, transitions magenta,
- * mismatches bold red.
+ * mismatches bold red. A story read from a file is text from outside: its title, story, notes and
+ * ids are escaped where they are put into a line (conformance/outside/outsideText.ts), commands
+ * and replies written as jsonText.
  */
+import { jsonText, outsideText } from '../../conformance/outside/outsideText.ts';
 import type { JobRecord, Snapshot } from '../../contract/index.ts';
 import type { Colors } from '../output/colour.ts';
 import { plainColors } from './colours.ts';
@@ -17,7 +20,8 @@ const label = (name: string, text: string): string => `  ${name.padEnd(8)} ${tex
 
 /** The focus line: status, token and attempts of the focus job, balance of the focus account. Pure. */
 export function renderFocus(focus: FocusView, story: Pick<Story, 'focus'>): string {
-  const { job, account } = story.focus;
+  const job = outsideText(story.focus.job);
+  const account = outsideText(story.focus.account);
   const jobPart =
     focus.status === null
       ? `job ${job}: not submitted yet`
@@ -25,15 +29,18 @@ export function renderFocus(focus: FocusView, story: Pick<Story, 'focus'>): stri
   return `${jobPart}; ${account} balance ${focus.balance}`;
 }
 
-/** The heading of a story: name, title, focus, config and the story text. Pure. */
-export function renderStoryHeader(story: Story, colors: Colors = plainColors): string {
+/**
+ * The heading of a story: name, title, focus, config and the story text, on one line. The text of
+ * a story read from a file (`fromFile`) comes after `  | `, so that it cannot pass for the demo's own. Pure.
+ */
+export function renderStoryHeader(story: Story, colors: Colors = plainColors, fromFile = false): string {
   const c = story.config;
   return [
-    colors.bold(`Story ${story.name}: ${story.title}`),
-    `Focus: job ${story.focus.job}, account ${story.focus.account}.`,
+    colors.bold(`Story ${outsideText(story.name)}: ${outsideText(story.title)}`),
+    `Focus: job ${outsideText(story.focus.job)}, account ${outsideText(story.focus.account)}.`,
     `Config: capacity ${c.capacity}, maxAttempts ${c.maxAttempts}, leaseTicks ${c.leaseTicks}, backoffBase ${c.backoffBase}, backoffCap ${c.backoffCap}.`,
     '',
-    story.story,
+    `${fromFile ? '  | ' : ''}${outsideText(story.story)}`,
   ].join('\n');
 }
 
@@ -42,7 +49,7 @@ export function renderStepBefore(step: TracedStep, total: number, colors: Colors
   const head = colors.bold(`Step ${step.index} of ${total}`);
   switch (step.kind) {
     case 'do':
-      return [head, label('command', colors.cyan(JSON.stringify(step.command)))].join('\n');
+      return [head, label('command', colors.cyan(jsonText(step.command)))].join('\n');
     case 'restart':
       return [head, label('restart', 'snapshot -> JSON text -> fresh store')].join('\n');
     case 'aliasSnapshot':
@@ -58,14 +65,14 @@ export function renderStepBefore(step: TracedStep, total: number, colors: Colors
 export function renderStepAfter(step: TracedStep, story: Pick<Story, 'focus'>, colors: Colors = plainColors): string {
   const lines: string[] = [];
   if (step.reply !== undefined) {
-    const text = JSON.stringify(step.reply);
+    const text = jsonText(step.reply);
     lines.push(label('reply', step.reply.ok ? colors.green(text) : colors.yellow(text)));
   }
-  if (step.outcome !== undefined) lines.push(label('outcome', step.outcome));
-  for (const moved of step.moved) lines.push(label('moved', colors.magenta(moved)));
+  if (step.outcome !== undefined) lines.push(label('outcome', outsideText(step.outcome)));
+  for (const moved of step.moved) lines.push(label('moved', colors.magenta(outsideText(moved))));
   lines.push(label('focus', colors.bold(renderFocus(step.focus, story))));
-  if (step.note !== undefined) lines.push(label('note', colors.dim(step.note)));
-  for (const m of step.mismatches) lines.push(colors.bold(colors.red(label('MISMATCH', m))));
+  if (step.note !== undefined) lines.push(label('note', colors.dim(outsideText(step.note))));
+  for (const m of step.mismatches) lines.push(colors.bold(colors.red(label('MISMATCH', outsideText(m)))));
   return lines.join('\n');
 }
 
@@ -81,17 +88,17 @@ export function renderFinal(
 ): string {
   const final: Snapshot = trace.final;
   const lines = [colors.bold('Final state')];
-  for (const [id, job] of Object.entries(final.jobs)) lines.push(label(`job ${id}`, renderJob(job)));
-  lines.push(label('balances', JSON.stringify(final.balances)));
-  lines.push(label('ledger', JSON.stringify(final.effects)));
+  for (const [id, job] of Object.entries(final.jobs)) lines.push(label(`job ${outsideText(id)}`, renderJob(job)));
+  lines.push(label('balances', jsonText(final.balances)));
+  lines.push(label('ledger', jsonText(final.effects)));
   if (trace.finalMismatches.length === 0) lines.push(colors.green('The model ends where the story says it ends.'));
-  for (const m of trace.finalMismatches) lines.push(colors.bold(colors.red(label('MISMATCH', m))));
+  for (const m of trace.finalMismatches) lines.push(colors.bold(colors.red(label('MISMATCH', outsideText(m)))));
   return lines.join('\n');
 }
 
-/** A whole traced story as text. Pure. */
-export function renderTrace(trace: StoryTrace, colors: Colors = plainColors): string {
-  const parts = [renderStoryHeader(trace.story, colors)];
+/** A whole traced story as text (its story quoted when it was read from a file, `fromFile`). Pure. */
+export function renderTrace(trace: StoryTrace, colors: Colors = plainColors, fromFile = false): string {
+  const parts = [renderStoryHeader(trace.story, colors, fromFile)];
   for (const s of trace.steps)
     parts.push(`${renderStepBefore(s, trace.steps.length, colors)}\n${renderStepAfter(s, trace.story, colors)}`);
   parts.push(renderFinal(trace, colors));
@@ -108,6 +115,6 @@ export function renderStoryList(stories: readonly Story[]): string {
   if (stories.length === 0) return 'No stories found.\n';
   const width = Math.max(...stories.map((s) => s.name.length));
   const lines = ['Stories (run one with: jobcheck demo <story>, add --predict to guess each step first):', ''];
-  for (const s of stories) lines.push(`  ${s.name.padEnd(width)}  ${s.title}`);
+  for (const s of stories) lines.push(`  ${s.name.padEnd(width)}  ${outsideText(s.title)}`);
   return `${lines.join('\n')}\n`;
 }

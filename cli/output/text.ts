@@ -4,7 +4,7 @@
  */
 import type { CheckFailure, CheckReport, PhaseStop } from '../../conformance/check/index.ts';
 import { unknownFailure } from '../../conformance/check/index.ts';
-import { terminalBlock } from '../../conformance/outside/outsideText.ts';
+import { outsideText, terminalBlock } from '../../conformance/outside/outsideText.ts';
 import type { Colors } from './colour.ts';
 import { colourStory, terminalColors, verdictWord } from './colour.ts';
 import type { CheckContext } from './context.ts';
@@ -123,8 +123,11 @@ export function renderCheckText(
     const written = [files.artifact, files.coverageJson, files.coverageMd, files.coverageHtml]
       .filter((x) => x !== undefined)
       .map((x) => x.slice(files.dir.length + 1));
-    if (files.page !== undefined) lines.push(`report: ${files.page}`);
-    lines.push(`${files.page === undefined ? 'report' : 'files'}: ${files.dir} (${written.join(', ')})`);
+    // The report directory is the user's --report: a path of any bytes.
+    if (files.page !== undefined) lines.push(`report: ${outsideText(files.page)}`);
+    lines.push(
+      `${files.page === undefined ? 'report' : 'files'}: ${outsideText(files.dir)} (${outsideText(written.join(', '))})`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -13,7 +13,7 @@
  * the page only puts them in order. Everything that comes from outside (the command line, the
  * target, stderr) is escaped, and a section's script or style cannot end its element early.
  */
-import { htmlText, terminalBlock } from '../../conformance/outside/outsideText.ts';
+import { htmlText } from '../../conformance/outside/outsideText.ts';
 import type { PageSection } from './section.ts';
 
 /**
@@ -88,13 +88,6 @@ const VERDICTS: Record<PageVerdict, { readonly word: string; readonly symbol: st
   error: { word: 'ERROR', symbol: '!' },
   interrupted: { word: 'INTERRUPTED', symbol: '■' },
 };
-
-/** Text from outside, escaped for HTML, its newlines kept (for a `<pre>`). Pure. */
-const block = (text: string): string =>
-  terminalBlock(text)
-    .split('\n')
-    .map((line) => htmlText(line))
-    .join('\n');
 
 /**
  * A command line escaped for HTML, each word of up to 40 characters kept on one line (a browser
@@ -224,7 +217,7 @@ function stderrHtml(stderr: PageStderr | undefined): string {
       : `All ${stderr.lines} line${stderr.lines === 1 ? '' : 's'}`;
   return `<section class="stderr" id="stderr" aria-labelledby="stderr-title"><h2 id="stderr-title">The implementation's stderr</h2>
 <p class="note">${of}, each after the process that wrote it: <code>impl &lt;pid&gt;</code> a process of the sequential phases, <code>workers &lt;pid&gt;</code> the competing workers', <code>module</code> a module's.</p>
-<pre class="stderr" tabindex="0" aria-label="the last lines of the implementation's stderr">${block(stderr.tail.join('\n'))}</pre></section>`;
+<pre class="stderr" tabindex="0" aria-label="the last lines of the implementation's stderr">${stderr.tail.map((line) => htmlText(line)).join('\n')}</pre></section>`;
 }
 
 function filesHtml(links: readonly PageLink[]): string {

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { CodedError } from '../../contract/CodedError.ts';
 import { InputFileError, readInputFile } from '../../conformance/outside/inputFile.ts';
 import { writeOutputFile } from '../../conformance/outside/outputFile.ts';
+import { jsonText } from '../../conformance/outside/outsideText.ts';
 
 /** The version tag of run.json. */
 export const RUN_RECORD_FORMAT = 'jobcheck.run/1' as const;
@@ -69,7 +70,7 @@ export const quotedCommand = (argv: readonly string[]): string => ['jobcheck', .
 
 /** Writes `record` as run.json at `file` (validated first, so that what is written reads back; never through a link). */
 export async function writeRunRecord(file: string, record: RunRecord): Promise<void> {
-  await writeOutputFile(file, `${JSON.stringify(runRecordSchema.parse(record), null, 2)}\n`);
+  await writeOutputFile(file, `${jsonText(runRecordSchema.parse(record), 2)}\n`);
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
+import { outsideText } from '../../conformance/outside/outsideText.ts';
 
 /** The name of the file in a run folder. */
 export const STDERR_FILE = 'stderr.txt';
@@ -44,7 +45,8 @@ export class StderrFile {
 
   /** Takes one line (without its newline) of the process `source`; never throws. */
   line(source: string, text: string): void {
-    const entry = `[${source}] ${text}`;
+    // The file is read with cat and less too: the line is escaped as a terminal line (a CR or an ESC shown, not done).
+    const entry = `[${source}] ${outsideText(text)}`;
     const bytes = Buffer.byteLength(entry) + 1;
     this.lines++;
     this.tail.push(entry);

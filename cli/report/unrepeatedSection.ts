@@ -4,7 +4,7 @@
  * so the section tells the story as the exploration told it, in a `<pre>` that wraps its long
  * lines instead of clipping them, and says why it cannot be replayed.
  */
-import { htmlText, terminalBlock } from '../../conformance/outside/outsideText.ts';
+import { htmlBlock, htmlText } from '../../conformance/outside/outsideText.ts';
 import type { UnrepeatedFailure } from '../../conformance/check/index.ts';
 import type { PageSection } from './section.ts';
 
@@ -19,10 +19,7 @@ const CSS = `
 
 /** The section telling an unrepeated divergence's story. Pure. */
 export function unrepeatedSection(failure: UnrepeatedFailure): PageSection {
-  const story = terminalBlock(failure.story)
-    .split('\n')
-    .map((line) => htmlText(line))
-    .join('\n');
+  const story = htmlBlock(failure.story);
   return {
     id: UNREPEATED_SECTION_ID,
     title: 'The story, seen once',

@@ -5,7 +5,8 @@
  * hints (the command that repeats the run, the artifact it wrote); without them, the stories name
  * the library calls.
  */
-import { firstDifference, showValue } from '../lockstep/compare.ts';
+import { describePath, firstDifference, showValue } from '../lockstep/compare.ts';
+import { outsideText } from '../outside/outsideText.ts';
 import { renderConcurrentStory } from '../concurrent/story.ts';
 import { describeCommand, describeConfig, renderStory } from '../lockstep/story.ts';
 import { renderRestoreSetupStory, renderRestoreStory } from '../restore/index.ts';
@@ -47,10 +48,10 @@ export function renderFixtureStory(outcome: FixtureOutcome): string {
   const d = result.check === 'error' ? undefined : firstDifference(result.expected, result.actual);
   lines.push(
     result.check === 'error'
-      ? `       >> the implementation failed: ${String(result.actual)}`
+      ? `       >> the implementation failed: ${outsideText(String(result.actual))}`
       : d === undefined
-        ? `       >> ${result.message}`
-        : `       >> ${result.check} differs at ${d.path === '' ? '(value)' : d.path}: expected ${showValue(d.model)}, got ${showValue(d.impl)}`,
+        ? `       >> ${outsideText(result.message)}`
+        : `       >> ${result.check} differs at ${describePath(d.path)}: expected ${showValue(d.model)}, got ${showValue(d.impl)}`,
   );
   return lines.join('\n');
 }

@@ -58,6 +58,7 @@
  * - `:index`: 0, 1, 2, ... in file order.
  * - `:id`: jobcheck's operation id (Jepsen allows "any number of additional fields").
  */
+import { ednString, jsonText } from '../outside/outsideText.ts';
 import type { History, Operation } from './history.ts';
 
 /** One element of the Porcupine export: the fields of Porcupine's `Operation`, as Go's encoding/json names them. */
@@ -101,28 +102,10 @@ export function porcupineOperations<I, O>(history: History<I, O>): PorcupineOper
  */
 export function toPorcupine<I, O>(history: History<I, O>): string {
   const ops = porcupineOperations(history);
-  return ops.length === 0 ? '[]\n' : `[\n${ops.map((o) => JSON.stringify(o)).join(',\n')}\n]\n`;
+  return ops.length === 0 ? '[]\n' : `[\n${ops.map((o) => jsonText(o)).join(',\n')}\n]\n`;
 }
 
 const KEYWORD = /^[A-Za-z*!_?<>=][A-Za-z0-9*+!_?<>=.-]*$/;
-
-/** A string as an EDN string literal. Pure. */
-function ednString(s: string): string {
-  let out = '"';
-  for (const c of s) {
-    const code = c.charCodeAt(0);
-    if (c === '\\') out += '\\\\';
-    else if (c === '"') out += '\\"';
-    else if (c === '\n') out += '\\n';
-    else if (c === '\t') out += '\\t';
-    else if (c === '\r') out += '\\r';
-    // Other control characters (and the two JavaScript line separators) as \uXXXX, which Clojure's reader reads.
-    else if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029)
-      out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += c;
-  }
-  return `${out}"`;
-}
 
 /** A JSON value as EDN: maps with keyword keys (a key that is no keyword stays a string), vectors, nil. Pure. */
 export function toEdn(value: unknown): string {

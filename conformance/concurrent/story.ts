@@ -9,6 +9,7 @@ import type { Config } from '../../contract/index.ts';
 import type { Model } from '../../model/step.ts';
 import { comparableReply, describeDifference, firstDifference, showValue } from '../lockstep/compare.ts';
 import { describeConfig } from '../lockstep/story.ts';
+import { outsideText } from '../outside/outsideText.ts';
 import type { ConcurrentFailure } from './result.ts';
 import { requestCount } from './generate.ts';
 import type { Operation, Witness } from './history.ts';
@@ -36,8 +37,12 @@ const cellWidth = (lanes: number): number => Math.max(30, Math.min(56, Math.floo
 const fitCell = (s: string, width: number): string =>
   s.length > width ? `${s.slice(0, width - 3)}...` : s.padEnd(width);
 
-/** A command in a cell: its type and fields, without `now` (the round's column shows it). Pure. */
+/** A command in a cell: its type and fields, without `now` (the round's column shows it), escaped as a reply is. Pure. */
 export function shortCommand(command: unknown): string {
+  return outsideText(commandWords(command));
+}
+
+function commandWords(command: unknown): string {
   const c = command as Record<string, unknown> | null;
   if (c === null || typeof c !== 'object') return showValue(command);
   switch (c.type) {
@@ -59,8 +64,15 @@ export function shortCommand(command: unknown): string {
   }
 }
 
-/** A reply in a cell: the part that matters, e.g. `job a token=2 leaseUntil=3`. Pure. */
+/**
+ * A reply in a cell: the part that matters, e.g. `job a token=2 leaseUntil=3`, escaped (its ids,
+ * codes and reasons are the implementation's words). Pure.
+ */
 export function shortReply(reply: unknown): string {
+  return outsideText(replyWords(reply));
+}
+
+function replyWords(reply: unknown): string {
   const r = reply as Record<string, unknown> | null;
   if (r === null || typeof r !== 'object') return showValue(reply);
   if (r.ok === false) return String(r.code);
@@ -100,7 +112,7 @@ export function renderLanes(run: ConcurrentRun): string[] {
     const reply =
       r.indefinite === undefined
         ? `-> ${shortReply(op?.output)}`
-        : `-> ?? no reply (${r.indefinite}${r.error === undefined ? '' : `: ${r.error}`})`;
+        : `-> ?? no reply (${r.indefinite}${r.error === undefined ? '' : `: ${outsideText(r.error)}`})`;
     return [`#${r.id} ${span} ${shortCommand(r.command)}`, `   ${reply}`];
   };
   for (const round of run.rounds) {
@@ -200,7 +212,7 @@ function headline(failure: ConcurrentFailure): string {
     case 'not_linearizable':
       return 'no order of the model explains the replies';
     case 'impl_error':
-      return `the implementation failed: ${failure.error}`;
+      return `the implementation failed: ${outsideText(failure.error)}`;
   }
 }
 
@@ -248,7 +260,7 @@ function checkerLines(failure: ConcurrentFailure, ctx: ConcurrentStoryContext): 
 export function renderConcurrentStory(failure: ConcurrentFailure, ctx: ConcurrentStoryContext): string {
   const run = failure.run;
   const lines: string[] = [];
-  lines.push(`${ctx.adapter}: ${headline(failure)}.`);
+  lines.push(`${outsideText(ctx.adapter)}: ${headline(failure)}.`);
   const requests = run === null ? 0 : requestCount(run.rounds);
   lines.push(`config: ${describeConfig(failure.scenario.config)}`);
   lines.push(

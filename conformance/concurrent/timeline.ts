@@ -14,6 +14,7 @@
  * one event sequence, so only their order means anything): each distinct instant is one column.
  */
 import type { CheckOutcome, History, Operation } from './history.ts';
+import { htmlText } from '../outside/outsideText.ts';
 
 /** How to draw a timeline. */
 export interface TimelineOptions<I, O> {
@@ -31,13 +32,6 @@ const ROW = 30;
 const BAR = 20;
 const LEFT = 70;
 const TOP = 30;
-
-/** Escapes text for XML content and attribute values. Pure. */
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) =>
-    c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&#39;',
-  );
-}
 
 /** A compact, one-line rendering of a request or reply: `claim worker=w1 now=3`, or JSON. Pure. */
 export function compactValue(value: unknown): string {
@@ -176,15 +170,15 @@ export function renderTimeline<I, O>(
         : outcome.verdict === 'not_linearizable'
           ? `not linearizable: numbers give the longest prefix found (${position.size} of ${ops.length}); highlighted operations could come next but the model gives another reply`
           : `unknown: the check's budget ran out (${outcome.reason}) after ${outcome.steps} steps`;
-  out.push(`<figure class="jobcheck-timeline" data-verdict="${escapeXml(verdict)}">`);
+  out.push(`<figure class="jobcheck-timeline" data-verdict="${htmlText(verdict)}">`);
   out.push(
     '<style>.jobcheck-timeline svg{font:11px ui-monospace,monospace}.jobcheck-timeline .bar{fill:#dbe8f7;stroke:#4a78b0}.jobcheck-timeline .linearized .bar{fill:#cdebd3;stroke:#3c8d50}' +
       '.jobcheck-timeline .indefinite .bar{fill:#f4f4f4;stroke:#888;stroke-dasharray:4 3}.jobcheck-timeline .stuck .bar{fill:#f8d0cf;stroke:#c0392b;stroke-width:2}' +
       '.jobcheck-timeline .order{font-weight:bold;fill:#1d5e2c}.jobcheck-timeline .lane-label{fill:#555}.jobcheck-timeline .mark{fill:#888}</style>',
   );
-  if (options.title !== undefined) out.push(`<figcaption class="title">${escapeXml(options.title)}</figcaption>`);
+  if (options.title !== undefined) out.push(`<figcaption class="title">${htmlText(options.title)}</figcaption>`);
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(caption)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${htmlText(caption)}">`,
   );
   for (const { lane, first, count } of laneRows) {
     const y0 = TOP + first * ROW;
@@ -220,21 +214,21 @@ export function renderTimeline<I, O>(
       out.push(
         `<g class="${classes.join(' ')}" data-id="${op.id}" data-lane="${op.lane}"${k === undefined ? '' : ` data-order="${k}"`}>`,
       );
-      out.push(`<title>${escapeXml(tip)}</title>`);
+      out.push(`<title>${htmlText(tip)}</title>`);
       out.push(`<rect class="bar" x="${left}" y="${y}" width="${Math.max(4, right - left)}" height="${BAR}" rx="3"/>`);
       if (op.returned === undefined)
         out.push(`<text class="mark" x="${Math.max(left + 4, right - 10)}" y="${y + BAR / 2 + 4}">?</text>`);
       // About 6.6 pixels a character at 11px monospace; a label that does not fit is left to the tooltip.
       const fits = Math.min(labelChars, Math.floor((right - left - 8) / 6.6));
       if (fits >= 4)
-        out.push(`<text class="label" x="${left + 4}" y="${y + BAR / 2 + 4}">${escapeXml(clip(text, fits))}</text>`);
+        out.push(`<text class="label" x="${left + 4}" y="${y + BAR / 2 + 4}">${htmlText(clip(text, fits))}</text>`);
       if (k !== undefined) out.push(`<text class="order" x="${left + 2}" y="${y - 2}">${k}</text>`);
       out.push('</g>');
     }
     out.push('</g>');
   }
   out.push('</svg>');
-  out.push(`<figcaption>${escapeXml(caption)}</figcaption>`);
+  out.push(`<figcaption>${htmlText(caption)}</figcaption>`);
   out.push('</figure>');
   return out.join('\n');
 }

@@ -13,7 +13,7 @@ import type { Coverage, CoverageCategory } from './coverage.ts';
 import { coverageHtml, coverageMarkdown } from './coverageReport.ts';
 import type { ReportContext } from './coverageReport.ts';
 import { ConformanceError } from '../errors.ts';
-import { outsideText } from '../outside/outsideText.ts';
+import { jsonText, outsideText } from '../outside/outsideText.ts';
 
 const count = z.int().min(0);
 
@@ -121,7 +121,7 @@ export async function writeCoverageReport(
   await makeOutputFolder(dir);
   const base = join(dir, options.basename ?? 'coverage');
   const files = { json: `${base}.json`, markdown: `${base}.md`, html: `${base}.html` };
-  await writeOutputFile(files.json, `${JSON.stringify(cov, null, 2)}\n`);
+  await writeOutputFile(files.json, `${jsonText(cov, 2)}\n`);
   await writeOutputFile(files.markdown, coverageMarkdown(cov, options.title, options.context));
   await writeOutputFile(files.html, html);
   return files;

@@ -19,7 +19,7 @@ import {
   heatColour,
   lifecycleSvg,
 } from './lifecycleDiagram.ts';
-import { htmlText, markdownCode, markdownText, terminalBlock } from '../outside/outsideText.ts';
+import { htmlBlock, htmlText, markdownBlock, markdownCode, markdownText } from '../outside/outsideText.ts';
 
 /** What the page says about the check whose coverage it shows. */
 export interface CheckReportContext {
@@ -110,13 +110,6 @@ const phaseItems = (context: ReportContext | undefined): string[] =>
     ? []
     : context.phases.map(([name, words]) => `- ${markdownText(name.trim())}: ${markdownText(words)}`);
 
-/** A fenced block of plain text: a fence longer than any run of backticks inside. Pure. */
-const fenced = (text: string): string => {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}text\n${terminalBlock(text)}\n${fence}`;
-};
-
 /**
  * The Markdown summary of a coverage value: the verdict line and the story when `context` gives
  * them, then totals per category, transition counts, items never hit. Pure.
@@ -133,7 +126,7 @@ export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage', 
   ];
   const story =
     context === undefined ? null : context.kind === 'merged' ? (context.mergedStory ?? null) : context.story;
-  if (story !== null) out.push('## The shortest story', '', fenced(story), '');
+  if (story !== null) out.push('## The shortest story', '', markdownBlock(story), '');
   out.push(
     `Runs: ${cov.runs}, steps: ${cov.steps}. Sources: ${cov.sources.length === 0 ? '-' : cov.sources.map(markdownText).join('; ')}.`,
     '',
@@ -163,9 +156,6 @@ export function coverageMarkdown(cov: Coverage, title = 'Conformance coverage', 
   return `${out.join('\n')}\n`;
 }
 
-const esc = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 function table(cov: Coverage, c: CoverageCategory): string {
   const entries = Object.entries(cov.items[c]);
   const max = Math.max(1, ...entries.map(([, n]) => n));
@@ -176,7 +166,7 @@ function table(cov: Coverage, c: CoverageCategory): string {
     )
     .join('\n');
   const { hit, total } = categorySummary(cov, c);
-  return `<details${c === 'paths' || c === 'pairs' ? '' : ' open'}><summary><h2>${esc(TITLES[c])}: ${hit} / ${total} (${pct(hit, total)})</h2></summary><table><tr><th>Item</th><th>Hits</th><th></th></tr>\n${rows}\n</table></details>`;
+  return `<details${c === 'paths' || c === 'pairs' ? '' : ' open'}><summary><h2>${htmlText(TITLES[c])}: ${hit} / ${total} (${pct(hit, total)})</h2></summary><table><tr><th>Item</th><th>Hits</th><th></th></tr>\n${rows}\n</table></details>`;
 }
 
 const VERDICTS: Record<CheckReportContext['verdict'], { readonly css: string; readonly text: string }> = {
@@ -203,10 +193,10 @@ function contextHtml(cov: Coverage, context: ReportContext | undefined): string 
     const story =
       context.mergedStory === undefined
         ? ''
-        : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(terminalBlock(context.mergedStory))}</pre>`;
+        : `\n<h2>The shortest story</h2>\n<pre class="story">${htmlBlock(context.mergedStory)}</pre>`;
     if (context.mergedVerdict !== undefined) {
       const v = VERDICTS[context.mergedVerdict];
-      return `<p class="verdict ${v.css}" data-verdict="${context.mergedVerdict}">Verdict: ${esc(v.text)} (merged from ${files})</p>\n${names}<p class="runs">${counted}</p>${story}`;
+      return `<p class="verdict ${v.css}" data-verdict="${context.mergedVerdict}">Verdict: ${htmlText(v.text)} (merged from ${files})</p>\n${names}<p class="runs">${counted}</p>${story}`;
     }
     return `<p class="verdict merged" data-verdict="merged">Merged coverage of ${files} (no verdict: the files may come from different checks).</p>\n${names}<p class="runs">${counted}</p>${story}`;
   }
@@ -218,11 +208,9 @@ function contextHtml(cov: Coverage, context: ReportContext | undefined): string 
       : `\n<ul class="phases">${context.phases.map(([name, words]) => `<li><b>${htmlText(name.trim())}</b>: ${htmlText(words)}</li>`).join('')}</ul>`;
   const runs = `Random runs: <span data-runs="run">${context.runsRun}</span> of <span data-runs="planned">${context.runsPlanned}</span> planned${stopped}. Path suite: ${context.pathsRun} of ${context.pathsPlanned} paths.`;
   const story =
-    context.story === null
-      ? ''
-      : `\n<h2>The shortest story</h2>\n<pre class="story">${esc(terminalBlock(context.story))}</pre>`;
+    context.story === null ? '' : `\n<h2>The shortest story</h2>\n<pre class="story">${htmlBlock(context.story)}</pre>`;
   const timeline = context.timeline === undefined ? '' : `\n<h2>The requests on their lanes</h2>\n${context.timeline}`;
-  return `<p class="verdict ${v.css}" data-verdict="${context.verdict}">Verdict: ${esc(verdictText(context))}</p>\n<p class="runs">${runs} ${counted}</p>${phases}${story}${timeline}`;
+  return `<p class="verdict ${v.css}" data-verdict="${context.verdict}">Verdict: ${htmlText(verdictText(context))}</p>\n<p class="runs">${runs} ${counted}</p>${phases}${story}${timeline}`;
 }
 
 /** A short line of the given stroke, for the legend. */
@@ -256,7 +244,7 @@ export async function coverageHtml(cov: Coverage, options: CoverageHtmlOptions =
   const stoppedEarly = context?.kind === 'check' && context.stoppedEarly !== null;
   const summary = COVERAGE_CATEGORIES.map((c) => {
     const { hit, total } = categorySummary(cov, c);
-    return `<tr><td>${esc(TITLES[c])}</td><td class="n">${hit}</td><td class="n">${total}</td><td class="n">${pct(hit, total)}</td></tr>`;
+    return `<tr><td>${htmlText(TITLES[c])}</td><td class="n">${hit}</td><td class="n">${total}</td><td class="n">${pct(hit, total)}</td></tr>`;
   }).join('\n');
   const diagram = await lifecycleSvg(cov, { stoppedEarly });
   return `<!doctype html>
@@ -287,7 +275,7 @@ ${diagram}
 </div>
 ${COVERAGE_CATEGORIES.map((c) => table(cov, c)).join('\n')}
 <p>Transition names in pairs and paths: ${lifecycleTransitions()
-    .map((t) => `<code>${esc(shortName(t))}</code>`)
+    .map((t) => `<code>${htmlText(shortName(t))}</code>`)
     .join(', ')}.</p>
 </body></html>
 `;

@@ -21,6 +21,7 @@ import { PROTOCOL_MESSAGE_TYPES } from '../../contract/protocol.ts';
 import { runLockstep } from './index.ts';
 import type { Divergence, LockstepOptions, LockstepResult } from './index.ts';
 import type { ScriptStep } from './symbolic.ts';
+import { jsonText } from '../outside/outsideText.ts';
 
 /** Version tag of the artifact format. */
 export const ARTIFACT_FORMAT = 'jobcheck.artifact/1' as const;
@@ -130,7 +131,7 @@ const slug = (s: string): string =>
 export async function writeArtifact(dir: string, artifact: Artifact, name?: string): Promise<string> {
   await makeOutputFolder(dir);
   const file = join(dir, name ?? `${slug(artifact.foundAgainst)}-${artifact.createdAt.replace(/[:.]/g, '-')}.json`);
-  await writeOutputFile(file, `${JSON.stringify(artifact, null, 2)}\n`);
+  await writeOutputFile(file, `${jsonText(artifact, 2)}\n`);
   return file;
 }
 

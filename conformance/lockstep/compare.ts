@@ -5,6 +5,7 @@
  */
 import { hasOwnKey, jsonExcerpt } from '../../contract/index.ts';
 import type { Reply } from '../../contract/index.ts';
+import { outsideText } from '../outside/outsideText.ts';
 
 /** One place where two JSON values differ: the dotted path, and the value on each side (`undefined` = absent). */
 export interface Difference {
@@ -58,9 +59,12 @@ export function showValue(value: unknown): string {
   return jsonExcerpt(value, SHOWN_CHARS);
 }
 
+/** A difference's path for people: `(value)` for the whole, escaped (its keys may be the implementation's, a job id of its snapshot). Pure. */
+export const describePath = (path: string): string => (path === '' ? '(value)' : outsideText(path));
+
 /** `jobs.a.attempts: model 2, impl 1`. Pure. */
 export function describeDifference(d: Difference): string {
-  return `${d.path === '' ? '(value)' : d.path}: model ${showValue(d.model)}, impl ${showValue(d.impl)}`;
+  return `${describePath(d.path)}: model ${showValue(d.model)}, impl ${showValue(d.impl)}`;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 import { allDifferences, comparableReply, describeDifference, showValue } from './compare.ts';
 import type { Difference } from './compare.ts';
 import type { Divergence, LockstepResult, LockstepStep } from './index.ts';
+import { outsideText } from '../outside/outsideText.ts';
 import { describeSymbolic } from './symbolic.ts';
 
 /** Most differing fields a story lists for the reply and for the snapshot each; the rest are counted. */
@@ -61,11 +62,11 @@ export function describeCommand(command: unknown): string {
   return `${showValue(command)} (malformed)`;
 }
 
-/** A reply on one line, without `message` (shown after a dash for rejections). Pure. */
+/** A reply on one line, without `message` (shown after a dash for rejections, escaped: it is the implementation's text). Pure. */
 export function describeReply(reply: unknown): string {
   const text = showValue(comparableReply(reply));
   const message = (reply as (Partial<Reply> & { message?: unknown }) | null)?.message;
-  return typeof message === 'string' ? `${text}  -- ${message}` : text;
+  return typeof message === 'string' ? `${text}  -- ${outsideText(message)}` : text;
 }
 
 /** The rules that decided the model's side of a step: as the lockstep runner recorded them, or worked out again from the state before it. Pure. */
@@ -113,7 +114,8 @@ function divergenceLines(d: Divergence, s: LockstepStep, result: LockstepResult)
   // An alias is found after the last step, by changing a snapshot: the step's own command agreed.
   const lines =
     d.kind === 'alias' ? ruleLines(RULES.filter((r) => r.id === 'snapshot-is-a-copy')) : modelReasons(result, s);
-  if (d.kind === 'impl_error' && s.modelReply === undefined) lines.push(`       impl:  ${d.error ?? 'error'}`);
+  if (d.kind === 'impl_error' && s.modelReply === undefined)
+    lines.push(`       impl:  ${outsideText(d.error ?? 'error')}`);
   if (d.reply !== undefined)
     lines.push(
       ...differenceLines('reply', d.reply, comparableReply(s.modelReply), comparableReply(s.implReply), 'reply'),
@@ -140,7 +142,7 @@ function renderStep(s: LockstepStep, diverging: boolean, result: LockstepResult,
   const d = diverging ? result.divergence : null;
   if (s.modelReply !== undefined) {
     lines.push(`       model: ${describeReply(s.modelReply)}`);
-    if (d?.kind === 'impl_error') lines.push(`       impl:  ${d.error ?? 'error'}`);
+    if (d?.kind === 'impl_error') lines.push(`       impl:  ${outsideText(d.error ?? 'error')}`);
     else if (d?.reply !== undefined) lines.push(`       impl:  ${describeReply(s.implReply)}`);
     else lines.push('       impl:  same');
   }
@@ -155,8 +157,10 @@ function renderStep(s: LockstepStep, diverging: boolean, result: LockstepResult,
 export function renderStory(result: LockstepResult, ctx: StoryContext = {}): string {
   const d = result.divergence;
   const lines: string[] = [];
-  if (d === null) lines.push(`${result.adapter} agrees with the model over ${result.steps.length} steps.`);
-  else if (d.step === 0) lines.push(`${result.adapter} could not be started: ${d.error ?? ''}`);
+  // The adapter's name quotes the command line or a module's path; errors quote the implementation.
+  const adapter = outsideText(result.adapter);
+  if (d === null) lines.push(`${adapter} agrees with the model over ${result.steps.length} steps.`);
+  else if (d.step === 0) lines.push(`${adapter} could not be started: ${outsideText(d.error ?? '')}`);
   else {
     const what =
       d.kind === 'impl_error'
@@ -164,7 +168,7 @@ export function renderStory(result: LockstepResult, ctx: StoryContext = {}): str
         : d.kind === 'alias'
           ? 'its snapshot is a live alias'
           : `${d.kind} differs`;
-    lines.push(`${result.adapter} disagrees with the model at step ${d.step} of ${result.steps.length} (${what}).`);
+    lines.push(`${adapter} disagrees with the model at step ${d.step} of ${result.steps.length} (${what}).`);
   }
   lines.push(`config: ${describeConfig(result.config)}`);
   lines.push('');

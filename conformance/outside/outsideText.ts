@@ -1,10 +1,14 @@
 /**
- * Text from outside (an implementation's name, its replies and stderr, an artifact's fields, a
- * coverage file's sources) made safe to print or write. The harness does not trust it: a name with
- * a newline could print a line of its own (`verdict: AGREE`), an ESC could clear the terminal or
- * recolour the verdict, a right-to-left override could reverse what follows, and a Markdown or
- * HTML character could change the report's structure. One set of rules, used wherever such text
- * is shown: control characters become visible escapes (`\n`, `\x1b`, `\u202e`), never what they do.
+ * Text from outside (an implementation's name, replies and stderr, an artifact's or a result
+ * file's fields, a story file, a coverage file's sources) made safe to print or write: the one
+ * door per medium. Whoever wrote it may want jobcheck to say AGREE or to run their command: a
+ * newline could print a line of its own (`verdict: AGREE`, `::error::` or `::add-mask::` for a
+ * GitHub runner), an ESC could clear the terminal, a right-to-left override reverse what follows,
+ * a Markdown, HTML, XML or EDN character change the document's structure. Every call site that
+ * puts such text into output calls the function of its medium here; none escapes for itself.
+ * Invariants: control characters become visible escapes (`\n`, `\x1b`, `\u202e`), never what they
+ * do; no line of a medium begins with text from outside, so no workflow command (`::` at a line's
+ * start, `##[` anywhere) comes from it; text with nothing to escape comes back unchanged.
  *
  * Deliberately free of imports: the error path of cli/main.ts and conformance/protocol/processError.ts
  * load it before anything else.
@@ -18,6 +22,12 @@ const ACTING = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-
 /** ACTING except the newline, for a block the harness lays out in lines itself. */
 const ACTING_BUT_NEWLINE =
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * What a GitHub runner reads as a workflow command in a line of log: `::` at the line's start
+ * (after white space), and the older `##[` anywhere in it. The `:` or `[` is shown as an escape.
+ */
+const COMMAND_START = /^(\s*):(?=:)/;
+const OLD_COMMAND = /##\[/g;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -29,25 +39,68 @@ function visible(ch: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-/**
- * Text from outside as one line that prints as itself: every control character, newline and
- * bidirectional mark replaced by a visible escape (`a\nverdict: AGREE`, `\x1b[2J`). Text with none
- * comes back unchanged (the same string). Pure.
- */
-export function outsideText(text: string): string {
-  ACTING.lastIndex = 0;
-  return ACTING.test(text) ? text.replace(ACTING, visible) : text;
+/** A line no runner reads as a workflow command: a leading `::` and every `##[` escaped. Pure. */
+function noCommand(line: string): string {
+  return line.replace(COMMAND_START, '$1\\x3a').replace(OLD_COMMAND, '##\\x5b');
 }
 
 /**
- * A block the harness wrote, which may quote text from outside, made safe for a terminal: its
- * newlines are kept (they are the block's own layout) and every other control character is
- * escaped as outsideText does. Text from outside should be passed through outsideText where it is
- * put into the block; this is the guard for whatever was missed. Pure.
+ * Text from outside as one line that prints as itself: every control character, newline and
+ * bidirectional mark replaced by a visible escape (`a\nverdict: AGREE`, `\x1b[2J`), and nothing a
+ * CI runner would take for a workflow command. Text with none comes back unchanged (the same
+ * string). Pure.
+ */
+export function outsideText(text: string): string {
+  ACTING.lastIndex = 0;
+  const line = ACTING.test(text) ? text.replace(ACTING, visible) : text;
+  return noCommand(line);
+}
+
+/**
+ * A block the harness wrote, which may quote text from outside, made safe for a terminal or a
+ * log: its newlines are kept (they are the block's own layout), every other control character is
+ * escaped as outsideText does, and no line is left that a CI runner would take for a workflow
+ * command. Text from outside must be passed through outsideText where it is put into the block
+ * (only that keeps it from starting a line); this is the guard for whatever was missed. Pure.
  */
 export function terminalBlock(text: string): string {
   ACTING_BUT_NEWLINE.lastIndex = 0;
-  return ACTING_BUT_NEWLINE.test(text) ? text.replace(ACTING_BUT_NEWLINE, visible) : text;
+  const block = ACTING_BUT_NEWLINE.test(text) ? text.replace(ACTING_BUT_NEWLINE, visible) : text;
+  return block.includes('::') || block.includes('##[') ? block.split('\n').map(noCommand).join('\n') : block;
+}
+
+/**
+ * Lines from outside (a story read from a result file, which kept its own newlines) quoted in a
+ * terminal block: each line escaped as outsideText does and put after `prefix`, so that every
+ * line still begins with what the harness wrote. Pure.
+ */
+export function quotedLines(text: string, prefix: string): string {
+  return text
+    .split('\n')
+    .map((line) => `${prefix}${outsideText(line)}`)
+    .join('\n');
+}
+
+/**
+ * A JSON value as JSON text (`JSON.stringify`, indented by `space`) that also prints as itself:
+ * every character JSON leaves raw but a terminal acts on (DEL, C1 controls, line separators,
+ * bidirectional marks) written as a `\uXXXX` escape, and so is the `[` of a `##[` (an old-style
+ * workflow command). It parses back to the same value. Pure.
+ */
+export function jsonText(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, null, space) ?? 'null';
+  // JSON.stringify escapes every C0 control inside strings: a newline left is the layout's own.
+  ACTING_BUT_NEWLINE.lastIndex = 0;
+  const shown = ACTING_BUT_NEWLINE.test(text)
+    ? text.replace(ACTING_BUT_NEWLINE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : text;
+  // `##[` can only be inside a string here: its `[` as an escape, so no runner reads a workflow command.
+  return shown.includes('##[') ? shown.replace(OLD_COMMAND, '##\\u005b') : shown;
+}
+
+/** A JSON value as the content of a `<script>` element: jsonText with every `<` escaped, so nothing in it can end the element. Pure. */
+export function scriptJson(value: unknown): string {
+  return jsonText(value).replace(/</g, '\\u003c');
 }
 
 /**
@@ -73,6 +126,18 @@ export function markdownCode(text: string): string {
   return `${fence}${pad}${line}${pad}${fence}`;
 }
 
+/**
+ * A block of text as a fenced Markdown code block (```` ```text ````): its lines kept, escaped
+ * as terminalBlock does, inside a fence longer than any run of backticks in it, so that no line
+ * of it can end the block. Pure.
+ */
+export function markdownBlock(text: string): string {
+  const body = terminalBlock(text);
+  const longest = Math.max(2, ...(body.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}text\n${body}\n${fence}`;
+}
+
 /** Text from outside as HTML text or a double- or single-quoted attribute value: one line (outsideText), `& < > " '` as entities. Pure. */
 export function htmlText(text: string): string {
   return outsideText(text)
@@ -81,4 +146,71 @@ export function htmlText(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&#39;');
+}
+
+/** A block of text as the content of a `<pre>`: its newlines kept (terminalBlock), each line as htmlText. Pure. */
+export function htmlBlock(text: string): string {
+  return terminalBlock(text)
+    .split('\n')
+    .map((line) => htmlText(line))
+    .join('\n');
+}
+
+/** What XML 1.0 cannot hold even as a reference, once controls are escaped: unpaired surrogates and U+FFFE, U+FFFF. */
+const NOT_XML = /[\uD800-\uDFFF\uFFFE\uFFFF]/gu;
+
+const xmlEntities = (text: string): string =>
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+
+/**
+ * Text from outside as XML character data or a quoted attribute value: one line (outsideText:
+ * no control character, which XML 1.0 cannot hold anyway), the five specials as entities, and what
+ * XML cannot hold at all (an unpaired surrogate, U+FFFE, U+FFFF) dropped. Pure.
+ */
+export function xmlText(text: string): string {
+  return xmlEntities(outsideText(text).replace(NOT_XML, ''));
+}
+
+/** A block of text as XML character data: its newlines kept (terminalBlock), the rest as xmlText. Pure. */
+export function xmlBlock(text: string): string {
+  return xmlEntities(terminalBlock(text).replace(NOT_XML, ''));
+}
+
+/**
+ * A string as an EDN string literal that Clojure's reader reads back as the same string: `\\`,
+ * `"` and the named controls escaped, every other acting character as `\uXXXX`. Pure.
+ */
+export function ednString(text: string): string {
+  let out = '"';
+  for (const c of text) {
+    if (c === '\\') out += '\\\\';
+    else if (c === '"') out += '\\"';
+    else if (c === '\n') out += '\\n';
+    else if (c === '\t') out += '\\t';
+    else if (c === '\r') out += '\\r';
+    else {
+      ACTING.lastIndex = 0;
+      out += ACTING.test(c) ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c;
+    }
+  }
+  return `${out}"`;
+}
+
+/**
+ * Text as the message of a GitHub workflow command (`::error file=...::message`): `%`, CR and LF
+ * as GitHub's runner unescapes them (`%25`, `%0D`, `%0A`), so the command stays one line. Text
+ * from outside goes through outsideText first; the newlines left are the harness's own. Pure.
+ */
+export function workflowData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** Text as a property of a GitHub workflow command (`file=`, `title=`): outsideText, then workflowData, and `:` and `,` as `%3A`, `%2C`. Pure. */
+export function workflowProperty(text: string): string {
+  return workflowData(outsideText(text)).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }

@@ -5,6 +5,7 @@
  */
 import { ruleOf } from '../../contract/rules.ts';
 import type { ConcurrentSection, Profile, RaceSection, RuleResult, StaleAckSection } from './result.ts';
+import { markdownBlock, markdownCode, markdownText, outsideText, terminalBlock } from '../outside/outsideText.ts';
 
 /** `, departed 2 times of 3` for a replayed departure, nothing for one that was not replayed. Pure. */
 const replayed = (r: RuleResult): string =>
@@ -57,11 +58,11 @@ export function describeConcurrentVerdict(c: ConcurrentSection): string {
     case 'flaky':
       return `flaky: a history no order of the model explains did not fail often enough again to count (${done}${replays}); neither a departure nor a pass`;
     case 'unknown':
-      return `unknown (${done}): ${c.reason ?? 'nothing is known'}`;
+      return `unknown (${done}): ${outsideText(c.reason ?? 'nothing is known')}`;
     case 'budget_exhausted':
       return `budget exhausted after ${done}: the time limit stopped the campaign, so nothing is known (not a pass)`;
     case 'not_run':
-      return `not run: ${c.reason ?? 'no concurrent factory'}`;
+      return `not run: ${outsideText(c.reason ?? 'no concurrent factory')}`;
   }
 }
 
@@ -70,7 +71,7 @@ function concurrentLines(c: ConcurrentSection, markdown: boolean): string[] {
   const lines: string[] = [];
   lines.push(markdown ? '## Competing workers' : 'Competing workers:', '');
   lines.push(
-    `${markdown ? '**Verdict**: ' : '  '}${describeConcurrentVerdict(c)}${c.adapter === undefined ? '' : ` (adapter ${markdown ? `\`${c.adapter}\`` : c.adapter}, seed ${c.seed})`}.`,
+    `${markdown ? '**Verdict**: ' : '  '}${describeConcurrentVerdict(c)}${c.adapter === undefined ? '' : ` (adapter ${markdown ? markdownCode(c.adapter) : outsideText(c.adapter)}, seed ${c.seed})`}.`,
   );
   if (c.avoided.length > 0) {
     lines.push('', markdown ? 'What the scenarios avoided, rule by rule declared unsupported:' : '  Avoided:', '');
@@ -78,8 +79,7 @@ function concurrentLines(c: ConcurrentSection, markdown: boolean): string[] {
   }
   if (c.story !== undefined) {
     lines.push('');
-    if (markdown) lines.push('```text', c.story, '```');
-    else lines.push(c.story);
+    lines.push(markdown ? markdownBlock(c.story) : c.story);
   }
   if (c.replay !== undefined) lines.push('', markdown ? `Replay: \`${c.replay}\`` : `  replay: ${c.replay}`);
   if (c.staleAck !== undefined) lines.push('', ...staleAckLines(c.staleAck, markdown));
@@ -98,7 +98,7 @@ export function describeStaleAckVerdict(a: StaleAckSection): string {
     case 'flaky':
       return `flaky: the story did not depart often enough again to count (${replays.slice(2)}); neither a departure nor a pass`;
     case 'unknown':
-      return `unknown: ${a.reason ?? 'nothing is known'}`;
+      return `unknown: ${outsideText(a.reason ?? 'nothing is known')}`;
     case 'budget_exhausted':
       return 'budget exhausted: the time limit stopped it, so nothing is known (not a pass)';
   }
@@ -117,8 +117,7 @@ function staleAckLines(a: StaleAckSection, markdown: boolean): string[] {
   ];
   if (a.story !== undefined) {
     lines.push('');
-    if (markdown) lines.push('```text', a.story, '```');
-    else lines.push(a.story);
+    lines.push(markdown ? markdownBlock(a.story) : a.story);
   }
   if (a.replay !== undefined) lines.push('', markdown ? `Replay: \`${a.replay}\`` : `  replay: ${a.replay}`);
   return lines;
@@ -140,7 +139,7 @@ export function describeRaceVerdict(r: RaceSection): string {
     case 'flaky':
       return `flaky: a race did not depart often enough again to count (${done}${replays}); neither a race nor a pass`;
     case 'unknown':
-      return `unknown (${done}): ${r.reason ?? 'nothing is known'}`;
+      return `unknown (${done}): ${outsideText(r.reason ?? 'nothing is known')}`;
     case 'budget_exhausted':
       return `budget exhausted after ${done}: the time limit stopped the search, so nothing is known (not a pass)`;
   }
@@ -159,8 +158,7 @@ function raceLines(r: RaceSection, markdown: boolean): string[] {
   ];
   if (r.story !== undefined) {
     lines.push('');
-    if (markdown) lines.push('```text', r.story, '```');
-    else lines.push(r.story);
+    lines.push(markdown ? markdownBlock(r.story) : r.story);
   }
   if (r.replay !== undefined) lines.push('', markdown ? `Replay: \`${r.replay}\`` : `  replay: ${r.replay}`);
   return lines;
@@ -180,7 +178,7 @@ export function renderProfileMarkdown(
   const lines: string[] = [];
   lines.push(`# ${options.title ?? `${p.queue} ${p.version}`}`, '');
   lines.push(
-    `Profile of \`${p.adapter}\` against the contract, rule by rule (format \`${p.format}\`, ${describeClock(p)}): seed ${p.seed}, ${p.runs} targeted runs per rule of at most ${p.maxCommands} commands, plus the fixture stories. Verdict: **${p.verdict}**.${p.clock.kind === 'wall' ? ` ${REPLAY_SENTENCE}` : ''}`,
+    `Profile of ${markdownCode(p.adapter)} against the contract, rule by rule (format \`${p.format}\`, ${describeClock(p)}): seed ${p.seed}, ${p.runs} targeted runs per rule of at most ${p.maxCommands} commands, plus the fixture stories. Verdict: **${p.verdict}**.${p.clock.kind === 'wall' ? ` ${REPLAY_SENTENCE}` : ''}`,
     '',
   );
   // The tolerance column is there only when the adapter declares tolerances (a queue on its own clock).
@@ -216,11 +214,11 @@ export function renderProfileMarkdown(
         ? `the fixture \`${d.fixture}\``
         : `the targeted campaign of \`${d.campaign}\` (seed ${d.seed}, path \`${d.path}\`), shrunk from ${d.unshrunkSteps} to ${d.steps} steps`;
     lines.push(
-      `Found by ${where}. First difference at step ${d.divergence.step}: \`${d.divergence.field}\`, model ${d.divergence.model}, implementation ${d.divergence.impl}.${r.replays === undefined ? '' : ` Replayed ${r.replays.runs} times on fresh instances: departed ${r.replays.departed} time${r.replays.departed === 1 ? '' : 's'} of ${r.replays.runs}${r.status === 'flaky' ? ', too few to count' : r.status === 'budget_exhausted' ? ' before the time limit stopped the rest, too few to decide' : ''}.`}`,
+      `Found by ${where}. First difference at step ${d.divergence.step}: ${markdownCode(d.divergence.field)}, model ${markdownText(d.divergence.model)}, implementation ${markdownText(d.divergence.impl)}.${r.replays === undefined ? '' : ` Replayed ${r.replays.runs} times on fresh instances: departed ${r.replays.departed} time${r.replays.departed === 1 ? '' : 's'} of ${r.replays.runs}${r.status === 'flaky' ? ', too few to count' : r.status === 'budget_exhausted' ? ' before the time limit stopped the rest, too few to decide' : ''}.`}`,
     );
     if (r.tolerance !== undefined) lines.push('', `Tolerance: ${r.tolerance}`);
     if (r.upstream !== undefined) lines.push('', `Upstream: ${r.upstream.url}: ${r.upstream.says}`);
-    lines.push('', '```text', d.story, '```', '', `Replay: \`${d.replay}\``);
+    lines.push('', markdownBlock(d.story), '', `Replay: ${markdownCode(d.replay)}`);
   }
   if (p.unattributed.length > 0) {
     lines.push('', '## Divergences no rule decides', '');
@@ -229,19 +227,22 @@ export function renderProfileMarkdown(
         `Found by ${u.source === 'fixture' ? `the fixture \`${u.fixture}\`` : `the campaign of \`${u.campaign}\` (seed ${u.seed}, path \`${u.path}\`)`}:`,
         '',
       );
-      lines.push('```text', u.story, '```', '');
+      lines.push(markdownBlock(u.story), '');
     }
   }
   if (p.concurrent !== undefined) lines.push('', ...concurrentLines(p.concurrent, true));
   return `${lines.join('\n')}\n`;
 }
 
-/** The short text `jobcheck profile` prints: one line per rule, then each departure's story. Pure. */
+/**
+ * The short text `jobcheck profile` prints: one line per rule, then each departure's story, safe
+ * for a terminal (terminalBlock: the stories quote the implementation). Pure.
+ */
 export function renderProfileText(p: Profile): string {
   const width = Math.max(...p.rules.map((r) => r.rule.length));
   const lines = [
     // A logical clock is the usual case and goes unsaid; a wall clock changes how departures count.
-    `${p.adapter} (${p.queue} ${p.version}): ${p.verdict}, seed ${p.seed}, ${p.runs} runs per rule${p.clock.kind === 'wall' ? `, ${describeClock(p)}` : ''}`,
+    `${outsideText(p.adapter)} (${p.queue} ${p.version}): ${p.verdict}, seed ${p.seed}, ${p.runs} runs per rule${p.clock.kind === 'wall' ? `, ${describeClock(p)}` : ''}`,
     '',
   ];
   for (const r of p.rules)
@@ -256,5 +257,5 @@ export function renderProfileText(p: Profile): string {
   }
   for (const u of p.unattributed) lines.push('', 'a divergence no rule decides:', u.story);
   if (p.concurrent !== undefined) lines.push('', ...concurrentLines(p.concurrent, false));
-  return `${lines.join('\n')}\n`;
+  return terminalBlock(`${lines.join('\n')}\n`);
 }

@@ -17,6 +17,7 @@
  * where scanning every line would add 110-180%.
  */
 import { clipText } from '../../contract/index.ts';
+import { outsideText } from '../outside/outsideText.ts';
 
 /** A key found twice: the key, decoded, and the path of the object that holds it (`` for the top level). */
 export interface DuplicateKey {
@@ -166,6 +167,6 @@ function pathOf(names: readonly string[], depth: number): string {
 
 /** The sentence a protocol error gives for a duplicate key (after "the reply is"). Pure. */
 export function describeDuplicateKey(found: DuplicateKey): string {
-  const where = found.path === '' ? 'the top-level object' : `the object at ${clipText(found.path, 80)}`;
+  const where = found.path === '' ? 'the top-level object' : `the object at ${outsideText(clipText(found.path, 80))}`;
   return `ambiguous: the key ${clipText(JSON.stringify(found.key), 80)} appears twice in ${where} (JSON readers disagree on which value counts)`;
 }

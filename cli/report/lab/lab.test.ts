@@ -8,7 +8,7 @@ import { traceStory } from '../../demo/trace.ts';
 import { initialState, toSnapshot } from '../../../model/step.ts';
 import { finalMismatches, playStoryStep } from './labStep.ts';
 import type { LabStoryStep } from './labStep.ts';
-import { scriptJson } from './labSection.ts';
+import { scriptJson } from '../../../conformance/outside/outsideText.ts';
 
 /** The UsageError readLabFlags throws for `argv`, or undefined when it throws none. */
 function usageError(argv: string[]): UsageError | undefined {

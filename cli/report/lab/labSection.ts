@@ -12,6 +12,7 @@
  * follows, orange a transition just taken, green a right field, red a wrong one; every colour also
  * has a mark (✓, ✗, a thicker line) for readers who do not see it.
  */
+import { htmlText, scriptJson } from '../../../conformance/outside/outsideText.ts';
 import type { PageSection } from '../section.ts';
 import { LAB_SCRIPT } from './labScript.ts';
 
@@ -37,17 +38,6 @@ export interface LabSectionInput {
   readonly contractUrl: string;
   /** What the link is, for its title (`docs/contract.md of jobcheck 0.1.0`). */
   readonly contractLabel?: string;
-}
-
-const esc = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/** JSON that is safe inside a `<script>` element. Pure. */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
 }
 
 const CSS = `
@@ -140,7 +130,7 @@ export function labSection(input: LabSectionInput): PageSection {
   const options = input.stories
     .map(
       (s) =>
-        `<option value="${esc(s.name)}"${s.name === initial ? ' selected' : ''}>${esc(s.name)}: ${esc(s.title)}</option>`,
+        `<option value="${htmlText(s.name)}"${s.name === initial ? ' selected' : ''}>${htmlText(s.name)}: ${htmlText(s.title)}</option>`,
     )
     .join('');
   const html = `<main id="lab">

@@ -8,7 +8,7 @@
  * (and the pure tests read).
  */
 import type { ModelStateView } from '../../../conformance/concurrent/closestOrder.ts';
-import { htmlText } from '../../../conformance/outside/outsideText.ts';
+import { htmlBlock, htmlText, jsonText } from '../../../conformance/outside/outsideText.ts';
 import { shortReply } from '../../../conformance/concurrent/story.ts';
 import type { RaceRequest, RaceView } from './raceView.ts';
 
@@ -114,11 +114,7 @@ function placeSentence(r: RaceRequest, view: RaceView): string {
 }
 
 /** A JSON value as lines of escaped HTML text. */
-const jsonBlock = (value: unknown): string =>
-  (JSON.stringify(value, null, 2) ?? 'undefined')
-    .split('\n')
-    .map((line) => htmlText(line))
-    .join('\n');
+const jsonBlock = (value: unknown): string => (value === undefined ? 'undefined' : htmlBlock(jsonText(value, 2)));
 
 /** The details panel of one request, hidden unless `shown`. Pure. */
 export function detailHtml(r: RaceRequest, view: RaceView, shown: boolean): string {

@@ -17,7 +17,7 @@
  * request is a button, so the keyboard reaches it without extra work.
  */
 import type { RaceFailure } from '../../../conformance/check/failure.ts';
-import { htmlText } from '../../../conformance/outside/outsideText.ts';
+import { htmlText, scriptJson } from '../../../conformance/outside/outsideText.ts';
 import { describeConfig } from '../../../conformance/lockstep/story.ts';
 import { shortReply } from '../../../conformance/concurrent/story.ts';
 import type { PageSection } from '../section.ts';
@@ -195,7 +195,7 @@ export function raceSection(failure: RaceFailure): PageSection {
       ? 'Competing workers: the implementation failed'
       : 'Competing workers: no order explains the replies';
   const details = view.requests.map((r) => detailHtml(r, view, r.id === view.initial)).join('\n');
-  const data = JSON.stringify({ initial: view.initial, ids: view.requests.map((r) => r.id) }).replace(/</g, '\\u003c');
+  const data = scriptJson({ initial: view.initial, ids: view.requests.map((r) => r.id) });
   const html = `<section id="${RACE_ID}" aria-labelledby="race-title">
 <h2 id="race-title">${htmlText(title)}</h2>
 <p class="rwhat">${htmlText(raceSentence(failure))}</p>

@@ -13,6 +13,7 @@
 import type { DivergenceFailure, FixtureFailure } from '../../../conformance/check/failure.ts';
 import type { Difference } from '../../../conformance/lockstep/compare.ts';
 import { describeConfig } from '../../../conformance/lockstep/story.ts';
+import { htmlText, scriptJson } from '../../../conformance/outside/outsideText.ts';
 import { emptyCoverage } from '../../../conformance/coverage/coverage.ts';
 import { lifecycleSvg } from '../../../conformance/coverage/lifecycleDiagram.ts';
 import type { ExtraEdge } from '../../../conformance/coverage/lifecycleDiagram.ts';
@@ -29,12 +30,9 @@ import { IMPL_RED, LIT_FILL, MODEL_GREEN, storyStyles } from './storyStyles.ts';
 /** The section's id in the page. */
 export const STORY_ID = 'story';
 
-const esc = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /** A rule's sentence as HTML: its `**bold**` and `` `code` `` marks kept, everything else escaped. Pure. */
 export function ruleSentenceHtml(sentence: string): string {
-  return esc(sentence)
+  return htmlText(sentence)
     .replace(/`([^`]+)`/g, '<code>$1</code>')
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
 }
@@ -46,11 +44,11 @@ function fieldsHtml(reply: unknown, step: StoryStep, side: 'model' | 'impl'): st
   const items = replyFields(reply, step.replyDifferences, side)
     .map(
       (f) =>
-        `<li${f.differs ? ` class="differs${f.absent === true ? ' absent' : ''}" data-field="${esc(f.path)}"` : ''}>${f.path === '' ? '' : `<span class="k">${esc(f.path)}</span> `}<span class="v">${esc(f.value)}</span></li>`,
+        `<li${f.differs ? ` class="differs${f.absent === true ? ' absent' : ''}" data-field="${htmlText(f.path)}"` : ''}>${f.path === '' ? '' : `<span class="k">${htmlText(f.path)}</span> `}<span class="v">${htmlText(f.value)}</span></li>`,
     )
     .join('');
   const message = replyMessage(reply);
-  return `<ul class="fields">${items}</ul>${message === undefined ? '' : `<div class="msg">${esc(message)}</div>`}`;
+  return `<ul class="fields">${items}</ul>${message === undefined ? '' : `<div class="msg">${htmlText(message)}</div>`}`;
 }
 
 function implCell(step: StoryStep, data: StoryData): string {
@@ -60,7 +58,7 @@ function implCell(step: StoryStep, data: StoryData): string {
     case 'differs':
       return fieldsHtml(step.implReply, step, 'impl');
     case 'error':
-      return `<span class="error">failed: ${esc(data.verdict.error ?? 'an error')}</span>`;
+      return `<span class="error">failed: ${htmlText(data.verdict.error ?? 'an error')}</span>`;
     case 'as-expected':
       return '<span class="unknown">as the fixture expects</span>';
     case 'none':
@@ -70,7 +68,7 @@ function implCell(step: StoryStep, data: StoryData): string {
 
 function commandHtml(command: string): string {
   const [verb = '', ...rest] = command.split(' ');
-  return `<span class="cmd"><span class="verb">${esc(verb)}</span>${rest.length === 0 ? '' : ` ${esc(rest.join(' '))}`}</span>`;
+  return `<span class="cmd"><span class="verb">${htmlText(verb)}</span>${rest.length === 0 ? '' : ` ${htmlText(rest.join(' '))}`}</span>`;
 }
 
 function snapshotRow(data: StoryData): string {
@@ -80,7 +78,7 @@ function snapshotRow(data: StoryData): string {
   const rows = v.snapshotDifferences
     .map(
       (d: Difference) =>
-        `<tr><td class="mono">${esc(d.path === '' ? '(value)' : d.path)}</td><td class="model mono">${esc(compactValue(d.model))}</td><td class="impl mono">${esc(compactValue(d.impl))}</td></tr>`,
+        `<tr><td class="mono">${htmlText(d.path === '' ? '(value)' : d.path)}</td><td class="model mono">${htmlText(compactValue(d.model))}</td><td class="impl mono">${htmlText(compactValue(d.impl))}</td></tr>`,
     )
     .join('');
   const more = v.snapshotTotal - v.snapshotDifferences.length;
@@ -90,7 +88,7 @@ function snapshotRow(data: StoryData): string {
 /** The cells of a step's row: number, command, both replies, the rules that decided the model's. */
 function stepCells(step: StoryStep, data: StoryData): string {
   const rules = step.rules
-    .map((id) => `<a class="rule" href="#${ruleAnchor(id)}" title="rule ${esc(id)}">${esc(id)}</a>`)
+    .map((id) => `<a class="rule" href="#${ruleAnchor(id)}" title="rule ${htmlText(id)}">${htmlText(id)}</a>`)
     .join('');
   const model =
     step.modelReply === undefined ? '<span class="unknown">—</span>' : fieldsHtml(step.modelReply, step, 'model');
@@ -113,14 +111,14 @@ function diffHtml(data: StoryData): string {
 }
 
 function rulesHtml(rules: readonly Rule[], contract: ShippedContract | undefined): string {
-  const of = contract === undefined ? 'docs/contract.md' : `docs/contract.md of jobcheck ${esc(contract.version)}`;
+  const of = contract === undefined ? 'docs/contract.md' : `docs/contract.md of jobcheck ${htmlText(contract.version)}`;
   const items = rules
     .map((r) => {
-      const id = `[${esc(r.id)}]`;
+      const id = `[${htmlText(r.id)}]`;
       const link =
         contract === undefined
           ? `<span class="rule-id">${id}</span>`
-          : `<a class="rule-id" href="${esc(contract.url)}#rule-${esc(r.id)}" title="the rule in the contract shipped with jobcheck ${esc(contract.version)}">${id}</a>`;
+          : `<a class="rule-id" href="${htmlText(contract.url)}#rule-${htmlText(r.id)}" title="the rule in the contract shipped with jobcheck ${htmlText(contract.version)}">${id}</a>`;
       return `<li id="${ruleAnchor(r.id)}">${link} ${ruleSentenceHtml(r.sentence)}<span class="where">${ruleSentenceHtml(r.title)} · ${of}, ${ruleSentenceHtml(r.section)}</span></li>`;
     })
     .join('');
@@ -150,7 +148,7 @@ export function storyJson(data: StoryData): string {
     })),
     verdict: { step: data.verdict.step, implJobs: data.verdict.implJobs, implied: data.verdict.implied },
   };
-  return JSON.stringify(value).replace(/</g, '\\u003c');
+  return scriptJson(value);
 }
 
 /** The extra edges the diagram needs: one per distinct move the implementation implies (from a known state). Pure. */
@@ -169,8 +167,8 @@ export function storyHtml(data: StoryData, svg: string, contract?: ShippedContra
   const cited = RULES.filter((r) => data.steps.some((s) => s.rules.includes(r.id)));
   const v = data.verdict;
   const head = `<section id="${STORY_ID}" class="story" aria-labelledby="${STORY_ID}-headline">
-<h2 class="story-headline" id="${STORY_ID}-headline"><span class="badge">diverges</span>${esc(v.headline)}</h2>
-<p class="story-sub">${esc(data.subject)} · ${data.steps.length} step${data.steps.length === 1 ? '' : 's'} · <span class="mono">${esc(describeConfig(data.config))}</span>${data.intro === undefined ? '' : `<br>${esc(data.intro)}`}</p>`;
+<h2 class="story-headline" id="${STORY_ID}-headline"><span class="badge">diverges</span>${htmlText(v.headline)}</h2>
+<p class="story-sub">${htmlText(data.subject)} · ${data.steps.length} step${data.steps.length === 1 ? '' : 's'} · <span class="mono">${htmlText(describeConfig(data.config))}</span>${data.intro === undefined ? '' : `<br>${htmlText(data.intro)}`}</p>`;
   // Nothing ran (the implementation could not be started): the headline is the whole story.
   if (data.steps.length === 0) return `${head}\n</section>`;
   return `${head}

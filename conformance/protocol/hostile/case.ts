@@ -65,4 +65,10 @@ export interface HostileCase {
   /** Expected outcome: the verdict, and a pattern the output must show. */
   readonly outcome: string;
   readonly pattern: RegExp;
+  /**
+   * Reads back what the run wrote (its output, the files of `{tmp}`, other commands run on them)
+   * before the folder is removed, and returns what is wrong with it: none when all is as it
+   * should be. Runs after the harness exited; what it starts, it ends itself.
+   */
+  readonly readBack?: (tmp: string, output: { readonly stdout: string; readonly stderr: string }) => readonly string[];
 }

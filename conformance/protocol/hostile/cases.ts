@@ -15,6 +15,7 @@ import type { HostileCase } from './case.ts';
 import { CONCURRENT_CASES } from './surface/concurrent.ts';
 import { DESTINATION_CASES } from './surface/destinations.ts';
 import { FILE_CASES } from './surface/files.ts';
+import { INJECTION_CASES } from './surface/injection.ts';
 import { MODULE_CASES } from './surface/modules.ts';
 import { READ_CASES } from './surface/reads.ts';
 import { REPRODUCE_CASES } from './surface/reproduce.ts';
@@ -227,6 +228,7 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...READ_CASES,
   ...RESULT_CASES,
   ...SERVE_CASES,
+  ...INJECTION_CASES,
 ];
 
 /** What one run of a case measured. */
@@ -242,6 +244,8 @@ export interface HostileRun {
   readonly left: number;
   /** What the case's `inspect` read in the run's folder after the harness exited ('' without one). */
   readonly inspected: string;
+  /** What the case's readBack found wrong in what the run wrote (empty without one). */
+  readonly problems: readonly string[];
 }
 
 /** The suite's bound on a run's wall time: the 8 s time limit, the grace periods, and a loaded machine. */
@@ -254,7 +258,10 @@ export const MEMORY_BOUND_KIB = 320 * 1024;
  */
 const MEMORY_KILL_KIB = 1024 * 1024;
 
-/** Whether a run met its case: the exit, the outcome's pattern, nothing left, within its time and memory bounds. Pure. */
+/**
+ * Whether a run met its case: the exit, the outcome's pattern, nothing left, within its time and
+ * memory bounds, and nothing wrong in what it wrote (readBack). Pure.
+ */
 export function asExpected(c: HostileCase, r: HostileRun): boolean {
   return (
     r.exit === c.exit &&
@@ -262,7 +269,8 @@ export function asExpected(c: HostileCase, r: HostileRun): boolean {
     c.pattern.test(`${r.stdout}\n${r.stderr}\n${r.inspected}`) &&
     r.left === 0 &&
     r.wallMs < (c.withinMs ?? WALL_BOUND_MS) &&
-    r.peakKiB < (c.peakBoundMiB === undefined ? MEMORY_BOUND_KIB : c.peakBoundMiB * 1024)
+    r.peakKiB < (c.peakBoundMiB === undefined ? MEMORY_BOUND_KIB : c.peakBoundMiB * 1024) &&
+    r.problems.length === 0
   );
 }
 
@@ -410,6 +418,12 @@ export async function runHostileCase(
     }
   }
   const inspected = c.inspect?.(report) ?? '';
+  let problems: readonly string[] = [];
+  try {
+    problems = c.readBack?.(report, { stdout, stderr }) ?? [];
+  } catch (error) {
+    problems = [`readBack failed: ${(error as Error).message}`];
+  }
   rmSync(report, { recursive: true, force: true });
-  return { exit, signal, stdout, stderr, wallMs, peakKiB, left: survivors.length, inspected };
+  return { exit, signal, stdout, stderr, wallMs, peakKiB, left: survivors.length, inspected, problems };
 }

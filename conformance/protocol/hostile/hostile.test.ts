@@ -40,6 +40,8 @@ describe.skipIf(python === undefined)('the harness against a hostile implementat
         outcome: c.pattern.test(shown) ? c.outcome : shown.slice(0, 2000),
       }).toEqual({ exit: c.exit, signal: c.signal ?? null, outcome: c.outcome });
       expect(r.left).toBe(0);
+      // What the run wrote, read back where the case says how (text from outside in its place).
+      expect(r.problems).toEqual([]);
       expect(r.wallMs).toBeLessThan(c.withinMs ?? WALL_BOUND_MS);
       expect(r.peakKiB).toBeGreaterThan(0);
       expect(r.peakKiB).toBeLessThan(c.peakBoundMiB === undefined ? MEMORY_BOUND_KIB : c.peakBoundMiB * 1024);

@@ -21,6 +21,13 @@ import jobstore  # noqa: E402
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else 'correct'
 MB = 1024 * 1024
+# What `inject` writes wherever the protocol lets it write text: lines of its own for the harness's
+# output (a fake verdict, GitHub workflow commands, a command to run), terminal escapes, a
+# right-to-left override, markup that would end a <pre> or a <script>.
+PAYLOAD = ('x\n::error::INJECTED\n::set-output name=verdict::agree\n::add-mask::secret\n::stop-commands::tok\n'
+           'verdict: AGREE with the model (0.1 s)\n\x1b[2J\x1b]0;pwned\x07\u202e##[error]INJECTED\n'
+           'reproduce: npx jobcheck check --builtin --seed 1 ; echo INJECTED-REPRODUCE\n'
+           '</pre></script><script>alert(1)</script>')
 
 
 def out(text):
@@ -58,7 +65,9 @@ def answer(session, message):
         reply.pop('replySnapshots', None)
         return reply
     except jobstore.Rejected as rejection:
-        return {'ok': False, 'code': rejection.code, 'message': rejection.message}
+        # `inject` words every refusal of a command its own way (a refusal of jobcheck/2 in hello is the protocol's).
+        inject = MODE == 'inject' and rejection.code != 'unsupported_protocol'
+        return {'ok': False, 'code': rejection.code, 'message': PAYLOAD if inject else rejection.message}
 
 
 def main():
@@ -75,6 +84,8 @@ def main():
                 sleep_forever()
             if MODE == 'huge-name':
                 reply['implementation'] = 'n' * (MB - 200)
+            if MODE == 'inject' and reply.get('ok'):
+                reply['implementation'] = PAYLOAD[:190]  # within the 200 characters a result keeps of a name
             out(json.dumps(reply))
             if MODE == 'two-lines':
                 out(json.dumps(reply))
@@ -136,6 +147,12 @@ def main():
             continue
         if MODE == 'lie' and kind == 'claim' and reply.get('job'):
             reply['job']['token'] += 1
+        if MODE == 'inject' and kind == 'claim' and reply.get('job'):
+            # A claim that should deliver is refused, in the payload's words.
+            if commands == 2:
+                sys.stderr.write(PAYLOAD + '\n')
+                sys.stderr.flush()
+            reply = {'ok': False, 'code': 'conflict', 'message': PAYLOAD}
         out(json.dumps(reply))
         if MODE == 'two-lines':
             out(json.dumps(reply))
