@@ -32,7 +32,7 @@ Commands:
 
 Run "jobcheck <command> --help" for the options of a command, "jobcheck --version" for the
 version. Documentation: docs/cli.md and, for implementations in other languages, docs/protocol.md,
-shipped in the package (node_modules/jobcheck/docs/) and at https://github.com/jobcheck/jobcheck#readme.
+shipped with this version of the package (node_modules/jobcheck/docs/, or docs/ in a clone).
 `;
 
 /** The version of the package (package.json), as `jobcheck --version` prints it and each run records it. */
