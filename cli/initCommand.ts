@@ -99,6 +99,7 @@ export const INIT_KITS = {
       'python/broken/race_lane_order.py',
       'python/broken/race_stale_ack.py',
       'python/broken/restart_resets_tokens.py',
+      'python/broken/restore_half_applied.py',
       'sessions/lost-ack.jsonl',
     ],
     next: (dir) =>

@@ -260,7 +260,7 @@ describe('the restore phase', () => {
     );
     expect(r.verdict).toBe('diverge');
     expect(r.outcomes.filter((o) => !o.ok)).toHaveLength(1);
-    expect(r.outcomes[1]?.seen).toEqual({ answer: 'failed', error: 'Error: connection lost' });
+    expect(r.outcomes[1]?.seen).toEqual({ answer: 'failed', error: 'connection lost' });
     expect(r.outcomes.length).toBe(invalidSnapshots().length);
   });
 });

@@ -9,7 +9,7 @@
  * Tests that need the browser wrap themselves in describeWithChromium (needsChromium.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,8 +56,19 @@ export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function chromiumMissing(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const path = chromiumPath(env);
-  if (existsSync(path)) return undefined;
+  if (isExecutableFile(path)) return undefined;
   return `no Chromium at ${path}: ${INSTALL_HINT}`;
+}
+
+/** Whether `path` is a regular file this process may run (a device or folder in its place is no browser). */
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a missing browser must fail the run (in CI, `CI` set) rather than skip the tests that need it. */
@@ -86,7 +97,7 @@ export async function withChromiumPage<T>(
   work: (page: Page) => Promise<T>,
 ): Promise<PageSession<T>> {
   const executablePath = chromiumPath();
-  if (!existsSync(executablePath))
+  if (!isExecutableFile(executablePath))
     throw new ChromiumUnavailableError(`Chromium not found at ${executablePath}: ${INSTALL_HINT}`);
   const timeoutMs = options.timeoutMs ?? 60_000;
   const profile = await mkdtemp(join(tmpdir(), 'jobcheck-chromium-'));
