@@ -70,7 +70,9 @@ describe.skipIf(missing !== undefined)(
       const result = await runConcurrentCampaign({ factory, workers: 4, numRuns: 3, maxRounds: 3, seed: 1 });
       // The plain model knows none of BullMQ's declarations, so any verdict will do; an
       // implementation error (a crash, a hang, a missing snapshot) will not.
-      expect(['passed', 'failed', 'unknown']).toContain(result.verdict);
+      // Three short runs on a wall clock may hold no two requests in flight together (seed 3 on NATS: 13
+      // requests, none overlapping): not_exercised is then the honest verdict, never a pass.
+      expect(['passed', 'failed', 'unknown', 'not_exercised']).toContain(result.verdict);
       expect(result.failure?.kind ?? 'none').not.toBe('impl_error');
       expect(made.length).toBeGreaterThan(0);
       expect(made.filter((m) => !m.closed)).toEqual([]);
