@@ -34,7 +34,11 @@ export const mergeResultSchema = z
           file: z.string(),
           verdict,
           stoppedByTimeLimit: z.boolean(),
-          notAPass: z.string().nullable().describe('why the part is incomplete when the time limit is not the reason'),
+          notAPass: z
+            .string()
+            .nullable()
+            .optional()
+            .describe('why the part is incomplete when the time limit is not the reason (absent from older files)'),
         }),
       )
       .max(MAX_MERGE_PARTS),

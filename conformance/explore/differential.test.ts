@@ -17,6 +17,13 @@ import type { ProcessAdapterFactory } from '../protocol/index.ts';
 import { CHECK_EXPLORATION, DEFAULT_EXPLORATION, explore, runExploration } from './index.ts';
 import type { ExplorePart, ExploreResult } from './index.ts';
 
+/**
+ * Variants whose only bug is what they do with a snapshot no store could have written. Exploration
+ * restores only snapshots the model's own runs wrote, so it cannot reach them: the restore phase
+ * (conformance/restore/) does, and the test below holds that exploration finds nothing there.
+ */
+const RESTORE_ONLY = new Set<string>(['restore-accepts-anything', 'restore_half_applied']);
+
 describe('the default exploration against an implementation', () => {
   it('finds the built-in store agreeing on every transition', async () => {
     const r = await runExploration({ factory: jobStoreFactory() });
@@ -26,7 +33,7 @@ describe('the default exploration against an implementation', () => {
     expect(r.coverage.sources.every((s) => s.endsWith('impl/JobStore'))).toBe(true);
   });
 
-  it.each(CATALOGUE.map((v) => [v.name, v] as const))(
+  it.each(CATALOGUE.filter((v) => !RESTORE_ONLY.has(v.name)).map((v) => [v.name, v] as const))(
     'catches broken/%s with a story of at most 7 steps',
     async (_, variant) => {
       const r = await explore({ parts: DEFAULT_EXPLORATION, factory: variant.factory });
@@ -36,6 +43,14 @@ describe('the default exploration against an implementation', () => {
       expect(ce?.run?.divergence).not.toBeNull();
       expect(ce?.path.length).toBeLessThanOrEqual(7);
       expect(r.story).toContain(`broken/${variant.name} disagrees with the model`);
+    },
+  );
+
+  it.each(CATALOGUE.filter((v) => RESTORE_ONLY.has(v.name)).map((v) => [v.name, v] as const))(
+    'cannot reach broken/%s, whose bug is the restore phase to find',
+    async (_, variant) => {
+      const r = await explore({ parts: DEFAULT_EXPLORATION, factory: variant.factory });
+      expect(r.verdict).toBe('complete');
     },
   );
 });
@@ -191,7 +206,7 @@ describe.skipIf(python === undefined)('the exploration spread over lanes of the 
     expect(outcomeOf(lanes)).toEqual(outcomeOf(one));
   });
 
-  it.each(PYTHON_BROKEN.map((b) => [b.name] as const))(
+  it.each(PYTHON_BROKEN.filter((b) => !RESTORE_ONLY.has(b.name)).map((b) => [b.name] as const))(
     'reports broken/%s.py with the verdict, path and story of the one-store exploration',
     async (name) => {
       const f = pool(`examples/python/broken/${name}.py`);

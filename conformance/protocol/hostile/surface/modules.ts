@@ -44,7 +44,7 @@ export const MODULE_CASES: readonly HostileCase[] = [
     argv: moduleCheck('exitMidway', '--timeout', '15000', '--time-limit', '15'),
     exit: 1,
     outcome: 'diverge: process_exited',
-    pattern: /ProcessError: process_exited: the implementation ended/,
+    pattern: /threw process_exited: the implementation ended/,
   },
   {
     name: 'module-exit-on-load',
@@ -63,7 +63,7 @@ export const MODULE_CASES: readonly HostileCase[] = [
     argv: moduleCheck('busyLoop', '--timeout', '4000', '--time-limit', '15'),
     exit: 1,
     outcome: 'diverge: timeout',
-    pattern: /AdapterError: timeout: execute did not settle within 4/,
+    pattern: /threw timeout: execute did not settle within 4/,
   },
   {
     name: 'module-busy-loop-time-limit',
