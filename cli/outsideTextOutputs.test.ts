@@ -1,7 +1,8 @@
 /**
  * Text from outside through every output, as a property: real failing checks of a hostile
  * in-process implementation (its rejection messages and codes, a field of its own, a thrown
- * error, a snapshot key, its name, its stderr), competing workers' history and a story file
+ * error, a snapshot key, a refused restore's code and message, its name, its stderr), competing
+ * workers' history and a story file
  * carry a marker wherever outside text goes; each generated hostile string (control characters,
  * newlines, `::` workflow commands, bidi marks, `</script>`, EDN and XML specials, a fake verdict
  * or reproduce line) then takes the marker's place, and each output must keep the shape it has
@@ -29,7 +30,7 @@ import { renderStory } from '../conformance/lockstep/story.ts';
 import { renderProfileMarkdown, renderProfileText, runProfile } from '../conformance/profile/index.ts';
 import type { Profile } from '../conformance/profile/index.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
-import type { Reply } from '../contract/index.ts';
+import type { Reply, Snapshot } from '../contract/index.ts';
 import { loadFixture } from '../model/fixtures.ts';
 import { plainColors } from './demo/colours.ts';
 import { renderTrace } from './demo/render.ts';
@@ -140,8 +141,11 @@ function swap<T>(value: T, to: string, from = MARK): T {
 /** What the hostile implementation says where its own text goes: MARK, or a hostile string for a profile run per string. */
 let said = MARK;
 
-/** An implementation that answers as impl/JobStore, in one hostile way, saying `said` where its own text goes. */
-function hostileFactory(how: 'refuses' | 'throws' | 'snapshot'): AdapterFactory {
+/**
+ * An implementation that answers as impl/JobStore, in one hostile way, saying `said` where its own
+ * text goes (`restore`: every snapshot it cannot restore refused with `said` for code and message).
+ */
+function hostileFactory(how: 'refuses' | 'throws' | 'snapshot' | 'restore'): AdapterFactory {
   const inner = jobStoreFactory(undefined, TARGET);
   return async (config) => {
     const a = await inner(config);
@@ -161,6 +165,17 @@ function hostileFactory(how: 'refuses' | 'throws' | 'snapshot'): AdapterFactory 
       },
       restart: () => a.restart(),
       close: () => a.close(),
+      ...(how === 'restore'
+        ? {
+            async restoreFrom(snapshot: Snapshot) {
+              try {
+                await a.restoreFrom?.(snapshot);
+              } catch {
+                throw Object.assign(new Error(said), { code: said });
+              }
+            },
+          }
+        : {}),
     };
     return adapter;
   };
@@ -353,6 +368,7 @@ describe('text from outside, through every output', () => {
     checks.push({ name: 'refusals', report: await run(hostileFactory('refuses')), ctx: ctxOf() });
     checks.push({ name: 'a thrown error', report: await run(hostileFactory('throws')), ctx: ctxOf() });
     checks.push({ name: 'a snapshot key', report: await run(hostileFactory('snapshot')), ctx: ctxOf() });
+    checks.push({ name: 'a refused restore', report: await run(hostileFactory('restore')), ctx: ctxOf() });
     const race = await run(hostileFactory('refuses'), true);
     checks.push({ name: 'competing workers', report: race, ctx: ctxOf(2) });
     history = race.failure?.kind === 'race' ? (race.failure.race.run?.history ?? undefined) : undefined;
@@ -363,6 +379,7 @@ describe('text from outside, through every output', () => {
       ['refusals', 'diverge', 'divergence'],
       ['a thrown error', 'diverge', 'divergence'],
       ['a snapshot key', 'diverge', 'divergence'],
+      ['a refused restore', 'diverge', 'restore'],
       ['competing workers', 'diverge', 'race'],
     ]);
     expect(history?.operations.length).toBeGreaterThan(0);

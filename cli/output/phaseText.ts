@@ -5,6 +5,8 @@
  * ends (a check without a terminal) is the line the summary prints. A pass says what it exercised
  * (so many stories, snapshots refused, paths, runs and commands, states and transitions, requests
  * in flight together); a phase that exercised nothing says NOT EXERCISED and why, never that it agrees.
+ * What an implementation chose (a refusal's code, why it cannot be offered a snapshot) is escaped
+ * (outsideText): these lines are written to a CI log as each phase ends, none of them begun by it.
  */
 import type { CheckPhaseEnd, CheckReport, FixturePhaseResult, PhaseStop } from '../../conformance/check/index.ts';
 import { requestCount } from '../../conformance/concurrent/generate.ts';
@@ -15,6 +17,7 @@ import type { ExploreResult } from '../../conformance/explore/index.ts';
 import type { PathSuiteResult } from '../../conformance/paths/pathSuite.ts';
 import type { CampaignResult } from '../../conformance/random/campaign.ts';
 import { showValue } from '../../conformance/lockstep/compare.ts';
+import { outsideText } from '../../conformance/outside/outsideText.ts';
 import { REFUSAL_KINDS } from '../../conformance/restore/index.ts';
 import type { RefusalKind, RestorePhaseResult } from '../../conformance/restore/index.ts';
 import { count, seconds } from './units.ts';
@@ -90,7 +93,7 @@ function wrongAnswer(o: RestorePhaseResult['outcomes'][number]): string {
   if (seen.answer === 'accepted') return 'taken';
   if (seen.answer === 'failed') return 'the implementation failed';
   if (seen.answer === 'unsupported') return 'cannot be offered';
-  return o.changed !== undefined ? 'refused, but the store changed' : `refused with ${seen.code}`;
+  return o.changed !== undefined ? 'refused, but the store changed' : `refused with ${outsideText(seen.code)}`;
 }
 
 /** What became of the valid snapshot the restore phase restores first, when it was not kept as it is. Pure. */
@@ -100,14 +103,15 @@ function setupText(setup: NonNullable<RestorePhaseResult['setup']>): string {
     const d = setup.changed.difference;
     return `a valid snapshot came back otherwise from its restore (${d.path === '' ? 'the value' : d.path} ${showValue(d.model)}, then ${showValue(d.impl)})`;
   }
-  if (seen.answer === 'refused') return `a valid snapshot was refused (${seen.code})`;
+  if (seen.answer === 'refused') return `a valid snapshot was refused (${outsideText(seen.code)})`;
   if (seen.answer === 'failed') return 'the store failed on a valid snapshot';
   return 'a valid snapshot was not restored';
 }
 
 /** The restore phase that ran: the invalid snapshots offered, refused, and the kinds of refusal they cover. Pure. */
 export function restoreText(r: RestorePhaseResult, stop: PhaseStop | undefined): string {
-  if (r.verdict === 'not_exercised') return `NOT EXERCISED: ${r.notExercised ?? 'no snapshot could be offered'}`;
+  if (r.verdict === 'not_exercised')
+    return `NOT EXERCISED: ${outsideText(r.notExercised ?? 'no snapshot could be offered')}`;
   const kinds = restoreKinds(r).filter((k) => k.offered > 0);
   const covered = `${kinds.filter((k) => k.refused === k.offered).length}/${REFUSAL_KINDS.length} kinds of refusal`;
   const notRun =

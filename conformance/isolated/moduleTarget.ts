@@ -24,6 +24,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CodedError } from '../../contract/CodedError.ts';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
+import { clipText } from '../../contract/index.ts';
 import {
   PROTOCOL_VERSION,
   helloReplySchema,
@@ -121,14 +122,17 @@ function typed(error: unknown, what: string, timeoutMs: number): unknown {
   return error;
 }
 
-/** The runner's answer to an offer (wire.ts, offerLine), checked. Pure. */
+/**
+ * The runner's answer to an offer (wire.ts, offerLine), checked, its text clipped as the runner
+ * clips it (the module shares the runner's process and may write a line of its own). Pure.
+ */
 function offerAnswer(v: unknown): LineResult<RestoreAnswer> {
   const o = (v !== null && typeof v === 'object' ? v : {}) as Record<string, unknown>;
   const keys = Object.keys(o).sort().join(',');
   if (o['ok'] === true && o['type'] === 'restore' && keys === 'ok,type')
     return { ok: true, value: { answer: 'accepted' } };
   if (o['ok'] === false && typeof o['unsupported'] === 'string' && keys === 'ok,unsupported')
-    return { ok: true, value: { answer: 'unsupported', why: o['unsupported'] } };
+    return { ok: true, value: { answer: 'unsupported', why: clipText(o['unsupported'], 300) } };
   const { code, message, path } = o;
   if (
     o['ok'] === false &&
@@ -136,7 +140,15 @@ function offerAnswer(v: unknown): LineResult<RestoreAnswer> {
     typeof message === 'string' &&
     (path === undefined || typeof path === 'string')
   )
-    return { ok: true, value: { answer: 'refused', code, message, ...(path === undefined ? {} : { path }) } };
+    return {
+      ok: true,
+      value: {
+        answer: 'refused',
+        code: clipText(code, 100),
+        message: clipText(message, 300),
+        ...(path === undefined ? {} : { path: clipText(path, 200) }),
+      },
+    };
   return { ok: false, problem: "a line that is not the runner's answer to an offered restore" };
 }
 

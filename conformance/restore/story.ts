@@ -5,6 +5,7 @@
  */
 import { describeConfig } from '../lockstep/story.ts';
 import { describeDifference, showValue } from '../lockstep/compare.ts';
+import { outsideText } from '../outside/outsideText.ts';
 import { BASE_CONFIG, BASE_SNAPSHOT, REFUSAL_WORDS } from './invalidSnapshots.ts';
 import type { ModelRefusal } from './invalidSnapshots.ts';
 import type { RestoreCaseOutcome, RestoreSeen, RestoreSetupFailure } from './restorePhase.ts';
@@ -23,25 +24,26 @@ function baseInWords(): string {
   return `clock ${BASE_SNAPSHOT.clock}; jobs ${jobs}; balance ${balances}`;
 }
 
-/** An answer as a reply line: `{"ok":false,"code":"invalid_snapshot"}  -- message`. Pure. */
+/** An answer as a reply line: `{"ok":false,"code":"invalid_snapshot"}  -- message`, the implementation's words escaped. Pure. */
 function answerLine(seen: RestoreSeen): string {
   switch (seen.answer) {
     case 'accepted':
       return '{"ok":true,"type":"restore"}';
     case 'refused':
-      return `${showValue({ ok: false, code: seen.code })}  -- ${seen.message}`;
+      return `${showValue({ ok: false, code: seen.code })}  -- ${outsideText(seen.message)}`;
     case 'unsupported':
-      return `cannot be offered a snapshot: ${seen.why}`;
+      return `cannot be offered a snapshot: ${outsideText(seen.why)}`;
     case 'failed':
-      return `the implementation failed: ${seen.error}`;
+      return `the implementation failed: ${outsideText(seen.error)}`;
   }
 }
 
 const refusalLine = (r: ModelRefusal): string => `${showValue({ ok: false, code: r.code })}  -- ${r.message}`;
 
 /** The story of one invalid snapshot the implementation did not refuse as the model does. Pure. */
-export function renderRestoreStory(outcome: RestoreCaseOutcome, adapter: string): string {
+export function renderRestoreStory(outcome: RestoreCaseOutcome, adapterName: string): string {
   const { snapshot, seen, changed } = outcome;
+  const adapter = outsideText(adapterName);
   const what =
     seen.answer === 'accepted'
       ? 'took a snapshot the contract refuses'
@@ -83,7 +85,8 @@ export function renderRestoreStory(outcome: RestoreCaseOutcome, adapter: string)
 }
 
 /** The story of a valid snapshot the implementation did not restore as it is. Pure. */
-export function renderRestoreSetupStory(setup: RestoreSetupFailure, adapter: string): string {
+export function renderRestoreSetupStory(setup: RestoreSetupFailure, adapterName: string): string {
+  const adapter = outsideText(adapterName);
   const lines = [
     `${adapter} did not restore a valid snapshot as it is (restore phase: nothing else was offered).`,
     `config: ${describeConfig(BASE_CONFIG)}`,
