@@ -2,7 +2,7 @@
  * The command lines that repeat a check's failure, as the stories, the JSON result and the run's
  * page print them: one place builds them from the check's structured outcome (the campaign's and
  * the concurrent campaign's paths, the artifact written), so that no reader parses them out of a
- * story's text.
+ * story's text. A path in them is one shell word, whatever its name; the stories escape each line.
  */
 import type { CheckFailure } from '../../conformance/check/index.ts';
 import type { CheckContext } from './context.ts';
@@ -35,9 +35,16 @@ export function checkAgainCommand(ctx: CheckContext): string {
   return `npx jobcheck check ${ctx.flags}${workers}${maxCommands} --seed ${ctx.seed} --runs ${ctx.runs}`;
 }
 
-/** The command that replays a failure artifact against the same target. Pure. */
+/**
+ * A word for a POSIX shell: as it is when it needs no quoting, else in single quotes (in which
+ * nothing is expanded: a path named `$(touch x); y` stays one word and runs nothing). Pure.
+ */
+export const shellWord = (word: string): string =>
+  /^[\w./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** The command that replays a failure artifact against the same target, its path one shell word. Pure. */
 export const replayCommand = (ctx: CheckContext, artifact: string): string =>
-  `npx jobcheck replay ${artifact} ${ctx.flags}`;
+  `npx jobcheck replay ${shellWord(artifact)} ${ctx.flags}`;
 
 /** The commands that repeat one failure; each only where the check's outcome holds what it needs. */
 export interface RepeatCommands {

@@ -12,6 +12,7 @@ import { CodedError } from '../../contract/CodedError.ts';
 import { InputFileError, readInputFile } from '../../conformance/outside/inputFile.ts';
 import { writeOutputFile } from '../../conformance/outside/outputFile.ts';
 import { jsonText } from '../../conformance/outside/outsideText.ts';
+import { shellWord } from '../output/reproduce.ts';
 
 /** The version tag of run.json. */
 export const RUN_RECORD_FORMAT = 'jobcheck.run/1' as const;
@@ -62,8 +63,6 @@ export class RunRecordError extends CodedError<RunRecordErrorCode> {
     super(code, message, options);
   }
 }
-
-const shellWord = (word: string): string => (/^[\w./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** The command line `jobcheck <argv...>`, each word quoted for a POSIX shell where it needs it. Pure. */
 export const quotedCommand = (argv: readonly string[]): string => ['jobcheck', ...argv].map(shellWord).join(' ');

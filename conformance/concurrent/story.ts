@@ -272,8 +272,8 @@ export function renderConcurrentStory(failure: ConcurrentFailure, ctx: Concurren
   if (ctx.seed !== undefined) {
     lines.push(`seed: ${ctx.seed}${ctx.path === undefined || ctx.path === null ? '' : `  path: ${ctx.path}`}`);
     lines.push(
-      `reproduce: ${ctx.reproduceCommand ?? `runConcurrentCampaign({ factory, workers: ${ctx.workers ?? failure.scenario.workers}, seed: ${ctx.seed}${ctx.path === undefined || ctx.path === null ? '' : `, path: ${JSON.stringify(ctx.path)}`} })`}`,
+      `reproduce: ${ctx.reproduceCommand !== undefined ? outsideText(ctx.reproduceCommand) : `runConcurrentCampaign({ factory, workers: ${ctx.workers ?? failure.scenario.workers}, seed: ${ctx.seed}${ctx.path === undefined || ctx.path === null ? '' : `, path: ${JSON.stringify(ctx.path)}`} })`}`,
     );
-  } else if (ctx.reproduceCommand !== undefined) lines.push(`reproduce: ${ctx.reproduceCommand}`);
+  } else if (ctx.reproduceCommand !== undefined) lines.push(`reproduce: ${outsideText(ctx.reproduceCommand)}`);
   return lines.join('\n');
 }

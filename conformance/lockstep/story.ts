@@ -174,16 +174,17 @@ export function renderStory(result: LockstepResult, ctx: StoryContext = {}): str
   lines.push('');
   for (const s of result.steps) lines.push(...renderStep(s, d !== null && s.index === d.step, result, ctx));
   const repro: string[] = [];
-  if (ctx.reproduceCommand !== undefined) repro.push(`reproduce: ${ctx.reproduceCommand}`);
+  // The commands name paths and targets from outside (a report directory, an --impl): one line each.
+  if (ctx.reproduceCommand !== undefined) repro.push(`reproduce: ${outsideText(ctx.reproduceCommand)}`);
   else if (ctx.seed !== undefined)
     repro.push(
       `seed: ${ctx.seed}${ctx.path ? `  path: ${ctx.path}` : ''}  (runCampaign({ seed, path }) repeats the shrunk run)`,
     );
-  if (ctx.artifactFile !== undefined) repro.push(`artifact: ${ctx.artifactFile}`);
+  if (ctx.artifactFile !== undefined) repro.push(`artifact: ${outsideText(ctx.artifactFile)}`);
   const replay =
     ctx.replayCommand ??
     (ctx.artifactFile === undefined ? undefined : `npx jobcheck replay ${ctx.artifactFile} --impl "<command>"`);
-  if (replay !== undefined) repro.push(`replay: ${replay}`);
+  if (replay !== undefined) repro.push(`replay: ${outsideText(replay)}`);
   if (repro.length > 0) lines.push('', ...repro);
   return lines.join('\n');
 }
