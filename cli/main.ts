@@ -22,8 +22,13 @@ import { tellInterrupted } from './report/interruption.ts';
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 const EXIT_PARENT_GONE = SIGNAL_EXIT.SIGHUP;
 
-/** Ends every implementation's process group, says why on stderr, and exits with `code`. Synchronous. */
-function endNow(code: number, why: string): never {
+/** Set once the harness is ending: a signal that comes meanwhile changes nothing. */
+let ending = false;
+
+/** Ends every implementation's process group, says why on stderr, and exits with `code`. Synchronous; once. */
+function endNow(code: number, why: string): void {
+  if (ending) return;
+  ending = true;
   killAllPeers();
   // A run in progress records that it was interrupted (its folder, run.json, its page).
   tellInterrupted(why, code);
@@ -38,8 +43,10 @@ function endNow(code: number, why: string): never {
   process.exit(code);
 }
 
+// `on`, never `once`: with no listener left, a second Ctrl-C would kill the process by the signal's
+// default action in the middle of endNow, before the run's record is written or every group ended.
 for (const [signal, code] of Object.entries(SIGNAL_EXIT)) {
-  process.once(signal as NodeJS.Signals, () => endNow(code, `stopped by ${signal}`));
+  process.on(signal as NodeJS.Signals, () => endNow(code, `stopped by ${signal}`));
 }
 // bin/jobcheck.js reads the parent and the processes above it first thing; a caller that loads
 // this file by itself has them read here.
