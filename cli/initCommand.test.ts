@@ -147,13 +147,34 @@ describe('jobcheck init', () => {
     expect(filesUnder(project)).toEqual(['starters/python/jobstore.py']);
   });
 
+  it('writes nothing through a folder it chooses below --dir that is a link out of the project', async () => {
+    const project = fresh();
+    mkdirSync(join(project, 'examples'));
+    mkdirSync(join(project, 'elsewhere'));
+    symlinkSync(join(project, 'elsewhere'), join(project, 'examples', 'python'));
+    const r = await runCliCaptured(['init', '--example', 'python', '--dir', join(project, 'examples')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^jobcheck: init: cannot write the folder .*examples\/python: it is a symbolic link/);
+    expect(filesUnder(join(project, 'elsewhere'))).toEqual([]);
+    expect(existsSync(join(project, 'examples', 'sessions'))).toBe(false);
+  });
+
+  it('says what is wrong with a name the file system cannot take, never that the file exists', async () => {
+    const project = fresh();
+    const r = await runCliCaptured(['init', '--starter', 'python', '--dir', join(project, 'n'.repeat(300))]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/ENAMETOOLONG/);
+    expect(r.stderr).not.toMatch(/already exist/);
+    expect(filesUnder(project)).toEqual([]);
+  });
+
   it('removes what it wrote when a write fails midway: a folder it needs is a file', async () => {
     const project = fresh();
     mkdirSync(join(project, 'examples', 'python'), { recursive: true });
     writeFileSync(join(project, 'examples', 'python', 'broken'), 'a file where a folder should be\n');
     const r = await runCliCaptured(['init', '--example', 'python', '--dir', join(project, 'examples')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^jobcheck: init: cannot use the folder .*broken: .*broken is not a folder\n$/);
+    expect(r.stderr).toMatch(/^jobcheck: init: cannot write the folder .*broken: it is a regular file, not a folder\n$/);
     expect(filesUnder(project)).toEqual(['examples/python/broken']);
     expect(existsSync(join(project, 'examples', 'sessions'))).toBe(false);
   });

@@ -7,8 +7,11 @@
  * Invariants: it never overwrites. Every destination is checked before the first write, and one
  * that exists stops the command with nothing written (`destination_exists`); each file is created
  * with the exclusive flag, so one that appears meanwhile is not overwritten either, and a write that
- * fails midway removes every file this run created. A Markdown file's relative links are rewritten
- * to reach the same files in the package from where the file lands (node_modules/jobcheck/docs/...).
+ * fails midway removes every file this run created. The folder named by --dir is taken as named (its
+ * path may pass through links); every folder init chooses below it, or below the working folder
+ * without --dir (`starters/python/`), must be a real folder, never a link out of the project. A
+ * Markdown file's relative links are rewritten to reach the same files in the package from where
+ * the file lands (node_modules/jobcheck/docs/...).
  */
 import { lstat, readFile, rm, rmdir } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,7 +19,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CodedError } from '../contract/CodedError.ts';
-import { writeOutputFile } from '../conformance/outside/outputFile.ts';
+import { makeInnerFolder, writeOutputFile } from '../conformance/outside/outputFile.ts';
 import { outsideText } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
 import { parseCommandArgs } from './args.ts';
@@ -189,9 +192,8 @@ export function relinkMarkdown(text: string, fromDir: string, toDir: string): st
   });
 }
 
-/** Reads every file of `kit` from the package and plans where it goes under `dir`; throws InitError for a file the package lacks. */
-async function plan(kit: InitKit, root: string, dir: string): Promise<Planned[]> {
-  const destination = resolve(dir);
+/** Reads every file of `kit` from the package and plans where it goes under `destination` (`dir` resolved); throws InitError for a file the package lacks. */
+async function plan(kit: InitKit, root: string, dir: string, destination: string): Promise<Planned[]> {
   const planned: Planned[] = [];
   for (const file of kit.files) {
     const source = join(root, kit.from, file);
@@ -212,19 +214,36 @@ async function plan(kit: InitKit, root: string, dir: string): Promise<Planned[]>
   return planned;
 }
 
-/** The planned destinations that exist already (as anything: a file, a folder, a link). */
+/**
+ * The planned destinations that exist already (as anything: a file, a folder, a link). A path lstat
+ * cannot look at (a name too long, a folder that cannot be searched) is not said to exist: the
+ * writer refuses it with what is wrong.
+ */
 async function existing(planned: readonly Planned[]): Promise<string[]> {
   const found: string[] = [];
   for (const p of planned) {
-    try {
-      await lstat(p.to);
+    if (
+      await lstat(p.to).then(
+        () => true,
+        () => false,
+      )
+    )
       found.push(p.shown);
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'ENOENT' && (error as { code?: string }).code !== 'ENOTDIR')
-        found.push(p.shown);
-    }
   }
   return found;
+}
+
+/** The folders from `base` (left out) down to `dir`, the shallowest first: those init chooses. Pure. */
+function foldersBelow(base: string, dir: string): string[] {
+  const levels: string[] = [];
+  let at = base;
+  for (const part of relative(base, dir)
+    .split(sep)
+    .filter((p) => p !== '')) {
+    at = join(at, part);
+    levels.push(at);
+  }
+  return levels;
 }
 
 /** The folders above `file` that do not exist yet, the deepest first. */
@@ -246,16 +265,21 @@ const errnoOf = (error: unknown): string | undefined =>
 
 /**
  * Writes every planned file, created exclusively through the project's one writer of outside paths
- * (conformance/outside/outputFile.ts: no link followed, no FIFO opened); on any failure removes the
+ * (conformance/outside/outputFile.ts: no link followed, no FIFO opened), in `base` (made as named
+ * when `named`, else the working folder) and real folders below it; on any failure removes the
  * files it created and the folders it made for them, and throws a SetupError or an InitError.
  */
-async function writeAll(planned: readonly Planned[]): Promise<void> {
+async function writeAll(planned: readonly Planned[], base: string, named: boolean): Promise<void> {
   const files: string[] = [];
   const folders: string[] = [];
   for (const p of planned) {
     try {
       folders.push(...(await missingFolders(p.to)));
-      await prepareOutputDir('init', 'the folder', dirname(p.to));
+      if (named) await prepareOutputDir('init', 'the folder', base);
+      for (const folder of foldersBelow(base, dirname(p.to)))
+        await makeInnerFolder(folder).catch((error: unknown) => {
+          throw outputError('init', 'the folder', folder, error);
+        });
       try {
         await writeOutputFile(p.to, p.bytes, { exclusive: true });
       } catch (error) {
@@ -295,15 +319,21 @@ export async function initCommand(argv: readonly string[], io: CliIO): Promise<n
     flags.starter !== undefined ? `starter:${flags.starter}` : `example:${flags.example ?? 'python'}`;
   const kit: InitKit = INIT_KITS[name];
   const dir = (flags.dir ?? kit.dir).replace(/[\\/]+$/, '') || '.';
+  let base: string;
   try {
-    const planned = await plan(kit, packageRoot(), dir);
+    base = flags.dir === undefined ? process.cwd() : resolve(dir);
+  } catch (error) {
+    throw new SetupError(`init: cannot find the working folder: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    const planned = await plan(kit, packageRoot(), dir, resolve(base, flags.dir === undefined ? dir : '.'));
     const taken = await existing(planned);
     if (taken.length > 0)
       throw new InitError(
         'destination_exists',
         `${taken.map((t) => outsideText(t)).join(', ')} already ${taken.length === 1 ? 'exists' : 'exist'}; nothing was written (init never overwrites a file: move ${taken.length === 1 ? 'it' : 'them'} away, or name another folder with --dir)`,
       );
-    await writeAll(planned);
+    await writeAll(planned, base, flags.dir !== undefined);
     io.stdout.write(`jobcheck init: wrote ${kit.title} into ${outsideText(dir)}/\n`);
     for (const p of planned) io.stdout.write(`  ${outsideText(p.shown)}\n`);
     io.stdout.write(`next: ${outsideText(kit.next(dir))}\n`);
