@@ -1,8 +1,7 @@
 /**
  * `jobcheck github --from <result.json>`: what the GitHub Action (action.yml) does after the
  * check, in code rather than in the YAML's shell, so that a test can run it. It reads the check's
- * `--json` result (or `jobcheck merge --json`'s, for the merge job of a sharded workflow) and the
- * JUnit file, and
+ * `--json` result (or `jobcheck merge --json`'s, for a sharded workflow) and the JUnit file, and
  * - appends the job summary to `$GITHUB_STEP_SUMMARY`: the verdict, the story of a failure with
  *   the command that repeats it, the failing items, the coverage table;
  * - appends the step's outputs to `$GITHUB_OUTPUT`: `verdict`, `exit-code`, `report`, `junit`;
@@ -11,13 +10,13 @@
  *   the contract's rules the story cites and the command that repeats it, and placed on the
  *   implementation's file when the target names one that exists.
  *
- * It never fails the job itself (exit 0 unless it is misused): the Action's last step exits with
- * the check's code. Outside GitHub (no `$GITHUB_STEP_SUMMARY`), the summary goes to stdout. The
- * result is validated by its schema and its verdict worked out from its parts, never taken from
- * it (cli/mergeJsonSchema.ts); the GitHub files are checked before any work (cli/outputs.ts).
- * The command that repeats a failure comes from the result's own fields, never from a story's
- * text (which quotes the implementation); every text of the files is written through the doors
- * of conformance/outside/outsideText.ts for Markdown and for workflow commands.
+ * It never fails the job (exit 0 unless misused): the Action's last step exits with the check's
+ * code. Outside GitHub (no `$GITHUB_STEP_SUMMARY`), the summary goes to stdout. The result is
+ * validated by its schema and its verdict worked out from its parts (cli/mergeJsonSchema.ts); the
+ * GitHub files are checked before any work (cli/outputs.ts). The command that repeats a failure
+ * comes from the result's own fields, never from a story's text, and only in the shape the check
+ * writes it (a file may say anything: no `;`, no `$(...)`); every text of the files is written
+ * through the doors of conformance/outside/outsideText.ts for Markdown and workflow commands.
  */
 import { existsSync, statSync } from 'node:fs';
 import { COVERAGE_CATEGORIES } from '../conformance/coverage/coverage.ts';
@@ -43,6 +42,7 @@ import { MAX_JUNIT_BYTES, caseFailure, parseJunit } from './mergeJunit.ts';
 import { MERGE_JSON_FORMAT, checkResultVerdict, mergeFileVerdict, mergeResultSchema } from './mergeJsonSchema.ts';
 import type { MergeResultJson } from './mergeJsonSchema.ts';
 import { outputError, writeOutput } from './outputs.ts';
+import { flagWord } from './output/reproduce.ts';
 import { checkOutputFile } from '../conformance/outside/outputFile.ts';
 
 /** Usage text of `jobcheck github`. */
@@ -121,28 +121,42 @@ export function fixtureRules(name: string, n: number): string[] {
   return [];
 }
 
+/** An implementation flag's value as flagWord writes it: plain, or double-quoted with `"\$` and backquotes escaped. */
+const FLAG_WORD = '(?:[\\w./:=@-]+|"(?:[^"\\\\$`\\n\\r]|\\\\["\\\\$`])*")';
+/**
+ * A reproduce line as the check writes it (cli/output/reproduce.ts): the target's flags (captured,
+ * with the flags that shape the runs), the seed (captured) and a path; nothing else, so that a
+ * line read from a file can name no command but jobcheck's, and none after a `;`.
+ */
+const REPRODUCE = new RegExp(
+  `^npx jobcheck check ((?:--builtin|--broken [\\w-]+|--(?:impl|module) ${FLAG_WORD})(?: --workers \\d+)?(?: --max-commands \\d+)?) --seed (-?\\d+) --(?:path|concurrent-path) \\d+(?::\\d+)*$`,
+);
+
 /**
  * The command that repeats a result's failure: its `failure.reproduce` field (a campaign's or
- * competing workers' shrunk run), when that is one line of `npx jobcheck check ...`; undefined
- * otherwise. Never read from the story's text. Pure.
+ * competing workers' shrunk run), when that is a line the check writes (REPRODUCE) for the
+ * result's own seed; undefined otherwise. Never read from the story's text. Pure.
  */
 export function reproduceOf(result: CheckResultJson): string | undefined {
   const command = result.failure?.reproduce;
-  return command !== undefined && /^npx jobcheck check [^\n\r]*$/.test(command) ? command : undefined;
+  const m = command === undefined ? null : REPRODUCE.exec(command);
+  return m !== null && Number(m[2]) === result.seed ? command : undefined;
 }
 
 /**
  * The flags that name the target, for a command that runs the whole check again: from the
- * campaign's reproduce line when there is one, else guessed from the target's name. Pure.
+ * campaign's reproduce line when there is one, else made from the target's name, quoted as the
+ * check quotes it (flagWord). Pure.
  */
 function targetFlags(result: CheckResultJson): string {
-  const m = /^npx jobcheck check (.*?) --seed /.exec(reproduceOf(result) ?? '');
+  const m = REPRODUCE.exec(reproduceOf(result) ?? '');
   if (m?.[1] !== undefined) return m[1];
   const t = result.target;
-  if (t.startsWith('broken/')) return `--broken ${t.slice('broken/'.length)}`;
+  const broken = /^broken\/([\w-]+)$/.exec(t);
+  if (broken !== null) return `--broken ${broken[1]}`;
   if (t === 'impl/JobStore') return '--builtin';
-  if (/\.(m?[jt]s)$/.test(t) && !t.includes(' ')) return `--module ${t}`;
-  return `--impl ${JSON.stringify(t)}`;
+  if (/\.(m?[jt]s)$/.test(t) && !t.includes(' ')) return `--module ${flagWord(t)}`;
+  return `--impl ${flagWord(t)}`;
 }
 
 /** The command that runs the whole check again, with its seed and runs. Pure. */

@@ -22,6 +22,7 @@ import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
 import { lockedJobStoreFactory, sequentialFactory } from '../conformance/concurrent/inProcess.ts';
 import { CONCURRENT_BROKEN_VARIANTS, concurrentBrokenVariant } from '../conformance/broken/concurrent/index.ts';
 import { SetupError, UsageError } from './errors.ts';
+import { flagWord } from './output/reproduce.ts';
 
 // The flags and their usage live apart (targetFlags.ts), so that a command can parse them without
 // loading the engine this file needs to resolve a target.
@@ -98,7 +99,8 @@ export const DEFAULT_PROCESS_PARALLEL = defaultProcessParallel();
 /** Never-used processes a process target keeps started ahead for cold restarts. */
 const PROCESS_SPARES = 2;
 
-const quote = (s: string): string => (/^[\w./:=@-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
+/** An implementation flag's value as the printed commands write it (one place: cli/output/reproduce.ts). */
+const quote = flagWord;
 
 /** Resolves the target flags to a Target; throws UsageError for a bad combination, SetupError for a module that will not load. */
 export async function resolveTarget(

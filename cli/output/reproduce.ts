@@ -36,6 +36,13 @@ export function checkAgainCommand(ctx: CheckContext): string {
 }
 
 /**
+ * The value of an implementation flag (`--impl`, `--module`) as the printed commands write it: as
+ * it is when it needs no quoting, else in double quotes with `"`, `\`, `$` and `` ` `` escaped,
+ * so that a shell gives the flag exactly that value and expands nothing. Pure.
+ */
+export const flagWord = (s: string): string => (/^[\w./:=@-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
+
+/**
  * A word for a POSIX shell: as it is when it needs no quoting, else in single quotes (in which
  * nothing is expanded: a path named `$(touch x); y` stays one word and runs nothing). Pure.
  */
