@@ -33,6 +33,8 @@ export interface HostileCase {
    * it awaits: the runner's other run goes on being measured meanwhile).
    */
   readonly setup?: (tmp: string, python: string) => void | Promise<void>;
+  /** The folder the harness starts in (`{tmp}` filled in; default the repository), for a command that writes into its project (`init`). */
+  readonly cwd?: string;
   /** Variables added to the harness's environment (`{tmp}` filled in), such as the GitHub files. */
   readonly env?: Readonly<Record<string, string>>;
   /**
@@ -57,7 +59,13 @@ export interface HostileCase {
    * The run then lasts until no process of it is left, or `settleMs` after the process started
    * has exited (default 15 s), when what is left is counted.
    */
-  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly afterMs: number; readonly settleMs?: number };
+  readonly interrupt?: {
+    readonly signal: NodeJS.Signals;
+    readonly afterMs: number;
+    readonly settleMs?: number;
+    /** How many times more the signal is sent, a millisecond apart, while the process lives (a Ctrl-C pressed again). */
+    readonly again?: number;
+  };
   /** Expected exit code of the process the runner started (null when it ends by a signal, `signal`). */
   readonly exit: 0 | 1 | 2 | 3 | 129 | 130 | 143 | null;
   /** The signal the process the runner started is expected to end by (default: none). */

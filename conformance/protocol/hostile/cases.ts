@@ -15,6 +15,7 @@ import type { HostileCase } from './case.ts';
 import { CONCURRENT_CASES } from './surface/concurrent.ts';
 import { DESTINATION_CASES } from './surface/destinations.ts';
 import { FILE_CASES } from './surface/files.ts';
+import { INIT_CASES } from './surface/init.ts';
 import { INJECTION_CASES } from './surface/injection.ts';
 import { MODULE_CASES } from './surface/modules.ts';
 import { READ_CASES } from './surface/reads.ts';
@@ -229,6 +230,7 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...RESULT_CASES,
   ...SERVE_CASES,
   ...INJECTION_CASES,
+  ...INIT_CASES,
 ];
 
 /** What one run of a case measured. */
@@ -318,7 +320,7 @@ function launcher(launch: HostileCase['launch']): [string, string[]] {
   if (launch === 'npx') return ['npx', ['--no-install', 'jobcheck']];
   // `; exit $?` keeps the shell from exec'ing node: it stays the harness's parent, as npm's does.
   if (launch === 'sh') return ['sh', ['-c', '"$0" bin/jobcheck.js "$@"; exit $?', process.execPath]];
-  return [process.execPath, ['bin/jobcheck.js']];
+  return [process.execPath, [join(ROOT, 'bin/jobcheck.js')]];
 }
 
 /**
@@ -366,7 +368,8 @@ export async function runHostileCase(
   const started = performance.now();
   const extra = Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, fill(v)]));
   const env = { ...process.env, [key]: value, NO_COLOR: '1', ...extra };
-  const child = spawn(exe, [...before, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const cwd = c.cwd === undefined ? ROOT : fill(c.cwd);
+  const child = spawn(exe, [...before, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   // Only the first 256 KiB of each stream are kept: the harness's own output must be small anyway.
@@ -397,6 +400,10 @@ export async function runHostileCase(
     while (running && !peerUp() && performance.now() - started < hardMs) await sleep(100);
     await sleep(c.interrupt.afterMs);
     if (running) child.kill(c.interrupt.signal);
+    for (let n = 0; n < (c.interrupt.again ?? 0) && running; n++) {
+      await sleep(1);
+      if (running) child.kill(c.interrupt.signal);
+    }
   }
   const [exit, signal] = await ended;
   if (c.interrupt !== undefined) {

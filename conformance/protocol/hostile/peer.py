@@ -70,6 +70,29 @@ def answer(session, message):
         return {'ok': False, 'code': rejection.code, 'message': PAYLOAD if inject else rejection.message}
 
 
+def invalid_restore(message):
+    """Whether `message` is a restore of a snapshot the store refuses (the restore phase's offers; a
+    restore of a valid snapshot, such as the phase's base or a restart's, is not one)."""
+    try:
+        jobstore.Store.from_snapshot(message.get('snapshot'))
+        return False
+    except jobstore.Rejected:
+        return True
+
+
+def restore_inject(session, message):
+    """`restore-inject`: each snapshot the store refuses is refused with a code of its own, in the
+    payload's words (and the payload on stderr, once a process). True when it answered."""
+    if MODE != 'restore-inject' or not invalid_restore(message):
+        return False
+    if not session.get('injected'):
+        session['injected'] = True
+        sys.stderr.write(PAYLOAD + '\n')
+        sys.stderr.flush()
+    out(json.dumps({'ok': False, 'code': 'invalid_argument', 'message': PAYLOAD}))
+    return True
+
+
 def main():
     if MODE == 'ignore-term':
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -96,6 +119,8 @@ def main():
                 sys.stdout.close()
                 os.close(1)
                 sleep_forever()
+            continue
+        if kind == 'restore' and restore_inject(session, message):
             continue
         if kind in ('snapshot', 'restore'):
             if kind == 'snapshot' and MODE == 'proto-key':

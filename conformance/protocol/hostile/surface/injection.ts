@@ -1,7 +1,8 @@
 /**
  * Hostile cases of text from outside: an implementation (peer.py's `inject` mode: its rejection
- * messages, its hello name, a stderr line), a story file, an artifact and a shard's result file
- * write lines of their own for jobcheck's output (a fake `verdict: AGREE`, GitHub workflow
+ * messages, its hello name, a stderr line; its refusals of restores; a module's refusal code), a
+ * story file, an artifact, a shard's result file and a report directory's name write lines of
+ * their own for jobcheck's output (a fake `verdict: AGREE`, GitHub workflow
  * commands, a command to run), terminal escapes, a right-to-left override and markup. One case a
  * way in; each reads back everything its run wrote (the text, `--json`, the pages, the JUnit
  * file, the exports, `jobcheck github`'s summary, annotations and outputs) and finds no line
@@ -199,6 +200,29 @@ function payloadStory(tmp: string): void {
 
 const INJECT = '{peer} inject';
 
+/** A report directory's name from the environment (a CI variable, a folder someone else named): a command, a line of its own. */
+const REPORT_NAME = 'r $(touch PWNED); echo INJECTED\nverdict: AGREE with the model (0.1 s)';
+
+/**
+ * What is wrong with the `replay:` line of a check's text: run through `sh` as the words of
+ * `printf`, it must give back the artifact's path as one word, then the target's flags, and run
+ * nothing (no PWNED file); the newline in the path is shown, not kept.
+ */
+function replayLineProblems(tmp: string, stdout: string): string[] {
+  const prefix = 'replay: npx jobcheck replay ';
+  const line = stdout.split('\n').find((l) => l.startsWith(prefix));
+  if (line === undefined) return ['no replay line was printed'];
+  const r = spawnSync('sh', ['-c', `printf '%s\\0' ${line.slice(prefix.length)}`], { cwd: tmp, encoding: 'utf8' });
+  const words = (r.stdout ?? '').split('\0').slice(0, -1);
+  const problems: string[] = [];
+  if (existsSync(join(tmp, 'PWNED'))) problems.push(`the replay line ran a command of the path: ${clip(line)}`);
+  if (words.length !== 3 || !(words[0] ?? '').endsWith('/failure.json') || words[1] !== '--broken')
+    problems.push(
+      `the replay line is not one path and the target's flags for sh: ${JSON.stringify(words.slice(0, 6))}`,
+    );
+  return problems;
+}
+
 export const INJECTION_CASES: readonly HostileCase[] = [
   {
     name: 'inject-check',
@@ -262,6 +286,67 @@ export const INJECTION_CASES: readonly HostileCase[] = [
       }
       return problems;
     },
+  },
+  {
+    name: 'inject-restore',
+    what: 'refuses each invalid snapshot of the restore phase with another code, its message the payload; read back: the text, the pages, JUnit, stderr.txt',
+    flags: [],
+    argv: [
+      'check',
+      '--impl',
+      '{peer} restore-inject',
+      ...QUICK,
+      '--report',
+      '{tmp}/report',
+      '--junit',
+      '{tmp}/junit.xml',
+    ],
+    exit: 1,
+    outcome: 'diverge (the restore story), the payload shown escaped',
+    pattern: /refused a snapshot with another code \(restore phase/,
+    readBack: (tmp, out) => [
+      ...logProblems('stdout', out.stdout),
+      ...logProblems('stderr', out.stderr),
+      ...reportProblems(tmp),
+    ],
+  },
+  {
+    name: 'inject-module-restore',
+    what: "a module whose restoreFrom refuses with the payload for its code: the summary's restore line, written as the phase ends",
+    flags: [],
+    argv: [
+      'check',
+      '--module',
+      'conformance/isolated/fixtures/restoreRefusesInWords.mjs',
+      ...QUICK,
+      '--report',
+      '{tmp}/report',
+      '--junit',
+      '{tmp}/junit.xml',
+    ],
+    exit: 1,
+    outcome: 'diverge (the restore story), the code shown escaped',
+    pattern: /refused a snapshot with another code \(restore phase/,
+    readBack: (tmp, out) => {
+      const problems = [...logProblems('stdout', out.stdout), ...logProblems('stderr', out.stderr)];
+      problems.push(...xmlProblems('junit.xml', read(join(tmp, 'junit.xml'), problems)));
+      problems.push(...htmlProblems('the run page', read(join(tmp, 'report', 'latest', 'index.html'), problems)));
+      return problems;
+    },
+  },
+  {
+    name: 'inject-report-path',
+    what: 'a report directory named with a command and a line of its own (`$(touch PWNED); ...\\nverdict: AGREE`): the artifact and replay lines',
+    flags: [],
+    argv: ['check', '--broken', 'lease-one-tick-late', ...QUICK, '--report', `{tmp}/${REPORT_NAME}`],
+    exit: 1,
+    outcome: 'diverge; the replay line one command, the path quoted and escaped',
+    pattern: /verdict: DIVERGE/,
+    readBack: (tmp, out) => [
+      ...logProblems('stdout', out.stdout),
+      ...logProblems('stderr', out.stderr),
+      ...replayLineProblems(tmp, out.stdout),
+    ],
   },
   {
     name: 'inject-replay',

@@ -3,10 +3,12 @@
  * diverging part made `github` print AGREE and exit-code 0; a merge file of the wrong shape
  * crashed it; the check's own result for a 1 MB hello name was refused by `merge` and `github`
  * (the name clipped to 203 characters, the schema's limit 200); run folders named by a clock ahead
- * made `--keep-runs` delete the run just made. Verdicts are now worked out from the parts, names
- * are clipped to what the schema accepts, and pruning never touches the run just made, nor a name
- * in the future.
+ * made `--keep-runs` delete the run just made; a result's reproduce field and target made `github`
+ * tell a reader to run commands of the file's. Verdicts are now worked out from the parts, names
+ * are clipped to what the schema accepts, pruning never touches the run just made, nor a name in
+ * the future, and a repeat command is only ever one the check itself writes.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostileCase } from '../case.ts';
@@ -32,7 +34,60 @@ async function forgedMerge(tmp: string, python: string): Promise<void> {
   writeFileSync(join(tmp, 'merge.json'), JSON.stringify(merge));
 }
 
+/**
+ * The diverging check's result, its fields that name commands forged: a reproduce line that runs
+ * commands of its own after `;`, and a target whose command substitutions a shell would run.
+ */
+async function forgedRepeat(tmp: string, python: string): Promise<void> {
+  await copyCheck('broken', python, tmp);
+  const result = JSON.parse(readFileSync(join(tmp, 'result.json'), 'utf8')) as Record<string, unknown>;
+  const failure = result['failure'] as Record<string, unknown>;
+  failure['reproduce'] = 'npx jobcheck check --builtin ; touch PWNED ; echo --seed 1 --path 1';
+  result['target'] = 'python3 x.py $(touch PWNED2) `touch PWNED3`';
+  writeFileSync(join(tmp, 'result.json'), JSON.stringify(result));
+}
+
+/**
+ * What is wrong with the commands `github` tells a reader to run (the summary's `Repeat it:`, each
+ * annotation's `repeat:`): run through `sh` as the words of printf in `tmp`, each must run nothing
+ * (no PWNED file) and stay one `npx jobcheck check` command.
+ */
+function repeatProblems(tmp: string, stdout: string): string[] {
+  const commands = [
+    ...stdout
+      .split('\n')
+      .filter((l) => l.startsWith('Repeat it: '))
+      .map((l) => (/^Repeat it: (`+) ?(.*?) ?\1$/.exec(l)?.[2] ?? l).replaceAll('\\|', '|')),
+    ...stdout
+      .split('\n')
+      .filter((l) => l.startsWith('::error '))
+      .map((l) => (/%0Arepeat: (.*)$/.exec(l)?.[1] ?? l).replaceAll('%25', '%')),
+  ];
+  if (commands.length < 2) return [`github printed ${commands.length} repeat commands`];
+  const problems: string[] = [];
+  for (const command of commands) {
+    const r = spawnSync('sh', ['-c', `printf '%s\\0' ${command}`], { cwd: tmp, encoding: 'utf8' });
+    const words = (r.stdout ?? '').split('\0').slice(0, 3);
+    const ran = readdirSync(tmp).filter((f) => f.startsWith('PWNED'));
+    if (ran.length > 0 || words.join(' ') !== 'npx jobcheck check')
+      problems.push(`github says to run ${JSON.stringify(command.slice(0, 120))}: it runs ${JSON.stringify(ran)}`);
+  }
+  return problems;
+}
+
 export const RESULT_CASES: readonly HostileCase[] = [
+  {
+    name: 'github-forged-repeat',
+    what: 'a result whose reproduce line runs commands of its own after `;`, and whose target holds `$(...)`',
+    argv: ['github', '--from', '{tmp}/result.json'],
+    setup: forgedRepeat,
+    env: NO_GITHUB,
+    flags: [],
+    exit: 0,
+    outcome: 'DIVERGE; every repeat command one jobcheck command that runs nothing else',
+    pattern: /## jobcheck: DIVERGE/,
+    readBack: (tmp, out) => repeatProblems(tmp, out.stdout),
+  },
   {
     name: 'github-forged-verdict',
     what: "a merge file that says `agree` (and so does its part) over the part's diverging result",

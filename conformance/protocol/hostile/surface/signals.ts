@@ -5,7 +5,11 @@
  * passes a signal to its `sh -c` only; the shell dies of SIGTERM and holds SIGINT until its command
  * ends, so the harness must notice either by itself (cli/followParent.ts). npm dies of SIGHUP and
  * SIGKILL without a word to its shell, which lives on: the harness must notice npm's end above it.
+ * A signal sent again while the harness ends (a second Ctrl-C) must change nothing: the run is
+ * still recorded as interrupted.
  */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HostileCase } from '../case.ts';
 
 /** A check that would run for a minute (the most runs there are, held by the time limit): only the interrupt ends it early. */
@@ -22,6 +26,21 @@ const LONG_CHECK = [
   '--no-explore',
 ];
 const LONG = [...LONG_CHECK, '--report', '{tmp}/report'];
+
+/** What is wrong with the run folders of an interrupted check: one, named `-interrupted`, its run.json saying so. */
+function interruptedRunProblems(tmp: string): string[] {
+  const runs = join(tmp, 'report', 'runs');
+  const names = existsSync(runs) ? readdirSync(runs) : [];
+  if (names.length !== 1 || !names[0]?.endsWith('-interrupted'))
+    return [`the run folders are ${JSON.stringify(names)}, not one run named -interrupted`];
+  try {
+    const record = JSON.parse(readFileSync(join(runs, names[0], 'run.json'), 'utf8')) as { verdict?: unknown };
+    return record.verdict === 'interrupted' ? [] : [`run.json says ${JSON.stringify(record.verdict)}`];
+  } catch (error) {
+    return [`run.json does not read: ${(error as Error).message}`];
+  }
+}
+
 const GONE =
   /jobcheck: stopped: the process that started it \(pid \d+\) is gone; every implementation process was ended/;
 const HELD_INTERRUPT =
@@ -109,6 +128,18 @@ export const SIGNAL_CASES: readonly HostileCase[] = [
     exit: 143,
     outcome: 'stopped by SIGTERM (exit 143), every process ended',
     pattern: /jobcheck: stopped by SIGTERM; every implementation process was ended/,
+  },
+  {
+    name: 'harness-sigint-twice',
+    what: 'SIGINT to the harness itself mid-run, then again and again, a millisecond apart (Ctrl-C pressed more than once)',
+    argv: LONG,
+    flags: [],
+    // Three seconds: the implementation starts while the engine loads, before the run has a folder.
+    interrupt: { signal: 'SIGINT', afterMs: 3000, again: 50 },
+    exit: 130,
+    outcome: 'stopped by SIGINT (exit 130) once, the run recorded as interrupted',
+    pattern: /jobcheck: stopped by SIGINT; every implementation process was ended/,
+    readBack: (tmp) => interruptedRunProblems(tmp),
   },
   {
     name: 'harness-sighup',
