@@ -174,7 +174,9 @@ describe('jobcheck init', () => {
     writeFileSync(join(project, 'examples', 'python', 'broken'), 'a file where a folder should be\n');
     const r = await runCliCaptured(['init', '--example', 'python', '--dir', join(project, 'examples')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^jobcheck: init: cannot write the folder .*broken: it is a regular file, not a folder\n$/);
+    expect(r.stderr).toMatch(
+      /^jobcheck: init: cannot write the folder .*broken: it is a regular file, not a folder\n$/,
+    );
     expect(filesUnder(project)).toEqual(['examples/python/broken']);
     expect(existsSync(join(project, 'examples', 'sessions'))).toBe(false);
   });

@@ -51,7 +51,7 @@ Action's install and the release procedure.
 | \`github\` took any one-line \`npx jobcheck check\` reproduce field of a result, and quoted a target with JSON, \`$(...)\` left live | 2 | cli/github.ts | \`github-forged-repeat\` |
 | a second signal while the harness ended killed it (the handlers were \`once\`): no record of the run, no last line | 3 | cli/main.ts | \`harness-sigint-twice\` |
 | \`init\` followed a link on the way to the folders it chooses, out of the project | 3 | cli/initCommand.ts | \`init-link-out\` |
-| \`init\` said a name too long \"already exists\", and a working folder gone was an internal error | 3 | cli/initCommand.ts | \`init-name-too-long\` |
+| \`init\` said a name too long "already exists", and a working folder gone was an internal error | 3 | cli/initCommand.ts | \`init-name-too-long\` |
 
 Left as it is: a clone of the repository in a folder whose path holds \`?\` cannot run its sources
 (tsx, which \`bin/jobcheck.js\` loads in a clone, takes the \`?\` for a query and fails to compile); the
