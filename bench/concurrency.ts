@@ -1,22 +1,18 @@
 /**
- * Benchmark of concurrent checking. Each part is one function that measures something and
- * returns a section of the report; the report is docs/concurrency-bench.md. The linearizability
- * checker's part is here; further parts (the runner against real concurrent stores) are added
- * to PARTS.
+ * Benchmark of concurrent checking, written to docs/concurrency-bench.md: each part (PARTS) is one
+ * function that measures something and returns a section of the report.
  *
- * The checker's histories are recorded from impl/JobStore driven by simulated workers in rounds
- * (conformance/concurrent/jobModel.ts, `jobStoreRoundHistory`): each round at most one request a
- * worker, all with the same `now`, executed in a random order, every request of a round
- * overlapping the others, each round over before the next. Beside them, histories whose rounds
- * overlap (`overlappingHistory` below): each worker sends its next request as soon as its reply
- * came, with its own `now` taken from a clock that moves while requests are in flight, and the
- * store takes them in an order of its own, so that a request may reach it after the clock moved
- * past its `now` (and is refused as the contract says). Times are CPU time of the process (user +
- * system, garbage collection included), medians over several histories (different seeds).
+ * The linearizability checker's histories are recorded from impl/JobStore driven by simulated
+ * workers in rounds (conformance/concurrent/jobModel.ts, `jobStoreRoundHistory`): at most one
+ * request a worker a round, all with the same `now`, run in a random order, overlapping each other,
+ * each round over before the next. Beside them, histories whose rounds overlap
+ * (`overlappingHistory`): each worker sends its next request as soon as its reply came, with a `now`
+ * from a clock that moves while requests are in flight, so a request may reach the store after the
+ * clock passed its `now` (and be refused, as the contract says). Times are CPU time of the process
+ * (user + system, garbage collection included), medians over histories of different seeds.
  *
- * The last part is wall time, not CPU time: how long the concurrent campaign over the protocol
- * (`jobcheck check --impl ... --workers 4`) takes to find each racy variant of the Python example
- * (examples/python/broken/), real processes speaking jobcheck/2 with real threads.
+ * The last part is wall time: how long `jobcheck check --impl ... --workers 4` takes to find each
+ * racy variant of the Python example (examples/python/broken/), real processes over jobcheck/2.
  *
  * Run: npx tsx bench/concurrency.ts   (`--quick`: fewer histories and in-process seeds, the seven
  * seeds of the racy Python stores kept; the report is written either way;

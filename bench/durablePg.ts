@@ -1,27 +1,21 @@
 /**
  * The PostgreSQL part of `npm run bench:durable` (bench/durable.ts), run when a server is named by
  * PGHOST (`npm run bench:durable:pg` starts a throw-away one with scripts/pg.sh):
- *
- * 1. Commands per second, single worker: PostgresStore running whole lifecycles (submit, claim,
- *    commit, ack) on one connection, against a floor of bare node-postgres transactions that each
- *    do one comparable write (BEGIN; one UPDATE of a primary-key row; COMMIT), at the server's
- *    durability (fsync on, synchronous_commit on) and, as a second row, synchronous_commit off.
+ * 1. Commands per second, single worker: PostgresStore running whole lifecycles on one connection,
+ *    against a floor of bare node-postgres transactions of one comparable write (BEGIN; one UPDATE
+ *    of a primary-key row; COMMIT), at synchronous_commit on and, as a second row, off.
  * 2. Claims per second with 1, 4 and 16 workers, each a loop of claim + ack: PostgresStore as one
- *    store object over a pool of as many connections as workers (its concurrent commands grouped),
- *    the same store with one store object and one connection per worker (no grouping), the store
- *    before this change when JOBCHECK_BENCH_BASELINE names another working tree of the repository
- *    (its impl/postgres loaded into this process), and pg-boss's fetch + complete with one PgBoss
- *    of as many connections as workers, on the same server, interleaved (the order rotates between
- *    repetitions), each point on fresh rows. Throughput is wall time over a fixed window; the table
- *    gives the median of the repetitions, and the store's own counters give round trips per
- *    command and the time its transactions were open.
- * 3. Cost growth of a claim and of a tick that expires one job, from 1e3 to 1e6 resident jobs,
- *    with the same resident rows as the SQLite table (nine in ten done), at synchronous_commit off
- *    so that the flush (the same at every size) does not hide what the indexes cost.
+ *    store over a pool (its concurrent commands grouped), the same with one store and connection per
+ *    worker (no grouping), a baseline store when JOBCHECK_BENCH_BASELINE names another working tree
+ *    (its impl/postgres loaded here), and pg-boss's fetch + complete, on the same server, interleaved
+ *    in rotating order, each point on fresh rows: wall time over a fixed window, the median of the
+ *    repetitions, and the store's counters for round trips per command and open transaction time.
+ * 3. Cost growth of a claim and of a tick that expires one job, from 1e3 to 1e6 resident jobs (the
+ *    SQLite table's rows, nine in ten done), at synchronous_commit off so that the flush does not
+ *    hide what the indexes cost.
  *
- * While developing, JOBCHECK_BENCH_PG_ONLY=claims runs the claims table alone, and
- * JOBCHECK_BENCH_PG_WORKERS (e.g. `1` or `1,4`) and JOBCHECK_BENCH_PG_REPS choose its points and
- * repetitions; bench/durable.ts writes no doc for such a run.
+ * JOBCHECK_BENCH_PG_ONLY=claims runs the claims table alone, JOBCHECK_BENCH_PG_WORKERS (`1,4`) and
+ * JOBCHECK_BENCH_PG_REPS choose its points and repetitions; such a run writes no doc.
  */
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';

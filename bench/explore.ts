@@ -1,31 +1,19 @@
 /**
- * Benchmark of the explorer (conformance/explore/): distinct states per second and bytes per
- * state, by scope, side by side in one run with the explorer as it was at an earlier revision
- * (`--before <dir>`: a checkout of it, e.g. `git worktree add ../jobcheck-before <rev>` with this
- * checkout's node_modules linked into it), `jobcheck explore` itself, and two baselines over the
- * same scope and alphabet:
- *
- * - the explorer now and before: each repetition in a fresh process (bench/exploreChild.ts), the
- *   two alternating, each against its own model; the bench checks that both found the same
- *   states, levels, transitions, boundaries and coverage (a digest of them);
- * - the command: `jobcheck explore ... --json` on the M scope as a child process, its rate taken
- *   over the whole process's CPU time (start-up, exploration, coverage files, reports), beside the
- *   explorer's own rate on the same scope, measured between the command's runs. In two forms: as the installed package runs it
- *   (`node <checkout>/dist/cli/main.js`, plain node over the compiled dist/, which the bench builds
- *   first in each checkout with `node scripts/build.mjs --if-changed`), on which the target is
- *   read, and from the sources (`node bin/jobcheck.js` in the checkout, which registers tsx), as
- *   tests and the docs' console blocks run it;
- * - plain BFS: the model's `step`, states keyed by `JSON.stringify(toSnapshot(state))` in a Set,
- *   the frontier an array of model states (no symmetry reduction, no compaction);
- * - @xstate/graph: its `getAdjacencyMap`, with the model's `step` as the logic's transition and
- *   the same JSON keys (it keeps every state and every edge).
- *
- * The baselines are capped by time and states; what they reached is reported. CPU time (user +
- * system of the process, all threads), medians of repetitions, the 1-minute load average at the
- * start and the end.
- *
- * A CPU profile of the explorer now on the M scope says where its time goes; the targets table
- * computes its verdicts from the rows.
+ * Benchmark of the explorer (conformance/explore/): distinct states per second and bytes per state,
+ * by scope, in one run beside the explorer of an earlier revision (`--before <dir>`: a checkout of
+ * it with this checkout's node_modules linked in), `jobcheck explore` itself, and two baselines:
+ * - the explorer now and before: each repetition in a fresh process (bench/exploreChild.ts),
+ *   alternating, each on its own model; both must find the same states, levels, transitions,
+ *   boundaries and coverage (a digest of them);
+ * - the command: `jobcheck explore ... --json` on the M scope as a child process, its rate over the
+ *   whole process's CPU time, beside the explorer's own rate, both as installed (`node
+ *   dist/cli/main.js`, built first with `node scripts/build.mjs --if-changed`) and from the
+ *   sources (`node bin/jobcheck.js`, through tsx);
+ * - plain BFS: the model's `step`, states keyed by `JSON.stringify(toSnapshot(state))` in a Set;
+ * - @xstate/graph's `getAdjacencyMap` with the model's `step` and the same JSON keys.
+ * The baselines are capped by time and states, and what they reached is reported. CPU time (user +
+ * system, all threads), medians of repetitions, the 1-minute load average at start and end; a CPU
+ * profile of the explorer on the M scope; the targets table computes its verdicts from the rows.
  *
  * Run: npm run bench:explore -- --before <dir>   (`--quick`: small scopes only; `--no-baselines`:
  * without the plain BFS and @xstate/graph rows; `--write`: writes docs/explore-bench.md)

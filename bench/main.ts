@@ -10,14 +10,12 @@
  * the reference model. At the largest size it also times snapshot -> JSON.stringify -> JSON.parse
  * -> JobStore.restore against JSON.stringify + JSON.parse alone.
  *
- * The same mode at every size: a fresh copy per stream, built just before it is replayed (not
- * timed), so that every size is measured on a store of that size (a stream a tenth as long as the
- * store adds about 2% to it) in the same cache state: just built. Small sizes replay several
- * streams in one repetition, so that each repetition times at least MIN_TIMED commands.
- * Times are CPU time. All sizes are prepared first and then raced in the same rounds: in each
- * round every size, and within it every contender, is timed once, in orders that rotate, so that
- * load from elsewhere on the machine falls alike on the 1e3 and the 1e6 rows; each cell is the
- * median of the rounds. The model runs after the rounds (its margin to its target is wide).
+ * Every size is measured the same way: a fresh copy per stream, built (untimed) just before it is
+ * replayed, so that each is measured on a store of its size in the same cache state. Small sizes
+ * replay several streams a repetition, to time at least MIN_TIMED commands. Times are CPU time;
+ * all sizes are prepared first, then raced in rounds, each size and contender timed once a round
+ * in rotating order, so that load from elsewhere falls alike on every row; each cell is the median
+ * of the rounds. The model runs after the rounds.
  */
 import { writeFileSync } from 'node:fs';
 import type { Command, Snapshot } from '../contract/index.ts';

@@ -1,24 +1,19 @@
 /**
- * Benchmark of the model's `step`: the fast step, which runs the xstate machines' own definitions
- * from compiled transition tables over plain states (model/runMachine.ts) and accepts well-formed
- * commands without zod (contract/fastCommand.ts), side by side in one run with the reference step
- * (model/referenceModel.ts): the step as it was before, every transition taken by xstate's own
- * `transition` over xstate snapshots, every command validated by the zod schema.
- *
- * Both contenders are in the tree and run the same machines, guards and actions. Beside them, for
- * `step` alone, runs the step of the commit before the fast step existed (TODAY_COMMIT, read with
- * `git show` into a cache folder): the target is stated against it, because the reference has
- * since shared two speed-ups with the fast step (the store machine's guards scan without copying,
- * and zod's refusals skip building a ZodError), so it is faster than the step it stands for.
- * Three measures:
+ * Benchmark of the model's `step`: the fast step (compiled transition tables over plain states,
+ * model/runMachine.ts; well-formed commands accepted without zod, contract/fastCommand.ts) beside
+ * the reference step (model/referenceModel.ts: xstate's own `transition` over xstate snapshots,
+ * every command validated by zod), in one run; both run the same machines, guards and actions.
+ * For `step` alone the step of TODAY_COMMIT runs beside them (read with `git show` into a cache
+ * folder), and the target is stated against it: the reference shares two speed-ups with the fast
+ * step (guards that scan without copying, refusals without a ZodError), so it is faster than the
+ * step it stands for. Three measures:
  * 1. `step` alone, replaying the concrete commands of 300 generated campaign runs (CPU time,
  *    median of interleaved repetitions), the empty states made outside the timings;
- * 2. whole in-process campaigns against impl/JobStore (generation, model, impl, snapshots,
- *    comparison, coverage): commands checked per CPU second. The campaign reaches the model
- *    through model/index.ts, so the reference contender runs from a copy of the sources in a
- *    cache folder whose model/index.ts exports the reference step under the usual names;
- * 3. a CPU profile of the fast step alone, taken in a child process (`node --cpu-prof`, this file
- *    with `--profile-child`) so that nothing else runs beside it: the functions with the most self time.
+ * 2. whole in-process campaigns against impl/JobStore: commands checked per CPU second. The
+ *    campaign reaches the model through model/index.ts, so the reference runs from a copy of the
+ *    sources in a cache folder whose model/index.ts exports the reference step under those names;
+ * 3. a CPU profile of the fast step alone, in a child process (`node --cpu-prof`, this file with
+ *    `--profile-child`) so that nothing else runs beside it: the functions with the most self time.
  *
  * Run: npm run bench:step   (`--quick` for a short run; `--write` writes docs/step-bench.md)
  */

@@ -1,30 +1,22 @@
 /**
- * Benchmark of checks over the protocol: `jobcheck check` on the Python example, the harness as it
- * was (one store at a time, every restart a newly started process) side by side with the harness
- * as it is (several stores at once, warm restarts in the path suite and campaign), and the pipe's
- * floor measured in the same run: a Python JSON echo over the same kind of pipe, driven by the
- * same Peer class, one line at a time.
- *
- * Then the bug-finding side: every broken Python variant, on several seeds, under both harnesses:
- * that each is caught, in how many campaign commands, and how long until the first divergence.
- *
- * And the whole default check as a user runs it, exploration included, in three forms: the
- * installed package (`node dist/cli/main.js check --impl "python3 examples/python/jobstore.py"`,
- * dist/ built in both checkouts), the same with the real interpreter named, and the checkout's
- * bin/jobcheck.js (the sources through tsx); in this checkout beside a baseline checkout
- * (`--baseline DIR`, e.g. a `git worktree` of the previous revision with node_modules linked),
- * each a child process, interleaved: wall and CPU time, the phases' times from the check's JSON,
- * the exploration's states and transitions (which must be equal), a summary of a CPU profile of
- * each (the harness's main thread; the implementation processes are separate processes and show
- * as idle time there), and the broken Python variants caught by the whole command, seed for seed.
- *
- * Times are medians of interleaved repetitions. Wall time is what a user waits for; CPU time is
- * the harness's own plus that of the implementation processes it started (all of them ended and
- * reaped when it is read), and the 1-minute load average is printed beside every table.
+ * Benchmark of checks over the protocol: `jobcheck check` on the Python example with the harness
+ * one store at a time (every restart a new process) beside the harness with several stores at once
+ * (warm restarts in the path suite and campaign), and the pipe's floor in the same run: a Python
+ * JSON echo over the same kind of pipe, driven by the same Peer class, one line at a time. Then
+ * every broken Python variant, on several seeds, under both harnesses: caught, in how many campaign
+ * commands, and how long until the first divergence.
+ * And the whole default check as a user runs it, exploration included: installed
+ * (`node dist/cli/main.js check --impl "python3 examples/python/jobstore.py"`), with the real
+ * interpreter named, and through bin/jobcheck.js (tsx); beside a baseline checkout (`--baseline
+ * DIR`, node_modules linked), each a child process, interleaved: wall and CPU time, the phases'
+ * times, the exploration's states and transitions (which must be equal), a CPU profile summary of
+ * the harness's main thread, and the broken variants caught by the whole command, seed for seed.
+ * Times: medians of interleaved repetitions, CPU time with the implementation processes' (reaped
+ * when read), the 1-minute load average beside every table.
  *
  * Run: npm run bench:protocol -- --baseline DIR   (`--quick` for a short run; `--write` writes
- * docs/protocol-bench.md; without --baseline the side-by-side section is left out; `--changes FILE`
- * puts that Markdown, what changed between the two checkouts, beside their commits in the report)
+ * docs/protocol-bench.md; without --baseline no side-by-side section; `--changes FILE` puts that
+ * Markdown, what changed between the two checkouts, beside their commits in the report)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

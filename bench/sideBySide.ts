@@ -4,19 +4,18 @@
  * is measured against the code it replaces on the same machine at the same moment.
  *
  * DIR is a checkout of the other revision with a `node_modules` (a symlink to this checkout's will
- * do: `git worktree add /tmp/base <rev> && ln -s "$PWD/node_modules" /tmp/base/node_modules`).
+ * do: `git worktree add ../base <rev> && ln -s "$PWD/node_modules" ../base/node_modules`).
  *
  * One workload for all stores: bench/workload.ts's closed-loop driver builds a store of resident
- * jobs, and a stream of the commands it then sends is recorded (submits, claims, commits, acks,
- * transient and permanent failures, expiries by lease, deadline and backoff, refusals). Each round,
- * every contender restores the same snapshot (not timed) and replays the stream (timed: CPU time of
- * this process; PostgreSQL's server time is not in it, so its wall time is reported too). The
- * revisions alternate which goes first, after a first round that warms both up, is not counted,
- * and compares their replies: a refactor that changes a reply is no refactor.
+ * jobs and records a stream of the commands it then sends (every command, expiry and refusal kind).
+ * Each round, every contender restores the same snapshot (untimed) and replays the stream (timed:
+ * CPU time of this process; PostgreSQL's server time is not in it, so its wall time is reported
+ * too). The revisions alternate which goes first, after an uncounted warm-up round that compares
+ * their replies: a refactor that changes a reply is no refactor.
  *
- * Reported per store: the median per-command time of each revision, their ratio, and the noise of
- * each (the interquartile range of its rounds over their median); a ratio above 1 by more than the
- * larger noise is slower beyond noise. PostgreSQL runs when PGHOST names a server
+ * Reported per store: each revision's median per-command time, their ratio, and each one's noise
+ * (interquartile range of its rounds over their median); a ratio above 1 by more than the larger
+ * noise is slower beyond noise. PostgreSQL runs when PGHOST names a server
  * (`bash scripts/pg.sh npm run bench:side -- --baseline DIR`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -4,27 +4,15 @@
  * what each got back), so that the very same stream can be replayed through the store, the
  * reference model and the floor.
  *
- * One cycle is one tick of the clock (sometimes a gap of a few ticks). In each cycle:
- * - producers submit jobs at a steady rate; a tenth go to a few hot accounts (4% of the accounts), so
- *   those queue many unresolved jobs behind a head that is running or backing off; a job refused
- *   with `capacity_exceeded` is submitted again in the next cycles; some submits repeat a recent
- *   id (a duplicate) or repeat it with another amount (`conflict`); some new jobs reuse a recent
- *   operation key with the same amount (the commit reuses the effect) or another (commit
- *   `conflict`, after which the worker fails the job permanently); a few go to "whale" accounts
- *   whose second effect would leave the safe-integer range (`out_of_range`);
- * - workers (a sixteenth of the capacity) each hold up to four deliveries at once and claim while
- *   they have room (a claim with nothing due returns `job: null` and ends the worker's cycle);
- *   each delivery takes 1 to 5 ticks and is then settled, all due settlements of a cycle in
- *   shuffled order: commit + ack, a transient failure (capped exponential backoff, then another
- *   delivery), a commit then a transient failure (the retry reuses the effect), a permanent
- *   failure, an ack without commit followed by a second ack (`stale_token`), a commit by another
- *   worker first (`not_owner`), a delivery abandoned (its lease expires), or one settled after its
- *   lease (`stale_token`);
- * - monitors send a few `tick`s; some settlements arrive with a stale `now` first
- *   (`clock_regressed`), some name a token that was never issued (`stale_token`), and a few
- *   commands are malformed (`invalid_argument`).
- * Deadlines are spread from 3 to 300 ticks, so a real share of jobs dies by deadline (most of them
- * queued behind a hot head) and some retries are refused for want of time (`no_time_for_retry`).
+ * One cycle is one tick of the clock (sometimes a gap of a few ticks). Producers submit at a steady
+ * rate, a share of it to a few hot accounts whose jobs queue behind a running or backing-off head,
+ * with duplicates, conflicts, reused operation keys and "whale" amounts (`out_of_range`) among
+ * them; workers hold up to four deliveries each and settle them after 1 to 5 ticks in shuffled
+ * order, every way the contract allows and several it refuses (`stale_token`, `not_owner`, an
+ * abandoned lease); monitors tick, and some commands come with a stale `now` (`clock_regressed`),
+ * a token never issued or a malformed shape (`invalid_argument`). Deadlines are spread so that a
+ * real share of jobs dies by deadline and some retries find no time (`no_time_for_retry`).
+ * docs/benchmarks.md ("Workload") gives the rates and the replies they draw.
  *
  * Every rate is proportional to the capacity, so the mix of commands and replies is the same at
  * every resident size (the scale-free shape of shapeFor).

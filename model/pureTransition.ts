@@ -9,15 +9,13 @@
  * pure form collects and drops. Built-in actions such as `assign` are applied by the transition
  * itself, whatever the scope does.
  *
- * So one inert scope per machine, made once, gives exactly the same next snapshot at a fraction of
- * the cost: `pureTransition(machine)` returns `(snapshot, event) => nextSnapshot`. The scope holds
- * no state between calls (its action executor and emitter drop everything), so the function stays
- * pure and may be called from anywhere, in any order, on any snapshot of the machine.
- *
- * This is the reference path (referenceModel.ts): the model's own step runs the machines' compiled
- * tables instead (runMachine.ts). `observe`, when given, hears the transitions of every microstep
- * xstate takes (through the inert actor's inspection), which is how the reference's executed
- * actions are recorded for comparison with the fast step's.
+ * So one inert scope per machine, made once, gives exactly the same next snapshot:
+ * `pureTransition(machine)` returns `(snapshot, event) => nextSnapshot`. The scope holds no state
+ * between calls, so the function stays pure and may be called in any order on any snapshot.
+ * This is the reference path (referenceModel.ts); the model's own step runs the machines' compiled
+ * tables (runMachine.ts). `observe`, when given, hears the transitions of every microstep xstate
+ * takes (through the inert actor's inspection): the reference's executed actions, recorded for
+ * comparison with the fast step's.
  */
 import { createActor } from 'xstate';
 import type { AnyActorScope, AnyStateMachine, EventFromLogic, SnapshotFrom } from 'xstate';

@@ -1,41 +1,23 @@
 #!/usr/bin/env bash
-# Runs a command beside throw-away message brokers: `scripts/brokers.sh redis nats -- npm test`.
-#
+# Runs a command beside throw-away message brokers:
 #   bash scripts/brokers.sh [redis] [rabbitmq] [nats] [beanstalkd] [all] -- <command> [args...]
-#
-# For each broker named (`all`: the four), finds its server (when it is absent: stops, exit 2,
-# naming Debian's package, or installs that package with JOBCHECK_INSTALL_PACKAGES=1, as
-# scripts/pg.sh does for PostgreSQL: scripts/installPackages.sh, which never lets the package's own
-# service start), starts a throw-away instance on 127.0.0.1 on free ports of its own
-# (never a broker's default port), with its data in a temporary folder, waits until it answers,
-# exports where to find it, and runs the command:
-#
-#   JOBCHECK_REDIS_URL          redis://127.0.0.1:PORT   (redis-server, maxmemory-policy noeviction, no persistence)
-#   JOBCHECK_AMQP_URL           amqp://guest:guest@127.0.0.1:PORT   (rabbitmq-server, no plugins)
-#   JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS   RabbitMQ's consumer_timeout (below)
-#   JOBCHECK_NATS_URL           nats://127.0.0.1:PORT    (nats-server with JetStream)
-#   JOBCHECK_BEANSTALKD_ADDR    127.0.0.1:PORT           (beanstalkd under libfaketime)
-#   JOBCHECK_BEANSTALKD_CLOCK   the libfaketime timestamp file beanstalkd reads its time from
-#
-# and JOBCHECK_BROKERS_DIR (the temporary folder) and JOBCHECK_BROKERS_PIDS (the process-group
-# ids of the instances). Whatever the command's outcome, and on SIGINT or SIGTERM, every instance
-# started here is stopped (RabbitMQ through `rabbitmqctl stop`, then its process group and its own
-# epmd are killed) and the folder removed; no process is left running. The exit status is the
-# command's (130 on SIGINT, 143 on SIGTERM, 2 when a broker cannot start).
-#
-# Settings: JOBCHECK_INSTALL_PACKAGES=1, a broker's server that is absent is installed;
-# JOBCHECK_BROKERS_OPTIONAL=1, a broker whose server is absent is neither installed nor an error but
-# skipped (its variables stay unset, so its tests skip, or fail under CI, saying how to install it);
-# JOBCHECK_BROKERS_PORTS=LOW-HIGH, the range ports are probed in (default 20000-32000,
-# below Linux's ephemeral ports); JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS, RabbitMQ's consumer_timeout
-# (default 800 ms, the lease adapters/rabbitmq expects; exported, so the adapter reads the same
-# value). RabbitMQ's channels check their deliveries against it every 100 ms
-# (channel_tick_interval, advanced.config; RabbitMQ's default is 60 s), so a lease ends within
-# about 100 ms of its timeout (adapters/rabbitmq/README.md).
-#
-# Each instance runs in a session of its own (setsid), so that Ctrl-C at a terminal reaches the
-# command and this script, which then stops the brokers in order, and so that stopping one kills
-# all its processes (RabbitMQ's beam.smp and erl_child_setup, by process group).
+# For each broker named (`all`: the four) it finds the server (absent: exit 2 naming Debian's
+# package, or with JOBCHECK_INSTALL_PACKAGES=1 installs it through scripts/installPackages.sh, as
+# scripts/pg.sh does), starts a private instance on free 127.0.0.1 ports (never a default port),
+# data in a temporary folder, waits until it answers, exports where it is, and runs the command:
+#   JOBCHECK_REDIS_URL (redis-server, noeviction, no persistence), JOBCHECK_AMQP_URL (rabbitmq-server,
+#   no plugins) and JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS, JOBCHECK_NATS_URL (nats-server, JetStream),
+#   JOBCHECK_BEANSTALKD_ADDR and JOBCHECK_BEANSTALKD_CLOCK (beanstalkd under libfaketime, the
+#   timestamp file it reads), JOBCHECK_BROKERS_DIR, JOBCHECK_BROKERS_PIDS (process-group ids).
+# Whatever the outcome, and on SIGINT or SIGTERM, every instance is stopped (RabbitMQ by rabbitmqctl,
+# then its process group and epmd) and the folder removed: no process is left. Exit status: the
+# command's (130 on SIGINT, 143 on SIGTERM, 2 when a broker cannot start). Each instance runs in a
+# session of its own (setsid): Ctrl-C reaches the command and this script, which stops the brokers.
+# JOBCHECK_BROKERS_OPTIONAL=1: an absent server is skipped, not installed or an error (its variables
+# stay unset, so its tests skip, or fail under CI). JOBCHECK_BROKERS_PORTS=LOW-HIGH: the ports probed
+# (default 20000-32000). JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS: RabbitMQ's consumer_timeout (default 800
+# ms, the lease adapters/rabbitmq expects), checked every 100 ms (channel_tick_interval), so a lease
+# ends within about 100 ms of it (adapters/rabbitmq/README.md).
 set -euo pipefail
 
 usage() {

@@ -1,35 +1,22 @@
 /**
- * Generator of docs/profiles/ (`npm run profiles`): profiles the built-in JobStore (the reference
- * column) and every real-queue adapter that exports a ProfileTarget, writes one page per queue
- * (`docs/profiles/<queue>.md`) and the matrix queues × rules (`docs/profiles/README.md`). The
- * queues on PostgreSQL need its server and the brokers theirs: `npm run profiles` runs this under
- * scripts/brokers.sh (Redis, RabbitMQ, NATS, beanstalkd) and scripts/pg.sh.
+ * Generator of docs/profiles/ (`npm run profiles`, which runs it beside throw-away brokers and
+ * PostgreSQL: scripts/brokers.sh, scripts/pg.sh): profiles the built-in JobStore (the reference
+ * column) and every real-queue adapter that exports a ProfileTarget, and writes one page per queue
+ * (`docs/profiles/<queue>.md`) and the matrix queues × rules (`docs/profiles/README.md`).
  *
- * The adapters are imported lazily, one by one: a file that is absent is said so and skipped, and
- * one that cannot set up (no server to reach) is reported and skipped, so the generator runs with
- * whatever is installed. Seeds and run counts are fixed and the pages hold no times, so the same
- * implementations give the same pages (on a logical clock; a broker on its own clock may shrink a
- * departure to another story from run to run).
+ * Adapters are imported lazily, one by one: one that is absent or cannot set up is reported and
+ * skipped. Seeds and run counts are fixed and pages hold no times, so the same implementations
+ * give the same pages (on a logical clock; a broker on its own clock may shrink a departure to
+ * another story from run to run). Each profile is kept as data (`docs/profiles/data/<adapter>.json`,
+ * the `jobcheck.profile` format) and the matrix is built from those, so `--only <queue>` rewrites
+ * one queue and keeps the others; a stored profile of another format is left out, with a message.
+ * An adapter module exports `profileTarget` (or `default`: a ProfileTarget, or a function returning
+ * one or its promise), or else any exported ProfileTarget value. A target with a concurrent factory
+ * is also profiled with competing workers (CONCURRENT_WORKERS lanes, CONCURRENT_RUNS scenarios, the
+ * same seed), then searched for races, with a row of its own in the matrix.
  *
- * Each profile is also kept as data (`docs/profiles/data/<adapter>.json`, the `jobcheck.profile`
- * format): the matrix is built from those, so that `--only <queue>` rewrites one queue's page and
- * column and keeps the others' as they were last generated. A stored profile of another format is
- * left out of the matrix, with a message.
- *
- * An adapter module exports its target as `profileTarget` (or `default`: a ProfileTarget, or a
- * function returning one or a promise of one), or else as any exported ProfileTarget value.
- *
- * A target with a concurrent factory (the reference's is impl/JobStore behind a mutex, as
- * `jobcheck profile --builtin --workers 4` uses) is also profiled with competing workers: up to
- * CONCURRENT_WORKERS lanes, CONCURRENT_RUNS scenarios, the same seed. Twenty scenarios keep a
- * broker's page within a few minutes (a scenario on a broker's own clock takes seconds, and a
- * failure is shrunk and replayed three times more); the replay line of a story names the flags.
- * Then the search for races (the same scenarios, letting pass a history whose requests depart
- * one at a time as well), with a row of its own in the matrix.
- *
- * Run: npm run profiles   (`--runs N` runs per rule, `--only <queue>` one queue besides the reference,
- * `--time-limit S` seconds per queue: rules cut short say `budget exhausted`, `--concurrent-runs N`
- * scenarios of competing workers)
+ * Run: npm run profiles   (`--runs N` per rule; `--only <queue>` one queue besides the reference;
+ * `--time-limit S` per queue, rules cut short say `budget exhausted`; `--concurrent-runs N`)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -1,34 +1,22 @@
 /**
- * The real beanstalkd behind the contract's commands: one tube per adapter instance, one
- * connection per worker (a reservation in beanstalkd belongs to the connection that made it), one
- * producer connection per lane, and the server's clock moved through libfaketime (clock.ts).
- *
- * An adapter translates, it never repairs. Each command becomes what a beanstalkd worker sends:
- * - time: the timestamp file is set to the command's tick, then a `stats` is sent and answered,
- *   because beanstalkd looks at its timers (delayed jobs becoming ready, TTRs running out) in its
- *   event loop after it has handled an event, not before: the answered `stats` is that event, so
- *   the next command is read only after the timers were looked at in the new time. With several
- *   lanes (concurrent.ts) every command is handled by beanstalkd while the file holds its own
- *   tick: the clock moves to a later tick once the requests of earlier ticks have been answered,
- *   the requests of that tick are sent once it has moved, and a request whose tick is below the
- *   latest one asked for is `clock_regressed`, as the contract has it;
- * - submit: `put` of the payload (JSON, with the contract's id) with delay 0 and TTR = leaseTicks,
- *   on the lane's producer connection; beanstalkd has no ids of its own choosing, no deduplication
- *   and no deadline;
- * - claim: `reserve-with-timeout 0` on the worker's connection (TIMED_OUT and DEADLINE_SOON: no
- *   job); the token is the adapter's counter, taken as the reservation's reply arrives (so tokens
- *   follow the order in which beanstalkd's replies came) and remembered with beanstalkd's job id,
- *   which is the same on every reservation of the job and so no fencing token;
- * - commit: `touch` of the job on the worker's connection (beanstalkd's only "is this reservation
- *   still mine", which also restarts the TTR), then the ledger row and the balance in the worker's
- *   own records (beanstalkd keeps no effects);
- * - ack: `delete`; fail permanent: `bury`; fail transient: the worker's retry policy, since
- *   beanstalkd has none: `bury` once the job's `reserves` reach maxAttempts, else `release` with
- *   the contract's capped delay;
- * - a token the adapter never handed out is refused without asking beanstalkd (there is no job to
- *   name); any other is sent, and whatever beanstalkd answers is the reply.
- * Validation (the contract's parseCommand and the clock check) happens before beanstalkd is called.
- * See README.md, rule by rule.
+ * The real beanstalkd behind the contract's commands: one tube per adapter instance, one connection
+ * per worker (a reservation belongs to the connection that made it), one producer connection per
+ * lane, and the server's clock moved through libfaketime (clock.ts). It translates, never repairs:
+ * - time: the timestamp file is set to the command's tick, then a `stats` is answered, because
+ *   beanstalkd looks at its timers after handling an event: the next command is read only after the
+ *   timers were looked at in the new time. With several lanes (concurrent.ts) the clock moves to a
+ *   later tick once the requests of earlier ticks are answered, and a request below the latest tick
+ *   asked for is `clock_regressed`;
+ * - submit: `put` of the payload (JSON, with the contract's id), delay 0, TTR = leaseTicks, on the
+ *   lane's producer connection (beanstalkd has no ids of its choosing, no dedup, no deadline);
+ * - claim: `reserve-with-timeout 0` on the worker's connection (TIMED_OUT, DEADLINE_SOON: no job);
+ *   the token is the adapter's counter, in the order the replies came, remembered with beanstalkd's
+ *   job id, which every reservation of the job shares and so is no fencing token;
+ * - commit: `touch` on the worker's connection (its only "still mine", which restarts the TTR), then
+ *   the ledger row and balance in the worker's own records; ack: `delete`; fail permanent: `bury`;
+ *   fail transient: `bury` once `reserves` reach maxAttempts, else `release` with the capped delay;
+ * - a token never handed out is refused without asking beanstalkd; any other is sent, and its answer
+ *   is the reply. Validation (parseCommand, the clock check) comes first. See README.md, rule by rule.
  */
 import { randomBytes } from 'node:crypto';
 import type { Config, DeadReason, EffectRecord, JobRecord, Reply, Snapshot } from '../../contract/index.ts';

@@ -2,21 +2,17 @@
  * beanstalkd's clock, moved by the adapter. The server runs under libfaketime with
  * `FAKETIME_TIMESTAMP_FILE` naming a file and `FAKETIME_NO_CACHE=1`, so every time it reads the
  * clock it reads that file; an absolute time written there (`2026-01-01 00:00:05.005003`, no
- * leading `@`) is a stopped clock at that instant. One tick is one second of beanstalkd's time:
- * tick `n` of an instance is its origin plus `n` seconds plus `n` milliseconds. The milliseconds
- * are there because time never stands still on a real clock: beanstalkd expires a reservation only
- * when its deadline is strictly past (`deadline_at >= now` keeps it), and a timer checked at exactly
- * its deadline under a stopped clock is dropped from beanstalkd's heap of connections until that
- * connection's next command. With the margin, tick `c + k` is a little after any deadline set `k`
- * seconds after tick `c`, as real time always is, and never equal to it.
+ * leading `@`) is a stopped clock at that instant. Tick `n` of an instance is its origin plus `n`
+ * seconds plus `n` milliseconds. The milliseconds are there because beanstalkd expires a
+ * reservation only when its deadline is strictly past, and a timer checked at exactly its deadline
+ * under a stopped clock is dropped from its heap until that connection's next command: with the
+ * margin, tick `c + k` is a little after any deadline set `k` seconds after tick `c`, never equal.
  *
- * Within a tick the clock creeps: one microsecond more before every request (`creep`, at most 999
- * in a tick, well inside the tick's margin of `n` ms), as real time moves between two requests.
- * A clock that stood still across requests crashed beanstalkd 1.12 (a segmentation fault, every
- * time, after a particular few hundred requests of a profile: reservations asked for with
- * `reserve-with-timeout 0` by connections that hold one, timed out at the instant they were asked),
- * a state no server on a real clock is ever in. The file is written beside itself and renamed over,
- * so the server never reads it half written.
+ * Within a tick the clock creeps one microsecond before every request (`creep`, at most 999 in a
+ * tick, inside the tick's margin), as real time moves between requests: under a clock that stood
+ * still across requests beanstalkd 1.12 crashed (a segmentation fault after a few hundred requests
+ * of a profile), a state no server on a real clock is ever in. The file is written beside itself
+ * and renamed over, so the server never reads it half written.
  *
  * Instances share the server and its file, so each starts beyond every time already written (the
  * clock only moves forward); a profile runs its instances one at a time.

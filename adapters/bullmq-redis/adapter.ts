@@ -3,25 +3,20 @@
  * manual-fetching API (README.md says rule by rule what is mapped, translated or declared, and why):
  * - submit -> `queue.add(name, data, {jobId, attempts, backoff})`; a known jobId is whatever BullMQ
  *   does with it (it keeps the first job and ignores the new data);
- * - claim -> `worker.getNextJob(lockToken, {block: false})` on a BullMQ Worker named after the
- *   contract's worker, with a fresh lock token per claim (`jobcheck:<contract token>`);
- * - commit -> the adapter's effect ledger in Redis: what the contract asks of a worker. BullMQ has
- *   no fence for a worker's own writes, so none is added;
- * - ack -> `job.moveToCompleted(null, lockToken, false)`; fail -> `job.moveToFailed(err, lockToken)`
- *   with `UnrecoverableError` for a permanent failure. The stale-token check is BullMQ's own (its
- *   moveToFinished script compares the lock key's value; codes -1/-2/-3/-6).
- * Time: Redis keeps it. A lock is a key with a TTL of `lockDuration` on the Redis server's clock,
- * and BullMQ's own stalled checker (`startStalledCheckTimer`, every `stalledInterval` real
- * milliseconds) moves a job whose lock is gone back to wait. The contract's ticks are mapped onto
- * real time by a WallClock: one tick is `tickMs` real milliseconds, and a command with a later
- * `now` waits until that tick has begun; while it runs, BullMQ's client reads `Date.now()` as the
- * tick's start (../bullmq-postgres/clock.ts), and a lease of L ticks is a lock of L ticks less half a
- * tick (`lockMillis`), so that it ends between the lease's last tick and its end tick.
- * Lanes: every lane has its own connections (a Queue, a Worker per contract worker, a plain client
- * for the adapter's keys); one sequential adapter is one lane. The adapter's own numbering (the
- * contract's seq and token, and the effect ledger) is assigned under one in-process lock, so that
- * its order is the order in which BullMQ took the commands; ack, fail and tick never wait for it.
- * Isolation: every adapter uses a key prefix of its own (`jc<16 hex digits>`), removed on close.
+ * - claim -> `worker.getNextJob(lockToken, {block: false})` on a Worker named after the contract's
+ *   worker, with a fresh lock token per claim (`jobcheck:<contract token>`);
+ * - commit -> the adapter's effect ledger in Redis, as the contract asks of a worker (BullMQ has no
+ *   fence for a worker's own writes, so none is added);
+ * - ack -> `job.moveToCompleted(null, lockToken, false)`; fail -> `job.moveToFailed(err, lockToken)`,
+ *   `UnrecoverableError` when permanent; the stale-token check is BullMQ's moveToFinished script.
+ * Time: a lock is a Redis key with a TTL of `lockDuration` on the server's clock, and BullMQ's
+ * stalled checker (every `stalledInterval` real ms) moves a job whose lock is gone back to wait. A
+ * WallClock maps ticks onto real time (one tick `tickMs` ms, a later `now` waits for its tick;
+ * BullMQ reads `Date.now()` as the tick's start, ../bullmq-postgres/clock.ts); a lease of L ticks
+ * is a lock of L − ½ ticks (`lockMillis`), ending between the lease's last tick and its end tick.
+ * Lanes: each has its own connections (a Queue, a Worker per contract worker, a plain client); the
+ * adapter's numbering (seq, token, ledger) is assigned under one in-process lock, so that its order
+ * is the order BullMQ took the commands in. Isolation: a key prefix per adapter, removed on close.
  */
 import { randomBytes } from 'node:crypto';
 import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';

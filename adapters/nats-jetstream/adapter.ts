@@ -1,32 +1,22 @@
 /**
  * The real NATS JetStream broker behind the contract's commands: one work-queue stream and one
- * durable pull consumer per adapter instance (deleted on close), reached through the official
- * JavaScript client (`@nats-io/transport-node`, `@nats-io/jetstream`), one connection per lane.
- *
- * An adapter translates, it never repairs. Each command becomes what a JetStream user does:
- * - time: the broker's own clock, which nobody outside can move, so the adapter runs in wall-clock
- *   mode (conformance/profile/wallClock.ts): one tick is `tickMs` real milliseconds and a command
- *   with a later `now` first waits until that tick has begun. A duration of `k` ticks (the lease,
- *   a nak delay) is `(k − ½) · tickMs` on the broker: the contract's ticks are instants, the
- *   broker's durations run from the pull or the nak, which happens a few milliseconds into its
- *   tick; half a tick puts the broker's timer between the last tick of the duration and the tick
- *   it ends on (README.md, tolerances);
- * - submit: `publish` on the subject `<prefix>.<hex of the account>` with the header
- *   `Nats-Msg-Id` = the job's id (the stream's duplicate window is the only dedup); the stream's
- *   `max_msgs` = capacity with `discard: new` refuses a publish when full;
- * - claim: one pull request (`batch: 1`, waiting at most 10 ms) on the lane's connection; the contract's
- *   token is the adapter's number for that delivery, whose reply subject it keeps;
- * - ack: `+ACK` to the delivery's reply subject, as a request (the broker confirms it);
- * - fail transient: `-NAK` with a delay of `min(backoffBase · 2^(count−1), backoffCap)` ticks, the
- *   delay a worker computes from the delivery count (JetStream's `backoff` list sets the ack wait
- *   of each delivery, not a delay after a nak: README.md); on the last delivery the same nak, after
- *   which the broker delivers no more (`max_deliver`);
- * - fail permanent: a bare `+TERM` (2.9.10 ignores one with a reason, README.md);
- * - commit: the worker's effect ledger, kept by the adapter; JetStream has nothing to fence it on;
- * - stale tokens: a token the adapter never handed out names no reply subject (`stale_token`);
- *   any other is sent to its reply subject, and what the broker does with it is the reply.
- * Validation (the contract's parseCommand and the clock check) happens before the broker is called.
- * Nothing else is checked: no owner, no deadline, no per-account order. See README.md, rule by rule.
+ * durable pull consumer per adapter instance (deleted on close), through the official JavaScript
+ * client (`@nats-io/transport-node`, `@nats-io/jetstream`), one connection per lane. It translates,
+ * never repairs:
+ * - time: the broker's own, which nobody outside can move: wall-clock mode (profile/wallClock.ts),
+ *   one tick `tickMs` real milliseconds, a command with a later `now` waiting for its tick. A
+ *   duration of `k` ticks (lease, nak delay) is `(k − ½) · tickMs`, so that the broker's timer,
+ *   started a few milliseconds into a tick, ends between the last tick and the end tick (README.md);
+ * - submit: `publish` on `<prefix>.<hex of the account>` with `Nats-Msg-Id` = the job's id (the
+ *   duplicate window is the only dedup); `max_msgs` = capacity with `discard: new` refuses when full;
+ * - claim: one pull request (`batch: 1`, at most 10 ms) on the lane's connection; the token is the
+ *   adapter's number for that delivery, whose reply subject it keeps;
+ * - ack: `+ACK` as a request; fail transient: `-NAK` with the delay a worker computes from the
+ *   delivery count, `min(backoffBase · 2^(count−1), backoffCap)` (`max_deliver` ends deliveries);
+ *   fail permanent: a bare `+TERM`; commit: the worker's effect ledger, kept by the adapter;
+ * - a token never handed out names no reply subject (`stale_token`); any other is sent, and what the
+ *   broker does is the reply. Validation (parseCommand, the clock check) comes first; nothing else is
+ *   checked: no owner, no deadline, no per-account order. See README.md, rule by rule.
  */
 import { randomBytes } from 'node:crypto';
 import {

@@ -1,18 +1,15 @@
 /**
  * The real pg-boss queue behind the contract's commands: one queue per adapter instance, in a
  * PostgreSQL schema of its own (pg-boss's tables and the adapter's, see tables.ts), dropped on close.
- *
- * An adapter translates, it never repairs. Each command becomes the call a pg-boss user makes:
- * - time: pg-boss's own TestClock, attached to the schema, which moves JavaScript's time and the
- *   database's (`job_now()`) together. One tick is one second, pg-boss's unit for every duration.
- *   A command whose `now` is after the clock sets the test clock to that instant and then runs
- *   pg-boss's maintenance pass (`supervise`) for the queue, which is where pg-boss expires leases;
- * - submit: `send` with the job's uuid (the adapter's map from the contract's id) and
- *   `singletonKey` = account on a `key_strict_fifo` queue (pg-boss's per-key order);
- * - claim: `fetch`; the adapter hands out the contract's token and remembers which attempt
- *   (`{id, retryCount}`) it names;
- * - commit: in one transaction, pg-boss's fenced `touch` of that attempt (its own "is this claim
- *   still mine" check), then the ledger row and the balance in the adapter's tables;
+ * It translates, never repairs; each command becomes the call a pg-boss user makes:
+ * - time: pg-boss's TestClock on the schema moves JavaScript's time and the database's (`job_now()`)
+ *   together; one tick is one second, pg-boss's unit. A later `now` sets the clock to it, then runs
+ *   pg-boss's maintenance pass (`supervise`) for the queue, where pg-boss expires leases;
+ * - submit: `send` with the job's uuid (mapped from the contract's id) and `singletonKey` = account
+ *   on a `key_strict_fifo` queue (pg-boss's per-key order);
+ * - claim: `fetch`; the adapter hands out the token and remembers the attempt (`{id, retryCount}`);
+ * - commit: in one transaction, pg-boss's fenced `touch` of that attempt (its "still mine" check),
+ *   then the ledger row and the balance in the adapter's tables;
  * - ack: fenced `complete`; fail transient: fenced `fail`; fail permanent: fenced `cancel`, pg-boss's
  *   only "do not retry" that keeps the job's record;
  * - the deadline: the job's `retentionSeconds` (how long it may wait before maintenance deletes it);

@@ -1,30 +1,22 @@
 /**
  * RabbitMQ behind the contract's commands, through amqplib, on a quorum queue: one work queue and
  * one dead-letter queue per adapter instance, deleted on close; the instances of a factory share
- * one connection (SharedConnection.ts), each with channels of its own.
- *
- * An adapter translates, it never repairs. Each command becomes what an amqplib worker does:
- * - time: the broker's own. The lease is the server's `consumer_timeout` (a server setting in
- *   3.10, the same for every queue), so one tick is `consumer_timeout / leaseTicks` real
- *   milliseconds (WallClock), and the commands of a tick start half a tick into it; while no
- *   message is ready or running nothing on the broker can fire, and a later tick is reached at once;
- * - submit: `sendToQueue` on a confirm channel, persistent, with a fresh `messageId` and the
- *   deadline as the message's TTL (`expiration`); the queue's `x-max-length` = capacity with
- *   `x-overflow: reject-publish`, so a refused publish (a broker nack) is `capacity_exceeded`;
- * - claim: `basic.get` with manual ack on the worker's own channel; the token is the adapter's
- *   counter, naming the delivery tag and the channel it came on;
- * - ack / fail: `ack` / `nack` (requeue for a transient failure, no requeue for a permanent one)
- *   of that delivery tag on the channel the acting worker holds now, as a worker whose channel was
- *   replaced does: a tag is a number per channel, not a fencing token. An unknown tag closes the
- *   channel (PRECONDITION_FAILED), which the adapter reports as `stale_token`; a known one settles
- *   whatever delivery it names now, which the reply's id shows;
- * - commit: the broker has no effect ledger and no "is this delivery still mine" short of acking,
- *   so the ledger is the consumer's own (here, in memory) and the only fence is that the acting
- *   worker's channel is still open (the life of the channel is the lease);
+ * one connection (SharedConnection.ts), each with channels of its own. It translates, never repairs:
+ * - time: the broker's own. The lease is the server's `consumer_timeout` (one setting for every
+ *   queue in 3.10), so one tick is `consumer_timeout / leaseTicks` real milliseconds (WallClock),
+ *   and the commands of a tick start half a tick into it; with nothing ready or running nothing on
+ *   the broker can fire, and a later tick is reached at once;
+ * - submit: `sendToQueue` on a confirm channel, persistent, a fresh `messageId`, the deadline as TTL
+ *   (`expiration`); `x-max-length` = capacity with `x-overflow: reject-publish`: a broker nack is
+ *   `capacity_exceeded`;
+ * - claim: `basic.get` with manual ack on the worker's channel; the token names delivery tag and channel;
+ * - ack / fail: `ack` / `nack` (requeue when transient) of that tag on the channel the worker holds
+ *   now: a tag is a number per channel, no fencing token. An unknown tag closes the channel
+ *   (PRECONDITION_FAILED), reported as `stale_token`; a known one settles whatever it names now;
+ * - commit: the consumer's own ledger (in memory), fenced only by the worker's channel being open;
  * - dead records: `x-delivery-limit` = maxAttempts − 1 and a dead-letter exchange into a queue the
- *   adapter drains; `x-first-death-reason` says why (rejected, expired, delivery_limit).
- * The state a snapshot shows is what the adapter has seen the broker do: its replies, its channel
- * closures (consumer_timeout, PRECONDITION_FAILED) and its dead letters. See README.md.
+ *   adapter drains (`x-first-death-reason`: rejected, expired, delivery_limit).
+ * A snapshot shows what the adapter has seen the broker do: replies, channel closures, dead letters.
  */
 import { randomBytes } from 'node:crypto';
 import type { Channel, ChannelModel, ConfirmChannel, GetMessage } from 'amqplib';

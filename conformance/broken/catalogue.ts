@@ -5,20 +5,16 @@
  *
  * Decision bugs (capacity-forgets-running, retry-forgets-deadline, lease-one-tick-late,
  * last-attempt-requeues, commit-not-idempotent, payload-conflict-accepted, lease-before-deadline,
- * backoff-not-capped) are the contract's decisions (impl/decisions) with one function replaced;
- * the same broken record runs on the memory, SQLite and PostgreSQL stores (`npm run catalogue`
- * checks each on all three, decisionBugs.test.ts shows one). The others stay subclasses of the
- * memory store, because what they break is no decision over values but that store's own
- * structures: which job the claimable index offers (global-fifo, waiting-does-not-block), the
- * account FIFO a dead job must leave (dead-job-blocks), the object a snapshot hands out
- * (snapshot-live-alias), what a restore rebuilds (restart-resets-tokens,
- * restart-forgets-ledger) and what it refuses (restore-accepts-anything). A durable store has its own versions of those structures (its
- * indexes, its rows), broken in conformance/broken/sqlite/ and postgres/ instead.
- * Some of these are invisible to the path suite (they need two accounts, a second retry, a
- * resubmission or an aliasing check), which is why they are kept out of BROKEN_VARIANTS: the
- * whole check (fixture stories, paths, random campaign) is what catches them.
- * Broken variants of the Python example, reached through the protocol, are listed in
- * examples/python/broken/ and checked by scripts/catalogue.test.ts.
+ * backoff-not-capped) replace one function of the contract's decisions (impl/decisions); the same
+ * broken record runs on the memory, SQLite and PostgreSQL stores (`npm run catalogue` checks all
+ * three). The others subclass the memory store, breaking its own structures: the claimable index
+ * (global-fifo, waiting-does-not-block), the account FIFO (dead-job-blocks), the snapshot object
+ * (snapshot-live-alias), the restore (restart-resets-tokens, restart-forgets-ledger,
+ * restore-accepts-anything); the durable stores' versions are in conformance/broken/sqlite/ and
+ * postgres/. Some are invisible to the path suite (they need two accounts, a second retry, a
+ * resubmission or an aliasing check), so they stay out of BROKEN_VARIANTS: the whole check is what
+ * catches them. The Python example's broken variants are in examples/python/broken/, checked by
+ * scripts/catalogue.test.ts.
  */
 import { jobStoreFactory } from '../stores/jobStore.ts';
 import type { JobStoreClass } from '../stores/jobStore.ts';

@@ -1,62 +1,22 @@
 /**
- * A recorded history in the formats of the two tools people cross-check linearizability with:
- * Porcupine's operations (JSON) and Jepsen's history (EDN). Both are pure text builders; the
- * report writer puts them beside the race page as `history.porcupine.json` and `history.jepsen.edn`.
+ * A recorded history as Porcupine (JSON) and Jepsen (EDN) read it, pure text builders, written beside
+ * the race page as `history.porcupine.json` and `history.jepsen.edn`. An instant is a position in the
+ * event sequence (0, 1, 2, ...): both tools read only order (Call against Return; `:index`).
  *
- * Times. jobcheck records order, not wall time: an instant is a position in one event sequence
- * (0, 1, 2, ... as the harness stamped each send and each reply read), and both exports write
- * these instants as they are, as integers in the unit "one recorded event". Neither tool needs
- * more: Porcupine compares Call and Return only with each other, and Jepsen's checkers read the
- * order of the history (`:index`); `:time` only scales Jepsen's plots.
- *
- * Porcupine, checked field by field against `type Operation struct` in model.go,
- * https://github.com/anishathalye/porcupine/blob/55508eb201b314c218d7e8412c3ea4b9499a5f53/model.go
- * (its last field, `_ struct{}`, is unexported: encoding/json neither reads nor writes it). The
- * file is a JSON array that Go's encoding/json decodes straight into `[]porcupine.Operation`, each
- * key spelt exactly as its field (encoding/json would forgive another case; a stricter reader not):
- * - `ClientId` (int, zero-indexed; Porcupine draws one row per client): the lane.
- * - `Input` (interface{}): the request as sent, a contract command or `{"type":"snapshot"}`.
- * - `Call` (int64, "invocation timestamp"): the instant the request was sent.
- * - `Output` (interface{}): the reply as read, or `null` when none came.
- * - `Return` (int64, "response timestamp"): the instant the reply was read. Porcupine reads
- *   [Call, Return] as a closed interval; jobcheck's instants are distinct, so an operation
- *   precedes another exactly when its Return is below the other's Call, as in the checker.
- * - `Metadata` (interface{}, "not used for linearizability checking but can be used for
- *   visualization"): `{"id": <the operation id of the page and the story>, "lane": <lane>,
- *   "indefinite": <true when no reply came>}`.
- * A request with no reply gets `Return` one past the last instant of the history and `Output`
- * null: it stays concurrent with everything after its call, which is how Porcupine's own tests
- * read a Jepsen log's unfinished operations (`parseJepsenLog` in porcupine_test.go, same commit,
- * appends their return at the end with an "unknown" output). A model written for the import must
- * therefore accept any reply where `Output` is null (and may ignore the snapshot request, which
- * changes nothing). Operations are listed by Call.
- *
- * Jepsen, checked against the history documentation of jepsen.history ("Operation Structure" and
- * "Operation Semantics" in
- * https://github.com/jepsen-io/history/blob/03a8ecf3934089981dba05107fe280d47239a2f2/README.md)
- * and the file Jepsen writes (`write-history!` in jepsen/src/jepsen/store.clj,
- * https://github.com/jepsen-io/jepsen/blob/024ed072cd630affa4294f9202a260670a50ea55/jepsen/src/jepsen/store.clj,
- * prints one operation a line with `prn`): `history.jepsen.edn` holds one EDN map a line, an
- * `:invoke` when a request was sent and its completion when the reply was read, in the order of
- * instants:
- * - `:type`: `:invoke`; `:ok` for every reply read (a refusal included: the contract lets a
- *   refused command advance the clock, so it is not Jepsen's `:fail`, which "must have no logical
- *   effect"); `:info` for a request with no reply ("an indeterminate result: the operation either
- *   may or may not have completed").
- * - `:f`: the command's type as a keyword (`:submit`, `:claim`, `:commit`, `:ack`, `:fail`,
- *   `:tick`, `:snapshot`).
- * - `:value`: on the invoke, the request; on the completion, the reply (nil for `:info`). JSON
- *   objects become maps with keyword keys, arrays vectors, null nil.
- * - `:process`: the lane, while it lives. "If a process crashes (e.g. by beginning an `:invoke`
- *   followed by an `:info`) it can never invoke an operation again", so a lane's requests after
- *   one with no reply run as a new process, numbered as Jepsen's generator numbers the next
- *   process of a crashed thread (`next-process` in jepsen/src/jepsen/generator/context.clj, at
- *   commit 7a59089c842d777d70e6e01ee4c9799905d6a848: the old process plus the number of client
- *   processes, here the lanes).
- * - `:time`: the instant (see Times above). The `:info` completions come last, one past the last
- *   instant: nobody saw when, or whether, such a request took effect.
- * - `:index`: 0, 1, 2, ... in file order.
- * - `:id`: jobcheck's operation id (Jepsen allows "any number of additional fields").
+ * Porcupine: a JSON array that encoding/json decodes into `[]porcupine.Operation`, each key spelt as
+ * its field (`type Operation struct`, model.go, anishathalye/porcupine at 55508eb201b3): `ClientId`
+ * the lane; `Input` the request; `Call` the instant it was sent; `Output` the reply or null;
+ * `Return` the instant the reply was read; `Metadata` `{id, lane, indefinite}`. A request with no
+ * reply gets `Return` one past the last instant and `Output` null, as `parseJepsenLog` in
+ * porcupine_test.go treats unfinished operations, so a model for the import must accept any reply
+ * where `Output` is null. Operations are listed by Call.
+ * Jepsen: one EDN map a line (`write-history!`, jepsen/src/jepsen/store.clj at 024ed072cd63; fields
+ * per jepsen-io/history's README at 03a8ecf3934a), an `:invoke` and its completion in instant order.
+ * `:type` is `:ok` for every reply read (a refusal may advance the clock, so it is no `:fail`) and
+ * `:info` for none (those come last, one past the last instant); `:f` the command type as a keyword;
+ * `:value` the request, then the reply; `:process` the lane, renumbered after an `:info` as
+ * `next-process` does (generator/context.clj at 7a59089c842d: plus the lane count); `:time` the
+ * instant; `:index` file order; `:id` jobcheck's operation id.
  */
 import { ednString, jsonText } from '../outside/outsideText.ts';
 import type { History, Operation } from './history.ts';

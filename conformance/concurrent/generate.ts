@@ -6,23 +6,17 @@
  * claim on several lanes and hold several deliveries, and a settlement travels on any lane in
  * its holder's name.
  *
- * The generator is biased toward contention, because a race needs two requests in flight that
- * touch the same thing: several claims in one round; a commit, ack or fail of a delivery in the
- * round at `leaseUntil - 1` or at `leaseUntil` itself, beside claims that may take the job again;
- * more submits in one round than the capacity has room for; two jobs of one account; the same
- * submit twice in one round; one worker claiming on two lanes at once. Two races need time to move
- * while a request is in flight, and the generator aims at them with overlapping rounds: a stale
- * ack (an ack or commit sent at `leaseUntil - 1`, still in flight when the clock reaches
- * `leaseUntil` and another worker claims the job again), and a double effect (that commit racing
- * the commit of the new delivery).
+ * The generator is biased toward contention, since a race needs two requests in flight that touch
+ * the same thing: several claims in one round; a settlement at `leaseUntil - 1` or `leaseUntil`
+ * beside claims that may take the job again; more submits than the capacity has room for; two jobs
+ * of one account; the same submit twice; one worker claiming on two lanes. Overlapping rounds aim
+ * at the two races that need time to move while a request is in flight: the stale ack (sent at
+ * `leaseUntil - 1`, in flight when another worker claims the job again) and the double effect.
  *
- * As in the sequential campaign (symbolic.ts), tokens and times are references resolved late:
- * "the latest live delivery", "the lease expiry of that delivery, minus one". Here they are
- * resolved when the request is sent, from the replies that have come by then (the model cannot say
- * which delivery is current, since the order the implementation chose is not known yet); a
- * round's `now` is fixed when the round starts. A shrunk
- * scenario keeps its meaning: removing a round does not turn "the latest delivery" into a number
- * that happened to match another one.
+ * As in the sequential campaign (symbolic.ts), tokens and times are references ("the latest live
+ * delivery", "its lease expiry, minus one") resolved when the request is sent, from the replies
+ * come by then; a round's `now` is fixed when the round starts. So a shrunk scenario keeps its
+ * meaning: removing a round does not turn "the latest delivery" into a number that matches another.
  */
 import fc from 'fast-check';
 import type { Config, FailureKind } from '../../contract/index.ts';

@@ -5,20 +5,17 @@
  * round's), and each of its requests is queued on its lane. A lane sends its next request only
  * once the previous one has settled, so a lane's own order is real-time order. A round that does
  * not `overlap` starts once everything sent before has settled; an overlapping round starts at
- * once, while requests of earlier rounds are still in flight (time moves while workers work: an
- * ack sent at `leaseUntil - 1` may still be in flight when a claim at `leaseUntil` is sent).
- * A symbolic request is resolved (which delivery, which token) when it is sent, from the replies
- * that have come by then.
+ * once, while earlier requests are in flight (an ack sent at `leaseUntil - 1` may still be in
+ * flight when a claim at `leaseUntil` is sent). A symbolic request is resolved (which delivery,
+ * which token) when it is sent, from the replies that have come by then.
  *
  * Instants come from one counter, stamped when a request is handed to the adapter and when its
  * reply is read: an operation precedes another exactly when its reply was read before the other
- * was sent. Nothing else is assumed (rounds are not atomic). The run ends with a `snapshot`
- * operation, sent once everything has settled: it is part of the checked history.
- *
- * One time budget per request: the adapter's reply timeout (`timeoutMs`, the `--timeout` of the
- * check). An adapter that gives up on a request rejects with IndefiniteOutcome; the runner waits
- * as long as the adapter does (plus `hangGraceMs`), so a reply that arrives is always recorded. A
- * call that settles in neither way is an adapter defect (`hung`), never an indefinite outcome.
+ * was sent; rounds are not atomic. The run ends with a `snapshot` operation, sent once everything
+ * has settled, which is part of the checked history. One time budget per request: the adapter's
+ * reply timeout (`timeoutMs`, the check's `--timeout`). An adapter that gives up rejects with
+ * IndefiniteOutcome; the runner waits as long (plus `hangGraceMs`), so a reply that arrives is
+ * always recorded, and a call that settles in neither way is an adapter defect (`hung`).
  */
 import type { Reply } from '../../contract/index.ts';
 import type { Budget } from '../budget.ts';

@@ -1,9 +1,7 @@
 /**
- * The stale-acknowledgement race, as one fixed scenario of competing workers (the source's
- * "stale ack": an acknowledgement from the old holder after a redelivery). Generated scenarios
- * reach it only now and then (generate.ts aims at it with overlapping rounds, where time moves
- * while the old ack is in flight); this scenario tells it plainly, one round at a time, so that
- * every queue is asked the same question and a team can compare the answers:
+ * The stale-acknowledgement race (an ack from the old holder after a redelivery) as one fixed
+ * scenario of competing workers. Generated scenarios reach it only now and then (generate.ts);
+ * this one asks every queue the same question, one round at a time, so that answers compare:
  *
  *   round 1  now 0   lane 0  submit a (account x), submit b (account y)
  *   round 2  now 1   lane 0  claim by w1                       -> a, token 1, lease until 1 + L
@@ -14,15 +12,11 @@
  *   round 7  same    lane 1  ack by w2 of its delivery of a    -> ok
  *   round 8  same    lane 0  ack by w1 of b                    -> ok
  *
- * The redelivery is claimed one tick after the lease's end, not at it, so that a broker whose
- * lease ends a little after its nominal instant (a tolerance its profile states) is asked the
- * question and not the boundary's. Job b gives the old holder a delivery of its own after its
- * lease ended, as a worker that goes on working has: where a broker names deliveries per
- * connection or channel (RabbitMQ's delivery tags), the old ack may land on it. b is of another
- * account, so that per-account order does not hold it back.
- *
- * References resolve as in every scenario (run.ts): "the ended delivery" is w1's first delivery
- * of a (ended once a was claimed again), "the second live delivery" is w2's, "the latest live" b.
+ * The redelivery is claimed one tick after the lease's end, so that a broker whose lease ends a
+ * little late (a tolerance its profile states) is asked the question, not the boundary's. b gives
+ * the old holder a delivery of its own, where a broker that names deliveries per channel (RabbitMQ's
+ * tags) may land the old ack; b's other account keeps per-account order out of the way. References
+ * resolve as in every scenario (run.ts): "the ended delivery" is w1's first delivery of a.
  */
 import type { Config } from '../../contract/index.ts';
 import type { ConcurrentRequest, ConcurrentRound, ConcurrentScenario } from './generate.ts';

@@ -1,22 +1,19 @@
 /**
- * One crash run with a real kill, and what the harness checks afterwards, whatever the store's
- * database: the store is reached through a CrashTarget (sqliteCrash.ts for SQLite files,
- * pgCrashCampaign.ts for PostgreSQL schemas), which says where a run's store lives, how its
- * worker process is started, how a new process opens it and how its rows are checked.
+ * One crash run with a real kill, and what the harness checks afterwards, whatever the database:
+ * the store is reached through a CrashTarget (sqliteCrash.ts for SQLite files, pgCrashCampaign.ts
+ * for PostgreSQL schemas), which says where a run's store lives, how its worker process starts,
+ * how a new process opens it and how its rows are checked.
  *
- * A worker process runs a command script against a fresh store with one fault point switched on
- * (impl/faults.ts) and dies by SIGKILL when it reaches it. The harness, a new process as far as
- * the store is concerned, then opens the same store and checks:
- * - `intact`: the storage itself is sound (SQLite's `PRAGMA integrity_check`), the store reopens,
- *   and its snapshot is one the contract accepts (balances agree with the ledger, every rule of
- *   a restore);
+ * A worker process runs a command script on a fresh store with one fault point on (impl/faults.ts)
+ * and dies by SIGKILL when it reaches it. The harness, a new process to the store, then reopens it:
+ * - `intact`: the storage is sound (SQLite's `PRAGMA integrity_check`), the store reopens, and its
+ *   snapshot is one the contract accepts (balances agree with the ledger, every rule of a restore);
  * - `replies`: the replies the worker handed out before it died are the model's;
  * - `state`: the store's state is the model's after the acknowledged commands, with the
  *   interrupted command either wholly applied or not at all;
  * - `acknowledged`: nothing acknowledged is lost (an applied commit's ledger row, a submitted job,
  *   a claim's attempt, an acknowledged job's `done`);
- * - `ledger`: at most one ledger row per (account, key), and each balance is its ledger's sum,
- *   checked on the rows themselves;
+ * - `ledger`: at most one ledger row per (account, key), each balance its ledger's sum, on the rows;
  * - `recovery`: after the leases expire another worker claims, commits and acknowledges whatever
  *   is left, and the balances equal the model's doing the same, each effect counted once.
  * A failing run's story names the fault point, the interrupted command and every property broken.

@@ -2,24 +2,20 @@
  * Differential exploration: every transition the explorer takes from a state is also run against
  * an implementation, and its reply and snapshot compared with the model's.
  *
- * An implementation can only be brought to a state the way a user would bring it there: the
- * Adapter interface (adapter.ts) has `execute`, `snapshot` and `restart`, and no "restore this
- * snapshot" (a restore would also test the implementation's restore instead of the states its
- * commands reach). So for each state, in breadth-first order, a fresh implementation replays the
- * state's shortest path from the initial state, and then takes the state's steps one by one:
- *
- * - steps after which the model is still in the same state (refusals, a claim with nothing due,
- *   a restart) leave the implementation where it was, once its reply and snapshot agreed (a store
- *   is its snapshot: contract section 9), so they are taken one after the other first;
- * - every other step moves the implementation on, so the next step needs a new implementation
- *   and a new replay of the path.
+ * An implementation is brought to a state the way a user would bring it there: the Adapter
+ * (adapter.ts) has `execute`, `snapshot` and `restart`, and no "restore this snapshot" (which would
+ * test the implementation's restore instead of the states its commands reach). So for each state,
+ * in breadth-first order, a fresh implementation replays the state's shortest path, then takes the
+ * state's steps: first those after which the model stays in the state (refusals, a claim with
+ * nothing due, a restart), one after the other, since a store is its snapshot (contract section 9)
+ * once reply and snapshot agreed; then each state-changing step, each on a new implementation after
+ * a new replay of the path.
  *
  * Cost: for a state at depth d with m state-changing steps, m replays of d commands, plus one
- * command and one snapshot per step, plus two snapshots for the alias check: about
- * (transitions x mean depth) commands in all. That is why differential exploration is for small
- * scopes; an implementation behind the protocol pays a round trip per command (and a process
- * start per restart). The first disagreement ends the exploration: states are visited in
- * breadth-first order, so its story (the path and the step) is as short as any.
+ * command and one snapshot per step and two snapshots for the alias check: about (transitions x
+ * mean depth) commands, a round trip each behind the protocol. Hence small scopes. The first
+ * disagreement ends the exploration; states come in breadth-first order, so its story (the path
+ * and the step) is as short as any.
  */
 import type { Config, Snapshot } from '../../contract/index.ts';
 import { toSnapshot } from '../../model/index.ts';

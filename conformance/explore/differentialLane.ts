@@ -2,45 +2,21 @@
  * One lane of the lane-spread differential exploration (differentialLanes.ts): one store of the
  * implementation, kept for a whole config, that checks explored states one after the other.
  *
- * The one-store checker (differential.ts) brings a store to a state by replaying the state's path
- * from the empty store: a state at depth d costs d commands per state-changing step. A lane brings
- * its store there the way a warm restart does, with `restore` of the snapshot this implementation
- * itself produced in that state when the step leading there was checked (its reply and that
- * snapshot agreed with the model): one request whatever the depth (the protocol has `restore`
- * accepted at any time after a hello, replacing everything; the initial state is a `hello`). The
- * exploration's steps already hold every state's restore to the model (a restart step in every
- * state, snapshot compared after it), and a store is its snapshot (contract section 9),
- * so a restored store answers as a replayed one does; where one would not, the lanes' verdict is
- * not taken on trust: any disagreement sends the config back to the one-store checker, whose
- * verdict and story are the exploration's (differentialLanes.ts).
+ * A lane brings its store to a state as a warm restart does: `restore` of the snapshot this
+ * implementation itself produced there when the step leading there was checked, one request
+ * whatever the depth (the one-store checker, differential.ts, replays the path instead). A store is
+ * its snapshot (contract section 9) and every state's restore is held to the model by its restart
+ * step; still, any disagreement sends the config back to the one-store checker, whose verdict and
+ * story are the exploration's.
  *
- * Within a state the steps are taken in the one-store checker's order: first those after which the
- * model stays in the state (refusals, a claim with nothing due, a restart), one after the other on
- * the same store, each reply and the store's snapshot after it compared at once, as the one-store
- * checker compares them (so a refusal that changed the store and a later step that changed it back
- * cannot hide each other); then each state-changing step, every one but the
- * first on a store reset to the state again, its reply and the snapshot after it compared. The
- * order of the state-changing steps is free (the one-store checker decides what a disagreement
- * is): one that first reaches a state goes last, so that the lane can check that state next on
- * the store already in it.
- *
- * A restart step carries across the snapshot the lane last read or restored on that store, with
- * no request in between, instead of asking for the same snapshot again (one request fewer per
- * state); the snapshot after the restart is compared as for any step.
- *
- * In a state with two or more state-changing steps, the restart step is taken right after the
- * first of them, when the store has left the state: it carries the state's own snapshot (the one
- * the lane last read or restored in it) to another process, and that process, now in the state,
- * takes the next step without a reset (one restore fewer for each such state). On the wire this is
- * the same restart: a warm or cold restart sends the new process the snapshot's text and nothing
- * else, whatever the old process's store holds. Only for an adapter that says its restart carries
- * that snapshot (restartCarriesTaken: a process adapter, but not its crash restarts, which reopen
- * the storage); any other restarts in the state, among the steps that stay.
- *
- * The requests between two restarts do not depend on the replies (a disagreement only ends the
- * state early), so the lane tells the adapter all of them before it makes the first (Adapter.plan):
- * a process whose implementation reads requests written ahead gets them in one write, and the
- * lane then checks the replies one by one, in the same order, as they come.
+ * Within a state, as in the one-store checker: first the steps after which the model stays (each
+ * reply and snapshot compared at once, so two changes cannot hide each other), then each
+ * state-changing step on a store reset to the state, the one that first reaches a state last, so
+ * that the lane checks that state next on the store already in it. A restart carries the snapshot
+ * last read or restored, with no request between. Where the adapter says its restart carries that
+ * snapshot (restartCarriesTaken), the restart is taken after the first state-changing step and
+ * spares the next one its reset. The requests between two restarts do not depend on the replies,
+ * so the lane hands them all to the adapter first (Adapter.plan), then checks the replies in order.
  */
 import type { Snapshot } from '../../contract/index.ts';
 import { toSnapshot } from '../../model/index.ts';

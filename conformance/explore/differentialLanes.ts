@@ -1,24 +1,21 @@
 /**
  * The differential exploration of one config spread over several stores of the implementation at
  * once (lanes, differentialLane.ts), for an implementation whose stores can be reset in place (a
- * process of the protocol's pool, by `restore`). What `jobcheck check` runs against a
- * program, whose every request is a round trip through a pipe.
+ * process of the protocol's pool, by `restore`): what `jobcheck check` runs against a program,
+ * whose every request is a round trip through a pipe.
  *
- * The model's side is the one-store exploration's, unchanged: the same frontier loop (frontier.ts)
- * and Expander, the states expanded one after the other in breadth-first order, so the same states
- * are explored, the same transitions taken and the same coverage counted. Only the implementation's
- * side differs: each expanded state becomes a task, ready once the step that first reached it has
- * been checked (that check gave the implementation's own snapshot of it, which a lane restores),
- * and whichever lane is free takes the next ready task. The model runs ahead while the lanes wait
- * on their pipes; a state is never waited for by more than its own parent's check.
+ * The model's side is the one-store exploration's: the same frontier loop (frontier.ts) and
+ * Expander, states expanded in breadth-first order, so the same states, transitions and coverage.
+ * On the implementation's side each expanded state becomes a task, ready once the step that first
+ * reached it has been checked (which gave the snapshot a lane restores), and a free lane takes the
+ * next ready task: the model runs ahead while the lanes wait on their pipes.
  *
- * A disagreement is not reported from the lanes. Which (state, step) a lane met first depends on
- * timing, and a restored store could in principle answer where a replayed one would not; so any
- * disagreement, an invariant the model breaks, or an error sends the config to the one-store
- * checker (sequential.ts, replaying paths from the empty store in breadth-first order), and its
- * result, the same verdict, counterexample and story as before there were lanes, is the config's.
- * The lanes thus only ever decide that the implementation agreed. Cost of a disagreement: the
- * one-store exploration up to its first disagreement, usually a few shallow levels.
+ * The lanes only ever decide that the implementation agreed. Which (state, step) a lane meets first
+ * depends on timing, and a restored store could answer where a replayed one would not; so any
+ * disagreement, broken invariant or error sends the config to the one-store checker
+ * (sequential.ts, replaying paths from the empty store in breadth-first order), whose verdict,
+ * counterexample and story are the config's. That costs the one-store exploration up to its first
+ * disagreement, usually a few shallow levels.
  */
 import type { Snapshot } from '../../contract/index.ts';
 import { STORE_INVARIANTS, step as modelStep, violatedInvariant } from '../../model/index.ts';

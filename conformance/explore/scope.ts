@@ -1,27 +1,22 @@
 /**
  * The scope of an exploration and the finite command alphabet it offers in each model state.
  *
- * A scope bounds everything that is unbounded in the store: a pool of job ids, accounts, workers
- * and operation keys, a small set of amounts and of job lifetimes (deadline = now + lifetime),
- * and a time horizon that no command's `now` passes. Within it, the alphabet of a state is:
- *
+ * A scope bounds everything unbounded in the store: pools of job ids, accounts, workers and
+ * operation keys, a few amounts and job lifetimes (deadline = now + lifetime), and a time horizon
+ * that no command's `now` passes. Within it, the alphabet of a state is:
  * - submits of a new job id, for every account, key, amount and lifetime of the scope;
- * - claims by each worker;
- * - commit, ack, fail transient and fail permanent of every live delivery, by its owner;
- * - ticks to every interesting instant after the clock and within the horizon: the next tick,
- *   and each pending instant (deadline, leaseUntil, notBefore) with the ticks just before and
- *   after it. This is how every guard's boundary (equality and one either side) is reached;
- * - probes, commands the model refuses without changing anything but the clock: a duplicate and
- *   a conflicting resubmission of each job, an ack by a worker that does not hold the delivery,
- *   a commit of one stale token, a submit whose deadline is its `now`, a tick before the clock;
+ * - claims by each worker; commit, ack, fail transient and fail permanent of every live delivery,
+ *   by its owner;
+ * - ticks to the next tick and to each pending instant (deadline, leaseUntil, notBefore) with the
+ *   ticks just before and after it, within the horizon: every guard's boundary and one either side;
+ * - probes the model refuses without changing more than the clock: a duplicate and a conflicting
+ *   resubmission of each job, an ack by a non-holder, a commit of one stale token, a submit whose
+ *   deadline is its `now`, a tick before the clock;
  * - a restart (snapshot -> JSON -> restore), when the scope has restarts.
- *
- * Every command but a tick is sent at `now = clock`: by section 6 of the contract a command at a
- * later `now` reaches the same state as a tick to that `now` followed by the command at it.
- *
- * With symmetry on, the alphabet offers names the state does not use yet only in pool order
- * (the first unused id, account, key or worker): every other unused name gives a successor that a
- * renaming maps onto that one (canonical.ts says why renaming is sound).
+ * Every command but a tick is sent at `now = clock`: by section 6 of the contract a later `now`
+ * reaches the same state as a tick to it followed by the command. With symmetry on, names the state
+ * does not use yet are offered only in pool order (the first unused id, account, key or worker):
+ * any other gives a successor a renaming maps onto that one (canonical.ts says why that is sound).
  */
 import type { Config } from '../../contract/index.ts';
 import { statusOf } from '../../model/index.ts';

@@ -2,17 +2,14 @@
  * A user's module (`--module`) run isolated, in a child process that serves it over the
  * JSON-lines protocol (runner.ts), driven by the harness as it drives an `--impl` program.
  *
- * Why a child process rather than a worker thread: a worker shares the process, so a module's
- * `process.exit` ends the harness, its `process.kill`, `process.chdir` and signal handlers reach
- * the harness, a native addon that spins cannot be stopped by `worker.terminate()`, and a value it
- * hands over still has to be copied and checked. A process gives all of that a boundary, and the
- * boundary is the one the harness already guards for untrusted programs (peer.ts, pool.ts): a
- * process group of its own that is always ended, every wait cut to `--timeout` and to the check's
- * time budget (a busy loop is killed at the limit, and SIGTERM reaches a harness whose event loop
- * is free), one reply line of at most 1 MiB, strict UTF-8, JSON depth limits, and values the
- * harness parses itself, so that a cycle, a Proxy, a throwing getter or a polluted
- * `Object.prototype` stay in the child. A child costs a node start (0.7 s of CPU with tsx, seconds of wall time on a loaded machine), paid
- * once per process: a process is reset by `hello` and reused for the next store, as for `--impl`.
+ * A child process rather than a worker thread: in a worker a module's `process.exit` ends the
+ * harness, its `process.kill`, `process.chdir` and signal handlers reach it, a spinning native addon
+ * survives `worker.terminate()`, and its values still need copying and checking. A process has the
+ * boundary the harness already guards for untrusted programs (peer.ts, pool.ts): a process group of
+ * its own, always ended; every wait cut to `--timeout` and the check's budget; reply lines of at
+ * most 1 MiB, strict UTF-8, JSON depth limits, values parsed by the harness, so that a cycle, a
+ * Proxy, a throwing getter or a polluted `Object.prototype` stay in the child. The node start it
+ * costs is paid once per process: `hello` resets a process for the next store, as for `--impl`.
  *
  * The sequential factory speaks jobcheck/1 with one request of the runner's own (restart, see
  * wire.ts); the concurrent factory is the protocol's jobcheck/2 adapter on a runner started with

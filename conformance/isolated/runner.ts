@@ -7,17 +7,16 @@
  * Started as `runner <module>` or `runner <module> --workers <n>`:
  * - PROBE_REQUEST (wire.ts) is answered with what the module exports, or why it did not load;
  * - without `--workers`, jobcheck/1 on the module's AdapterFactory, with two requests of its own
- *   (wire.ts), of a protocol type the harness never sends as a command: RESTART_REQUEST calls the
- *   adapter's restart(), answered `{"ok":true,"type":"restart"}`; an offer hands a value to its
- *   restoreFrom, whose throw with a string `code` is a refusal;
- * - with `--workers`, jobcheck/2 on the module's createConcurrentAdapter: request envelopes run on
- *   their lanes at once (one at a time when the adapter says it is not concurrent), snapshot waits
- *   until nothing is in flight.
+ *   (wire.ts) of a type the harness never sends as a command: RESTART_REQUEST calls restart(),
+ *   answered `{"ok":true,"type":"restart"}`; an offer hands a value to restoreFrom, whose throw
+ *   with a string `code` is a refusal;
+ * - with `--workers`, jobcheck/2 on the module's createConcurrentAdapter: requests run on their
+ *   lanes at once (one at a time for an adapter that is not concurrent), snapshot waits until
+ *   nothing is in flight.
  * A failure of the module (a call that throws or rejects, a value that is not plain JSON within
- * the depth limit, an exception nobody caught) is written to stderr as one line starting with
- * MODULE_FAILURE_MARK, and the process exits with MODULE_FAILURE_EXIT: the harness reads that line
- * back as a typed error. The module's own writes to stdout (console.log) go to stderr, so that they
- * cannot be taken for replies.
+ * the depth limit, an uncaught exception) is one stderr line starting with MODULE_FAILURE_MARK and
+ * exit MODULE_FAILURE_EXIT, read back by the harness as a typed error. The module's own stdout
+ * writes (console.log) go to stderr, so that they cannot be taken for replies.
  */
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';

@@ -3,24 +3,19 @@
  * (conformance/concurrent/campaign.ts) runs with the target's `concurrentFactory` (lanes that are
  * separate connections, channels or clients), checks each history for linearizability against the
  * model with the target's declared variants in place (checkedModelOf), and generates only
- * scenarios that keep clear of the rules the target declares unsupported (concurrentRestriction.ts):
- * otherwise a queue's first story would be the rule it already says it lacks.
+ * scenarios clear of the rules the target declares unsupported (concurrentRestriction.ts), lest a
+ * queue's first story be the rule it already says it lacks.
  *
- * As in runProfile, a target on a wall clock cannot be made to repeat itself exactly: a failure is
- * replayed (its seed and path, without further shrinking) REPLAYS more times, each run on a fresh
- * instance, and counts only if it fails again at least REPLAYS_NEEDED times; otherwise the verdict is
- * `flaky`, with the story and the count. A logical-clock target is not replayed.
+ * As in runProfile, a failure on a wall clock is replayed (its seed and path, unshrunk) REPLAYS
+ * times on fresh instances and counts only if it fails again REPLAYS_NEEDED times; otherwise the
+ * verdict is `flaky`, with the story and the count. A logical-clock target is not replayed.
  *
- * A queue that departs one command at a time departs with competing workers too, and a shrunk story
- * then often needs one lane: it says nothing the rules do not. So the profile also searches for
- * races (runRaceSearch): the same campaign, letting pass every history whose requests never
- * overlapped, and every one whose requests, sent again one at a time in the order they were sent or
- * in the checker's closest order (oneAtATime.ts), depart as well. What it still finds departs only with requests in flight together.
- *
- * Random scenarios reach the stale acknowledgement (the old holder's ack after a redelivery) only
- * now and then, and a shrunk story may end up telling another departure. So every queue is also
- * asked that one question the same way (runStaleAck): the fixed scenario of
- * conformance/concurrent/staleAck.ts, through the same campaign, checker and replays.
+ * A queue that departs one command at a time departs with competing workers too, with stories that
+ * say nothing the rules do not. So the profile also searches for races (runRaceSearch): the same
+ * campaign, letting pass every history whose requests never overlapped and every one that departs
+ * as well when sent again one at a time (oneAtATime.ts). And since random scenarios reach the stale
+ * acknowledgement only now and then, every queue is also asked that question the same way
+ * (runStaleAck: conformance/concurrent/staleAck.ts through the same campaign, checker and replays).
  */
 import type { Budget } from '../budget.ts';
 import { runConcurrentCampaign } from '../concurrent/campaign.ts';

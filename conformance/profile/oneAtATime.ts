@@ -1,21 +1,17 @@
 /**
- * Whether a history no order explains needs its competing workers to depart. The requests of the
- * history are sent again, one at a time, to a fresh instance of the queue (the target's sequential
- * factory), each waiting for the reply to the one before, and each reply is held against the
- * model's (the same model and comparison the history was checked with). They are sent in two
- * orders: the order they were first sent, and the checker's closest order (the longest prefix it
+ * Whether a history no order explains needs its competing workers to depart. Its requests are
+ * sent again, one at a time, to a fresh instance of the queue (the target's sequential factory),
+ * each reply held against the model's (the model and comparison the history was checked with), in
+ * two orders: the order first sent, and the checker's closest order (the longest prefix it
  * explained, then the other answered requests in the order sent). If either departs, the departure
- * did not need the lanes: the queue departs one command at a time, which the profile's rules show
- * already. If both agree, the departure came from requests in flight together: a race.
+ * did not need the lanes: the queue departs one command at a time, as its rules show already. If
+ * both agree, it came from requests in flight together: a race.
  *
- * Both orders, because each alone misleads. The closest order may put a request after one that
- * was sent later with a later `now`, where the model refuses it for the clock and hides what the
- * queue did with it (two submits of one id sent together to a queue without deduplication read as
- * a race that way, when one at a time the second is already a second job). The order sent may undo
- * what the overlap decided: a claim sent before a submit, answered after it with the submitted job,
- * finds nothing when sent first one at a time, and a later departure about that job (another
- * worker's ack refused with the wrong code) then never happens one at a time, though the queue
- * makes it with no concurrency at all once the submit comes first.
+ * Both orders, because each alone misleads. The closest order may put a request after one sent
+ * later with a later `now`, where the model refuses it for the clock and hides what the queue did
+ * (two submits of one id sent together to a queue without deduplication would read as a race). The
+ * order sent may undo what the overlap decided (a claim sent before a submit but answered with the
+ * submitted job finds nothing when sent first, and a later departure about that job never happens).
  *
  * A reply that does not come, or an instance that cannot be made, decides nothing: the answer is
  * then `undecided` (unless the other order departs), which a search for races treats as a race to

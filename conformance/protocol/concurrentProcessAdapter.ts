@@ -4,25 +4,19 @@
  * the revision. Under jobcheck/2 several commands are in flight at once, each in a request
  * envelope with an id and a lane, and replies are matched by id in whatever order they come.
  *
- * The process is contained exactly as for the sequential adapter (peer.ts: its own process group,
- * the line limit, strict UTF-8, stderr's tail) and is not trusted:
- * - a reply envelope with an id never sent, a second reply to an id, a reply that carries no id,
- *   a line that is not a reply envelope, a reply of the wrong shape: a `protocol_error` whose
- *   `details.violation` names the rule broken; the process group is killed and every request in
- *   flight rejects with that error (the run fails: this is the implementation's fault);
- * - a request without a reply within the reply timeout: the process group is killed, and that
- *   request and every other one in flight reject with IndefiniteOutcome `timeout` (each may or
- *   may not have taken effect; with the process gone, none can take effect later);
- * - the process ending: every request in flight rejects with IndefiniteOutcome `process_died`;
- * - close(): every request in flight rejects with IndefiniteOutcome `closed`, and the group is
- *   ended (killed at once when something is in flight), so that no process is left.
- * A request that was never written (the process had already failed, the adapter was closed)
- * rejects with the ProcessError: it certainly did not take effect.
- *
- * Requests of one lane are sent one after another (the next once the previous has settled); with
- * an implementation that is not concurrent (jobcheck/1, or `concurrent: false`) every request is.
- * snapshot() waits until everything handed to execute() before it has settled, sends a bare
- * `snapshot` with nothing in flight, and holds back later requests until its reply.
+ * Contained as the sequential adapter is (peer.ts: own group, line limit, strict UTF-8, stderr's tail):
+ * - a reply with an unknown or repeated id, no id, or the wrong shape, or a line that is no reply
+ *   envelope: a `protocol_error` whose `details.violation` names the rule; the group is killed and
+ *   every request in flight rejects with it (the implementation's fault);
+ * - no reply within the reply timeout: the group is killed, and every request in flight rejects
+ *   with IndefiniteOutcome `timeout` (each may or may not have taken effect, none can later);
+ * - the process ending: IndefiniteOutcome `process_died`; close(): IndefiniteOutcome `closed`,
+ *   the group ended (killed at once when something is in flight), no process left.
+ * A request never written (the process had failed, the adapter was closed) rejects with the
+ * ProcessError: it certainly did not take effect. Requests of one lane go one after another (all
+ * requests, when the implementation is not concurrent: jobcheck/1, `concurrent: false`); snapshot()
+ * waits for everything handed to execute() before it, sends `snapshot` alone, and holds back later
+ * requests until its reply.
  */
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
 import {

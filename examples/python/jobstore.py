@@ -1,38 +1,22 @@
 #!/usr/bin/env python3
 """A complete job store in Python 3 (standard library only) that speaks the jobcheck/1 protocol
-and its concurrent revision jobcheck/2.
+and its concurrent revision jobcheck/2: the contract of docs/contract.md over JSON lines as
+docs/protocol.md describes (one request a line on stdin, one reply a line on stdout, logs to
+stderr). Check it with `npx --no-install jobcheck check --impl "python3 examples/python/jobstore.py"`.
 
-It implements the contract of docs/contract.md and talks to the harness over JSON lines as
-docs/protocol.md describes: one request per line on stdin, one reply per line on stdout, nothing
-else on stdout (logs would go to stderr). Check it with
+Under jobcheck/2 each request envelope runs in a thread of its own over the one store, which a
+lock guards (`Store.execute_concurrently`), and its reply is written as soon as it is ready. Under
+jobcheck/1 everything runs on the main thread; its hello says `replySnapshots` (each reply carries
+the snapshot after it; `--no-reply-snapshots` for reading a session by eye) and `pipelining`
+(requests may be written ahead; `--no-pipelining`). `--no-concurrent` refuses jobcheck/2.
 
-    npx --no-install jobcheck check --impl "python3 examples/python/jobstore.py"
-
-When the harness offers jobcheck/2 it accepts concurrent requests: each request envelope runs in
-a thread of its own, over the one store, which a lock guards (`Store.execute_concurrently`), and
-its reply is written as soon as it is ready, whatever the order. Under jobcheck/1 everything runs
-on the main thread, one request at a time, as before, and its hello reply says `replySnapshots`:
-each reply to a command then carries the store's snapshot after it, which spares the harness a
-`snapshot` request after every command (docs/protocol.md, "Snapshots in replies");
-`--no-reply-snapshots` leaves that out, for reading a session by eye. It also says `pipelining`:
-it reads each request as a line and answers it in turn, so the harness may write several requests
-before reading their replies ("Requests written ahead"); `--no-pipelining` leaves that out.
-`--no-concurrent` refuses jobcheck/2 as a program that speaks only jobcheck/1 would: the harness
-then sends every request on its own, and a check with `--workers` says its competing workers
-were not exercised.
-
-It is written from the contract, not translated from the TypeScript store, and it is meant to be
-read: the `Store` class keeps each rule in its own small method, which is also what the broken
-variants in `broken/` override to plant one bug each.
-
-Data structures, chosen so that no command scans every job:
-  - `jobs`: every job ever admitted, by id, in admission order (dicts keep insertion order);
-  - `queues`: per account, its unresolved jobs in admission order (the first one is the head);
-  - `running`: the running jobs by their current delivery token;
-  - `timers`: a heap of (instant, seq, id) for deadlines, lease ends and backoff ends; an entry
-    only asks "look at this job again at this instant", so stale entries are harmless;
-  - `ready_heads`: a heap of (seq, id) holding every account head that is ready (and stale entries,
-    which are skipped when met).
+It is written from the contract, not translated from the TypeScript store, and meant to be read:
+the `Store` class keeps each rule in its own small method, which the variants in `broken/`
+override to plant one bug each. No command scans every job: `jobs` holds every admitted job by
+id in admission order; `queues` each account's unresolved jobs (the first is the head);
+`running` the running jobs by delivery token; `timers` a heap of (instant, seq, id) for
+deadlines, lease ends and backoff ends, whose stale entries are harmless; `ready_heads` a heap
+of (seq, id) of ready account heads (stale entries skipped when met).
 """
 import heapq
 import json

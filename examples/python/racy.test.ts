@@ -2,24 +2,19 @@
  * The racy Python stores over jobcheck/2, each a real process checked by the CLI with four
  * competing workers: `jobcheck check --impl "<python> examples/python/broken/race_*.py" --workers 4`
  * (through runCli, the code of bin/jobcheck.js without a process start of its own; the reproduce
- * line runs bin/jobcheck.js under a shell).
- * Each store lets go of its lock between a check and the write that depends on it (or replies
- * before its write is visible), with a short sleep in the window, so the race is lost whenever two
- * requests that touch the same thing are in flight together. One request at a time they keep the
- * contract, so the sequential phases agree and only the concurrent campaign can catch them.
+ * line runs bin/jobcheck.js under a shell). Each store lets go of its lock between a check and the
+ * write that depends on it (or replies before its write is visible), with a short sleep in the
+ * window, so the race is lost whenever two requests touching the same thing are in flight together;
+ * one request at a time they keep the contract, so only the concurrent campaign can catch them.
  *
  * For each race the check must exit 1 with a story of lanes from the concurrent campaign, of at
  * most 12 requests, in which the request the checker is stuck at is of the kind the race spoils;
  * and the printed reproduce line, run by a shell as printed (with the sequential phases kept
- * small), must fail again with a story of the same length. A replay under real concurrency runs
- * the same requests but the operating system chooses the interleaving again, so it is given a few
- * tries. The correct store is the control: it must pass the same check.
- *
- * The run's page says what happened in the store's words: each race gets the sentence of its kind
- * (cli/report/race/raceSentence.ts), never the neutral one.
- *
- * The sequential phases are kept small (`--runs 5 --no-explore`): what is under test here is the
- * concurrent campaign over a real process.
+ * small), must fail again with a story of the same length. A replay under real concurrency lets the
+ * operating system choose the interleaving again, so it is given a few tries. The correct store is
+ * the control: it must pass the same check. The run's page tells each race in the sentence of its
+ * kind (cli/report/race/raceSentence.ts), never the neutral one. The sequential phases are kept
+ * small (`--runs 5 --no-explore`): what is under test is the concurrent campaign over a process.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
