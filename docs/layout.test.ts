@@ -4,9 +4,10 @@
  * not, and two modules that import each other are an error too. Each probe is linted in a folder
  * of its own with the project's configuration, so the tree itself is never written to.
  *
- * The README's lists are held to the tree: its "Start here" routes the three readers, its
- * documentation lists every chapter, profile page and adapter there is, and docs/cli.md's table
- * lists every command of cli/cli.ts.
+ * The README's lists are held to the tree: its "Start here" routes the three readers, its Layout
+ * table names every folder there is, its documentation links every page of docs/ and every adapter,
+ * its commands are those package.json and .ci/run run, and docs/cli.md's table lists every command
+ * of cli/cli.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -177,6 +178,76 @@ describe('the README routes each reader and lists the tree as it is', () => {
       .split('\n')
       .find((l) => l.startsWith('| `adapters/` |'));
     for (const a of adapters) expect(row, a).toContain(`\`${a}/\``);
+  });
+
+  /** The Layout table's rows: the folders of the first cell, and the text of the second. */
+  const layoutRows = (): { folders: string[]; holds: string }[] =>
+    section('Layout')
+      .split('\n')
+      .filter((l) => l.startsWith('| `'))
+      .map((l) => {
+        const cells = l.split(' | ');
+        return {
+          folders: [...(cells[0] ?? '').matchAll(/`(\.?[\w-]+)\/`/g)].map((m) => m[1] ?? ''),
+          holds: cells[1] ?? '',
+        };
+      });
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: PROJECT_ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => f !== '');
+  /** The folders directly under a folder (the root when ''), that hold a tracked file. */
+  const foldersUnder = (folder: string): string[] =>
+    sorted(
+      tracked
+        .filter((f) => f.startsWith(folder === '' ? '' : `${folder}/`))
+        .map((f) => f.slice(folder === '' ? 0 : folder.length + 1).split('/'))
+        .filter((parts) => parts.length > 1)
+        .map((parts) => parts[0] ?? ''),
+    );
+
+  it('has a Layout row for every top-level folder of the tree, and for no folder that is not there', () => {
+    const named = layoutRows().flatMap((r) => r.folders);
+    expect(named.length).toBe(new Set(named).size);
+    expect(sorted(named)).toEqual(foldersUnder(''));
+  });
+
+  it('names every sub-room of impl/, conformance/ and adapters/ in its row, and only folders that are there', () => {
+    for (const room of ['impl', 'conformance', 'adapters']) {
+      const row = layoutRows().find((r) => r.folders.includes(room));
+      const named = [...(row?.holds ?? '').matchAll(/`([\w-]+)\/`/g)].map((m) => m[1] ?? '');
+      const everyFolder = new Set(
+        tracked.filter((f) => f.startsWith(`${room}/`)).flatMap((f) => f.split('/').slice(1, -1)),
+      );
+      expect(sorted(named.filter((n) => !everyFolder.has(n))), `${room}/: named, not there`).toEqual([]);
+      expect(
+        foldersUnder(room).filter((f) => !named.includes(f)),
+        `${room}/: there, not named`,
+      ).toEqual([]);
+    }
+  });
+
+  it('links every page of docs/ and CONTRIBUTING.md from its Documentation', () => {
+    const pages = [
+      ...readdirSync(join(PROJECT_ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+      'CONTRIBUTING.md',
+    ];
+    const linked = new Set(links(section('Documentation')));
+    expect(pages.filter((p) => !linked.has(p))).toEqual([]);
+  });
+
+  it('says what `npm run profiles` runs, as package.json has it, and how CI starts the brokers, as .ci/run does', () => {
+    const { scripts } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const row = section('Other commands')
+      .split('\n')
+      .find((l) => l.startsWith('| `npm run profiles` |'));
+    expect(row).toContain(`\`${scripts['profiles']}\``);
+    const ci = readFileSync(join(PROJECT_ROOT, '.ci', 'run'), 'utf8');
+    expect(ci).toContain('bash scripts/brokers.sh all -- bash scripts/pg.sh ');
+    expect(section('Tests')).toContain('`bash scripts/brokers.sh all -- bash scripts/pg.sh …`');
   });
 
   it('quotes only npm scripts that package.json has', () => {
