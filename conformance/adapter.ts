@@ -59,3 +59,9 @@ export type PlannedRequest =
 
 /** Creates a fresh, empty implementation for a config. */
 export type AdapterFactory = (config: Config) => Promise<Adapter>;
+
+/**
+ * Default longest wait for one reply of an implementation, in ms: every method that waits on one
+ * (a process behind the protocol, a module in a child process, competing workers) starts from it.
+ */
+export const DEFAULT_REPLY_TIMEOUT_MS = 5_000;

@@ -1,6 +1,6 @@
 /**
  * The full catalogue of deliberately broken implementations that `jobcheck check` must catch:
- * the engine's three seed bugs (index.ts, which its path-suite self-test runs) plus the bugs
+ * the engine's three seed bugs (seed.ts, which its path-suite self-test runs) plus the bugs
  * below, each one small change in its own file with a comment naming the bug.
  *
  * Decision bugs (capacity-forgets-running, retry-forgets-deadline, lease-one-tick-late,
@@ -22,8 +22,8 @@ import { backoffNotCapped } from './backoffNotCapped.ts';
 import { commitNotIdempotent } from './commitNotIdempotent.ts';
 import { DeadJobBlocks } from './deadJobBlocks.ts';
 import { GlobalFifo } from './globalFifo.ts';
-import { BROKEN_VARIANTS, decisionVariant } from './index.ts';
-import type { BrokenVariant } from './index.ts';
+import { BROKEN_VARIANTS, decisionVariant } from './seed.ts';
+import type { BrokenVariant } from './seed.ts';
 import { lastAttemptRequeues } from './lastAttemptRequeues.ts';
 import { leaseBeforeDeadline } from './leaseBeforeDeadline.ts';
 import { leaseOneTickLate } from './leaseOneTickLate.ts';

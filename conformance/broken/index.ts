@@ -1,69 +1,27 @@
 /**
- * The catalogue of deliberately broken implementations: each is one small change (one file per
- * bug, with a comment naming it), registered here with a name and a description. The
- * conformance engine must catch every one of them.
+ * The registry of broken variants: the one module through which anything outside broken/ reaches
+ * them (biome.jsonc refuses every other path into broken/). Only check/ and entry points (cli/,
+ * scripts/, bench/, docs/tools/, tests) import it; a production target takes a store class
+ * instead, which an entry point may pick here by name.
  *
- * A decision bug is the contract's decisions (impl/decisions) with one function replaced: its
- * variant carries that `Decisions` record, which every store runs (the memory store here, and
- * the SQLite and PostgreSQL stores in decisionBugs.test.ts and `npm run catalogue`). A bug in a
- * store's own structures is a subclass of impl/JobStore.
- *
- * To add a bug: write `conformance/broken/<camelCaseName>.ts` exporting a `Decisions` record (or
- * a subclass of JobStore, or any AdapterFactory, e.g. a process running a broken program), then
- * add an entry below.
+ * - seed.ts: the three seed bugs the path suite's self-test runs; catalogue.ts: every broken
+ *   in-process variant `jobcheck check` must catch;
+ * - concurrent/: races of the in-process async store, caught by competing workers;
+ * - sqlite/, postgres/: bugs of the durable stores' own storage, caught by a real kill or by
+ *   competing connections.
  */
-import { JobStore, withDecisions } from '../../impl/index.ts';
-import type { Decisions } from '../../impl/index.ts';
-import type { AdapterFactory } from '../adapter.ts';
-import { jobStoreFactory } from '../stores/jobStore.ts';
-import { capacityForgetsRunning } from './capacityForgetsRunning.ts';
-import { RestartResetsTokens } from './restartResetsTokens.ts';
-import { retryForgetsDeadline } from './retryForgetsDeadline.ts';
+export type { BrokenVariant } from './seed.ts';
+export { BROKEN_VARIANTS, brokenVariant, decisionVariant } from './seed.ts';
+export { CATALOGUE, catalogueVariant } from './catalogue.ts';
+export type { ConcurrentBrokenVariant } from './concurrent/index.ts';
+export { CONCURRENT_BROKEN_VARIANTS, concurrentBrokenVariant } from './concurrent/index.ts';
+export type { SqliteVariant } from './sqlite/index.ts';
+export { SQLITE_VARIANTS, sqliteVariant } from './sqlite/index.ts';
+export type { PostgresVariant } from './postgres/index.ts';
+export { POSTGRES_VARIANTS, postgresVariant } from './postgres/index.ts';
 
-/** One broken implementation the engine must catch. */
-export interface BrokenVariant {
-  /** Stable kebab-case name, e.g. `capacity-forgets-running`. */
-  readonly name: string;
-  /** The bug in one sentence. */
-  readonly description: string;
-  /** Creates the broken implementation (on the memory store). */
-  readonly factory: AdapterFactory;
-  /** For a decision bug: the broken decisions, which any store can run (`withDecisions`). */
-  readonly decisions?: Decisions;
-}
-
-const variant = (name: string, description: string, Store: Parameters<typeof jobStoreFactory>[0]): BrokenVariant => ({
-  name,
-  description,
-  factory: jobStoreFactory(Store, `broken/${name}`),
-});
-
-/** A decision bug: the memory store running `decisions`, which the other stores can run too. Pure. */
-export const decisionVariant = (name: string, description: string, decisions: Decisions): BrokenVariant => ({
-  name,
-  description,
-  factory: jobStoreFactory(withDecisions(JobStore, decisions), `broken/${name}`),
-  decisions,
-});
-
-/** Every registered broken variant, in catalogue order. */
-export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
-  decisionVariant(
-    'capacity-forgets-running',
-    'The capacity check counts only ready and waiting jobs, not running ones.',
-    capacityForgetsRunning,
-  ),
-  decisionVariant(
-    'retry-forgets-deadline',
-    'A transient failure schedules a retry even when it would start at or after the deadline.',
-    retryForgetsDeadline,
-  ),
-  variant('restart-resets-tokens', 'Restoring a snapshot restarts the token counter at 1.', RestartResetsTokens),
-];
-
-/** The broken variant with this name, or undefined. */
-export const brokenVariant = (name: string): BrokenVariant | undefined => BROKEN_VARIANTS.find((v) => v.name === name);
-
-export { CapacityForgetsRunning, capacityForgetsRunning } from './capacityForgetsRunning.ts';
-export { RestartResetsTokens } from './restartResetsTokens.ts';
-export { RetryForgetsDeadline, retryForgetsDeadline } from './retryForgetsDeadline.ts';
+// The classes and decision records that tests drive by name, beyond the tables above.
+export { CapacityForgetsRunning, RestartResetsTokens, RetryForgetsDeadline } from './seed.ts';
+export { capacityForgetsRunning, retryForgetsDeadline } from './seed.ts';
+export { GlobalFifo } from './globalFifo.ts';
+export { AckChecksThenSettles } from './concurrent/index.ts';

@@ -31,7 +31,7 @@ import { jobModel } from './jobModel.ts';
 import { restrictedScenarioArb } from './restriction.ts';
 import type { ScenarioRestriction } from './restriction.ts';
 import { checkLinearizability } from './linearizability.ts';
-import { DEFAULT_REPLY_TIMEOUT_MS } from '../protocol/limits.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS } from '../adapter.ts';
 import { DEFAULT_HANG_GRACE_MS, bounded, closeBounded, runScenario } from './run.ts';
 import type { ConcurrentRun, Settle } from './run.ts';
 import { NO_OVERLAP, addOverlap, overlapOf } from './overlap.ts';

@@ -74,8 +74,6 @@ export type { ConcurrentStoryContext } from './story.ts';
 export { renderConcurrentStory } from './story.ts';
 export type { TimelineOptions } from './timeline.ts';
 export { renderTimeline } from './timeline.ts';
-export type { ConcurrentBrokenVariant } from '../broken/concurrent/index.ts';
-export { CONCURRENT_BROKEN_VARIANTS, concurrentBrokenVariant } from '../broken/concurrent/index.ts';
 export type { JepsenOptions, PorcupineOperation } from './export.ts';
 export { porcupineOperations, toJepsen, toPorcupine } from './export.ts';
 export type { ClosestOrder, ModelStateView, OrderPlace, OrderedRequest } from './closestOrder.ts';

@@ -24,7 +24,7 @@ import type { Operation } from '../concurrent/history.ts';
 import { isSnapshotRequest, jobModel } from '../concurrent/jobModel.ts';
 import type { NotLinearizable } from '../concurrent/result.ts';
 import { bounded } from '../concurrent/run.ts';
-import { DEFAULT_REPLY_TIMEOUT_MS } from '../protocol/limits.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS } from '../adapter.ts';
 
 /** The answer of a replay one request at a time. */
 export type OneAtATime = 'departs' | 'agrees' | 'undecided';

@@ -16,8 +16,8 @@ export const STDERR_LINE_BYTES_KEPT = 1000;
 /** Characters of any value of the implementation shown in a message or story. */
 export const EXCERPT_CHARS = 200;
 
-/** Default longest wait for one reply, in ms. */
-export const DEFAULT_REPLY_TIMEOUT_MS = 5_000;
+/** Default longest wait for one reply, in ms (defined beside the Adapter, where every method can take it). */
+export { DEFAULT_REPLY_TIMEOUT_MS } from '../adapter.ts';
 /** Longest `--timeout` accepted, in ms (one hour); `hello` gets twice the reply timeout. */
 export const MAX_REPLY_TIMEOUT_MS = 3_600_000;
 /**

@@ -46,9 +46,9 @@ export const isStoreError = (reply: unknown): reply is StoreErrorReply =>
 export const asReply = (reply: StoreErrorReply): Reply => reply as unknown as Reply;
 
 /** Stable codes of a lane adapter's misuse errors. */
-export type LaneAdapterErrorCode = 'unknown_variant' | 'bad_lane' | 'bad_workers';
+export type LaneAdapterErrorCode = 'store_not_loadable' | 'bad_lane' | 'bad_workers';
 
-/** Misuse of a lane adapter (a variant that does not exist, a lane out of range, a bad lane count); the message names the value. */
+/** Misuse of a lane adapter (a store class its lanes cannot load, a lane out of range, a bad lane count); the message names the value. */
 export class LaneAdapterError extends CodedError<LaneAdapterErrorCode> {
   override name = 'LaneAdapterError' as const;
 }

@@ -1,5 +1,5 @@
 /**
- * impl/postgres's PostgresStore (or a broken variant) as a ConcurrentAdapter: one schema, and per
+ * impl/postgres's PostgresStore (or a subclass, such as a broken variant) as a ConcurrentAdapter: one schema, and per
  * worker lane a pool of exactly one connection and a store object of its own opened on that
  * schema, so that requests of different lanes travel on different connections at the same time,
  * as workers on different machines do. Nothing in this process orders them.
@@ -19,18 +19,17 @@ import type { PgPool } from '../../impl/postgres/index.ts';
 import type { Reply, Snapshot } from '../../contract/index.ts';
 import { PostgresStore, postgresPool } from '../../impl/postgres/index.ts';
 import type { PostgresStoreClass } from '../../impl/postgres/index.ts';
-import { postgresVariant } from '../broken/postgres/index.ts';
 import { IndefiniteOutcome } from '../concurrent/adapter.ts';
 import type { ConcurrentAdapter, ConcurrentFactory } from '../concurrent/adapter.ts';
-import { LaneAdapterError, asReply, checkLane, checkWorkers, storeErrorReply } from './laneErrors.ts';
+import { asReply, checkLane, checkWorkers, storeErrorReply } from './laneErrors.ts';
 
 /** Options of a concurrent PostgreSQL adapter factory. */
 export interface PostgresConcurrentOptions {
-  /** `postgres` (default) or a broken variant's name (conformance/broken/postgres/). */
-  readonly variant?: string;
+  /** The store class (default PostgresStore). */
+  readonly Store?: PostgresStoreClass;
   /** Where the server is: a postgres:// URL, a unix socket folder, or empty for PGHOST and the rest (default). */
   readonly target?: string;
-  /** Name for reports (default `impl/PostgresStore (lanes)`, or the variant's name). */
+  /** Name for reports (default `impl/PostgresStore (lanes)`, or the class's name). */
   readonly name?: string;
 }
 
@@ -90,17 +89,13 @@ export class PostgresConcurrentAdapter implements ConcurrentAdapter {
 }
 
 /**
- * A factory of concurrent adapters over PostgresStore (or a broken variant), each run a new
- * schema with `workers` lanes. Throws LaneAdapterError `unknown_variant` for an unknown variant
- * and `bad_workers` (from the factory) for a lane count that is not a positive integer.
+ * A factory of concurrent adapters over PostgresStore (or a subclass), each run a new schema with
+ * `workers` lanes. The factory rejects with LaneAdapterError `bad_workers` for a lane count that
+ * is not a positive integer.
  */
 export function postgresConcurrentFactory(options: PostgresConcurrentOptions = {}): ConcurrentFactory {
-  const variant = options.variant ?? 'postgres';
-  const v = postgresVariant(variant);
-  if (v === undefined)
-    throw new LaneAdapterError('unknown_variant', `no PostgreSQL variant named ${JSON.stringify(variant)}`);
-  const Store: PostgresStoreClass = v.Store;
-  const name = options.name ?? (variant === 'postgres' ? 'impl/PostgresStore (lanes)' : `${variant} (lanes)`);
+  const Store = options.Store ?? PostgresStore;
+  const name = options.name ?? (Store === PostgresStore ? 'impl/PostgresStore (lanes)' : `${Store.name} (lanes)`);
   return async (config, { workers }) => {
     checkWorkers(workers);
     const pools = Array.from({ length: workers }, () => postgresPool(options.target, { max: 1 }));

@@ -6,6 +6,9 @@
  * (SQLITE_BUSY): a departure the harness sees, never a silent retry.
  */
 import { describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../impl/sqlite/index.ts';
+import { sqliteVariant } from '../broken/index.ts';
+import type { SqliteVariant } from '../broken/index.ts';
 import {
   CONTENTION_CONFIG as config,
   claimContention,
@@ -13,6 +16,8 @@ import {
   twoLaneClaimProblems,
 } from './laneContention.ts';
 import { sqliteConcurrentFactory } from './sqliteConcurrent.ts';
+
+const deferredClaim = sqliteVariant('deferred-claim') as SqliteVariant;
 
 describe('the SQLite store behind concurrent lanes (a thread and a connection per lane)', () => {
   it('gives two lanes claiming in the same round distinct jobs, held by the lane that was told so', async () => {
@@ -24,16 +29,24 @@ describe('the SQLite store behind concurrent lanes (a thread and a connection pe
   }, 30_000);
 
   it('shows the deferred claim as store-error replies (SQLITE_BUSY) under the same contention, never a silent retry', async () => {
-    const r = await claimContention(sqliteConcurrentFactory({ variant: 'deferred-claim' }), 8, 6);
+    const r = await claimContention(
+      sqliteConcurrentFactory({ Store: deferredClaim.Store, module: deferredClaim.module }),
+      8,
+      6,
+    );
     expect(r.errors.length).toBeGreaterThan(0);
     expect(r.errors[0]).toMatch(/^SQLITE_BUSY/);
     expect(contentionProblems(r)).not.toEqual([]);
   }, 30_000);
 
-  it('refuses an unknown variant, a lane out of range and a bad lane count with typed errors naming the value', async () => {
-    expect(() => sqliteConcurrentFactory({ variant: 'nope' })).toThrow(
-      expect.objectContaining({ code: 'unknown_variant', message: expect.stringContaining('"nope"') }),
+  it('refuses a store class its lanes cannot load, a lane out of range and a bad lane count with typed errors naming the value', async () => {
+    expect(() => sqliteConcurrentFactory({ Store: deferredClaim.Store })).toThrow(
+      expect.objectContaining({ code: 'store_not_loadable', message: expect.stringContaining('DeferredClaim') }),
     );
+    class Unexported extends SqliteStore {}
+    await expect(
+      sqliteConcurrentFactory({ Store: Unexported, module: deferredClaim.module })(config, { workers: 2 }),
+    ).rejects.toMatchObject({ code: 'store_not_loadable', message: expect.stringContaining('"Unexported"') });
     await expect(sqliteConcurrentFactory()(config, { workers: 0 })).rejects.toMatchObject({
       code: 'bad_workers',
       message: expect.stringContaining('0'),

@@ -1,5 +1,5 @@
 /**
- * impl/sqlite's SqliteStore (or a broken variant) as a ConcurrentAdapter: one database file, and
+ * impl/sqlite's SqliteStore (or a subclass, such as a broken variant) as a ConcurrentAdapter: one database file, and
  * per worker lane a worker thread (node:worker_threads) with a connection of its own to that file.
  * better-sqlite3 is synchronous, so commands of two lanes can only overlap when they run on two
  * threads; the adapter posts a lane's request to its thread and resolves with the reply it posts
@@ -16,7 +16,8 @@
  *
  * This module is also the lanes' entry: a thread started with LANE_ROLE in its workerData opens
  * the store and serves requests (from the sources it first registers tsx, as the exploration's
- * workers do; in the built package it is plain JavaScript).
+ * workers do; in the built package it is plain JavaScript). A class cannot cross to a thread, so
+ * a subclass comes with the module that exports it, which the thread imports.
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -25,8 +26,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { Reply, Snapshot } from '../../contract/index.ts';
 import { SqliteStore } from '../../impl/sqlite/index.ts';
-import type { SqliteOptions } from '../../impl/sqlite/index.ts';
-import { sqliteVariant } from '../broken/sqlite/index.ts';
+import type { SqliteOptions, SqliteStoreClass } from '../../impl/sqlite/index.ts';
 import { IndefiniteOutcome } from '../concurrent/adapter.ts';
 import type { ConcurrentAdapter, ConcurrentFactory } from '../concurrent/adapter.ts';
 import { LaneAdapterError, checkLane, checkWorkers, storeErrorReply } from './laneErrors.ts';
@@ -38,18 +38,24 @@ const LANE_ROLE = 'jobcheck-sqlite-lane';
 interface LaneData {
   readonly role: typeof LANE_ROLE;
   readonly file: string;
-  readonly variant: string;
+  /** Where the thread finds a subclass to open (null: SqliteStore itself). */
+  readonly store: { readonly module: string; readonly name: string } | null;
   readonly sqlite: SqliteOptions;
 }
 
 type ToLane = { readonly id: number; readonly command: unknown } | { readonly close: true };
-type FromLane = { readonly ready: true } | { readonly id: number; readonly reply: unknown };
+type FromLane =
+  | { readonly ready: true }
+  | { readonly refused: string }
+  | { readonly id: number; readonly reply: unknown };
 
 /** Options of a concurrent SQLite adapter factory. */
 export interface SqliteConcurrentOptions {
-  /** `sqlite` (default) or a broken variant's name (conformance/broken/sqlite/). */
-  readonly variant?: string;
-  /** Name for reports (default `impl/SqliteStore (lanes)`, or the variant's name). */
+  /** The store class (default SqliteStore); another class needs `module`. */
+  readonly Store?: SqliteStoreClass;
+  /** The file URL of a module that exports Store under its class name: each lane's thread imports it. */
+  readonly module?: string;
+  /** Name for reports (default `impl/SqliteStore (lanes)`, or the class's name). */
   readonly name?: string;
   /** Connection settings of every lane (default: the store's, synchronous=FULL, busy timeout 5000 ms). */
   readonly sqlite?: SqliteOptions;
@@ -92,6 +98,10 @@ class Lane {
     this.ready = new Promise<void>((resolve, reject) => {
       thread.on('message', (m: FromLane) => {
         if ('ready' in m) return resolve();
+        if ('refused' in m) {
+          this.dead = m.refused;
+          return reject(new LaneAdapterError('store_not_loadable', m.refused));
+        }
         const waiting = this.pending.get(m.id);
         this.pending.delete(m.id);
         waiting?.resolve(m.reply as Reply);
@@ -167,26 +177,30 @@ export class SqliteConcurrentAdapter implements ConcurrentAdapter {
 let files = 0;
 
 /**
- * A factory of concurrent adapters over SqliteStore (or a broken variant), each run a new file
- * with `workers` lanes. Throws LaneAdapterError `unknown_variant` for an unknown variant and
- * `bad_workers` (from the factory) for a lane count that is not a positive integer.
+ * A factory of concurrent adapters over SqliteStore (or a subclass), each run a new file with
+ * `workers` lanes. Throws LaneAdapterError `store_not_loadable` for a subclass without its
+ * `module`; the factory rejects with it when a lane finds no such class there, and with
+ * `bad_workers` for a lane count that is not a positive integer.
  */
 export function sqliteConcurrentFactory(options: SqliteConcurrentOptions = {}): ConcurrentFactory {
-  const variant = options.variant ?? 'sqlite';
-  const v = sqliteVariant(variant);
-  if (v === undefined)
-    throw new LaneAdapterError('unknown_variant', `no SQLite variant named ${JSON.stringify(variant)}`);
-  const name = options.name ?? (variant === 'sqlite' ? 'impl/SqliteStore (lanes)' : `${variant} (lanes)`);
+  const Store = options.Store ?? SqliteStore;
+  if (Store !== SqliteStore && options.module === undefined)
+    throw new LaneAdapterError(
+      'store_not_loadable',
+      `the store class ${Store.name} comes without the module that exports it (option module): a lane's thread cannot load it`,
+    );
+  const store = Store === SqliteStore ? null : { module: options.module as string, name: Store.name };
+  const name = options.name ?? (Store === SqliteStore ? 'impl/SqliteStore (lanes)' : `${Store.name} (lanes)`);
   const sqlite = options.sqlite ?? {};
   return async (config, { workers }) => {
     checkWorkers(workers);
     const path = join(options.dir ?? scratchDir(), `lanes-${process.pid}-${++files}.db`);
-    const reader = SqliteStore.create.call(v.Store, path, config, sqlite);
+    const reader = SqliteStore.create.call(Store, path, config, sqlite);
     const tsx = FROM_SOURCE ? tsxApi() : null;
     const data = (): LaneData & { tsx: string | null; module: string } => ({
       role: LANE_ROLE,
       file: path,
-      variant,
+      store,
       sqlite,
       tsx,
       module: import.meta.url,
@@ -207,14 +221,26 @@ export function sqliteConcurrentFactory(options: SqliteConcurrentOptions = {}): 
   };
 }
 
+/** The class a lane opens: SqliteStore, or the subclass its module exports under that name (else a refusal's text). */
+async function laneStore(from: LaneData['store']): Promise<SqliteStoreClass | string> {
+  if (from === null) return SqliteStore;
+  const found = ((await import(from.module)) as Record<string, unknown>)[from.name];
+  if (typeof found === 'function' && (found === SqliteStore || found.prototype instanceof SqliteStore))
+    return found as SqliteStoreClass;
+  return `the module ${from.module} exports no subclass of SqliteStore named ${JSON.stringify(from.name)}`;
+}
+
 /** The body of a lane thread: opens the store and answers each request with its reply, or a store-error reply. */
-function serveLane(data: LaneData): void {
+async function serveLane(data: LaneData): Promise<void> {
   const port = parentPort;
   if (port === null) return;
-  const v = sqliteVariant(data.variant);
-  if (v === undefined)
-    throw new LaneAdapterError('unknown_variant', `no SQLite variant named ${JSON.stringify(data.variant)}`);
-  const store = SqliteStore.open.call(v.Store, data.file, data.sqlite);
+  const Store = await laneStore(data.store);
+  if (typeof Store === 'string') {
+    port.postMessage({ refused: Store } satisfies FromLane);
+    port.close();
+    return;
+  }
+  const store = SqliteStore.open.call(Store, data.file, data.sqlite);
   port.on('message', (m: ToLane) => {
     if ('close' in m) {
       store.close();
@@ -232,4 +258,6 @@ function serveLane(data: LaneData): void {
   port.postMessage({ ready: true } satisfies FromLane);
 }
 
-if (!isMainThread && (workerData as Partial<LaneData> | null)?.role === LANE_ROLE) serveLane(workerData as LaneData);
+// A failure to open the store ends the thread with an error, which its lane reports as the outcome of every request.
+if (!isMainThread && (workerData as Partial<LaneData> | null)?.role === LANE_ROLE)
+  void serveLane(workerData as LaneData);
