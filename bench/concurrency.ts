@@ -29,7 +29,7 @@ import { DEFAULT_MAX_STEPS, checkLinearizability } from '../conformance/concurre
 import type { CheckOutcome } from '../conformance/concurrent/history.ts';
 import { loadAverage, machine, median, timed } from './measure.ts';
 import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
-import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
+import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/index.ts';
 import { lockedJobStoreFactory } from '../conformance/concurrent/inProcess.ts';
 import { requestCount } from '../conformance/concurrent/generate.ts';
 

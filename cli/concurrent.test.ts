@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
+import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/index.ts';
 import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { checkResultSchema } from './checkJsonSchema.ts';
 import { runCliCaptured } from './runCliCaptured.ts';

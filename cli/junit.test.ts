@@ -4,11 +4,11 @@
  * test does not lose it on the run that matters.
  */
 import { describe, expect, it } from 'vitest';
-import { catalogueVariant } from '../conformance/broken/catalogue.ts';
+import { catalogueVariant } from '../conformance/broken/index.ts';
 import { runCheck } from '../conformance/check/index.ts';
 import type { CheckReport } from '../conformance/check/index.ts';
 import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
-import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/concurrent/index.ts';
+import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/index.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import { sequentialFactory } from '../conformance/concurrent/inProcess.ts';
 import { REFUSAL_KINDS } from '../conformance/restore/index.ts';

@@ -14,13 +14,13 @@ import type { IsolatedModule } from '../conformance/isolated/moduleTarget.ts';
 import { MODULE_FAILURE_MARK } from '../conformance/isolated/wire.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import type { Budget } from '../conformance/budget.ts';
-import { CATALOGUE, catalogueVariant } from '../conformance/broken/catalogue.ts';
+import { CATALOGUE, catalogueVariant } from '../conformance/broken/index.ts';
 import { ProcessAdapter, processAdapterFactory } from '../conformance/protocol/index.ts';
 import type { CheckTarget } from '../conformance/check/index.ts';
 import { concurrentProcessFactory } from '../conformance/protocol/index.ts';
 import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
 import { lockedJobStoreFactory, sequentialFactory } from '../conformance/concurrent/inProcess.ts';
-import { CONCURRENT_BROKEN_VARIANTS, concurrentBrokenVariant } from '../conformance/broken/concurrent/index.ts';
+import { CONCURRENT_BROKEN_VARIANTS, concurrentBrokenVariant } from '../conformance/broken/index.ts';
 import { SetupError, UsageError } from './errors.ts';
 import { flagWord } from './output/reproduce.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE } from './broken/catalogue.ts';
+import { CATALOGUE } from './broken/index.ts';
 import { jobStoreFactory } from './stores/jobStore.ts';
 import type { Adapter, AdapterFactory } from './adapter.ts';
 import { runCampaign } from './random/campaign.ts';

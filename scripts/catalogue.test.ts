@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CATALOGUE } from '../conformance/broken/catalogue.ts';
+import { CATALOGUE } from '../conformance/broken/index.ts';
 import { PYTHON_BROKEN, findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { runCliCaptured } from '../cli/runCliCaptured.ts';
 import { DEFAULT_PROCESS_PARALLEL } from '../cli/target.ts';

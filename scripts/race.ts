@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Config } from '../contract/index.ts';
-import { concurrentBrokenVariant } from '../conformance/broken/concurrent/index.ts';
+import { concurrentBrokenVariant } from '../conformance/broken/index.ts';
 import { describeConfig } from '../conformance/lockstep/story.ts';
 import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
 import type { ConcurrentFailure } from '../conformance/concurrent/result.ts';

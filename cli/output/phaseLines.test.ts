@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONCURRENT_BROKEN_VARIANTS } from '../../conformance/broken/concurrent/index.ts';
+import { CONCURRENT_BROKEN_VARIANTS } from '../../conformance/broken/index.ts';
 import { runConcurrentCampaign } from '../../conformance/concurrent/campaign.ts';
 import type { ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import { lockedJobStoreFactory, sequentialFactory } from '../../conformance/concurrent/inProcess.ts';

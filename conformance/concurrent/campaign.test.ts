@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONCURRENT_BROKEN_VARIANTS } from '../broken/concurrent/index.ts';
-import { CapacityForgetsRunning } from '../broken/capacityForgetsRunning.ts';
+import { CONCURRENT_BROKEN_VARIANTS } from '../broken/index.ts';
+import { CapacityForgetsRunning } from '../broken/index.ts';
 import { jobStoreFactory } from '../stores/jobStore.ts';
 import { Budget } from '../budget.ts';
 import { ConcurrentCampaignError, runConcurrentCampaign } from './campaign.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { concurrentBrokenVariant } from '../broken/concurrent/index.ts';
+import { concurrentBrokenVariant } from '../broken/index.ts';
 import { runConcurrentCampaign } from './campaign.ts';
 import { toPorcupine } from './export.ts';
 import type { History } from './history.ts';

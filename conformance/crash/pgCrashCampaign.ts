@@ -12,7 +12,7 @@
 import type { PgPool } from '../../impl/postgres/index.ts';
 import type { Reply } from '../../contract/index.ts';
 import { PostgresStore, postgresPool, quoteIdent } from '../../impl/postgres/index.ts';
-import { postgresVariant } from '../broken/postgres/index.ts';
+import { postgresVariant } from '../broken/index.ts';
 import type { CrashCampaignOptions, CrashCampaignResult } from './crashCampaign.ts';
 import { runCrashCampaign } from './crashCampaign.ts';
 import type { ContentionResult, CrashTarget } from './crashRun.ts';

@@ -13,7 +13,7 @@
 import { createInterface } from 'node:readline';
 import { FAULT_POINTS, faultPoint } from '../../impl/faults.ts';
 import { PostgresStore, postgresPool } from '../../impl/postgres/index.ts';
-import { postgresVariant } from '../broken/postgres/index.ts';
+import { postgresVariant } from '../broken/index.ts';
 
 /** A request to the PostgreSQL worker. */
 export interface PostgresWorkerRequest {

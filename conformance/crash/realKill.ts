@@ -16,7 +16,7 @@ import type { Command, Reply } from '../../contract/index.ts';
 import { FAULT_POINTS, parseFault } from '../../impl/faults.ts';
 import type { FaultPointName } from '../../impl/faults.ts';
 import { SqliteStore } from '../../impl/sqlite/index.ts';
-import { sqliteVariant } from '../broken/sqlite/index.ts';
+import { sqliteVariant } from '../broken/index.ts';
 import { runWorker } from './crashRun.ts';
 import { integrityProblem, ledgerProblems } from './sqliteCrash.ts';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Reply } from '../../contract/index.ts';
 import { SqliteStore, openSqliteDatabase } from '../../impl/sqlite/index.ts';
 import type { SqliteDatabase } from '../../impl/sqlite/index.ts';
-import { sqliteVariant } from '../broken/sqlite/index.ts';
+import { sqliteVariant } from '../broken/index.ts';
 import { contentionEndProblems, runWorker } from './crashRun.ts';
 import type { ContentionResult, CrashTarget } from './crashRun.ts';
 

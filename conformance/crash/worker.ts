@@ -18,7 +18,7 @@
 import { createInterface } from 'node:readline';
 import { FAULT_POINTS, faultPoint } from '../../impl/faults.ts';
 import { SqliteStore } from '../../impl/sqlite/index.ts';
-import { sqliteVariant } from '../broken/sqlite/index.ts';
+import { sqliteVariant } from '../broken/index.ts';
 
 /** A request to the worker. */
 export type WorkerRequest =

@@ -11,7 +11,7 @@ import type { Reply, Snapshot } from '../../contract/index.ts';
 import { JobStore } from '../../impl/index.ts';
 import type { AdapterFactory } from '../adapter.ts';
 import { JobStoreAdapter, jobStoreFactory } from '../stores/jobStore.ts';
-import { CATALOGUE } from '../broken/catalogue.ts';
+import { CATALOGUE } from '../broken/index.ts';
 import { Peer, processAdapterFactory } from '../protocol/index.ts';
 import type { ProcessAdapterFactory } from '../protocol/index.ts';
 import { CHECK_EXPLORATION, DEFAULT_EXPLORATION, explore, runExploration } from './index.ts';

@@ -8,7 +8,7 @@ import { ruleOf } from '../../contract/rules.ts';
 import { allDifferences, firstDifference } from './compare.ts';
 import { jobStoreFactory } from '../stores/jobStore.ts';
 import { BROKEN_VARIANTS } from '../broken/index.ts';
-import { catalogueVariant } from '../broken/catalogue.ts';
+import { catalogueVariant } from '../broken/index.ts';
 import { runLockstep } from './index.ts';
 import type { LockstepResult } from './index.ts';
 import { SHOWN_DIFFERENCES, renderStory } from './story.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RuleId } from '../../contract/rules.ts';
-import { CATALOGUE } from '../broken/catalogue.ts';
+import { CATALOGUE } from '../broken/index.ts';
 import { runProfile } from './runProfile.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DECISIONS, JobStore, withDecisions } from '../../impl/index.ts';
-import { AckChecksThenSettles } from '../broken/concurrent/ackChecksThenSettles.ts';
-import { GlobalFifo } from '../broken/globalFifo.ts';
+import { AckChecksThenSettles } from '../broken/index.ts';
+import { GlobalFifo } from '../broken/index.ts';
 import { asyncJobStoreFactory, lockedJobStoreFactory } from '../concurrent/inProcess.ts';
 import { jobStoreFactory } from '../stores/jobStore.ts';
 import { runConcurrentProfile, runRaceSearch } from './concurrentProfile.ts';

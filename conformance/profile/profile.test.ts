@@ -4,7 +4,7 @@ import { RULE_IDS } from '../../contract/rules.ts';
 import type { RuleId } from '../../contract/rules.ts';
 import { JobEntry, JobStore, retryDelay } from '../../impl/index.ts';
 import { jobStoreFactory } from '../stores/jobStore.ts';
-import { catalogueVariant } from '../broken/catalogue.ts';
+import { catalogueVariant } from '../broken/index.ts';
 import { profileSchema } from './result.ts';
 import type { Profile, RuleResult } from './result.ts';
 import { runProfile } from './runProfile.ts';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RuleId } from '../../contract/rules.ts';
-import { catalogueVariant } from '../broken/catalogue.ts';
+import { catalogueVariant } from '../broken/index.ts';
 import { Budget } from '../budget.ts';
 import { jobStoreFactory } from '../stores/jobStore.ts';
 import { renderProfileMarkdown, renderProfileText } from './render.ts';

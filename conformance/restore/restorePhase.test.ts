@@ -12,7 +12,7 @@ import { JobcheckError } from '../../contract/index.ts';
 import { STORE_INVARIANTS, fromSnapshot, violatedInvariant } from '../../model/index.ts';
 import type { Adapter, AdapterFactory, RestoreAnswer } from '../adapter.ts';
 import type { Budget } from '../budget.ts';
-import { catalogueVariant } from '../broken/catalogue.ts';
+import { catalogueVariant } from '../broken/index.ts';
 import { PhaseGate, runCheck } from '../check/index.ts';
 import { ProcessError } from '../protocol/processError.ts';
 import { findPython, pythonCommand } from '../../examples/python/interpreter.ts';

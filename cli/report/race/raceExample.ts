@@ -5,7 +5,7 @@
  * sentence and the command line that repeats the race (`--concurrent-path`). The screenshot of
  * docs/images/ and the browser test both use it, so that what is tested is what is shown.
  */
-import { concurrentBrokenVariant } from '../../../conformance/broken/concurrent/index.ts';
+import { concurrentBrokenVariant } from '../../../conformance/broken/index.ts';
 import { runCheck } from '../../../conformance/check/index.ts';
 import type { RaceFailure } from '../../../conformance/check/failure.ts';
 import { jobStoreFactory } from '../../../conformance/stores/jobStore.ts';

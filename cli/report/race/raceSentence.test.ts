@@ -6,7 +6,7 @@
  * a stale ack over a process) are held to theirs in examples/python/racy.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { concurrentBrokenVariant } from '../../../conformance/broken/concurrent/index.ts';
+import { concurrentBrokenVariant } from '../../../conformance/broken/index.ts';
 import { runCheck } from '../../../conformance/check/index.ts';
 import type { RaceFailure } from '../../../conformance/check/failure.ts';
 import { jobStoreFactory } from '../../../conformance/stores/jobStore.ts';
