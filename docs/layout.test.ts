@@ -3,6 +3,8 @@
  * table and every other room, an import the table forbids is a lint error and one it allows is
  * not, and two modules that import each other are an error too. Each probe is linted in a folder
  * of its own with the project's configuration, so the tree itself is never written to.
+ * Inside conformance/, docs/engine-rooms.md's floors are held the same way, pair by pair of
+ * sub-rooms, with the rules named apart there (lockstep/, the methods, broken/'s one registry).
  *
  * The README's lists are held to the tree: its "Start here" routes the three readers, its Layout
  * table names every folder there is, its documentation links every page of docs/ and every adapter,
@@ -115,6 +117,169 @@ describe("the README's import table is enforced by the linter", () => {
       'conformance/b.ts': "import { a } from './a.ts';\nexport const b = (): number => a() - 1;\n",
     });
     expect(errors.map((e) => e.category)).toContain('lint/suspicious/noImportCycles');
+  });
+});
+
+/** docs/engine-rooms.md's table, read as sub-room of conformance/ -> its floor. */
+function floors(): Map<string, number> {
+  const page = readFileSync(join(PROJECT_ROOT, 'docs', 'engine-rooms.md'), 'utf8');
+  const found = new Map<string, number>();
+  for (const m of page.matchAll(/^\| (\d+) \| ([^|]+) \|/gm))
+    for (const room of (m[2] ?? '').matchAll(/`([a-z]+)\/`/g)) found.set(room[1] ?? '', Number(m[1]));
+  return found;
+}
+
+/** For one sub-room, a module importing `target.ts` of each other sub-room: the lint errors of each, by the room it imports. */
+const subProbes = new Map<string, Map<string, string[]>>();
+function probeSubRoom(from: string, rooms: readonly string[]): Map<string, string[]> {
+  let found = subProbes.get(from);
+  if (found !== undefined) return found;
+  const files: Record<string, string> = {};
+  for (const to of rooms.filter((r) => r !== from)) {
+    files[`conformance/${from}/imports-${to}.ts`] =
+      `import { value } from '../${to}/target.ts';\nexport const copy = value;\n`;
+    files[`conformance/${to}/target.ts`] = 'export const value = 1;\n';
+  }
+  const errors = lint(files);
+  found = new Map(
+    rooms
+      .filter((r) => r !== from)
+      .map((to) => [
+        to,
+        errors.filter((e) => e.path === `conformance/${from}/imports-${to}.ts`).map((e) => e.category),
+      ]),
+  );
+  subProbes.set(from, found);
+  return found;
+}
+
+/**
+ * Single imports to probe, all linted in one tree when the first answer is asked for: each a
+ * module at `path` (unique) importing `specifier`, beside a target file at `target`.
+ */
+const single: { path: string; specifier: string; target: string }[] = [];
+let singleErrors: { path: string; category: string }[] | undefined;
+function probeImport(path: string, specifier: string, target: string): () => string[] {
+  single.push({ path, specifier, target });
+  return () => {
+    if (singleErrors === undefined) {
+      const files: Record<string, string> = {};
+      for (const c of single) {
+        files[c.target] = 'export const value = 1;\n';
+        files[c.path] = `import { value } from '${c.specifier}';\nexport const copy = value;\n`;
+      }
+      singleErrors = lint(files);
+    }
+    return singleErrors.filter((e) => e.path === path).map((e) => e.category);
+  };
+}
+
+const REFUSED = ['lint/style/noRestrictedImports'];
+
+describe("docs/engine-rooms.md's floors inside conformance/ are enforced by the linter", () => {
+  const floor = floors();
+  const rooms = [...floor.keys()].sort();
+
+  it('gives a floor to every sub-room of conformance/, and to nothing else', () => {
+    const folders = readdirSync(join(PROJECT_ROOT, 'conformance'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(rooms).toEqual(sorted(folders));
+  });
+
+  for (const from of rooms) {
+    for (const to of rooms.filter((r) => r !== from)) {
+      const allowed = (floor.get(to) ?? 0) < (floor.get(from) ?? 0);
+      it(`${allowed ? 'lets' : 'refuses'} an import of ${to}/ (floor ${floor.get(to)}) from ${from}/ (floor ${floor.get(from)})`, () => {
+        // A variant is reached through the registry alone, even from a floor above broken/.
+        const through = to === 'broken' && allowed ? REFUSED : [];
+        expect(probeSubRoom(from, rooms).get(to)).toEqual(allowed ? through : REFUSED);
+      });
+    }
+  }
+
+  const METHODS = ['random', 'paths', 'explore', 'concurrent', 'profile'];
+  const methodToRegistry = METHODS.map((m) =>
+    probeImport(`conformance/${m}/uses-registry.ts`, '../broken/index.ts', 'conformance/broken/index.ts'),
+  );
+  it('refuses an import of broken/ from a method, even through its registry', () => {
+    for (const [i, probe] of methodToRegistry.entries()) expect(probe(), METHODS[i]).toEqual(REFUSED);
+  });
+
+  const lockstepToMethod = METHODS.map((m) =>
+    probeImport(`conformance/lockstep/uses-${m}.ts`, `../${m}/target.ts`, `conformance/${m}/target.ts`),
+  );
+  it('refuses an import of a checking method from lockstep/', () => {
+    for (const [i, probe] of lockstepToMethod.entries()) expect(probe(), METHODS[i]).toEqual(REFUSED);
+  });
+
+  const registryUsers = (
+    [
+      ['conformance/check/uses-broken-%.ts', '../broken/'],
+      ['conformance/crash/uses-broken-%.ts', '../broken/'],
+      ['conformance/random/uses-broken-%.test.ts', '../broken/'],
+      ['conformance/lockstep/deeper/uses-broken-%.test.ts', '../../broken/'],
+      ['cli/uses-broken-%.ts', '../conformance/broken/'],
+      ['scripts/uses-broken-%.ts', '../conformance/broken/'],
+      ['bench/uses-broken-%.ts', '../conformance/broken/'],
+      ['docs/tools/uses-broken-%.ts', '../../conformance/broken/'],
+    ] as const
+  ).map(([path, prefix]) => ({
+    path,
+    registry: probeImport(path.replace('%', 'registry'), `${prefix}index.ts`, 'conformance/broken/index.ts'),
+    inside: probeImport(path.replace('%', 'inside'), `${prefix}catalogue.ts`, 'conformance/broken/catalogue.ts'),
+  }));
+  const adapterToRegistry = probeImport(
+    'adapters/a/uses-broken.ts',
+    '../../conformance/broken/index.ts',
+    'conformance/broken/index.ts',
+  );
+  it('lets check/, crash/, tests and entry points reach broken/ through its registry, and refuses any other path into it', () => {
+    for (const { path, registry, inside } of registryUsers) {
+      expect(registry(), path).toEqual([]);
+      expect(inside(), path).toEqual(REFUSED);
+    }
+    expect(adapterToRegistry()).toEqual(REFUSED);
+  });
+
+  const deeper = [
+    probeImport('conformance/broken/sqlite/uses-check.ts', '../../check/target.ts', 'conformance/check/target.ts'),
+    probeImport(
+      'conformance/protocol/hostile/surface/uses-isolated.ts',
+      '../../../isolated/target.ts',
+      'conformance/isolated/target.ts',
+    ),
+    probeImport('conformance/broken/sqlite/uses-stores.ts', '../../stores/target.ts', 'conformance/stores/target.ts'),
+    probeImport('conformance/stores/uses-impl.ts', '../../impl/protocol/target.ts', 'impl/protocol/target.ts'),
+  ];
+  it("holds the floors from a sub-room's deeper folders too, and never takes a top-level room for a sub-room", () => {
+    expect(deeper.map((probe) => probe())).toEqual([REFUSED, REFUSED, [], []]);
+  });
+
+  const outward = rooms.map((room) => ({
+    room,
+    cli: probeImport(`conformance/${room}/uses-cli.ts`, '../../cli/target.ts', 'cli/target.ts'),
+    adapters: probeImport(
+      `conformance/${room}/uses-adapters.test.ts`,
+      '../../adapters/target.ts',
+      'adapters/target.ts',
+    ),
+  }));
+  it("keeps conformance/'s own rule inside every sub-room and its tests: no cli/, no adapters/", () => {
+    for (const { room, cli, adapters } of outward) {
+      expect(cli(), room).toEqual(REFUSED);
+      expect(adapters(), room).toEqual(REFUSED);
+    }
+  });
+
+  const root = [
+    probeImport('conformance/budget.ts', './lockstep/target.ts', 'conformance/lockstep/target.ts'),
+    probeImport('conformance/index.ts', './check/target.ts', 'conformance/check/target.ts'),
+    probeImport('conformance/assert.ts', './random/target.ts', 'conformance/random/target.ts'),
+    probeImport('conformance/lockstep/uses-check.test.ts', '../check/target.ts', 'conformance/check/target.ts'),
+  ];
+  it("keeps the root's shared modules under every sub-room, and lets the face and the tests import them all", () => {
+    expect(root.map((probe) => probe())).toEqual([REFUSED, [], [], []]);
   });
 });
 
