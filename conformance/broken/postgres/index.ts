@@ -15,31 +15,26 @@ export interface PostgresVariant {
   readonly name: string;
   readonly description: string;
   readonly Store: PostgresStoreClass;
-  /** The file URL of a module exporting Store under its class name, for a process that loads it itself. */
-  readonly module: string;
 }
 
 /** The correct store and every broken PostgreSQL variant, by name. */
 export const POSTGRES_VARIANTS: readonly PostgresVariant[] = [
-  { name: 'postgres', description: 'impl/PostgresStore, correct.', Store: PostgresStore, module: import.meta.url },
+  { name: 'postgres', description: 'impl/PostgresStore, correct.', Store: PostgresStore },
   {
     name: 'pg-effect-apart-from-ledger',
     description: 'A commit writes the effect and its ledger row in two transactions.',
     Store: EffectApartFromLedger,
-    module: import.meta.url,
   },
   {
     name: 'pg-ack-outside-guard',
     description: 'An ack checks the token in one transaction and marks the job done by seq in another.',
     Store: AckOutsideGuard,
-    module: import.meta.url,
   },
   {
     name: 'pg-claim-without-locks',
     description:
       'A claim reads the counters and the claimable head without FOR UPDATE, so two at once deliver one job twice.',
     Store: ClaimWithoutLocks,
-    module: import.meta.url,
   },
 ];
 
@@ -47,4 +42,4 @@ export const POSTGRES_VARIANTS: readonly PostgresVariant[] = [
 export const postgresVariant = (name: string): PostgresVariant | undefined =>
   POSTGRES_VARIANTS.find((v) => v.name === name);
 
-export { AckOutsideGuard, ClaimWithoutLocks, EffectApartFromLedger, PostgresStore };
+export { AckOutsideGuard, ClaimWithoutLocks, EffectApartFromLedger };
