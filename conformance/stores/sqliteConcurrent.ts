@@ -16,8 +16,7 @@
  *
  * This module is also the lanes' entry: a thread started with LANE_ROLE in its workerData opens
  * the store and serves requests (from the sources it first registers tsx, as the exploration's
- * workers do; in the built package it is plain JavaScript). A class cannot cross to a thread, so
- * a subclass comes with the module that exports it, which the thread imports.
+ * workers do; in the built package it is plain JavaScript), and imports a subclass's module.
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
