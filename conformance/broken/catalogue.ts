@@ -1,6 +1,6 @@
 /**
  * The full catalogue of deliberately broken implementations that `jobcheck check` must catch:
- * the engine's three seed bugs (index.ts, which its path-suite self-test runs) plus the bugs
+ * the engine's three seed bugs (seed.ts, which its path-suite self-test runs) plus the bugs
  * below, each one small change in its own file with a comment naming the bug.
  *
  * Decision bugs (capacity-forgets-running, retry-forgets-deadline, lease-one-tick-late,
