@@ -8,8 +8,8 @@
  * an operation A precedes B in real time exactly when A's `returned` is below B's `invoked`.
  */
 
-/** One request of a history. */
-export interface Operation<I, O> {
+/** What every request of a history has, returned or not. */
+interface OperationCall<I> {
   /** Unique within the history; the order of ids carries no meaning. */
   readonly id: number;
   /** The worker lane that sent it (for stories; the checker ignores lanes). */
@@ -17,13 +17,25 @@ export interface Operation<I, O> {
   readonly input: I;
   /** The instant the request was sent. */
   readonly invoked: number;
-  /**
-   * The instant its reply arrived, with the reply; absent when no reply came (a timeout, a dead
-   * process): the request may have taken effect at any instant after `invoked`, or never.
-   */
-  readonly returned?: number;
-  readonly output?: O;
 }
+
+/** A request whose reply arrived: the instant it did, and the reply. */
+export interface ReturnedOperation<I, O> extends OperationCall<I> {
+  readonly returned: number;
+  readonly output: O;
+}
+
+/**
+ * A request no reply came for (a timeout, a dead process): it may have taken effect at any instant
+ * after `invoked`, or never.
+ */
+export interface IndefiniteOperation<I> extends OperationCall<I> {
+  readonly returned?: undefined;
+  readonly output?: undefined;
+}
+
+/** One request of a history; `returned !== undefined` tells the two kinds apart. */
+export type Operation<I, O> = ReturnedOperation<I, O> | IndefiniteOperation<I>;
 
 /** A history: every operation, in any order (the instants order them). */
 export interface History<I, O> {

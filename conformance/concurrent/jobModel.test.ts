@@ -132,7 +132,11 @@ function corruptOne(h: History<unknown, unknown>, pick: number): History<unknown
   else if (o.type === 'submit') changed = { ...o, seq: (o.seq as number) + 1 };
   else if (o.type === 'fail' || o.type === 'ack') changed = { ok: false, code: 'stale_token', message: 'x' };
   else changed = { ...o, clock: (o.clock as number) + 1 };
-  return { operations: h.operations.map((op) => (op === target ? { ...op, output: changed } : op)) };
+  return {
+    operations: h.operations.map((op) =>
+      op === target && op.returned !== undefined ? { ...op, output: changed } : op,
+    ),
+  };
 }
 
 describe('histories recorded from impl/JobStore in rounds', () => {
@@ -235,7 +239,13 @@ function swappedClaims(
       const sameRound = a.invoked < (b.returned ?? Infinity) && b.invoked < (a.returned ?? Infinity);
       if (!sameRound) continue;
       const swapped = ops.map((op) =>
-        op === a ? { ...op, output: b.output } : op === b ? { ...op, output: a.output } : op,
+        op.returned === undefined
+          ? op
+          : op === a
+            ? { ...op, output: b.output }
+            : op === b
+              ? { ...op, output: a.output }
+              : op,
       );
       return { history: { operations: swapped }, claims: [a, b] };
     }
@@ -282,7 +292,9 @@ describe('a history with the replies of two claims swapped', () => {
       balances: { ...snapshot.balances, [account as string]: (snapshot.balances[account as string] ?? 0) + 1 },
     };
     const r = checkLinearizability(jobModel(config), {
-      operations: h.operations.map((op) => (op === last ? { ...op, output: changed } : op)),
+      operations: h.operations.map((op) =>
+        op === last && op.returned !== undefined ? { ...op, output: changed } : op,
+      ),
     });
     expect(r.verdict).toBe('not_linearizable');
     if (r.verdict === 'not_linearizable') expect(r.witness.stuck.map((s) => s.id)).toEqual([last.id]);

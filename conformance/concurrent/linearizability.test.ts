@@ -365,7 +365,9 @@ function corrupt(
     target.output.type === 'cas'
       ? { type: 'cas', swapped: !target.output.swapped }
       : { type: 'get', value: target.output.type === 'get' && target.output.value === value ? 'other' : value };
-  return { operations: h.operations.map((op) => (op === target ? { ...op, output } : op)) };
+  return {
+    operations: h.operations.map((op) => (op === target && op.returned !== undefined ? { ...op, output } : op)),
+  };
 }
 
 /** Every history made from a linear order is linearizable, with an order the model replays. */
@@ -385,7 +387,9 @@ const freshValueRefused = (check: Checker) =>
     const target = gets[pick % Math.max(1, gets.length)];
     fc.pre(target !== undefined);
     const bad = {
-      operations: h.operations.map((op) => (op === target ? { ...op, output: read('never-written') } : op)),
+      operations: h.operations.map((op) =>
+        op === target && op.returned !== undefined ? { ...op, output: read('never-written') } : op,
+      ),
     };
     const r = check(kvRegister, bad);
     return (
@@ -409,7 +413,7 @@ const agreesWithOracle = (check: Checker) =>
 /** Ignores real-time order: every operation is made to span the whole history. */
 const ignoringRealTime: Checker = (model, h, budget) => {
   const end = Math.max(0, ...h.operations.map((op) => op.returned ?? op.invoked));
-  return checkLinearizability(
+  return checkLinearizability<KvState, KvInput, KvOutput>(
     model,
     {
       operations: h.operations.map((op) =>

@@ -2,53 +2,21 @@
  * A linearizability checker for concurrent histories against any pure sequential model, in the
  * manner of Wing & Gong with Lowe's memoisation (the search Porcupine uses).
  *
- * The history becomes one list of events ordered by instant: each operation's call and, when it
- * returned, its return. The search walks that list from its start. At a call it tries to apply the
- * operation to the model state ("linearize" it here); when the model's reply is the observed one
- * (or the operation is indefinite, whose reply nobody saw), the operation's events are unlinked
- * from the list and the walk restarts at the front. At a return the walk is stuck: that operation
- * had to be linearized before anything invoked after its return, so the search backtracks to the
- * last choice and tries the next call after it. Calls are therefore tried in invoke order, and
- * only calls before the first pending return are candidates, which is real-time order.
+ * The history becomes one list of events ordered by instant: each operation's call and, if it
+ * returned, its return. The walk tries a call by applying it to the model state; when the reply is
+ * the observed one (or the operation is indefinite), its events are unlinked and the walk restarts
+ * at the front. At a return the walk is stuck and backtracks to the last choice: only calls before
+ * the first pending return are candidates, which is real-time order. Indefinite operations have no
+ * return: each may be linearized anywhere after its invoke, or never. The search keeps its own stack.
  *
- * Memoisation: a pair (set of linearized operations, model state) reached twice has the same
- * futures, so it is explored once. The set is a bitset hashed incrementally (one random word per
- * operation, XORed in and out); the memo is keyed by the model's canonical key (each distinct one
- * numbered) and that hash, and a hit is confirmed by comparing the key's number and the whole
- * bitset, so no collision can prune a branch.
+ * Invariants: a pair (linearized set, model state) is explored once, and a memo hit is confirmed on
+ * the model key and the whole bitset, so no collision prunes a branch; each reduction (returned
+ * operations first, no-op indefinite ones skipped, the `stableWhenUnchanged` hint) is sound on its
+ * own; memory is part of the budget as steps and time are, so a hard history ends `unknown` with
+ * reason `memory` and never takes the process down (see Memo and `search`).
  *
- * Indefinite operations (no `returned`) have no return event, so they never block the walk: each
- * may be linearized at any point after its invoke, or never. The check is complete once every
- * returned operation is linearized.
- *
- * Three reductions keep wide rounds cheap, each sound on its own: returned operations are tried
- * before indefinite ones at each point; an indefinite operation that would leave the state as it
- * is, is not applied (leaving it out can do all that applying it can, as nothing waits for its
- * return); and, when the model gives the `stableWhenUnchanged` hint (SearchHints), a returned operation that fits and
- * leaves the state unchanged is placed where it first fits and nowhere else.
- *
- * The search keeps its own stack (no recursion), so its depth is bounded by memory, not by the
- * JavaScript call stack.
- *
- * Memory is part of the budget, as steps and time are: a hard history must end `unknown`, never
- * take the process down. The memo is therefore flat: every entry (model key id, bitset hash, chain
- * link, bitset) lives in one typed array that doubles when full, found through an open hash table
- * of entry numbers, so an entry costs 4 bytes a word of its bitset plus 16, where an object per
- * entry cost about 300 (measured: 86 MB for 288,000 entries of a one-word bitset). The search
- * counts what it holds: both arrays (and, while one is copied into its double, the old one too),
- * each distinct model key at two bytes a character (V8 keeps a map's string keys flat), each frame
- * of its stack at its state's key length (the state's estimated size), and a fixed share for each
- * operation (its events and array slots). It stops with reason `memory` before the count would
- * pass `maxMemoryBytes`. As the count is an estimate (a model's states may be larger than their
- * keys), the search also looks at the heap every few thousand steps and stops when it is nearly
- * full. The default step budget stays as it was: every step adds at most one memo entry, and the
- * memory bound trips first whatever the step budget.
- *
- * P-compositionality: a model that is a product of independent objects, each request touching one
- * (a register's keys), may say so with `partitionKey`; the history is then split by that key and
- * each part checked apart (partition.ts), since a history is linearizable exactly when each
- * object's sub-history is. The job model has no partition: its objects share capacity, counters,
- * clock and balances, so it is one indivisible object.
+ * P-compositionality: a model with a `partitionKey` has its history split by that key and each
+ * part checked apart (partition.ts). The job model has none: its jobs share capacity and the clock.
  */
 import { CodedError } from '../../contract/CodedError.ts';
 import { getHeapStatistics } from 'node:v8';
@@ -57,6 +25,7 @@ import type {
   CheckOutcome,
   History,
   Operation,
+  ReturnedOperation,
   SequentialModel,
   UnknownReason,
   Witness,
@@ -240,7 +209,10 @@ function mix(hash: number, id: number): number {
 /**
  * The memo: the pairs (bitset, model key) already explored, in one flat array of entries chained
  * from an open hash table, with a count of the bytes it holds. A hit is confirmed on the key id
- * and the whole bitset, so no collision can prune a branch.
+ * and the whole bitset, so no collision can prune a branch. The linearized set is a bitset hashed
+ * incrementally (one random word per operation, XORed in and out); each distinct model key is
+ * numbered. An entry (key id, bitset hash, chain link, bitset) costs 4 bytes a word of its bitset
+ * plus 16; both arrays double when full.
  */
 class Memo {
   /** Bytes held, as counted: both arrays, and every distinct key. */
@@ -269,11 +241,7 @@ class Memo {
     const { stride, words } = this;
     if (known !== undefined) {
       const entries = this.entries;
-      for (
-        let e = this.table[mix(h, id) & (this.table.length - 1)] as number;
-        e !== 0;
-        e = entries[(e - 1) * stride + 2] as number
-      ) {
+      for (let e = this.table[mix(h, id) & (this.table.length - 1)]!; e !== 0; e = entries[(e - 1) * stride + 2]!) {
         const base = (e - 1) * stride;
         if (entries[base] !== id || entries[base + 1] !== h) continue;
         let w = 0;
@@ -306,7 +274,7 @@ class Memo {
     const slot = mix(h, id) & (this.table.length - 1);
     this.entries[base] = id;
     this.entries[base + 1] = h;
-    this.entries[base + 2] = this.table[slot] as number;
+    this.entries[base + 2] = this.table[slot]!;
     this.entries.set(bits, base + HEAD);
     this.table[slot] = e + 1;
     return ADDED;
@@ -325,8 +293,8 @@ class Memo {
     const { entries, stride } = this;
     for (let e = 0; e < this.count; e++) {
       const base = e * stride;
-      const slot = mix(entries[base + 1] as number, entries[base] as number) & mask;
-      entries[base + 2] = table[slot] as number;
+      const slot = mix(entries[base + 1]!, entries[base]!) & mask;
+      entries[base + 2] = table[slot]!;
       table[slot] = e + 1;
     }
     this.bytes += table.byteLength - this.table.byteLength;
@@ -357,13 +325,14 @@ export function checkLinearizability<S, I, O>(
   const parts = keyOf === undefined ? [] : partitionHistory(history, keyOf);
   if (parts.length <= 1) return search(model, history.operations, limits);
   // Smallest parts first: a failure there is found for little, before a hard part spends the budget.
-  const length = (p: number): number => (parts[p] as History<I, O>).operations.length;
-  const byLength = parts.map((_, p) => p).sort((a, b) => length(a) - length(b) || a - b);
+  const byLength = parts
+    .map((part, p) => ({ operations: part.operations, p }))
+    .sort((a, b) => a.operations.length - b.operations.length || a.p - b.p);
   const orders: (readonly number[])[] = parts.map(() => []);
   let steps = 0;
   let undecided: UnknownReason | undefined;
-  for (const p of byLength) {
-    const outcome = search(model, (parts[p] as History<I, O>).operations, {
+  for (const { operations, p } of byLength) {
+    const outcome = search(model, operations, {
       ...limits,
       maxSteps: limits.maxSteps - steps,
     });
@@ -383,7 +352,17 @@ export function checkLinearizability<S, I, O>(
   return { verdict: 'linearizable', order: mergeOrders(parts, orders), steps };
 }
 
-/** The search of one history (validated) within its limits. */
+/**
+ * The search of one history (validated) within its limits. Three reductions, each sound on its
+ * own: returned operations are tried before indefinite ones at each point; an indefinite operation
+ * that would leave the state as it is, is not applied (leaving it out can do all that applying it
+ * can); and with the `stableWhenUnchanged` hint a returned operation that fits and leaves the state
+ * unchanged is placed where it first fits and nowhere else. Memory: the search counts the memo's
+ * arrays (both while one is copied into its double), each distinct key at two bytes a character,
+ * each stack frame at its state's key length, and a fixed share an operation, and stops with
+ * reason `memory` before the count passes `maxBytes`; as the count is an estimate, it also looks
+ * at the heap every few thousand steps and stops when the heap is nearly full.
+ */
 function search<S, I, O>(
   model: HintedModel<S, I, O>,
   ops: readonly Operation<I, O>[],
@@ -395,11 +374,10 @@ function search<S, I, O>(
   // Events 1..2n (0 is the list's head); a call sorts before a return at the same instant, since
   // equal instants do not order two operations in real time.
   const events: { op: number; ret: boolean; at: number }[] = [];
-  for (let i = 0; i < n; i++) {
-    const op = ops[i] as Operation<I, O>;
+  ops.forEach((op, i) => {
     events.push({ op: i, ret: false, at: op.invoked });
     if (op.returned !== undefined) events.push({ op: i, ret: true, at: op.returned });
-  }
+  });
   events.sort((a, b) => a.at - b.at || Number(a.ret) - Number(b.ret) || a.op - b.op);
   const size = events.length + 2;
   const END = size - 1;
@@ -421,12 +399,12 @@ function search<S, I, O>(
     else callOf[ev.op] = e;
   });
   const unlink = (e: number): void => {
-    next[prev[e] as number] = next[e] as number;
-    prev[next[e] as number] = prev[e] as number;
+    next[prev[e]!] = next[e]!;
+    prev[next[e]!] = prev[e]!;
   };
   const relink = (e: number): void => {
-    next[prev[e] as number] = e;
-    prev[next[e] as number] = e;
+    next[prev[e]!] = e;
+    prev[next[e]!] = e;
   };
 
   const words = Math.max(1, Math.ceil(n / 32));
@@ -434,8 +412,8 @@ function search<S, I, O>(
   const random = zobrist(n);
   let hash = 0;
   const flip = (i: number): void => {
-    bits[i >>> 5] = ((bits[i >>> 5] as number) ^ (1 << (i & 31))) >>> 0;
-    hash ^= random[i] as number;
+    bits[i >>> 5] = (bits[i >>> 5]! ^ (1 << (i & 31))) >>> 0;
+    hash ^= random[i]!;
   };
 
   const memo = new Memo(words);
@@ -451,7 +429,7 @@ function search<S, I, O>(
   let state = model.init();
   let steps = 0;
   const outOfMemory = (): CheckOutcome<O> => ({ verdict: 'unknown', reason: 'memory', steps });
-  let entry = next[0] as number;
+  let entry = next[0]!;
   // Returned operations not yet linearized; at zero the check is complete (indefinite ones left
   // over never took effect, which is the same as taking effect after everything else).
   let pending = 0;
@@ -473,30 +451,30 @@ function search<S, I, O>(
   for (;;) {
     if (pending === 0) {
       const order: number[] = [];
-      for (let d = 0; d < depth; d++) order.push((ops[stackOp[d] as number] as Operation<I, O>).id);
+      for (const i of stackOp.subarray(0, depth)) order.push(ops[i]!.id);
       return { verdict: 'linearizable', order, steps };
     }
     if (entry === END || isReturn[entry] === 1) {
       if (sweep === 0) {
         sweep = 1;
-        entry = next[0] as number;
+        entry = next[0]!;
         continue;
       }
       // Stuck: no candidate fits here. Undo the last choice and try the one after it.
       if (depth === 0) break;
       depth--;
-      const i = stackOp[depth] as number;
-      state = stackState[depth] as S;
-      stateKey = stackKey[depth] as string;
+      const i = stackOp[depth]!;
+      state = stackState[depth]!;
+      stateKey = stackKey[depth]!;
       heldBytes -= frameBytes(stateKey);
       stackState.length = depth;
       stackKey.length = depth;
-      const r = returnOf[i] as number;
+      const r = returnOf[i]!;
       if (r >= 0) {
         relink(r);
         pending++;
       }
-      relink(callOf[i] as number);
+      relink(callOf[i]!);
       flip(i);
       if (forced[depth] === 1) {
         sweep = 1;
@@ -504,14 +482,14 @@ function search<S, I, O>(
         continue;
       }
       sweep = r >= 0 ? 0 : 1;
-      entry = next[callOf[i] as number] as number;
+      entry = next[callOf[i]!]!;
       continue;
     }
-    const i = eventOp[entry] as number;
-    const op = ops[i] as Operation<I, O>;
+    const i = eventOp[entry]!;
+    const op = ops[i]!;
     const definite = op.returned !== undefined;
     if (definite !== (sweep === 0) || (!definite && inert !== undefined && inert(state, op.input))) {
-      entry = next[entry] as number;
+      entry = next[entry]!;
       continue;
     }
     if (steps >= maxSteps) return { verdict: 'unknown', reason: 'max_steps', steps };
@@ -521,12 +499,12 @@ function search<S, I, O>(
     }
     steps++;
     const result = model.step(state, op.input);
-    if (!definite || model.equal(result.output, op.output as O)) {
+    if (!definite || model.equal(result.output, op.output)) {
       const key = model.key(result.state);
       // An indefinite request that leaves the state as it was need not be applied: leaving it
       // out can do everything applying it can (nothing waits for its return).
       if (definite || key !== stateKey) {
-        const only = definite && key === stateKey && stable?.(op.input, op.output as O) === true;
+        const only = definite && key === stateKey && stable?.(op.input, op.output) === true;
         flip(i);
         const frame = frameBytes(stateKey);
         const added = memo.add(key, hash, bits, maxBytes - heldBytes - frame);
@@ -548,14 +526,14 @@ function search<S, I, O>(
           }
           state = result.state;
           stateKey = key;
-          unlink(callOf[i] as number);
-          const r = returnOf[i] as number;
+          unlink(callOf[i]!);
+          const r = returnOf[i]!;
           if (r >= 0) {
             unlink(r);
             pending--;
           }
           sweep = 0;
-          entry = next[0] as number;
+          entry = next[0]!;
           continue;
         }
         flip(i);
@@ -567,7 +545,7 @@ function search<S, I, O>(
         }
       }
     }
-    entry = next[entry] as number;
+    entry = next[entry]!;
   }
   return { verdict: 'not_linearizable', witness: witnessAt(model, ops, longest.subarray(0, longestDepth)), steps };
 }
@@ -585,7 +563,7 @@ function witnessAt<S, I, O>(
   let state = model.init();
   const done = new Uint8Array(ops.length);
   for (const i of prefix) {
-    state = model.step(state, (ops[i] as Operation<I, O>).input).state;
+    state = model.step(state, ops[i]!.input).state;
     done[i] = 1;
   }
   let firstReturn = Infinity;
@@ -593,13 +571,14 @@ function witnessAt<S, I, O>(
     if (done[i] === 0 && op.returned !== undefined && op.returned < firstReturn) firstReturn = op.returned;
   });
   const stuck: { id: number; expected: O; observed: O | undefined }[] = [];
-  const candidates = ops
-    .map((op, i) => ({ op, i }))
-    .filter(({ op, i }) => done[i] === 0 && op.returned !== undefined && op.invoked <= firstReturn);
-  candidates.sort((a, b) => a.op.invoked - b.op.invoked || a.op.id - b.op.id);
-  for (const { op } of candidates) {
+  const candidates: ReturnedOperation<I, O>[] = [];
+  ops.forEach((op, i) => {
+    if (done[i] === 0 && op.returned !== undefined && op.invoked <= firstReturn) candidates.push(op);
+  });
+  candidates.sort((a, b) => a.invoked - b.invoked || a.id - b.id);
+  for (const op of candidates) {
     const expected = model.step(state, op.input).output;
-    if (!model.equal(expected, op.output as O)) stuck.push({ id: op.id, expected, observed: op.output });
+    if (!model.equal(expected, op.output)) stuck.push({ id: op.id, expected, observed: op.output });
   }
-  return { longestOrder: [...prefix].map((i) => (ops[i] as Operation<I, O>).id), stuck };
+  return { longestOrder: [...prefix].map((i) => ops[i]!.id), stuck };
 }

@@ -3,23 +3,18 @@
  *
  * Two states are the same to the exploration when one becomes the other by renaming job ids,
  * accounts, operation keys and workers (each kind by a one-to-one map of its own). That is sound
- * because the contract never orders or compares these names other than for equality: jobs are
- * ordered by their admission number `seq`, claims choose among heads by `seq`, the clock advance
- * visits jobs by `seq`, the ledger is keyed by (account, key) equality, a delivery is matched by
- * token and owner equality. The only place names are sorted is the snapshot's layout, whose key
- * order carries no meaning (contract section 9). So renaming maps every run of the model onto a
- * run of the model with renamed commands and renamed replies: the renamed state has the same
- * futures, and satisfies the same invariants (none of which mentions a name).
- *
- * Tokens, seq and times are numbers that are compared and ordered: they are kept as they are.
+ * because the contract compares these names only for equality: jobs, claims and the clock advance
+ * go by the admission number `seq`, the ledger is keyed by (account, key), a delivery is matched by
+ * token and owner. Names are sorted only in the snapshot's layout, whose key order carries no
+ * meaning (contract section 9). So a renamed state has the same futures and satisfies the same
+ * invariants (none mentions a name). Tokens, seq and times are compared and ordered: kept as they are.
  *
  * The canonical form renames by first occurrence in a fixed traversal, not by trying every
- * permutation: jobs in `seq` order (so a job's id is replaced by its position), and each job's
- * account, key and (when running) owner take the next free canonical index the first time they
- * are met. Effects and balances, which name accounts and keys but never introduce new ones, are
- * then sorted by their renamed names. Two states get the same form exactly when a renaming maps
- * one onto the other (the renaming is read off the traversal, and the traversal itself does not
- * depend on names).
+ * permutation: jobs in `seq` order (a job's id becomes its position), and each job's account, key
+ * and (when running) owner take the next free canonical index when first met. Effects and
+ * balances, which never introduce names, are then sorted by their renamed names. Two states get
+ * the same form exactly when a renaming maps one onto the other (the traversal does not depend on
+ * names). Reads of the record use `data[i]!`: every index is within the record's layout.
  */
 import { JOB_WORDS, J } from './codec.ts';
 
@@ -40,7 +35,7 @@ export const MAX_NAMES = MAX_POOL;
  */
 const renamed = (map: Int32Array, name: number, next: number): number => {
   if (name < 0) return name;
-  const have = map[name] as number;
+  const have = map[name]!;
   if (have >= 0) return have;
   map[name] = next;
   return next;
@@ -62,64 +57,64 @@ export function canonicalKey(data: Int32Array, at: number, symmetry: boolean, ou
   let keys = 0;
   let workers = 0;
   let o = 0;
-  out[o++] = data[at] as number;
-  out[o++] = data[at + 1] as number;
-  out[o++] = data[at + 2] as number;
-  const jobs = data[at + 3] as number;
+  out[o++] = data[at]!;
+  out[o++] = data[at + 1]!;
+  out[o++] = data[at + 2]!;
+  const jobs = data[at + 3]!;
   out[o++] = jobs;
   let p = at + 4;
   for (let k = 0; k < jobs; k++, p += JOB_WORDS) {
-    idPosition[data[p + J.id] as number] = k;
+    idPosition[data[p + J.id]!] = k;
     if (symmetry) {
-      const a = renamed(accountMap, data[p + J.account] as number, accounts);
+      const a = renamed(accountMap, data[p + J.account]!, accounts);
       if (a === accounts) accounts++;
       out[o++] = a;
-      const y = renamed(keyMap, data[p + J.key] as number, keys);
+      const y = renamed(keyMap, data[p + J.key]!, keys);
       if (y === keys) keys++;
       out[o++] = y;
     } else {
-      out[o++] = data[p + J.id] as number;
-      out[o++] = data[p + J.account] as number;
-      out[o++] = data[p + J.key] as number;
+      out[o++] = data[p + J.id]!;
+      out[o++] = data[p + J.account]!;
+      out[o++] = data[p + J.key]!;
     }
-    out[o++] = data[p + J.amount] as number;
-    out[o++] = data[p + J.deadline] as number;
-    out[o++] = data[p + J.seq] as number;
-    out[o++] = data[p + J.status] as number;
-    out[o++] = data[p + J.attempts] as number;
-    out[o++] = data[p + J.token] as number;
+    out[o++] = data[p + J.amount]!;
+    out[o++] = data[p + J.deadline]!;
+    out[o++] = data[p + J.seq]!;
+    out[o++] = data[p + J.status]!;
+    out[o++] = data[p + J.attempts]!;
+    out[o++] = data[p + J.token]!;
     if (symmetry) {
-      const w = renamed(workerMap, data[p + J.owner] as number, workers);
+      const w = renamed(workerMap, data[p + J.owner]!, workers);
       if (w === workers) workers++;
       out[o++] = w;
-    } else out[o++] = data[p + J.owner] as number;
-    out[o++] = data[p + J.leaseUntil] as number;
-    out[o++] = data[p + J.notBefore] as number;
-    out[o++] = data[p + J.reason] as number;
-    out[o++] = data[p + J.lastError] as number;
+    } else out[o++] = data[p + J.owner]!;
+    out[o++] = data[p + J.leaseUntil]!;
+    out[o++] = data[p + J.notBefore]!;
+    out[o++] = data[p + J.reason]!;
+    out[o++] = data[p + J.lastError]!;
     // J.history is not part of the state.
   }
-  const effects = data[p++] as number;
+  const effects = data[p++]!;
   out[o++] = effects;
   if (effectRows.length < 5 * effects) effectRows = new Int32Array(5 * effects * 2);
   const rows = effectRows;
   for (let k = 0; k < effects; k++, p += 5) {
     const r = 5 * k;
     if (symmetry) {
-      const a = renamed(accountMap, data[p] as number, accounts);
+      const a = renamed(accountMap, data[p]!, accounts);
       if (a === accounts) accounts++;
       rows[r] = a;
-      const y = renamed(keyMap, data[p + 1] as number, keys);
+      const y = renamed(keyMap, data[p + 1]!, keys);
       if (y === keys) keys++;
       rows[r + 1] = y;
-      rows[r + 3] = idPosition[data[p + 3] as number] ?? -1;
+      rows[r + 3] = idPosition[data[p + 3]!] ?? -1;
     } else {
-      rows[r] = data[p] as number;
-      rows[r + 1] = data[p + 1] as number;
-      rows[r + 3] = data[p + 3] as number;
+      rows[r] = data[p]!;
+      rows[r + 1] = data[p + 1]!;
+      rows[r + 3] = data[p + 3]!;
     }
-    rows[r + 2] = data[p + 2] as number;
-    rows[r + 4] = data[p + 4] as number;
+    rows[r + 2] = data[p + 2]!;
+    rows[r + 4] = data[p + 4]!;
   }
   // With symmetry, the rows in (account, key) order: an insertion sort (a ledger holds a handful).
   if (symmetry) {
@@ -127,27 +122,27 @@ export function canonicalKey(data: Int32Array, at: number, symmetry: boolean, ou
       for (let m = k; m > 0; m--) {
         const a = 5 * (m - 1);
         const b = 5 * m;
-        const before = (rows[a] as number) - (rows[b] as number) || (rows[a + 1] as number) - (rows[b + 1] as number);
+        const before = rows[a]! - rows[b]! || rows[a + 1]! - rows[b + 1]!;
         if (before <= 0) break;
         for (let v = 0; v < 5; v++) {
-          const t = rows[a + v] as number;
-          rows[a + v] = rows[b + v] as number;
+          const t = rows[a + v]!;
+          rows[a + v] = rows[b + v]!;
           rows[b + v] = t;
         }
       }
     }
   }
-  for (let v = 0; v < 5 * effects; v++) out[o++] = rows[v] as number;
-  const balances = data[p++] as number;
+  for (let v = 0; v < 5 * effects; v++) out[o++] = rows[v]!;
+  const balances = data[p++]!;
   out[o++] = balances;
   const start = o;
   for (let k = 0; k < balances; k++, p += 2) {
     if (symmetry) {
-      const a = renamed(accountMap, data[p] as number, accounts);
+      const a = renamed(accountMap, data[p]!, accounts);
       if (a === accounts) accounts++;
       out[o++] = a;
-    } else out[o++] = data[p] as number;
-    out[o++] = data[p + 1] as number;
+    } else out[o++] = data[p]!;
+    out[o++] = data[p + 1]!;
   }
   // With symmetry, the balances in account order (insertion sort of pairs).
   if (symmetry) {
@@ -155,11 +150,11 @@ export function canonicalKey(data: Int32Array, at: number, symmetry: boolean, ou
       for (let m = k; m > 0; m--) {
         const a = start + 2 * (m - 1);
         const b = start + 2 * m;
-        if ((out[a] as number) <= (out[b] as number)) break;
-        const t0 = out[a] as number;
-        const t1 = out[a + 1] as number;
-        out[a] = out[b] as number;
-        out[a + 1] = out[b + 1] as number;
+        if (out[a]! <= out[b]!) break;
+        const t0 = out[a]!;
+        const t1 = out[a + 1]!;
+        out[a] = out[b]!;
+        out[a + 1] = out[b + 1]!;
         out[b] = t0;
         out[b + 1] = t1;
       }
