@@ -39,49 +39,67 @@ export function partitionHistory<I, O>(history: History<I, O>, keyOf: (input: I)
 export function mergeOrders<I, O>(parts: readonly History<I, O>[], orders: readonly (readonly number[])[]): number[] {
   const invokedOf = new Map<number, number>();
   for (const part of parts) for (const op of part.operations) invokedOf.set(op.id, op.invoked);
-  for (const order of orders) {
-    for (const id of order)
-      if (!invokedOf.has(id)) throw new RangeError(`mergeOrders: operation ${id} is in no part's history`);
-  }
-  const invoked = (id: number): number => invokedOf.get(id) as number;
+  const invoked = (id: number): number => {
+    const at = invokedOf.get(id);
+    if (at === undefined) throw new RangeError(`mergeOrders: operation ${id} is in no part's history`);
+    return at;
+  };
+  for (const order of orders) for (const id of order) invoked(id);
   // A binary heap of the parts that have operations left, by the invoke of their next one (ties by part).
-  const position = orders.map(() => 0);
-  const heap: number[] = [];
-  const before = (a: number, b: number): boolean => {
-    const ia = invoked((orders[a] as readonly number[])[position[a] as number] as number);
-    const ib = invoked((orders[b] as readonly number[])[position[b] as number] as number);
-    return ia < ib || (ia === ib && a < b);
-  };
-  const swap = (i: number, j: number): void => {
-    [heap[i], heap[j]] = [heap[j] as number, heap[i] as number];
-  };
-  const down = (start: number): void => {
-    for (let i = start; ; ) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let top = i;
-      if (l < heap.length && before(heap[l] as number, heap[top] as number)) top = l;
-      if (r < heap.length && before(heap[r] as number, heap[top] as number)) top = r;
-      if (top === i) return;
-      swap(i, top);
-      i = top;
-    }
-  };
-  orders.forEach((order, p) => {
-    if (order.length > 0) heap.push(p);
+  const heap: Cursor[] = [];
+  orders.forEach((order, part) => {
+    const next = order[0];
+    if (next !== undefined) heap.push({ part, order, at: 0, next, invoked: invoked(next) });
   });
-  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(heap, i);
   const merged: number[] = [];
-  while (heap.length > 0) {
-    const p = heap[0] as number;
-    const order = orders[p] as readonly number[];
-    merged.push(order[position[p] as number] as number);
-    position[p] = (position[p] as number) + 1;
-    if ((position[p] as number) >= order.length) {
-      heap[0] = heap[heap.length - 1] as number;
-      heap.pop();
+  for (let head = heap[0]; head !== undefined; head = heap[0]) {
+    merged.push(head.next);
+    head.at++;
+    const next = head.order[head.at];
+    if (next !== undefined) {
+      head.next = next;
+      head.invoked = invoked(next);
+    } else {
+      const last = heap.pop();
+      if (last !== undefined && heap.length > 0) heap[0] = last;
     }
-    down(0);
+    down(heap, 0);
   }
   return merged;
+}
+
+/** One part's place in its order while orders are merged: its next operation's id and invoke. */
+interface Cursor {
+  readonly part: number;
+  readonly order: readonly number[];
+  at: number;
+  next: number;
+  invoked: number;
+}
+
+const before = (a: Cursor, b: Cursor): boolean => a.invoked < b.invoked || (a.invoked === b.invoked && a.part < b.part);
+
+/** Moves the cursor at `start` down the heap until neither child comes before it. */
+function down(heap: Cursor[], start: number): void {
+  for (let i = start; ; ) {
+    const at = heap[i];
+    if (at === undefined) return;
+    let top = i;
+    let first = at;
+    const left = heap[2 * i + 1];
+    if (left !== undefined && before(left, first)) {
+      top = 2 * i + 1;
+      first = left;
+    }
+    const right = heap[2 * i + 2];
+    if (right !== undefined && before(right, first)) {
+      top = 2 * i + 2;
+      first = right;
+    }
+    if (top === i) return;
+    heap[top] = at;
+    heap[i] = first;
+    i = top;
+  }
 }
