@@ -41,6 +41,16 @@ const REASONS: ReadonlySet<unknown> = new Set<DeadReason>([
   'attempts_exhausted',
   'no_time_for_retry',
 ]);
+const isStatus = (v: unknown): v is JobStatus => STATUSES.has(v);
+/** Absent, or present and well formed: the optional fields of a job record. */
+const noneOr =
+  <T>(is: (v: unknown) => v is T) =>
+  (v: unknown): v is T | undefined =>
+    v === undefined || is(v);
+const optionalText = noneOr(text);
+const optionalTime = noneOr(time);
+const optionalPositive = noneOr(positive);
+const optionalReason = noneOr((v: unknown): v is DeadReason => REASONS.has(v));
 const JOB_FIELDS = fieldNames(
   'payload',
   'seq',
@@ -87,18 +97,32 @@ const OPTIONAL_JOB_FIELDS = ['token', 'owner', 'leaseUntil', 'notBefore', 'reaso
  * The fields of the job record `readJob` accepted last (each read once from the input, written here
  * only after every read): one object for every job read, not one per job.
  */
-const read = {
-  payload: { account: '', key: '', amount: 0, deadline: 0 } as JobRecord['payload'],
+const read: JobFields = {
+  payload: { account: '', key: '', amount: 0, deadline: 0 },
   seq: 0,
-  status: 'ready' as JobStatus,
+  status: 'ready',
   attempts: 0,
-  token: undefined as number | undefined,
-  owner: undefined as string | undefined,
-  leaseUntil: undefined as number | undefined,
-  notBefore: undefined as number | undefined,
-  reason: undefined as DeadReason | undefined,
-  lastError: undefined as string | undefined,
+  token: undefined,
+  owner: undefined,
+  leaseUntil: undefined,
+  notBefore: undefined,
+  reason: undefined,
+  lastError: undefined,
 };
+
+/** A job record's fields as read, each optional one present as `undefined` when absent. */
+interface JobFields {
+  payload: JobRecord['payload'];
+  seq: number;
+  status: JobStatus;
+  attempts: number;
+  token: number | undefined;
+  owner: string | undefined;
+  leaseUntil: number | undefined;
+  notBefore: number | undefined;
+  reason: DeadReason | undefined;
+  lastError: string | undefined;
+}
 
 /**
  * Whether `v` is one job record the schema accepts, by the rules that need only the job, the
@@ -110,15 +134,11 @@ function readJob(v: unknown, s: { config: Config; clock: number; nextToken: numb
   if (!plainObject(p) || countOf(p, PAYLOAD_FIELDS) !== 4) return false;
   const { account, key, amount, deadline } = p;
   if (!text(account) || !text(key) || !int(amount) || !time(deadline)) return false;
-  if (!positive(seq) || seq >= s.nextSeq || !STATUSES.has(status) || !int(attempts) || attempts < 0) return false;
+  if (!positive(seq) || seq >= s.nextSeq || !isStatus(status) || !int(attempts) || attempts < 0) return false;
   if (attempts > s.config.maxAttempts) return false;
   // Present fields must be well formed; which ones a status has is checked below.
-  if (token !== undefined && !positive(token)) return false;
-  if (owner !== undefined && !text(owner)) return false;
-  if (leaseUntil !== undefined && !time(leaseUntil)) return false;
-  if (notBefore !== undefined && !time(notBefore)) return false;
-  if (reason !== undefined && !REASONS.has(reason)) return false;
-  if (lastError !== undefined && !text(lastError)) return false;
+  if (!optionalPositive(token) || !optionalText(owner) || !optionalTime(leaseUntil)) return false;
+  if (!optionalTime(notBefore) || !optionalReason(reason) || !optionalText(lastError)) return false;
   // An optional field present as `undefined` is left to the schema.
   for (const field of OPTIONAL_JOB_FIELDS) if (hasOwnKey(v, field) && v[field] === undefined) return false;
   const delivered = status === 'running';
@@ -130,18 +150,20 @@ function readJob(v: unknown, s: { config: Config; clock: number; nextToken: numb
   if (unresolved && deadline <= s.clock) return false;
   if ((status === 'ready' || status === 'waiting') && attempts >= s.config.maxAttempts) return false;
   if (status !== 'ready' && status !== 'dead' && attempts < 1) return false;
-  if (delivered && ((token as number) >= s.nextToken || (leaseUntil as number) <= s.clock)) return false;
-  if (status === 'waiting' && ((notBefore as number) <= s.clock || (notBefore as number) >= deadline)) return false;
+  // (A delivered job has its token and lease, a waiting one its notBefore: checked above.)
+  if (delivered && (token === undefined || token >= s.nextToken || leaseUntil === undefined || leaseUntil <= s.clock))
+    return false;
+  if (status === 'waiting' && (notBefore === undefined || notBefore <= s.clock || notBefore >= deadline)) return false;
   read.payload = { account, key, amount, deadline };
   read.seq = seq;
-  read.status = status as JobStatus;
+  read.status = status;
   read.attempts = attempts;
-  read.token = token as number | undefined;
-  read.owner = owner as string | undefined;
-  read.leaseUntil = leaseUntil as number | undefined;
-  read.notBefore = notBefore as number | undefined;
-  read.reason = reason as DeadReason | undefined;
-  read.lastError = lastError as string | undefined;
+  read.token = token;
+  read.owner = owner;
+  read.leaseUntil = leaseUntil;
+  read.notBefore = notBefore;
+  read.reason = reason;
+  read.lastError = lastError;
   return true;
 }
 
@@ -152,14 +174,21 @@ function jobOf(
 ): JobRecord | undefined {
   if (!readJob(v, s)) return undefined;
   const { payload, seq, status, attempts, token, owner, leaseUntil, notBefore, reason, lastError } = read;
-  const record: Record<string, unknown> = { payload, seq, status, attempts };
-  if (token !== undefined) record.token = token;
-  if (owner !== undefined) record.owner = owner;
-  if (leaseUntil !== undefined) record.leaseUntil = leaseUntil;
-  if (notBefore !== undefined) record.notBefore = notBefore;
-  if (reason !== undefined) record.reason = reason;
-  if (lastError !== undefined) record.lastError = lastError;
-  return record as unknown as JobRecord;
+  // The fields in the schema's order; `readJob` proved which ones the status has.
+  const error = lastError === undefined ? undefined : { lastError };
+  switch (status) {
+    case 'running':
+      if (token === undefined || owner === undefined || leaseUntil === undefined) return undefined;
+      return { payload, seq, status, attempts, token, owner, leaseUntil, ...error };
+    case 'waiting':
+      if (notBefore === undefined) return undefined;
+      return { payload, seq, status, attempts, notBefore, ...error };
+    case 'dead':
+      if (reason === undefined) return undefined;
+      return { payload, seq, status, attempts, reason, ...error };
+    default:
+      return { payload, seq, status, attempts, ...error };
+  }
 }
 
 /** What both acceptances read first: the snapshot's own fields, its counters and its three maps, each proven plain. */
