@@ -11,7 +11,7 @@
  * writes) and otherwise falls back to the original comparison.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { EffectRecord, JobRecord, Snapshot } from '../contract/index.ts';
+import type { Snapshot } from '../contract/index.ts';
 import { hasOwnKey } from '../contract/index.ts';
 import { fromSnapshot, toSnapshot } from './step.ts';
 import type { ModelState } from './step.ts';
@@ -23,7 +23,7 @@ import type { JobSnapshot, StoreContext } from './storeMachine.ts';
 // else (arrays, -0, symbols, objects that are not plain, a `__proto__` key) gets false, and the
 // caller then decides the slow way.
 
-const plain = (o: object): boolean =>
+const plain = (o: object): o is Record<string, unknown> =>
   Object.getPrototypeOf(o) === Object.prototype && Object.getOwnPropertySymbols(o).length === 0;
 
 const safeKey = (k: string): boolean => k !== '__proto__';
@@ -39,7 +39,7 @@ export function isJsonValue(value: unknown): boolean {
     case 'object': {
       if (value === null) return true;
       if (Array.isArray(value) || !plain(value)) return false;
-      const o = value as Record<string, unknown>;
+      const o = value;
       for (const k in o) {
         if (!hasOwnKey(o, k) || !safeKey(k) || !isJsonValue(o[k])) return false;
       }
@@ -177,7 +177,8 @@ function headOf(jobs: Snapshot['jobs'], account: unknown): number | undefined {
   let head: number | undefined;
   for (const id in jobs) {
     if (!hasOwnKey(jobs, id)) continue;
-    const j = jobs[id] as JobRecord;
+    const j = jobs[id];
+    if (j === undefined) continue;
     if (isUnresolved(j.status) && sameValueZero(j.payload.account, account) && (head === undefined || j.seq < head))
       head = j.seq;
   }
@@ -199,9 +200,13 @@ function balancesMatch(s: Snapshot): boolean {
   for (const account in s.effects) {
     if (!hasOwnKey(s.effects, account)) return false;
     if (account === '__proto__' || !hasOwnKey(s.balances, account)) return false;
-    const ledger = s.effects[account] as Snapshot['effects'][string];
+    const ledger = s.effects[account];
+    if (ledger === undefined) continue;
     let sum = 0;
-    for (const key in ledger) if (hasOwnKey(ledger, key)) sum += (ledger[key] as EffectRecord).amount;
+    for (const key in ledger) {
+      const effect = ledger[key];
+      if (effect !== undefined && hasOwnKey(ledger, key)) sum += effect.amount;
+    }
     if (!Object.is(sum, s.balances[account])) return false;
     accounts++;
   }
@@ -220,8 +225,10 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
     says: 'at most capacity jobs are unresolved',
     check: (s) => {
       let unresolved = 0;
-      for (const id in s.jobs)
-        if (hasOwnKey(s.jobs, id) && isUnresolved((s.jobs[id] as JobRecord).status)) unresolved++;
+      for (const id in s.jobs) {
+        const j = s.jobs[id];
+        if (j !== undefined && hasOwnKey(s.jobs, id) && isUnresolved(j.status)) unresolved++;
+      }
       return unresolved > s.config.capacity
         ? `${unresolved} unresolved jobs exceed capacity ${s.config.capacity}`
         : undefined;
@@ -236,13 +243,15 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
       const jobs = s.jobs;
       for (const id in jobs) {
         if (!hasOwnKey(jobs, id)) continue;
-        const j = jobs[id] as JobRecord;
+        const j = jobs[id];
+        if (j === undefined) continue;
         const account = j.payload.account;
         if (j.status === 'running') {
           for (const other in jobs) {
             if (other === id) break;
             if (!hasOwnKey(jobs, other)) continue;
-            const o = jobs[other] as JobRecord;
+            const o = jobs[other];
+            if (o === undefined) continue;
             if (o.status === 'running' && sameValueZero(o.payload.account, account))
               return `two running jobs for account ${account}`;
           }
@@ -261,14 +270,16 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
       const jobs = s.jobs;
       for (const id in jobs) {
         if (!hasOwnKey(jobs, id)) continue;
-        const j = jobs[id] as JobRecord;
+        const j = jobs[id];
+        if (j === undefined) continue;
         if (j.status !== 'running') continue;
         if (j.token === undefined || j.token >= s.nextToken)
           return `running token ${j.token} not below nextToken ${s.nextToken}`;
         for (const other in jobs) {
           if (other === id) break;
           if (!hasOwnKey(jobs, other)) continue;
-          const o = jobs[other] as JobRecord;
+          const o = jobs[other];
+          if (o === undefined) continue;
           if (o.status === 'running' && sameValueZero(o.token, j.token))
             return `token ${j.token} held by two running jobs`;
         }
@@ -296,7 +307,8 @@ export const STORE_INVARIANTS: readonly StoreInvariant[] = [
       const jobs = s.jobs;
       for (const id in jobs) {
         if (!hasOwnKey(jobs, id)) continue;
-        const j = jobs[id] as JobRecord;
+        const j = jobs[id];
+        if (j === undefined) continue;
         if (!isUnresolved(j.status)) continue;
         const late =
           pendingNotAfter('deadline', j.payload.deadline, s.clock) ??

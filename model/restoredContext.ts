@@ -7,7 +7,7 @@
  * the schema alone. `snapshotContext` with `adopt` over acceptedSnapshot's fresh copy is what
  * `acceptedContext` is held equal to (model/acceptedSnapshot.test.ts).
  */
-import type { EffectRecord, JobRecord, JobStatus, Snapshot } from '../contract/index.ts';
+import type { EffectRecord, JobStatus, Snapshot } from '../contract/index.ts';
 import { hasOwnKey, parseSnapshot } from '../contract/index.ts';
 import { policyOf } from './jobMachine.ts';
 import type { JobContext } from './jobMachine.ts';
@@ -17,8 +17,9 @@ import type { JobSnapshot, StoreContext } from './storeMachine.ts';
 function inSeqOrder(jobs: Snapshot['jobs']): boolean {
   let previous = Number.NEGATIVE_INFINITY;
   for (const id in jobs) {
-    if (!hasOwnKey(jobs, id)) continue;
-    const seq = (jobs[id] as JobRecord).seq;
+    const job = jobs[id];
+    if (job === undefined || !hasOwnKey(jobs, id)) continue;
+    const seq = job.seq;
     if (!(seq > previous)) return false;
     previous = seq;
   }
@@ -47,7 +48,8 @@ export function snapshotContext(
   const policy = policyOf(s.config);
   const jobs = new Map<string, JobSnapshot>();
   for (const id of idsBySeq(s.jobs)) {
-    const r = s.jobs[id] as JobRecord;
+    const r = s.jobs[id];
+    if (r === undefined) continue;
     const context: JobContext = {
       id,
       payload: adopt ? r.payload : { ...r.payload },
@@ -65,19 +67,21 @@ export function snapshotContext(
   }
   const effects = new Map<string, ReadonlyMap<string, EffectRecord>>();
   for (const account in s.effects) {
-    if (!hasOwnKey(s.effects, account)) continue;
-    const ledger = s.effects[account] as Snapshot['effects'][string];
+    const ledger = s.effects[account];
+    if (ledger === undefined || !hasOwnKey(s.effects, account)) continue;
     const entries = new Map<string, EffectRecord>();
     for (const key in ledger) {
-      if (!hasOwnKey(ledger, key)) continue;
-      const e = ledger[key] as EffectRecord;
+      const e = ledger[key];
+      if (e === undefined || !hasOwnKey(ledger, key)) continue;
       entries.set(key, adopt ? e : { ...e });
     }
     effects.set(account, entries);
   }
   const balances = new Map<string, number>();
-  for (const account in s.balances)
-    if (hasOwnKey(s.balances, account)) balances.set(account, s.balances[account] as number);
+  for (const account in s.balances) {
+    const balance = s.balances[account];
+    if (balance !== undefined && hasOwnKey(s.balances, account)) balances.set(account, balance);
+  }
   return {
     config: adopt ? s.config : { ...s.config },
     clock: s.clock,
