@@ -13,6 +13,7 @@ import { SetupError, UsageError, parseCommandArgs } from './args.ts';
 import { coverageSummary, neverHitLine } from './output/index.ts';
 import { outputError, prepareCoverageDir } from './outputs.ts';
 import { jsonText, outsideText } from '../conformance/outside/outsideText.ts';
+import { messageOf } from '../contract/index.ts';
 
 /** Default output directory of `jobcheck coverage`. */
 export const DEFAULT_COVERAGE_DIR = '.jobcheck/coverage';
@@ -33,7 +34,7 @@ async function readCoverageFile(file: string): Promise<Coverage> {
   try {
     return await readCoverage(file);
   } catch (error) {
-    throw new SetupError(`coverage: ${(error as Error).message}`);
+    throw new SetupError(`coverage: ${messageOf(error)}`);
   }
 }
 
@@ -63,7 +64,7 @@ export async function coverageCommand(argv: readonly string[], io: CliIO): Promi
   try {
     merged = mergeCoverage(...files);
   } catch (error) {
-    throw new SetupError(`coverage: ${(error as Error).message}`);
+    throw new SetupError(`coverage: ${messageOf(error)}`);
   }
   const title =
     values.title ?? `Conformance coverage (${positionals.length} file${positionals.length === 1 ? '' : 's'})`;

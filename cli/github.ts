@@ -44,6 +44,7 @@ import type { MergeResultJson } from './mergeJsonSchema.ts';
 import { outputError, writeOutput } from './outputs.ts';
 import { flagWord } from './output/reproduce.ts';
 import { checkOutputFile } from '../conformance/outside/outputFile.ts';
+import { codeOf, messageOf } from '../contract/index.ts';
 
 /** Usage text of `jobcheck github`. */
 export const GITHUB_USAGE = `Usage: jobcheck github --from <result.json> [--junit <file>] [--exit-code <n>] [--report <dir>]
@@ -425,7 +426,7 @@ async function readInput(file: string): Promise<GithubInput> {
   try {
     data = JSON.parse(await readInputFile(file, MAX_ARTIFACT_BYTES));
   } catch (error) {
-    throw new SetupError(`github: cannot read ${file}: ${(error as Error).message}`);
+    throw new SetupError(`github: cannot read ${file}: ${messageOf(error)}`);
   }
   const format = (data as { format?: unknown } | null)?.format;
   if (format === MERGE_JSON_FORMAT) {
@@ -447,7 +448,8 @@ function isEmpty(file: string): boolean {
     return info.isFile() && info.size === 0;
   } catch (error) {
     // Anything else (no permission) is left to the read, which says what it is.
-    return ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
+    const code = codeOf(error);
+    return code === 'ENOENT' || code === 'ENOTDIR';
   }
 }
 
@@ -497,9 +499,7 @@ export async function githubCommand(argv: readonly string[], io: CliIO): Promise
     try {
       parseJunit(junitText);
     } catch (error) {
-      throw new SetupError(
-        `github: ${values.junit} is not a JUnit file of jobcheck check: ${(error as Error).message}`,
-      );
+      throw new SetupError(`github: ${values.junit} is not a JUnit file of jobcheck check: ${messageOf(error)}`);
     }
   }
   const step = githubStep(input, {

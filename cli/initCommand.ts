@@ -25,6 +25,7 @@ import type { CliIO } from './args.ts';
 import { parseCommandArgs } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
 import { outputError, prepareOutputDir } from './outputs.ts';
+import { messageOf } from '../contract/index.ts';
 
 /** Usage text of `jobcheck init`. */
 export const INIT_USAGE = `Usage: jobcheck init (--starter python|javascript|go | --example python) [--dir DIR]
@@ -201,7 +202,7 @@ async function plan(kit: InitKit, root: string, dir: string, destination: string
     try {
       bytes = await readFile(source);
     } catch (error) {
-      throw new InitError('source_missing', `the package has no ${kit.from}/${file} (${(error as Error).message})`, {
+      throw new InitError('source_missing', `the package has no ${kit.from}/${file} (${messageOf(error)})`, {
         cause: error,
       });
     }
@@ -323,7 +324,7 @@ export async function initCommand(argv: readonly string[], io: CliIO): Promise<n
   try {
     base = flags.dir === undefined ? process.cwd() : resolve(dir);
   } catch (error) {
-    throw new SetupError(`init: cannot find the working folder: ${(error as Error).message}`, { cause: error });
+    throw new SetupError(`init: cannot find the working folder: ${messageOf(error)}`, { cause: error });
   }
   try {
     const planned = await plan(kit, packageRoot(), dir, resolve(base, flags.dir === undefined ? dir : '.'));

@@ -33,6 +33,7 @@ import type { MergeResultJson } from './mergeJsonSchema.ts';
 import { MAX_JUNIT_BYTES, junitShard, mergeJunit, parseJunit } from './mergeJunit.ts';
 import type { JunitFile } from './mergeJunit.ts';
 import { outputError, prepareCoverageDir, prepareOutputFile, writeOutput } from './outputs.ts';
+import { messageOf } from '../contract/index.ts';
 
 export type { MergeResultJson, Verdict } from './mergeJsonSchema.ts';
 export { MERGE_JSON_FORMAT, mergeVerdicts } from './mergeJsonSchema.ts';
@@ -90,7 +91,7 @@ async function* filesOf(args: readonly string[], junit: boolean): AsyncGenerator
         if (entry.kind !== 'link' && entry.kind !== 'folder' && wanted(entry.name)) yield entry.path;
     } catch (error) {
       if (error instanceof SetupError) throw error;
-      throw new SetupError(`merge: cannot read ${arg}: ${(error as Error).message}`, { cause: error });
+      throw new SetupError(`merge: cannot read ${arg}: ${messageOf(error)}`, { cause: error });
     }
   }
 }
@@ -117,7 +118,7 @@ async function readKnown(file: string): Promise<{ known: Known; bytes: number }>
     try {
       return { known: { kind: 'junit', file, junit: parseJunit(text) }, bytes };
     } catch (error) {
-      throw problem('a JUnit file', (error as Error).message);
+      throw problem('a JUnit file', messageOf(error));
     }
   }
   let data: unknown;
@@ -140,7 +141,7 @@ async function readKnown(file: string): Promise<{ known: Known; bytes: number }>
     try {
       return { known: { kind: 'coverage', file, coverage: parseCoverage(data) }, bytes };
     } catch (error) {
-      throw problem('coverage', (error as Error).message);
+      throw problem('coverage', messageOf(error));
     }
   }
   return { known: { kind: 'other', file }, bytes };
@@ -368,7 +369,7 @@ export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<
   try {
     merged = mergeCoverage(...coverages.map((c) => c.coverage));
   } catch (error) {
-    throw new SetupError(`merge: ${(error as Error).message}`);
+    throw new SetupError(`merge: ${messageOf(error)}`);
   }
   const story = shortestStory(parts);
   const target = parts[0]?.result.target ?? '';

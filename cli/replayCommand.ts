@@ -8,7 +8,7 @@ import type { Artifact } from '../conformance/lockstep/artifact.ts';
 import { Budget } from '../conformance/budget.ts';
 import { renderStory } from '../conformance/lockstep/story.ts';
 import { jsonText, outsideText, terminalBlock } from '../conformance/outside/outsideText.ts';
-import { clipText } from '../contract/index.ts';
+import { clipText, messageOf } from '../contract/index.ts';
 import type { CliIO } from './args.ts';
 import { SetupError, UsageError, durationFlag, parseCommandArgs } from './args.ts';
 import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
@@ -82,7 +82,7 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
     artifact = await readArtifact(file);
     verifyArtifact(artifact);
   } catch (error) {
-    throw new SetupError(`replay: ${file}: ${(error as Error).message}`);
+    throw new SetupError(`replay: ${file}: ${messageOf(error)}`);
   }
   const budget = new Budget(timeLimitMs);
   const target = await resolveTarget('replay', { ...values, timeout, budget }, io);

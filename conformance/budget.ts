@@ -5,6 +5,7 @@
  * is not a verdict about the implementation: it is reported as "stopped by time limit".
  */
 import { CodedError } from '../contract/CodedError.ts';
+import { codeOf } from '../contract/index.ts';
 
 /** The error a wait ends with when the check's time limit is reached. Not a divergence. */
 export class TimeLimitReached extends CodedError<'time_limit'> {
@@ -16,7 +17,7 @@ export class TimeLimitReached extends CodedError<'time_limit'> {
 
 /** True for an error that means "the time limit was reached" (from a budget or a process wait). */
 export const isTimeLimit = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'time_limit';
+  typeof error === 'object' && error !== null && codeOf(error) === 'time_limit';
 
 /** How much longer than the budget's end a capped wait lasts, so that the budget's abort ends it first. */
 export const CAP_MARGIN_MS = 50;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CodedError, hasCode, isCodedError } from './CodedError.ts';
+import { CodedError, codeOf, hasCode, isCodedError, messageOf } from './CodedError.ts';
 import { JobcheckError, isJobcheckError } from './errors.ts';
 
 /** A coded error of this test only, as a module outside contract/ would declare one. */
@@ -60,5 +60,21 @@ describe('the guards', () => {
     expect(isJobcheckError(jobcheck, 'invalid_config', 'invalid_snapshot')).toBe(true);
     expect(isJobcheckError(jobcheck, 'storage_unavailable')).toBe(false);
     expect(isJobcheckError(sample)).toBe(false);
+  });
+});
+
+describe('messageOf and codeOf', () => {
+  it("read a thrown value's message and code, whatever was thrown", () => {
+    const missing = Object.assign(new Error('no such file'), { code: 'ENOENT' });
+    expect(messageOf(missing)).toBe('no such file');
+    expect(codeOf(missing)).toBe('ENOENT');
+    expect(messageOf({ message: 'from another realm', code: 7 })).toBe('from another realm');
+    expect(codeOf({ message: 'from another realm', code: 7 })).toBe(7);
+    expect(messageOf('a string')).toBe('a string');
+    expect(messageOf({ message: 42 })).toBe('[object Object]');
+    expect(messageOf(null)).toBe('null');
+    expect(codeOf(new Error('no code'))).toBeUndefined();
+    expect(codeOf(null)).toBeUndefined();
+    expect(codeOf('ENOENT')).toBeUndefined();
   });
 });

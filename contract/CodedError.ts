@@ -39,6 +39,18 @@ export function hasCode<E extends CodedError, C extends E['code']>(
   return codes.includes((error as CodedError).code);
 }
 
+/** The `message` of a thrown value when it has a string one, else the value as text. Pure. */
+export function messageOf(thrown: unknown): string {
+  return typeof thrown === 'object' && thrown !== null && 'message' in thrown && typeof thrown.message === 'string'
+    ? thrown.message
+    : String(thrown);
+}
+
+/** The `code` of a thrown value (a Node system error's `ENOENT`, a driver's SQLSTATE), or undefined. Pure. */
+export function codeOf(thrown: unknown): unknown {
+  return typeof thrown === 'object' && thrown !== null && 'code' in thrown ? thrown.code : undefined;
+}
+
 /**
  * A thrown value told in one line for a story, without the class names of the harness: a coded
  * error by its code and message (`timeout: no reply within 5000 ms; ...`), another error by its

@@ -34,7 +34,7 @@ export type {
   TickResult,
 } from './types.ts';
 export { REJECTION_CODES, SNAPSHOT_FORMAT } from './types.ts';
-export { CodedError, hasCode, isCodedError, thrownText } from './CodedError.ts';
+export { CodedError, codeOf, hasCode, isCodedError, messageOf, thrownText } from './CodedError.ts';
 export { countFields, fieldNames, hasOwnKey } from './keys.ts';
 export type { FieldNames } from './keys.ts';
 export type { JobcheckErrorCode } from './errors.ts';

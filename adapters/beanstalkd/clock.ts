@@ -19,6 +19,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { BeanstalkdAdapterError } from './BeanstalkdAdapterError.ts';
+import { messageOf } from '../../contract/index.ts';
 
 /** Seconds between one instance's origin and the last time written before it. */
 const GAP_SECONDS = 1000;
@@ -88,7 +89,7 @@ export class FaketimeClock {
     } catch (error) {
       throw new BeanstalkdAdapterError(
         'no_clock',
-        `cannot write beanstalkd's libfaketime timestamp file ${this.file}: ${(error as Error).message}`,
+        `cannot write beanstalkd's libfaketime timestamp file ${this.file}: ${messageOf(error)}`,
         { cause: error },
       );
     }

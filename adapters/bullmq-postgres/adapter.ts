@@ -43,7 +43,7 @@ import type {
   Snapshot,
   SubmitCommand,
 } from '../../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
+import { codeOf, messageOf, parseCommand, parseConfig, SNAPSHOT_FORMAT } from '../../contract/index.ts';
 import { postgresPool, quoteIdent } from '../../impl/postgres/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { BullmqAdapterError } from './BullmqAdapterError.ts';
@@ -320,7 +320,7 @@ export class BullmqPostgresAdapter implements Adapter {
     } catch (error) {
       throw new BullmqAdapterError(
         'queue_error',
-        `submit: BullMQ refused job id ${JSON.stringify(c.id)}: ${(error as Error).message}`,
+        `submit: BullMQ refused job id ${JSON.stringify(c.id)}: ${messageOf(error)}`,
         { cause: error },
       );
     }
@@ -420,10 +420,10 @@ export class BullmqPostgresAdapter implements Adapter {
       await call();
       return undefined;
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
+      const code = codeOf(error);
       if (typeof code === 'number' && LOST_LOCK_CODES.has(code))
-        return reject('stale_token', `${what}: BullMQ refused lock ${delivery.lockToken}: ${(error as Error).message}`);
-      throw new BullmqAdapterError('queue_error', `${what}: ${(error as Error).message}`, { cause: error });
+        return reject('stale_token', `${what}: BullMQ refused lock ${delivery.lockToken}: ${messageOf(error)}`);
+      throw new BullmqAdapterError('queue_error', `${what}: ${messageOf(error)}`, { cause: error });
     }
   }
 

@@ -36,7 +36,7 @@ import type {
   Snapshot,
   SubmitCommand,
 } from '../../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
+import { codeOf, messageOf, parseCommand, parseConfig, SNAPSHOT_FORMAT } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
@@ -290,7 +290,7 @@ export class BullmqRedisBroker {
       await sweeper?.close().catch(() => undefined);
       await Promise.allSettled(opened.map((l) => l.close()));
       if (error instanceof BullmqRedisAdapterError) throw error;
-      throw new BullmqRedisAdapterError('queue_error', `cannot open BullMQ on ${url}: ${(error as Error).message}`, {
+      throw new BullmqRedisAdapterError('queue_error', `cannot open BullMQ on ${url}: ${messageOf(error)}`, {
         cause: error,
       });
     }
@@ -358,7 +358,7 @@ export class BullmqRedisBroker {
     } catch (error) {
       throw new BullmqRedisAdapterError(
         'queue_error',
-        `submit: BullMQ refused job id ${JSON.stringify(c.id)}: ${(error as Error).message}`,
+        `submit: BullMQ refused job id ${JSON.stringify(c.id)}: ${messageOf(error)}`,
         { cause: error },
       );
     }
@@ -445,10 +445,10 @@ export class BullmqRedisBroker {
       await call();
       return undefined;
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
+      const code = codeOf(error);
       if (typeof code === 'number' && LOST_LOCK_CODES.has(code))
-        return reject('stale_token', `${what}: BullMQ refused lock ${delivery.lockToken}: ${(error as Error).message}`);
-      throw new BullmqRedisAdapterError('queue_error', `${what}: ${(error as Error).message}`, { cause: error });
+        return reject('stale_token', `${what}: BullMQ refused lock ${delivery.lockToken}: ${messageOf(error)}`);
+      throw new BullmqRedisAdapterError('queue_error', `${what}: ${messageOf(error)}`, { cause: error });
     }
   }
 

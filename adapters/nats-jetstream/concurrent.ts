@@ -11,6 +11,7 @@ import { IndefiniteOutcome } from '../../conformance/concurrent/adapter.ts';
 import type { Reply, Snapshot } from '../../contract/index.ts';
 import { NatsJetStreamAdapter } from './adapter.ts';
 import type { NatsFactoryOptions } from './adapter.ts';
+import { messageOf } from '../../contract/index.ts';
 
 /** JetStream behind the concurrent interface; see the top of the file. */
 export class NatsConcurrentAdapter implements ConcurrentAdapter {
@@ -27,9 +28,8 @@ export class NatsConcurrentAdapter implements ConcurrentAdapter {
     } catch (error) {
       // A timeout or a closed connection: whether the broker acted on the request is unknown.
       const text = error instanceof Error ? `${error.name} ${error.message}` : '';
-      if (/timeout/i.test(text)) throw new IndefiniteOutcome('timeout', `lane ${lane}: ${(error as Error).message}`);
-      if (/closed|disconnect/i.test(text))
-        throw new IndefiniteOutcome('closed', `lane ${lane}: ${(error as Error).message}`);
+      if (/timeout/i.test(text)) throw new IndefiniteOutcome('timeout', `lane ${lane}: ${messageOf(error)}`);
+      if (/closed|disconnect/i.test(text)) throw new IndefiniteOutcome('closed', `lane ${lane}: ${messageOf(error)}`);
       throw error;
     }
   }

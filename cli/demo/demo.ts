@@ -24,6 +24,7 @@ import {
 import { StoryError, findStory, listStories } from './story.ts';
 import { traceStory } from './trace.ts';
 import type { StoryTrace } from './trace.ts';
+import { messageOf } from '../../contract/index.ts';
 
 export { renderStory } from './render.ts';
 
@@ -124,7 +125,7 @@ export async function runDemo(argv: string[], io?: DemoIO): Promise<number> {
   try {
     parsed = parseArgs({ args: [...argv], allowPositionals: true, options });
   } catch (e) {
-    err(`jobcheck demo: ${outsideText((e as Error).message)}\n\n${DEMO_USAGE}`);
+    err(`jobcheck demo: ${outsideText(messageOf(e))}\n\n${DEMO_USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;

@@ -13,6 +13,7 @@ import { InputFileError, readInputFile } from '../../conformance/outside/inputFi
 import { writeOutputFile } from '../../conformance/outside/outputFile.ts';
 import { jsonText } from '../../conformance/outside/outsideText.ts';
 import { shellWord } from '../output/reproduce.ts';
+import { messageOf } from '../../contract/index.ts';
 
 /** The version tag of run.json. */
 export const RUN_RECORD_FORMAT = 'jobcheck.run/1' as const;
@@ -115,9 +116,7 @@ export async function readRunRecordSized(file: string): Promise<{ record: RunRec
       missing ? 'run_record_missing' : 'run_record_unreadable',
       file,
       '(root)',
-      missing
-        ? `${file} does not exist (a run that did not finish)`
-        : `cannot read ${file}: ${(error as Error).message}`,
+      missing ? `${file} does not exist (a run that did not finish)` : `cannot read ${file}: ${messageOf(error)}`,
       { cause: error },
     );
   }
@@ -125,15 +124,9 @@ export async function readRunRecordSized(file: string): Promise<{ record: RunRec
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new RunRecordError(
-      'run_record_not_json',
-      file,
-      '(root)',
-      `${file} is not JSON: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
+    throw new RunRecordError('run_record_not_json', file, '(root)', `${file} is not JSON: ${messageOf(error)}`, {
+      cause: error,
+    });
   }
   const r = runRecordSchema.safeParse(data);
   if (!r.success) {

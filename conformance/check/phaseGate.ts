@@ -18,6 +18,7 @@
  */
 import { CodedError } from '../../contract/CodedError.ts';
 import type { Adapter, AdapterFactory } from '../adapter.ts';
+import { codeOf } from '../../contract/index.ts';
 
 /** Why a gate closed: a `timeout` of the implementation in this phase, or `fail_fast` after a divergence. */
 export type GateReason = 'timeout' | 'fail_fast';
@@ -40,7 +41,7 @@ export class GivenUp extends CodedError<'time_limit'> {
 
 /** True for an error of an implementation that did not reply in time (a ProcessError or isolated module's `timeout`). Pure. */
 export function isReplyTimeout(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'timeout';
+  return typeof error === 'object' && error !== null && codeOf(error) === 'timeout';
 }
 
 /** The methods of an adapter whose calls the gate watches and, once it is closed, refuses. */

@@ -15,6 +15,7 @@
  */
 import type { CheckOutcome, History, Operation } from './history.ts';
 import { htmlText } from '../outside/outsideText.ts';
+import { codeOf } from '../../contract/index.ts';
 
 /** How to draw a timeline. */
 export interface TimelineOptions<I, O> {
@@ -41,7 +42,7 @@ export function compactValue(value: unknown): string {
     const type = (value as { type?: unknown }).type;
     const head = typeof type === 'string' ? [type] : [];
     const ok = (value as { ok?: unknown }).ok;
-    if (ok === false) return `refused ${String((value as { code?: unknown }).code)}`;
+    if (ok === false) return `refused ${String(codeOf(value))}`;
     const rest = entries
       .filter(([k]) => k !== 'type' && k !== 'ok')
       .map(([k, v]) => `${k}=${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`);

@@ -6,7 +6,7 @@ import { readInputFile } from '../outside/inputFile.ts';
 import { makeOutputFolder, writeOutputFile } from '../outside/outputFile.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { describeValue } from '../../contract/index.ts';
+import { describeValue, messageOf } from '../../contract/index.ts';
 import { MAX_ARTIFACT_BYTES } from '../lockstep/artifact.ts';
 import { COVERAGE_CATEGORIES, COVERAGE_FORMAT, coverageUniverse } from './coverage.ts';
 import type { Coverage, CoverageCategory } from './coverage.ts';
@@ -81,7 +81,7 @@ export async function readCoverage(file: string): Promise<Coverage> {
   try {
     data = JSON.parse(await readInputFile(file, MAX_ARTIFACT_BYTES));
   } catch (e) {
-    throw new ConformanceError('invalid_artifact', `cannot read coverage file ${file}: ${(e as Error).message}`, {
+    throw new ConformanceError('invalid_artifact', `cannot read coverage file ${file}: ${messageOf(e)}`, {
       cause: e,
     });
   }

@@ -22,7 +22,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import type { Command, Config, Reply, Snapshot } from '../../contract/index.ts';
-import { parseSnapshot } from '../../contract/index.ts';
+import { messageOf, parseSnapshot } from '../../contract/index.ts';
 import { FAULT_ENV } from '../../impl/faults.ts';
 import type { FaultPointName } from '../../impl/faults.ts';
 import { step, toSnapshot } from '../../model/index.ts';
@@ -179,7 +179,7 @@ export function contentionEndProblems(snapshot: Snapshot, claims: number): strin
   try {
     parseSnapshot(JSON.parse(JSON.stringify(snapshot)));
   } catch (error) {
-    problems.push(`the final snapshot breaks the contract: ${(error as Error).message}`);
+    problems.push(`the final snapshot breaks the contract: ${messageOf(error)}`);
   }
   if (snapshot.nextToken - 1 !== claims)
     problems.push(`${snapshot.nextToken - 1} tokens were issued, ${claims} claims were answered`);
@@ -308,20 +308,20 @@ async function checkRun(target: CrashTarget, location: string, o: CrashRunOption
   try {
     store = await target.open(location);
   } catch (error) {
-    fail('intact', `the store does not reopen: ${(error as Error).message}`);
+    fail('intact', `the store does not reopen: ${messageOf(error)}`);
     return done(null);
   }
   try {
     try {
       snapshot = await store.snapshot();
     } catch (error) {
-      fail('intact', `the reopened store gives no snapshot: ${(error as Error).message}`);
+      fail('intact', `the reopened store gives no snapshot: ${messageOf(error)}`);
       return done(null);
     }
     try {
       parseSnapshot(JSON.parse(JSON.stringify(snapshot)));
     } catch (error) {
-      fail('intact', `the reopened store's snapshot breaks the contract: ${(error as Error).message}`);
+      fail('intact', `the reopened store's snapshot breaks the contract: ${messageOf(error)}`);
     }
     for (let i = 0; i < k; i++) {
       const expected = step(o.states[i] as ModelState, o.commands[i]).reply;

@@ -18,6 +18,7 @@ import { runCrashCampaign } from './crashCampaign.ts';
 import type { ContentionResult, CrashTarget } from './crashRun.ts';
 import { contentionEndProblems, runWorker } from './crashRun.ts';
 import type { PostgresWorkerRequest } from './pgWorker.ts';
+import { codeOf, messageOf } from '../../contract/index.ts';
 
 /** Options of a PostgreSQL crash campaign: those of any campaign, the variant a PostgreSQL one. */
 export interface PostgresCrashOptions extends Omit<CrashCampaignOptions, 'target' | 'variant'> {
@@ -79,9 +80,7 @@ export async function runPostgresContention(
       try {
         return await store.execute(command);
       } catch (error) {
-        errors.push(
-          `${String((error as { code?: unknown }).code ?? 'error')}: ${(error as Error).message} (during ${JSON.stringify(command)})`,
-        );
+        errors.push(`${String(codeOf(error) ?? 'error')}: ${messageOf(error)} (during ${JSON.stringify(command)})`);
         return undefined;
       }
     };

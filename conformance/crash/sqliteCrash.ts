@@ -14,6 +14,7 @@ import type { SqliteDatabase } from '../../impl/sqlite/index.ts';
 import { sqliteVariant } from '../broken/index.ts';
 import { contentionEndProblems, runWorker } from './crashRun.ts';
 import type { ContentionResult, CrashTarget } from './crashRun.ts';
+import { messageOf } from '../../contract/index.ts';
 
 /** Opens a raw connection and runs `fn` on it (integrity and ledger checks look at the file itself). */
 function withRaw<T>(file: string, fn: (db: SqliteDatabase) => T): T {
@@ -32,7 +33,7 @@ export function integrityProblem(file: string): string | undefined {
     const said = rows.map((r) => r.integrity_check);
     return said.length === 1 && said[0] === 'ok' ? undefined : said.slice(0, 3).join('; ');
   } catch (error) {
-    return `cannot open the file: ${(error as Error).message}`;
+    return `cannot open the file: ${messageOf(error)}`;
   }
 }
 

@@ -19,6 +19,7 @@ import { createInterface } from 'node:readline';
 import { FAULT_POINTS, faultPoint } from '../../impl/faults.ts';
 import { SqliteStore } from '../../impl/sqlite/index.ts';
 import { sqliteVariant } from '../broken/index.ts';
+import { codeOf, messageOf } from '../../contract/index.ts';
 
 /** A request to the worker. */
 export type WorkerRequest =
@@ -58,7 +59,7 @@ function contend(store: SqliteStore, worker: string, rounds: number): void {
       line(reply);
       return reply;
     } catch (error) {
-      line({ error: (error as Error).message, code: (error as { code?: unknown }).code ?? null, command });
+      line({ error: messageOf(error), code: codeOf(error) ?? null, command });
       return undefined;
     }
   };

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { codeOf } from '../../contract/index.ts';
 
 /** A TypeScript file, by its name. */
 const TYPESCRIPT_FILE = /\.[cm]?ts$/;
@@ -41,7 +42,7 @@ export async function importModule(file: string): Promise<Record<string, unknown
   try {
     return (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    if (!TYPESCRIPT_FILE.test(file) || (error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+    if (!TYPESCRIPT_FILE.test(file) || codeOf(error) !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
   }
   let api: string;
   try {

@@ -9,7 +9,7 @@ import { makeOutputFolder, writeOutputFile } from '../outside/outputFile.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';
-import { configSchema, snapshotSchema } from '../../contract/index.ts';
+import { configSchema, messageOf, snapshotSchema } from '../../contract/index.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from '../../model/index.ts';
 import type { ModelState } from '../../model/index.ts';
 import type { AdapterFactory } from '../adapter.ts';
@@ -141,7 +141,7 @@ export async function readArtifact(file: string): Promise<Artifact> {
   try {
     data = JSON.parse(await readInputFile(file, MAX_ARTIFACT_BYTES));
   } catch (e) {
-    throw new ConformanceError('invalid_artifact', `cannot read artifact ${file}: ${(e as Error).message}`, {
+    throw new ConformanceError('invalid_artifact', `cannot read artifact ${file}: ${messageOf(e)}`, {
       cause: e,
     });
   }

@@ -11,6 +11,7 @@ import type { Dirent } from 'node:fs';
 import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CodedError } from '../../contract/CodedError.ts';
+import { codeOf, messageOf } from '../../contract/index.ts';
 
 /** What an entry of a walked folder is. `other`: a FIFO, a device or a socket. */
 export type EntryKind = 'file' | 'folder' | 'link' | 'other';
@@ -73,10 +74,7 @@ export async function* walkFolder(root: string, options: WalkOptions): AsyncGene
       }
     } catch (error) {
       if (error instanceof WalkError) throw error;
-      const why =
-        (error as NodeJS.ErrnoException).code === 'ENOTDIR'
-          ? 'it is not a folder'
-          : `cannot read the folder: ${(error as Error).message}`;
+      const why = codeOf(error) === 'ENOTDIR' ? 'it is not a folder' : `cannot read the folder: ${messageOf(error)}`;
       throw new WalkError('unreadable', dir, why, { cause: error });
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

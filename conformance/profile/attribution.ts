@@ -21,6 +21,7 @@ import { RULE_IDS } from '../../contract/rules.ts';
 import type { RuleId } from '../../contract/rules.ts';
 import type { Difference } from '../lockstep/compare.ts';
 import type { Divergence, ModelStepView } from '../lockstep/index.ts';
+import { codeOf } from '../../contract/index.ts';
 
 /** The fields of a reply or snapshot one rule decides, as a test on the differing path. */
 export interface RuleFields {
@@ -249,7 +250,7 @@ function claimDeparture(view: ModelStepView, implReply: unknown, exercised: read
  */
 function carriedRules(view: ModelStepView, divergence: Divergence, implReply: unknown): RuleId[] {
   const out: RuleId[] = [];
-  const code = (r: unknown): unknown => (r as { code?: unknown } | undefined)?.code;
+  const code = (r: unknown): unknown => codeOf(r);
   if (code(view.result?.reply) === 'capacity_exceeded' || code(implReply) === 'capacity_exceeded')
     out.push('capacity-counts-running');
   const d = divergence.snapshot;

@@ -41,6 +41,7 @@ import {
   splitCarriedSnapshot,
 } from './replies.ts';
 import type { LineResult } from './replies.ts';
+import { messageOf } from '../../contract/index.ts';
 
 /** Options of a process adapter or factory. */
 export interface ProcessAdapterOptions extends PoolOptions {
@@ -94,7 +95,7 @@ export function encodeCommand(command: unknown, shellCommand: string): string {
     // implementation refuses with invalid_argument, as the model refuses `undefined`.
     return JSON.stringify(command) ?? 'null';
   } catch (error) {
-    throw new ProcessError('unencodable_command', `cannot encode the command as JSON: ${(error as Error).message}`, {
+    throw new ProcessError('unencodable_command', `cannot encode the command as JSON: ${messageOf(error)}`, {
       command: shellCommand,
       cause: error,
     });

@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Reply, Snapshot } from '../../contract/index.ts';
-import { describeIssue, describeValue } from '../../contract/index.ts';
+import { describeIssue, describeValue, messageOf } from '../../contract/index.ts';
 import { rejectionSchema, successSchemas } from '../../contract/protocol.ts';
 import type { snapshotReplySchema } from '../../contract/protocol.ts';
 import { depthAndColons, describeDuplicateKey, firstDuplicateKey } from './duplicateKeys.ts';
@@ -22,7 +22,7 @@ export function parseJsonLine(line: string): LineResult<unknown> {
   try {
     value = JSON.parse(line) as unknown;
   } catch (error) {
-    return { ok: false, problem: `not JSON (${(error as Error).message})` };
+    return { ok: false, problem: `not JSON (${messageOf(error)})` };
   }
   // One walk for the depth and the colon count that lets nearly every line skip the duplicate-key scan.
   const { depth, colons } = depthAndColons(value, MAX_REPLY_DEPTH);

@@ -14,6 +14,7 @@
  */
 import { CodedError } from '../../contract/CodedError.ts';
 import type { Reply } from '../../contract/index.ts';
+import { codeOf } from '../../contract/index.ts';
 
 /** The code of a store-error reply; deliberately not a contract RejectionCode. */
 export const STORE_ERROR = 'store_error';
@@ -29,7 +30,7 @@ export interface StoreErrorReply {
 
 /** The store-error reply for an error a store threw. Pure. */
 export function storeErrorReply(error: unknown): StoreErrorReply {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   return {
     ok: false,
     code: STORE_ERROR,
@@ -39,8 +40,7 @@ export function storeErrorReply(error: unknown): StoreErrorReply {
 }
 
 /** Whether a reply is a store-error reply. Pure. */
-export const isStoreError = (reply: unknown): reply is StoreErrorReply =>
-  (reply as { code?: unknown } | null)?.code === STORE_ERROR;
+export const isStoreError = (reply: unknown): reply is StoreErrorReply => codeOf(reply) === STORE_ERROR;
 
 /** A store-error reply as the adapter interface's Reply (its code is outside the contract on purpose, see the file comment). */
 export const asReply = (reply: StoreErrorReply): Reply => reply as unknown as Reply;

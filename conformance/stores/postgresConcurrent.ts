@@ -22,6 +22,7 @@ import type { PostgresStoreClass } from '../../impl/postgres/index.ts';
 import { IndefiniteOutcome } from '../concurrent/adapter.ts';
 import type { ConcurrentAdapter, ConcurrentFactory } from '../concurrent/adapter.ts';
 import { asReply, checkLane, checkWorkers, storeErrorReply } from './laneErrors.ts';
+import { messageOf } from '../../contract/index.ts';
 
 /** Options of a concurrent PostgreSQL adapter factory. */
 export interface PostgresConcurrentOptions {
@@ -67,7 +68,7 @@ export class PostgresConcurrentAdapter implements ConcurrentAdapter {
       return await store.execute(command);
     } catch (error) {
       if (!isConnectionError(error)) return asReply(storeErrorReply(error));
-      throw new IndefiniteOutcome('process_died', `lane ${lane}: the connection failed: ${(error as Error).message}`);
+      throw new IndefiniteOutcome('process_died', `lane ${lane}: the connection failed: ${messageOf(error)}`);
     }
   }
 

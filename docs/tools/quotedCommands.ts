@@ -22,6 +22,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../cli/cli.ts';
 import { runDemo } from '../../cli/demo/index.ts';
+import { messageOf } from '../../contract/index.ts';
 
 /** The project root (the folder holding package.json). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/[\\/]$/, '');
@@ -225,7 +226,7 @@ export async function refreshConsoleBlocks(
         result = await runQuoted(command, root);
       } catch (cause) {
         throw new QuotedCommandError(
-          `${doc}:${block.line}: cannot run ${JSON.stringify(command)}: ${(cause as Error).message}`,
+          `${doc}:${block.line}: cannot run ${JSON.stringify(command)}: ${messageOf(cause)}`,
           { cause },
         );
       }

@@ -31,6 +31,7 @@ import { impliedMoves, implStatuses } from './impliedMoves.ts';
 import type { JobStatuses } from './jobStatuses.ts';
 import { jobStatuses } from './jobStatuses.ts';
 import { replyDifferences } from './replyFields.ts';
+import { codeOf } from '../../../contract/index.ts';
 
 /** Most differing snapshot fields listed at the diverging step; the rest are counted. */
 export const SHOWN_SNAPSHOT_FIELDS = 12;
@@ -131,7 +132,7 @@ export function headline(
   const where = `Step ${index} (${commandType(command)})`;
   const other = against === 'model' ? 'the model' : 'the fixture';
   const ok = (r: unknown): unknown => (r as { ok?: unknown } | null)?.ok;
-  const code = (r: unknown): string => value((r as { code?: unknown } | null)?.code);
+  const code = (r: unknown): string => value(codeOf(r));
   const first = replies.differences[0];
   if (first !== undefined) {
     if (ok(replies.model) === false && ok(replies.impl) === true)
