@@ -11,57 +11,22 @@
  * (model/variants.ts) is the store and job machines with some guards and actions provided
  * differently, stepped by exactly this code. The default `step` is `buildModel()`'s, built once.
  */
-import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../contract/index.ts';
+import type { Config, EffectRecord, JobRecord, Snapshot } from '../contract/index.ts';
 import type { ParsedCommand } from '../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommandBySchema, parseConfig, parseSnapshot } from '../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommandBySchema, parseConfig, parseSnapshot, putOwn } from '../contract/index.ts';
 import { fastCommand } from '../contract/fastCommand.ts';
 import { acceptedContext } from './acceptedSnapshot.ts';
 import { jobMachine } from './jobMachine.ts';
 import { machineState } from './machineState.ts';
-import type { MachineState } from './machineState.ts';
 import { rememberRejections } from './rememberedRejections.ts';
 import { restoredContext } from './restoredContext.ts';
 import { runMachine, tablesOf } from './runMachine.ts';
 import { emptyStore, statusOf, storeMachine } from './storeMachine.ts';
-import type { JobSnapshot, JobStep, StoreContext, StoreEvent } from './storeMachine.ts';
+import type { JobSnapshot, StoreContext, StoreEvent } from './storeMachine.ts';
 import { threeSteps } from './threeSteps.ts';
+import type { Model, ModelMachines, ModelState, StepResult } from './stepTypes.ts';
 
-/**
- * A state of the reference model: the store machine in its one state, `open`, with its context,
- * and the machine itself (a variant's states carry the variant's machine). A plain value from the
- * model's own functions, an xstate snapshot from the reference step's; treat it as immutable.
- */
-export type ModelState = MachineState<typeof storeMachine, StoreContext>;
-
-/** The outcome of one step: the next state, the reply, and the job transitions it caused. */
-export interface StepResult {
-  readonly state: ModelState;
-  readonly reply: Reply;
-  /** Job lifecycle transitions taken, clock advance first, in order. */
-  readonly trace: readonly JobStep[];
-}
-
-/**
- * Extra fields a nondeterministic variant of the model reads from the store event of one step (for
- * `jittered-backoff`, the delay the implementation chose); the default model reads none.
- */
-export type StepChoice = Readonly<Record<string, unknown>>;
-
-/** The store and job machines a model is built from; a variant provides some of their guards and actions differently. */
-export interface ModelMachines {
-  readonly store: typeof storeMachine;
-  readonly job: typeof jobMachine;
-}
-
-/** A model: its empty state, its pure step, and restore from a snapshot (toSnapshot serves every model). */
-export interface Model {
-  /** The empty store for a config. Throws JobcheckError `invalid_config` for a bad config. Pure. */
-  readonly initialState: (config: unknown) => ModelState;
-  /** One command in the contract's three steps; `choice` is merged into the store event after validation. Pure. */
-  readonly step: (state: ModelState, command: unknown, choice?: StepChoice) => StepResult;
-  /** A state from a snapshot; throws JobcheckError `invalid_snapshot`. Pure. */
-  readonly fromSnapshot: (input: unknown) => ModelState;
-}
+export type { Model, ModelMachines, ModelState, StepChoice, StepResult } from './stepTypes.ts';
 
 const takeEvent = (state: ModelState, event: StoreEvent): ModelState => runMachine(state, event);
 
@@ -144,17 +109,6 @@ function jobRecord(job: JobSnapshot): JobRecord {
   return record as JobRecord;
 }
 
-/**
- * Sets `key` as an own, enumerable property, even for keys such as `__proto__` that plain
- * assignment would treat specially. Ids, accounts and operation keys are arbitrary strings.
- */
-function put<T>(target: Record<string, T>, key: string, value: T): void {
-  // defineProperty only where needed: it is slow, and leaves the object in a slower shape.
-  if (key === '__proto__')
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
 /** The entries of `map` sorted by key (left as they are when already sorted, as they mostly are). */
 function byKey<T>(map: ReadonlyMap<string, T>): Iterable<[string, T]> {
   let previous: string | undefined;
@@ -183,14 +137,14 @@ function inAdmissionOrder(jobs: ReadonlyMap<string, JobSnapshot>): Iterable<JobS
 export function toSnapshot(state: ModelState): Snapshot {
   const c = state.context;
   const jobs: Record<string, JobRecord> = {};
-  for (const job of inAdmissionOrder(c.jobs)) put(jobs, job.context.id, jobRecord(job));
+  for (const job of inAdmissionOrder(c.jobs)) putOwn(jobs, job.context.id, jobRecord(job));
   const balances: Record<string, number> = {};
-  for (const [account, balance] of byKey(c.balances)) put(balances, account, balance);
+  for (const [account, balance] of byKey(c.balances)) putOwn(balances, account, balance);
   const effects: Record<string, Record<string, EffectRecord>> = {};
   for (const [account, ledger] of byKey(c.effects)) {
     const copy: Record<string, EffectRecord> = {};
-    for (const [key, e] of byKey(ledger)) put(copy, key, { amount: e.amount, job: e.job, token: e.token });
-    put(effects, account, copy);
+    for (const [key, e] of byKey(ledger)) putOwn(copy, key, { amount: e.amount, job: e.job, token: e.token });
+    putOwn(effects, account, copy);
   }
   return {
     format: SNAPSHOT_FORMAT,

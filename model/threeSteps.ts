@@ -5,7 +5,7 @@
  * differ only in how the store machine takes an event and how a command is validated.
  */
 import type { ParsedCommand, Reply } from '../contract/index.ts';
-import type { ModelState, StepChoice, StepResult } from './step.ts';
+import type { ModelState, StepChoice, StepResult } from './stepTypes.ts';
 import type { StoreEvent } from './storeMachine.ts';
 
 /** How a step takes one store event in a state: the next state. */
