@@ -35,7 +35,7 @@ export type {
 } from './types.ts';
 export { REJECTION_CODES, SNAPSHOT_FORMAT } from './types.ts';
 export { CodedError, codeOf, hasCode, isCodedError, messageOf, thrownText } from './CodedError.ts';
-export { countFields, fieldNames, hasOwnKey } from './keys.ts';
+export { countFields, fieldNames, hasOwnKey, putOwn } from './keys.ts';
 export type { FieldNames } from './keys.ts';
 export type { JobcheckErrorCode } from './errors.ts';
 export { JobcheckError, isJobcheckError } from './errors.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countFields, fieldNames, hasOwnKey } from './keys.ts';
+import { countFields, fieldNames, hasOwnKey, putOwn } from './keys.ts';
 
 const FIELDS = fieldNames('type', 'worker', 'token', 'now');
 
@@ -59,5 +59,17 @@ describe('countFields', () => {
     expect(countFields(o, FIELDS, false)).toBe(4);
     const notField = Object.assign(Object.create({ other: 3 }) as object, { type: 'ack' });
     expect(countFields(notField, FIELDS, false)).toBe(-1);
+  });
+});
+
+describe('putOwn', () => {
+  it('sets __proto__ as an own, enumerable key and leaves the prototype alone, as it sets any other key', () => {
+    const o: Record<string, number> = {};
+    putOwn(o, 'a', 1);
+    putOwn(o, '__proto__', 2);
+    putOwn(o, 'a', 3);
+    expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
+    expect(Object.keys(o)).toEqual(['a', '__proto__']);
+    expect(JSON.stringify(o)).toBe('{"a":3,"__proto__":2}');
   });
 });

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { describeValue } from './describe.ts';
 import { JobcheckError } from './errors.ts';
 import { fastCommand } from './fastCommand.ts';
+import { putOwn } from './keys.ts';
 import type { Command, Config, Rejection, Snapshot } from './types.ts';
 import { SNAPSHOT_FORMAT } from './types.ts';
 
@@ -156,14 +157,6 @@ export function parseConfig(input: unknown): Config {
   return result.data;
 }
 
-/** Sets an own, enumerable property, even for keys like `__proto__` that assignment treats specially. */
-function put<T>(target: Record<string, T>, key: string, value: T): void {
-  // defineProperty only where needed: it is slow, and leaves the object in a slower shape.
-  if (key === '__proto__')
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
 /** The own property `key` of `record`, never one inherited from Object.prototype. */
 export function ownValue<T>(record: { readonly [key: string]: T }, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
@@ -191,7 +184,7 @@ function dictionary<V extends z.ZodType>(value: V) {
     })
     .transform((map) => {
       const out: Record<string, z.output<V>> = {};
-      for (const [key, v] of map) put(out, key, v);
+      for (const [key, v] of map) putOwn(out, key, v);
       return out;
     });
 }

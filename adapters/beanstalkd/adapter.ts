@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Config, DeadReason, EffectRecord, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import type {
   AckCommand,
   ClaimCommand,
@@ -93,11 +93,6 @@ const staleToken = (token: number, why: string): Reply => ({
   code: 'stale_token',
   message: `token: ${why} for token ${token}`,
 });
-
-/** Sets an own, enumerable property, also for keys like `__proto__`. */
-function put<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 /** beanstalkd behind the contract; see the top of the file. `execute` is lane 0; `executeOn` takes a lane (concurrent.ts). */
 export class BeanstalkdAdapter implements Adapter {
@@ -407,14 +402,14 @@ export class BeanstalkdAdapter implements Adapter {
   async snapshot(): Promise<Snapshot> {
     await this.advancing;
     const jobs: Record<string, JobRecord> = {};
-    for (const [id, k] of this.jobs) put(jobs, id, await this.record(k));
+    for (const [id, k] of this.jobs) putOwn(jobs, id, await this.record(k));
     const balances: Record<string, number> = {};
-    for (const [account, b] of [...this.balances].sort(([a], [b]) => (a < b ? -1 : 1))) put(balances, account, b);
+    for (const [account, b] of [...this.balances].sort(([a], [b]) => (a < b ? -1 : 1))) putOwn(balances, account, b);
     const effects: Record<string, Record<string, EffectRecord>> = {};
     for (const [account, ledger] of this.effects) {
       const own: Record<string, EffectRecord> = {};
-      for (const [key, e] of ledger) put(own, key, { ...e });
-      put(effects, account, own);
+      for (const [key, e] of ledger) putOwn(own, key, { ...e });
+      putOwn(effects, account, own);
     }
     return {
       format: SNAPSHOT_FORMAT,

@@ -31,7 +31,7 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
@@ -123,11 +123,6 @@ const staleToken = (token: number): Reply => ({
   code: 'stale_token',
   message: `token: the adapter handed out no delivery as token ${token}`,
 });
-
-/** Sets an own, enumerable property, also for keys like `__proto__`. */
-function put<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 /** One lane: a connection of its own, as a separate worker process would have. */
 interface Lane {
@@ -394,7 +389,7 @@ export class NatsJetStreamAdapter implements Adapter {
     const jobs: Record<string, JobRecord> = {};
     for (const job of [...this.jobs.values()].sort((a, b) => a.seq - b.seq)) {
       const stored = await this.jsm.streams.getMessage(this.stream, { seq: job.seq });
-      put(
+      putOwn(
         jobs,
         job.id,
         jobRecord(job, stored !== null, this.clockTick, consumer.config.max_deliver ?? -1, (t) =>
@@ -404,13 +399,13 @@ export class NatsJetStreamAdapter implements Adapter {
     }
     const balances: Record<string, number> = {};
     for (const account of [...this.balances.keys()].sort())
-      put(balances, account, this.balances.get(account) as number);
+      putOwn(balances, account, this.balances.get(account) as number);
     const effects: Record<string, Record<string, EffectRecord>> = {};
     for (const account of [...this.effects.keys()].sort()) {
       const ledger = this.effects.get(account) as Map<string, EffectRecord>;
       const out: Record<string, EffectRecord> = {};
-      for (const key of [...ledger.keys()].sort()) put(out, key, { ...(ledger.get(key) as EffectRecord) });
-      put(effects, account, out);
+      for (const key of [...ledger.keys()].sort()) putOwn(out, key, { ...(ledger.get(key) as EffectRecord) });
+      putOwn(effects, account, out);
     }
     return {
       format: SNAPSHOT_FORMAT,

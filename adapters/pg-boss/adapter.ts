@@ -21,7 +21,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { PgBoss, TestClock } from 'pg-boss';
 import type { Config, EffectRecord, FailResult, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { loadPg } from '../../impl/postgres/loadPg.ts';
@@ -121,11 +121,6 @@ const staleToken = (token: number): Reply => ({
   code: 'stale_token',
   message: `token: pg-boss holds no current attempt for token ${token}`,
 });
-
-/** Sets an own, enumerable property, also for keys like `__proto__`. */
-function put<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 /** An adapter over one pg-boss queue; see the top of the file. */
 export class PgBossAdapter implements Adapter {
@@ -454,12 +449,12 @@ export class PgBossAdapter implements Adapter {
       expire_seconds: number;
     };
     const jobs: Record<string, JobRecord> = {};
-    for (const row of await this.jobRows()) put(jobs, row.id, this.record(row, meta.clock));
+    for (const row of await this.jobRows()) putOwn(jobs, row.id, this.record(row, meta.clock));
     const balances: Record<string, number> = {};
     for (const row of (
       await this.pool.query(`SELECT account, balance::text FROM ${this.schema}.jobcheck_balances ORDER BY account`)
     ).rows as { account: string; balance: string }[]) {
-      put(balances, row.account, Number(row.balance));
+      putOwn(balances, row.account, Number(row.balance));
     }
     const effects: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
     const effectRows = (
@@ -474,8 +469,8 @@ export class PgBossAdapter implements Adapter {
       token: string;
     }[];
     for (const row of effectRows) {
-      if (!Object.hasOwn(effects, row.account)) put(effects, row.account, {});
-      put(effects[row.account] as Record<string, EffectRecord>, row.key, {
+      if (!Object.hasOwn(effects, row.account)) putOwn(effects, row.account, {});
+      putOwn(effects[row.account] as Record<string, EffectRecord>, row.key, {
         amount: Number(row.amount),
         job: row.job,
         token: Number(row.token),

@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Channel, ChannelModel, ConfirmChannel, GetMessage } from 'amqplib';
 import type { Config, DeadReason, EffectRecord, JobRecord, Payload, Reply, Snapshot } from '../../contract/index.ts';
-import { SNAPSHOT_FORMAT, parseCommand, parseConfig } from '../../contract/index.ts';
+import { SNAPSHOT_FORMAT, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
@@ -105,11 +105,6 @@ const staleToken = (token: number, why: string): Reply => ({
   code: 'stale_token',
   message: `token: ${token}: ${why}`,
 });
-
-/** Sets an own, enumerable property, also for keys like `__proto__`. */
-function put<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 /** An adapter over one quorum queue; see the top of the file. */
 export class RabbitmqAdapter implements Adapter {
@@ -507,17 +502,17 @@ export class RabbitmqAdapter implements Adapter {
           : m.status === 'dead'
             ? { ...base, status: 'dead', reason: m.reason ?? 'permanent' }
             : { ...base, status: m.status };
-      put(jobs, id, record);
+      putOwn(jobs, id, record);
     }
     const balances: Record<string, number> = {};
     for (const account of [...this.balances.keys()].sort())
-      put(balances, account, this.balances.get(account) as number);
+      putOwn(balances, account, this.balances.get(account) as number);
     const effects: Record<string, Record<string, EffectRecord>> = {};
     for (const account of [...this.effects.keys()].sort()) {
       const ledger: Record<string, EffectRecord> = {};
       const held = this.effects.get(account) as Map<string, EffectRecord>;
-      for (const k of [...held.keys()].sort()) put(ledger, k, { ...(held.get(k) as EffectRecord) });
-      put(effects, account, ledger);
+      for (const k of [...held.keys()].sort()) putOwn(ledger, k, { ...(held.get(k) as EffectRecord) });
+      putOwn(effects, account, ledger);
     }
     return {
       format: SNAPSHOT_FORMAT,

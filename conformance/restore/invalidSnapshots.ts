@@ -15,7 +15,7 @@
  * list in every check.
  */
 import type { Config, Snapshot } from '../../contract/index.ts';
-import { isJobcheckError } from '../../contract/index.ts';
+import { isJobcheckError, putOwn } from '../../contract/index.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from '../../model/index.ts';
 
 /** The kinds of refusal of docs/contract.md section 10: shape first (section 9), then its cross-field rules. */
@@ -141,11 +141,6 @@ function objectAt(root: { [key: string]: Json }, path: readonly string[]): { [ke
   return at as { [key: string]: Json };
 }
 
-/** Sets an own property, `__proto__` included (an assignment would set the prototype instead). */
-function put(o: { [key: string]: Json }, key: string, value: Json): void {
-  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 /** The JSON text of `value`, raw numbers written as they are. Pure. */
 function textOf(value: Json): string {
   return JSON.stringify(value).replace(/"\\u0000raw:([^"]*)"/g, '$1');
@@ -166,7 +161,7 @@ function setTo(kind: RefusalKind, path: readonly string[], value: Json, shown?: 
     kind,
     change: `${path.join('.')} = ${text}`,
     edit: (s) => {
-      put(objectAt(s, path.slice(0, -1)), last, value);
+      putOwn(objectAt(s, path.slice(0, -1)), last, value);
       return undefined;
     },
   };
@@ -195,7 +190,7 @@ const setAll = (
       const o = objectAt(s, path.slice(0, -1));
       const key = path[path.length - 1] as string;
       if (value === undefined) delete o[key];
-      else put(o, key, value);
+      else putOwn(o, key, value);
     }
     return undefined;
   },
@@ -249,7 +244,7 @@ function generated(): Change[] {
           kind: 'empty_string',
           change: `${path.join('.')} with an empty key`,
           edit: (s) => {
-            put(objectAt(s, path), '', first[1]);
+            putOwn(objectAt(s, path), '', first[1]);
             return undefined;
           },
         });
