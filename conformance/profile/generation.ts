@@ -10,8 +10,8 @@ import { SNAPSHOT_FORMAT } from '../../contract/index.ts';
 import type { Config, Snapshot } from '../../contract/index.ts';
 import { TIME_MAX } from '../../model/index.ts';
 import type { RuleId } from '../../contract/rules.ts';
-import { JOB_IDS, settleTimeArb, timeArb, tokenArb, workerRefArb } from '../random/arbitraries.ts';
-import type { Scenario } from '../random/arbitraries.ts';
+import { JOB_IDS, configArbWithin, settleTimeArb, timeArb, tokenArb, workerRefArb } from '../random/arbitraries.ts';
+import type { ConfigRanges, Scenario } from '../random/arbitraries.ts';
 import { MALFORMED_VARIANTS, WORKERS } from '../lockstep/symbolic.ts';
 import type { ResubmitChange, SymbolicCommand, TimeRef } from '../lockstep/symbolic.ts';
 
@@ -47,7 +47,7 @@ export interface Bias {
   /** Times of claims and ticks: at job instants more often. */
   readonly instants?: boolean;
   /** Config ranges. */
-  readonly config?: Partial<Record<keyof Config | 'extraCap', readonly [number, number]>>;
+  readonly config?: ConfigRanges;
 }
 
 const BASE: Bias['weights'] = {
@@ -153,23 +153,6 @@ export const RULE_BIAS: Readonly<Record<RuleId, Bias>> = {
   'snapshot-is-a-copy': { weights: { ...BASE } },
 };
 
-const range = (r: readonly [number, number] | undefined, fallback: readonly [number, number]): fc.Arbitrary<number> =>
-  fc.integer({ min: (r ?? fallback)[0], max: (r ?? fallback)[1] });
-
-/** The configs of a bias: the campaign's small ranges, narrowed where the bias says. */
-function configArb(bias: Bias): fc.Arbitrary<Config> {
-  const c = bias.config ?? {};
-  return fc
-    .record({
-      capacity: range(c.capacity, [1, 4]),
-      maxAttempts: range(c.maxAttempts, [1, 3]),
-      leaseTicks: range(c.leaseTicks, [1, 4]),
-      backoffBase: range(c.backoffBase, [1, 3]),
-      extraCap: range(c.extraCap, [0, 4]),
-    })
-    .map(({ extraCap, ...rest }) => ({ ...rest, backoffCap: rest.backoffBase + extraCap }));
-}
-
 const instantArb: fc.Arbitrary<TimeRef> = fc
   .record({
     at: fc.constantFrom('leaseUntil', 'deadline', 'notBefore' as const),
@@ -264,7 +247,7 @@ function commandArb(bias: Bias): fc.Arbitrary<SymbolicCommand> {
 export function targetedScenarioArb(rule: RuleId, maxCommands: number): fc.Arbitrary<ProfileScenario> {
   const bias = RULE_BIAS[rule];
   const plain = fc.record({
-    config: configArb(bias),
+    config: configArbWithin(bias.config ?? {}),
     commands: fc.array(commandArb(bias), { minLength: 1, maxLength: maxCommands, size: 'max' }),
   });
   if (rule !== 'counters-stay-safe') return plain;

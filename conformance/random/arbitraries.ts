@@ -17,16 +17,26 @@ export const ACCOUNTS = ['x', 'y', 'z'] as const;
 /** Operation keys the campaign uses. */
 export const KEYS = ['k1', 'k2', 'k3'] as const;
 
+/** Inclusive ranges of a store config's fields; `extraCap` is how far the backoff cap lies above its base. */
+export type ConfigRanges = Partial<Record<keyof Config | 'extraCap', readonly [number, number]>>;
+
+/** Store configs with each field in its range of `ranges`, or else in configArb's. */
+export function configArbWithin(ranges: ConfigRanges): fc.Arbitrary<Config> {
+  const range = (r: readonly [number, number] | undefined, fallback: readonly [number, number]): fc.Arbitrary<number> =>
+    fc.integer({ min: (r ?? fallback)[0], max: (r ?? fallback)[1] });
+  return fc
+    .record({
+      capacity: range(ranges.capacity, [1, 4]),
+      maxAttempts: range(ranges.maxAttempts, [1, 3]),
+      leaseTicks: range(ranges.leaseTicks, [1, 4]),
+      backoffBase: range(ranges.backoffBase, [1, 3]),
+      extraCap: range(ranges.extraCap, [0, 4]),
+    })
+    .map(({ extraCap, ...c }) => ({ ...c, backoffCap: c.backoffBase + extraCap }));
+}
+
 /** Small store configs: capacity 1-4, maxAttempts 1-3, lease 1-4, backoff base 1-3 and cap up to base+4. */
-export const configArb: fc.Arbitrary<Config> = fc
-  .record({
-    capacity: fc.integer({ min: 1, max: 4 }),
-    maxAttempts: fc.integer({ min: 1, max: 3 }),
-    leaseTicks: fc.integer({ min: 1, max: 4 }),
-    backoffBase: fc.integer({ min: 1, max: 3 }),
-    extraCap: fc.integer({ min: 0, max: 4 }),
-  })
-  .map(({ extraCap, ...c }) => ({ ...c, backoffCap: c.backoffBase + extraCap }));
+export const configArb: fc.Arbitrary<Config> = configArbWithin({});
 
 const jobId = fc.constantFrom(...JOB_IDS);
 

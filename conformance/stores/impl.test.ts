@@ -16,6 +16,7 @@ import { listFixtures, loadFixture, modelDriver, runFixture } from '../../model/
 import type { FixtureDriver } from '../../model/fixtures.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from '../../model/index.ts';
 import type { ModelState } from '../../model/index.ts';
+import { configArb } from '../random/arbitraries.ts';
 
 /** The store under test (a scratch copy of this file swaps in a broken subclass to see each check fail). */
 const Store = JobStore;
@@ -212,16 +213,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('raw' as const), command: rawArb }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('restart' as const), swap: fc.boolean() }) },
 );
-
-const configArb: fc.Arbitrary<Config> = fc
-  .record({
-    capacity: fc.integer({ min: 1, max: 4 }),
-    maxAttempts: fc.integer({ min: 1, max: 3 }),
-    leaseTicks: fc.integer({ min: 1, max: 4 }),
-    backoffBase: fc.integer({ min: 1, max: 3 }),
-    extraCap: fc.integer({ min: 0, max: 4 }),
-  })
-  .map(({ extraCap, ...c }) => ({ ...c, backoffCap: c.backoffBase + extraCap }));
 
 /** Instants strictly after the clock that some unresolved job waits for, sorted (the far "never" ones left out). */
 function pendingInstants(s: Snapshot): number[] {
