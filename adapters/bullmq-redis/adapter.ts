@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { z } from 'zod';
 import type {
   AckCommand,
   ClaimCommand,
@@ -91,6 +92,49 @@ interface Delivery {
   worker: string;
   /** The tick of the claim: the lock lasts `leaseTicks` from it. */
   at: number;
+}
+
+const jobDataSchema: z.ZodType<JobData> = z.object({
+  account: z.string(),
+  key: z.string(),
+  amount: z.number(),
+  deadline: z.number(),
+  seq: z.number(),
+});
+const deliverySchema: z.ZodType<Delivery> = z.object({
+  job: z.string(),
+  lockToken: z.string(),
+  worker: z.string(),
+  at: z.number(),
+});
+const effectSchema = z.object({ amount: z.number(), job: z.string(), token: z.number() });
+const effectFieldSchema = z.tuple([z.string(), z.string()]);
+const idsSchema = z.array(z.string());
+const hashSchema = z.record(z.string(), z.string());
+const reasonsSchema = z.record(
+  z.string(),
+  z.enum(['deadline', 'lease_expired', 'permanent', 'attempts_exhausted', 'no_time_for_retry']),
+);
+
+/** A value the adapter wrote into Redis, read back by its schema; anything else is the queue's error, never repaired. */
+function stored<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new BullmqRedisAdapterError('queue_error', `${what}: Redis holds what the adapter did not write`, {
+      cause: result.error,
+    });
+  return result.data;
+}
+
+/** JSON text the adapter wrote into Redis, read back by its schema. */
+function storedJson<T>(schema: z.ZodType<T>, text: string, what: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new BullmqRedisAdapterError('queue_error', `${what}: Redis holds text that is not JSON`, { cause: error });
+  }
+  return stored(schema, value, what);
 }
 
 /** The ioredis options of a server on loopback (what BullMQ's `connection` and the adapter's own clients take). */
@@ -267,7 +311,8 @@ export class BullmqRedisBroker {
     try {
       for (let i = 0; i < lanes; i++) opened.push(new Lane(connection, prefix, cfg, tickMs, stalledIntervalMs));
       await Promise.all(opened.map((l, i) => l.ready(`w${i + 1}`, true)));
-      const first = opened[0] as Lane;
+      const first = opened[0];
+      if (first === undefined) throw new BullmqRedisAdapterError('queue_error', 'BullMQ needs at least one lane');
       const keys = keysOf(prefix);
       await first.redis.hset(keys.meta, { config: JSON.stringify(cfg), clock: 0, nextToken: 1, nextSeq: 1 });
       sweeper = first.newWorker(undefined);
@@ -297,7 +342,9 @@ export class BullmqRedisBroker {
   }
 
   private lane(index: number): Lane {
-    return this.lanes[index % this.lanes.length] as Lane;
+    const lane = this.lanes[index % this.lanes.length];
+    if (lane === undefined) throw new BullmqRedisAdapterError('queue_error', `no lane ${index}`);
+    return lane;
   }
 
   /** Waits until tick `now` has begun on every lane (WallClock.advanceTo returns at once for a tick another lane reached). */
@@ -339,7 +386,7 @@ export class BullmqRedisBroker {
 
   private async storedData(lane: Lane, id: string): Promise<JobData | undefined> {
     const data = await lane.redis.hget(this.keys.job(id), 'data');
-    return data === null ? undefined : (JSON.parse(data) as JobData);
+    return data === null ? undefined : storedJson(jobDataSchema, data, `job ${JSON.stringify(id)}`);
   }
 
   private async submit(lane: Lane, c: SubmitCommand): Promise<Reply> {
@@ -395,7 +442,7 @@ export class BullmqRedisBroker {
 
   private async delivery(lane: Lane, token: number): Promise<Delivery | undefined> {
     const raw = await lane.redis.hget(this.keys.deliveries, String(token));
-    return raw === null ? undefined : (JSON.parse(raw) as Delivery);
+    return raw === null ? undefined : storedJson(deliverySchema, raw, `delivery ${token}`);
   }
 
   /** The worker's commit: the effect ledger; no lock check (BullMQ has none for a worker's writes). */
@@ -413,7 +460,7 @@ export class BullmqRedisBroker {
     ]);
     const balance = balanceRaw === null ? 0 : Number(balanceRaw);
     if (recordedRaw !== null) {
-      const recorded = JSON.parse(recordedRaw) as { amount: number };
+      const recorded = storedJson(effectSchema, recordedRaw, 'commit: the recorded effect');
       return recorded.amount === amount
         ? { ok: true, type: 'commit', id: delivery.job, applied: false, balance }
         : reject(
@@ -511,45 +558,48 @@ export class BullmqRedisBroker {
       .hgetall(k.retries)
       .exec();
     if (lists === null) throw new BullmqRedisAdapterError('queue_error', 'snapshot: the read of BullMQ was aborted');
-    const at = <T>(i: number): T => {
-      const [error, value] = lists[i] as [Error | null, unknown];
+    const at = <T>(schema: z.ZodType<T>, i: number): T => {
+      const entry = lists[i];
+      if (entry === undefined) throw new BullmqRedisAdapterError('queue_error', `snapshot: no reply ${i} from Redis`);
+      const [error, value] = entry;
       if (error !== null)
         throw new BullmqRedisAdapterError('queue_error', `snapshot: ${error.message}`, { cause: error });
-      return value as T;
+      return stored(schema, value, `snapshot: reply ${i}`);
     };
     const state = new Map<string, { status: 'ready' | 'running' | 'delayed' | 'done' | 'dead' }>();
-    for (const i of [0, 1, 2]) for (const id of at<string[]>(i)) state.set(id, { status: 'ready' });
-    for (const id of at<string[]>(3)) state.set(id, { status: 'running' });
-    const delayed = at<string[]>(4);
-    for (let i = 0; i < delayed.length; i += 2) state.set(delayed[i] as string, { status: 'delayed' });
-    for (const id of at<string[]>(5)) state.set(id, { status: 'done' });
-    for (const id of at<string[]>(6)) state.set(id, { status: 'dead' });
-    const meta = at<Record<string, string>>(7);
-    const deliveries = at<Record<string, string>>(8);
-    const reasons = at<Record<string, string>>(9);
-    const effects = at<Record<string, string>>(10);
-    const balances = at<Record<string, string>>(11);
-    const retries = at<Record<string, string>>(12);
+    for (const i of [0, 1, 2]) for (const id of at(idsSchema, i)) state.set(id, { status: 'ready' });
+    for (const id of at(idsSchema, 3)) state.set(id, { status: 'running' });
+    // With scores: ids at the even places.
+    at(idsSchema, 4).forEach((id, i) => {
+      if (i % 2 === 0) state.set(id, { status: 'delayed' });
+    });
+    for (const id of at(idsSchema, 5)) state.set(id, { status: 'done' });
+    for (const id of at(idsSchema, 6)) state.set(id, { status: 'dead' });
+    const meta = at(hashSchema, 7);
+    const deliveries = at(hashSchema, 8);
+    const reasons = at(reasonsSchema, 9);
+    const effects = at(hashSchema, 10);
+    const balances = at(hashSchema, 11);
+    const retries = at(hashSchema, 12);
     const clock = Number(meta['clock']);
     const byLock = new Map<string, { token: number; delivery: Delivery }>();
     const lastOf = new Map<string, { token: number; delivery: Delivery }>();
     for (const [token, raw] of Object.entries(deliveries)) {
-      const delivery = JSON.parse(raw) as Delivery;
+      const delivery = storedJson(deliverySchema, raw, `snapshot: delivery ${token}`);
       const entry = { token: Number(token), delivery };
       byLock.set(delivery.lockToken, entry);
       const last = lastOf.get(delivery.job);
       if (last === undefined || last.token < entry.token) lastOf.set(delivery.job, entry);
     }
-    const ids = [...state.keys()];
+    const listed = [...state];
     const read = redis.pipeline();
-    for (const id of ids) read.hgetall(k.job(id)).get(`${k.job(id)}:lock`);
+    for (const [id] of listed) read.hgetall(k.job(id)).get(`${k.job(id)}:lock`);
     const rows = (await read.exec()) ?? [];
     const jobs: { id: string; record: JobRecord }[] = [];
-    ids.forEach((id, i) => {
-      const hash = rows[2 * i]?.[1] as Record<string, string>;
-      const lock = rows[2 * i + 1]?.[1] as string | null;
-      const s = state.get(id) as { status: string };
-      const d = JSON.parse(hash['data'] ?? 'null') as JobData;
+    listed.forEach(([id, s], i) => {
+      const hash = stored(hashSchema, rows[2 * i]?.[1], `snapshot: job ${JSON.stringify(id)}`);
+      const lock = stored(z.string().nullable(), rows[2 * i + 1]?.[1], `snapshot: lock of ${JSON.stringify(id)}`);
+      const d = storedJson(jobDataSchema, hash['data'] ?? 'null', `snapshot: job ${JSON.stringify(id)}`);
       const base = {
         payload: { account: d.account, key: d.key, amount: d.amount, deadline: d.deadline },
         seq: d.seq,
@@ -593,7 +643,7 @@ export class BullmqRedisBroker {
           record = {
             ...base,
             status: 'dead',
-            reason: (reasons[id] as DeadReason | undefined) ?? 'attempts_exhausted',
+            reason: reasons[id] ?? 'attempts_exhausted',
             ...lastError,
           };
       }
@@ -603,10 +653,10 @@ export class BullmqRedisBroker {
     for (const { id, record } of jobs.sort((a, b) => a.record.seq - b.record.seq)) out[id] = record;
     const effectsOut: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
     for (const [field, raw] of Object.entries(effects).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const [account, key] = JSON.parse(field) as [string, string];
+      const [account, key] = storedJson(effectFieldSchema, field, 'snapshot: an effect field');
       const ledger = effectsOut[account] ?? {};
       effectsOut[account] = ledger;
-      ledger[key] = JSON.parse(raw) as { amount: number; job: string; token: number };
+      ledger[key] = storedJson(effectSchema, raw, `snapshot: the effect ${field}`);
     }
     const balancesOut: Record<string, number> = {};
     for (const account of Object.keys(balances).sort()) balancesOut[account] = Number(balances[account]);
