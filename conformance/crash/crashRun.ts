@@ -161,7 +161,7 @@ export function runWorker(
       const lines = stdout
         .split('\n')
         .filter((l) => l !== '' && l !== '{"ready":true}')
-        .map((l) => JSON.parse(l) as unknown);
+        .map((l): unknown => JSON.parse(l));
       resolve({ lines, signal, code, stderr: stderr.slice(-2000) });
     });
     if (gate === undefined) {

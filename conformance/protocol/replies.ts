@@ -20,7 +20,7 @@ export type LineResult<T> = { readonly ok: true; readonly value: T } | { readonl
 export function parseJsonLine(line: string): LineResult<unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(line) as unknown;
+    value = JSON.parse(line);
   } catch (error) {
     return { ok: false, problem: `not JSON (${messageOf(error)})` };
   }
@@ -47,7 +47,7 @@ export function checkReply(value: unknown): LineResult<Reply> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, problem: `wrong shape: reply: must be an object (got ${describeValue(value)})` };
   }
-  const v = value as { ok?: unknown; type?: unknown };
+  const v: { ok?: unknown; type?: unknown } = value;
   if (v.ok === false) return checkShape(rejectionSchema, value) as LineResult<Reply>;
   if (v.ok !== true)
     return { ok: false, problem: `wrong shape: ok: must be true or false (got ${describeValue(v.ok)})` };
@@ -95,7 +95,7 @@ const MESSAGE_TYPES = new Set(['hello', 'snapshot', 'restore', ...Object.keys(su
  * place of the reply that was due. Empty when the reply is of the type asked for. Pure.
  */
 export function misplacedReplyHint(asked: string, value: unknown): string {
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  const type = typeof value === 'object' && value !== null && 'type' in value ? value.type : undefined;
   if (typeof type !== 'string' || type === asked || !MESSAGE_TYPES.has(type)) return '';
   return ` (a ${type} reply to a ${asked} request: a line written unasked, or a second reply to an earlier request?)`;
 }
