@@ -20,6 +20,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { PgBoss, TestClock } from 'pg-boss';
+import { z } from 'zod';
 import type { Config, EffectRecord, FailResult, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
@@ -79,6 +80,51 @@ interface Claim {
   retryCount: number;
   worker: string;
   data: { account: string; key: string; amount: number; deadline: number };
+}
+
+const dataSchema = z.object({ account: z.string(), key: z.string(), amount: z.number(), deadline: z.number() });
+const metaRow = z.object({ capacity: z.string(), clock: z.string(), next_token: z.string(), next_seq: z.string() });
+const idRow = z.object({ job: z.string(), seq: z.string() });
+const contractIdRow = z.object({ id: z.string() });
+const claimRow = z.object({ job: z.string(), retry_count: z.number(), worker: z.string(), data: dataSchema });
+const amountRow = z.object({ amount: z.string() });
+const balanceOnlyRow = z.object({ balance: z.string() });
+const queueRow = z.object({
+  retry_limit: z.number(),
+  retry_delay: z.number(),
+  retry_delay_max: z.number(),
+  expire_seconds: z.number(),
+});
+const accountBalanceRow = z.object({ account: z.string(), balance: z.string() });
+const effectRow = z.object({
+  account: z.string(),
+  key: z.string(),
+  amount: z.string(),
+  job: z.string(),
+  token: z.string(),
+});
+const jobRow: z.ZodType<JobRow> = z.object({
+  id: z.string(),
+  seq: z.string(),
+  data: dataSchema,
+  state: z.enum(['created', 'retry', 'active', 'completed', 'cancelled', 'failed']),
+  retry_count: z.number(),
+  started: z.boolean(),
+  lease_until: z.string().nullable(),
+  ready_at: z.string(),
+  output: z.unknown(),
+  token: z.string().nullable(),
+  worker: z.string().nullable(),
+});
+
+/** The rows a query answered, read by their schema; rows of another shape are the queue's error, never repaired. */
+function rowsOf<T>(schema: z.ZodType<T>, result: { readonly rows: readonly unknown[] }, what: string): T[] {
+  const parsed = z.array(schema).safeParse(result.rows);
+  if (!parsed.success)
+    throw new PgBossAdapterError('queue_error', `${what}: PostgreSQL answered rows of another shape`, {
+      cause: parsed.error,
+    });
+  return parsed.data;
 }
 
 function connection(target: string): pg.PoolConfig {
@@ -202,10 +248,14 @@ export class PgBossAdapter implements Adapter {
   }
 
   private async meta(db: pg.Pool | pg.PoolClient = this.pool): Promise<Meta> {
-    const { rows } = await db.query(
-      `SELECT capacity::text, clock::text, next_token::text, next_seq::text FROM ${this.schema}.jobcheck_meta`,
+    const [row] = rowsOf(
+      metaRow,
+      await db.query(
+        `SELECT capacity::text, clock::text, next_token::text, next_seq::text FROM ${this.schema}.jobcheck_meta`,
+      ),
+      'the meta row',
     );
-    const row = rows[0] as { capacity: string; clock: string; next_token: string; next_seq: string };
+    if (row === undefined) throw new PgBossAdapterError('queue_error', 'the meta row is missing');
     return {
       capacity: Number(row.capacity),
       clock: Number(row.clock),
@@ -275,8 +325,11 @@ export class PgBossAdapter implements Adapter {
   private async submit(c: SubmitCommand): Promise<Reply> {
     const data = { account: c.account, key: c.key, amount: c.amount, deadline: c.deadline };
     return this.transaction<Reply>(async (client, db) => {
-      const known = (await client.query(`SELECT job, seq::text FROM ${this.schema}.jobcheck_ids WHERE id = $1`, [c.id]))
-        .rows[0] as { job: string; seq: string } | undefined;
+      const [known] = rowsOf(
+        idRow,
+        await client.query(`SELECT job, seq::text FROM ${this.schema}.jobcheck_ids WHERE id = $1`, [c.id]),
+        'submit: the id row',
+      );
       const uuid = known?.job ?? this.newId(c.id);
       // The deadline as pg-boss's retention: how long a job may wait in created or retry before
       // maintenance deletes it (an int of seconds; no generated deadline comes near its limit).
@@ -299,9 +352,11 @@ export class PgBossAdapter implements Adapter {
   }
 
   private async contractId(uuid: string, db: pg.Pool | pg.PoolClient = this.pool): Promise<string> {
-    const row = (await db.query(`SELECT id FROM ${this.schema}.jobcheck_ids WHERE job = $1`, [uuid])).rows[0] as
-      | { id: string }
-      | undefined;
+    const [row] = rowsOf(
+      contractIdRow,
+      await db.query(`SELECT id FROM ${this.schema}.jobcheck_ids WHERE job = $1`, [uuid]),
+      'the id of a job',
+    );
     if (row === undefined) throw new Error(`pg-boss delivered job ${uuid}, which the adapter never submitted`);
     return row.id;
   }
@@ -331,11 +386,13 @@ export class PgBossAdapter implements Adapter {
   }
 
   private async claimOf(token: number, db: pg.Pool | pg.PoolClient = this.pool): Promise<Claim | undefined> {
-    const row = (
+    const [row] = rowsOf(
+      claimRow,
       await db.query(`SELECT job, retry_count, worker, data FROM ${this.schema}.jobcheck_claims WHERE token = $1`, [
         token,
-      ])
-    ).rows[0] as { job: string; retry_count: number; worker: string; data: Claim['data'] } | undefined;
+      ]),
+      `the claim of token ${token}`,
+    );
     return row === undefined
       ? undefined
       : { job: row.job, retryCount: row.retry_count, worker: row.worker, data: row.data };
@@ -352,17 +409,21 @@ export class PgBossAdapter implements Adapter {
       if (touched.affected === 0) return { commit: false, value: staleToken(c.token) };
       const { account, key, amount } = claim.data;
       const id = await this.contractId(claim.job, client);
-      const effect = (
+      const [effect] = rowsOf(
+        amountRow,
         await client.query(
           `SELECT amount::text FROM ${this.schema}.jobcheck_effects WHERE account = $1 AND key = $2 FOR UPDATE`,
           [account, key],
-        )
-      ).rows[0] as { amount: string } | undefined;
-      const balanceRow = (
+        ),
+        'commit: the effect',
+      );
+      const [balanceRow] = rowsOf(
+        balanceOnlyRow,
         await client.query(`SELECT balance::text FROM ${this.schema}.jobcheck_balances WHERE account = $1 FOR UPDATE`, [
           account,
-        ])
-      ).rows[0] as { balance: string } | undefined;
+        ]),
+        'commit: the balance',
+      );
       const balance = balanceRow === undefined ? 0 : Number(balanceRow.balance);
       if (effect !== undefined && Number(effect.amount) === amount)
         return { commit: true, value: { ok: true, type: 'commit', id, applied: false, balance } };
@@ -431,43 +492,39 @@ export class PgBossAdapter implements Adapter {
   }
 
   private async jobRows(): Promise<JobRow[]> {
-    return (await this.pool.query(jobRowsSql(this.schema), [QUEUE])).rows as JobRow[];
+    return rowsOf(jobRow, await this.pool.query(jobRowsSql(this.schema), [QUEUE]), 'the job rows');
   }
 
   async snapshot(): Promise<Snapshot> {
     this.healthy();
     const meta = await this.meta();
-    const config = (
+    const [config] = rowsOf(
+      queueRow,
       await this.pool.query(
         `SELECT retry_limit, retry_delay, retry_delay_max, expire_seconds FROM ${this.schema}.queue WHERE name = $1`,
         [QUEUE],
-      )
-    ).rows[0] as {
-      retry_limit: number;
-      retry_delay: number;
-      retry_delay_max: number;
-      expire_seconds: number;
-    };
+      ),
+      'the queue row',
+    );
+    if (config === undefined) throw new PgBossAdapterError('queue_error', `pg-boss has no queue ${QUEUE}`);
     const jobs: Record<string, JobRecord> = {};
     for (const row of await this.jobRows()) putOwn(jobs, row.id, this.record(row, meta.clock));
     const balances: Record<string, number> = {};
-    for (const row of (
-      await this.pool.query(`SELECT account, balance::text FROM ${this.schema}.jobcheck_balances ORDER BY account`)
-    ).rows as { account: string; balance: string }[]) {
+    for (const row of rowsOf(
+      accountBalanceRow,
+      await this.pool.query(`SELECT account, balance::text FROM ${this.schema}.jobcheck_balances ORDER BY account`),
+      'the balances',
+    )) {
       putOwn(balances, row.account, Number(row.balance));
     }
     const effects: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
-    const effectRows = (
+    const effectRows = rowsOf(
+      effectRow,
       await this.pool.query(
         `SELECT account, key, amount::text, job, token::text FROM ${this.schema}.jobcheck_effects ORDER BY account, key`,
-      )
-    ).rows as {
-      account: string;
-      key: string;
-      amount: string;
-      job: string;
-      token: string;
-    }[];
+      ),
+      'the effects',
+    );
     for (const row of effectRows) {
       if (!Object.hasOwn(effects, row.account)) putOwn(effects, row.account, {});
       putOwn(effects[row.account] as Record<string, EffectRecord>, row.key, {
