@@ -552,6 +552,44 @@ async function replay(
   return { runs, departed };
 }
 
+/** How shrink() tells a departure it found. */
+interface ShrinkOptions {
+  seed: number;
+  maxCommands: number;
+  budget: Budget | undefined;
+  replayCommand: ProfileOptions['replayCommand'];
+  replayPath?: string | undefined;
+}
+
+/** The departure of candidate `c`, told by `run` (its shrunk run, or itself), with the command that replays it. Pure. */
+function departureOf(
+  c: Candidate,
+  o: ShrinkOptions,
+  run: LockstepRun,
+  seed: number | undefined,
+  path: string | undefined,
+  unshrunk: number,
+  divergence: Departure['divergence'],
+): Departure {
+  const replay =
+    o.replayCommand?.(c.rule ?? 'snapshot-is-a-copy', c.campaign, path) ??
+    (path === undefined
+      ? `runProfile(target, { seed: ${o.seed} })`
+      : `runProfile(target, { seed: ${o.seed}, replay: { rule: '${c.campaign}', path: '${path}' } })`);
+  return {
+    source: c.campaign === undefined ? 'fixture' : 'campaign',
+    ...(c.campaign === undefined ? {} : { campaign: c.campaign }),
+    ...(c.fixture === undefined ? {} : { fixture: c.fixture }),
+    ...(seed === undefined ? {} : { seed }),
+    ...(path === undefined ? {} : { path }),
+    steps: run.result.steps.length,
+    unshrunkSteps: unshrunk,
+    divergence,
+    story: renderStory(run.result, { reproduceCommand: replay }),
+    replay,
+  };
+}
+
 /**
  * Shrinks one departure with fast-check, keeping only runs that depart on the same rule; a
  * fixture's is told as it is. Returns the departure and a way to run its story again.
@@ -560,42 +598,11 @@ async function shrink(
   c: Candidate,
   checked: CheckedModel,
   target: ProfileTarget,
-  o: {
-    seed: number;
-    maxCommands: number;
-    budget: Budget | undefined;
-    replayCommand: ProfileOptions['replayCommand'];
-    replayPath?: string | undefined;
-  },
+  o: ShrinkOptions,
 ): Promise<{ departure: Departure; rerun: () => Promise<LockstepRun | 'refused'> }> {
-  const told = (
-    run: LockstepRun,
-    seed: number | undefined,
-    path: string | undefined,
-    unshrunk: number,
-    divergence: Departure['divergence'],
-  ): Departure => {
-    const replay =
-      o.replayCommand?.(c.rule ?? 'snapshot-is-a-copy', c.campaign, path) ??
-      (path === undefined
-        ? `runProfile(target, { seed: ${o.seed} })`
-        : `runProfile(target, { seed: ${o.seed}, replay: { rule: '${c.campaign}', path: '${path}' } })`);
-    return {
-      source: c.campaign === undefined ? 'fixture' : 'campaign',
-      ...(c.campaign === undefined ? {} : { campaign: c.campaign }),
-      ...(c.fixture === undefined ? {} : { fixture: c.fixture }),
-      ...(seed === undefined ? {} : { seed }),
-      ...(path === undefined ? {} : { path }),
-      steps: run.result.steps.length,
-      unshrunkSteps: unshrunk,
-      divergence,
-      story: renderStory(run.result, { reproduceCommand: replay }),
-      replay,
-    };
-  };
   if (c.campaign === undefined)
     return {
-      departure: told(c.run, undefined, undefined, c.run.result.steps.length, c.divergence),
+      departure: departureOf(c, o, c.run, undefined, undefined, c.run.result.steps.length, c.divergence),
       rerun: c.rerun,
     };
   const rule = c.rule;
@@ -634,5 +641,8 @@ async function shrink(
     ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.max(1, Math.ceil(remaining)) } : {}),
   });
   const path = details.failed && details.counterexamplePath !== null ? details.counterexamplePath : String(c.index);
-  return { departure: told(last.run, seed, path, c.run.result.steps.length, last.divergence), rerun: last.rerun };
+  return {
+    departure: departureOf(c, o, last.run, seed, path, c.run.result.steps.length, last.divergence),
+    rerun: last.rerun,
+  };
 }
