@@ -90,7 +90,7 @@ Options:
   --runs <n>           random runs, 1 to ${MAX_RUNS} (default ${DEFAULT_RUNS})
   --seed <n>           seed of the random campaign (default: random; printed, so a run can be repeated)
   --path <path>        with --seed: run only the campaign's counterexample at this fast-check path
-                       (refused, before any work, when it names no run of the seed)
+                       (refused before any phase runs when it names no run of the seed)
   --max-commands <n>   most commands per random run, 1 to ${MAX_COMMANDS} (default 40)
   --parallel <n>       stores checked at once, each on its own implementation (default for --impl: one
                        per core, 2 to 4; 1 otherwise; at most ${MAX_PARALLEL}); the verdict and the story do not depend on it
