@@ -1,6 +1,7 @@
 /**
  * Argument parsing for every subcommand: node's util.parseArgs in strict mode, its errors turned
- * into a one-line UsageError (exit code 2), and numeric flags checked with zod at the boundary.
+ * into a one-line UsageError (exit code 2); then, in readFlags, the values and the relations
+ * between them checked with a zod schema at the boundary, built from the flag schemas here.
  */
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
@@ -44,90 +45,123 @@ export function parseCommandArgs<O extends Options>(
   }
 }
 
-const wholeNumber = (min: number, max: number) =>
+/** What readFlags read: the flags, or a request for the usage text. */
+export type ReadFlags<T> =
+  | { readonly help: true }
+  | { readonly help: false; readonly flags: T; readonly positionals: string[] };
+
+/**
+ * Reads a command's flags, the one way every command reads them: `argv` parsed strictly against
+ * `options` (parseCommandArgs); then, unless `--help` asks for the usage text, the values checked
+ * and converted by the zod `schema`, whose first issue becomes the UsageError
+ * `<command>: <message><hint>`. Each message names its flag and, for a bad value, the value (the
+ * schemas below do both). Pure.
+ */
+export function readFlags<O extends Options, S extends z.ZodType>(
+  command: string,
+  argv: readonly string[],
+  options: O,
+  schema: S,
+  how: { readonly positionals?: boolean; readonly hint?: string } = {},
+): ReadFlags<z.output<S>> {
+  const { values, positionals } = parseCommandArgs(command, argv, options, how.positionals === true);
+  if ((values as { help?: unknown }).help === true) return { help: true };
+  const read = schema.safeParse(values);
+  if (!read.success)
+    throw new UsageError(`${command}: ${read.error.issues[0]?.message ?? 'bad flags'}${how.hint ?? ''}`);
+  return { help: false, flags: read.data, positionals };
+}
+
+/** A relation between a command's flags: the message that refuses them, or undefined when they keep it. */
+export type FlagRule<T> = (flags: T) => string | undefined;
+
+/** `schema` with `rules` between its flags, checked in order once every value reads: the first that refuses them is the issue. */
+export function withRules<S extends z.ZodType>(schema: S, rules: readonly FlagRule<z.output<S>>[]) {
+  return schema.superRefine((flags, ctx) => {
+    for (const rule of rules) {
+      const message = rule(flags);
+      if (message === undefined) continue;
+      ctx.addIssue({ code: 'custom', message });
+      return;
+    }
+  });
+}
+
+/**
+ * The flag `--<flag>` read by `schema`, whose first issue is told as `--<flag> <issue> (got "<value>")`,
+ * the value clipped to `clip` characters. Pure.
+ */
+export function flagValue<T>(flag: string, schema: z.ZodType<T, string>, clip = Number.POSITIVE_INFINITY) {
+  return z.string().transform((value, ctx): T => {
+    const read = schema.safeParse(value);
+    if (read.success) return read.data;
+    const issue = read.error.issues[0]?.message ?? 'is invalid';
+    ctx.addIssue({ code: 'custom', message: `--${flag} ${issue} (got ${JSON.stringify(value.slice(0, clip))})` });
+    return z.NEVER;
+  });
+}
+
+/** An integer flag (`--runs 500`) from `min` to `max`. */
+export const intFlag = (flag: string, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  flagValue(
+    flag,
+    z
+      .string()
+      .regex(/^\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(
+        z
+          .int(`must be at most ${Number.MAX_SAFE_INTEGER}`)
+          .min(min, `must be at least ${min}`)
+          .max(max, `must be at most ${max}`),
+      ),
+  );
+
+/** The `--seed` flag: a 32-bit integer, negative ones too. */
+export const seedFlag = flagValue(
+  'seed',
   z
     .string()
-    .regex(/^\d+$/, 'must be a whole number')
+    .regex(/^-?\d+$/, 'must be an integer')
     .transform(Number)
     .pipe(
       z
-        .int(`must be at most ${Number.MAX_SAFE_INTEGER}`)
-        .min(min, `must be at least ${min}`)
-        .max(max, `must be at most ${max}`),
-    );
-const signedNumber = z
-  .string()
-  .regex(/^-?\d+$/, 'must be an integer')
-  .transform(Number)
-  .pipe(
-    z
-      .int('must be a 32-bit integer')
-      .min(-(2 ** 31), 'must be a 32-bit integer')
-      .max(2 ** 31 - 1, 'must be a 32-bit integer'),
+        .int('must be a 32-bit integer')
+        .min(-(2 ** 31), 'must be a 32-bit integer')
+        .max(2 ** 31 - 1, 'must be a 32-bit integer'),
+    ),
+);
+
+/** A flag that takes one of a few words (`--concurrent first`); the message lists them. */
+export const choiceFlag = <const T extends string>(flag: string, choices: readonly T[]) =>
+  flagValue(
+    flag,
+    z.enum(choices as readonly [T, ...T[]], {
+      error: `must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`,
+    }),
+    60,
   );
 
-/** Reads an integer flag (`--runs 500`), or `fallback` when absent; throws UsageError naming the flag and value. */
-export function intFlag(
-  command: string,
-  flag: string,
-  value: string | undefined,
-  fallback: number,
-  min = 0,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (value === undefined) return fallback;
-  const schema = flag === 'seed' ? signedNumber : wholeNumber(min, max);
-  const result = schema.safeParse(value);
-  if (!result.success)
-    throw new UsageError(
-      `${command}: --${flag} ${result.error.issues[0]?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`,
-    );
-  return result.data;
-}
-
 /**
- * Reads a flag that takes one of a few words (`--concurrent first`), or undefined when absent;
- * throws UsageError naming the flag, the value and the words it accepts.
+ * A duration flag in seconds (`--time-limit 90`, also `90s`, `500ms`, `10m`, `1h`), read as
+ * milliseconds from `minMs` to `maxMs`.
  */
-export function choiceFlag<const T extends string>(
-  command: string,
-  flag: string,
-  value: string | undefined,
-  choices: readonly T[],
-): T | undefined {
-  if (value === undefined) return undefined;
-  const result = z.enum(choices as readonly [T, ...T[]]).safeParse(value);
-  if (!result.success)
-    throw new UsageError(
-      `${command}: --${flag} must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)} (got ${JSON.stringify(value.slice(0, 60))})`,
-    );
-  return result.data;
-}
+export const durationFlag = (flag: string, minMs: number, maxMs: number) =>
+  flagValue(
+    flag,
+    z.string().transform((value, ctx): number => {
+      const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+      const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match?.[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+      const ms = match === null ? Number.NaN : Math.round(Number(match[1]) * unit);
+      if (Number.isFinite(ms) && ms >= minMs && ms <= maxMs) return ms;
+      const message = Number.isFinite(ms)
+        ? `must be between ${minMs / 1000} s and ${maxMs / 1000} s`
+        : 'must be a number of seconds, or end in ms, s, m or h';
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }),
+  );
 
-/**
- * Reads a duration flag in seconds (`--time-limit 90`, also `90s`, `500ms`, `10m`, `1h`), or
- * `fallbackMs` when absent; returns milliseconds within [minMs, maxMs]. Throws UsageError naming
- * the flag and value.
- */
-export function durationFlag(
-  command: string,
-  flag: string,
-  value: string | undefined,
-  fallbackMs: number,
-  minMs: number,
-  maxMs: number,
-): number {
-  if (value === undefined) return fallbackMs;
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match?.[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  const ms = match === null ? Number.NaN : Math.round(Number(match[1]) * unit);
-  if (!Number.isFinite(ms))
-    throw new UsageError(
-      `${command}: --${flag} must be a number of seconds, or end in ms, s, m or h (got ${JSON.stringify(value)})`,
-    );
-  if (ms < minMs || ms > maxMs)
-    throw new UsageError(
-      `${command}: --${flag} must be between ${minMs / 1000} s and ${maxMs / 1000} s (got ${JSON.stringify(value)})`,
-    );
-  return ms;
-}
+/** A fast-check path flag (`--path 3:0:1`), its shape only; the value shown clipped to `clip` characters. */
+export const pathFlag = (flag: string, clip?: number) =>
+  flagValue(flag, z.string().regex(/^\d+(:\d+)*$/, 'must look like 3:0:1'), clip);

@@ -10,10 +10,23 @@ import { isAbsolute, relative } from 'node:path';
 import { jsonText } from '../conformance/outside/outsideText.ts';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
-import { SetupError, UsageError, choiceFlag, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { z } from 'zod';
+import type { FlagRule } from './args.ts';
+import {
+  SetupError,
+  UsageError,
+  choiceFlag,
+  durationFlag,
+  flagValue,
+  intFlag,
+  pathFlag,
+  readFlags,
+  seedFlag,
+  withRules,
+} from './args.ts';
 import { outputError, prepareOutputFile, prepareReportDir, writeOutput } from './outputs.ts';
 import { CONCURRENT_WHEN, CheckBudget, runCheck } from '../conformance/check/index.ts';
-import type { CheckPhaseEnd } from '../conformance/check/index.ts';
+import type { CheckOptions, CheckPhaseEnd } from '../conformance/check/index.ts';
 import {
   checkAgainCommand,
   checkHeader,
@@ -27,11 +40,12 @@ import {
 import type { CheckContext } from './output/index.ts';
 import { checkJunit, setupErrorJunit } from './junit.ts';
 import { PhaseLog, progressLine } from './progress.ts';
-import { TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
+import { TARGET_FLAGS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
+import type { Target } from './target.ts';
 import { MAX_PARALLEL } from '../conformance/parallel.ts';
-import { MAX_COMMANDS, MAX_RUNS, checkCampaignPlan, parsePath, shardRuns } from '../conformance/random/campaign.ts';
+import { MAX_COMMANDS, MAX_RUNS, parsePath, shardRuns } from '../conformance/random/campaign.ts';
 import type { CampaignShard } from '../conformance/random/campaign.ts';
-import { MAX_CONCURRENT_RUNS, checkConcurrentPath } from '../conformance/concurrent/pathCheck.ts';
+import { MAX_CONCURRENT_RUNS } from '../conformance/concurrent/pathCheck.ts';
 import { ConformanceError } from '../conformance/errors.ts';
 import { RunFolder } from './report/runFolder.ts';
 import type { RunOutcome } from './report/runFolder.ts';
@@ -76,7 +90,7 @@ Options:
   --runs <n>           random runs, 1 to ${MAX_RUNS} (default ${DEFAULT_RUNS})
   --seed <n>           seed of the random campaign (default: random; printed, so a run can be repeated)
   --path <path>        with --seed: run only the campaign's counterexample at this fast-check path
-                       (refused, before any work, when it names no run of the seed)
+                       (refused before any phase runs when it names no run of the seed)
   --max-commands <n>   most commands per random run, 1 to ${MAX_COMMANDS} (default 40)
   --parallel <n>       stores checked at once, each on its own implementation (default for --impl: one
                        per core, 2 to 4; 1 otherwise; at most ${MAX_PARALLEL}); the verdict and the story do not depend on it
@@ -107,18 +121,101 @@ Options:
   -h, --help           show this text
 `;
 
-/** Parses `--shard i/n` (1 <= i <= n <= MAX_SHARDS). */
-function shardFlag(value: string | undefined): CampaignShard | undefined {
-  if (value === undefined) return undefined;
-  const m = /^(\d{1,9})\/(\d{1,9})$/.exec(value);
-  const index = Number(m?.[1]);
-  const count = Number(m?.[2]);
-  if (m === null || index < 1 || index > count || count > MAX_SHARDS)
-    throw new UsageError(
-      `check: --shard must be i/n with 1 <= i <= n <= ${MAX_SHARDS}, e.g. 2/3 (got ${JSON.stringify(value)})`,
-    );
-  return { index, count };
+/** Most parts `--shard` splits a check into. */
+export const MAX_SHARDS = 1000;
+/** Most run folders `--keep-runs` keeps. */
+export const MAX_KEEP_RUNS = 10_000;
+
+/** `--shard i/n` (1 <= i <= n <= MAX_SHARDS). */
+const shardFlag = flagValue(
+  'shard',
+  z.string().transform((value, ctx): CampaignShard => {
+    const m = /^(\d{1,9})\/(\d{1,9})$/.exec(value);
+    const index = Number(m?.[1]);
+    const count = Number(m?.[2]);
+    if (m !== null && index >= 1 && index <= count && count <= MAX_SHARDS) return { index, count };
+    ctx.addIssue({ code: 'custom', message: `must be i/n with 1 <= i <= n <= ${MAX_SHARDS}, e.g. 2/3` });
+    return z.NEVER;
+  }),
+);
+
+/** The values of the flags of `jobcheck check`, each bounded before any work: a flag too large for memory or time is refused, not tried. */
+const CHECK_FLAG_VALUES = z.object({
+  ...TARGET_FLAGS,
+  runs: intFlag('runs', 1, MAX_RUNS).optional(),
+  seed: seedFlag.optional(),
+  path: pathFlag('path', 60).optional(),
+  'max-commands': intFlag('max-commands', 1, MAX_COMMANDS).optional(),
+  report: z.string().default(DEFAULT_REPORT_DIR),
+  junit: z.string().optional(),
+  json: z.boolean().optional(),
+  'time-limit': durationFlag('time-limit', 1000, MAX_TIME_LIMIT_MS).default(DEFAULT_TIME_LIMIT_MS),
+  parallel: intFlag('parallel', 1, MAX_PARALLEL).optional(),
+  'no-explore': z.boolean().optional(),
+  'no-restore': z.boolean().optional(),
+  shard: shardFlag.optional(),
+  workers: intFlag('workers', 1, MAX_WORKERS).default(1),
+  'concurrent-runs': intFlag('concurrent-runs', 1, MAX_CONCURRENT_RUNS).optional(),
+  'concurrent-path': pathFlag('concurrent-path', 60).optional(),
+  concurrent: choiceFlag('concurrent', CONCURRENT_WHEN).optional(),
+  'fail-fast': z.boolean().optional(),
+  'keep-runs': intFlag('keep-runs', 1, MAX_KEEP_RUNS).default(DEFAULT_KEEP_RUNS),
+  help: z.boolean().optional(),
+});
+
+/** A path's run index past the runs its flag says, when that flag is given (parsePath's bounds); undefined otherwise. */
+function pastRuns(flag: string, path: string | undefined, runs: number | undefined): string | undefined {
+  if (path === undefined || runs === undefined) return undefined;
+  try {
+    parsePath(path, runs, flag);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConformanceError) return `${error.message} (${error.code})`;
+    throw error;
+  }
 }
+
+/**
+ * The relations between the flags of `jobcheck check`, in the order they are told. The plan itself
+ * (paths against what the seed generates, a shard that holds a run) is runCheck's to check.
+ */
+const CHECK_FLAG_RULES: readonly FlagRule<z.output<typeof CHECK_FLAG_VALUES>>[] = [
+  (f) => (f.path !== undefined && f.seed === undefined ? '--path needs the --seed it was found with' : undefined),
+  (f) =>
+    f['concurrent-path'] !== undefined && (f.seed === undefined || f.workers < 2)
+      ? '--concurrent-path needs the --seed and the --workers it was found with'
+      : undefined,
+  (f) =>
+    f.workers < 2 && f['concurrent-runs'] !== undefined ? '--concurrent-runs needs --workers 2 or more' : undefined,
+  (f) => (f.concurrent !== undefined && f.workers < 2 ? '--concurrent needs --workers 2 or more' : undefined),
+  (f) =>
+    f.concurrent === 'only' && f.shard !== undefined && f.shard.index > 1
+      ? `--concurrent only runs nothing in shard ${f.shard.index}/${f.shard.count}: the competing workers run in shard 1`
+      : undefined,
+  (f) =>
+    f.shard !== undefined && f.path !== undefined
+      ? '--path repeats one run of the whole campaign: leave out --shard'
+      : undefined,
+  // A shard that holds no run would check nothing (shard 2/2 of one run), and call that a pass.
+  (f) =>
+    f.shard !== undefined && shardRuns(f.runs ?? DEFAULT_RUNS, f.shard) === 0
+      ? `--shard ${f.shard.index}/${f.shard.count} holds no run of a campaign of ${f.runs ?? DEFAULT_RUNS} (part i needs --runs ${f.shard.index} or more)`
+      : undefined,
+  (f) => pastRuns('--path', f.path, f.runs),
+  (f) => pastRuns('--concurrent-path', f['concurrent-path'], f['concurrent-runs']),
+];
+
+/** The flags of `jobcheck check`, read: values bounded, relations kept, defaults filled in. */
+const CHECK_FLAGS = withRules(CHECK_FLAG_VALUES, CHECK_FLAG_RULES).transform((f) => ({
+  ...f,
+  runs: f.runs ?? DEFAULT_RUNS,
+  seed: f.seed ?? randomSeed(),
+  'concurrent-runs': f['concurrent-runs'] ?? DEFAULT_CONCURRENT_RUNS,
+}));
+type CheckFlags = z.output<typeof CHECK_FLAGS>;
+
+/** A seed for a check given none. Impure: reads the clock and Math.random. */
+const randomSeed = (): number => (Date.now() ^ (Math.random() * 0x100000000)) | 0;
 
 /** Writes the JUnit file of a check that could not start, if one was asked for and the error is a setup or usage error. */
 async function writeSetupJunit(
@@ -136,9 +233,6 @@ async function writeSetupJunit(
   ).catch(() => undefined);
 }
 
-/** Most parts `--shard` splits a check into. */
-export const MAX_SHARDS = 1000;
-
 /**
  * A refusal of the engine's plan check (a path that names nothing, a shard without runs) told as
  * a usage error (exit code 2); any other error unchanged. Pure.
@@ -151,250 +245,200 @@ function asUsageError(error: unknown): unknown {
 
 /** Runs `jobcheck check`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
 export async function checkCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs('check', argv, CHECK_OPTIONS, false);
-  if (values.help === true) {
+  const read = readFlags('check', argv, CHECK_OPTIONS, CHECK_FLAGS);
+  if (read.help) {
     io.stdout.write(CHECK_USAGE);
     return 0;
   }
-  // Every number is bounded before any work: a flag too large for memory or time is refused, not tried.
-  const runs = intFlag('check', 'runs', values.runs, DEFAULT_RUNS, 1, MAX_RUNS);
-  if (values.path !== undefined && values.seed === undefined)
-    throw new UsageError('check: --path needs the --seed it was found with');
-  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path))
-    throw new UsageError(`check: --path must look like 3:0:1 (got ${JSON.stringify(values.path.slice(0, 60))})`);
-  const shard = shardFlag(values.shard);
-  const workers = intFlag('check', 'workers', values.workers, 1, 1, MAX_WORKERS);
-  const concurrentRuns = intFlag(
-    'check',
-    'concurrent-runs',
-    values['concurrent-runs'],
-    DEFAULT_CONCURRENT_RUNS,
-    1,
-    MAX_CONCURRENT_RUNS,
-  );
-  const concurrentPath = values['concurrent-path'];
-  if (concurrentPath !== undefined) {
-    if (values.seed === undefined || workers < 2)
-      throw new UsageError('check: --concurrent-path needs the --seed and the --workers it was found with');
-    if (!/^\d+(:\d+)*$/.test(concurrentPath))
-      throw new UsageError(
-        `check: --concurrent-path must look like 3:0:1 (got ${JSON.stringify(concurrentPath.slice(0, 60))})`,
-      );
-  }
-  if (workers < 2 && values['concurrent-runs'] !== undefined)
-    throw new UsageError('check: --concurrent-runs needs --workers 2 or more');
-  const when = choiceFlag('check', 'concurrent', values.concurrent, CONCURRENT_WHEN);
-  if (when !== undefined && workers < 2) throw new UsageError('check: --concurrent needs --workers 2 or more');
-  if (when === 'only' && shard !== undefined && shard.index > 1)
-    throw new UsageError(
-      `check: --concurrent only runs nothing in shard ${shard.index}/${shard.count}: the competing workers run in shard 1`,
-    );
-  if (shard !== undefined && values.path !== undefined)
-    throw new UsageError('check: --path repeats one run of the whole campaign: leave out --shard');
-  // A shard that holds no run would check nothing (shard 2/2 of one run), and call that a pass.
-  if (shard !== undefined && shardRuns(runs, shard) === 0) {
-    const needs = `part i needs --runs ${shard.index} or more`;
-    throw new UsageError(
-      `check: --shard ${shard.index}/${shard.count} holds no run of a campaign of ${runs} (${needs})`,
-    );
-  }
-  const seed = intFlag('check', 'seed', values.seed, (Date.now() ^ (Math.random() * 0x100000000)) | 0);
-  const maxCommands =
-    values['max-commands'] === undefined
-      ? undefined
-      : intFlag('check', 'max-commands', values['max-commands'], 40, 1, MAX_COMMANDS);
-  // Paths are bounded (a run index below --runs when given, else below its largest value), then
-  // walked against what the seed generates: one that names no run is refused here, before any work.
-  try {
-    if (values.path !== undefined) parsePath(values.path, values.runs === undefined ? MAX_RUNS : runs, '--path');
-    const scenarios = values['concurrent-runs'] === undefined ? MAX_CONCURRENT_RUNS : concurrentRuns;
-    if (concurrentPath !== undefined) parsePath(concurrentPath, scenarios, '--concurrent-path');
-    const planned = {
-      runs,
-      seed,
-      what: '--path',
-      ...(maxCommands === undefined ? {} : { maxCommands }),
-      ...(shard === undefined ? {} : { shard }),
-    };
-    await checkCampaignPlan({ ...planned, ...(values.path === undefined ? {} : { path: values.path }) });
-  } catch (error) {
-    throw asUsageError(error);
-  }
-  const timeout = replyTimeoutFlag('check', values.timeout);
-  const timeLimitMs = durationFlag(
-    'check',
-    'time-limit',
-    values['time-limit'],
-    DEFAULT_TIME_LIMIT_MS,
-    1000,
-    MAX_TIME_LIMIT_MS,
-  );
-  const parallel =
-    values.parallel === undefined ? undefined : intFlag('check', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
-  const dir = values.report ?? DEFAULT_REPORT_DIR;
-  const keepRuns = intFlag('check', 'keep-runs', values['keep-runs'], DEFAULT_KEEP_RUNS, 1, MAX_KEEP_RUNS);
-  const junit = values.junit;
+  const flags = read.flags;
   // Every destination is checked before any work, so that a bad one costs nothing.
-  await prepareReportDir('check', dir, { runs: { runsDir: RUNS_DIR, latestFile: LATEST_FILE } });
-  if (junit !== undefined) await prepareOutputFile('check', 'the JUnit file', junit);
+  await prepareReportDir('check', flags.report, { runs: { runsDir: RUNS_DIR, latestFile: LATEST_FILE } });
+  if (flags.junit !== undefined) await prepareOutputFile('check', 'the JUnit file', flags.junit);
   const startedAt = new Date();
-  const run = await RunFolder.start(dir, startedAt).catch((error: Error) => {
-    throw new SetupError(`check: cannot create the run's folder in ${dir}: ${error.message}`);
+  const run = await RunFolder.start(flags.report, startedAt).catch((error: Error) => {
+    throw new SetupError(`check: cannot create the run's folder in ${flags.report}: ${error.message}`);
   });
   const outcome = {
     argv: ['check', ...argv],
-    seed,
+    seed: flags.seed,
     version: JOBCHECK_VERSION,
-    target: targetOfFlags(values),
+    target: targetOfFlags(flags),
     copies: REPORT_COPIES,
   };
   run.recordInterruption(outcome);
-  let checked: Checked;
-  try {
-    checked = await checkInto(run);
-  } catch (error) {
-    // A usage error ran nothing: its folder goes. Anything else is a run that could not run, told in its folder.
-    if (error instanceof UsageError) await run.discard().catch(() => undefined);
-    else
-      await run
-        .finish(
-          {
-            ...outcome,
-            verdict: 'error',
-            exitCode: 2,
-            headline: `The check could not run: ${error instanceof Error ? error.message : String(error)}`,
-            durationMs: Date.now() - startedAt.getTime(),
-            failure: null,
-            error: error instanceof Error ? error.message : String(error),
-          },
-          keepRuns,
-        )
-        .catch(() => undefined);
+  const checked = await checkInto(run, flags, io, startedAt).catch(async (error: unknown) => {
+    await recordFailedStart(run, outcome, error, flags['keep-runs'], startedAt);
     throw error;
-  }
-  const { report, ctx, files } = checked;
-  const exitCode = exitCodeOfVerdict(report.verdict);
-  const finished = await run
-    .finish(
-      {
-        ...outcome,
-        target: targetName(ctx.target, values.module),
-        verdict: report.verdict,
-        exitCode,
-        headline: checkHeadline(report),
-        durationMs: report.durationMs,
-        failure: report.failure,
-        ...(report.failure === null
-          ? {}
-          : {
-              repeat: {
-                ...repeatCommands(report.failure, report.campaign.path, ctx, files.artifact),
-                again: checkAgainCommand(ctx),
-              },
-            }),
-        phases: phaseSummary(report),
-      },
-      keepRuns,
-    )
-    .catch((error: Error) => {
-      throw new SetupError(`check: cannot write the run's folder ${run.dir}: ${error.message}`);
-    });
-  const shown = { ...files, page: finished.page };
+  });
+  const page = await finishRun(run, outcome, checked, flags);
+  const shown = { ...checked.files, page };
+  const { report, ctx } = checked;
   const text =
-    values.json === true
+    flags.json === true
       ? `${jsonText(checkJson(report, ctx, shown), 2)}\n`
       : renderCheckText(report, ctx, shown, terminalColors(io.stdoutIsTTY === true));
   // What a log on stdout has written already is not written again: the summary goes on from it.
   io.stdout.write(checked.log?.stream === 'stdout' ? checked.log.log.rest(text) : text);
-  return exitCode;
+  return exitCodeOfVerdict(report.verdict);
+}
 
-  /** Runs the check, its stderr going to the run's folder, and writes the report files and the JUnit file. */
-  async function checkInto(run: RunFolder): Promise<Checked> {
-    // A CheckBudget: the waits of a phase the check gives up (a timeout, --fail-fast) end at once too.
-    const budget = new CheckBudget(timeLimitMs);
-    const stderrSink = (source: string, line: string): void => run.stderr.line(source, line);
-    // A check that cannot start (exit 2) still writes its JUnit file: one error case, so that the CI page says why.
-    const target = await resolveTarget('check', { ...values, timeout, budget, parallel, stderrSink }, io).catch(
-      async (error: unknown) => {
-        budget.dispose();
-        await writeSetupJunit(junit, error, 'check', startedAt);
-        throw error;
-      },
-    );
-    try {
-      if (concurrentPath !== undefined && workers >= 2) {
-        // Whether the target's factory can pause shapes the path (fast-check's scheduler is part of it).
-        const named = {
-          factory: target.concurrentFactory,
-          workers,
-          seed,
-          path: concurrentPath,
-          what: '--concurrent-path',
+/** What a run's folder records of every run: its command line, seed, version, target and copies. */
+type RunStart = Pick<RunOutcome, 'argv' | 'seed' | 'version' | 'target' | 'copies'>;
+
+/** A check that did not finish: a usage error ran nothing and its folder goes; anything else is a run that could not run, told in its folder. */
+async function recordFailedStart(
+  run: RunFolder,
+  outcome: RunStart,
+  error: unknown,
+  keepRuns: number,
+  startedAt: Date,
+): Promise<void> {
+  if (error instanceof UsageError) {
+    await run.discard().catch(() => undefined);
+    return;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const failed = {
+    ...outcome,
+    verdict: 'error' as const,
+    exitCode: 2,
+    headline: `The check could not run: ${message}`,
+    durationMs: Date.now() - startedAt.getTime(),
+    failure: null,
+    error: message,
+  };
+  await run.finish(failed, keepRuns).catch(() => undefined);
+}
+
+/** Writes the finished check's run folder; returns its page. */
+async function finishRun(run: RunFolder, outcome: RunStart, checked: Checked, flags: CheckFlags): Promise<string> {
+  const { report, ctx, files } = checked;
+  const repeat =
+    report.failure === null
+      ? {}
+      : {
+          repeat: {
+            ...repeatCommands(report.failure, report.campaign.path, ctx, files.artifact),
+            again: checkAgainCommand(ctx),
+          },
         };
-        await checkConcurrentPath(named).catch((error: unknown) => {
-          throw asUsageError(error);
-        });
-      }
-      const implementation = await preflight(target, PATH_CONFIG).catch(async (error: unknown) => {
-        await writeSetupJunit(junit, error, target.name, startedAt);
-        throw error;
-      });
-      const ctx: CheckContext = {
-        target: target.name,
-        flags: target.flags,
-        implementation,
-        seed,
-        runs,
-        timeLimitMs,
-        ...(maxCommands === undefined ? {} : { maxCommands }),
-        ...(shard === undefined ? {} : { shard }),
-        ...(workers < 2 ? {} : { workers }),
-      };
-      // Without a terminal, the summary is written as it becomes known (a CI log is never silent
-      // for the length of the check): on stdout, or, when stdout carries --json, on stderr.
-      const log = phaseLogOf(values.json === true, io);
-      log?.log.start(checkHeader(ctx));
-      const progress = progressLine(io.isTTY && log?.stream !== 'stdout');
-      const report = await runCheck(target, {
-        runs,
-        seed,
-        budget,
-        noExplore: values['no-explore'] === true,
-        noRestore: values['no-restore'] === true,
-        failFast: values['fail-fast'] === true,
-        ...(maxCommands === undefined ? {} : { maxCommands }),
-        ...(values.path === undefined ? {} : { path: values.path }),
-        ...(shard === undefined ? {} : { shard }),
-        ...(workers < 2
-          ? {}
-          : {
-              concurrent: {
-                workers,
-                runs: concurrentRuns,
-                ...(concurrentPath === undefined ? {} : { path: concurrentPath }),
-                ...(timeout === undefined ? {} : { timeoutMs: timeout }),
-                ...(when === undefined ? {} : { when }),
-              },
-            }),
-        onProgress: (p) => progress.update(p),
-        ...(log === undefined ? {} : { onPhaseEnd: (end: CheckPhaseEnd) => log.log.end(end) }),
-      }).finally(() => progress.stop());
-      const files = await writeReportFiles(dir, report, ctx).catch((error: unknown) => {
-        throw outputError('check', 'the report', dir, error);
-      });
-      if (junit !== undefined) {
-        await writeOutput('check', 'the JUnit file', junit, checkJunit(report, ctx, startedAt));
-      }
-      return { report, ctx, files, log };
-    } finally {
-      budget.dispose();
-      await target.close();
-    }
+  const finished = await run
+    .finish(
+      {
+        ...outcome,
+        target: targetName(ctx.target, flags.module),
+        verdict: report.verdict,
+        exitCode: exitCodeOfVerdict(report.verdict),
+        headline: checkHeadline(report),
+        durationMs: report.durationMs,
+        failure: report.failure,
+        ...repeat,
+        phases: phaseSummary(report),
+      },
+      flags['keep-runs'],
+    )
+    .catch((error: Error) => {
+      throw new SetupError(`check: cannot write the run's folder ${run.dir}: ${error.message}`);
+    });
+  return finished.page;
+}
+
+/** Runs the check, its stderr going to the run's folder, and writes the report files and the JUnit file. */
+async function checkInto(run: RunFolder, flags: CheckFlags, io: CliIO, startedAt: Date): Promise<Checked> {
+  // A CheckBudget: the waits of a phase the check gives up (a timeout, --fail-fast) end at once too.
+  const budget = new CheckBudget(flags['time-limit']);
+  const target = await checkTarget(run, flags, io, budget, startedAt);
+  try {
+    const implementation = await preflight(target, PATH_CONFIG).catch(async (error: unknown) => {
+      await writeSetupJunit(flags.junit, error, target.name, startedAt);
+      throw error;
+    });
+    const ctx = contextOf(flags, target, implementation);
+    // Without a terminal, the summary is written as it becomes known (a CI log is never silent
+    // for the length of the check): on stdout, or, when stdout carries --json, on stderr.
+    const log = phaseLogOf(flags.json === true, io);
+    const progress = progressLine(io.isTTY && log?.stream !== 'stdout');
+    const report = await runCheck(target, {
+      ...checkOptionsOf(flags, budget),
+      // The plan is checked (a path that names nothing is a usage error) before the summary starts.
+      onStart: () => log?.log.start(checkHeader(ctx)),
+      onProgress: (p) => progress.update(p),
+      ...(log === undefined ? {} : { onPhaseEnd: (end: CheckPhaseEnd) => log.log.end(end) }),
+    })
+      .catch((error: unknown) => {
+        throw asUsageError(error);
+      })
+      .finally(() => progress.stop());
+    const files = await writeReportFiles(flags.report, report, ctx).catch((error: unknown) => {
+      throw outputError('check', 'the report', flags.report, error);
+    });
+    if (flags.junit !== undefined)
+      await writeOutput('check', 'the JUnit file', flags.junit, checkJunit(report, ctx, startedAt));
+    return { report, ctx, files, log };
+  } finally {
+    budget.dispose();
+    await target.close();
   }
 }
 
-/** Most run folders `--keep-runs` keeps. */
-export const MAX_KEEP_RUNS = 10_000;
+/** The target of the flags, its stderr going to the run's folder; a check that cannot start (exit 2) still writes its JUnit file, one error case, so that the CI page says why. */
+async function checkTarget(
+  run: RunFolder,
+  flags: CheckFlags,
+  io: CliIO,
+  budget: CheckBudget,
+  startedAt: Date,
+): Promise<Target> {
+  const stderrSink = (source: string, line: string): void => run.stderr.line(source, line);
+  return resolveTarget('check', { ...flags, budget, stderrSink }, io).catch(async (error: unknown) => {
+    budget.dispose();
+    await writeSetupJunit(flags.junit, error, 'check', startedAt);
+    throw error;
+  });
+}
+
+/** What the report says of the check it tells: the target, its flags, what it ran with. Pure. */
+function contextOf(flags: CheckFlags, target: Target, implementation: CheckContext['implementation']): CheckContext {
+  const maxCommands = flags['max-commands'];
+  return {
+    target: target.name,
+    flags: target.flags,
+    implementation,
+    seed: flags.seed,
+    runs: flags.runs,
+    timeLimitMs: flags['time-limit'],
+    ...(maxCommands === undefined ? {} : { maxCommands }),
+    ...(flags.shard === undefined ? {} : { shard: flags.shard }),
+    ...(flags.workers < 2 ? {} : { workers: flags.workers }),
+  };
+}
+
+/** The engine's options of the check the flags ask for, the paths named as the flags name them. Pure. */
+function checkOptionsOf(flags: CheckFlags, budget: CheckBudget): CheckOptions {
+  const { path, shard, timeout, concurrent: when } = flags;
+  const maxCommands = flags['max-commands'];
+  const concurrentPath = flags['concurrent-path'];
+  const concurrent = {
+    workers: flags.workers,
+    runs: flags['concurrent-runs'],
+    ...(concurrentPath === undefined ? {} : { path: concurrentPath }),
+    ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+    ...(when === undefined ? {} : { when }),
+  };
+  return {
+    runs: flags.runs,
+    seed: flags.seed,
+    budget,
+    noExplore: flags['no-explore'] === true,
+    noRestore: flags['no-restore'] === true,
+    failFast: flags['fail-fast'] === true,
+    names: { path: '--path', concurrentPath: '--concurrent-path' },
+    ...(maxCommands === undefined ? {} : { maxCommands }),
+    ...(path === undefined ? {} : { path }),
+    ...(shard === undefined ? {} : { shard }),
+    ...(flags.workers < 2 ? {} : { concurrent }),
+  };
+}
 
 /** The files of the report directory a run's folder keeps a copy of, with what the page says they are. */
 const REPORT_COPIES = [

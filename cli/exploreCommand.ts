@@ -24,11 +24,12 @@ import {
 } from '../conformance/explore/index.ts';
 import type { ExplorePart, ExploreResult, ExploreScope } from '../conformance/explore/index.ts';
 import type { CliIO } from './args.ts';
-import { UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { z } from 'zod';
+import { UsageError, durationFlag, flagValue, intFlag, readFlags, withRules } from './args.ts';
 import { coverageSummary, neverHitLine } from './output/coverageLines.ts';
 import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './limits.ts';
 import { outputError, prepareReportDir } from './outputs.ts';
-import { TARGET_OPTIONS, TARGET_USAGE, replyTimeoutFlag } from './targetFlags.ts';
+import { TARGET_FLAGS, TARGET_OPTIONS, TARGET_USAGE } from './targetFlags.ts';
 import type { Target } from './target.ts';
 import { jsonText, terminalBlock } from '../conformance/outside/outsideText.ts';
 
@@ -84,47 +85,76 @@ const SCOPE_FLAGS = [
   'no-symmetry',
 ] as const;
 
-function numberList(flag: string, value: string): number[] {
-  const parts = value.split(',').map((s) => s.trim());
-  if (parts.length === 0 || parts.some((p) => !/^-?\d+$/.test(p)))
-    throw new UsageError(
-      `explore: --${flag} must be a comma-separated list of integers (got ${JSON.stringify(value)})`,
-    );
-  return parts.map(Number);
-}
+/** A comma-separated list of integers from `min` to `max`. */
+const numberList = (flag: string, min: number, max: number) =>
+  flagValue(
+    flag,
+    z
+      .string()
+      .transform((value) => value.split(',').map((s) => s.trim()))
+      .pipe(z.array(z.string().regex(/^-?\d+$/, 'must be a comma-separated list of integers')))
+      .transform((parts) => parts.map(Number))
+      .pipe(z.array(z.number().min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`))),
+  );
 
-/** The parts the flags ask for: the default exploration, or one scope from DEFAULT_SCOPE changed by the flags. */
-function partsOf(values: Record<string, string | boolean | undefined>): ExplorePart[] {
-  if (!SCOPE_FLAGS.some((f) => values[f] !== undefined)) return [...DEFAULT_EXPLORATION];
-  const str = (f: string): string | undefined => (typeof values[f] === 'string' ? (values[f] as string) : undefined);
+/** `--configs`: names of EXPLORE_CONFIGS. */
+const configNames = z.string().transform((value, ctx): string[] => {
+  const names = value.split(',').map((s) => s.trim());
+  const unknown = names.find((n) => exploreConfig(n) === undefined);
+  if (unknown === undefined) return names;
+  const known = EXPLORE_CONFIGS.map((c) => c.name).join(', ');
+  ctx.addIssue({ code: 'custom', message: `no config named ${JSON.stringify(unknown)} (known: ${known})` });
+  return z.NEVER;
+});
+
+/** The flags of `jobcheck explore`, read. */
+const EXPLORE_FLAGS = withRules(
+  z.object({
+    ...TARGET_FLAGS,
+    jobs: intFlag('jobs', 1, 15).optional(),
+    accounts: intFlag('accounts', 1, 64).optional(),
+    workers: intFlag('workers', 1, 64).optional(),
+    keys: intFlag('keys', 1, 64).optional(),
+    amounts: numberList('amounts', -1_000_000, 1_000_000).optional(),
+    lifetimes: numberList('lifetimes', 1, 10_000).optional(),
+    horizon: intFlag('horizon', 0, 10_000).optional(),
+    configs: configNames.optional(),
+    'no-restarts': z.boolean().optional(),
+    'no-probes': z.boolean().optional(),
+    'no-symmetry': z.boolean().optional(),
+    'max-states': intFlag('max-states', 1, 100_000_000).default(DEFAULT_MAX_STATES),
+    'time-limit': durationFlag('time-limit', 1000, MAX_TIME_LIMIT_MS).default(DEFAULT_TIME_LIMIT_MS),
+    threads: intFlag('threads', 1, 64).default(1),
+    report: z.string().default(DEFAULT_EXPLORE_REPORT_DIR),
+    json: z.boolean().optional(),
+    help: z.boolean().optional(),
+  }),
+  [
+    (f) =>
+      chosenTarget(f) && f.threads > 1
+        ? '--threads is for the model alone; an implementation is explored on one thread'
+        : undefined,
+  ],
+);
+type ExploreFlags = z.output<typeof EXPLORE_FLAGS>;
+
+/** Whether the flags choose an implementation. Pure. */
+const chosenTarget = (
+  f: { readonly [K in 'impl' | 'module' | 'builtin' | 'broken']?: string | boolean | undefined },
+): boolean => (['impl', 'module', 'builtin', 'broken'] as const).some((k) => f[k] !== undefined && f[k] !== false);
+
+/** The parts the flags ask for: the default exploration, or one scope from DEFAULT_SCOPE changed by the flags. Pure. */
+function partsOf(flags: ExploreFlags): ExplorePart[] {
+  if (!SCOPE_FLAGS.some((f) => flags[f] !== undefined)) return [...DEFAULT_EXPLORATION];
   const scope: Partial<{ -readonly [K in keyof ExploreScope]: ExploreScope[K] }> = {};
-  const counts = ['jobs', 'accounts', 'workers', 'keys'] as const;
-  for (const f of counts)
-    if (str(f) !== undefined) scope[f] = intFlag('explore', f, str(f), DEFAULT_SCOPE[f], 1, f === 'jobs' ? 15 : 64);
-  if (str('horizon') !== undefined)
-    scope.horizon = intFlag('explore', 'horizon', str('horizon'), DEFAULT_SCOPE.horizon, 0, 10_000);
-  if (str('amounts') !== undefined) scope.amounts = numberList('amounts', str('amounts') ?? '');
-  if (str('lifetimes') !== undefined) {
-    scope.lifetimes = numberList('lifetimes', str('lifetimes') ?? '');
-    if (scope.lifetimes.some((l) => l < 1 || l > 10_000))
-      throw new UsageError(`explore: --lifetimes must be from 1 to 10000 (got ${JSON.stringify(str('lifetimes'))})`);
+  for (const f of ['jobs', 'accounts', 'workers', 'keys', 'horizon', 'amounts', 'lifetimes'] as const) {
+    const value = flags[f];
+    if (value !== undefined) Object.assign(scope, { [f]: value });
   }
-  if (scope.amounts?.some((a) => Math.abs(a) > 1_000_000) === true)
-    throw new UsageError(`explore: --amounts must be from -1000000 to 1000000 (got ${JSON.stringify(str('amounts'))})`);
-  if (values['no-restarts'] === true) scope.restarts = false;
-  if (values['no-probes'] === true) scope.probes = false;
-  if (values['no-symmetry'] === true) scope.symmetry = false;
-  const names =
-    str('configs')
-      ?.split(',')
-      .map((s) => s.trim()) ?? EXPLORE_CONFIGS.map((c) => c.name);
-  for (const n of names) {
-    if (exploreConfig(n) === undefined)
-      throw new UsageError(
-        `explore: no config named ${JSON.stringify(n)} (known: ${EXPLORE_CONFIGS.map((c) => c.name).join(', ')})`,
-      );
-  }
-  return [{ name: 'scope', scope, configs: names }];
+  if (flags['no-restarts'] === true) scope.restarts = false;
+  if (flags['no-probes'] === true) scope.probes = false;
+  if (flags['no-symmetry'] === true) scope.symmetry = false;
+  return [{ name: 'scope', scope, configs: flags.configs ?? EXPLORE_CONFIGS.map((c) => c.name) }];
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -224,62 +254,49 @@ export function exploreJson(result: ExploreResult, target: string, files: { dir:
   };
 }
 
+/** The option table of `jobcheck explore`. */
+const EXPLORE_OPTIONS = {
+  ...TARGET_OPTIONS,
+  jobs: { type: 'string' },
+  accounts: { type: 'string' },
+  workers: { type: 'string' },
+  keys: { type: 'string' },
+  amounts: { type: 'string' },
+  lifetimes: { type: 'string' },
+  horizon: { type: 'string' },
+  configs: { type: 'string' },
+  'no-restarts': { type: 'boolean' },
+  'no-probes': { type: 'boolean' },
+  'no-symmetry': { type: 'boolean' },
+  'max-states': { type: 'string' },
+  'time-limit': { type: 'string' },
+  threads: { type: 'string' },
+  report: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 /** Runs `jobcheck explore`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
 export async function exploreCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs(
-    'explore',
-    argv,
-    {
-      ...TARGET_OPTIONS,
-      jobs: { type: 'string' },
-      accounts: { type: 'string' },
-      workers: { type: 'string' },
-      keys: { type: 'string' },
-      amounts: { type: 'string' },
-      lifetimes: { type: 'string' },
-      horizon: { type: 'string' },
-      configs: { type: 'string' },
-      'no-restarts': { type: 'boolean' },
-      'no-probes': { type: 'boolean' },
-      'no-symmetry': { type: 'boolean' },
-      'max-states': { type: 'string' },
-      'time-limit': { type: 'string' },
-      threads: { type: 'string' },
-      report: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    false,
-  );
-  if (values.help === true) {
+  const read = readFlags('explore', argv, EXPLORE_OPTIONS, EXPLORE_FLAGS);
+  if (read.help) {
     io.stdout.write(EXPLORE_USAGE);
     return 0;
   }
+  const values = read.flags;
   const parts = partsOf(values);
-  const maxStates = intFlag('explore', 'max-states', values['max-states'], DEFAULT_MAX_STATES, 1, 100_000_000);
-  const threads = intFlag('explore', 'threads', values.threads, 1, 1, 64);
-  const timeLimitMs = durationFlag(
-    'explore',
-    'time-limit',
-    values['time-limit'],
-    DEFAULT_TIME_LIMIT_MS,
-    1000,
-    MAX_TIME_LIMIT_MS,
-  );
-  const timeout = replyTimeoutFlag('explore', values.timeout);
-  const chosen = (['impl', 'module', 'builtin', 'broken'] as const).some(
-    (k) => values[k] !== undefined && values[k] !== false,
-  );
-  if (chosen && threads > 1)
-    throw new UsageError('explore: --threads is for the model alone; an implementation is explored on one thread');
-  const dir = values.report ?? DEFAULT_EXPLORE_REPORT_DIR;
+  const maxStates = values['max-states'];
+  const threads = values.threads;
+  const timeLimitMs = values['time-limit'];
+  const chosen = chosenTarget(values);
+  const dir = values.report;
   await prepareReportDir('explore', dir);
   const budget = new Budget(timeLimitMs);
   let target: Target | undefined;
   try {
     if (chosen) {
       const { preflight, resolveTarget } = await import('./target.ts');
-      target = await resolveTarget('explore', { ...values, timeout, budget }, io);
+      target = await resolveTarget('explore', { ...values, budget }, io);
       const first = exploreConfig(parts[0]?.configs[0] ?? '') ?? EXPLORE_CONFIGS[0];
       if (first !== undefined) await preflight(target, first.config);
     }

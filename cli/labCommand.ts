@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { CliIO } from './args.ts';
-import { parseCommandArgs } from './args.ts';
+import { readFlags } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
 import { prepareOutputFile, writeOutput } from './outputs.ts';
 import { LabBundleError } from './report/lab/labBundle.ts';
@@ -53,28 +53,22 @@ export type LabFlags = z.output<typeof flagsSchema>;
 
 /** Reads the flags of `jobcheck lab`; throws UsageError naming the bad flag or value. Pure apart from the story list. */
 export function readLabFlags(argv: readonly string[]): LabFlags {
-  const { values } = parseCommandArgs(
-    'lab',
-    argv,
-    {
-      out: { type: 'string' },
-      serve: { type: 'boolean' },
-      port: { type: 'string' },
-      story: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    false,
-  );
-  const parsed = flagsSchema.safeParse(values);
-  if (!parsed.success)
-    throw new UsageError(`lab: ${parsed.error.issues[0]?.message ?? 'bad flags'} (see jobcheck lab --help)`);
-  const story = parsed.data.story;
+  const options = {
+    out: { type: 'string' },
+    serve: { type: 'boolean' },
+    port: { type: 'string' },
+    story: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
+  const read = readFlags('lab', argv, options, flagsSchema, { hint: ' (see jobcheck lab --help)' });
+  if (read.help) return { help: true };
+  const story = read.flags.story;
   if (story !== undefined) {
     const names = labStories().map((s) => s.name);
     if (!names.includes(story))
       throw new UsageError(`lab: --story ${JSON.stringify(story)} is not a story (stories: ${names.join(', ')})`);
   }
-  return parsed.data;
+  return read.flags;
 }
 
 /** Options for running the command in a process of its own making (tests): stop serving when `signal` aborts. */

@@ -24,7 +24,8 @@ import { walkFolder } from '../conformance/outside/folderWalk.ts';
 import { readInputFile } from '../conformance/outside/inputFile.ts';
 import { jsonText, outsideText, quotedLines } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
-import { SetupError, UsageError, parseCommandArgs } from './args.ts';
+import { z } from 'zod';
+import { SetupError, UsageError, flagValue, readFlags } from './args.ts';
 import { exitCodeOfVerdict } from './checkCommand.ts';
 import { CHECK_JSON_FORMAT, checkResultSchema } from './checkJsonSchema.ts';
 import type { CheckResultJson } from './checkJsonSchema.ts';
@@ -330,31 +331,46 @@ export function mergeText(
   ].join('\n');
 }
 
+/** The option table of `jobcheck merge`. */
+const MERGE_OPTIONS = {
+  report: { type: 'string' },
+  junit: { type: 'string' },
+  shards: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The flags of `jobcheck merge`, read. */
+const MERGE_FLAGS = z.object({
+  report: z.string().optional(),
+  junit: z.string().optional(),
+  shards: flagValue(
+    'shards',
+    z
+      .string()
+      .transform(Number)
+      .pipe(
+        z
+          .int('must be a whole number from 1 to 1000')
+          .min(1, 'must be a whole number from 1 to 1000')
+          .max(1000, 'must be a whole number from 1 to 1000'),
+      ),
+  ).optional(),
+  json: z.boolean().optional(),
+  help: z.boolean().optional(),
+});
+
 /** Runs `jobcheck merge`; returns the exit code (0 agree, 1 diverge, 3 incomplete). Throws UsageError or SetupError for exit code 2. */
 export async function mergeCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    'merge',
-    argv,
-    {
-      report: { type: 'string' },
-      junit: { type: 'string' },
-      shards: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    true,
-  );
-  if (values.help === true) {
+  const given = readFlags('merge', argv, MERGE_OPTIONS, MERGE_FLAGS, { positionals: true });
+  if (given.help) {
     io.stdout.write(MERGE_USAGE);
     return 0;
   }
+  const { flags: values, positionals } = given;
   if (positionals.length === 0)
     throw new UsageError('merge: give the files or directories of the parts (see jobcheck merge --help)');
-  const expected = values.shards === undefined ? undefined : Number(values.shards);
-  if (expected !== undefined && !(Number.isInteger(expected) && expected >= 1 && expected <= 1000))
-    throw new UsageError(
-      `merge: --shards must be a whole number from 1 to 1000 (got ${JSON.stringify(values.shards)})`,
-    );
+  const expected = values.shards;
   const dir = values.report ?? DEFAULT_MERGE_DIR;
   await prepareCoverageDir('merge', dir);
   if (values.junit !== undefined) await prepareOutputFile('merge', 'the JUnit file', values.junit);

@@ -30,10 +30,12 @@ import {
 import type { ConcurrentSection, ProfileTarget, RaceSection, StaleAckSection } from '../conformance/profile/index.ts';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
-import { SetupError, UsageError, durationFlag, intFlag, parseCommandArgs } from './args.ts';
+import { z } from 'zod';
+import type { FlagRule } from './args.ts';
+import { SetupError, UsageError, durationFlag, intFlag, pathFlag, readFlags, seedFlag, withRules } from './args.ts';
 import { MAX_RUNS, MAX_SHRINK_STEP } from '../conformance/random/campaign.ts';
 import { prepareOutputFile, writeOutput } from './outputs.ts';
-import { TARGET_OPTIONS, TARGET_USAGE, preflight, replyTimeoutFlag, resolveTarget } from './target.ts';
+import { TARGET_FLAGS, TARGET_OPTIONS, TARGET_USAGE, preflight, resolveTarget } from './target.ts';
 import type { Target, TargetFlags } from './target.ts';
 import { EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS, MAX_WORKERS } from './checkCommand.ts';
 import { jsonText, terminalBlock } from '../conformance/outside/outsideText.ts';
@@ -129,144 +131,174 @@ function concurrentText(c: ConcurrentSection): string {
 
 const quote = (s: string): string => (/^[\w./:=@-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
 
+/** The option table of `jobcheck profile`. */
+const PROFILE_OPTIONS = {
+  ...TARGET_OPTIONS,
+  variant: { type: 'string' },
+  runs: { type: 'string' },
+  seed: { type: 'string' },
+  'max-commands': { type: 'string' },
+  rule: { type: 'string' },
+  path: { type: 'string' },
+  'time-limit': { type: 'string' },
+  parallel: { type: 'string' },
+  workers: { type: 'string' },
+  'concurrent-runs': { type: 'string' },
+  'concurrent-path': { type: 'string' },
+  'race-path': { type: 'string' },
+  'stale-ack': { type: 'boolean' },
+  markdown: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** A replay path flag: its shape, then no run index or shrink step so large that fast-check would skip that many values synchronously, deaf to the time limit. */
+const replayPath = (flag: string) =>
+  pathFlag(flag).superRefine((value, ctx) => {
+    const huge = (n: string, i: number): boolean =>
+      n.length > 15 || Number(n) >= (i === 0 ? MAX_RUNS : MAX_SHRINK_STEP);
+    if (!value.split(':').some(huge)) return;
+    const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `--${flag} ${JSON.stringify(value.slice(0, 60))} names ${bounds} (invalid_path)`,
+    });
+  });
+
+/** `--rule`: a rule of the contract. */
+const ruleFlag = z.string().transform((rule, ctx): RuleId => {
+  const id = RULE_IDS.find((r) => r === rule);
+  if (id !== undefined) return id;
+  ctx.addIssue({
+    code: 'custom',
+    message: `--rule ${JSON.stringify(rule)} is not a rule of the contract (see docs/contract.md; e.g. account-head-only)`,
+  });
+  return z.NEVER;
+});
+
+/** The values of the flags of `jobcheck profile`. */
+const PROFILE_FLAG_VALUES = z.object({
+  ...TARGET_FLAGS,
+  variant: z.string().optional(),
+  runs: intFlag('runs', 1, 100_000).default(DEFAULT_PROFILE_RUNS),
+  seed: seedFlag.default(DEFAULT_PROFILE_SEED),
+  'max-commands': intFlag('max-commands', 1, 1000).default(DEFAULT_PROFILE_MAX_COMMANDS),
+  'time-limit': durationFlag('time-limit', 1000, MAX_TIME_LIMIT_MS).default(DEFAULT_PROFILE_TIME_LIMIT_MS),
+  parallel: intFlag('parallel', 1, MAX_PARALLEL).optional(),
+  rule: ruleFlag.optional(),
+  path: replayPath('path').optional(),
+  workers: intFlag('workers', 2, MAX_WORKERS).optional(),
+  'concurrent-runs': intFlag('concurrent-runs', 1, MAX_RUNS).optional(),
+  'concurrent-path': replayPath('concurrent-path').optional(),
+  'race-path': replayPath('race-path').optional(),
+  'stale-ack': z.boolean().optional(),
+  markdown: z.string().optional(),
+  json: z.boolean().optional(),
+  help: z.boolean().optional(),
+});
+
+/** The relations between the flags of `jobcheck profile`, in the order they are told. */
+const PROFILE_FLAG_RULES: readonly FlagRule<z.output<typeof PROFILE_FLAG_VALUES>>[] = [
+  (f) =>
+    f.path !== undefined && f.rule === undefined
+      ? "--path replays one run of a rule's campaign: give its --rule too"
+      : undefined,
+  (f) =>
+    f.workers === undefined && f['concurrent-runs'] !== undefined
+      ? '--concurrent-runs needs --workers 2 or more'
+      : undefined,
+  (f) =>
+    f.workers === undefined && f['concurrent-path'] !== undefined
+      ? '--concurrent-path needs the --workers (and --seed) it was found with'
+      : undefined,
+  (f) =>
+    f['concurrent-path'] !== undefined && (f.rule !== undefined || f.path !== undefined)
+      ? '--concurrent-path replays a run of competing workers only: leave out --rule and --path'
+      : undefined,
+  (f) =>
+    f.workers === undefined && f['race-path'] !== undefined
+      ? '--race-path needs the --workers (and --seed) it was found with'
+      : undefined,
+  (f) =>
+    f['race-path'] !== undefined && (f.rule !== undefined || f.path !== undefined || f['concurrent-path'] !== undefined)
+      ? '--race-path replays a run of the search for races only: leave out --rule, --path and --concurrent-path'
+      : undefined,
+  (f) => (f['stale-ack'] === true && f.workers === undefined ? '--stale-ack needs --workers 2 or more' : undefined),
+  (f) =>
+    f['stale-ack'] === true &&
+    (f.rule !== undefined || f.path !== undefined || f['concurrent-path'] !== undefined || f['race-path'] !== undefined)
+      ? '--stale-ack runs the stale-acknowledgement scenario only: leave out --rule, --path, --concurrent-path and --race-path'
+      : undefined,
+  (f) =>
+    f.variant !== undefined && f.builtin !== true
+      ? '--variant names a broken variant of the built-in store: use it with --builtin'
+      : undefined,
+  (f) => (f.variant !== undefined && f.broken !== undefined ? 'give --variant or --broken, not both' : undefined),
+];
+
+/** The flags of `jobcheck profile`, read. */
+const PROFILE_FLAGS = withRules(PROFILE_FLAG_VALUES, PROFILE_FLAG_RULES);
+type ProfileFlags = z.output<typeof PROFILE_FLAGS>;
+
 /** Runs `jobcheck profile`; returns the exit code. Throws UsageError or SetupError for exit code 2. */
 export async function profileCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs(
-    'profile',
-    argv,
-    {
-      ...TARGET_OPTIONS,
-      variant: { type: 'string' },
-      runs: { type: 'string' },
-      seed: { type: 'string' },
-      'max-commands': { type: 'string' },
-      rule: { type: 'string' },
-      path: { type: 'string' },
-      'time-limit': { type: 'string' },
-      parallel: { type: 'string' },
-      workers: { type: 'string' },
-      'concurrent-runs': { type: 'string' },
-      'concurrent-path': { type: 'string' },
-      'race-path': { type: 'string' },
-      'stale-ack': { type: 'boolean' },
-      markdown: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    false,
-  );
-  if (values.help === true) {
+  const read = readFlags('profile', argv, PROFILE_OPTIONS, PROFILE_FLAGS);
+  if (read.help) {
     io.stdout.write(PROFILE_USAGE);
     return 0;
   }
-  const runs = intFlag('profile', 'runs', values.runs, DEFAULT_PROFILE_RUNS, 1, 100_000);
-  const seed = intFlag('profile', 'seed', values.seed, DEFAULT_PROFILE_SEED);
-  const maxCommands = intFlag('profile', 'max-commands', values['max-commands'], DEFAULT_PROFILE_MAX_COMMANDS, 1, 1000);
-  const timeLimitMs = durationFlag(
-    'profile',
-    'time-limit',
-    values['time-limit'],
-    DEFAULT_PROFILE_TIME_LIMIT_MS,
-    1000,
-    MAX_TIME_LIMIT_MS,
-  );
-  const parallel =
-    values.parallel === undefined ? undefined : intFlag('profile', 'parallel', values.parallel, 1, 1, MAX_PARALLEL);
-  const rule = values.rule;
-  if (rule !== undefined && !(RULE_IDS as readonly string[]).includes(rule)) {
-    throw new UsageError(
-      `profile: --rule ${JSON.stringify(rule)} is not a rule of the contract (see docs/contract.md; e.g. account-head-only)`,
-    );
-  }
-  if (values.path !== undefined && rule === undefined)
-    throw new UsageError("profile: --path replays one run of a rule's campaign: give its --rule too");
-  if (values.path !== undefined && !/^\d+(:\d+)*$/.test(values.path))
-    throw new UsageError(`profile: --path must look like 3:0:1 (got ${JSON.stringify(values.path)})`);
-  // A huge run index would make fast-check skip that many values synchronously, deaf to the time limit.
-  const huge = (n: string, i: number): boolean => n.length > 15 || Number(n) >= (i === 0 ? MAX_RUNS : MAX_SHRINK_STEP);
-  if (values.path?.split(':').some(huge)) {
-    const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
-    throw new UsageError(`profile: --path ${JSON.stringify(values.path.slice(0, 60))} names ${bounds} (invalid_path)`);
-  }
-  const workers =
-    values.workers === undefined ? undefined : intFlag('profile', 'workers', values.workers, 2, 2, MAX_WORKERS);
-  if (workers === undefined && values['concurrent-runs'] !== undefined)
-    throw new UsageError('profile: --concurrent-runs needs --workers 2 or more');
-  if (workers === undefined && values['concurrent-path'] !== undefined)
-    throw new UsageError('profile: --concurrent-path needs the --workers (and --seed) it was found with');
-  const concurrentRuns = intFlag(
-    'profile',
-    'concurrent-runs',
-    values['concurrent-runs'],
-    DEFAULT_CONCURRENT_PROFILE_RUNS,
-    1,
-    MAX_RUNS,
-  );
-  const concurrentPath = values['concurrent-path'];
-  if (concurrentPath !== undefined && !/^\d+(:\d+)*$/.test(concurrentPath))
-    throw new UsageError(`profile: --concurrent-path must look like 3:0:1 (got ${JSON.stringify(concurrentPath)})`);
-  if (concurrentPath?.split(':').some(huge)) {
-    const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
-    throw new UsageError(
-      `profile: --concurrent-path ${JSON.stringify(concurrentPath.slice(0, 60))} names ${bounds} (invalid_path)`,
-    );
-  }
-  if (concurrentPath !== undefined && (rule !== undefined || values.path !== undefined))
-    throw new UsageError(
-      'profile: --concurrent-path replays a run of competing workers only: leave out --rule and --path',
-    );
-  const racePath = values['race-path'];
-  if (workers === undefined && racePath !== undefined)
-    throw new UsageError('profile: --race-path needs the --workers (and --seed) it was found with');
-  if (racePath !== undefined && !/^\d+(:\d+)*$/.test(racePath))
-    throw new UsageError(`profile: --race-path must look like 3:0:1 (got ${JSON.stringify(racePath)})`);
-  if (racePath?.split(':').some(huge)) {
-    const bounds = `a run past ${MAX_RUNS} or a shrink step past ${MAX_SHRINK_STEP}`;
-    throw new UsageError(
-      `profile: --race-path ${JSON.stringify(racePath.slice(0, 60))} names ${bounds} (invalid_path)`,
-    );
-  }
-  if (racePath !== undefined && (rule !== undefined || values.path !== undefined || concurrentPath !== undefined))
-    throw new UsageError(
-      'profile: --race-path replays a run of the search for races only: leave out --rule, --path and --concurrent-path',
-    );
-  const staleAckOnly = values['stale-ack'] === true;
-  if (staleAckOnly && workers === undefined) throw new UsageError('profile: --stale-ack needs --workers 2 or more');
-  if (
-    staleAckOnly &&
-    (rule !== undefined || values.path !== undefined || concurrentPath !== undefined || racePath !== undefined)
-  )
-    throw new UsageError(
-      'profile: --stale-ack runs the stale-acknowledgement scenario only: leave out --rule, --path, --concurrent-path and --race-path',
-    );
-  if (values.variant !== undefined && values.builtin !== true)
-    throw new UsageError('profile: --variant names a broken variant of the built-in store: use it with --builtin');
-  if (values.variant !== undefined && values.broken !== undefined)
-    throw new UsageError('profile: give --variant or --broken, not both');
-  if (values.markdown !== undefined) await prepareOutputFile('profile', 'the Markdown file', values.markdown);
+  const flags = read.flags;
+  if (flags.markdown !== undefined) await prepareOutputFile('profile', 'the Markdown file', flags.markdown);
   const moduleProblem =
-    values.module === undefined ? undefined : inputFileProblem(resolve(values.module), MAX_MODULE_BYTES);
-  if (moduleProblem !== undefined) throw new UsageError(`profile: --module ${values.module}: ${moduleProblem}`);
-
-  const budget = new Budget(timeLimitMs);
-  const timeout = replyTimeoutFlag('profile', values.timeout);
-  const flags: TargetFlags = {
-    impl: values.impl,
-    module: values.module,
-    builtin: values.variant === undefined ? values.builtin : undefined,
-    broken: values.variant ?? values.broken,
-    timeout,
-    fresh: values.fresh,
-    'normal-scheduling': values['normal-scheduling'],
-    verbose: values.verbose,
-    budget,
-    ...(parallel === undefined ? {} : { parallel }),
-  };
-  let target: Target | undefined;
-  let declared: ProfileTarget | undefined;
+    flags.module === undefined ? undefined : inputFileProblem(resolve(flags.module), MAX_MODULE_BYTES);
+  if (moduleProblem !== undefined) throw new UsageError(`profile: --module ${flags.module}: ${moduleProblem}`);
+  const budget = new Budget(flags['time-limit']);
+  let opened: OpenedTarget | undefined;
   try {
-    declared = values.module === undefined ? undefined : await moduleProfileTarget(values.module);
-    if (declared === undefined) target = await resolveTarget('profile', flags, io);
+    opened = await openProfileTarget(flags, io, budget);
+    const run: ProfileRun = {
+      flags,
+      io,
+      budget,
+      target: opened.profileTarget,
+      replay: replayCommands(flags, opened.shown),
+    };
+    const workers = flags.workers;
+    if (workers !== undefined && flags['stale-ack'] === true) return await staleAckOnly(run, workers);
+    if (workers !== undefined && flags['race-path'] !== undefined)
+      return await racePathOnly(run, workers, flags['race-path']);
+    if (workers !== undefined && flags['concurrent-path'] !== undefined) return await concurrentPathOnly(run, workers);
+    return await wholeProfile(run, opened.target?.parallel ?? 1);
+  } finally {
+    budget.dispose();
+    await opened?.target?.close();
+    await opened?.declared?.close?.();
+  }
+}
+
+/** The target a profile checks: what a module declares, or the implementation the flags choose, preflighted. */
+interface OpenedTarget {
+  readonly profileTarget: ProfileTarget;
+  /** The implementation the flags chose, when the module declares no ProfileTarget. */
+  readonly target: Target | undefined;
+  /** The ProfileTarget the module declares, if it does. */
+  readonly declared: ProfileTarget | undefined;
+  /** The flags that choose it again, for replay lines. */
+  readonly shown: string;
+}
+
+/** Opens the target of the flags. Throws UsageError or SetupError when it cannot. */
+async function openProfileTarget(flags: ProfileFlags, io: CliIO, budget: Budget): Promise<OpenedTarget> {
+  const declared = flags.module === undefined ? undefined : await moduleProfileTarget(flags.module);
+  const targetFlags: TargetFlags = {
+    ...flags,
+    builtin: flags.variant === undefined ? flags.builtin : undefined,
+    broken: flags.variant ?? flags.broken,
+    budget,
+  };
+  const target = declared === undefined ? await resolveTarget('profile', targetFlags, io) : undefined;
+  const opened = { target, declared };
+  try {
     const profileTarget: ProfileTarget = declared ?? {
       queue: target?.name ?? '(unknown)',
       version: 'unversioned',
@@ -275,105 +307,147 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
       declarations: {},
     };
     const shown =
-      values.variant === undefined
-        ? (target?.flags ?? `--module ${quote(values.module ?? '')}`)
-        : `--builtin --variant ${quote(values.variant)}`;
+      flags.variant === undefined
+        ? (target?.flags ?? `--module ${quote(flags.module ?? '')}`)
+        : `--builtin --variant ${quote(flags.variant)}`;
     if (target !== undefined) await preflight(target, PATH_CONFIG);
-    const replayFlags = `${shown}${seed === DEFAULT_PROFILE_SEED ? '' : ` --seed ${seed}`}${maxCommands === DEFAULT_PROFILE_MAX_COMMANDS ? '' : ` --max-commands ${maxCommands}`}`;
-    const setupError = (error: unknown): never => {
-      if (error instanceof ProfileError) throw new SetupError(`profile: ${error.message}`);
-      throw error;
-    };
-    const concurrentFlags = (w: number, path: string): string =>
-      `npx jobcheck profile ${shown} --workers ${w} --seed ${seed} --concurrent-path ${path}`;
-    const staleAckFlags = (w: number): string => `npx jobcheck profile ${shown} --workers ${w} --stale-ack`;
-    const raceFlags = (w: number, path: string): string =>
-      `npx jobcheck profile ${shown} --workers ${w} --seed ${seed} --race-path ${path}`;
-    const concurrent = (w: number): Promise<ConcurrentSection> =>
-      runConcurrentProfile(profileTarget, {
-        workers: w,
-        runs: concurrentRuns,
-        seed,
-        budget,
-        ...(concurrentPath === undefined ? {} : { path: concurrentPath }),
-        ...(timeout === undefined ? {} : { timeoutMs: timeout }),
-        replayCommand: (path) => concurrentFlags(w, path),
-        races: true,
-        raceReplayCommand: (path) => raceFlags(w, path),
-        staleAck: true,
-        staleAckReplayCommand: staleAckFlags(w),
-      }).catch(setupError);
-    if (workers !== undefined && staleAckOnly) {
-      // The stale-acknowledgement scenario alone: no rule's campaign, no fixture.
-      const stale = await runStaleAck(profileTarget, {
-        workers,
-        seed,
-        budget,
-        ...(timeout === undefined ? {} : { timeoutMs: timeout }),
-        staleAckReplayCommand: staleAckFlags(workers),
-      }).catch(setupError);
-      if (stale === undefined) {
-        io.stdout.write(
-          'stale acknowledgement: not run: the target has no concurrent factory, or a declared variant the checker cannot follow\n',
-        );
-        return 0;
-      }
-      io.stdout.write(values.json === true ? `${jsonText(stale, 2)}\n` : terminalBlock(staleAckText(stale)));
-      return stale.verdict === 'kept' ? 0 : stale.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;
-    }
-    if (workers !== undefined && racePath !== undefined) {
-      // A replay of one run of the search for races: no rule's campaign, no fixture.
-      const races = await runRaceSearch(profileTarget, {
-        workers,
-        seed,
-        budget,
-        racePath,
-        ...(timeout === undefined ? {} : { timeoutMs: timeout }),
-        raceReplayCommand: (path) => raceFlags(workers, path),
-      }).catch(setupError);
-      if (races === undefined) {
-        io.stdout.write(
-          'races: not run: the target has no concurrent factory, or a declared variant the checker cannot follow\n',
-        );
-        return 0;
-      }
-      io.stdout.write(values.json === true ? `${jsonText(races, 2)}\n` : terminalBlock(raceText(races)));
-      return races.verdict === 'none_found' ? 0 : races.verdict === 'race' ? 1 : EXIT_INCOMPLETE;
-    }
-    if (workers !== undefined && concurrentPath !== undefined) {
-      // A replay of one run of competing workers: no rule's campaign, no fixture.
-      const section = await concurrent(workers);
-      io.stdout.write(values.json === true ? `${jsonText(section, 2)}\n` : terminalBlock(concurrentText(section)));
-      return section.verdict === 'linearizable' || section.verdict === 'not_run'
-        ? 0
-        : section.verdict === 'not_linearizable'
-          ? 1
-          : EXIT_INCOMPLETE;
-    }
-    const sequential = await runProfile(profileTarget, {
-      runs,
-      seed,
-      maxCommands,
-      budget,
-      parallel: parallel ?? target?.parallel ?? 1,
-      ...(rule === undefined ? {} : { rules: [rule as RuleId] }),
-      ...(rule !== undefined && values.path !== undefined
-        ? { replay: { rule: rule as RuleId, path: values.path } }
-        : {}),
-      replayCommand: (departing, campaign, path) =>
-        campaign === undefined || path === undefined
-          ? `npx jobcheck profile ${replayFlags} --rule ${departing}`
-          : `npx jobcheck profile ${replayFlags} --rule ${campaign} --path ${path}`,
-    }).catch(setupError);
-    const profile = workers === undefined ? sequential : withConcurrent(sequential, await concurrent(workers));
-    if (values.markdown !== undefined) {
-      await writeOutput('profile', 'the Markdown file', values.markdown, renderProfileMarkdown(profile));
-    }
-    io.stdout.write(values.json === true ? `${jsonText(profile, 2)}\n` : renderProfileText(profile));
-    return profile.verdict === 'conforms' ? 0 : profile.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;
-  } finally {
-    budget.dispose();
+    return { ...opened, profileTarget, shown };
+  } catch (error) {
     await target?.close();
-    await declared?.close?.();
+    throw error;
   }
+}
+
+/** A profile under way: its flags, where it writes, its budget, its target and its replay lines. */
+interface ProfileRun {
+  readonly flags: ProfileFlags;
+  readonly io: CliIO;
+  readonly budget: Budget;
+  readonly target: ProfileTarget;
+  readonly replay: ReplayCommands;
+}
+
+/** The commands that replay what a profile finds. */
+interface ReplayCommands {
+  concurrent(workers: number, path: string): string;
+  staleAck(workers: number): string;
+  race(workers: number, path: string): string;
+  rule(departing: string, campaign: string | undefined, path: string | undefined): string;
+}
+
+/** The replay lines of a profile of the target `shown` selects. Pure. */
+function replayCommands(flags: ProfileFlags, shown: string): ReplayCommands {
+  const seed = flags.seed;
+  const maxCommands = flags['max-commands'];
+  const replayFlags = `${shown}${seed === DEFAULT_PROFILE_SEED ? '' : ` --seed ${seed}`}${maxCommands === DEFAULT_PROFILE_MAX_COMMANDS ? '' : ` --max-commands ${maxCommands}`}`;
+  return {
+    concurrent: (w, path) => `npx jobcheck profile ${shown} --workers ${w} --seed ${seed} --concurrent-path ${path}`,
+    staleAck: (w) => `npx jobcheck profile ${shown} --workers ${w} --stale-ack`,
+    race: (w, path) => `npx jobcheck profile ${shown} --workers ${w} --seed ${seed} --race-path ${path}`,
+    rule: (departing, campaign, path) =>
+      campaign === undefined || path === undefined
+        ? `npx jobcheck profile ${replayFlags} --rule ${departing}`
+        : `npx jobcheck profile ${replayFlags} --rule ${campaign} --path ${path}`,
+  };
+}
+
+/** A ProfileError of the engine told as a setup error (exit code 2); any other error unchanged. */
+const setupError = (error: unknown): never => {
+  if (error instanceof ProfileError) throw new SetupError(`profile: ${error.message}`);
+  throw error;
+};
+
+/** The reply timeout of the flags, as the engine's options take it. */
+const timeoutOf = (flags: ProfileFlags): { timeoutMs?: number } =>
+  flags.timeout === undefined ? {} : { timeoutMs: flags.timeout };
+
+/** Competing workers against the target, with the stale-acknowledgement scenario and the search for races. */
+function concurrentSection(run: ProfileRun, workers: number): Promise<ConcurrentSection> {
+  const { flags, replay } = run;
+  const path = flags['concurrent-path'];
+  return runConcurrentProfile(run.target, {
+    workers,
+    runs: flags['concurrent-runs'] ?? DEFAULT_CONCURRENT_PROFILE_RUNS,
+    seed: flags.seed,
+    budget: run.budget,
+    ...(path === undefined ? {} : { path }),
+    ...timeoutOf(flags),
+    replayCommand: (p) => replay.concurrent(workers, p),
+    races: true,
+    raceReplayCommand: (p) => replay.race(workers, p),
+    staleAck: true,
+    staleAckReplayCommand: replay.staleAck(workers),
+  }).catch(setupError);
+}
+
+/** The stale-acknowledgement scenario alone: no rule's campaign, no fixture. */
+async function staleAckOnly(run: ProfileRun, workers: number): Promise<number> {
+  const { flags, io } = run;
+  const stale = await runStaleAck(run.target, {
+    workers,
+    seed: flags.seed,
+    budget: run.budget,
+    ...timeoutOf(flags),
+    staleAckReplayCommand: run.replay.staleAck(workers),
+  }).catch(setupError);
+  if (stale === undefined) {
+    io.stdout.write(
+      'stale acknowledgement: not run: the target has no concurrent factory, or a declared variant the checker cannot follow\n',
+    );
+    return 0;
+  }
+  io.stdout.write(flags.json === true ? `${jsonText(stale, 2)}\n` : terminalBlock(staleAckText(stale)));
+  return stale.verdict === 'kept' ? 0 : stale.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;
+}
+
+/** A replay of one run of the search for races: no rule's campaign, no fixture. */
+async function racePathOnly(run: ProfileRun, workers: number, racePath: string): Promise<number> {
+  const { flags, io } = run;
+  const races = await runRaceSearch(run.target, {
+    workers,
+    seed: flags.seed,
+    budget: run.budget,
+    racePath,
+    ...timeoutOf(flags),
+    raceReplayCommand: (path) => run.replay.race(workers, path),
+  }).catch(setupError);
+  if (races === undefined) {
+    io.stdout.write(
+      'races: not run: the target has no concurrent factory, or a declared variant the checker cannot follow\n',
+    );
+    return 0;
+  }
+  io.stdout.write(flags.json === true ? `${jsonText(races, 2)}\n` : terminalBlock(raceText(races)));
+  return races.verdict === 'none_found' ? 0 : races.verdict === 'race' ? 1 : EXIT_INCOMPLETE;
+}
+
+/** A replay of one run of competing workers: no rule's campaign, no fixture. */
+async function concurrentPathOnly(run: ProfileRun, workers: number): Promise<number> {
+  const section = await concurrentSection(run, workers);
+  run.io.stdout.write(run.flags.json === true ? `${jsonText(section, 2)}\n` : terminalBlock(concurrentText(section)));
+  if (section.verdict === 'linearizable' || section.verdict === 'not_run') return 0;
+  return section.verdict === 'not_linearizable' ? 1 : EXIT_INCOMPLETE;
+}
+
+/** The whole profile: every rule's fixtures and campaign, then competing workers when asked; prints it and writes its page. */
+async function wholeProfile(run: ProfileRun, targetParallel: number): Promise<number> {
+  const { flags, io } = run;
+  const rule = flags.rule;
+  const sequential = await runProfile(run.target, {
+    runs: flags.runs,
+    seed: flags.seed,
+    maxCommands: flags['max-commands'],
+    budget: run.budget,
+    parallel: flags.parallel ?? targetParallel,
+    ...(rule === undefined ? {} : { rules: [rule] }),
+    ...(rule !== undefined && flags.path !== undefined ? { replay: { rule, path: flags.path } } : {}),
+    replayCommand: run.replay.rule,
+  }).catch(setupError);
+  const workers = flags.workers;
+  const profile =
+    workers === undefined ? sequential : withConcurrent(sequential, await concurrentSection(run, workers));
+  if (flags.markdown !== undefined)
+    await writeOutput('profile', 'the Markdown file', flags.markdown, renderProfileMarkdown(profile));
+  io.stdout.write(flags.json === true ? `${jsonText(profile, 2)}\n` : renderProfileText(profile));
+  return profile.verdict === 'conforms' ? 0 : profile.verdict === 'departs' ? 1 : EXIT_INCOMPLETE;
 }

@@ -10,9 +10,10 @@ import { renderStory } from '../conformance/lockstep/story.ts';
 import { jsonText, outsideText, terminalBlock } from '../conformance/outside/outsideText.ts';
 import { clipText, messageOf } from '../contract/index.ts';
 import type { CliIO } from './args.ts';
-import { SetupError, UsageError, durationFlag, parseCommandArgs } from './args.ts';
+import { z } from 'zod';
+import { SetupError, UsageError, durationFlag, readFlags } from './args.ts';
 import { DEFAULT_TIME_LIMIT_MS, EXIT_INCOMPLETE, MAX_TIME_LIMIT_MS } from './checkCommand.ts';
-import { TARGET_OPTIONS, TARGET_USAGE, replyTimeoutFlag, resolveTarget } from './target.ts';
+import { TARGET_FLAGS, TARGET_OPTIONS, TARGET_USAGE, resolveTarget } from './target.ts';
 
 /** Usage text of `jobcheck replay`. */
 export const REPLAY_USAGE = `Usage: jobcheck replay <artifact.json> (--impl "<command>" | --module <path> | --builtin | --broken <name>) [--json]
@@ -46,37 +47,34 @@ export function replayText(
   );
 }
 
+/** The flags of `jobcheck replay`, read. */
+const REPLAY_FLAGS = z.object({
+  ...TARGET_FLAGS,
+  json: z.boolean().optional(),
+  'time-limit': durationFlag('time-limit', 1000, MAX_TIME_LIMIT_MS).default(DEFAULT_TIME_LIMIT_MS),
+  help: z.boolean().optional(),
+});
+
 /** Runs `jobcheck replay`; returns the exit code. */
 export async function replayCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    'replay',
-    argv,
-    {
-      ...TARGET_OPTIONS,
-      json: { type: 'boolean' },
-      'time-limit': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    true,
-  );
-  if (values.help === true) {
+  const options = {
+    ...TARGET_OPTIONS,
+    json: { type: 'boolean' },
+    'time-limit': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
+  const read = readFlags('replay', argv, options, REPLAY_FLAGS, { positionals: true });
+  if (read.help) {
     io.stdout.write(REPLAY_USAGE);
     return 0;
   }
+  const { flags: values, positionals } = read;
   if (positionals.length !== 1)
     throw new UsageError(
       `replay: give exactly one artifact file (got ${positionals.length}) (see jobcheck replay --help)`,
     );
   const file = positionals[0] as string;
-  const timeout = replyTimeoutFlag('replay', values.timeout);
-  const timeLimitMs = durationFlag(
-    'replay',
-    'time-limit',
-    values['time-limit'],
-    DEFAULT_TIME_LIMIT_MS,
-    1000,
-    MAX_TIME_LIMIT_MS,
-  );
+  const timeLimitMs = values['time-limit'];
   let artifact: Artifact;
   try {
     artifact = await readArtifact(file);
@@ -85,7 +83,7 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
     throw new SetupError(`replay: ${file}: ${messageOf(error)}`);
   }
   const budget = new Budget(timeLimitMs);
-  const target = await resolveTarget('replay', { ...values, timeout, budget }, io);
+  const target = await resolveTarget('replay', { ...values, budget }, io);
   try {
     const result = await replayArtifact(artifact, target.factory, { budget });
     if (result.divergence?.step === 0)

@@ -26,7 +26,7 @@ import { flagWord } from './output/reproduce.ts';
 
 // The flags and their usage live apart (targetFlags.ts), so that a command can parse them without
 // loading the engine this file needs to resolve a target.
-export { TARGET_OPTIONS, TARGET_USAGE, replyTimeoutFlag } from './targetFlags.ts';
+export { TARGET_FLAGS, TARGET_OPTIONS, TARGET_USAGE } from './targetFlags.ts';
 
 /**
  * A chosen implementation: the engine's CheckTarget (its stores for each phase of a check, see

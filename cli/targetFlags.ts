@@ -1,11 +1,12 @@
 /**
  * The command-line flags that choose an implementation (`--impl`, `--module`, `--builtin`,
- * `--broken` and their options), their usage lines, and `--timeout`'s reading: what `check`,
- * `explore`, `replay` and `profile` parse. Apart from target.ts, which resolves the chosen
+ * `--broken` and their options), their usage lines and their zod shape: what `check`,
+ * `explore`, `replay` and `profile` read. Apart from target.ts, which resolves the chosen
  * implementation and so loads the engine, the protocol and the catalogue: `jobcheck explore` on
- * the model alone parses these flags and never loads that.
+ * the model alone reads these flags and never loads that.
  */
 import { DEFAULT_REPLY_TIMEOUT_MS, MAX_REPLY_TIMEOUT_MS } from '../conformance/protocol/limits.ts';
+import { z } from 'zod';
 import { intFlag } from './args.ts';
 
 // The option table lives apart (targetOptions.ts): `check` reads it to start the implementation
@@ -27,12 +28,16 @@ Implementation options:
   --verbose            --impl: pass the implementation's stderr through`;
 
 /**
- * Reads `--timeout` (milliseconds a reply may take, from 1 to the protocol's maximum) for
- * `command`, or undefined when it is absent so that the target keeps the protocol's default.
- * Throws UsageError naming the flag and value.
+ * The zod shape of the target flags' values, for a command's flag schema: `--timeout` read as the
+ * milliseconds a reply may take, from 1 to the protocol's maximum (absent: the protocol's default).
  */
-export function replyTimeoutFlag(command: string, value: string | undefined): number | undefined {
-  return value === undefined
-    ? undefined
-    : intFlag(command, 'timeout', value, DEFAULT_REPLY_TIMEOUT_MS, 1, MAX_REPLY_TIMEOUT_MS);
-}
+export const TARGET_FLAGS = {
+  impl: z.string().optional(),
+  module: z.string().optional(),
+  builtin: z.boolean().optional(),
+  broken: z.string().optional(),
+  timeout: intFlag('timeout', 1, MAX_REPLY_TIMEOUT_MS).optional(),
+  fresh: z.boolean().optional(),
+  'normal-scheduling': z.boolean().optional(),
+  verbose: z.boolean().optional(),
+};

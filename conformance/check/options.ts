@@ -73,6 +73,8 @@ export interface CheckOptions {
   readonly maxCommands?: number;
   /** fast-check path of a known counterexample (with its seed): the campaign replays just that. */
   readonly path?: string;
+  /** Called once the plan is checked, before the first phase runs (a command line starts its log). */
+  readonly onStart?: () => void;
   /** Called as each phase advances (a command line draws it). */
   readonly onProgress?: (progress: CheckProgress) => void;
   /** The check's time budget: what ran by then is reported, and the verdict says `incomplete`. */
@@ -104,4 +106,9 @@ export interface CheckOptions {
    * failure, the check stops once they end. The verdict is that of what ran: `diverge`.
    */
   readonly failFast?: boolean;
+  /**
+   * What the plan's errors call the paths (default `path` and `concurrent path`): a command line
+   * names its flags (`--path`, `--concurrent-path`).
+   */
+  readonly names?: { readonly path?: string; readonly concurrentPath?: string };
 }

@@ -14,9 +14,7 @@
  * up is reported as not run, with why (`stops`), never as the time limit and never as a pass.
  * Competing workers may run first, or alone (`concurrent.when`).
  */
-import type { AdapterFactory } from '../adapter.ts';
 import { checkCampaignPlan } from '../random/campaign.ts';
-import { sequentialFactory } from '../concurrent/inProcess.ts';
 import { runConcurrentCampaign } from '../concurrent/campaign.ts';
 import { checkConcurrentPath } from '../concurrent/pathCheck.ts';
 import { mergeCoverage } from '../coverage/coverage.ts';
@@ -26,22 +24,21 @@ import type { ConcurrentCampaignResult } from '../concurrent/result.ts';
 import { loadFixtures } from '../../model/fixtures.ts';
 import { runRestorePhase } from '../restore/index.ts';
 import type { RestorePhaseResult } from '../restore/index.ts';
+import { CheckRun, planOf } from './checkRun.ts';
+import type { CheckPlan } from './checkRun.ts';
 import { runFixturePhase } from './fixturePhase.ts';
+import type { FixturePhaseResult } from './fixturePhase.ts';
 import { leftOutCampaign } from './leftOutCampaign.ts';
-import type { CheckOptions, CheckPhaseEnd, CheckProgress } from './options.ts';
+import type { CheckOptions } from './options.ts';
 import { runPathsAndCampaign } from './pathsAndCampaign.ts';
-import { CheckBudget } from './checkBudget.ts';
+import type { PathsAndCampaign } from './pathsAndCampaign.ts';
 import { PhaseGate } from './phaseGate.ts';
 import { phaseStop, timedOutFixture, timedOutPath } from './phaseStop.ts';
-import type { PhaseStop } from './phaseStop.ts';
 import type { CheckReport } from './report.ts';
 import { shortestFailure } from './shortestFailure.ts';
 import type { CheckTarget } from './target.ts';
 import { mergeVerdict } from './verdict.ts';
 import { ConformanceError } from '../errors.ts';
-
-/** A seed for a check that was given none. Impure: reads the clock and Math.random. */
-const randomSeed = (): number => (Date.now() ^ (Math.random() * 0x100000000)) | 0;
 
 /**
  * Checks the target against the model: fixtures, paths, campaign, exploration and (with
@@ -52,159 +49,165 @@ const randomSeed = (): number => (Date.now() ^ (Math.random() * 0x100000000)) | 
  * Throws Error if the model itself breaks an invariant in the exploration (a defect of the specification).
  */
 export async function runCheck(target: CheckTarget, options: CheckOptions = {}): Promise<CheckReport> {
-  const seed = options.seed ?? randomSeed();
-  const budget = options.budget;
-  const warm: AdapterFactory = target.warmFactory ?? target.factory;
-  const c = options.concurrent;
-  const when = c === undefined ? null : (c.when ?? 'last');
-  const concurrentFactory =
-    c === undefined ? undefined : (target.concurrentFactory ?? sequentialFactory(target.factory));
-  // What the check will run is checked first, against what the seed generates: no phase has run yet.
-  await checkCampaignPlan({ ...options, seed });
+  const plan = planOf(target, options);
+  await checkPlan(plan, options);
+  options.onStart?.();
+  const run = new CheckRun(target, options, plan);
+  const first = plan.when === 'first' || plan.when === 'only' ? await concurrentPhase(run) : null;
+  const fixtures = await fixturePhase(run);
+  const restore = await restorePhase(run);
+  const middle = await pathsAndCampaignPhase(run);
+  const exploration = await explorePhase(run);
+  const concurrent = plan.when === 'last' ? await concurrentPhase(run) : first;
+  if (concurrent?.result == null) noConcurrent(run);
+  return reportOf(run, { fixtures, restore, middle, exploration, concurrent });
+}
+
+/**
+ * Checks what the check will run against what the seed generates, before any phase: the campaign's
+ * plan (checkCampaignPlan), competing workers alone in a shard that does not run them, and the
+ * concurrent path. Throws ConformanceError `invalid_campaign` or `invalid_path`.
+ */
+async function checkPlan(plan: CheckPlan, options: CheckOptions): Promise<void> {
+  const { seed, when, concurrentFactory } = plan;
+  const what = options.names?.path;
+  await checkCampaignPlan({ ...options, seed, ...(what === undefined ? {} : { what }) });
   // Competing workers alone, in a shard that does not run them, would check nothing and call that a pass.
   if (when === 'only' && options.shard !== undefined && options.shard.index > 1)
     throw new ConformanceError(
       'invalid_campaign',
       `competing workers alone (concurrent.when "only") run in shard 1 only: shard ${options.shard.index}/${options.shard.count} would check nothing`,
     );
-  if (c?.path !== undefined && concurrentFactory !== undefined) {
-    await checkConcurrentPath({ factory: concurrentFactory, workers: c.workers, seed, path: c.path });
+  const c = options.concurrent;
+  if (c?.path === undefined || concurrentFactory === undefined) return;
+  const named = options.names?.concurrentPath;
+  await checkConcurrentPath({
+    factory: concurrentFactory,
+    workers: c.workers,
+    seed,
+    path: c.path,
+    ...(named === undefined ? {} : { what: named }),
+  });
+}
+
+/** A phase's outcome and its milliseconds. */
+interface Timed<T> {
+  readonly result: T;
+  readonly ms: number;
+}
+
+/** Competing workers, when asked and this part of the check runs them; null when it does not. */
+async function concurrentPhase(run: CheckRun): Promise<Timed<ConcurrentCampaignResult | null> | null> {
+  const c = run.options.concurrent;
+  const factory = run.plan.concurrentFactory;
+  if (c === undefined || factory === undefined || run.restShard || run.expired) return null;
+  if (run.failFastStops()) {
+    run.stops.push(phaseStop('concurrent', 'fail_fast'));
+    return null;
   }
-  const started = performance.now();
-  const progress = options.onProgress ?? ((_: CheckProgress) => undefined);
-  const restShard = options.shard !== undefined && options.shard.index > 1;
-  // With `when: 'only'` the sequential phases are left out, as a shard after the first leaves them out.
-  const sequential = when !== 'only';
-  const parallel = options.parallel ?? target.parallel ?? 1;
-  const failFast = options.failFast === true;
-  let firstDivergenceMs: number | null = null;
-  let failed = false;
-  const gates: PhaseGate[] = [];
-  // A target whose waits listen to a CheckBudget has them cut when the phase under way gives up.
-  const phaseStart = (g: PhaseGate): void => {
-    if (budget instanceof CheckBudget) budget.startPhase(g);
-  };
-  const stops: PhaseStop[] = [];
-  /** Tells onPhaseEnd that a phase ended, with the stop recorded for it, if any. */
-  const ended = (end: CheckPhaseEnd extends infer E ? (E extends unknown ? Omit<E, 'stop'> : never) : never): void =>
-    options.onPhaseEnd?.({ ...end, stop: stops.find((s) => s.phase === end.phase) } as CheckPhaseEnd);
-  // Why this part of the check leaves the sequential phases out, if it does.
-  const sequentialOut = restShard ? ('shard' as const) : !sequential ? ('concurrent_only' as const) : null;
-  /** A gate for a phase; closed from the start when --fail-fast has already seen a divergence. */
-  const gate = (): PhaseGate => {
-    const g = new PhaseGate();
-    if (failFast && failed) g.close('fail_fast');
-    gates.push(g);
-    return g;
-  };
-  const diverged = (atMs: number = performance.now() - started): void => {
-    firstDivergenceMs ??= atMs;
-    failed = true;
-    if (failFast) for (const g of gates) g.close('fail_fast');
-  };
-  /** Whether --fail-fast keeps a phase from starting at all. */
-  const failFastStops = (): boolean => failFast && failed;
+  const racing = performance.now();
+  // Competing workers are not given up on a timeout (their lanes report it as an indefinite outcome).
+  run.phaseStart(new PhaseGate());
+  const budget = run.budget;
+  const concurrent = await runConcurrentCampaign({
+    factory,
+    workers: c.workers,
+    numRuns: c.runs,
+    seed: run.seed,
+    ...(c.path === undefined ? {} : { path: c.path }),
+    ...(c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs }),
+    ...(budget === undefined ? {} : { budget }),
+  });
+  if (concurrent.verdict === 'failed') run.diverged(racing - run.started + concurrent.durationMs);
+  run.progress({ phase: 'concurrent', done: concurrent.runs, total: concurrent.runsPlanned });
+  const ms = performance.now() - racing;
+  run.ended({ phase: 'concurrent', concurrent, ms, leftOut: null });
+  return { result: concurrent, ms };
+}
 
-  // Competing workers, when asked: before the sequential phases (`first`, `only`) or after them.
-  let concurrent = null as ConcurrentCampaignResult | null;
-  let concurrentMs = 0;
-  const concurrentAsked = c !== undefined && !restShard;
-  const runConcurrent = async (): Promise<void> => {
-    if (c === undefined || concurrentFactory === undefined || restShard || budget?.expired === true) return;
-    if (failFastStops()) {
-      stops.push(phaseStop('concurrent', 'fail_fast'));
-      return;
-    }
-    const racing = performance.now();
-    // Competing workers are not given up on a timeout (their lanes report it as an indefinite outcome).
-    phaseStart(new PhaseGate());
-    concurrent = await runConcurrentCampaign({
-      factory: concurrentFactory,
-      workers: c.workers,
-      numRuns: c.runs,
-      seed,
-      ...(c.path === undefined ? {} : { path: c.path }),
-      ...(c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs }),
-      ...(budget === undefined ? {} : { budget }),
-    });
-    if (concurrent.verdict === 'failed') diverged(racing - started + concurrent.durationMs);
-    progress({ phase: 'concurrent', done: concurrent.runs, total: concurrent.runsPlanned });
-    concurrentMs = performance.now() - racing;
-    ended({ phase: 'concurrent', concurrent, ms: concurrentMs, leftOut: null });
-  };
-  if (when === 'first' || when === 'only') await runConcurrent();
+/** Competing workers that did not run: progress says so, and their end is told when they were asked. */
+function noConcurrent(run: CheckRun): void {
+  run.progress({ phase: 'concurrent', done: 0, total: 0 });
+  if (run.options.concurrent !== undefined && !run.restShard)
+    run.ended({ phase: 'concurrent', concurrent: null, ms: 0, leftOut: null });
+}
 
-  const fixtureStart = performance.now();
-  const all = restShard || !sequential ? [] : loadFixtures();
-  const fixtureGate = gate();
-  phaseStart(fixtureGate);
-  const fixtures = await runFixturePhase(all, fixtureGate.factory(target.factory), {
-    parallel,
-    budget,
+/** The fixture stories (none in a shard after the first or with competing workers alone). */
+async function fixturePhase(run: CheckRun): Promise<Timed<FixturePhaseResult>> {
+  const start = performance.now();
+  const all = run.restShard || !run.sequential ? [] : loadFixtures();
+  const gate = run.gate();
+  run.phaseStart(gate);
+  const fixtures = await runFixturePhase(all, gate.factory(run.target.factory), {
+    parallel: run.parallel,
+    budget: run.budget,
     onOutcome: (outcome, done) => {
-      if (outcome !== undefined && !outcome.result.ok) diverged();
-      progress({ phase: 'fixtures', done, total: all.length });
+      if (outcome !== undefined && !outcome.result.ok) run.diverged();
+      run.progress({ phase: 'fixtures', done, total: all.length });
     },
   });
-  if (fixtureGate.closed !== null && fixtures.notRun.length > 0)
-    stops.push(phaseStop('fixtures', fixtureGate.closed, timedOutFixture(fixtures.outcomes)));
-  const fixturesMs = performance.now() - fixtureStart;
-  ended({ phase: 'fixtures', fixtures, ms: fixturesMs, leftOut: sequentialOut });
+  if (gate.closed !== null && fixtures.notRun.length > 0)
+    run.stops.push(phaseStop('fixtures', gate.closed, timedOutFixture(fixtures.outcomes)));
+  const ms = performance.now() - start;
+  run.ended({ phase: 'fixtures', fixtures, ms, leftOut: run.sequentialOut });
+  return { result: fixtures, ms };
+}
 
-  // The restore phase: one store, offered every invalid snapshot (conformance/restore/).
-  const restoreStart = performance.now();
-  const skipRestore = options.noRestore === true || restShard || !sequential;
+/** The restore phase: one store, offered every invalid snapshot (conformance/restore/). */
+async function restorePhase(run: CheckRun): Promise<Timed<RestorePhaseResult | null> & { skipped: boolean }> {
+  const start = performance.now();
+  const leftOut = run.options.noRestore === true;
+  const skipped = leftOut || run.restShard || !run.sequential;
   let restore: RestorePhaseResult | null = null;
-  if (!skipRestore && budget?.expired !== true) {
-    if (failFastStops()) stops.push(phaseStop('restore', 'fail_fast'));
+  if (!skipped && !run.expired) {
+    if (run.failFastStops()) run.stops.push(phaseStop('restore', 'fail_fast'));
     else {
-      const restoreGate = gate();
-      phaseStart(restoreGate);
-      restore = await runRestorePhase(restoreGate.factory(target.factory), {
-        budget,
-        onCase: (done, total) => progress({ phase: 'restore', done, total }),
+      const gate = run.gate();
+      run.phaseStart(gate);
+      restore = await runRestorePhase(gate.factory(run.target.factory), {
+        budget: run.budget,
+        onCase: (done, total) => run.progress({ phase: 'restore', done, total }),
       });
-      if (restore.verdict === 'diverge') diverged();
-      if (restoreGate.closed !== null && restore.notRun.length > 0)
-        stops.push(phaseStop('restore', restoreGate.closed));
+      if (restore.verdict === 'diverge') run.diverged();
+      if (gate.closed !== null && restore.notRun.length > 0) run.stops.push(phaseStop('restore', gate.closed));
     }
   }
-  const restoreMs = performance.now() - restoreStart;
-  ended({
-    phase: 'restore',
-    restore,
-    ms: restoreMs,
-    leftOut: sequentialOut ?? (options.noRestore === true ? 'option' : null),
-  });
+  const ms = performance.now() - start;
+  run.ended({ phase: 'restore', restore, ms, leftOut: run.sequentialOut ?? (leftOut ? 'option' : null) });
+  return { result: restore, ms, skipped };
+}
 
-  const pathGate = gate();
-  const campaignGate = gate();
-  const middleStart = performance.now();
-  phaseStart(pathGate);
+/** The path suite, then the campaign (left out with competing workers alone). */
+async function pathsAndCampaignPhase(run: CheckRun): Promise<PathsAndCampaign> {
+  const { options, seed, sequential } = run;
+  const pathGate = run.gate();
+  const campaignGate = run.gate();
+  const start = performance.now();
+  run.phaseStart(pathGate);
   const middle = await runPathsAndCampaign({
-    pathFactory: pathGate.factory(warm),
-    campaignFactory: sequential ? campaignGate.factory(target.campaignFactory ?? warm) : warm,
+    pathFactory: pathGate.factory(run.warm),
+    campaignFactory: sequential ? campaignGate.factory(run.target.campaignFactory ?? run.warm) : run.warm,
     seed,
-    parallel,
+    parallel: run.parallel,
     runs: options.runs,
     maxCommands: options.maxCommands,
     path: options.path,
-    budget,
+    budget: run.budget,
     shard: options.shard,
-    ...(restShard || !sequential ? { paths: [] } : {}),
+    ...(run.restShard || !sequential ? { paths: [] } : {}),
     ...(sequential ? {} : { campaign: leftOutCampaign(seed) }),
     onCampaignStart: (paths, pathsMs) => {
       if (pathGate.closed !== null && paths.notRun.length > 0)
-        stops.push(phaseStop('paths', pathGate.closed, timedOutPath(paths)));
-      ended({ phase: 'paths', paths, ms: pathsMs, leftOut: sequentialOut });
-      phaseStart(campaignGate);
+        run.stops.push(phaseStop('paths', pathGate.closed, timedOutPath(paths)));
+      run.ended({ phase: 'paths', paths, ms: pathsMs, leftOut: run.sequentialOut });
+      run.phaseStart(campaignGate);
     },
     onPath: (done, total, outcome) => {
-      if (outcome.result.divergence !== null) diverged();
-      progress({ phase: 'paths', done, total });
+      if (outcome.result.divergence !== null) run.diverged();
+      run.progress({ phase: 'paths', done, total });
     },
     onCampaign: (p) =>
-      progress(
+      run.progress(
         p.phase === 'generate'
           ? { phase: 'campaign', done: p.run, total: p.runs }
           : { phase: 'shrink', done: p.run, total: p.run },
@@ -212,29 +215,35 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
   });
   const campaign = middle.campaign;
   if (campaignGate.closed !== null && campaign.stoppedByTimeLimit)
-    stops.push(phaseStop('campaign', campaignGate.closed));
-  ended({ phase: 'campaign', campaign, ms: campaign.durationMs, leftOut: sequential ? null : 'concurrent_only' });
+    run.stops.push(phaseStop('campaign', campaignGate.closed));
+  run.ended({ phase: 'campaign', campaign, ms: campaign.durationMs, leftOut: sequential ? null : 'concurrent_only' });
   // The campaign tells when its first failing run ended; phases run one after the other.
-  if (campaign.firstFailureMs !== null) diverged(middleStart - started + middle.pathsMs + campaign.firstFailureMs);
+  if (campaign.firstFailureMs !== null) run.diverged(start - run.started + middle.pathsMs + campaign.firstFailureMs);
+  return middle;
+}
 
-  const explored = performance.now();
-  const skipExploration = options.noExplore === true || restShard || !sequential;
+/** The small exhaustive exploration, over as many stores at once as the other phases check. */
+async function explorePhase(run: CheckRun): Promise<Timed<ExploreResult | null> & { skipped: boolean }> {
+  const start = performance.now();
+  const leftOut = run.options.noExplore === true;
+  const skipped = leftOut || run.restShard || !run.sequential;
   let exploration: ExploreResult | null = null;
-  if (!skipExploration && budget?.expired !== true) {
-    if (failFastStops()) stops.push(phaseStop('explore', 'fail_fast'));
+  if (!skipped && !run.expired) {
+    if (run.failFastStops()) run.stops.push(phaseStop('explore', 'fail_fast'));
     else {
-      const exploreGate = gate();
-      phaseStart(exploreGate);
+      const gate = run.gate();
+      run.phaseStart(gate);
+      const budget = run.budget;
       exploration = await runExploration({
         parts: CHECK_EXPLORATION,
-        factory: exploreGate.factory(warm),
-        // As many stores at once as the other phases check (a process target's are reset in place).
-        lanes: parallel,
+        factory: gate.factory(run.warm),
+        // A process target's stores are reset in place.
+        lanes: run.parallel,
         ...(budget === undefined ? {} : { budget }),
-        onProgress: (p) => progress({ phase: 'explore', done: p.states, total: 0 }),
+        onProgress: (p) => run.progress({ phase: 'explore', done: p.states, total: 0 }),
       });
-      if (exploreGate.closed !== null && exploration.verdict === 'incomplete')
-        stops.push(phaseStop('explore', exploreGate.closed));
+      if (gate.closed !== null && exploration.verdict === 'incomplete')
+        run.stops.push(phaseStop('explore', gate.closed));
     }
   }
   // An invariant the model itself breaks is a defect of the specification, not of the implementation.
@@ -244,39 +253,42 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
       `the model breaks an invariant in the exploration ${violation.part}/${violation.name}: ${violation.counterexample?.message ?? ''}`,
     );
   }
-  if (exploration?.verdict === 'diverge') diverged();
-  const exploreMs = performance.now() - explored;
-  ended({
-    phase: 'explore',
-    exploration,
-    ms: exploreMs,
-    leftOut: sequentialOut ?? (options.noExplore === true ? 'option' : null),
-  });
+  if (exploration?.verdict === 'diverge') run.diverged();
+  const ms = performance.now() - start;
+  run.ended({ phase: 'explore', exploration, ms, leftOut: run.sequentialOut ?? (leftOut ? 'option' : null) });
+  return { result: exploration, ms, skipped };
+}
 
-  if (when === 'last') await runConcurrent();
-  if (concurrent === null) progress({ phase: 'concurrent', done: 0, total: 0 });
-  if (concurrent === null && concurrentAsked) ended({ phase: 'concurrent', concurrent, ms: 0, leftOut: null });
+/** What the phases found. */
+interface PhaseResults {
+  readonly fixtures: Timed<FixturePhaseResult>;
+  readonly restore: Timed<RestorePhaseResult | null> & { skipped: boolean };
+  readonly middle: PathsAndCampaign;
+  readonly exploration: Timed<ExploreResult | null> & { skipped: boolean };
+  readonly concurrent: Timed<ConcurrentCampaignResult | null> | null;
+}
 
-  const failure = shortestFailure({
-    fixtures: fixtures.outcomes,
-    paths: middle.pathSuite,
-    campaign,
-    exploration,
-    concurrent,
-    restore,
-  });
+/** The report of the run: the shortest story, the merged verdict, every phase's outcome and time. */
+function reportOf(run: CheckRun, found: PhaseResults): CheckReport {
+  const { options, budget, stops } = run;
+  const { middle } = found;
+  const [fixtures, restore, exploration] = [found.fixtures.result, found.restore.result, found.exploration.result];
+  const concurrent = found.concurrent?.result ?? null;
+  const campaign = middle.campaign;
+  const paths = middle.pathSuite;
+  const failure = shortestFailure({ fixtures: fixtures.outcomes, paths, campaign, exploration, concurrent, restore });
   const merged = mergeVerdict({
     fixturesNotRun: fixtures.notRun.length,
-    pathsNotRun: middle.pathSuite.notRun.length,
+    pathsNotRun: paths.notRun.length,
     campaign,
     exploration,
-    explorationSkipped: skipExploration,
+    explorationSkipped: found.exploration.skipped,
     restore,
-    restoreSkipped: skipRestore,
-    concurrentAsked,
+    restoreSkipped: found.restore.skipped,
+    concurrentAsked: options.concurrent !== undefined && !run.restShard,
     concurrent,
     path: options.path,
-    concurrentPath: c?.path,
+    concurrentPath: options.concurrent?.path,
     failure,
   });
   return {
@@ -291,28 +303,28 @@ export async function runCheck(target: CheckTarget, options: CheckOptions = {}):
     fixturesNotRun: fixtures.notRun,
     restore,
     restoreLeftOut: options.noRestore === true,
-    paths: middle.pathSuite,
-    pathMs: middle.pathSuite.outcomes.map((o) => o.durationMs),
+    paths,
+    pathMs: paths.outcomes.map((o) => o.durationMs),
     campaign,
     exploration,
-    explorationLeftOut: skipExploration,
+    explorationLeftOut: found.exploration.skipped,
     shard: options.shard ?? null,
     concurrent,
-    concurrentWhen: when,
+    concurrentWhen: run.plan.when,
     coverage: exploration === null ? middle.coverage : mergeCoverage(middle.coverage, exploration.coverage),
     failure,
-    durationMs: performance.now() - started,
+    durationMs: performance.now() - run.started,
     phases: {
-      fixturesMs,
-      restoreMs,
+      fixturesMs: found.fixtures.ms,
+      restoreMs: found.restore.ms,
       pathsMs: middle.pathsMs,
       campaignMs: campaign.durationMs - campaign.shrinkMs,
       shrinkMs: campaign.shrinkMs,
-      exploreMs,
-      concurrentMs,
-      restarts: target.restarts?.() ?? null,
-      parallel,
+      exploreMs: found.exploration.ms,
+      concurrentMs: found.concurrent?.ms ?? 0,
+      restarts: run.target.restarts?.() ?? null,
+      parallel: run.parallel,
     },
-    firstDivergenceMs,
+    firstDivergenceMs: run.firstDivergenceMs,
   };
 }

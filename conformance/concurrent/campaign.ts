@@ -142,24 +142,90 @@ function validate(o: ConcurrentCampaignOptions): void {
     bad('path', o.path, 'must be a fast-check path such as 12:0:3');
 }
 
+/** What a campaign's steps read: its options and the settings worked out from them once. */
+interface Settings {
+  readonly options: ConcurrentCampaignOptions;
+  readonly started: number;
+  readonly seed: number;
+  readonly timeoutMs: number;
+  readonly graceMs: number;
+  /** How long a fresh implementation may take to be created, the factory's own timer firing first. */
+  readonly startMs: number;
+  readonly scheduled: boolean;
+  readonly comparison: { readonly ignoreFields?: readonly string[] };
+  /** Runs asked for (1 for a fixed scenario), and the path asked for (none for a fixed scenario). */
+  readonly numRunsAsked: number;
+  readonly pathAsked: string | undefined;
+}
+
+/** What the runs found so far: counted over the generation phase (before the first failure), the last failure kept. */
+interface Tally {
+  adapterName: string;
+  runs: number;
+  failedOnce: boolean;
+  interrupted: boolean;
+  unknownRuns: number;
+  excusedRuns: number;
+  firstUnknown: ConcurrentCampaignResult['firstUnknown'];
+  lastFailure: ConcurrentFailure | null;
+  firstFailureRequests: number | null;
+  /** Requests in flight together over the generation phase's runs. */
+  overlap: Overlap;
+  /** Whether any store said it takes requests at once. */
+  concurrentStore: boolean;
+}
+
 /**
  * Runs a concurrent campaign. Never throws for what the implementation does (a failure is the
  * `failed` verdict); throws ConcurrentCampaignError `invalid_option` for a bad option.
  */
 export async function runConcurrentCampaign(options: ConcurrentCampaignOptions): Promise<ConcurrentCampaignResult> {
   validate(options);
-  const started = performance.now();
-  const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
-  const numRuns = options.numRuns ?? 100;
+  const settings = settingsOf(options);
+  const tally: Tally = {
+    adapterName: '(factory)',
+    runs: 0,
+    failedOnce: false,
+    interrupted: false,
+    unknownRuns: 0,
+    excusedRuns: 0,
+    firstUnknown: null,
+    lastFailure: null,
+    firstFailureRequests: null,
+    overlap: NO_OVERLAP,
+    concurrentStore: false,
+  };
+  const details = await search(settings, tally);
+  return resultOf(settings, tally, details);
+}
+
+/** The settings of `options`, defaults filled in. Impure only for a seed not given. */
+function settingsOf(options: ConcurrentCampaignOptions): Settings {
   const timeoutMs = options.timeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
   const graceMs = options.hangGraceMs ?? DEFAULT_HANG_GRACE_MS;
-  // A fresh implementation gets the documented hello limit, and the factory's own timer fires first.
-  const startMs = (options.startTimeoutMs ?? 2 * timeoutMs) + graceMs;
-  const budget = options.budget;
-  const factory = options.factory;
-  // A function, not a property read, so that each call looks again (the budget runs out in between).
-  const spent = (): boolean => budget?.expired === true;
-  const scheduled = isSchedulable(factory);
+  const ignoreFields = options.restriction?.ignoreFields;
+  const fixed = options.scenario !== undefined;
+  return {
+    options,
+    started: performance.now(),
+    seed: options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0,
+    timeoutMs,
+    graceMs,
+    // A fresh implementation gets the documented hello limit, and the factory's own timer fires first.
+    startMs: (options.startTimeoutMs ?? 2 * timeoutMs) + graceMs,
+    scheduled: isSchedulable(options.factory),
+    comparison: ignoreFields === undefined ? {} : { ignoreFields },
+    numRunsAsked: fixed ? 1 : (options.numRuns ?? 100),
+    pathAsked: fixed ? undefined : options.path,
+  };
+}
+
+/** Whether the campaign's budget has run out; asked again at each use (it runs out in between). */
+const spent = (settings: Settings): boolean => settings.options.budget?.expired === true;
+
+/** Generates, runs and shrinks the scenarios with fast-check; null when no time or no run was left for it. */
+async function search(settings: Settings, tally: Tally): Promise<fc.RunDetails<unknown> | null> {
+  const { options, seed, pathAsked } = settings;
   const restriction = options.restriction ?? {};
   const fixed = options.scenario;
   const arb = restrictedScenarioArb(
@@ -172,164 +238,171 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
       : fc.constant(fixed),
     restriction,
   );
-  const numRunsAsked = fixed === undefined ? numRuns : 1;
-  const pathAsked = fixed === undefined ? options.path : undefined;
-  const comparison = restriction.ignoreFields === undefined ? {} : { ignoreFields: restriction.ignoreFields };
-  let adapterName = '(factory)';
-  let runs = 0;
-  let failedOnce = false;
-  let interrupted = false;
-  let unknownRuns = 0;
-  let excusedRuns = 0;
-  let firstUnknown: ConcurrentCampaignResult['firstUnknown'] = null;
-  let lastFailure: ConcurrentFailure | null = null;
-  let firstFailureRequests: number | null = null;
-  // Requests in flight together over the generation phase's runs, and whether any store said it takes requests at once.
-  let overlap: Overlap = NO_OVERLAP;
-  let concurrentStore = false;
-
-  const evaluate = async (scenario: ConcurrentScenario, s: fc.Scheduler | null): Promise<Evaluation> => {
-    if (spent()) return { status: 'interrupted' };
-    const pause: PauseMaker | undefined = s === null ? undefined : (label) => s.schedule(Promise.resolve(), label);
-    const settle: Settle | undefined = s === null ? undefined : (p) => s.waitFor(p);
-    const lanes = { workers: scenario.workers };
-    const created = await bounded(
-      scheduled && pause !== undefined
-        ? factory.withPause(scenario.config, { ...lanes, pause })
-        : factory(scenario.config, lanes),
-      budget === undefined ? startMs : budget.cap(startMs),
-    );
-    if (!created.ok) {
-      if (spent()) return { status: 'interrupted' };
-      return {
-        status: 'failed',
-        failure: {
-          kind: 'impl_error',
-          scenario,
-          run: null,
-          witness: null,
-          error: `the implementation could not be created: ${created.message}`,
-        },
-      };
-    }
-    const adapter = created.value as ConcurrentAdapter;
-    adapterName = adapter.name;
-    concurrentStore ||= adapter.concurrent;
-    let run: ConcurrentRun;
-    try {
-      run = await runScenario(scenario, adapter, {
-        timeoutMs,
-        hangGraceMs: graceMs,
-        ...(settle === undefined ? {} : { settle }),
-        ...(budget === undefined ? {} : { budget }),
-      });
-    } finally {
-      await closeBounded(adapter, timeoutMs + graceMs);
-    }
-    if (run.interrupted) return { status: 'interrupted' };
-    if (!failedOnce) overlap = addOverlap(overlap, overlapOf(run.history, run.snapshotId));
-    if (run.errors.length > 0 || run.snapshotMissing !== undefined) {
-      // An adapter defect, or a final snapshot that never came (as in jobcheck/1, a divergence):
-      // a history without its final state proves nothing, so it is never a pass.
-      const missing = run.snapshotMissing === undefined ? [] : [run.snapshotMissing];
-      const error = [...run.errors.map((e) => `request #${e.id}: ${e.message}`), ...missing].join('; ');
-      return { status: 'failed', failure: { kind: 'impl_error', scenario, run, witness: null, error } };
-    }
-    const checkBudget: CheckBudget = {
-      ...options.checkBudget,
-      ...(budget === undefined
-        ? {}
-        : { timeoutMs: Math.min(options.checkBudget?.timeoutMs ?? Number.POSITIVE_INFINITY, budget.remainingMs()) }),
-    };
-    const outcome: CheckOutcome<unknown> = checkLinearizability(
-      jobModel(scenario.config, options.model, comparison),
-      run.history,
-      checkBudget,
-    );
-    switch (outcome.verdict) {
-      case 'linearizable':
-        return { status: 'ok' };
-      case 'not_linearizable': {
-        const failure: NotLinearizable = {
-          kind: 'not_linearizable',
-          scenario,
-          run,
-          witness: outcome.witness,
-          error: null,
-        };
-        if (options.excuse !== undefined && (await options.excuse(failure))) return { status: 'excused' };
-        return { status: 'failed', failure };
-      }
-      case 'unknown':
-        if (spent()) return { status: 'interrupted' };
-        return { status: 'unknown', run, reason: outcome.reason };
-    }
-  };
-
-  const predicate = async (scenario: ConcurrentScenario, s: fc.Scheduler | null): Promise<boolean> => {
-    // A failure to create the implementation came before its first request: a smaller scenario
-    // would tell nothing more, and each one tried would create the implementation again (start
-    // its processes, wait out its hello). The scenarios shrinking tries after it are skipped
-    // (fast-check's precondition), so the failure is reported as it was found.
-    if (couldNotBeCreated(lastFailure)) fc.pre(false);
-    const e = await evaluate(scenario, s);
-    if (!failedOnce && e.status !== 'interrupted') runs += 1;
-    switch (e.status) {
-      case 'ok':
-        return true;
-      case 'excused':
-        if (!failedOnce) excusedRuns += 1;
-        return true;
-      case 'interrupted':
-        interrupted = true;
-        return true; // cut short: neither a pass nor a failure
-      case 'unknown':
-        if (!failedOnce) {
-          unknownRuns += 1;
-          firstUnknown ??= { scenario, run: e.run, reason: e.reason };
-        }
-        return true; // undecided: not a failure to shrink, and counted so that it is never a pass
-      case 'failed':
-        if (!failedOnce) firstFailureRequests = requestCount(scenario.rounds);
-        failedOnce = true;
-        // fast-check's final counterexample is the last value that failed, so this ends up holding it.
-        lastFailure = e.failure;
-        return false;
-    }
-  };
-  const property = scheduled
+  const predicate = (scenario: ConcurrentScenario, s: fc.Scheduler | null) => judged(settings, tally, scenario, s);
+  const property = settings.scheduled
     ? fc.asyncProperty(arb, fc.scheduler(), (scenario, s) => predicate(scenario, s))
     : fc.asyncProperty(arb, (scenario) => predicate(scenario, null));
+  const remaining = options.budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
+  if (!(remaining > 0 && (options.numRuns ?? 100) > 0)) {
+    tally.interrupted = remaining <= 0;
+    return null;
+  }
+  const details = await fc.check(property as fc.IAsyncProperty<unknown>, {
+    numRuns: pathAsked === undefined ? settings.numRunsAsked : 1,
+    seed,
+    ...(pathAsked === undefined ? {} : { path: pathAsked }),
+    ...(pathAsked !== undefined && options.endOnFailure === true ? { endOnFailure: true } : {}),
+    ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
+  });
+  if (details.failed && tally.lastFailure === null && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
+  return details;
+}
 
-  const remaining = budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
-  let details: fc.RunDetails<unknown> | null = null;
-  if (remaining > 0 && numRuns > 0) {
-    details = await fc.check(property as fc.IAsyncProperty<unknown>, {
-      numRuns: pathAsked === undefined ? numRunsAsked : 1,
-      seed,
-      ...(pathAsked === undefined ? {} : { path: pathAsked }),
-      ...(pathAsked !== undefined && options.endOnFailure === true ? { endOnFailure: true } : {}),
-      ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
+/** The property's answer for one scenario, its outcome counted in `tally`. */
+async function judged(
+  settings: Settings,
+  tally: Tally,
+  scenario: ConcurrentScenario,
+  s: fc.Scheduler | null,
+): Promise<boolean> {
+  // A failure to create the implementation came before its first request: a smaller scenario
+  // would tell nothing more, and each one tried would create the implementation again (start
+  // its processes, wait out its hello). The scenarios shrinking tries after it are skipped
+  // (fast-check's precondition), so the failure is reported as it was found.
+  if (couldNotBeCreated(tally.lastFailure)) fc.pre(false);
+  const e = await evaluate(settings, tally, scenario, s);
+  if (!tally.failedOnce && e.status !== 'interrupted') tally.runs += 1;
+  switch (e.status) {
+    case 'ok':
+      return true;
+    case 'excused':
+      if (!tally.failedOnce) tally.excusedRuns += 1;
+      return true;
+    case 'interrupted':
+      tally.interrupted = true;
+      return true; // cut short: neither a pass nor a failure
+    case 'unknown':
+      if (!tally.failedOnce) {
+        tally.unknownRuns += 1;
+        tally.firstUnknown ??= { scenario, run: e.run, reason: e.reason };
+      }
+      return true; // undecided: not a failure to shrink, and counted so that it is never a pass
+    case 'failed':
+      if (!tally.failedOnce) tally.firstFailureRequests = requestCount(scenario.rounds);
+      tally.failedOnce = true;
+      // fast-check's final counterexample is the last value that failed, so this ends up holding it.
+      tally.lastFailure = e.failure;
+      return false;
+  }
+}
+
+/** Runs one scenario on a fresh implementation and checks its history. */
+async function evaluate(
+  settings: Settings,
+  tally: Tally,
+  scenario: ConcurrentScenario,
+  s: fc.Scheduler | null,
+): Promise<Evaluation> {
+  if (spent(settings)) return { status: 'interrupted' };
+  const { options, timeoutMs, graceMs } = settings;
+  const budget = options.budget;
+  const pause: PauseMaker | undefined = s === null ? undefined : (label) => s.schedule(Promise.resolve(), label);
+  const settle: Settle | undefined = s === null ? undefined : (p) => s.waitFor(p);
+  const factory = options.factory;
+  const lanes = { workers: scenario.workers };
+  const created = await bounded(
+    pause !== undefined && isSchedulable(factory)
+      ? factory.withPause(scenario.config, { ...lanes, pause })
+      : factory(scenario.config, lanes),
+    budget === undefined ? settings.startMs : budget.cap(settings.startMs),
+  );
+  if (!created.ok) {
+    if (spent(settings)) return { status: 'interrupted' };
+    const error = `the implementation could not be created: ${created.message}`;
+    return { status: 'failed', failure: { kind: 'impl_error', scenario, run: null, witness: null, error } };
+  }
+  const adapter = created.value as ConcurrentAdapter;
+  tally.adapterName = adapter.name;
+  tally.concurrentStore ||= adapter.concurrent;
+  let run: ConcurrentRun;
+  try {
+    run = await runScenario(scenario, adapter, {
+      timeoutMs,
+      hangGraceMs: graceMs,
+      ...(settle === undefined ? {} : { settle }),
+      ...(budget === undefined ? {} : { budget }),
     });
-    if (details.failed && lastFailure === null && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
-  } else interrupted = remaining <= 0;
+  } finally {
+    await closeBounded(adapter, timeoutMs + graceMs);
+  }
+  if (run.interrupted) return { status: 'interrupted' };
+  if (!tally.failedOnce) tally.overlap = addOverlap(tally.overlap, overlapOf(run.history, run.snapshotId));
+  if (run.errors.length > 0 || run.snapshotMissing !== undefined) {
+    // An adapter defect, or a final snapshot that never came (as in jobcheck/1, a divergence):
+    // a history without its final state proves nothing, so it is never a pass.
+    const missing = run.snapshotMissing === undefined ? [] : [run.snapshotMissing];
+    const error = [...run.errors.map((e) => `request #${e.id}: ${e.message}`), ...missing].join('; ');
+    return { status: 'failed', failure: { kind: 'impl_error', scenario, run, witness: null, error } };
+  }
+  return checkHistory(settings, scenario, run);
+}
 
-  const failure = lastFailure as ConcurrentFailure | null;
-  const stoppedByTimeLimit = interrupted || details?.interrupted === true;
+/** Checks a run's history for linearizability against the job model, within the checker's budget. */
+async function checkHistory(settings: Settings, scenario: ConcurrentScenario, run: ConcurrentRun): Promise<Evaluation> {
+  const { options } = settings;
+  const budget = options.budget;
+  const checkBudget: CheckBudget = {
+    ...options.checkBudget,
+    ...(budget === undefined
+      ? {}
+      : { timeoutMs: Math.min(options.checkBudget?.timeoutMs ?? Number.POSITIVE_INFINITY, budget.remainingMs()) }),
+  };
+  const outcome: CheckOutcome<unknown> = checkLinearizability(
+    jobModel(scenario.config, options.model, settings.comparison),
+    run.history,
+    checkBudget,
+  );
+  switch (outcome.verdict) {
+    case 'linearizable':
+      return { status: 'ok' };
+    case 'not_linearizable': {
+      const failure: NotLinearizable = {
+        kind: 'not_linearizable',
+        scenario,
+        run,
+        witness: outcome.witness,
+        error: null,
+      };
+      if (options.excuse !== undefined && (await options.excuse(failure))) return { status: 'excused' };
+      return { status: 'failed', failure };
+    }
+    case 'unknown':
+      if (spent(settings)) return { status: 'interrupted' };
+      return { status: 'unknown', run, reason: outcome.reason };
+  }
+}
+
+/** The campaign's result from what the runs found and what fast-check reported. */
+function resultOf(settings: Settings, tally: Tally, details: fc.RunDetails<unknown> | null): ConcurrentCampaignResult {
+  const { options, seed, comparison } = settings;
+  const { overlap, unknownRuns, runs } = tally;
+  const failure = tally.lastFailure;
+  const stoppedByTimeLimit = tally.interrupted || details?.interrupted === true;
   const common = {
-    adapter: adapterName,
+    adapter: tally.adapterName,
     seed,
     workers: options.workers,
-    runsPlanned: pathAsked === undefined ? numRunsAsked : 1,
+    runsPlanned: settings.pathAsked === undefined ? settings.numRunsAsked : 1,
     runs,
     unknownRuns,
-    excusedRuns,
-    firstUnknown,
+    excusedRuns: tally.excusedRuns,
+    firstUnknown: tally.firstUnknown,
     stoppedByTimeLimit,
-    firstFailureRequests,
+    firstFailureRequests: tally.firstFailureRequests,
     overlap,
-    durationMs: performance.now() - started,
+    durationMs: performance.now() - settings.started,
   };
+  const fixed = options.scenario;
   if (failure !== null) {
     // A failure that did not fail again when replayed (real concurrency) keeps the path that found it.
     // A fixed scenario has no path: it is named, not drawn.
@@ -340,7 +413,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
           ? details.counterexamplePath
           : (options.path ?? null);
     const story = renderConcurrentStory(failure, {
-      adapter: adapterName,
+      adapter: tally.adapterName,
       workers: options.workers,
       seed,
       path,
@@ -361,7 +434,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   // which no overlap is needed to answer; generated scenarios are there to make requests overlap.
   const idle = fixed === undefined && overlap.pairs === 0;
   const verdict = unknownRuns > 0 ? 'unknown' : stoppedByTimeLimit ? 'time_limit' : idle ? 'not_exercised' : 'passed';
-  const notExercised = verdict === 'not_exercised' ? notExercisedWhy(overlap, runs, concurrentStore) : null;
+  const notExercised = verdict === 'not_exercised' ? notExercisedWhy(overlap, runs, tally.concurrentStore) : null;
   return { ...common, verdict, path: null, shrinks: 0, failure: null, story: null, notExercised };
 }
 

@@ -1,37 +1,18 @@
 /**
  * `runProfile`: an implementation checked rule by rule. For every rule not declared unsupported,
- * the fixture stories whose model run exercises it and a targeted campaign (generation.ts) whose
- * scenarios exercise it at least once are run in lockstep against the model, with the declared
- * variants in place of their rules (model/variants.ts). Every divergence is attributed to the rule
- * it departs from (attribution.ts) and recorded under that rule, whichever campaign found it; the
- * campaign of a rule stops at its own first departure and goes on past others'. Each departing
- * rule's first departure is then shrunk by fast-check, keeping only runs that still depart on that
- * same rule, and told as a story with the flags that replay it.
+ * the fixture stories that exercise it and a targeted campaign (generation.ts) whose scenarios
+ * exercise it run in lockstep against the model, declared variants in place of their rules. Each
+ * divergence is recorded under the rule it departs from (attribution.ts), whichever campaign found
+ * it; a rule's campaign stops at its own first departure. Each departing rule's first departure is
+ * shrunk (keeping only runs that depart on that rule) and told as a story with its replay flags.
  *
- * A rule conforms only when commands exercised it and none departed; a rule no command reached is
- * `not_reached`, and one whose campaign the time limit cut short `budget_exhausted`: neither is a pass.
- *
- * A target on a wall clock (a broker that keeps its own time, `clock: { kind: 'wall' }`) cannot be
- * made to repeat itself exactly: a lease that ends on a tick's boundary may end a little before or a
- * little after the command that depends on it. So its shrunk departure is replayed REPLAYS times more,
- * a fresh instance each time, and counts only if it departs on the same rule at least
- * REPLAYS_NEEDED times; otherwise the rule is `flaky`, with the story and the count, and never a pass.
- * A logical-clock target repeats exactly and is not replayed.
- *
- * A replay the time limit cut short (or never started) is no evidence either way, so only replays
- * that ran to their end are counted (`replays.runs`). The rule `departs` once REPLAYS_NEEDED of them
- * departed; it is `flaky` once so many did not that REPLAYS_NEEDED can no longer be reached even if
- * every replay left had run and departed; otherwise the time limit decided, not the queue: the rule
- * is `budget_exhausted`, with the departure kept as what was found and the replays that completed
- * counted (none: no count). The same holds of the fixtures: when the time limit stops them, a rule
- * whose evidence is theirs alone (its campaign not asked for) is `budget_exhausted`, not judged on
- * the fixtures that happened to run.
- *
- * A variant may reach states that the contract's snapshot cannot hold: under `no-account-order` a
- * job behind its account's head runs, which the snapshot's cross-field rules refuse (they state
- * account-head-only), so the checked model itself refuses to restart from that state. Such a
- * restart has no expected outcome to compare with, so a scenario that needs one is left out: the
- * campaigns' filter passes over it, and a fixture or a shrunk run that meets one is not counted.
+ * Invariants: a rule conforms only when commands exercised it and none departed; `not_reached` and
+ * `budget_exhausted` (the time limit cut its evidence short, the fixtures' too) are never a pass.
+ * A wall-clock target (`clock: { kind: 'wall' }`) cannot repeat itself exactly, so its shrunk
+ * departure is replayed REPLAYS times on fresh instances, counting only replays that ran to their
+ * end: `departs` at REPLAYS_NEEDED, `flaky` once that cannot be reached, else `budget_exhausted`.
+ * A restart the checked model itself refuses (a variant's state the snapshot cannot hold) has no
+ * expected outcome: a scenario or fixture that needs one is left out, never counted.
  */
 import { CodedError } from '../../contract/CodedError.ts';
 import { isJobcheckError } from '../../contract/index.ts';
@@ -248,219 +229,53 @@ interface CampaignOutcome {
   readonly unattributed: Candidate[];
 }
 
+/** What a profile's steps share: its settings, the checked model, and the adapter's name as runs report it. */
+interface ProfileRun {
+  readonly target: ProfileTarget;
+  readonly options: ProfileOptions;
+  readonly runs: number;
+  readonly seed: number;
+  readonly maxCommands: number;
+  readonly budget: Budget | undefined;
+  readonly checked: CheckedModel;
+  readonly unsupported: ReadonlySet<RuleId>;
+  adapter: string;
+}
+
+/** What the fixtures and the campaigns found, rule by rule. */
+interface Evidence {
+  /** The fixtures that exercise each rule. */
+  readonly fixtureRules: Map<RuleId, string[]>;
+  /** Agreeing commands per rule. */
+  readonly counts: Map<RuleId, number>;
+  readonly candidates: Candidate[];
+  readonly unattributed: Candidate[];
+  /** False once the time limit stopped the fixtures: a rule judged on them alone is then not judged. */
+  readonly fixturesComplete: boolean;
+  readonly byRule: Map<RuleId, CampaignOutcome>;
+}
+
 /** Runs a ProfileTarget rule by rule and returns its profile. Never throws for the implementation; throws ProfileError for a bad declaration. */
 export async function runProfile(target: ProfileTarget, options: ProfileOptions = {}): Promise<Profile> {
-  const runs = options.runs ?? 30;
-  const seed = options.seed ?? 1;
-  const maxCommands = options.maxCommands ?? 30;
-  const budget = options.budget;
-  const checked = checkedModelOf(target);
   const declared = target.declarations;
-  const unsupported = new Set(RULE_IDS.filter((r) => declared[r]?.kind === 'unsupported'));
-  let adapter = target.queue;
-  const noteAdapter = (run: LockstepRun): void => {
-    if (run.result.adapter !== '(factory)') adapter = run.result.adapter;
+  const run: ProfileRun = {
+    target,
+    options,
+    runs: options.runs ?? 30,
+    seed: options.seed ?? 1,
+    maxCommands: options.maxCommands ?? 30,
+    budget: options.budget,
+    checked: checkedModelOf(target),
+    unsupported: new Set(RULE_IDS.filter((r) => declared[r]?.kind === 'unsupported')),
+    adapter: target.queue,
   };
-
-  // 1. The fixtures, each once, in lockstep against the checked model.
-  const fixtureRules = new Map<RuleId, string[]>();
-  const counts = new Map<RuleId, number>();
-  const candidates: Candidate[] = [];
-  const unattributed: Candidate[] = [];
-  // False once the time limit stops the fixtures: a rule judged on them alone is then not judged.
-  let fixturesComplete = true;
-  for (const fixture of options.replay === undefined ? loadFixtures() : []) {
-    if (budget?.expired === true) {
-      fixturesComplete = false;
-      break;
-    }
-    const script = fixtureScript(fixture);
-    const run = await runChecked(fixture.config, script, target.factory, lockstepOptions(checked, budget, {}));
-    if (run === 'refused') continue;
-    noteAdapter(run);
-    if (run.result.interrupted === true) {
-      fixturesComplete = false;
-      break;
-    }
-    const reached = new Set(exercisedRules(run).flat());
-    for (const r of reached) fixtureRules.set(r, [...(fixtureRules.get(r) ?? []), fixture.name]);
-    countRun(run, counts);
-    const a = attribution(run);
-    if (a !== null) {
-      const c: Candidate = {
-        rule: a.rule,
-        campaign: undefined,
-        fixture: fixture.name,
-        index: 0,
-        run,
-        divergence: a.divergence,
-        rerun: () => runChecked(fixture.config, script, target.factory, lockstepOptions(checked, budget, {})),
-      };
-      if (a.rule === null) unattributed.push(c);
-      else if (!unsupported.has(a.rule)) candidates.push(c);
-    }
-  }
-
-  // 2. One targeted campaign per checked rule.
-  const campaignRules = RULE_IDS.filter(
-    (r) => !unsupported.has(r) && (options.rules === undefined || options.rules.includes(r)),
-  );
-  const tries = options.triesPerRun ?? 6;
-  let done = 0;
-  const outcomes = await inOrder(campaignRules.length, options.parallel ?? 1, async (i): Promise<CampaignOutcome> => {
-    const rule = campaignRules[i] as RuleId;
-    const arb = targetedScenarioArb(rule, maxCommands);
-    const minHits = RULE_BIAS[rule].minHits ?? 1;
-    const ruleSeed = campaignSeed(seed, rule);
-    const own: CampaignOutcome = {
-      rule,
-      kept: 0,
-      complete: false,
-      counts: new Map(),
-      candidates: [],
-      unattributed: [],
-    };
-    let scenarios: ProfileScenario[] = [];
-    const at = (index: number): ProfileScenario => {
-      if (index >= scenarios.length)
-        scenarios = fc.sample(arb, { numRuns: Math.max(index + 1, 2 * scenarios.length, 16), seed: ruleSeed });
-      return scenarios[index] as ProfileScenario;
-    };
-    const indices =
-      options.replay === undefined
-        ? undefined
-        : options.replay.rule === rule
-          ? [Number(options.replay.path.split(':')[0])]
-          : [];
-    let kept = 0;
-    let stoppedEarly = false;
-    const limit = indices === undefined ? runs * tries : indices.length;
-    for (let t = 0; t < limit && kept < runs; t++) {
-      if (budget?.expired === true) {
-        stoppedEarly = true;
-        break;
-      }
-      const index = indices === undefined ? t : (indices[t] as number);
-      const scenario = at(index);
-      if ((modelRules(checked, scenario)?.get(rule) ?? 0) < minHits) continue;
-      const run = await runChecked(
-        scenario.config,
-        scenario.commands,
-        target.factory,
-        lockstepOptions(checked, budget, scenario),
-      );
-      if (run === 'refused') continue;
-      noteAdapter(run);
-      // An implementation that cannot start from a snapshot leaves this rule's edge not reached.
-      if (run.cannotStart === true) break;
-      if (run.result.interrupted === true) {
-        stoppedEarly = true;
-        break;
-      }
-      kept += 1;
-      countRun(run, own.counts);
-      const a = attribution(run);
-      if (a === null) continue;
-      const c: Candidate = {
-        rule: a.rule,
-        campaign: rule,
-        fixture: undefined,
-        index,
-        run,
-        divergence: a.divergence,
-        rerun: () =>
-          runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, budget, scenario)),
-      };
-      if (a.rule === null) own.unattributed.push(c);
-      else if (!unsupported.has(a.rule)) own.candidates.push(c);
-      if (a.rule === rule) break; // this rule departs: its campaign has found what it looks for
-    }
-    done += 1;
-    options.onRule?.(rule, done, campaignRules.length);
-    return { ...own, kept, complete: !stoppedEarly };
-  });
-  const byRule = new Map<RuleId, CampaignOutcome>();
-  for (const o of outcomes) {
-    if (o === undefined) continue;
-    byRule.set(o.rule, o);
-    for (const [r, n] of o.counts) counts.set(r, (counts.get(r) ?? 0) + n);
-    candidates.push(...o.candidates);
-    unattributed.push(...o.unattributed);
-  }
-
-  // 3. Each departing rule's departure, shrunk: its own campaign's if it has one, else the first found;
-  // on a wall clock, replayed REPLAYS times to tell a departure from a flaky one.
-  const departures = new Map<RuleId, Departure>();
-  const replays = new Map<RuleId, Replays>();
-  const wall = target.clock?.kind === 'wall';
-  // Each rule's departure is shrunk (and replayed) on its own instances, so the rules go as many at
-  // a time as their campaigns did: on a wall clock shrinking is most of a profile's time, and
-  // mostly waiting. The results are kept by rule, so the page does not depend on which ends first.
-  const departing = RULE_IDS.filter((rule) => candidates.some((c) => c.rule === rule));
-  const shrunkByRule = await inOrder(departing.length, options.parallel ?? 1, async (i) => {
-    const rule = departing[i] as RuleId;
-    const mine = candidates.filter((c) => c.rule === rule);
-    const first =
-      mine.find((c) => c.campaign === rule) ?? mine.find((c) => c.campaign !== undefined) ?? (mine[0] as Candidate);
-    const shrunk = await shrink(first, checked, target, {
-      seed,
-      maxCommands,
-      budget,
-      replayCommand: options.replayCommand,
-      replayPath: options.replay?.path,
-    });
-    return { departure: shrunk.departure, replays: wall ? await replay(shrunk.rerun, rule, noteAdapter) : undefined };
-  });
-  departing.forEach((rule, i) => {
-    const done = shrunkByRule[i];
-    if (done === undefined) return;
-    departures.set(rule, done.departure);
-    if (done.replays !== undefined) replays.set(rule, done.replays);
-  });
-
-  const results: RuleResult[] = RULE_IDS.map((rule): RuleResult => {
-    const d = declared[rule];
-    const base = {
-      rule,
-      title: ruleOf(rule).title,
-      commands: counts.get(rule) ?? 0,
-      runs: byRule.get(rule)?.kept ?? 0,
-      fixtures: fixtureRules.get(rule) ?? [],
-      ...(target.upstream?.[rule] === undefined ? {} : { upstream: target.upstream[rule] }),
-      ...(target.tolerances?.[rule] === undefined ? {} : { tolerance: target.tolerances[rule] }),
-    };
-    if (d?.kind === 'unsupported') return { ...base, status: 'unsupported', why: d.why };
-    const variant = d?.kind === 'variant' ? { variant: d.variant, why: d.why } : {};
-    const departure = departures.get(rule);
-    const replayed = replays.get(rule);
-    if (departure !== undefined && replayed !== undefined)
-      return {
-        ...base,
-        ...variant,
-        status: replayStatus(replayed),
-        departure,
-        ...(replayed.runs === 0 ? {} : { replays: replayed }),
-      };
-    if (departure !== undefined) return { ...base, ...variant, status: 'departs', departure };
-    const campaign = byRule.get(rule);
-    const incomplete =
-      (campaign !== undefined && !campaign.complete) ||
-      (campaign === undefined && (!fixturesComplete || (options.rules === undefined && budget?.expired === true)));
-    if (incomplete) return { ...base, ...variant, status: 'budget_exhausted' };
-    if (base.commands === 0) return { ...base, ...variant, status: 'not_reached' };
-    return { ...base, ...variant, status: d?.kind === 'variant' ? 'variant' : 'conforms' };
-  });
-  const unattributedOut: Unattributed[] = unattributed.map((c) => ({
-    source: c.fixture === undefined ? 'campaign' : 'fixture',
-    ...(c.campaign === undefined
-      ? {}
-      : { campaign: c.campaign, seed: campaignSeed(seed, c.campaign), path: String(c.index) }),
-    ...(c.fixture === undefined ? {} : { fixture: c.fixture }),
-    divergence: c.divergence,
-    story: renderStory(c.run.result),
-  }));
+  const evidence = await fixturePass(run);
+  await campaignPass(run, evidence);
+  const shrunk = await shrinkPass(run, evidence.candidates);
+  const results = RULE_IDS.map((rule) => ruleResult(run, evidence, shrunk, rule));
+  const unattributed = evidence.unattributed.map((c) => unattributedOf(run.seed, c));
   const verdict =
-    results.some((r) => r.status === 'departs') || unattributedOut.length > 0
+    results.some((r) => r.status === 'departs') || unattributed.length > 0
       ? 'departs'
       : results.some((r) => r.status === 'budget_exhausted' || r.status === 'flaky')
         ? 'incomplete'
@@ -469,14 +284,230 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
     format: PROFILE_FORMAT,
     queue: target.queue,
     version: target.version,
-    adapter,
+    adapter: run.adapter,
     clock: target.clock ?? { kind: 'logical' },
-    seed,
-    runs,
-    maxCommands,
+    seed: run.seed,
+    runs: run.runs,
+    maxCommands: run.maxCommands,
     verdict,
     rules: results,
-    unattributed: unattributedOut,
+    unattributed,
+  };
+}
+
+/** Notes the adapter's name a run reports. */
+function noteAdapter(run: ProfileRun, lockstep: LockstepRun): void {
+  if (lockstep.result.adapter !== '(factory)') run.adapter = lockstep.result.adapter;
+}
+
+/** Step 1: the fixtures, each once, in lockstep against the checked model (none for a replay). */
+async function fixturePass(run: ProfileRun): Promise<Evidence> {
+  const { target, checked, budget } = run;
+  const evidence: Evidence & { fixturesComplete: boolean } = {
+    fixtureRules: new Map(),
+    counts: new Map(),
+    candidates: [],
+    unattributed: [],
+    fixturesComplete: true,
+    byRule: new Map(),
+  };
+  for (const fixture of run.options.replay === undefined ? loadFixtures() : []) {
+    if (budget?.expired === true) {
+      evidence.fixturesComplete = false;
+      break;
+    }
+    const script = fixtureScript(fixture);
+    const again = () => runChecked(fixture.config, script, target.factory, lockstepOptions(checked, budget, {}));
+    const ran = await again();
+    if (ran === 'refused') continue;
+    noteAdapter(run, ran);
+    if (ran.result.interrupted === true) {
+      evidence.fixturesComplete = false;
+      break;
+    }
+    for (const r of new Set(exercisedRules(ran).flat()))
+      evidence.fixtureRules.set(r, [...(evidence.fixtureRules.get(r) ?? []), fixture.name]);
+    countRun(ran, evidence.counts);
+    const a = attribution(ran);
+    if (a === null) continue;
+    const c: Candidate = { ...a, campaign: undefined, fixture: fixture.name, index: 0, run: ran, rerun: again };
+    keep(run, c, evidence);
+  }
+  return evidence;
+}
+
+/** Records a candidate departure: unattributed, or under its rule unless that rule is declared unsupported. */
+function keep(run: ProfileRun, c: Candidate, into: Pick<Evidence, 'candidates' | 'unattributed'>): void {
+  if (c.rule === null) into.unattributed.push(c);
+  else if (!run.unsupported.has(c.rule)) into.candidates.push(c);
+}
+
+/** Step 2: one targeted campaign per checked rule, as many at once as `parallel`; folded into `evidence`. */
+async function campaignPass(run: ProfileRun, evidence: Evidence): Promise<void> {
+  const { options } = run;
+  const rules = RULE_IDS.filter(
+    (r) => !run.unsupported.has(r) && (options.rules === undefined || options.rules.includes(r)),
+  );
+  let done = 0;
+  const outcomes = await inOrder(rules.length, options.parallel ?? 1, async (i): Promise<CampaignOutcome> => {
+    const rule = rules[i] as RuleId;
+    const outcome = await ruleCampaign(run, rule);
+    done += 1;
+    options.onRule?.(rule, done, rules.length);
+    return outcome;
+  });
+  for (const o of outcomes) {
+    if (o === undefined) continue;
+    evidence.byRule.set(o.rule, o);
+    for (const [r, n] of o.counts) evidence.counts.set(r, (evidence.counts.get(r) ?? 0) + n);
+    evidence.candidates.push(...o.candidates);
+    evidence.unattributed.push(...o.unattributed);
+  }
+}
+
+/** The scenarios of a rule's campaign by index, drawn from its seed as needed. */
+function scenariosOf(run: ProfileRun, rule: RuleId): (index: number) => ProfileScenario {
+  const arb = targetedScenarioArb(rule, run.maxCommands);
+  const seed = campaignSeed(run.seed, rule);
+  let scenarios: ProfileScenario[] = [];
+  return (index) => {
+    if (index >= scenarios.length)
+      scenarios = fc.sample(arb, { numRuns: Math.max(index + 1, 2 * scenarios.length, 16), seed });
+    return scenarios[index] as ProfileScenario;
+  };
+}
+
+/**
+ * The targeted campaign of one rule: scenarios that exercise it (at least its minHits), until
+ * `runs` of them ran or it departs; a replay runs only the scenario of its path.
+ */
+async function ruleCampaign(run: ProfileRun, rule: RuleId): Promise<CampaignOutcome> {
+  const { options, target, checked, budget } = run;
+  const at = scenariosOf(run, rule);
+  const minHits = RULE_BIAS[rule].minHits ?? 1;
+  const own: CampaignOutcome = { rule, kept: 0, complete: false, counts: new Map(), candidates: [], unattributed: [] };
+  const replay = options.replay;
+  const indices = replay === undefined ? undefined : replay.rule === rule ? [Number(replay.path.split(':')[0])] : [];
+  let kept = 0;
+  let stoppedEarly = false;
+  const limit = indices === undefined ? run.runs * (options.triesPerRun ?? 6) : indices.length;
+  for (let t = 0; t < limit && kept < run.runs; t++) {
+    if (budget?.expired === true) {
+      stoppedEarly = true;
+      break;
+    }
+    const index = indices === undefined ? t : (indices[t] as number);
+    const scenario = at(index);
+    if ((modelRules(checked, scenario)?.get(rule) ?? 0) < minHits) continue;
+    const again = () =>
+      runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, budget, scenario));
+    const ran = await again();
+    if (ran === 'refused') continue;
+    noteAdapter(run, ran);
+    // An implementation that cannot start from a snapshot leaves this rule's edge not reached.
+    if (ran.cannotStart === true) break;
+    if (ran.result.interrupted === true) {
+      stoppedEarly = true;
+      break;
+    }
+    kept += 1;
+    countRun(ran, own.counts);
+    const a = attribution(ran);
+    if (a === null) continue;
+    keep(run, { ...a, campaign: rule, fixture: undefined, index, run: ran, rerun: again }, own);
+    if (a.rule === rule) break; // this rule departs: its campaign has found what it looks for
+  }
+  return { ...own, kept, complete: !stoppedEarly };
+}
+
+/** Each departing rule's shrunk departure and, on a wall clock, its replays. */
+interface Shrunk {
+  readonly departures: Map<RuleId, Departure>;
+  readonly replays: Map<RuleId, Replays>;
+}
+
+/**
+ * Step 3: each departing rule's departure, shrunk: its own campaign's if it has one, else the
+ * first found; on a wall clock, replayed REPLAYS times to tell a departure from a flaky one. The
+ * rules go as many at a time as their campaigns did (on a wall clock shrinking is most of a
+ * profile's time, and mostly waiting); the results are kept by rule, so the page does not depend
+ * on which ends first.
+ */
+async function shrinkPass(run: ProfileRun, candidates: readonly Candidate[]): Promise<Shrunk> {
+  const { options, target } = run;
+  const wall = target.clock?.kind === 'wall';
+  const departing = RULE_IDS.filter((rule) => candidates.some((c) => c.rule === rule));
+  const shrunkByRule = await inOrder(departing.length, options.parallel ?? 1, async (i) => {
+    const rule = departing[i] as RuleId;
+    const mine = candidates.filter((c) => c.rule === rule);
+    const first =
+      mine.find((c) => c.campaign === rule) ?? mine.find((c) => c.campaign !== undefined) ?? (mine[0] as Candidate);
+    const shrunk = await shrink(first, run.checked, target, {
+      seed: run.seed,
+      maxCommands: run.maxCommands,
+      budget: run.budget,
+      replayCommand: options.replayCommand,
+      replayPath: options.replay?.path,
+    });
+    const replays = wall ? await replay(shrunk.rerun, rule, (r) => noteAdapter(run, r)) : undefined;
+    return { departure: shrunk.departure, replays };
+  });
+  const out: Shrunk = { departures: new Map(), replays: new Map() };
+  departing.forEach((rule, i) => {
+    const done = shrunkByRule[i];
+    if (done === undefined) return;
+    out.departures.set(rule, done.departure);
+    if (done.replays !== undefined) out.replays.set(rule, done.replays);
+  });
+  return out;
+}
+
+/** Step 4: the result of one rule, from what the fixtures, the campaigns and the shrinking found. Pure. */
+function ruleResult(run: ProfileRun, evidence: Evidence, shrunk: Shrunk, rule: RuleId): RuleResult {
+  const { target, options } = run;
+  const d = target.declarations[rule];
+  const campaign = evidence.byRule.get(rule);
+  const base = {
+    rule,
+    title: ruleOf(rule).title,
+    commands: evidence.counts.get(rule) ?? 0,
+    runs: campaign?.kept ?? 0,
+    fixtures: evidence.fixtureRules.get(rule) ?? [],
+    ...(target.upstream?.[rule] === undefined ? {} : { upstream: target.upstream[rule] }),
+    ...(target.tolerances?.[rule] === undefined ? {} : { tolerance: target.tolerances[rule] }),
+  };
+  if (d?.kind === 'unsupported') return { ...base, status: 'unsupported', why: d.why };
+  const variant = d?.kind === 'variant' ? { variant: d.variant, why: d.why } : {};
+  const departure = shrunk.departures.get(rule);
+  const replayed = shrunk.replays.get(rule);
+  if (departure !== undefined && replayed !== undefined)
+    return {
+      ...base,
+      ...variant,
+      status: replayStatus(replayed),
+      departure,
+      ...(replayed.runs === 0 ? {} : { replays: replayed }),
+    };
+  if (departure !== undefined) return { ...base, ...variant, status: 'departs', departure };
+  const expired = run.budget?.expired === true;
+  const incomplete =
+    (campaign !== undefined && !campaign.complete) ||
+    (campaign === undefined && (!evidence.fixturesComplete || (options.rules === undefined && expired)));
+  if (incomplete) return { ...base, ...variant, status: 'budget_exhausted' };
+  if (base.commands === 0) return { ...base, ...variant, status: 'not_reached' };
+  return { ...base, ...variant, status: d?.kind === 'variant' ? 'variant' : 'conforms' };
+}
+
+/** A divergence no rule explains, as the profile tells it. Pure. */
+function unattributedOf(seed: number, c: Candidate): Unattributed {
+  return {
+    source: c.fixture === undefined ? 'campaign' : 'fixture',
+    ...(c.campaign === undefined
+      ? {}
+      : { campaign: c.campaign, seed: campaignSeed(seed, c.campaign), path: String(c.index) }),
+    ...(c.fixture === undefined ? {} : { fixture: c.fixture }),
+    divergence: c.divergence,
+    story: renderStory(c.run.result),
   };
 }
 
@@ -521,6 +552,44 @@ async function replay(
   return { runs, departed };
 }
 
+/** How shrink() tells a departure it found. */
+interface ShrinkOptions {
+  seed: number;
+  maxCommands: number;
+  budget: Budget | undefined;
+  replayCommand: ProfileOptions['replayCommand'];
+  replayPath?: string | undefined;
+}
+
+/** The departure of candidate `c`, told by `run` (its shrunk run, or itself), with the command that replays it. Pure. */
+function departureOf(
+  c: Candidate,
+  o: ShrinkOptions,
+  run: LockstepRun,
+  seed: number | undefined,
+  path: string | undefined,
+  unshrunk: number,
+  divergence: Departure['divergence'],
+): Departure {
+  const replay =
+    o.replayCommand?.(c.rule ?? 'snapshot-is-a-copy', c.campaign, path) ??
+    (path === undefined
+      ? `runProfile(target, { seed: ${o.seed} })`
+      : `runProfile(target, { seed: ${o.seed}, replay: { rule: '${c.campaign}', path: '${path}' } })`);
+  return {
+    source: c.campaign === undefined ? 'fixture' : 'campaign',
+    ...(c.campaign === undefined ? {} : { campaign: c.campaign }),
+    ...(c.fixture === undefined ? {} : { fixture: c.fixture }),
+    ...(seed === undefined ? {} : { seed }),
+    ...(path === undefined ? {} : { path }),
+    steps: run.result.steps.length,
+    unshrunkSteps: unshrunk,
+    divergence,
+    story: renderStory(run.result, { reproduceCommand: replay }),
+    replay,
+  };
+}
+
 /**
  * Shrinks one departure with fast-check, keeping only runs that depart on the same rule; a
  * fixture's is told as it is. Returns the departure and a way to run its story again.
@@ -529,42 +598,11 @@ async function shrink(
   c: Candidate,
   checked: CheckedModel,
   target: ProfileTarget,
-  o: {
-    seed: number;
-    maxCommands: number;
-    budget: Budget | undefined;
-    replayCommand: ProfileOptions['replayCommand'];
-    replayPath?: string | undefined;
-  },
+  o: ShrinkOptions,
 ): Promise<{ departure: Departure; rerun: () => Promise<LockstepRun | 'refused'> }> {
-  const told = (
-    run: LockstepRun,
-    seed: number | undefined,
-    path: string | undefined,
-    unshrunk: number,
-    divergence: Departure['divergence'],
-  ): Departure => {
-    const replay =
-      o.replayCommand?.(c.rule ?? 'snapshot-is-a-copy', c.campaign, path) ??
-      (path === undefined
-        ? `runProfile(target, { seed: ${o.seed} })`
-        : `runProfile(target, { seed: ${o.seed}, replay: { rule: '${c.campaign}', path: '${path}' } })`);
-    return {
-      source: c.campaign === undefined ? 'fixture' : 'campaign',
-      ...(c.campaign === undefined ? {} : { campaign: c.campaign }),
-      ...(c.fixture === undefined ? {} : { fixture: c.fixture }),
-      ...(seed === undefined ? {} : { seed }),
-      ...(path === undefined ? {} : { path }),
-      steps: run.result.steps.length,
-      unshrunkSteps: unshrunk,
-      divergence,
-      story: renderStory(run.result, { reproduceCommand: replay }),
-      replay,
-    };
-  };
   if (c.campaign === undefined)
     return {
-      departure: told(c.run, undefined, undefined, c.run.result.steps.length, c.divergence),
+      departure: departureOf(c, o, c.run, undefined, undefined, c.run.result.steps.length, c.divergence),
       rerun: c.rerun,
     };
   const rule = c.rule;
@@ -603,5 +641,8 @@ async function shrink(
     ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.max(1, Math.ceil(remaining)) } : {}),
   });
   const path = details.failed && details.counterexamplePath !== null ? details.counterexamplePath : String(c.index);
-  return { departure: told(last.run, seed, path, c.run.result.steps.length, last.divergence), rerun: last.rerun };
+  return {
+    departure: departureOf(c, o, last.run, seed, path, c.run.result.steps.length, last.divergence),
+    rerun: last.rerun,
+  };
 }

@@ -261,6 +261,44 @@ export interface CampaignResult {
   readonly story: string | null;
 }
 
+/** The first failing run of the generation phase: its index in the whole campaign, its length, its result and when it ended. */
+interface FirstFailure {
+  readonly index: number;
+  readonly length: number;
+  readonly result: LockstepResult;
+  readonly at: number;
+}
+
+/** A campaign under way: its settings, worked out once, and what its runs found so far. */
+interface CampaignRun {
+  readonly options: CampaignOptions;
+  readonly seed: number;
+  /** Runs of the whole campaign. */
+  readonly allRuns: number;
+  /** Runs this campaign (its shard, without a path) runs. */
+  readonly runs: number;
+  /** The campaign's index of this campaign's k-th run. */
+  readonly indexOf: (k: number) => number;
+  readonly arb: fc.Arbitrary<Scenario>;
+  readonly recorder: CoverageRecorder;
+  readonly started: number;
+  adapter: string;
+  /** Commands of the runs that count: those a sequential campaign would run, then shrinking's. */
+  commands: number;
+  /** Commands of parallel runs past the first failure, checked but not counted (they vary with timing). */
+  discarded: number;
+  /** Commands of every run started, for progress. */
+  underway: number;
+  interrupted: boolean;
+  /** Runs of the generation phase folded in (counted and covered). */
+  generated: number;
+  firstFailure: FirstFailure | null;
+  commandsToFirstFailure: number | null;
+  shrinkRuns: number;
+  replayedLength: number | null;
+  lastFailure: LockstepResult | null;
+}
+
 /**
  * Runs a random differential campaign against the implementation made by `factory`. Never throws
  * for a divergence (it is the `diverge` verdict); rethrows only an error of the engine itself
@@ -269,202 +307,232 @@ export interface CampaignResult {
  * would check nothing or does not fit its bounds (checkCampaignPlan).
  */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
-  const shard = options.shard;
-  if (
-    shard !== undefined &&
-    !(
-      Number.isSafeInteger(shard.index) &&
-      Number.isSafeInteger(shard.count) &&
-      shard.index >= 1 &&
-      shard.index <= shard.count
-    )
-  ) {
-    throw new RangeError(`a shard is i/n with 1 <= i <= n (got ${shard.index}/${shard.count})`);
-  }
-  const allRuns = options.runs ?? 100;
+  checkShard(options.shard);
   const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
   await checkCampaignPlan({ ...options, seed });
-  // Without a path, a shard runs its part of the campaign: its k-th run is the campaign's run indexOf(k).
-  const runs = options.path === undefined ? shardRuns(allRuns, shard) : allRuns;
-  const indexOf = (k: number): number => (shard === undefined ? k : shard.index - 1 + k * shard.count);
+  const run = campaignRunOf(options, seed);
+  // 1. Generation, spread over parallel lanes; 2. shrinking (or the replay of a given path).
+  if (options.path === undefined && run.runs > 0 && (options.budget?.remainingMs() ?? 1) > 0) await generate(run);
+  const replayPath = options.path ?? (run.firstFailure === null ? undefined : String(run.firstFailure.index));
+  const details = await shrinkOrReplay(run, replayPath);
+  return resultOf(run, replayPath, details);
+}
+
+/** Throws RangeError for a shard that is not i/n with 1 <= i <= n. */
+function checkShard(shard: CampaignShard | undefined): void {
+  if (shard === undefined) return;
+  const { index, count } = shard;
+  if (Number.isSafeInteger(index) && Number.isSafeInteger(count) && index >= 1 && index <= count) return;
+  throw new RangeError(`a shard is i/n with 1 <= i <= n (got ${index}/${count})`);
+}
+
+/** A campaign of `options` about to start. Pure but for the clock. */
+function campaignRunOf(options: CampaignOptions, seed: number): CampaignRun {
+  const shard = options.shard;
+  const allRuns = options.runs ?? 100;
   const configs =
     options.configs === undefined || options.configs.length === 0 ? undefined : fc.constantFrom(...options.configs);
-  const arb = scenarioArb({
-    ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }),
-    ...(configs === undefined ? {} : { configs }),
-  });
-  const recorder = new CoverageRecorder(
-    `campaign seed=${seed}${shard === undefined || options.path !== undefined ? '' : ` shard=${shard.index}/${shard.count}`}`,
+  const sharded = shard === undefined || options.path !== undefined ? '' : ` shard=${shard.index}/${shard.count}`;
+  return {
+    options,
+    seed,
+    allRuns,
+    // Without a path, a shard runs its part of the campaign: its k-th run is the campaign's run indexOf(k).
+    runs: options.path === undefined ? shardRuns(allRuns, shard) : allRuns,
+    indexOf: (k) => (shard === undefined ? k : shard.index - 1 + k * shard.count),
+    arb: scenarioArb({
+      ...(options.maxCommands === undefined ? {} : { maxCommands: options.maxCommands }),
+      ...(configs === undefined ? {} : { configs }),
+    }),
+    recorder: new CoverageRecorder(`campaign seed=${seed}${sharded}`),
+    started: performance.now(),
+    adapter: '(unknown)',
+    commands: 0,
+    discarded: 0,
+    underway: 0,
+    interrupted: false,
+    generated: 0,
+    firstFailure: null,
+    commandsToFirstFailure: null,
+    shrinkRuns: 0,
+    replayedLength: null,
+    lastFailure: null,
+  };
+}
+
+/** Runs one scenario in lockstep; a run the time limit cut short is neither a pass nor a failure, and not counted as a run. */
+async function lockstep(run: CampaignRun, scenario: Scenario): Promise<LockstepResult> {
+  const budget = run.options.budget;
+  const result = await runLockstep(
+    scenario.config,
+    scenario.commands,
+    run.options.factory,
+    budget === undefined ? {} : { budget },
   );
-  const budget = options.budget;
-  const lockstepOptions = budget === undefined ? {} : { budget };
-  let adapter = '(unknown)';
-  // Commands of the runs that count: those a sequential campaign would run, then shrinking's.
-  let commands = 0;
-  // Commands of parallel runs past the first failure, checked but not counted (they vary with timing).
-  let discarded = 0;
-  let underway = 0;
-  let interrupted = false;
-  const started = performance.now();
-  const lockstep = async (scenario: Scenario): Promise<LockstepResult> => {
-    const result = await runLockstep(scenario.config, scenario.commands, options.factory, lockstepOptions);
-    if (result.adapter !== '(factory)') adapter = result.adapter;
-    underway += result.steps.length;
-    // Cut short by the time limit: neither a pass nor a failure, and not counted as a run.
-    if (result.interrupted === true) {
-      interrupted = true;
-      commands += result.steps.length;
+  if (result.adapter !== '(factory)') run.adapter = result.adapter;
+  run.underway += result.steps.length;
+  if (result.interrupted === true) {
+    run.interrupted = true;
+    run.commands += result.steps.length;
+  }
+  return result;
+}
+
+/**
+ * The scenario of each index, generated as needed a window at a time: fast-check's values from
+ * index i on are those of fc.sample with `path: "i"`, so only the window in use is kept, not every
+ * scenario up to the last. A window holds about 40,000 commands; a shard whose runs lie far apart
+ * takes them one by one.
+ */
+function windowedScenarios(run: CampaignRun): (index: number) => Scenario {
+  const { options, arb, seed, allRuns } = run;
+  const size = Math.max(1, Math.floor(40_000 / (options.maxCommands ?? 40)));
+  const width = options.shard !== undefined && options.shard.count > 8 ? 1 : size;
+  const windows = new Map<number, Scenario[]>();
+  return (index) => {
+    const start = index - (index % width);
+    let window = windows.get(start);
+    if (window === undefined) {
+      window = fc.sample(arb, { numRuns: Math.min(width, allRuns - start), seed, path: String(start) });
+      // The lanes in flight are close together: two windows cover them.
+      if (windows.size >= 2) windows.delete(Math.min(...windows.keys()));
+      windows.set(start, window);
     }
-    return result;
+    return window[index - start] as Scenario;
   };
+}
 
-  // 1. Generation. fast-check's n-th generated value for a seed is the n-th of fc.sample with that
-  //    seed, and `path: "n"` replays it, so the runs can be spread over parallel lanes and the
-  //    first failure (the one of lowest index, as a sequential fc.check would meet it) shrunk after.
-  type FirstFailure = {
-    readonly index: number;
-    readonly length: number;
-    readonly result: LockstepResult;
-    readonly at: number;
-  };
-  // Set in the runs' callbacks, which the compiler's narrowing does not follow.
-  let firstFailure = null as FirstFailure | null;
-  let generated = 0;
-  let commandsToFirstFailure: number | null = null;
-  if (options.path === undefined && runs > 0 && (budget?.remainingMs() ?? 1) > 0) {
-    // Generated as needed, a window at a time: the values from index i on are those of fc.sample
-    // with `path: "i"`, so only the window in use is kept, not every scenario up to the last. A
-    // window holds about 40,000 commands; a shard whose runs lie far apart takes them one by one.
-    const size = Math.max(1, Math.floor(40_000 / (options.maxCommands ?? 40)));
-    const width = shard !== undefined && shard.count > 8 ? 1 : size;
-    const windows = new Map<number, Scenario[]>();
-    const scenarioAt = (index: number): Scenario => {
-      const start = index - (index % width);
-      let window = windows.get(start);
-      if (window === undefined) {
-        window = fc.sample(arb, { numRuns: Math.min(width, allRuns - start), seed, path: String(start) });
-        // The lanes in flight are close together: two windows cover them.
-        if (windows.size >= 2) windows.delete(Math.min(...windows.keys()));
-        windows.set(start, window);
-      }
-      return window[index - start] as Scenario;
-    };
-    type Outcome = { readonly result: LockstepResult; readonly length: number; readonly at: number } | undefined;
-    // Count and cover the runs a sequential campaign would have run, those before the first failure
-    // and it, in the order of their indexes, as they end: no run's steps are kept past that.
-    const waiting = new Map<number, Outcome>();
-    let folded = 0;
-    const fold = (i: number, r: Outcome): void => {
-      if (r === undefined) return;
-      if (generated < i || firstFailure !== null) {
-        discarded += r.result.steps.length;
-        return;
-      }
-      generated += 1;
-      commands += r.result.steps.length;
-      recorder.recordRun(r.result);
-      if (r.result.divergence !== null) {
-        firstFailure = { index: indexOf(i), length: r.length, result: r.result, at: r.at };
-        commandsToFirstFailure = commands;
-      }
-    };
-    let lowestFailure = Number.POSITIVE_INFINITY;
-    let done = 0;
-    await inOrder(
-      runs,
-      options.parallel ?? 1,
-      async (index) => {
-        const scenario = scenarioAt(indexOf(index));
-        const result = await lockstep(scenario);
-        let outcome: Outcome;
-        if (result.interrupted !== true) {
-          if (result.divergence !== null && index < lowestFailure) lowestFailure = index;
-          done += 1;
-          options.onProgress?.({ phase: 'generate', run: done, runs, commands: underway });
-          outcome = { result, length: scenario.commands.length, at: performance.now() };
-        }
-        waiting.set(index, outcome);
-        for (; waiting.has(folded); folded++) {
-          fold(folded, waiting.get(folded));
-          waiting.delete(folded);
-        }
-        return undefined;
-      },
-      (index) => index > lowestFailure || interrupted || budget?.expired === true,
-    );
-    // Runs past one that never started (the time limit) are folded last, as they are: discarded.
-    for (const i of [...waiting.keys()].sort((a, b) => a - b)) fold(i, waiting.get(i));
-  }
+/** A generated run's outcome; undefined for one the time limit cut short. */
+type Outcome = { readonly result: LockstepResult; readonly length: number; readonly at: number } | undefined;
 
-  // 2. Shrinking (or the replay of a given path), sequential: each step depends on the last.
-  let shrinkRuns = 0;
-  let replayedLength: number | null = null;
-  let lastFailure: LockstepResult | null = null;
-  let details: fc.RunDetails<[Scenario]> | null = null;
-  const replayPath = options.path ?? (firstFailure === null ? undefined : String(firstFailure.index));
-  const remaining = budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
-  if (replayPath !== undefined && remaining > 0) {
-    const replaying = options.path !== undefined;
-    const property = fc.asyncProperty(arb, async (scenario: Scenario) => {
-      const result = await lockstep(scenario);
-      if (result.interrupted === true) return true;
-      commands += result.steps.length;
-      if (replaying && shrinkRuns === 0 && lastFailure === null) {
-        generated += 1;
-        recorder.recordRun(result);
-      } else shrinkRuns += 1;
-      if (replaying && lastFailure === null && result.divergence !== null) {
-        commandsToFirstFailure = result.steps.length;
-        replayedLength = scenario.commands.length;
-      }
-      if (lastFailure !== null || !replaying)
-        options.onProgress?.({ phase: 'shrink', run: shrinkRuns, runs, commands });
-      // fast-check's final counterexample is the last value that failed, so this ends up holding it.
-      if (result.divergence !== null) lastFailure = result;
-      return result.divergence === null;
-    });
-    details = await fc.check(property, {
-      numRuns: 1,
-      seed,
-      path: replayPath,
-      ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
-    });
-    if (details.failed && lastFailure === null && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
+/**
+ * Counts and covers the run `i` if a sequential campaign would have run it (those before the first
+ * failure, and it), in the order of the indexes; no run's steps are kept past that.
+ */
+function fold(run: CampaignRun, i: number, r: Outcome): void {
+  if (r === undefined) return;
+  if (run.generated < i || run.firstFailure !== null) {
+    run.discarded += r.result.steps.length;
+    return;
   }
+  run.generated += 1;
+  run.commands += r.result.steps.length;
+  run.recorder.recordRun(r.result);
+  if (r.result.divergence !== null) {
+    run.firstFailure = { index: run.indexOf(i), length: r.length, result: r.result, at: r.at };
+    run.commandsToFirstFailure = run.commands;
+  }
+}
+
+/**
+ * 1. Generation. fast-check's n-th generated value for a seed is the n-th of fc.sample with that
+ * seed, and `path: "n"` replays it, so the runs are spread over parallel lanes and the first
+ * failure (the one of lowest index, as a sequential fc.check would meet it) shrunk after.
+ */
+async function generate(run: CampaignRun): Promise<void> {
+  const { options, runs } = run;
+  const scenarioAt = windowedScenarios(run);
+  const waiting = new Map<number, Outcome>();
+  let folded = 0;
+  let lowestFailure = Number.POSITIVE_INFINITY;
+  let done = 0;
+  await inOrder(
+    runs,
+    options.parallel ?? 1,
+    async (index) => {
+      const scenario = scenarioAt(run.indexOf(index));
+      const result = await lockstep(run, scenario);
+      let outcome: Outcome;
+      if (result.interrupted !== true) {
+        if (result.divergence !== null && index < lowestFailure) lowestFailure = index;
+        done += 1;
+        options.onProgress?.({ phase: 'generate', run: done, runs, commands: run.underway });
+        outcome = { result, length: scenario.commands.length, at: performance.now() };
+      }
+      waiting.set(index, outcome);
+      for (; waiting.has(folded); folded++) {
+        fold(run, folded, waiting.get(folded));
+        waiting.delete(folded);
+      }
+      return undefined;
+    },
+    (index) => index > lowestFailure || run.interrupted || options.budget?.expired === true,
+  );
+  // Runs past one that never started (the time limit) are folded last, as they are: discarded.
+  for (const i of [...waiting.keys()].sort((a, b) => a - b)) fold(run, i, waiting.get(i));
+}
+
+/** 2. Shrinking (or the replay of a given path), sequential: each step depends on the last. Null when it did not run. */
+async function shrinkOrReplay(
+  run: CampaignRun,
+  replayPath: string | undefined,
+): Promise<fc.RunDetails<[Scenario]> | null> {
+  const { options, seed } = run;
+  const remaining = options.budget?.remainingMs() ?? Number.POSITIVE_INFINITY;
+  if (replayPath === undefined || remaining <= 0) return null;
+  const replaying = options.path !== undefined;
+  const property = fc.asyncProperty(run.arb, async (scenario: Scenario) => {
+    const result = await lockstep(run, scenario);
+    if (result.interrupted === true) return true;
+    run.commands += result.steps.length;
+    if (replaying && run.shrinkRuns === 0 && run.lastFailure === null) {
+      run.generated += 1;
+      run.recorder.recordRun(result);
+    } else run.shrinkRuns += 1;
+    if (replaying && run.lastFailure === null && result.divergence !== null) {
+      run.commandsToFirstFailure = result.steps.length;
+      run.replayedLength = scenario.commands.length;
+    }
+    if (run.lastFailure !== null || !replaying)
+      options.onProgress?.({ phase: 'shrink', run: run.shrinkRuns, runs: run.runs, commands: run.commands });
+    // fast-check's final counterexample is the last value that failed, so this ends up holding it.
+    if (result.divergence !== null) run.lastFailure = result;
+    return result.divergence === null;
+  });
+  const details = await fc.check(property, {
+    numRuns: 1,
+    seed,
+    path: replayPath,
+    ...(Number.isFinite(remaining) ? { interruptAfterTimeLimit: Math.ceil(remaining) } : {}),
+  });
+  if (details.failed && run.lastFailure === null && details.errorInstance !== null) throw details.errorInstance; // the engine itself failed
+  return details;
+}
+
+/** The campaign's result from what its runs found. */
+function resultOf(
+  run: CampaignRun,
+  replayPath: string | undefined,
+  details: fc.RunDetails<[Scenario]> | null,
+): CampaignResult {
+  const { options, seed, firstFailure, lastFailure, generated, runs } = run;
   const ended = performance.now();
-  const coverage = recorder.toCoverage();
+  const budget = options.budget;
   const budgetOut = budget !== undefined && budget.remainingMs() <= 0;
   const cutShort =
     (firstFailure === null && options.path === undefined && generated < runs) ||
     (replayPath !== undefined && details === null);
-  const stoppedByTimeLimit = interrupted || details?.interrupted === true || (budgetOut && cutShort);
+  const stoppedByTimeLimit = run.interrupted || details?.interrupted === true || (budgetOut && cutShort);
   const common = {
-    adapter,
+    adapter: run.adapter,
     seed,
     runs: generated,
     runsPlanned: runs,
     stoppedByTimeLimit,
-    commands,
-    commandsDiscarded: discarded,
-    commandsToFirstFailure,
-    durationMs: ended - started,
-    firstFailureMs: firstFailure === null ? (lastFailure === null ? null : ended - started) : firstFailure.at - started,
-    coverage,
+    commands: run.commands,
+    commandsDiscarded: run.discarded,
+    commandsToFirstFailure: run.commandsToFirstFailure,
+    durationMs: ended - run.started,
+    firstFailureMs:
+      firstFailure === null ? (lastFailure === null ? null : ended - run.started) : firstFailure.at - run.started,
+    coverage: run.recorder.toCoverage(),
   };
   const failure: LockstepResult | null = lastFailure ?? firstFailure?.result ?? null;
   if (failure === null) {
     // A replay of one path is complete once that path ran; otherwise every planned run must have run.
     const complete = !stoppedByTimeLimit && (options.path !== undefined ? generated > 0 : generated >= runs);
-    return {
-      ...common,
-      verdict: complete ? 'agree' : 'incomplete',
-      path: null,
-      shrinks: 0,
-      shrinkMs: 0,
-      counterexample: null,
-      firstFailureLength: null,
-      story: null,
-    };
+    const none = { path: null, shrinks: 0, shrinkMs: 0, counterexample: null, firstFailureLength: null, story: null };
+    return { ...common, verdict: complete ? 'agree' : 'incomplete', ...none };
   }
   // A failure that did not fail again when replayed (an implementation that is not deterministic)
   // is kept as it was generated, unshrunk, with the path that generated it.
@@ -477,7 +545,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     shrinks: details?.failed === true ? details.numShrinks : 0,
     shrinkMs: firstFailure === null ? 0 : ended - firstFailure.at,
     counterexample: failure,
-    firstFailureLength: firstFailure?.length ?? replayedLength,
+    firstFailureLength: firstFailure?.length ?? run.replayedLength,
     story: renderStory(failure, { seed, path }),
   };
 }
