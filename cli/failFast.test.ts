@@ -101,6 +101,8 @@ describe('jobcheck check --concurrent', () => {
     const out = await cli(
       'check',
       '--builtin',
+      '--seed',
+      '1',
       '--workers',
       '2',
       '--concurrent',
