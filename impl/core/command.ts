@@ -32,7 +32,7 @@ import type {
 } from '../../contract/index.ts';
 import type { Decisions, Load } from '../decisions/index.ts';
 import { clockRegressed } from '../decisions/index.ts';
-import type { Counters, Job } from '../rows.ts';
+import type { Counters, Job } from '../durable/index.ts';
 import type { AccountHead, CoreRun, Guard } from './StorageRequest.ts';
 
 /** What the core decides with: the store's config and its decisions. */

@@ -21,7 +21,7 @@
  */
 import { dueOf } from '../decisions/index.ts';
 import type { AccountHead } from '../core/index.ts';
-import type { Job } from '../rows.ts';
+import type { Job } from '../durable/index.ts';
 
 /** An account's first unresolved jobs read at BEGIN, in seq order, and whether that was all of them. */
 interface HeadRows {

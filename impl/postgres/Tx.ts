@@ -175,11 +175,6 @@ export class Tx {
   }
 
   /**
-   * Holds `opening` (BEGIN and the read-ahead guard, two statements) back until the first
-   * message, in front of it: a transaction whose reads were answered ahead sends no message of
-   * its own for BEGIN.
-   */
-  /**
    * Whether the opening held back by `beginLater` has not been sent yet: then nothing of the
    * transaction has run, and the opening may still be replaced (`beginLater` again).
    */
@@ -194,6 +189,11 @@ export class Tx {
     return this.pending.length < before;
   }
 
+  /**
+   * Holds `opening` (BEGIN and the read-ahead guard, two statements) back until the first
+   * message, in front of it: a transaction whose reads were answered ahead sends no message of
+   * its own for BEGIN.
+   */
   beginLater(opening: string): void {
     this.started = performance.now();
     this.opening = opening;
@@ -215,10 +215,15 @@ export class Tx {
   }
 
   /**
-   * The rows of read `sql`: from a read sent ahead if one is still valid, else sent now with the
-   * held-back writes before it and `more` reads after it (kept for later, as `prefetch` keeps them).
+   * The rows of read `sql`, as `T` (what its SQL selects: the driver checks nothing): from a read
+   * sent ahead if one is still valid, else sent now with the held-back writes before it and `more`
+   * reads after it (kept for later, as `prefetch` keeps them).
    */
-  async read(sql: string, more: readonly string[] = []): Promise<unknown[]> {
+  read<T = unknown>(sql: string, more: readonly string[] = []): Promise<T[]> {
+    return this.rows(sql, more) as Promise<T[]>;
+  }
+
+  private async rows(sql: string, more: readonly string[]): Promise<unknown[]> {
     const kept = this.ahead.get(sql);
     if (kept !== undefined && this.pending.length === 0) {
       this.ahead.delete(sql);
