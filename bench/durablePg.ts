@@ -24,6 +24,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PostgresStore, STORE_TYPES, postgresPool, quoteIdent } from '../impl/postgres/index.ts';
+import { PG_DESIGN_NOTES } from './pgDesignNotes.ts';
 
 type Say = (s: string) => void;
 
@@ -397,6 +398,8 @@ export async function postgresSections(say: Say): Promise<void> {
       '`bash scripts/pg.sh npm run bench:durable` (or `npm run bench:durable:pg`), which runs this benchmark beside a',
     );
     say('throw-away server.');
+    say('');
+    for (const line of PG_DESIGN_NOTES) say(line);
     console.log(
       '\nbench:durable: the PostgreSQL rows need `bash scripts/pg.sh npm run bench:durable` (npm run bench:durable:pg)',
     );
@@ -574,4 +577,6 @@ export async function postgresSections(say: Say): Promise<void> {
   say(
     `Load average at the end of this part: ${load()}; it took ${((performance.now() - started) / 1000).toFixed(0)} s.`,
   );
+  say('');
+  for (const line of PG_DESIGN_NOTES) say(line);
 }

@@ -7,7 +7,7 @@
 import type { AckCommand, Reply } from '../../contract/index.ts';
 import { advanceClock, delivery, writeCounters } from '../../impl/core/index.ts';
 import type { CoreContext, CoreRun } from '../../impl/core/index.ts';
-import type { Counters } from '../../impl/rows.ts';
+import type { Counters } from '../../impl/durable/index.ts';
 
 /** An ack's run that checks the token and writes nothing of the ack; `checked` receives the job's seq. */
 export function* ackChecksOnly(

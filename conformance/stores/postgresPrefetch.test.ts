@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Prefetch } from '../../impl/postgres/Prefetch.ts';
-import type { Job } from '../../impl/rows.ts';
+import type { Job } from '../../impl/durable/index.ts';
 
 const job = (seq: number, over: Partial<Job> = {}): Job => ({
   seq,

@@ -4,7 +4,7 @@
  * `Job`, an account string); how they become SQL, which locks they take and which guards their
  * writes carry is the store's.
  */
-import type { Counters, Job } from '../rows.ts';
+import type { Counters, Job } from '../durable/index.ts';
 
 /** The delivery a write of commit, ack or fail is made under (PostgreSQL puts it in the WHERE clause). */
 export interface Guard {

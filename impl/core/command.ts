@@ -1,24 +1,19 @@
 /**
  * The command core of the durable stores: steps 1b to 3 of one command (the clock check, the
- * advance over due jobs, the command's decisions) as a generator that yields storage requests
- * (StorageRequest.ts) and returns the reply. It does no I/O: the SQLite store drives it
- * synchronously inside better-sqlite3's transaction function (runSync.ts), the PostgreSQL store
- * asynchronously inside its transaction (runAsync.ts), each answering the requests with its own
- * statements, locks and token guards. Before, each store carried its own copy of the contract's
- * decision lists (the SQLite and PostgreSQL ones mirrored each other line by line), and a fix to
- * one could miss the other; now the decisions are impl/decisions' pure functions and the order
- * of reads and writes is this file's, once. The reference model (model/) remains the
- * specification: conformance/ checks every store, and so this core, against it, command by
- * command; a bug here shows up on both durable stores at once.
+ * advance over due jobs, the command's decisions) as a generator that asks for storage
+ * operations (`ask`, StorageRequest.ts) and returns the reply. It does no I/O: the SQLite store
+ * drives it synchronously inside better-sqlite3's transaction function (runSync.ts), the
+ * PostgreSQL store asynchronously inside its transaction (runAsync.ts), each answering with its
+ * own statements, locks and token guards. The decisions are impl/decisions' pure functions; the
+ * order of reads and writes is this file's, once for both stores.
  *
- * The order of requests is the order of statements the stores ran before (it matters for the
- * fault points and, on PostgreSQL, for which rows are locked when): the counters were read by
- * the caller (PostgreSQL: the meta row `FOR UPDATE`, first), then the due jobs, then the
- * command's reads and writes, then the counters are written if they changed.
- *
- * Step 2 handles the due jobs in `due` order rather than seq order, which is equivalent for the
- * reason impl/memory/JobStore.ts gives: each job's outcome depends only on its own fields and
- * `now`, and each moves at most once per advance.
+ * - The order of requests matters for the fault points and, on PostgreSQL, for which rows are
+ *   locked when: the counters are read by the caller (PostgreSQL: the meta row `FOR UPDATE`,
+ *   first), then the due jobs, then the command's reads and writes, then the counters are
+ *   written if they changed.
+ * - Step 2 handles the due jobs in `due` order rather than seq order, which is equivalent for the
+ *   reason impl/memory/JobStore.ts gives: each job's outcome depends only on its own fields and
+ *   `now`, and each moves at most once per advance.
  */
 import type {
   AckCommand,
@@ -32,8 +27,9 @@ import type {
 } from '../../contract/index.ts';
 import type { Decisions, Load } from '../decisions/index.ts';
 import { clockRegressed } from '../decisions/index.ts';
-import type { Counters, Job } from '../rows.ts';
-import type { AccountHead, CoreRun, Guard } from './StorageRequest.ts';
+import type { Counters, Job } from '../durable/index.ts';
+import { ask } from './ask.ts';
+import type { CoreRun, Guard } from './StorageRequest.ts';
 
 /** What the core decides with: the store's config and its decisions. */
 export interface CoreContext {
@@ -59,7 +55,7 @@ export function* advanceClock(ctx: CoreContext, m: Counters, now: number): CoreR
   if (now < m.clock) return clockRegressed(now, m.clock);
   if (now > m.clock) {
     m.clock = now;
-    const due = (yield { op: 'due', now }) as readonly Job[];
+    const due = yield* ask({ op: 'due', now });
     for (const job of due) yield* expire(ctx, m, job, now);
   }
   return undefined;
@@ -112,13 +108,13 @@ function* expire(ctx: CoreContext, m: Counters, job: Job, now: number): CoreRun<
 }
 
 function* submit(ctx: CoreContext, m: Counters, c: Extract<Command, { type: 'submit' }>): CoreRun<Reply> {
-  const existing = (yield { op: 'byId', id: c.id }) as Job | undefined;
+  const existing = yield* ask({ op: 'byId', id: c.id });
   let admission = ctx.decisions.admission(ctx.cfg, c, existing, m);
   if (admission.type === 'ask') {
     const load: Load = {
       unresolved: m.unresolved,
       nextSeq: m.nextSeq,
-      running: (yield { op: 'countRunning' }) as number,
+      running: yield* ask({ op: 'countRunning' }),
     };
     admission = ctx.decisions.admission(ctx.cfg, c, existing, load);
   }
@@ -127,7 +123,7 @@ function* submit(ctx: CoreContext, m: Counters, c: Extract<Command, { type: 'sub
   if (admission.type === 'refused') return admission.rejection;
   if (admission.type === 'ask') throw new Error(`admission asked for ${admission.fact} twice`);
   const seq = m.nextSeq++;
-  const head = ((yield { op: 'accountHead', account: c.account }) as AccountHead | undefined) === undefined;
+  const head = (yield* ask({ op: 'accountHead', account: c.account })) === undefined;
   const job: Job = {
     seq,
     id: c.id,
@@ -151,7 +147,7 @@ function* submit(ctx: CoreContext, m: Counters, c: Extract<Command, { type: 'sub
 }
 
 function* claim(ctx: CoreContext, m: Counters, c: Extract<Command, { type: 'claim' }>): CoreRun<Reply> {
-  const job = (yield { op: 'claimHead' }) as Job | undefined;
+  const job = yield* ask({ op: 'claimHead' });
   if (job === undefined) return { ok: true, type: 'claim', job: null };
   const refused = ctx.decisions.claimGate(m.nextToken);
   if (refused !== undefined) return refused;
@@ -170,15 +166,18 @@ function* claim(ctx: CoreContext, m: Counters, c: Extract<Command, { type: 'clai
 
 /** The delivery check: the running job holding the command's token for its worker, or the rejection to reply with. */
 export function* delivery(ctx: CoreContext, c: CommitCommand | AckCommand | FailCommand): CoreRun<Job | Rejection> {
-  const job = (yield { op: 'byToken', token: c.token }) as Job | undefined;
-  return ctx.decisions.deliveryCheck(c, job) ?? (job as Job);
+  const job = yield* ask({ op: 'byToken', token: c.token });
+  const refused = ctx.decisions.deliveryCheck(c, job);
+  if (refused !== undefined) return refused;
+  if (job === undefined) throw new Error(`the delivery check passed token ${c.token}, which no job holds`);
+  return job;
 }
 
 function* commit(ctx: CoreContext, c: CommitCommand): CoreRun<Reply> {
   const job = yield* delivery(ctx, c);
   if ('ok' in job) return job;
-  const recorded = (yield { op: 'effect', account: job.account, key: job.key }) as number | undefined;
-  const before = ((yield { op: 'balance', account: job.account }) as number | undefined) ?? 0;
+  const recorded = yield* ask({ op: 'effect', account: job.account, key: job.key });
+  const before = (yield* ask({ op: 'balance', account: job.account })) ?? 0;
   const plan = ctx.decisions.commitPlan(job, recorded, before);
   if (plan.type === 'repeat') return { ok: true, type: 'commit', id: job.id, applied: false, balance: plan.balance };
   if (plan.type === 'refused') return plan.rejection;
@@ -234,7 +233,7 @@ export function* resolve(m: Counters, job: Job, status: 'done' | 'dead', guard: 
   job.claimable = false;
   yield { op: 'saveJob', job, guard };
   m.unresolved -= 1;
-  const head = (yield { op: 'accountHead', account: job.account }) as AccountHead | undefined;
+  const head = yield* ask({ op: 'accountHead', account: job.account });
   if (head !== undefined && head.status === 'ready') yield { op: 'makeClaimable', seq: head.seq };
 }
 

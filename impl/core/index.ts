@@ -6,6 +6,7 @@
  */
 export type { CoreContext } from './command.ts';
 export { advanceClock, delivery, resolve, runCommand, writeCounters } from './command.ts';
+export { ask } from './ask.ts';
 export { runAsync } from './runAsync.ts';
 export { runSync } from './runSync.ts';
 export type { AccountHead, AnswerOf, CoreRun, Guard, StorageAnswers, StorageRequest } from './StorageRequest.ts';

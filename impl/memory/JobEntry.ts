@@ -6,7 +6,7 @@
  * with the durable stores lives in impl/decisions/time.ts.
  */
 import type { DeadReason, JobRecord, JobStatus } from '../../contract/index.ts';
-import { jobRecord } from '../jobRecord.ts';
+import { jobRecord } from '../durable/index.ts';
 
 /** Sentinel for "no token" (real tokens are >= 1). */
 export const NO_TOKEN = 0;

@@ -1,39 +1,21 @@
 /**
  * The optimised job store: the contract of docs/contract.md (same commands, replies, rejection
  * codes and canonical snapshot as the reference model), built so that no command scans all jobs.
- *
- * Indexes (n = resident jobs, u = unresolved jobs):
- * - `jobs`: id -> entry, in admission order (a Map keeps insertion order, and seq only grows), so
- *   the snapshot lists jobs in seq order without sorting.
- * - `accounts`: per account, a doubly linked FIFO of its unresolved jobs in seq order. Only the head
- *   may run; non-heads are always ready, and one dying by deadline is unlinked in O(1).
- * - `claimable`: min-heap by seq of account heads that are ready. A claim pops its top.
- * - `timers`: min-heap by time of each unresolved job's next pending instant (ready: deadline;
- *   running: min(deadline, leaseUntil); waiting: notBefore, which is below the deadline). Advancing
- *   the clock pops only what is due: O(k log u) for k due entries.
- * - `byToken`: token -> running job.
- * - `ledgers`: account -> balance and (key -> effect), one lookup per commit.
- * An account's FIFO record is kept once empty (one small object per account that ever had a job),
- * so that accounts which drain and refill do not churn the map.
- * Both heaps are lazy: a status change bumps the job's generation instead of searching the heap,
- * and entries with an old generation are skipped when they surface. When stale entries outnumber
- * live ones the heap is compacted in O(size), so memory stays O(u) and the cost stays amortised.
- *
- * Step 2 order: the model lets every unresolved job hear the clock in seq order; here due jobs are
- * handled in time order instead. That is equivalent because each job's outcome depends only on its
- * own fields and `now`, and each job moves at most once per advance (after moving, all of its own
- * pending instants are later than `now`). Per-account heads that change along the way are offered
- * to `claimable` and may turn stale within the same advance, which the lazy heap absorbs.
- *
- * The decisions (admission, the claim gate, the delivery check, the commit plan, the fail outcome,
- * expiry) are impl/decisions' pure functions, called directly; this file keeps the indexes.
- *
- * Memory: terminal jobs (done, dead) stay resident, as the contract requires (they are queryable,
- * deduplicate re-submissions, and are part of the snapshot). Each costs its JobEntry (17 fields),
- * its id and key strings, a slot in `jobs` and, once committed, its ledger entry; terminal jobs
- * hold no heap or FIFO entries. Measured: about 325 to 375 heap bytes per resident job at 1e4 to 1e6
- * jobs, most of them terminal (docs/benchmarks.md), so a million jobs take about 310 to 360 MiB. A store
- * that must run forever needs a retention policy on top, which the contract leaves out.
+ * The decisions are impl/decisions' pure functions; this file keeps the indexes (n resident jobs,
+ * u unresolved):
+ * - `jobs`: id -> entry in admission order (a Map keeps insertion order), so the snapshot needs no sort;
+ * - `accounts`: per account, a doubly linked FIFO of its unresolved jobs in seq order (only the head
+ *   may run; a non-head is always ready, and one dying by deadline is unlinked in O(1));
+ * - `claimable`: a min-heap by seq of the ready account heads; `timers`: a min-heap by time of each
+ *   unresolved job's next instant, so advancing the clock pops only what is due, O(k log u);
+ * - `byToken`: token -> running job; `ledgers`: account -> balance and key -> effect.
+ * Both heaps are lazy: a status change bumps the job's generation, stale entries are skipped when
+ * they surface, and a heap is compacted in O(size) once they outnumber live ones (memory O(u)).
+ * Step 2 handles due jobs in time order, not seq order: equivalent, since each job's outcome
+ * depends only on its own fields and `now`, and each moves at most once per advance.
+ * Terminal jobs stay resident, as the contract requires (queries, deduplication, the snapshot);
+ * they hold no heap or FIFO entries. Heap bytes per resident job: docs/benchmarks.md. A store that
+ * must run forever needs a retention policy on top, which the contract leaves out.
  */
 import type {
   AckCommand,
@@ -112,6 +94,7 @@ export class JobStore {
   protected nextSeq = 1;
   protected unresolved = 0;
   protected readonly jobs = new Map<string, JobEntry>();
+  /** An account's record is kept once its FIFO is empty, so that accounts which drain and refill do not churn the map. */
   protected readonly accounts = new Map<string, AccountQueue>();
   protected readonly byToken = new Map<number, JobEntry>();
   protected readonly claimable = new MinHeap<JobEntry>();

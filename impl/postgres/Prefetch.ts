@@ -1,27 +1,22 @@
 /**
- * What a group's transaction read with BEGIN, kept up to date by the writes made since, so that
- * most of the core's reads need no round trip. With BEGIN (and the meta row's lock) a group sends
- * the reads its commands are likely to ask for: the jobs due by the group's latest `now`, the
- * first claimable jobs (as many as the group has claims, plus one), each delivery's job by token
- * with the first unresolved jobs of its account, each submitted id and the first unresolved jobs
- * of its account. Nobody else writes while the lock is held, so a row read then changes only by
- * a write of this transaction, and every such write names the job it leaves (`wrote`): a read is
- * then answered from the rows read at BEGIN with the written jobs laid over them.
+ * What a group's transaction read with BEGIN, kept up to date by its writes since, so that most
+ * of the core's reads need no round trip. With BEGIN (and the meta row's lock) travel the reads
+ * the group's commands are likely to ask for (GroupReads.ts). Nobody else writes while the lock
+ * is held, so a row read then changes only by a write of this transaction, and every such write
+ * names the job it leaves (`wrote`): a read is answered from the rows read at BEGIN with the
+ * written jobs laid over them.
  *
- * An answer is given only when it is certain: a list cut by its LIMIT answers only while the
- * chosen row comes before the cut; a job made claimable by seq alone (`madeClaimable`), whose
- * other columns this transaction did not write, answers only where it was read at BEGIN; a write
- * that names no job (`unknownWrite`, e.g. from a subclass) ends every answer. Otherwise `undefined`
- * (a miss): the store reads it from the server, as it would have. Pure apart from its own state.
- *
- * The same object answers the store's next group when that group opens on rows read ahead
- * (PostgresStore.ts): after COMMIT its rows, with the writes laid over them, are still the
- * schema's as long as nobody else wrote, which that group's guarded lock checks; the reads sent
- * behind the COMMIT only add to it.
+ * - An answer is given only when it is certain: a list cut by its LIMIT answers only while the
+ *   chosen row comes before the cut; a job made claimable by seq alone (`madeClaimable`) answers
+ *   only where it was read at BEGIN; a write that names no job (`unknownWrite`) ends every answer.
+ *   Otherwise `undefined` (a miss): the store reads it from the server.
+ * - The same object answers the store's next group when that group opens on rows read ahead
+ *   (ReadAhead.ts): its rows are still the schema's while nobody else wrote, which that group's
+ *   guarded lock checks. Pure apart from its own state.
  */
 import { dueOf } from '../decisions/index.ts';
 import type { AccountHead } from '../core/index.ts';
-import type { Job } from '../rows.ts';
+import type { Job } from '../durable/index.ts';
 
 /** An account's first unresolved jobs read at BEGIN, in seq order, and whether that was all of them. */
 interface HeadRows {

@@ -1,26 +1,18 @@
 /**
  * The store's hot statements as named prepared statements of each connection (`PREPARE name AS
  * …` once, then `EXECUTE name(<literals>)` in the transactions' messages), so that the server
- * parses, analyses and plans each of them once per connection instead of once per command. They
- * still travel as statements of a simple-protocol message, several a round trip (Tx.ts), their
- * arguments written as literals (literal.ts), which node-postgres' extended protocol (one
- * statement a round trip) would not allow.
+ * parses, analyses and plans each once per connection instead of once per command (what it
+ * saves: docs/durable-bench.md, "Design notes"). They still travel several a message (Tx.ts),
+ * their arguments written as literals (literal.ts).
  *
- * Measured (claim + ack at one worker, the messages of the read-ahead path, synchronous_commit on,
- * one connection, the two forms interleaved on a shared machine at load 3): the server's CPU per
- * command 740–790 µs with every statement's text and literals, 530–560 µs with EXECUTE of prepared
- * statements; wall time per command 1,490–2,150 against 1,220–1,440 µs.
- *
- * A connection prepares a store's statements in one round trip of their own before its first
- * transaction for that store (`ensure`); PREPARE is not transactional, so they outlive any
- * rollback. Statements are named after the store's schema (`jc<its 16 hex digits>_<key>`): the
- * stores of one schema share them, and those of another never collide with them. A connection
- * keeps the statements of PER_CONNECTION_MAX schemas at most (a test suite makes thousands of
- * stores over one pool): preparing another deallocates those of the schema it prepared longest
- * ago, in the same message. A connection whose statements were deallocated behind the store's back
- * (`DEALLOCATE ALL`, `DISCARD ALL` by another user of the pool) fails the transaction that
- * executes one; the store drops a connection whose transaction failed, and the next connection
- * prepares them again.
+ * - A connection prepares a store's statements in one round trip before its first transaction for
+ *   that store (`ensure`); PREPARE is not transactional, so they outlive any rollback.
+ * - Statements are named after the store's schema (`jc<its 16 hex digits>_<key>`): the stores of
+ *   one schema share them, and those of another never collide with them.
+ * - A connection keeps the statements of PER_CONNECTION_MAX schemas at most: preparing another
+ *   deallocates those of the schema it prepared longest ago, in the same message.
+ * - Statements deallocated behind the store's back (`DEALLOCATE ALL`, `DISCARD ALL`) fail the
+ *   transaction that executes one; the store drops that connection, and the next prepares again.
  */
 import type { PgPoolClient } from './PgPool.ts';
 import { literal } from './literal.ts';

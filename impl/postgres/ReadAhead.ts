@@ -6,7 +6,7 @@
  * stale guard sends the group to the locked path, and the store backs off: the next 2, 4, … 64
  * groups run locked while other writers keep making the rows stale.
  */
-import type { Counters } from '../rows.ts';
+import type { Counters } from '../durable/index.ts';
 import type { Prefetch } from './Prefetch.ts';
 
 /** The rows read behind a store's last COMMIT, as that COMMIT left them. */

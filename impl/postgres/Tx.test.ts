@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../../contract/index.ts';
 import type { Guard } from '../core/index.ts';
-import type { Job } from '../rows.ts';
+import type { Job } from '../durable/index.ts';
 import type { PgPool } from './PgPool.ts';
 import { PostgresStore } from './PostgresStore.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';

@@ -1,45 +1,22 @@
 /**
- * One transaction of the PostgreSQL store, with its writes held back until they can travel with
- * the next message: a write whose answer the core does not need waits, and goes to the server in
- * front of the next read, or in front of COMMIT in the same message. Each message is one
- * simple-protocol query of several statements (literal.ts), so a command costs one round trip per
- * read it needs plus one for its writes and COMMIT together, not one per statement. Reads see
- * every write before them, as the statements run in the order they were asked for.
+ * One transaction of the PostgreSQL store, its writes held back until they can travel with the
+ * next message (in front of the next read, or of COMMIT). Each message is one simple-protocol
+ * query of several statements (literal.ts): a command costs one round trip per read it needs plus
+ * one for its writes and COMMIT together. Reads see every write before them.
  *
- * A guarded write (commit, ack and fail write under the delivery's token) must touch a row. When a
- * transaction's writes hold one guarded write, they travel with COMMIT and the server checks it:
- * the write is wrapped in a statement that fails when it touched no row (`guardedSql`), so that
- * the statements after it in the message, COMMIT among them, do not run and the transaction is
- * left aborted; the failure is turned into the write's own error (`lost_guard`). With several
- * (a group of acks and fails), the writes go in a message of their own, their row counts are
- * checked here, and COMMIT follows: the wrapper costs the server more per statement than the one
- * round trip the group shares (measured at 16 workers, claim + ack loops as in bench/durablePg.ts,
- * synchronous_commit on: a median of 1,568 claims/s with every guarded write wrapped, 2,378 with
- * none wrapped). A single worker's ack or fail thus costs two round trips, not three.
- *
- * If the server answers a message holding COMMIT with an error (a statement of it failed), the
- * statements after the failed one were not run, COMMIT with them: the transaction did not commit
- * (`committing` goes back to false, and the store rolls it back). Only a failure to get any answer
- * (a lost connection) leaves the outcome unknown.
- *
- * A read may take more reads along (`read`'s `more`): their rows are kept until asked for, and
- * forgotten at the next write, after which they could be stale. (What BEGIN reads for a whole
- * group is kept apart, in Prefetch.ts, which follows the writes.)
- *
- * The fault points: after-first-write fires when the first message holding a write has run, with
- * the transaction still open. A message of writes and COMMIT has no such moment, so when
- * JOBCHECK_FAULT arms that point in this process (a crash test's worker; impl/faults.ts), the
- * first writes go in a message of their own before COMMIT's, and a kill there finds the
- * transaction open, as it would have been between any two messages. Unarmed, the point is never
- * reached between messages, and no message is added for it.
- *
- * A transaction opened on rows read ahead (PostgresStore.ts: the reads that travelled with the
- * store's last COMMIT) has no message of its own for BEGIN: its opening, BEGIN and a guarded
- * update of the meta row that checks the row is as those reads left it (`readAheadGuardSql`),
- * goes in front of its first message, whatever that is (a read the rows could not answer, or the
- * writes with COMMIT). When the row has changed, the server fails that statement, nothing after
- * it runs, and the message fails with `StaleReadAhead`: the store rolls back and runs the group
- * again on the locked path.
+ * - A guarded write (commit, ack and fail, under the delivery's token) must touch a row. One
+ *   guarded write travels with COMMIT, wrapped so that the server fails the message when it
+ *   touched none (`guardedSql`): nothing after it runs, COMMIT included, and the failure becomes
+ *   the write's own error (`lost_guard`). Several go in a message of their own, their row counts
+ *   are checked here, then COMMIT follows (why: docs/durable-bench.md, "Design notes").
+ * - A failed message holding COMMIT did not commit (`committing` goes back to false, the store
+ *   rolls back); only a message that got no answer (a lost connection) leaves the outcome unknown.
+ * - Rows a read took along (`read`'s `more`) are kept until asked for, and forgotten at the next
+ *   write. What BEGIN read for a whole group is kept apart, in Prefetch.ts.
+ * - When JOBCHECK_FAULT arms after-first-write (impl/faults.ts), the first writes go in a message
+ *   of their own before COMMIT's, so that a kill there finds the transaction open.
+ * - A transaction opened on rows read ahead sends its opening (BEGIN and the guarded meta update,
+ *   `readAheadGuardSql`) in front of its first message; a stale guard fails it with `StaleReadAhead`.
  */
 import type { PgPoolClient, PgQueryResult } from './PgPool.ts';
 import { FAULT_POINTS, faultArmed, faultPoint } from '../faults.ts';
@@ -175,11 +152,6 @@ export class Tx {
   }
 
   /**
-   * Holds `opening` (BEGIN and the read-ahead guard, two statements) back until the first
-   * message, in front of it: a transaction whose reads were answered ahead sends no message of
-   * its own for BEGIN.
-   */
-  /**
    * Whether the opening held back by `beginLater` has not been sent yet: then nothing of the
    * transaction has run, and the opening may still be replaced (`beginLater` again).
    */
@@ -194,6 +166,11 @@ export class Tx {
     return this.pending.length < before;
   }
 
+  /**
+   * Holds `opening` (BEGIN and the read-ahead guard, two statements) back until the first
+   * message, in front of it: a transaction whose reads were answered ahead sends no message of
+   * its own for BEGIN.
+   */
   beginLater(opening: string): void {
     this.started = performance.now();
     this.opening = opening;
@@ -215,10 +192,15 @@ export class Tx {
   }
 
   /**
-   * The rows of read `sql`: from a read sent ahead if one is still valid, else sent now with the
-   * held-back writes before it and `more` reads after it (kept for later, as `prefetch` keeps them).
+   * The rows of read `sql`, as `T` (what its SQL selects: the driver checks nothing): from a read
+   * sent ahead if one is still valid, else sent now with the held-back writes before it and `more`
+   * reads after it (kept for later, as `prefetch` keeps them).
    */
-  async read(sql: string, more: readonly string[] = []): Promise<unknown[]> {
+  read<T = unknown>(sql: string, more: readonly string[] = []): Promise<T[]> {
+    return this.rows(sql, more) as Promise<T[]>;
+  }
+
+  private async rows(sql: string, more: readonly string[]): Promise<unknown[]> {
     const kept = this.ahead.get(sql);
     if (kept !== undefined && this.pending.length === 0) {
       this.ahead.delete(sql);

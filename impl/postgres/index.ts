@@ -6,9 +6,12 @@
  * `postgresPool` makes the connection pool; `PostgresStore` has the constructors for a new schema,
  * a restore and a reopen.
  */
-export type { Counters, Job, PostgresStoreClass, Queries } from './PostgresStore.ts';
+export type { Counters, Job } from '../durable/index.ts';
+export type { PostgresStoreClass } from './PostgresStore.ts';
+export type { Queries } from './queries.ts';
+export type { Traffic } from './GroupCommit.ts';
 export { Tx } from './Tx.ts';
-export { PostgresStore, dueOf, isConnectionFailure, isStoreSchema, jobRecord, queries } from './PostgresStore.ts';
+export { PostgresStore, isStoreSchema } from './PostgresStore.ts';
 export type { PostgresPoolOptions } from './schema.ts';
 export { SCHEMA_PREFIX, SCHEMA_VERSION, STORE_TYPES, postgresPool, quoteIdent, schemaSql } from './schema.ts';
 export type { PostgresStoreErrorCode } from './PostgresStoreError.ts';

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command, Reply } from '../../contract/index.ts';
 import { JobStore } from '../memory/JobStore.ts';
-import type { Counters } from '../rows.ts';
+import type { Counters } from '../durable/index.ts';
 import type { PgPool } from './PgPool.ts';
 import { PostgresStore } from './PostgresStore.ts';
 import { postgresPool, quoteIdent } from './schema.ts';

@@ -23,7 +23,3 @@ export function toBytes(s: string): Buffer {
 export function fromBytes(b: Buffer): string {
   return b.length > 0 && b[0] === TAG ? b.subarray(1).toString('utf16le') : b.toString('utf8');
 }
-
-/** The stored bytes of an optional string (NULL when absent). Pure. */
-export const toBytesOrNull = (s: string | null | undefined): Buffer | null =>
-  s === undefined || s === null ? null : toBytes(s);

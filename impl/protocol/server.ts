@@ -1,32 +1,21 @@
 /**
- * The implementation's end of the jobcheck/1 and jobcheck/2 protocols, for any store with the
- * contract's API (docs/protocol.md). `jobcheck serve` runs it on stdio, so that any tool (the
- * harness included) can drive the built-in stores as it drives an implementation in another
- * language.
- *
- * How a request is answered, in order:
- * 1. a line that is not JSON, or JSON nested deeper than the store could use, is `invalid_argument`;
- * 2. before the first `hello`, every other request is `invalid_argument` ("send hello first");
- * 3. `hello` must have exactly `type`, `protocol` and `config` (else `invalid_argument`), then the
- *    protocol must be jobcheck/1 or jobcheck/2 (else `unsupported_protocol`), then the config must
- *    be valid (else `invalid_config`, with `path`); it replaces the store by an empty one and sets
- *    the session's protocol. A durable maker also takes `resume`, naming the storage a killed
- *    process left: that store is reopened instead (its config must be the hello's), and the
- *    reply's `durable` names its storage. A jobcheck/2 reply says `concurrent: true`;
- * 4. `snapshot` must have only `type`; `restore` exactly `type` and `snapshot` (else
- *    `invalid_argument`); a snapshot the contract refuses is `invalid_snapshot` with `path`, and
- *    leaves the store as it was; `restore` is accepted at any time after `hello`;
- * 5. in a jobcheck/2 session, a `request` envelope carries a command: a malformed envelope is a
- *    bare `invalid_argument`; a good one is answered `{type: "reply", id, reply}`; a bare command
- *    is `invalid_argument`;
- * 6. in a jobcheck/1 session, anything else is a command, answered by the store (a malformed one
- *    is `invalid_argument`).
- *
- * Concurrency (jobcheck/2): a store that says `concurrent` (PostgreSQL: each command is its own
- * transaction on a pooled connection) has the envelopes of different lanes executed at once, each
- * lane's in arrival order; every other store (memory, the model, SQLite, whose driver is
- * synchronous) has every request executed one at a time in arrival order, which is trivially
- * linearizable. `hello`, `snapshot` and `restore` wait until nothing is in flight.
+ * The implementation's end of the jobcheck/1 and jobcheck/2 protocols (docs/protocol.md), for any
+ * store with the contract's API; `jobcheck serve` runs it on stdio. A request is answered in order:
+ * 1. a line that is not JSON, or JSON nested deeper than a store could use: `invalid_argument`;
+ * 2. before the first `hello`, any other request: `invalid_argument` ("send hello first");
+ * 3. `hello` has exactly `type`, `protocol`, `config` (else `invalid_argument`), a protocol of
+ *    jobcheck/1 or /2 (else `unsupported_protocol`) and a valid config (else `invalid_config`);
+ *    it replaces the store by an empty one. A durable maker also takes `resume`, reopening the
+ *    storage a killed process left (its config must be the hello's; the reply's `durable` names it);
+ * 4. `snapshot` has only `type`, `restore` exactly `type` and `snapshot` (else `invalid_argument`);
+ *    a snapshot the contract refuses is `invalid_snapshot` and leaves the store as it was;
+ * 5. jobcheck/2: a `request` envelope carries a command (malformed: `invalid_argument`), answered
+ *    `{type: "reply", id, reply}`; a bare command is `invalid_argument`;
+ * 6. jobcheck/1: anything else is a command, answered by the store.
+ * Concurrency (jobcheck/2): a store that says `concurrent` (PostgreSQL) has the envelopes of
+ * different lanes executed at once, each lane's in arrival order; every other store has every
+ * request executed one at a time in arrival order. `hello`, `snapshot` and `restore` wait until
+ * nothing is in flight.
  */
 import { createInterface } from 'node:readline';
 import type { Config, Reply, Snapshot } from '../../contract/index.ts';

@@ -13,11 +13,14 @@ export interface SqliteRunResult {
   readonly lastInsertRowid: number | bigint;
 }
 
-/** A prepared statement (better-sqlite3's `Statement`): rows come back untyped, the store casts them. */
-export interface SqliteStatement {
+/**
+ * A prepared statement (better-sqlite3's `Statement`). Its rows are `Row`, as the statement's SQL
+ * and the schema it runs on say (the driver checks nothing): unknown unless the store names them.
+ */
+export interface SqliteStatement<Row = unknown> {
   run(...params: unknown[]): SqliteRunResult;
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): Row | undefined;
+  all(...params: unknown[]): Row[];
 }
 
 /** A function wrapped in a transaction (better-sqlite3's `Transaction`): BEGIN by default, or the named kind. */
@@ -32,7 +35,8 @@ export interface SqliteTransaction<A extends unknown[], R> {
 export interface SqliteDatabase {
   readonly open: boolean;
   readonly inTransaction: boolean;
-  prepare(source: string): SqliteStatement;
+  /** `Row`: the rows the statement returns, as its SQL says (the driver checks nothing). */
+  prepare<Row = unknown>(source: string): SqliteStatement<Row>;
   exec(source: string): unknown;
   pragma(source: string, options?: { simple?: boolean }): unknown;
   transaction<A extends unknown[], R>(fn: (...args: A) => R): SqliteTransaction<A, R>;

@@ -3,83 +3,43 @@
  * rejection codes and canonical snapshot as impl/memory/JobStore and the reference model), with
  * its state in a database file that survives the process.
  *
- * - Validation is the contract's schema; steps 1b to 3 are the command core shared with the
- *   PostgreSQL store (impl/core: a generator of storage requests over impl/decisions' pure
- *   decisions), driven synchronously here; this file answers its requests with prepared
- *   statements over the rows of schema.ts.
+ * - Steps 1b to 3 are the command core (impl/core) driven synchronously; this file answers its
+ *   requests with prepared statements over the rows of schema.ts (their meaning: impl/durable).
  * - Every command that passes validation is one `BEGIN IMMEDIATE` transaction: it takes the
- *   write lock before its first read, so that no competing writer can change what it read before
- *   it writes (a deferred transaction that reads and then writes fails with SQLITE_BUSY when
- *   another connection wrote in between). A malformed command touches nothing and opens none.
+ *   write lock before its first read, so no competing writer changes what it read before it
+ *   writes. A malformed command touches nothing and opens none.
  * - The logical `now` is always a bound parameter; the database's own clock is never used.
- * - The file is in WAL mode with `synchronous=FULL` by default: a command whose reply was handed
- *   back is on disk. A busy timeout lets commands of several processes on one file queue up.
- * - The named fault points of impl/faults.ts mark the moments a crash test kills the process at:
- *   after BEGIN, after the first write, after COMMIT (before the reply is returned).
- *
- * Cost per command (n resident jobs, k jobs that the clock moves): O((k + 1) log n) through the
- * indexes of schema.ts; the snapshot reads every row, O(n + e log e) for e ledger entries.
+ * - WAL with `synchronous=FULL` by default: a reply handed back is on disk. A busy timeout lets
+ *   the commands of several processes on one file queue up.
+ * - The fault points of impl/faults.ts: after BEGIN, after the first write, after COMMIT.
+ * - Cost per command (n resident jobs, k jobs the clock moves): O((k + 1) log n) through the
+ *   indexes of schema.ts; the snapshot reads every row, O(n + e log e) for e ledger entries.
  */
 import { statSync } from 'node:fs';
-import type { Command, Config, DeadReason, JobStatus, Reply, Snapshot } from '../../contract/index.ts';
-import { JobcheckError, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
+import type { Command, Config, Reply, Snapshot } from '../../contract/index.ts';
+import { parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
 import { runCommand, runSync } from '../core/index.ts';
-import type { CoreRun, StorageRequest } from '../core/index.ts';
-import { DECISIONS, dueOf } from '../decisions/index.ts';
+import type { AccountHead, CoreRun, StorageRequest } from '../core/index.ts';
+import { DECISIONS } from '../decisions/index.ts';
 import type { Decisions } from '../decisions/index.ts';
+import { RowCodec, configOfMeta, EMPTY_COUNTERS, metaValues } from '../durable/index.ts';
+import type { BalanceRow, Counters, DerivedColumns, EffectRow, Job, JobRow, MetaRow } from '../durable/index.ts';
 import { FAULT_POINTS, faultPoint } from '../faults.ts';
-import { jobRecord } from '../jobRecord.ts';
-import type { Counters, Job } from '../rows.ts';
-import { EMPTY_COUNTERS, metaValues, restoreRows, snapshotOf } from '../snapshotRows.ts';
-import { checkStoredRows } from '../storedRows.ts';
 import { openSqliteDatabase } from './loadSqlite.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts';
 import type { SqliteOptions } from './schema.ts';
 import type { SqliteDatabase, SqliteStatement, SqliteTransaction } from './SqliteDatabase.ts';
 import { SqliteStoreError } from './SqliteStoreError.ts';
-import { fromStored, toStored, toStoredOrNull } from './strings.ts';
+import { fromStored, toStored } from './strings.ts';
 import type { StoredString } from './strings.ts';
 
-export type { Counters, Job } from '../rows.ts';
-// Kept importable from here, where they were defined before the stores shared them.
-export { dueOf } from '../decisions/index.ts';
-export { jobRecord } from '../jobRecord.ts';
-
-interface JobRow {
-  seq: number;
-  id: StoredString;
-  account: StoredString;
-  key: StoredString;
-  amount: number;
-  deadline: number;
-  status: JobStatus;
-  attempts: number;
-  token: number | null;
-  owner: StoredString | null;
-  leaseUntil: number | null;
-  notBefore: number | null;
-  reason: DeadReason | null;
-  lastError: StoredString | null;
-  claimable: number | null;
-}
-
-interface MetaRow {
-  schema: string;
-  capacity: number;
-  maxAttempts: number;
-  leaseTicks: number;
-  backoffBase: number;
-  backoffCap: number;
-  clock: number;
-  nextToken: number;
-  nextSeq: number;
-  unresolved: number;
-}
+/** The rows of this store: strings as TEXT or BLOB (strings.ts), `claimable` 1 or NULL. */
+const ROWS = new RowCodec<StoredString>(fromStored, toStored, 1);
 
 const JOB_COLUMNS =
   'seq, id, account, key, amount, deadline, status, attempts, token, owner, lease_until AS leaseUntil, not_before AS notBefore, reason, last_error AS lastError, claimable';
 const META_COLUMNS =
-  'schema, capacity, max_attempts AS maxAttempts, lease_ticks AS leaseTicks, backoff_base AS backoffBase, backoff_cap AS backoffCap, clock, next_token AS nextToken, next_seq AS nextSeq, unresolved';
+  'schema AS layout, capacity, max_attempts AS maxAttempts, lease_ticks AS leaseTicks, backoff_base AS backoffBase, backoff_cap AS backoffCap, clock, next_token AS nextToken, next_seq AS nextSeq, unresolved';
 
 /** The SQL of every statement a store prepares (exported for the query-plan test and the benchmark). */
 export const QUERIES = {
@@ -114,30 +74,26 @@ export const QUERIES = {
     'INSERT INTO meta (id, schema, capacity, max_attempts, lease_ticks, backoff_base, backoff_cap, clock, next_token, next_seq, unresolved) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
 } as const;
 
-type Statements = { readonly [K in keyof typeof QUERIES]: SqliteStatement };
-
-/** The job of a row, or undefined for none. */
-const jobOf = (row: unknown): Job | undefined => (row === undefined ? undefined : toJob(row as JobRow));
-
-function toJob(row: JobRow): Job {
-  return {
-    seq: row.seq,
-    id: fromStored(row.id),
-    account: fromStored(row.account),
-    key: fromStored(row.key),
-    amount: row.amount,
-    deadline: row.deadline,
-    status: row.status,
-    attempts: row.attempts,
-    token: row.token,
-    owner: row.owner === null ? null : fromStored(row.owner),
-    leaseUntil: row.leaseUntil,
-    notBefore: row.notBefore,
-    reason: row.reason,
-    lastError: row.lastError === null ? null : fromStored(row.lastError),
-    claimable: row.claimable === 1,
-  };
+/** The rows each reading statement returns (a write's: none). */
+interface RowsOf {
+  counters: Counters;
+  due: JobRow<StoredString>;
+  byId: JobRow<StoredString>;
+  byToken: JobRow<StoredString>;
+  claimHead: JobRow<StoredString>;
+  accountHead: AccountHead;
+  effect: { amount: number };
+  balance: { balance: number };
+  countRunning: { n: number };
+  meta: MetaRow;
+  allJobs: JobRow<StoredString>;
+  allBalances: BalanceRow<StoredString>;
+  allEffects: EffectRow<StoredString>;
 }
+
+type Statements = {
+  readonly [K in keyof typeof QUERIES]: SqliteStatement<K extends keyof RowsOf ? RowsOf[K] : unknown>;
+};
 
 /** Opens a connection with the store's settings (WAL, synchronous, busy timeout). */
 function connect(path: string, options: SqliteOptions): SqliteDatabase {
@@ -180,9 +136,8 @@ export class SqliteStore {
     /** The file the store lives in. */
     readonly path: string,
   ) {
-    const st: Partial<Record<keyof typeof QUERIES, SqliteStatement>> = {};
-    for (const [name, sql] of Object.entries(QUERIES)) st[name as keyof typeof QUERIES] = db.prepare(sql);
-    this.st = st as Statements;
+    // The rows of each statement are as its SQL selects them from schema.ts's tables (RowsOf).
+    this.st = Object.fromEntries(Object.entries(QUERIES).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
     this.inTransaction = db.transaction((command: Command) => this.apply(command));
     this.readSnapshot = db.transaction(() => this.readAll());
     this.answerRequest = (request) => this.answer(request);
@@ -223,40 +178,14 @@ export class SqliteStore {
     const s = parseSnapshot(snapshot);
     return build(this, path, options, (db) => {
       db.exec(SCHEMA_SQL);
+      const values = ROWS.restoreValues(s, SCHEMA_VERSION);
       const insertJob = db.prepare(QUERIES.insertJob);
-      const { rows, unresolved } = restoreRows(s);
-      for (const r of rows) {
-        insertJob.run(
-          r.seq,
-          toStored(r.id),
-          toStored(r.account),
-          toStored(r.key),
-          r.amount,
-          r.deadline,
-          r.status,
-          r.attempts,
-          r.token,
-          toStoredOrNull(r.owner ?? undefined),
-          r.leaseUntil,
-          r.notBefore,
-          r.reason,
-          toStoredOrNull(r.lastError ?? undefined),
-          r.due,
-          r.claimable ? 1 : null,
-        );
-      }
-      const c = s.config;
-      db.prepare(QUERIES.insertMeta).run(
-        SCHEMA_VERSION,
-        ...metaValues(c, { clock: s.clock, nextToken: s.nextToken, nextSeq: s.nextSeq, unresolved }),
-      );
+      for (const row of values.jobs) insertJob.run(...row);
+      db.prepare(QUERIES.insertMeta).run(...values.meta);
       const setBalance = db.prepare(QUERIES.setBalance);
-      for (const [account, balance] of Object.entries(s.balances)) setBalance.run(toStored(account), balance);
+      for (const row of values.balances) setBalance.run(...row);
       const insertEffect = db.prepare(QUERIES.insertEffect);
-      for (const [account, ledger] of Object.entries(s.effects)) {
-        for (const [key, e] of Object.entries(ledger))
-          insertEffect.run(toStored(account), toStored(key), e.amount, toStored(e.job), e.token);
-      }
+      for (const row of values.effects) insertEffect.run(...row);
     });
   }
 
@@ -278,7 +207,7 @@ export class SqliteStore {
    * The store already in `path`, checked before it is served again (a resume after a crash): `path`
    * must be a regular file (not a folder, FIFO or device), SQLite must read it (not truncated or
    * malformed), and its rows must be a store's, held to the contract's snapshot schema as `restore`
-   * holds a snapshot, derived columns included (impl/storedRows.ts). Reads every row: O(n).
+   * holds a snapshot, derived columns included (impl/durable/storedRows.ts). Reads every row: O(n).
    * Throws SqliteStoreError: `unusable_file`, `no_store`, `schema_mismatch`, `invalid_store`.
    */
   static resume<T extends SqliteStore>(this: SqliteStoreClass<T>, path: string, options: SqliteOptions = {}): T {
@@ -324,16 +253,9 @@ export class SqliteStore {
           { cause: error },
         );
       }
-      const rows = (
-        db.prepare('SELECT seq, due, claimable FROM jobs').all() as { seq: unknown; due: unknown; claimable: unknown }[]
-      ).map((r) => ({
-        seq: Number(r.seq),
-        due: r.due === null ? null : Number(r.due),
-        claimable: r.claimable === 1,
-      }));
-      const unresolved = (db.prepare('SELECT unresolved FROM meta WHERE id = 1').get() as { unresolved: unknown })
-        .unresolved;
-      const checked = checkStoredRows(store.snapshot(), rows, Number(unresolved));
+      const derived = db.prepare<DerivedColumns>('SELECT seq, due, claimable FROM jobs').all();
+      const meta = db.prepare<{ unresolved: unknown }>('SELECT unresolved FROM meta WHERE id = 1').get();
+      const checked = ROWS.checkRows(store.snapshot(), derived, meta?.unresolved);
       if (!checked.ok)
         throw new SqliteStoreError(
           'invalid_store',
@@ -376,7 +298,8 @@ export class SqliteStore {
   protected apply(c: Command): Reply {
     this.wrote = false;
     faultPoint(FAULT_POINTS.afterBegin);
-    const m = this.st.counters.get() as Counters;
+    const m = this.st.counters.get();
+    if (m === undefined) throw new SqliteStoreError('invalid_store', `${this.path} lost its meta row`);
     return runSync(this.run(m, c), this.answerRequest);
   }
 
@@ -401,21 +324,21 @@ export class SqliteStore {
   protected answer(r: StorageRequest): unknown {
     switch (r.op) {
       case 'due':
-        return (this.st.due.all(r.now) as JobRow[]).map(toJob);
+        return this.st.due.all(r.now).map((row) => ROWS.toJob(row));
       case 'byId':
-        return jobOf(this.st.byId.get(toStored(r.id)));
+        return ROWS.jobOf(this.st.byId.get(toStored(r.id)));
       case 'byToken':
-        return jobOf(this.st.byToken.get(r.token));
+        return ROWS.jobOf(this.st.byToken.get(r.token));
       case 'claimHead':
-        return jobOf(this.st.claimHead.get());
+        return ROWS.jobOf(this.st.claimHead.get());
       case 'accountHead':
         return this.st.accountHead.get(toStored(r.account));
       case 'effect':
-        return (this.st.effect.get(toStored(r.account), toStored(r.key)) as { amount: number } | undefined)?.amount;
+        return this.st.effect.get(toStored(r.account), toStored(r.key))?.amount;
       case 'balance':
-        return (this.st.balance.get(toStored(r.account)) as { balance: number } | undefined)?.balance;
+        return this.st.balance.get(toStored(r.account))?.balance;
       case 'countRunning':
-        return (this.st.countRunning.get() as { n: number }).n;
+        return this.st.countRunning.get()?.n;
       case 'insertJob':
         return this.insert(r.job);
       case 'saveJob':
@@ -433,43 +356,12 @@ export class SqliteStore {
 
   /** Inserts a newly admitted job. */
   protected insert(job: Job): void {
-    this.write(
-      this.st.insertJob,
-      job.seq,
-      toStored(job.id),
-      toStored(job.account),
-      toStored(job.key),
-      job.amount,
-      job.deadline,
-      job.status,
-      job.attempts,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      dueOf(job),
-      job.claimable ? 1 : null,
-    );
+    this.write(this.st.insertJob, ...ROWS.insertValues(job));
   }
 
   /** Writes a job's changing columns, with its `due` derived from them. */
   protected save(job: Job): void {
-    this.write(
-      this.st.saveJob,
-      job.status,
-      job.attempts,
-      job.token,
-      toStoredOrNull(job.owner ?? undefined),
-      job.leaseUntil,
-      job.notBefore,
-      job.reason,
-      toStoredOrNull(job.lastError ?? undefined),
-      dueOf(job),
-      job.claimable ? 1 : null,
-      job.seq,
-    );
+    this.write(this.st.saveJob, ...ROWS.saveValues(job));
   }
 
   /** Applies a job's effect: the new balance and the ledger row, in the command's transaction. */
@@ -500,29 +392,9 @@ export class SqliteStore {
   }
 
   private readAll(): Snapshot {
-    const meta = this.st.meta.get() as MetaRow;
-    const jobs = (this.st.allJobs.all() as JobRow[]).map((row) => ({
-      id: fromStored(row.id),
-      record: jobRecord(toJob(row)),
-    }));
-    const balances = (this.st.allBalances.all() as { account: StoredString; balance: number }[]).map((r) => ({
-      account: fromStored(r.account),
-      balance: r.balance,
-    }));
-    const effects = (
-      this.st.allEffects.all() as {
-        account: StoredString;
-        key: StoredString;
-        amount: number;
-        job: StoredString;
-        token: number;
-      }[]
-    ).map((r) => ({
-      account: fromStored(r.account),
-      key: fromStored(r.key),
-      effect: { amount: r.amount, job: fromStored(r.job), token: r.token },
-    }));
-    return snapshotOf(this.cfg, meta, jobs, balances, effects);
+    const meta = this.st.meta.get();
+    if (meta === undefined) throw new SqliteStoreError('invalid_store', `${this.path} lost its meta row`);
+    return ROWS.snapshot(this.cfg, meta, this.st.allJobs.all(), this.st.allBalances.all(), this.st.allEffects.all());
   }
 
   /** Closes the connection (the file stays). Idempotent. */
@@ -563,30 +435,10 @@ function build<T extends SqliteStore>(
 function readConfig(db: SqliteDatabase, path: string): Config {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   if (!hasMeta) throw new SqliteStoreError('no_store', `${path} holds no job store`);
-  const meta = db.prepare(QUERIES.meta).get() as MetaRow | undefined;
-  if (meta === undefined)
-    throw new SqliteStoreError('no_store', `${path} holds no job store (its meta row is missing)`);
-  if (meta.schema !== SCHEMA_VERSION)
-    throw new SqliteStoreError(
-      'schema_mismatch',
-      `${path} holds a store of layout ${JSON.stringify(meta.schema)}, not ${SCHEMA_VERSION}`,
-    );
-  try {
-    return parseConfig({
-      capacity: meta.capacity,
-      maxAttempts: meta.maxAttempts,
-      leaseTicks: meta.leaseTicks,
-      backoffBase: meta.backoffBase,
-      backoffCap: meta.backoffCap,
-    });
-  } catch (error) {
-    // The config of a stored store is the file's fault, not the caller's: not the caller's `invalid_config`.
-    if (error instanceof JobcheckError)
-      throw new SqliteStoreError(
-        'invalid_store',
-        `${path} holds a meta row no store could have written: ${error.message}`,
-        { cause: error },
-      );
-    throw error;
-  }
+  return configOfMeta(
+    db.prepare<MetaRow>(QUERIES.meta).get(),
+    SCHEMA_VERSION,
+    path,
+    (code, message, options) => new SqliteStoreError(code, message, options),
+  );
 }

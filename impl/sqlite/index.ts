@@ -8,8 +8,9 @@ import { SqliteStore } from './SqliteStore.ts';
 import type { SqliteOptions } from './schema.ts';
 import { SqliteStoreError } from './SqliteStoreError.ts';
 
-export type { Counters, Job, SqliteStoreClass } from './SqliteStore.ts';
-export { QUERIES, SqliteStore, dueOf, jobRecord } from './SqliteStore.ts';
+export type { Counters, Job } from '../durable/index.ts';
+export type { SqliteStoreClass } from './SqliteStore.ts';
+export { QUERIES, SqliteStore } from './SqliteStore.ts';
 export type { SqliteOptions, Synchronous } from './schema.ts';
 export { DEFAULT_BUSY_TIMEOUT_MS, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts';
 export type { SqliteStoreErrorCode } from './SqliteStoreError.ts';

@@ -17,6 +17,3 @@ export const toStored = (s: string): StoredString => (SURROGATE.test(s) ? Buffer
 
 /** The string a stored value holds. Pure. */
 export const fromStored = (v: StoredString): string => (typeof v === 'string' ? v : v.toString('utf16le'));
-
-/** The stored form of an optional string (NULL when absent). Pure. */
-export const toStoredOrNull = (s: string | undefined): StoredString | null => (s === undefined ? null : toStored(s));

@@ -3,7 +3,7 @@
  * memory store's JobEntry and the durable stores' rows alike. One function, so that the three
  * snapshots cannot differ in which fields a status has, or in their order.
  */
-import type { DeadReason, JobRecord, JobStatus, Payload } from '../contract/index.ts';
+import type { DeadReason, JobRecord, JobStatus, Payload } from '../../contract/index.ts';
 
 /** What a record is built from; fields a status does not have are ignored (sentinels or null). */
 export interface RecordFields {

@@ -4,9 +4,9 @@
  * `unresolved`), and the canonical snapshot assembled from the rows read back (accounts and keys
  * sorted, every key an own property). Each store only encodes strings and runs its statements.
  */
-import type { Config, EffectRecord, JobRecord, Snapshot } from '../contract/index.ts';
-import { SNAPSHOT_FORMAT } from '../contract/index.ts';
-import { dueOf, isUnresolvedStatus } from './decisions/index.ts';
+import type { Config, EffectRecord, JobRecord, Snapshot } from '../../contract/index.ts';
+import { SNAPSHOT_FORMAT } from '../../contract/index.ts';
+import { dueOf, isUnresolvedStatus } from '../decisions/index.ts';
 import type { Counters, Job } from './rows.ts';
 
 /** The counters of a new, empty store. */

@@ -3,7 +3,7 @@
  * counters of its `meta` row, and a job as its row, strings decoded. The SQLite and PostgreSQL
  * stores read these from their rows and write them back.
  */
-import type { DeadReason, JobStatus } from '../contract/index.ts';
+import type { DeadReason, JobStatus } from '../../contract/index.ts';
 
 /** The clock and the counters, as one command reads and changes them (the `meta` row). */
 export interface Counters {

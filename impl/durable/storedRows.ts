@@ -9,8 +9,8 @@
  *
  * Pure, and shared by the SQLite and PostgreSQL stores (impl/ takes its validation from contract/).
  */
-import type { JobRecord, JobStatus, Snapshot } from '../contract/index.ts';
-import { JobcheckError, parseSnapshot } from '../contract/index.ts';
+import type { JobRecord, JobStatus, Snapshot } from '../../contract/index.ts';
+import { JobcheckError, parseSnapshot } from '../../contract/index.ts';
 
 /** The derived columns of one job row, as read from the database. */
 export interface DerivedRow {
