@@ -26,7 +26,8 @@ export const SLOW_TESTS: readonly string[] = [
   'conformance/stores/sqlite.test.ts',
   // ~65 s: the same for the PostgreSQL store, in process and over the protocol.
   'conformance/stores/postgres.test.ts',
-  // ~68 s: two cases wait out a never-settling and a never-serialisable module (30 s each).
+  // ~20 s: edited artifacts replayed, and modules that never settle or answer values no JSON holds
+  // (that one runs to its 6 s time limit), each a check of its own.
   'cli/untrusted.test.ts',
   // ~62 s: the fast step against xstate's on every transition of the M scope (43 s) and of each variant.
   'conformance/fastStepEqualsReference.test.ts',
