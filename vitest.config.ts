@@ -76,7 +76,8 @@ export const SLOW_TESTS: readonly string[] = [
   'cli/report/pagePage.test.ts',
   // ~4 s: compiles a Go program that decodes the Porcupine export into Porcupine's Operation fields.
   'conformance/concurrent/porcupineExport.test.ts',
-  // ~65 s: starts and stops every broker through scripts/brokers.sh (RabbitMQ ~15 s a start), three times all four.
+  // ~10-15 s: starts and stops all four brokers through scripts/brokers.sh once (RabbitMQ ~10 s a
+  // start), and the three quick ones again for SIGTERM.
   'scripts/brokers.test.ts',
   // ~55 s: a profile of NATS JetStream on its own clock (100 ms a tick) runs every fixture story in real time.
   'adapters/nats-jetstream/profileRun.test.ts',
