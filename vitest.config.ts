@@ -20,11 +20,14 @@ export const SLOW_TESTS: readonly string[] = [
   // One hostile case of each cause (conformance/hostile/causes.ts) through the real command, each
   // up to its time limit; `npm run hostile` runs them all.
   'conformance/hostile/hostile.test.ts',
-  // ~85 s: every decision bug of the catalogue on SQLite and PostgreSQL stores, each a shrunk campaign.
+  // ~60 s (a loaded machine): every decision bug of the catalogue on SQLite and PostgreSQL stores,
+  // each a campaign that stops where it finds the bug, then shrinks it.
   'conformance/broken/decisionBugs.test.ts',
-  // ~70 s: the SQLite store through fixtures, the path suite and a 300-run campaign with restarts.
+  // ~35 s: the SQLite store through fixtures, the path suite, a 150-run campaign with restarts and
+  // the exploration (most of the time: a file a state).
   'conformance/stores/sqlite.test.ts',
-  // ~65 s: the same for the PostgreSQL store, in process and over the protocol.
+  // ~40 s (a loaded machine): the same for the PostgreSQL store, three stores at once, in process
+  // and over the protocol.
   'conformance/stores/postgres.test.ts',
   // ~20 s: edited artifacts replayed, and modules that never settle or answer values no JSON holds
   // (that one runs to its 6 s time limit), each a check of its own.
