@@ -37,7 +37,7 @@ describe('SqliteStore in process', () => {
     expect(report.verdict).toBe('agree');
     expect(report.fixtures.length).toBeGreaterThan(0);
     expect(readdirSync(dir)).toEqual([]); // every store's file is removed when its adapter closes
-  });
+  }, 240_000);
 
   // Seed 2 finds the catalogue's restart bugs (restart-resets-tokens, restart-forgets-ledger) by its
   // 10th run: 50 runs keep a margin of five times that.
