@@ -32,7 +32,8 @@ export const SLOW_TESTS: readonly string[] = [
   // ~20 s: edited artifacts replayed, and modules that never settle or answer values no JSON holds
   // (that one runs to its 6 s time limit), each a check of its own.
   'cli/untrusted.test.ts',
-  // ~62 s: the fast step against xstate's on every transition of the M scope (43 s) and of each variant.
+  // ~20 s: the fast step against xstate's on every transition of the S scope, of each variant's,
+  // and on campaigns (the M scope, 43 s more, runs in npm run bench:step).
   'conformance/fastStepEqualsReference.test.ts',
   // ~47 s: regenerates every generated page and runs the commands the chapters quote.
   'docs/docs.test.ts',
