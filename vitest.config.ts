@@ -17,18 +17,23 @@ import { defineConfig } from 'vitest/config';
 
 /** Test files of the slow part, as paths from the repository's root: each a file that exists. */
 export const SLOW_TESTS: readonly string[] = [
-  // ~190 s (186 s in a CI run), all in its beforeAll: every misbehaving peer through the real
-  // command, each up to its time limit.
-  'conformance/protocol/hostile/hostile.test.ts',
-  // ~85 s: every decision bug of the catalogue on SQLite and PostgreSQL stores, each a shrunk campaign.
+  // One hostile case of each cause (conformance/hostile/causes.ts) through the real command, each
+  // up to its time limit; `npm run hostile` runs them all.
+  'conformance/hostile/hostile.test.ts',
+  // ~60 s (a loaded machine): every decision bug of the catalogue on SQLite and PostgreSQL stores,
+  // each a campaign that stops where it finds the bug, then shrinks it.
   'conformance/broken/decisionBugs.test.ts',
-  // ~70 s: the SQLite store through fixtures, the path suite and a 300-run campaign with restarts.
+  // ~35 s: the SQLite store through fixtures, the path suite, a 150-run campaign with restarts and
+  // the exploration (most of the time: a file a state).
   'conformance/stores/sqlite.test.ts',
-  // ~65 s: the same for the PostgreSQL store, in process and over the protocol.
+  // ~40 s (a loaded machine): the same for the PostgreSQL store, three stores at once, in process
+  // and over the protocol.
   'conformance/stores/postgres.test.ts',
-  // ~68 s: two cases wait out a never-settling and a never-serialisable module (30 s each).
+  // ~20 s: edited artifacts replayed, and modules that never settle or answer values no JSON holds
+  // (that one runs to its 6 s time limit), each a check of its own.
   'cli/untrusted.test.ts',
-  // ~62 s: the fast step against xstate's on every transition of the M scope (43 s) and of each variant.
+  // ~20 s: the fast step against xstate's on every transition of the S scope, of each variant's,
+  // and on campaigns (the M scope, 43 s more, runs in npm run bench:step).
   'conformance/fastStepEqualsReference.test.ts',
   // ~47 s: regenerates every generated page and runs the commands the chapters quote.
   'docs/docs.test.ts',
@@ -75,7 +80,8 @@ export const SLOW_TESTS: readonly string[] = [
   'cli/report/pagePage.test.ts',
   // ~4 s: compiles a Go program that decodes the Porcupine export into Porcupine's Operation fields.
   'conformance/concurrent/porcupineExport.test.ts',
-  // ~65 s: starts and stops every broker through scripts/brokers.sh (RabbitMQ ~15 s a start), three times all four.
+  // ~10-15 s: starts and stops all four brokers through scripts/brokers.sh once (RabbitMQ ~10 s a
+  // start), and the three quick ones again for SIGTERM.
   'scripts/brokers.test.ts',
   // ~55 s: a profile of NATS JetStream on its own clock (100 ms a tick) runs every fixture story in real time.
   'adapters/nats-jetstream/profileRun.test.ts',

@@ -15,7 +15,7 @@ import { checkCommand } from './checkCommand.ts';
 import { runCliCaptured } from './runCliCaptured.ts';
 import { defaultProcessParallel } from './target.ts';
 
-const FAKE = fileURLToPath(new URL('../conformance/protocol/fakePeer.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('../conformance/hostile/peers/fakePeer.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'jobcheck-early-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

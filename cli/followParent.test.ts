@@ -6,7 +6,7 @@ import { contextSwitches, followParent, isWaitingShell } from './followParent.ts
 /**
  * Following the parent, on fake processes: their pids, their /proc files and the SIGCONTs are the
  * test's. The real processes (npx, npm killed, a killed wrapper, a shell holding SIGINT) are held by
- * the hostile suite's signal cases (conformance/protocol/hostile/surface/signals.ts).
+ * the hostile suite's signal cases (conformance/hostile/surface/signals.ts).
  */
 const status = (caught: string, switches: number): string =>
   `Name:\tsh\nSigIgn:\t0000000000000000\nSigCgt:\t${caught}\nvoluntary_ctxt_switches:\t${switches}\nnonvoluntary_ctxt_switches:\t3\n`;

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { taggedProcesses } from '../conformance/protocol/hostile/cases.ts';
+import { taggedProcesses } from '../conformance/hostile/cases.ts';
 import { findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { SHOW_CURSOR, WRAP_ON } from './progress.ts';
 import type { ReportListJson } from './reportCommand.ts';
@@ -65,7 +65,7 @@ print(json.dumps({'code': os.waitstatus_to_exitcode(status), 'out': out.decode('
 describe.skipIf(python === undefined)('Ctrl-C during a check', () => {
   it('exits 130 with the cursor and line wrap given back, and no process of the implementation left', async () => {
     const tag = `JOBCHECK_INTERRUPT_TAG=${randomUUID()}`;
-    const slow = `${pythonCommand(python as string, 'conformance/protocol/hostile/peer.py')} slow`;
+    const slow = `${pythonCommand(python as string, 'conformance/hostile/peers/peer.py')} slow`;
     const run = spawnSync(
       python as string,
       ['-c', DRIVER, process.execPath, 'bin/jobcheck.js', 'check', '--impl', slow, '--report', join(dir, 'report')],
@@ -99,7 +99,7 @@ async function listedRuns(report: string): Promise<ReportListJson['runs']> {
   return (JSON.parse(out.stdout) as ReportListJson).runs;
 }
 
-const FAKE = fileURLToPath(new URL('../conformance/protocol/fakePeer.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('../conformance/hostile/peers/fakePeer.mjs', import.meta.url));
 
 describe('a check ended by a signal', () => {
   it('names its folder -interrupted and writes run.json and a page that say so, which report --list reads', async () => {

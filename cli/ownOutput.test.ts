@@ -33,7 +33,7 @@ describe.skipIf(python === undefined)("the check's own --json result for a 1 MB 
     vi.stubEnv('GITHUB_STEP_SUMMARY', '');
     vi.stubEnv('GITHUB_OUTPUT', '');
     try {
-      const peer = `'${python}' -S conformance/protocol/hostile/peer.py huge-name`;
+      const peer = `'${python}' -S conformance/hostile/peers/peer.py huge-name`;
       const report = join(dir, 'report');
       const check = await cli(
         'check',

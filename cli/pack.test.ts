@@ -4,9 +4,10 @@
  * only test of the compiled code: everything else runs the sources (bin/jobcheck.js runs them in
  * the checkout).
  *
- * Installs prefer npm's cache (`--prefer-offline`): `npm ci` has put every dependency's tarball
- * there, but not the registry metadata that `npm install` of a tarball resolves its dependencies
- * with, so an offline install fails on a machine whose cache started empty. Install scripts run,
+ * The tarball is installed once, each project a copy of that install. The install prefers npm's
+ * cache (`--prefer-offline`): `npm ci` has put every dependency's tarball there, but not the
+ * registry metadata that `npm install` of a tarball resolves its dependencies with, so an offline
+ * install fails on a machine whose cache started empty. Install scripts run,
  * as they do for a user: the install is protocol-only (the database drivers are optional peer
  * dependencies), and the test shows that it compiles nothing and that a store which needs a
  * missing driver says how to install it. The consumer's type-check runs with `skipLibCheck: false`
@@ -77,15 +78,32 @@ function install(project: string, packages: readonly string[]): void {
   });
 }
 
-/** A fresh project (`npm init -y`'s package.json, with "type": "module" for ESM) with the tarball installed. */
+/** The project the tarball was installed into, once: every project of the file is a copy of it. */
+let installed: string | undefined;
+
+/**
+ * A fresh project (`npm init -y`'s package.json, with "type": "module" for ESM) with the tarball
+ * installed: a copy of one install into an empty project, renamed and typed. What npm installs
+ * does not depend on the project's type, so one install serves the ESM and the CommonJS ones.
+ */
 function project(name: string, type: 'module' | 'commonjs'): string {
+  if (installed === undefined) {
+    const path = join(dir, 'installed');
+    mkdirSync(path);
+    writeFileSync(
+      join(path, 'package.json'),
+      `${JSON.stringify({ name: 'installed', version: '1.0.0', private: true }, null, 2)}\n`,
+    );
+    install(path, [join(dir, packed.filename)]);
+    installed = path;
+  }
   const path = join(dir, name);
-  mkdirSync(path);
+  cpSync(installed, path, { recursive: true, verbatimSymlinks: true });
+  const manifest = JSON.parse(readFileSync(join(path, 'package.json'), 'utf8')) as Record<string, unknown>;
   writeFileSync(
     join(path, 'package.json'),
-    `${JSON.stringify({ name, version: '1.0.0', private: true, ...(type === 'module' ? { type } : {}) }, null, 2)}\n`,
+    `${JSON.stringify({ ...manifest, name, ...(type === 'module' ? { type } : {}) }, null, 2)}\n`,
   );
-  install(path, [join(dir, packed.filename)]);
   return path;
 }
 

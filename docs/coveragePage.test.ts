@@ -39,7 +39,7 @@ const BREAK_LAYOUT = `(() => {
 let seen: Seen[] = [];
 let broken: PageMeasure | undefined;
 let requests: readonly string[] = [];
-/** Why the pages could not be rendered (no Chromium, say): every test then fails with it, none is skipped. */
+/** Why the pages could not be rendered (a browser that is there but will not start, say): every test then fails with it, none is skipped. */
 let setupError: unknown;
 const rendered = (): void => {
   if (setupError !== undefined) throw setupError;

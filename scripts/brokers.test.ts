@@ -7,7 +7,7 @@
  * answers PING, NATS greets with INFO, beanstalkd answers `stats`, and RabbitMQ answers the AMQP
  * 0-9-1 protocol header with connection.start (class 10, method 10). Without the brokers' servers
  * the test skips, saying how to install them; with CI set it fails instead. RabbitMQ takes ~10 s to
- * start and ~4 s to stop, so this file is in the slow part. `JOBCHECK_BROKERS_PORTS` passes through
+ * start and ~4 s to stop, so this file is in the slow part, and starts it once. `JOBCHECK_BROKERS_PORTS` passes through
  * to the script (the range its ports are probed in).
  */
 import { CONSUMER_TIMEOUT_MS } from '../adapters/rabbitmq/adapter.ts';
@@ -164,38 +164,49 @@ const REPLIES = {
   rabbitmq: { amqp: { frame: 1, classId: 10, methodId: 10 } },
 };
 
+/** The variables naming where a broker is, of those the probe saw: one each, two for beanstalkd (its clock). */
+const named = (probe: Probe): string[] =>
+  Object.keys(probe.env)
+    .filter((k) => /_(URL|ADDR|CLOCK)$/.test(k))
+    .sort();
+
 describe.skipIf(missing !== undefined)(
   `scripts/brokers.sh${missing === undefined ? '' : ` (skipped: ${missing})`}`,
   () => {
-    for (const broker of ['redis', 'nats', 'beanstalkd', 'rabbitmq'] as const) {
-      it(`starts ${broker} on 127.0.0.1, names it in the environment, and stops it after the command`, async () => {
-        const { code, probe } = await runScript([broker], 0);
-        expect(code).toBe(0);
-        expect(probe.replies).toEqual(REPLIES[broker]);
-        const named = Object.keys(probe.env).filter((k) => /_(URL|ADDR|CLOCK)$/.test(k));
-        expect(named.length).toBe(broker === 'beanstalkd' ? 2 : 1);
-        for (const k of named) if (k !== 'JOBCHECK_BEANSTALKD_CLOCK') expect(probe.env[k]).toMatch(/127\.0\.0\.1:\d+$/);
-        // RabbitMQ's consumer_timeout is exported for the adapter: the value the server was given,
-        // by default the one the adapter assumes.
-        if (broker === 'rabbitmq')
-          expect(probe.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS']).toBe(
-            process.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS'] ?? String(CONSUMER_TIMEOUT_MS),
-          );
-        await expectNothingLeft(probe);
-      }, 180_000);
-    }
-
-    it('starts all four for `all`, passes on the exit status of a failing command, and still stops them', async () => {
+    // RabbitMQ is started once (it takes ~10 s): every broker's start and stop is seen in the run of
+    // `all`, and the signal's path, which stops the brokers the same way, in a run of the three quick ones.
+    it('starts all four for `all` on 127.0.0.1, names each in the environment, passes on the exit status of a failing command, and still stops them', async () => {
       const { code, probe } = await runScript(['all'], 3);
       expect(code).toBe(3);
       expect(probe.replies).toEqual({ ...REPLIES.redis, ...REPLIES.nats, ...REPLIES.beanstalkd, ...REPLIES.rabbitmq });
+      expect(named(probe)).toEqual([
+        'JOBCHECK_AMQP_URL',
+        'JOBCHECK_BEANSTALKD_ADDR',
+        'JOBCHECK_BEANSTALKD_CLOCK',
+        'JOBCHECK_NATS_URL',
+        'JOBCHECK_REDIS_URL',
+      ]);
+      for (const k of named(probe))
+        if (k !== 'JOBCHECK_BEANSTALKD_CLOCK') expect(probe.env[k], k).toMatch(/127\.0\.0\.1:\d+$/);
       expect(probe.env['JOBCHECK_AMQP_URL']).toMatch(/^amqp:\/\/guest:guest@127\.0\.0\.1:\d+$/);
+      // RabbitMQ's consumer_timeout is exported for the adapter: the value the server was given,
+      // by default the one the adapter assumes.
+      expect(probe.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS']).toBe(
+        process.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS'] ?? String(CONSUMER_TIMEOUT_MS),
+      );
       await expectNothingLeft(probe);
     }, 240_000);
 
-    it('on SIGTERM stops the command and every broker, and exits with 143', async () => {
-      const { code, probe } = await runScript(['all'], 'stay');
+    it('starts only the brokers named, and on SIGTERM stops the command and every one of them, and exits with 143', async () => {
+      const { code, probe } = await runScript(['redis', 'nats', 'beanstalkd'], 'stay');
       expect(code).toBe(143);
+      expect(probe.replies).toEqual({ ...REPLIES.redis, ...REPLIES.nats, ...REPLIES.beanstalkd });
+      expect(named(probe)).toEqual([
+        'JOBCHECK_BEANSTALKD_ADDR',
+        'JOBCHECK_BEANSTALKD_CLOCK',
+        'JOBCHECK_NATS_URL',
+        'JOBCHECK_REDIS_URL',
+      ]);
       await expectNothingLeft(probe);
     }, 240_000);
   },

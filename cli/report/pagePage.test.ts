@@ -4,9 +4,10 @@
  * what overflows), with no network. The failure sections are the other parts' own: here a local
  * fake section stands in for them, to show that the shell inlines a section's style and script.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { withChromiumPage } from '../../docs/tools/chromium.ts';
+import { describeWithChromium } from '../../docs/tools/needsChromium.ts';
 import { reportPage } from './page.ts';
 import type { ReportPageInput } from './page.ts';
 import type { PageSection } from './section.ts';
@@ -136,7 +137,8 @@ const rendered = (): void => {
   if (setupError !== undefined) throw setupError;
 };
 
-beforeAll(async () => {
+/** Renders the page and plays it once; what it saw is read by every test (Chromium needed). */
+async function setUp(): Promise<void> {
   try {
     const session = await withChromiumPage({ ...VIEWPORT, timeoutMs: 45_000 }, async (page: Page) => {
       await page.setContent(reportPage(INPUT), { waitUntil: 'load' });
@@ -165,9 +167,11 @@ beforeAll(async () => {
   } catch (error) {
     setupError = error;
   }
-}, 60_000);
+}
 
-describe('the run page in Chromium at 1280×800', () => {
+describeWithChromium('the run page in Chromium at 1280×800', () => {
+  beforeAll(setUp, 60_000);
+
   it('says the verdict in a word and a symbol, not in colour alone, with the sentence after it', () => {
     rendered();
     expect(seen.verdict).toBe('DIVERGE');

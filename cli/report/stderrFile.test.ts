@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STDERR_FILE_CAP_BYTES, STDERR_TAIL_LINES, StderrFile } from './stderrFile.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PEER = join(ROOT, 'conformance', 'protocol', 'hostile', 'peer.py');
+const PEER = join(ROOT, 'conformance', 'hostile', 'peers', 'peer.py');
 
 let dir: string;
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import { findPython, pythonCommand } from '../../examples/python/interpreter.ts'
 import { CheckBudget, GivenUp, PhaseGate, runCheck } from './index.ts';
 
 const python = findPython();
-const STALL = python === undefined ? '' : `${pythonCommand(python, 'conformance/protocol/hostile/peer.py')} stall`;
+const STALL = python === undefined ? '' : `${pythonCommand(python, 'conformance/hostile/peers/peer.py')} stall`;
 
 /** An adapter whose execute times out once, then would answer. */
 function fakeAdapter(): Adapter & { calls: number } {

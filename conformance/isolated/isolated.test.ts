@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { taggedProcesses } from '../protocol/hostile/cases.ts';
+import { taggedProcesses } from '../hostile/cases.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = 'conformance/isolated/fixtures';
@@ -100,7 +100,7 @@ const HARD_MS = 90_000;
 /*
  * The other misbehaviours of a module (process.exit mid-check, a spin stopped at --timeout or at
  * --time-limit, each evil value of the concurrent factory) are cases of the hostile suite
- * (conformance/protocol/hostile/surface/modules.ts), asserted there for outcome, exit code, wall
+ * (conformance/hostile/surface/modules.ts), asserted there for outcome, exit code, wall
  * time, memory and processes left. Here: what that suite cannot send (a signal to a spinning
  * module's harness) and what it does not read (the verdict of the JSON report).
  */

@@ -7,13 +7,13 @@ import { ProcessError } from './processError.ts';
 import type { ProtocolViolation } from './processError.ts';
 
 /**
- * The concurrent process adapter against small fake peers (fakeConcurrentPeer.mjs), each
+ * The concurrent process adapter against small fake peers (../hostile/peers/fakeConcurrentPeer.mjs), each
  * behaving or misbehaving in one way: replies out of order, a jobcheck/1 peer, a peer that never
  * answers some requests, one that dies mid-round, and hostile replies. What each fake answers is
  * its own rule (a command is answered as a tick at its `now`), so the expected replies follow from
  * the requests sent, never from the adapter.
  */
-const FAKE = fileURLToPath(new URL('./fakeConcurrentPeer.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('../hostile/peers/fakeConcurrentPeer.mjs', import.meta.url));
 const fake = (...args: string[]): string => `'${process.execPath}' '${FAKE}' ${args.join(' ')}`;
 const config = { capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, backoffCap: 2 };
 const tick = (now: number) => ({ type: 'tick', now });
@@ -296,7 +296,7 @@ describe('concurrentProcessFactory', () => {
 });
 
 describe('a jobcheck/1 implementation whose command replies carry its snapshot (replySnapshots)', () => {
-  const PLAIN = fileURLToPath(new URL('./fakePeer.mjs', import.meta.url));
+  const PLAIN = fileURLToPath(new URL('../hostile/peers/fakePeer.mjs', import.meta.url));
   const plain = (mode: string): string => `'${process.execPath}' '${PLAIN}' ${mode}`;
 
   it('is driven one request at a time, each reply read without its snapshot, and one without it is a protocol_error', async () => {

@@ -11,7 +11,7 @@ import { ProcessAdapter } from './processAdapter.ts';
 import { ProcessError } from './processError.ts';
 import { parseJsonLine } from './replies.ts';
 
-const PEER = fileURLToPath(new URL('./duplicateKeyPeer.mjs', import.meta.url));
+const PEER = fileURLToPath(new URL('../hostile/peers/duplicateKeyPeer.mjs', import.meta.url));
 const config = { capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, backoffCap: 2 };
 const opened: ProcessAdapter[] = [];
 afterAll(() => Promise.all(opened.map((a) => a.close())));

@@ -8,10 +8,10 @@ import { ProcessError } from './processError.ts';
 import type { ProcessErrorCode } from './processError.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { taggedProcesses } from './hostile/cases.ts';
+import { taggedProcesses } from '../hostile/cases.ts';
 import { LineSplitter, decodeStrictUtf8, firstInvalidUtf8 } from './lineSplitter.ts';
 
-const FAKE = fileURLToPath(new URL('./fakePeer.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('../hostile/peers/fakePeer.mjs', import.meta.url));
 const fake = (mode: string): string => `'${process.execPath}' '${FAKE}' ${mode}`;
 const config = { capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, backoffCap: 2 };
 
@@ -337,7 +337,7 @@ describe('process reuse and restarts', () => {
 });
 
 describe('containment: process groups, and endings that cost a correct implementation nothing', () => {
-  const PEER = fileURLToPath(new URL('./hostile/peer.py', import.meta.url));
+  const PEER = fileURLToPath(new URL('../hostile/peers/peer.py', import.meta.url));
   it('restarts a correct implementation with a background helper: every old process exits by itself, and the helper dies with its group', async () => {
     const tag = `JOBCHECK_TEST_TAG=${randomUUID()}`;
     const [key, value] = tag.split('=') as [string, string];

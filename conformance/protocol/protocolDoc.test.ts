@@ -167,7 +167,7 @@ async function replay(end: LineEnd, block: readonly Group[]): Promise<void> {
 }
 
 const python = findPython();
-const FAKE = fileURLToPath(new URL('./fakeConcurrentPeer.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('../hostile/peers/fakeConcurrentPeer.mjs', import.meta.url));
 
 describe('docs/protocol.md, section 9 (jobcheck/2)', () => {
   it('holds two concurrent sessions and one fallback, and every line of them is a message of contract/protocol.ts', () => {

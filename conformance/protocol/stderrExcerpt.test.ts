@@ -139,7 +139,7 @@ describe.skipIf(python === undefined)('what a failing Python process shows', () 
   });
 
   it('suggests flushing stdout after each line when hello gets no reply', async () => {
-    const hang = `${pythonCommand(python as string, 'conformance/protocol/hostile/peer.py')} hang-hello`;
+    const hang = `${pythonCommand(python as string, 'conformance/hostile/peers/peer.py')} hang-hello`;
     const error = await ProcessAdapter.start(hang, CONFIG, { startTimeoutMs: 300 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'timeout' });
     const message = (error as Error).message;

@@ -7,7 +7,7 @@
  * shipped contract, the story check, and that nothing overflows. Then `--serve`: the page on
  * 127.0.0.1 from a process of its own, which serves the contract its links point at and which
  * Ctrl-C ends.
- * Chromium is the system's (see docs/tools/chromium.ts): without it this test fails, it does not skip.
+ * Chromium is the system's (docs/tools/chromium.ts): without it the page's tests skip, failing instead with `CI` set.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { loadFixture } from '../../../model/fixtures.ts';
 import { fromSnapshot, initialState, step, toSnapshot } from '../../../model/step.ts';
 import type { ModelState } from '../../../model/step.ts';
 import { withChromiumPage } from '../../../docs/tools/chromium.ts';
+import { describeWithChromium } from '../../../docs/tools/needsChromium.ts';
 import { LAB_VIEWPORT, predictAndStep } from '../../../docs/tools/labScreens.ts';
 import type { LabGuess } from '../../../docs/tools/labScreens.ts';
 import { runCliCaptured } from '../../runCliCaptured.ts';
@@ -131,7 +132,8 @@ function guessAt(i: number): LabGuess {
   return WRONG.has(i + 1) ? { ...right, jobs: { 'J-12': { status: 'running', token: 1 } } } : right;
 }
 
-beforeAll(async () => {
+/** Renders the page and plays it once; what it saw is read by every test (Chromium needed). */
+async function setUp(): Promise<void> {
   try {
     const written = await runCliCaptured(['lab', '--out', join(dir, 'lab.html'), '--story', STORY]);
     if (written.code !== 0) throw new Error(`jobcheck lab failed: ${written.stderr}`);
@@ -253,7 +255,7 @@ beforeAll(async () => {
   } catch (error) {
     setupError = error;
   }
-}, 150_000);
+}
 
 const result = (): Played => {
   if (setupError !== undefined) throw setupError;
@@ -261,7 +263,9 @@ const result = (): Played => {
   return played;
 };
 
-describe('the lab page in Chromium at 1280×800', () => {
+describeWithChromium('the lab page in Chromium at 1280×800', () => {
+  beforeAll(setUp, 150_000);
+
   it('plays the story to the end by keyboard and keeps score: 4 points a step (the reply, the status, the token, the balance), 2 of 4 on each wrong step', () => {
     const p = result();
     expect(p.scores).toEqual([

@@ -10,12 +10,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { RaceFailure } from '../../../conformance/check/failure.ts';
 import { closestOrder } from '../../../conformance/concurrent/closestOrder.ts';
 import type { ClosestOrder, ModelStateView } from '../../../conformance/concurrent/closestOrder.ts';
 import { withChromiumPage } from '../../../docs/tools/chromium.ts';
+import { describeWithChromium } from '../../../docs/tools/needsChromium.ts';
 import { runCliCaptured } from '../../runCliCaptured.ts';
 import { exampleRace, racePageHtml } from './raceExample.ts';
 import type { RaceExample } from './raceExample.ts';
@@ -117,13 +118,14 @@ let replay: ClosestOrder;
 let hoverId: number;
 let seen: Seen;
 let requests: readonly string[] = [];
-/** Why the page could not be rendered (no Chromium, say): every test then fails with it. */
+/** Why the page could not be rendered (a browser that is there but will not start, say): every test then fails with it. */
 let setupError: unknown;
 const rendered = (): void => {
   if (setupError !== undefined) throw setupError;
 };
 
-beforeAll(async () => {
+/** Renders the page and plays it once; what it saw is read by every test (Chromium needed). */
+async function setUp(): Promise<void> {
   try {
     example = await exampleRace();
     failure = example.failure;
@@ -143,7 +145,7 @@ beforeAll(async () => {
   } catch (error) {
     setupError = error;
   }
-}, 90_000);
+}
 
 async function interact(page: Page, html: string): Promise<Seen> {
   const panel = async (): Promise<Panel> => (await page.evaluate(PANEL)) as Panel;
@@ -224,7 +226,9 @@ async function interact(page: Page, html: string): Promise<Seen> {
 
 const stuckIds = (): number[] => (failure.race.witness?.stuck ?? []).map((s) => s.id).sort((a, b) => a - b);
 
-describe('the race section in Chromium at 1280×800', () => {
+describeWithChromium('the race section in Chromium at 1280×800', () => {
+  beforeAll(setUp, 90_000);
+
   it('shows on its first screen the command line that repeats the race, from the concurrent path the check gives', () => {
     rendered();
     const path = failure.concurrent.path;

@@ -7,9 +7,10 @@
  * network for nothing. Each check is also run once on a page broken on purpose (a script deaf to
  * a key, a line that cannot wrap, the diagram put back above the diff), so that it is seen to fail.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { withChromiumPage } from '../../../docs/tools/chromium.ts';
+import { describeWithChromium } from '../../../docs/tools/needsChromium.ts';
 import { STORY_VIEWPORT, storyFailure, storyFixtureFailure, storyPageHtml } from '../../../docs/tools/storyScreens.ts';
 import type { StoryExample } from '../../../docs/tools/storyScreens.ts';
 
@@ -220,7 +221,8 @@ async function walk(page: Page): Promise<Seen> {
   };
 }
 
-beforeAll(async () => {
+/** Renders the page and plays it once; what it saw is read by every test (Chromium needed). */
+async function setUp(): Promise<void> {
   try {
     example = await storyFailure();
     fixtureExample = await storyFixtureFailure();
@@ -234,11 +236,13 @@ beforeAll(async () => {
   } catch (error) {
     setupError = error;
   }
-}, 90_000);
+}
 
 const FAIL_DEAD = 'running --FAIL [isCurrentDelivery]--> dead';
 
-describe('the failure story in Chromium at 1280×800', () => {
+describeWithChromium('the failure story in Chromium at 1280×800', () => {
+  beforeAll(setUp, 90_000);
+
   it("shows on its first screen the commands that repeat the failure, as the check's outcome gives them", () => {
     const { firstScreen } = rendered();
     expect(example.repeat.reproduce).toMatch(/^npx jobcheck check --broken retry-forgets-deadline --seed 1 --path \d/);

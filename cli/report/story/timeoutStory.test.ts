@@ -14,7 +14,7 @@ import { ProcessAdapter, processAdapterFactory } from '../../../conformance/prot
 import { loadFixture, runFixture } from '../../../model/fixtures.ts';
 import { storyData } from './storyData.ts';
 
-const FAKE = fileURLToPath(new URL('../../../conformance/protocol/fakePeer.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('../../../conformance/hostile/peers/fakePeer.mjs', import.meta.url));
 const SILENT = `'${process.execPath}' '${FAKE}' silent`;
 const TIMEOUT_MS = 200;
 

@@ -6,7 +6,7 @@
  */
 import type { HostileCase } from '../case.ts';
 
-const PEER = 'node conformance/protocol/slowConcurrentPeer.mjs';
+const PEER = 'node conformance/hostile/peers/slowConcurrentPeer.mjs';
 /** The correct store behind the peer: the Python example, which starts in a fraction of a second. */
 const STORE = '{python} -S examples/python/jobstore.py';
 

@@ -9,14 +9,14 @@
 //   silent-snapshot     never answers the snapshot of a jobcheck/2 session
 //   slow-hello <ms>     answers each jobcheck/2 hello <ms> later
 // The delay (default 2500 ms) is the second argument.
-//   node conformance/protocol/slowConcurrentPeer.mjs <mode> [<ms> [<store command>...]]
+//   node conformance/hostile/peers/slowConcurrentPeer.mjs <mode> [<ms> [<store command>...]]
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const mode = process.argv[2] ?? 'slow-liar';
 const delay = Number(process.argv[3] ?? 2500);
-const BIN = fileURLToPath(new URL('../../bin/jobcheck.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/jobcheck.js', import.meta.url));
 const backend = process.argv.length > 4 ? process.argv.slice(4) : [process.execPath, BIN, 'serve', '--store', 'memory'];
 const store = spawn(backend[0], backend.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
 const write = (line) => process.stdout.write(`${line}\n`);

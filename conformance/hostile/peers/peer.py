@@ -5,9 +5,9 @@ examples/python/jobstore.py, misbehaving in exactly one way, chosen by the first
 Each mode is something a careless or hostile implementation does to the harness: stall, fork,
 flood, lie, close its pipes, ignore signals, write bytes that are not UTF-8 or values nested too
 deep. The harness must end every one of them in bounded time and memory, with the right typed
-outcome, and leave no process behind (conformance/protocol/hostile/hostile.test.ts).
+outcome, and leave no process behind (conformance/hostile/hostile.test.ts).
 
-    python3 conformance/protocol/hostile/peer.py <mode>
+    python3 conformance/hostile/peers/peer.py <mode>
 """
 import json
 import os

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const made = new Map<string, Promise<string>>();
 let cache: string | undefined;
 
@@ -20,7 +20,7 @@ export type MadeCheck = 'builtin' | 'broken' | 'huge-name';
 const targets = (python: string): Record<MadeCheck, readonly string[]> => ({
   builtin: ['--builtin'],
   broken: ['--broken', 'lease-one-tick-late'],
-  'huge-name': ['--impl', `'${python}' -S conformance/protocol/hostile/peer.py huge-name`],
+  'huge-name': ['--impl', `'${python}' -S conformance/hostile/peers/peer.py huge-name`],
 });
 
 /** The folder holding result.json, coverage.json and junit.xml of the check `which`, made at the first call. */

@@ -6,8 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PATH_CONFIG } from '../../../paths/lifecyclePaths.ts';
-import { initialState, step, toSnapshot } from '../../../../model/index.ts';
+import { PATH_CONFIG } from '../../paths/lifecyclePaths.ts';
+import { initialState, step, toSnapshot } from '../../../model/index.ts';
 import type { HostileCase } from '../case.ts';
 
 /**

@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEDNString } from 'edn-data';
 import { SaxesParser } from 'saxes';
-import { initialState, step, toSnapshot } from '../../../../model/index.ts';
+import { initialState, step, toSnapshot } from '../../../model/index.ts';
 import type { HostileCase } from '../case.ts';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** What peer.py's `inject` mode writes as its messages and name (the same text). */
 const PAYLOAD =
   'x\n::error::INJECTED\n::set-output name=verdict::agree\n::add-mask::secret\n::stop-commands::tok\n' +
