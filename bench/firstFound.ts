@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { JobStore, withDecisions } from '../impl/index.ts';
 import { SqliteStore } from '../impl/sqlite/index.ts';
 import type { AdapterFactory } from '../conformance/adapter.ts';
-import { CATALOGUE } from '../conformance/broken/catalogue.ts';
+import { CATALOGUE } from '../conformance/broken/index.ts';
 import { runCampaign } from '../conformance/random/campaign.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import { sqliteFactory } from '../conformance/stores/sqlite.ts';
