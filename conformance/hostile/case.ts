@@ -62,6 +62,8 @@ export interface HostileCase {
   readonly interrupt?: {
     readonly signal: NodeJS.Signals;
     readonly afterMs: number;
+    /** Waited for, after the first implementation process is seen and before `afterMs`: a state of the case's folder. */
+    readonly readyWhen?: (tmp: string) => boolean;
     readonly settleMs?: number;
     /** How many times more the signal is sent, a millisecond apart, while the process lives (a Ctrl-C pressed again). */
     readonly again?: number;

@@ -400,6 +400,8 @@ export async function runHostileCase(
     // Mid-run: once the first implementation process of the run is up, and `afterMs` more.
     const peerUp = (): boolean => taggedProcesses(value).some((pid) => argvOf(pid)[0] === python);
     while (running && !peerUp() && performance.now() - started < hardMs) await sleep(100);
+    const ready = c.interrupt.readyWhen ?? (() => true);
+    while (running && !ready(report) && performance.now() - started < hardMs) await sleep(100);
     await sleep(c.interrupt.afterMs);
     if (running) child.kill(c.interrupt.signal);
     for (let n = 0; n < (c.interrupt.again ?? 0) && running; n++) {

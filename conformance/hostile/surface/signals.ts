@@ -27,6 +27,12 @@ const LONG_CHECK = [
 ];
 const LONG = [...LONG_CHECK, '--report', '{tmp}/report'];
 
+/** Whether the check has made its run's folder (under `{tmp}/report/runs`). */
+function runHasFolder(tmp: string): boolean {
+  const runs = join(tmp, 'report', 'runs');
+  return existsSync(runs) && readdirSync(runs).length > 0;
+}
+
 /** What is wrong with the run folders of an interrupted check: one, named `-interrupted`, its run.json saying so. */
 function interruptedRunProblems(tmp: string): string[] {
   const runs = join(tmp, 'report', 'runs');
@@ -134,8 +140,8 @@ export const SIGNAL_CASES: readonly HostileCase[] = [
     what: 'SIGINT to the harness itself mid-run, then again and again, a millisecond apart (Ctrl-C pressed more than once)',
     argv: LONG,
     flags: [],
-    // Three seconds: the implementation starts while the engine loads, before the run has a folder.
-    interrupt: { signal: 'SIGINT', afterMs: 3000, again: 50 },
+    // Once the run has its folder (the implementation starts while the engine loads, before it).
+    interrupt: { signal: 'SIGINT', afterMs: 500, again: 50, readyWhen: runHasFolder },
     exit: 130,
     outcome: 'stopped by SIGINT (exit 130) once, the run recorded as interrupted',
     pattern: /jobcheck: stopped by SIGINT; every implementation process was ended/,
