@@ -134,7 +134,7 @@ export const seedFlag = flagValue(
 
 /** A flag that takes one of a few words (`--concurrent first`); the message lists them. */
 export const choiceFlag = <const T extends string>(flag: string, choices: readonly T[]) =>
-  flagValue(
+  flagValue<T>(
     flag,
     z.enum(choices as readonly [T, ...T[]], {
       error: `must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`,
