@@ -96,13 +96,19 @@ export const SLOW_TESTS: readonly string[] = [
 ];
 
 /**
- * The files of the slow part that run two at a time: most of their time is spent waiting on other
- * processes (npm installing, Go compiling, a browser rendering, a check of a small example with a
- * generous time limit), not on the two cores, and none of them races a short timeout. The rest of
- * the slow part runs one file at a time, as the quick part does: its cases wait out timeouts or
- * drive peers whose replies must come within a few seconds.
+ * The files of the slow part that run two at a time: none of them races a short timeout. Most of
+ * their time is spent waiting on other processes (npm installing, Go compiling, a browser
+ * rendering, a check of a small example with a generous time limit), or computing in process
+ * against limits of minutes (the store campaigns, the exhaustive comparisons). The rest of the
+ * slow part runs one file at a time: its cases wait out timeouts, drive peers whose replies must
+ * come within a few seconds, or follow a broker's wall clock.
  */
 export const SLOW_IN_PAIRS: readonly string[] = [
+  'conformance/stores/sqlite.test.ts',
+  'conformance/broken/decisionBugs.test.ts',
+  'conformance/stores/postgres.test.ts',
+  'conformance/fastStepEqualsReference.test.ts',
+  'conformance/explore/differential.test.ts',
   'cli/pack.test.ts',
   'cli/install.test.ts',
   'starters/starters.test.ts',
@@ -124,7 +130,11 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     projects: [
-      { extends: true, test: { name: 'quick', include: ['**/*.test.ts'], exclude: [...NOT_TESTS, ...SLOW_TESTS] } },
+      // Two files at a time on CI's two cores: a quick file waits on nothing for more than a few seconds.
+      {
+        extends: true,
+        test: { name: 'quick', include: ['**/*.test.ts'], exclude: [...NOT_TESTS, ...SLOW_TESTS], maxWorkers: 2 },
+      },
       {
         extends: true,
         test: {
