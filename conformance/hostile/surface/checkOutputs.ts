@@ -5,7 +5,7 @@
  * result would test the schema against itself; these are the tool's own output.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,8 +51,9 @@ function madeCheck(which: MadeCheck, python: string): Promise<string> {
   return making;
 }
 
-/** Copies the result, coverage and JUnit file of the check `which` into `to` (an existing folder). */
+/** Copies the result, coverage and JUnit file of the check `which` into `to`, made if missing. */
 export async function copyCheck(which: MadeCheck, python: string, to: string): Promise<void> {
   const from = await madeCheck(which, python);
+  mkdirSync(to, { recursive: true });
   for (const file of ['result.json', 'coverage.json', 'junit.xml']) copyFileSync(join(from, file), join(to, file));
 }

@@ -85,7 +85,6 @@ export const DESTINATION_CASES: readonly HostileCase[] = [
     what: "`merge --junit` names a FIFO (the parts' files are real)",
     argv: ['merge', '{tmp}/part', '--report', '{tmp}/merged', '--junit', '{tmp}/merged.xml'],
     setup: async (tmp, python) => {
-      mkdirSync(join(tmp, 'part'));
       await copyCheck('builtin', python, join(tmp, 'part'));
       fifo(join(tmp, 'merged.xml'));
     },
@@ -100,7 +99,6 @@ export const DESTINATION_CASES: readonly HostileCase[] = [
     what: "coverage.json in `merge`'s report directory is a FIFO",
     argv: ['merge', '{tmp}/part', '--report', '{tmp}/merged'],
     setup: async (tmp, python) => {
-      mkdirSync(join(tmp, 'part'));
       await copyCheck('builtin', python, join(tmp, 'part'));
       fifo(join(tmp, 'merged', 'coverage.json'));
     },

@@ -24,6 +24,12 @@ const LIST = ['report', '--list', '--report', '{tmp}/report'];
 const quadraticJunit = (): string =>
   `<?xml version="1.0"?>\n<testsuites name="jobcheck">\n${'<testsuite>'.repeat(200_000)}\n</testsuites>\n`;
 
+/** A merge part (the built-in check's files) in `{tmp}/parts`, its JUnit file that quadratic one. */
+async function partWithQuadraticJunit(tmp: string, python: string): Promise<void> {
+  await copyCheck('builtin', python, join(tmp, 'parts'));
+  writeFileSync(join(tmp, 'parts', 'junit.xml'), quadraticJunit());
+}
+
 export const READ_CASES: readonly HostileCase[] = [
   {
     name: 'report-list-dev-zero',
@@ -81,7 +87,6 @@ export const READ_CASES: readonly HostileCase[] = [
     what: 'a folder of 60 hard links to one 5 MB check result',
     argv: ['merge', '{tmp}/parts', '--report', '{tmp}/merged'],
     setup: async (tmp, python) => {
-      mkdirSync(join(tmp, 'parts'));
       await copyCheck('builtin', python, join(tmp, 'parts'));
       const result = JSON.parse(readFileSync(join(tmp, 'parts', 'result.json'), 'utf8')) as Record<string, unknown>;
       writeFileSync(join(tmp, 'parts', 'r00.json'), JSON.stringify({ ...result, padding: 'x'.repeat(5_000_000) }));
@@ -99,7 +104,6 @@ export const READ_CASES: readonly HostileCase[] = [
     what: "a folder holding a check's files and links to itself and to its parent",
     argv: ['merge', '{tmp}/parts', '--report', '{tmp}/merged'],
     setup: async (tmp, python) => {
-      mkdirSync(join(tmp, 'parts'));
       await copyCheck('builtin', python, join(tmp, 'parts'));
       symlinkSync('.', join(tmp, 'parts', 'self'));
       symlinkSync('..', join(tmp, 'parts', 'up'));
@@ -115,11 +119,7 @@ export const READ_CASES: readonly HostileCase[] = [
     name: 'merge-junit-quadratic',
     what: '`merge --junit` of a part whose JUnit file opens 200,000 `<testsuite>` elements and closes none',
     argv: ['merge', '{tmp}/parts', '--report', '{tmp}/merged', '--junit', '{tmp}/merged.xml'],
-    setup: async (tmp, python) => {
-      mkdirSync(join(tmp, 'parts'));
-      await copyCheck('builtin', python, join(tmp, 'parts'));
-      writeFileSync(join(tmp, 'parts', 'junit.xml'), quadraticJunit());
-    },
+    setup: partWithQuadraticJunit,
     flags: [],
     withinMs: 10_000,
     exit: 2,
@@ -130,11 +130,7 @@ export const READ_CASES: readonly HostileCase[] = [
     name: 'merge-xml-without-junit',
     what: '`merge` without `--junit` of a folder holding that JUnit file',
     argv: ['merge', '{tmp}/parts', '--report', '{tmp}/merged'],
-    setup: async (tmp, python) => {
-      mkdirSync(join(tmp, 'parts'));
-      await copyCheck('builtin', python, join(tmp, 'parts'));
-      writeFileSync(join(tmp, 'parts', 'junit.xml'), quadraticJunit());
-    },
+    setup: partWithQuadraticJunit,
     flags: [],
     withinMs: 10_000,
     exit: 0,
