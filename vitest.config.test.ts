@@ -54,14 +54,18 @@ describe('the quick and the slow part of the suite', () => {
     expect(SLOW_IN_PAIRS.filter((name) => !SLOW_TESTS.includes(name))).toEqual([]);
   });
 
-  it('runs the projects one after the other: the files that run alone never beside the pairs', () => {
+  it('runs the parts one after the other in one process, and each slow lane one file at a time', () => {
     // vitest runs projects of the same group order at once; each part is a group of its own.
+    // scripts/testSlow.sh runs the two slow lanes at once, each in a vitest process of its own:
+    // one worker each keeps every file beside at most one other.
     const projects = (config.test?.projects ?? []) as {
-      test?: { name?: string; sequence?: { groupOrder?: number } };
+      test?: { name?: string; maxWorkers?: number; sequence?: { groupOrder?: number } };
     }[];
     const orders = new Map(projects.map((p) => [p.test?.name, p.test?.sequence?.groupOrder ?? 0]));
     expect([...orders.keys()].sort()).toEqual(['quick', 'slow', 'slow-pairs']);
     expect(new Set(orders.values()).size).toBe(3);
+    const workers = new Map(projects.map((p) => [p.test?.name, p.test?.maxWorkers]));
+    expect([workers.get('slow'), workers.get('slow-pairs')]).toEqual([1, 1]);
   });
 
   it('puts every test file of the tree in exactly one part, the slow part being exactly the slow list', () => {

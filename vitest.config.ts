@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
  * The suite in two parts. `quick` (`npm test`, the README's command) is every test file except the
  * ones listed below; it is meant to finish within 4 minutes on an idle two-core machine. `slow`
  * (`npm run test:slow`) is the list below: long scenarios, real installs, campaigns against durable
- * stores, runs that wait out timeouts on purpose. Its vitest projects are `slow` (one file at a
- * time) and `slow-pairs` (SLOW_IN_PAIRS, two at a time). CI (`.ci/run`) runs both parts. A new test file
+ * stores, runs that wait out timeouts on purpose. Its vitest projects are `slow` and `slow-pairs`
+ * (SLOW_IN_PAIRS), one file at a time each; `npm run test:slow` (scripts/testSlow.sh) runs the two
+ * at once, so no file runs beside more than one other. CI (`.ci/run`) runs both parts. A new test file
  * is quick unless it is added here; vitest.config.test.ts holds the list to existing files and
  * every test file to exactly one part.
  *
@@ -96,12 +97,14 @@ export const SLOW_TESTS: readonly string[] = [
 ];
 
 /**
- * The files of the slow part that run two at a time: none of them races a short timeout. Most of
- * their time is spent waiting on other processes (npm installing, Go compiling, a browser
- * rendering, a check of a small example with a generous time limit), or computing in process
- * against limits of minutes (the store campaigns, the exhaustive comparisons). The rest of the
- * slow part runs one file at a time: its cases wait out timeouts, drive peers whose replies must
- * come within a few seconds, or follow a broker's wall clock.
+ * The files of the slow part that run beside the others (the `slow-pairs` lane of
+ * scripts/testSlow.sh): none of them races a short timeout. Most of their time is spent waiting on
+ * other processes (npm installing, Go compiling, a browser rendering, a check of a small example
+ * with a generous time limit), or computing in process against limits of minutes (the store
+ * campaigns, the exhaustive comparisons). The rest of the slow part (the `slow` lane) waits out
+ * timeouts, drives peers whose replies must come within a few seconds, or follows a broker's wall
+ * clock: two of those never run at once, and each has a core of the two to itself but for its
+ * one neighbour from this list.
  */
 export const SLOW_IN_PAIRS: readonly string[] = [
   'conformance/stores/sqlite.test.ts',
@@ -145,14 +148,15 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      // Its own group, after the files that run alone: projects of one group would run at once.
+      // Its own group: in one vitest process (`npm run test:all`) after the `slow` files, one at a
+      // time; scripts/testSlow.sh runs it in a process of its own beside them.
       {
         extends: true,
         test: {
           name: 'slow-pairs',
           include: [...SLOW_IN_PAIRS],
           exclude: NOT_TESTS,
-          maxWorkers: 2,
+          maxWorkers: 1,
           sequence: { groupOrder: 2 },
         },
       },
