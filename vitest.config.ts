@@ -107,6 +107,8 @@ export const SLOW_TESTS: readonly string[] = [
  * one neighbour from this list.
  */
 export const SLOW_IN_PAIRS: readonly string[] = [
+  'docs/docs.test.ts',
+  'scripts/catalogue.test.ts',
   'conformance/stores/sqlite.test.ts',
   'conformance/broken/decisionBugs.test.ts',
   'conformance/stores/postgres.test.ts',
