@@ -19,7 +19,7 @@
  *   is the reply. Validation (parseCommand, the clock check) comes first. See README.md, rule by rule.
  */
 import { randomBytes } from 'node:crypto';
-import type { Config, DeadReason, EffectRecord, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
+import type { Config, DeadReason, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import type {
   AckCommand,
@@ -30,7 +30,9 @@ import type {
   SubmitCommand,
 } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
+import { claimReply } from '../../impl/decisions/index.ts';
 import { retryDelay } from '../../impl/decisions/time.ts';
+import { WorkerLedger, staleToken } from '../ledger.ts';
 import { BeanstalkdAdapterError } from './BeanstalkdAdapterError.ts';
 import { BeanstalkdConnection, parseStats } from './BeanstalkdConnection.ts';
 import { FaketimeClock } from './clock.ts';
@@ -88,12 +90,6 @@ export function checkConfig(config: Config): void {
       );
 }
 
-const staleToken = (token: number, why: string): Reply => ({
-  ok: false,
-  code: 'stale_token',
-  message: `token: ${why} for token ${token}`,
-});
-
 /** beanstalkd behind the contract; see the top of the file. `execute` is lane 0; `executeOn` takes a lane (concurrent.ts). */
 export class BeanstalkdAdapter implements Adapter {
   private closed = false;
@@ -107,8 +103,8 @@ export class BeanstalkdAdapter implements Adapter {
   private nextSeq = 1;
   private readonly jobs = new Map<string, Known>();
   private readonly claims = new Map<number, { id: string; bsId: string }>();
-  private readonly effects = new Map<string, Map<string, EffectRecord>>();
-  private readonly balances = new Map<string, number>();
+  /** The worker's effect ledger: beanstalkd keeps none. */
+  private readonly ledger = new WorkerLedger();
   /** Each worker's connection, by worker name: its reservations are its own. */
   private readonly connections = new Map<string, Promise<BeanstalkdConnection>>();
   /** Each lane's producer connection (lane 0's also asks `stats`, `stats-job`). */
@@ -282,7 +278,7 @@ export class BeanstalkdAdapter implements Adapter {
 
   private async claim(c: ClaimCommand): Promise<Reply> {
     const r = await (await this.connection(c.worker)).send('reserve-with-timeout 0');
-    if (r.head === 'TIMED_OUT' || r.head === 'DEADLINE_SOON') return { ok: true, type: 'claim', job: null };
+    if (r.head === 'TIMED_OUT' || r.head === 'DEADLINE_SOON') return claimReply(null);
     if (!r.head.startsWith('RESERVED ') || r.body === undefined)
       throw new BeanstalkdAdapterError('protocol_error', `beanstalkd answered ${JSON.stringify(r.head)} to reserve`);
     // The token is taken as the reservation's reply arrives, before any other await: tokens follow
@@ -298,7 +294,7 @@ export class BeanstalkdAdapter implements Adapter {
     const known = this.jobs.get(id);
     if (known !== undefined && known.bsId === bsId)
       Object.assign(known, { attempts, token, owner: c.worker, leaseUntil, notBefore: undefined });
-    return { ok: true, type: 'claim', job: { id, token, attempt: attempts, leaseUntil, payload } };
+    return claimReply({ id, token, attempt: attempts, leaseUntil, payload });
   }
 
   private async commit(c: CommitCommand): Promise<Reply> {
@@ -310,29 +306,7 @@ export class BeanstalkdAdapter implements Adapter {
     if (known !== undefined && known.bsId === claim.bsId) known.leaseUntil = c.now + this.config.leaseTicks;
     const payload = known?.payload;
     if (payload === undefined) throw new Error(`no record of job ${claim.id}`);
-    const { account, key, amount } = payload;
-    const ledger = this.effects.get(account) ?? new Map<string, EffectRecord>();
-    const balance = this.balances.get(account) ?? 0;
-    const effect = ledger.get(key);
-    if (effect !== undefined && effect.amount === amount)
-      return { ok: true, type: 'commit', id: claim.id, applied: false, balance };
-    if (effect !== undefined)
-      return {
-        ok: false,
-        code: 'conflict',
-        message: `key: ${JSON.stringify(key)} was applied with amount ${effect.amount}, not ${amount}`,
-      };
-    const next = balance + amount;
-    if (!Number.isSafeInteger(next))
-      return {
-        ok: false,
-        code: 'out_of_range',
-        message: `amount: ${amount} would take ${JSON.stringify(account)}'s balance ${balance} out of the safe-integer range`,
-      };
-    ledger.set(key, { amount, job: claim.id, token: c.token });
-    this.effects.set(account, ledger);
-    this.balances.set(account, next);
-    return { ok: true, type: 'commit', id: claim.id, applied: true, balance: next };
+    return this.ledger.commit(claim.id, c.token, payload);
   }
 
   private async ack(c: AckCommand): Promise<Reply> {
@@ -403,14 +377,6 @@ export class BeanstalkdAdapter implements Adapter {
     await this.advancing;
     const jobs: Record<string, JobRecord> = {};
     for (const [id, k] of this.jobs) putOwn(jobs, id, await this.record(k));
-    const balances: Record<string, number> = {};
-    for (const [account, b] of [...this.balances].sort(([a], [b]) => (a < b ? -1 : 1))) putOwn(balances, account, b);
-    const effects: Record<string, Record<string, EffectRecord>> = {};
-    for (const [account, ledger] of this.effects) {
-      const own: Record<string, EffectRecord> = {};
-      for (const [key, e] of ledger) putOwn(own, key, { ...e });
-      putOwn(effects, account, own);
-    }
     return {
       format: SNAPSHOT_FORMAT,
       config: { ...this.config },
@@ -418,8 +384,7 @@ export class BeanstalkdAdapter implements Adapter {
       nextToken: this.nextToken,
       nextSeq: this.nextSeq,
       jobs,
-      balances,
-      effects,
+      ...this.ledger.snapshot(),
     };
   }
 

@@ -43,11 +43,15 @@ import type {
   Snapshot,
   SubmitCommand,
 } from '../../contract/index.ts';
-import { codeOf, messageOf, parseCommand, parseConfig, SNAPSHOT_FORMAT } from '../../contract/index.ts';
+import { messageOf, parseCommand, parseConfig, SNAPSHOT_FORMAT } from '../../contract/index.ts';
+import { claimReply, commitPlan, commitReply } from '../../impl/decisions/index.ts';
+import { ledgerOf } from '../../impl/durable/index.ts';
 import { postgresPool, quoteIdent } from '../../impl/postgres/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
+import { staleToken } from '../ledger.ts';
 import { BullmqAdapterError } from './BullmqAdapterError.ts';
 import { MS_PER_TICK, acquireClock, atTick, millisTick, tickMillis } from './clock.ts';
+import { finisher } from './finish.ts';
 import { QUEUE, SCHEMA_PREFIX, jobRows, tablesSql } from './tables.ts';
 import type { BullmqRow, JobData } from './tables.ts';
 
@@ -65,10 +69,10 @@ const JOB_NAME = 'jobcheck';
 /** Largest value of a PostgreSQL `integer` column (BullMQ's `max_attempts`). */
 const INT4_MAX = 2_147_483_647;
 
-/** BullMQ's finish errors that mean "this lock token does not hold the job" (ErrorCode). */
-const LOST_LOCK_CODES = new Set([-1, -2, -3, -6]);
-
 const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
+
+/** A BullMQ finish call (finish.ts): a lost lock is `stale_token`, any other error the adapter's `queue_error`. */
+const finish = finisher((message, cause) => new BullmqAdapterError('queue_error', message, { cause }));
 
 /** The BullMQ connection option for `target`: a pool config BullMQ builds, its tables in `schema` (unquoted). */
 function bullmqConnection(target: string, schema: string): PostgresPoolConfig {
@@ -333,30 +337,25 @@ export class BullmqPostgresAdapter implements Adapter {
     const token = meta.nextToken;
     const lockToken = `jobcheck:${token}`;
     const job = await this.clients.worker(c.worker).getNextJob(lockToken, { block: false });
-    if (job === undefined || job.id === undefined) return { ok: true, type: 'claim', job: null };
+    if (job === undefined || job.id === undefined) return claimReply(null);
     await this.pool.query(
       `INSERT INTO ${this.s}.jobcheck_deliveries (token, job, lock_token, worker) VALUES ($1, $2, $3, $4)`,
       [token, job.id, lockToken, c.worker],
     );
     await this.pool.query(`UPDATE ${this.s}.jobcheck_meta SET next_token = next_token + 1`);
-    const d = job.data;
-    return {
-      ok: true,
-      type: 'claim',
-      job: {
-        id: job.id,
-        token,
-        attempt: job.attemptsStarted,
-        leaseUntil: millisTick((job.processedOn ?? tickMillis(c.now)) + this.config.leaseTicks * MS_PER_TICK),
-        payload: { account: d.account, key: d.key, amount: d.amount, deadline: d.deadline },
-      },
-    };
+    return claimReply({
+      id: job.id,
+      token,
+      attempt: job.attemptsStarted,
+      leaseUntil: millisTick((job.processedOn ?? tickMillis(c.now)) + this.config.leaseTicks * MS_PER_TICK),
+      payload: job.data,
+    });
   }
 
   /** The worker's commit: the effect ledger, in one transaction; no lock check (BullMQ has none for a worker's writes). */
   private async commit(c: CommitCommand): Promise<Reply> {
     const delivery = await this.delivery(c.token);
-    if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
+    if (delivery === undefined) return staleToken(c.token);
     const row = await this.row(delivery.job);
     if (row === undefined)
       throw new BullmqAdapterError('queue_error', `commit: BullMQ has no job ${JSON.stringify(delivery.job)}`);
@@ -372,32 +371,19 @@ export class BullmqPostgresAdapter implements Adapter {
         `SELECT balance FROM ${this.s}.jobcheck_balances WHERE account = $1 FOR UPDATE`,
         [account],
       );
-      const balance = balanceRow.rows[0]?.balance ?? 0;
-      const recorded = effect.rows[0];
-      let reply: Reply;
-      if (recorded !== undefined) {
-        reply =
-          recorded.amount === amount
-            ? { ok: true, type: 'commit', id: delivery.job, applied: false, balance }
-            : reject(
-                'conflict',
-                `commit: effect (${account}, ${key}) was applied with amount ${recorded.amount}, not ${amount}`,
-              );
-      } else if (!Number.isSafeInteger(balance + amount)) {
-        reply = reject('out_of_range', `commit: balance ${balance} + ${amount} is not a safe integer`);
-      } else {
+      const plan = commitPlan(row.data, effect.rows[0]?.amount, balanceRow.rows[0]?.balance ?? 0);
+      if (plan.type === 'apply') {
         await client.query(
           `INSERT INTO ${this.s}.jobcheck_effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`,
           [account, key, amount, delivery.job, c.token],
         );
         await client.query(
           `INSERT INTO ${this.s}.jobcheck_balances (account, balance) VALUES ($1, $2) ON CONFLICT (account) DO UPDATE SET balance = excluded.balance`,
-          [account, balance + amount],
+          [account, plan.balance],
         );
-        reply = { ok: true, type: 'commit', id: delivery.job, applied: true, balance: balance + amount };
       }
       await client.query('COMMIT');
-      return reply;
+      return commitReply(delivery.job, plan);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -414,33 +400,20 @@ export class BullmqPostgresAdapter implements Adapter {
     return job;
   }
 
-  /** Runs a BullMQ finish call; a lost lock (BullMQ's own check) is `stale_token`. */
-  private async finish(what: string, delivery: Delivery, call: () => Promise<unknown>): Promise<Rejection | undefined> {
-    try {
-      await call();
-      return undefined;
-    } catch (error) {
-      const code = codeOf(error);
-      if (typeof code === 'number' && LOST_LOCK_CODES.has(code))
-        return reject('stale_token', `${what}: BullMQ refused lock ${delivery.lockToken}: ${messageOf(error)}`);
-      throw new BullmqAdapterError('queue_error', `${what}: ${messageOf(error)}`, { cause: error });
-    }
-  }
-
   private async ack(c: AckCommand): Promise<Reply> {
     const delivery = await this.delivery(c.token);
-    if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
+    if (delivery === undefined) return staleToken(c.token);
     const job = await this.loadJob(delivery, c.worker);
-    const refused = await this.finish('ack', delivery, () => job.moveToCompleted(null, delivery.lockToken, false));
+    const refused = await finish('ack', c.token, delivery.lockToken, (lock) => job.moveToCompleted(null, lock, false));
     return refused ?? { ok: true, type: 'ack', id: delivery.job };
   }
 
   private async fail(c: FailCommand): Promise<Reply> {
     const delivery = await this.delivery(c.token);
-    if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
+    if (delivery === undefined) return staleToken(c.token);
     const job = await this.loadJob(delivery, c.worker);
     const error = c.kind === 'permanent' ? new UnrecoverableError(c.error) : new Error(c.error);
-    const refused = await this.finish('fail', delivery, () => job.moveToFailed(error, delivery.lockToken, false));
+    const refused = await finish('fail', c.token, delivery.lockToken, (lock) => job.moveToFailed(error, lock, false));
     if (refused !== undefined) return refused;
     const row = await this.row(delivery.job);
     if (row?.state === 'delayed' && row.process_at_ms !== null)
@@ -480,17 +453,6 @@ export class BullmqPostgresAdapter implements Adapter {
     const out: Record<string, JobRecord> = {};
     for (const row of [...jobs.rows].sort((a, b) => a.data.seq - b.data.seq))
       out[row.id] = record(row, clockMs, tokenOf, reasonOf);
-    const effectsOut: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
-    for (const e of effects.rows) {
-      let ledger = effectsOut[e.account];
-      if (ledger === undefined) {
-        ledger = {};
-        effectsOut[e.account] = ledger;
-      }
-      ledger[e.key] = { amount: e.amount, job: e.job, token: e.token };
-    }
-    const balancesOut: Record<string, number> = {};
-    for (const b of balances.rows) balancesOut[b.account] = b.balance;
     return {
       format: SNAPSHOT_FORMAT,
       config: { ...meta.config },
@@ -498,8 +460,10 @@ export class BullmqPostgresAdapter implements Adapter {
       nextToken: meta.nextToken,
       nextSeq: meta.nextSeq,
       jobs: out,
-      balances: balancesOut,
-      effects: effectsOut,
+      ...ledgerOf(
+        balances.rows,
+        effects.rows.map(({ account, key, amount, job, token }) => ({ account, key, effect: { amount, job, token } })),
+      ),
     };
   }
 

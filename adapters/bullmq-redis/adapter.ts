@@ -37,11 +37,15 @@ import type {
   Snapshot,
   SubmitCommand,
 } from '../../contract/index.ts';
-import { codeOf, messageOf, parseCommand, parseConfig, SNAPSHOT_FORMAT } from '../../contract/index.ts';
+import { messageOf, parseCommand, parseConfig, SNAPSHOT_FORMAT } from '../../contract/index.ts';
+import { claimReply, commitPlan, commitReply } from '../../impl/decisions/index.ts';
+import { ledgerOf } from '../../impl/durable/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
 import { acquireClock, atMillis } from '../bullmq-postgres/clock.ts';
+import { finisher } from '../bullmq-postgres/finish.ts';
+import { staleToken } from '../ledger.ts';
 import { BullmqRedisAdapterError } from './BullmqRedisAdapterError.ts';
 import { redisUrl } from './redisEnv.ts';
 
@@ -72,9 +76,6 @@ const JOB_NAME = 'jobcheck';
 const QUEUE = 'jobcheck';
 /** Prefix of every adapter's keys: `jc` and 16 hex digits. */
 export const KEY_PREFIX = 'jc';
-
-/** BullMQ's finish errors that mean "this lock token does not hold the job" (ErrorCode). */
-const LOST_LOCK_CODES = new Set([-1, -2, -3, -6]);
 
 /** The job data the adapter stores in BullMQ: the contract's payload and admission number. */
 export interface JobData {
@@ -146,6 +147,9 @@ export interface RedisConnection {
 }
 
 const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
+
+/** A BullMQ finish call (finish.ts): a lost lock is `stale_token`, any other error the adapter's `queue_error`. */
+const finish = finisher((message, cause) => new BullmqRedisAdapterError('queue_error', message, { cause }));
 
 /** The ioredis options for a redis:// URL on loopback; throws bad_target for anything else. Pure. */
 export function redisConnection(url: string): RedisConnection {
@@ -419,25 +423,20 @@ export class BullmqRedisBroker {
     const lockToken = `jobcheck:${token}`;
     const worker = await lane.worker(c.worker);
     const job = await worker.getNextJob(lockToken, { block: false });
-    if (job === undefined || job.id === undefined) return { ok: true, type: 'claim', job: null };
+    if (job === undefined || job.id === undefined) return claimReply(null);
     const delivery: Delivery = { job: job.id, lockToken, worker: c.worker, at: c.now };
     await lane.redis
       .multi()
       .hset(this.keys.deliveries, String(token), JSON.stringify(delivery))
       .hincrby(this.keys.meta, 'nextToken', 1)
       .exec();
-    const d = job.data;
-    return {
-      ok: true,
-      type: 'claim',
-      job: {
-        id: job.id,
-        token,
-        attempt: job.attemptsStarted,
-        leaseUntil: c.now + this.config.leaseTicks,
-        payload: { account: d.account, key: d.key, amount: d.amount, deadline: d.deadline },
-      },
-    };
+    return claimReply({
+      id: job.id,
+      token,
+      attempt: job.attemptsStarted,
+      leaseUntil: c.now + this.config.leaseTicks,
+      payload: job.data,
+    });
   }
 
   private async delivery(lane: Lane, token: number): Promise<Delivery | undefined> {
@@ -448,7 +447,7 @@ export class BullmqRedisBroker {
   /** The worker's commit: the effect ledger; no lock check (BullMQ has none for a worker's writes). */
   private async commit(lane: Lane, c: CommitCommand): Promise<Reply> {
     const delivery = await this.delivery(lane, c.token);
-    if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
+    if (delivery === undefined) return staleToken(c.token);
     const data = await this.storedData(lane, delivery.job);
     if (data === undefined)
       throw new BullmqRedisAdapterError('queue_error', `commit: BullMQ has no job ${JSON.stringify(delivery.job)}`);
@@ -458,24 +457,16 @@ export class BullmqRedisBroker {
       lane.redis.hget(this.keys.effects, field),
       lane.redis.hget(this.keys.balances, account),
     ]);
-    const balance = balanceRaw === null ? 0 : Number(balanceRaw);
-    if (recordedRaw !== null) {
-      const recorded = storedJson(effectSchema, recordedRaw, 'commit: the recorded effect');
-      return recorded.amount === amount
-        ? { ok: true, type: 'commit', id: delivery.job, applied: false, balance }
-        : reject(
-            'conflict',
-            `commit: effect (${account}, ${key}) was applied with amount ${recorded.amount}, not ${amount}`,
-          );
-    }
-    if (!Number.isSafeInteger(balance + amount))
-      return reject('out_of_range', `commit: balance ${balance} + ${amount} is not a safe integer`);
-    await lane.redis
-      .multi()
-      .hset(this.keys.effects, field, JSON.stringify({ amount, job: delivery.job, token: c.token }))
-      .hset(this.keys.balances, account, String(balance + amount))
-      .exec();
-    return { ok: true, type: 'commit', id: delivery.job, applied: true, balance: balance + amount };
+    const recorded =
+      recordedRaw === null ? undefined : storedJson(effectSchema, recordedRaw, 'commit: the recorded effect');
+    const plan = commitPlan(data, recorded?.amount, balanceRaw === null ? 0 : Number(balanceRaw));
+    if (plan.type === 'apply')
+      await lane.redis
+        .multi()
+        .hset(this.keys.effects, field, JSON.stringify({ amount, job: delivery.job, token: c.token }))
+        .hset(this.keys.balances, account, String(plan.balance))
+        .exec();
+    return commitReply(delivery.job, plan);
   }
 
   /** The job as the commanding worker's BullMQ Worker loads it (what a worker process holding the job has). */
@@ -486,33 +477,20 @@ export class BullmqRedisBroker {
     return job;
   }
 
-  /** Runs a BullMQ finish call; a lost lock (BullMQ's own check) is `stale_token`. */
-  private async finish(what: string, delivery: Delivery, call: () => Promise<unknown>): Promise<Rejection | undefined> {
-    try {
-      await call();
-      return undefined;
-    } catch (error) {
-      const code = codeOf(error);
-      if (typeof code === 'number' && LOST_LOCK_CODES.has(code))
-        return reject('stale_token', `${what}: BullMQ refused lock ${delivery.lockToken}: ${messageOf(error)}`);
-      throw new BullmqRedisAdapterError('queue_error', `${what}: ${messageOf(error)}`, { cause: error });
-    }
-  }
-
   private async ack(lane: Lane, c: AckCommand): Promise<Reply> {
     const delivery = await this.delivery(lane, c.token);
-    if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
+    if (delivery === undefined) return staleToken(c.token);
     const job = await this.loadJob(lane, delivery, c.worker);
-    const refused = await this.finish('ack', delivery, () => job.moveToCompleted(null, delivery.lockToken, false));
+    const refused = await finish('ack', c.token, delivery.lockToken, (lock) => job.moveToCompleted(null, lock, false));
     return refused ?? { ok: true, type: 'ack', id: delivery.job };
   }
 
   private async fail(lane: Lane, c: FailCommand): Promise<Reply> {
     const delivery = await this.delivery(lane, c.token);
-    if (delivery === undefined) return reject('stale_token', `token: ${c.token} was never handed out`);
+    if (delivery === undefined) return staleToken(c.token);
     const job = await this.loadJob(lane, delivery, c.worker);
     const error = c.kind === 'permanent' ? new UnrecoverableError(c.error) : new Error(c.error);
-    const refused = await this.finish('fail', delivery, () => job.moveToFailed(error, delivery.lockToken, false));
+    const refused = await finish('fail', c.token, delivery.lockToken, (lock) => job.moveToFailed(error, lock, false));
     if (refused !== undefined) return refused;
     const k = this.keys;
     const [delay, delayedScore, failedScore] = await Promise.all([
@@ -651,15 +629,11 @@ export class BullmqRedisBroker {
     });
     const out: Record<string, JobRecord> = {};
     for (const { id, record } of jobs.sort((a, b) => a.record.seq - b.record.seq)) out[id] = record;
-    const effectsOut: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
-    for (const [field, raw] of Object.entries(effects).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const effectRows = Object.entries(effects).map(([field, raw]) => {
       const [account, key] = storedJson(effectFieldSchema, field, 'snapshot: an effect field');
-      const ledger = effectsOut[account] ?? {};
-      effectsOut[account] = ledger;
-      ledger[key] = storedJson(effectSchema, raw, `snapshot: the effect ${field}`);
-    }
-    const balancesOut: Record<string, number> = {};
-    for (const account of Object.keys(balances).sort()) balancesOut[account] = Number(balances[account]);
+      return { account, key, effect: storedJson(effectSchema, raw, `snapshot: the effect ${field}`) };
+    });
+    const balanceRows = Object.entries(balances).map(([account, balance]) => ({ account, balance: Number(balance) }));
     return {
       format: SNAPSHOT_FORMAT,
       config: { ...this.config },
@@ -667,8 +641,7 @@ export class BullmqRedisBroker {
       nextToken: Number(meta['nextToken']),
       nextSeq: Number(meta['nextSeq']),
       jobs: out,
-      balances: balancesOut,
-      effects: effectsOut,
+      ...ledgerOf(balanceRows, effectRows),
     };
   }
 

@@ -30,11 +30,13 @@ import {
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Config, EffectRecord, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
+import type { Config, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
+import { claimReply } from '../../impl/decisions/index.ts';
+import { WorkerLedger, staleToken } from '../ledger.ts';
 import { NatsAdapterError } from './NatsAdapterError.ts';
 import { natsUrl } from './natsEnv.ts';
 import { jobRecord } from './records.ts';
@@ -118,12 +120,6 @@ export function parseAckSubject(reply: string): { count: number; seq: number } |
   return Number.isSafeInteger(count) && Number.isSafeInteger(seq) ? { count, seq } : undefined;
 }
 
-const staleToken = (token: number): Reply => ({
-  ok: false,
-  code: 'stale_token',
-  message: `token: the adapter handed out no delivery as token ${token}`,
-});
-
 /** One lane: a connection of its own, as a separate worker process would have. */
 interface Lane {
   nc: NatsConnection;
@@ -143,8 +139,8 @@ export class NatsJetStreamAdapter implements Adapter {
    */
   private readonly publishing = new Set<Promise<unknown>>();
   private readonly deliveries = new Map<number, DeliveryRecord>();
-  private readonly effects = new Map<string, Map<string, EffectRecord>>();
-  private readonly balances = new Map<string, number>();
+  /** The worker's effect ledger: JetStream keeps none. */
+  private readonly ledger = new WorkerLedger();
   private lanes: Lane[] = [];
   private jsm!: JetStreamManager;
 
@@ -279,7 +275,7 @@ export class NatsJetStreamAdapter implements Adapter {
       { noMux: true, timeout: REPLY_TIMEOUT_MS },
     );
     // 404 (no messages) and 408 (request expired): nothing to deliver now.
-    if (msg.headers?.code === 404 || msg.headers?.code === 408) return { ok: true, type: 'claim', job: null };
+    if (msg.headers?.code === 404 || msg.headers?.code === 408) return claimReply(null);
     const at = parseAckSubject(msg.reply ?? '');
     if (at === undefined)
       throw new NatsAdapterError(
@@ -303,17 +299,7 @@ export class NatsJetStreamAdapter implements Adapter {
     job.attempts = at.count;
     job.last = { kind: 'delivered', token };
     const data = JSON.parse(msg.string()) as JobData;
-    return {
-      ok: true,
-      type: 'claim',
-      job: {
-        id: job.id,
-        token,
-        attempt: at.count,
-        leaseUntil,
-        payload: { account: data.account, key: data.key, amount: data.amount, deadline: data.deadline },
-      },
-    };
+    return claimReply({ id: job.id, token, attempt: at.count, leaseUntil, payload: data });
   }
 
   /** Sends an acknowledgement body to a delivery's reply subject and waits for the broker to confirm it. */
@@ -325,29 +311,7 @@ export class NatsJetStreamAdapter implements Adapter {
     const d = this.deliveries.get(c.token);
     if (d === undefined) return staleToken(c.token);
     const job = this.jobs.get(d.seq) as JobEntry;
-    const { account, key, amount } = job.data;
-    const ledger = this.effects.get(account) ?? new Map<string, EffectRecord>();
-    const effect = ledger.get(key);
-    const balance = this.balances.get(account) ?? 0;
-    if (effect !== undefined && effect.amount === amount)
-      return { ok: true, type: 'commit', id: job.id, applied: false, balance };
-    if (effect !== undefined)
-      return {
-        ok: false,
-        code: 'conflict',
-        message: `key: ${JSON.stringify(key)} was applied with amount ${effect.amount}, not ${amount}`,
-      };
-    const next = balance + amount;
-    if (!Number.isSafeInteger(next))
-      return {
-        ok: false,
-        code: 'out_of_range',
-        message: `amount: ${amount} would take ${JSON.stringify(account)}'s balance ${balance} out of the safe-integer range`,
-      };
-    ledger.set(key, { amount, job: job.id, token: c.token });
-    this.effects.set(account, ledger);
-    this.balances.set(account, next);
-    return { ok: true, type: 'commit', id: job.id, applied: true, balance: next };
+    return this.ledger.commit(job.id, c.token, job.data);
   }
 
   private async ack(l: Lane, c: AckCommand): Promise<Reply> {
@@ -397,16 +361,6 @@ export class NatsJetStreamAdapter implements Adapter {
         ),
       );
     }
-    const balances: Record<string, number> = {};
-    for (const account of [...this.balances.keys()].sort())
-      putOwn(balances, account, this.balances.get(account) as number);
-    const effects: Record<string, Record<string, EffectRecord>> = {};
-    for (const account of [...this.effects.keys()].sort()) {
-      const ledger = this.effects.get(account) as Map<string, EffectRecord>;
-      const out: Record<string, EffectRecord> = {};
-      for (const key of [...ledger.keys()].sort()) putOwn(out, key, { ...(ledger.get(key) as EffectRecord) });
-      putOwn(effects, account, out);
-    }
     return {
       format: SNAPSHOT_FORMAT,
       config: {
@@ -421,8 +375,7 @@ export class NatsJetStreamAdapter implements Adapter {
       // The stream's sequence is the admission number: only a stored message takes one.
       nextSeq: info.state.last_seq + 1,
       jobs,
-      balances,
-      effects,
+      ...this.ledger.snapshot(),
     };
   }
 

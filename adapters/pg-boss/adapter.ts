@@ -21,11 +21,14 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { PgBoss, TestClock } from 'pg-boss';
 import { z } from 'zod';
-import type { Config, EffectRecord, FailResult, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
+import type { Config, FailResult, JobRecord, Reply, Snapshot } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
+import { claimReply, commitPlan, commitReply } from '../../impl/decisions/index.ts';
+import { ledgerOf } from '../../impl/durable/index.ts';
 import { loadPg } from '../../impl/postgres/loadPg.ts';
+import { staleToken } from '../ledger.ts';
 import { PgBossAdapterError } from './PgBossAdapterError.ts';
 import { EXPIRY_TEXT, QUEUE, failureText, jobRowsSql, tablesSql, tickMillis } from './tables.ts';
 import type { JobRow } from './tables.ts';
@@ -162,11 +165,8 @@ export function queueOptions(config: Config): Record<string, unknown> {
   };
 }
 
-const staleToken = (token: number): Reply => ({
-  ok: false,
-  code: 'stale_token',
-  message: `token: pg-boss holds no current attempt for token ${token}`,
-});
+/** What pg-boss's fence (the attempt's job and retryCount) answered for a stale token. */
+const FENCED = 'pg-boss holds no current attempt for it';
 
 /** An adapter over one pg-boss queue; see the top of the file. */
 export class PgBossAdapter implements Adapter {
@@ -363,7 +363,7 @@ export class PgBossAdapter implements Adapter {
 
   private async claim(c: ClaimCommand): Promise<Reply> {
     const [job] = await this.boss.fetch<Claim['data']>(QUEUE);
-    if (job === undefined) return { ok: true, type: 'claim', job: null };
+    if (job === undefined) return claimReply(null);
     const id = await this.contractId(job.id);
     const { nextToken } = await this.meta();
     await this.pool.query(
@@ -371,18 +371,13 @@ export class PgBossAdapter implements Adapter {
       [nextToken, job.id, job.retryCount, c.worker, JSON.stringify(job.data)],
     );
     await this.pool.query(`UPDATE ${this.schema}.jobcheck_meta SET next_token = $1`, [nextToken + 1]);
-    const { account, key, amount, deadline } = job.data;
-    return {
-      ok: true,
-      type: 'claim',
-      job: {
-        id,
-        token: nextToken,
-        attempt: job.retryCount + 1,
-        leaseUntil: c.now + job.expireInSeconds,
-        payload: { account, key, amount, deadline },
-      },
-    };
+    return claimReply({
+      id,
+      token: nextToken,
+      attempt: job.retryCount + 1,
+      leaseUntil: c.now + job.expireInSeconds,
+      payload: job.data,
+    });
   }
 
   private async claimOf(token: number, db: pg.Pool | pg.PoolClient = this.pool): Promise<Claim | undefined> {
@@ -406,7 +401,7 @@ export class PgBossAdapter implements Adapter {
       const touched = (await this.boss.touch(QUEUE, { id: claim.job, retryCount: claim.retryCount }, { db })) as {
         affected: number;
       };
-      if (touched.affected === 0) return { commit: false, value: staleToken(c.token) };
+      if (touched.affected === 0) return { commit: false, value: staleToken(c.token, FENCED) };
       const { account, key, amount } = claim.data;
       const id = await this.contractId(claim.job, client);
       const [effect] = rowsOf(
@@ -424,37 +419,20 @@ export class PgBossAdapter implements Adapter {
         ]),
         'commit: the balance',
       );
-      const balance = balanceRow === undefined ? 0 : Number(balanceRow.balance);
-      if (effect !== undefined && Number(effect.amount) === amount)
-        return { commit: true, value: { ok: true, type: 'commit', id, applied: false, balance } };
-      if (effect !== undefined)
-        return {
-          commit: false,
-          value: {
-            ok: false,
-            code: 'conflict',
-            message: `key: ${JSON.stringify(key)} was applied with amount ${effect.amount}, not ${amount}`,
-          },
-        };
-      const next = balance + amount;
-      if (!Number.isSafeInteger(next))
-        return {
-          commit: false,
-          value: {
-            ok: false,
-            code: 'out_of_range',
-            message: `amount: ${amount} would take ${JSON.stringify(account)}'s balance ${balance} out of the safe-integer range`,
-          },
-        };
-      await client.query(
-        `INSERT INTO ${this.schema}.jobcheck_effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`,
-        [account, key, amount, id, c.token],
-      );
-      await client.query(
-        `INSERT INTO ${this.schema}.jobcheck_balances (account, balance) VALUES ($1, $2) ON CONFLICT (account) DO UPDATE SET balance = EXCLUDED.balance`,
-        [account, next],
-      );
-      return { commit: true, value: { ok: true, type: 'commit', id, applied: true, balance: next } };
+      const recorded = effect === undefined ? undefined : Number(effect.amount);
+      const plan = commitPlan(claim.data, recorded, balanceRow === undefined ? 0 : Number(balanceRow.balance));
+      if (plan.type === 'apply') {
+        await client.query(
+          `INSERT INTO ${this.schema}.jobcheck_effects (account, key, amount, job, token) VALUES ($1, $2, $3, $4, $5)`,
+          [account, key, amount, id, c.token],
+        );
+        await client.query(
+          `INSERT INTO ${this.schema}.jobcheck_balances (account, balance) VALUES ($1, $2) ON CONFLICT (account) DO UPDATE SET balance = EXCLUDED.balance`,
+          [account, plan.balance],
+        );
+      }
+      // A refusal undoes the touch: the commit changed nothing.
+      return { commit: plan.type !== 'refused', value: commitReply(id, plan) };
     });
   }
 
@@ -464,7 +442,7 @@ export class PgBossAdapter implements Adapter {
     const done = (await this.boss.complete(QUEUE, { id: claim.job, retryCount: claim.retryCount })) as {
       affected: number;
     };
-    if (done.affected === 0) return staleToken(c.token);
+    if (done.affected === 0) return staleToken(c.token, FENCED);
     return { ok: true, type: 'ack', id: await this.contractId(claim.job) };
   }
 
@@ -479,7 +457,7 @@ export class PgBossAdapter implements Adapter {
         ? await this.boss.cancel(QUEUE, attempt)
         : await this.boss.fail(QUEUE, attempt, { message: c.error })
     ) as { affected: number };
-    if (failed.affected === 0) return staleToken(c.token);
+    if (failed.affected === 0) return staleToken(c.token, FENCED);
     const id = await this.contractId(claim.job);
     const row = (await this.jobRows()).find((r) => r.id === id);
     if (row === undefined) throw new Error(`job ${JSON.stringify(id)} is gone from pg-boss after its fail`);
@@ -509,15 +487,11 @@ export class PgBossAdapter implements Adapter {
     if (config === undefined) throw new PgBossAdapterError('queue_error', `pg-boss has no queue ${QUEUE}`);
     const jobs: Record<string, JobRecord> = {};
     for (const row of await this.jobRows()) putOwn(jobs, row.id, this.record(row, meta.clock));
-    const balances: Record<string, number> = {};
-    for (const row of rowsOf(
+    const balanceRows = rowsOf(
       accountBalanceRow,
       await this.pool.query(`SELECT account, balance::text FROM ${this.schema}.jobcheck_balances ORDER BY account`),
       'the balances',
-    )) {
-      putOwn(balances, row.account, Number(row.balance));
-    }
-    const effects: Record<string, Record<string, { amount: number; job: string; token: number }>> = {};
+    );
     const effectRows = rowsOf(
       effectRow,
       await this.pool.query(
@@ -525,14 +499,6 @@ export class PgBossAdapter implements Adapter {
       ),
       'the effects',
     );
-    for (const row of effectRows) {
-      if (!Object.hasOwn(effects, row.account)) putOwn(effects, row.account, {});
-      putOwn(effects[row.account] as Record<string, EffectRecord>, row.key, {
-        amount: Number(row.amount),
-        job: row.job,
-        token: Number(row.token),
-      });
-    }
     return {
       format: SNAPSHOT_FORMAT,
       config: {
@@ -546,8 +512,14 @@ export class PgBossAdapter implements Adapter {
       nextToken: meta.nextToken,
       nextSeq: meta.nextSeq,
       jobs,
-      balances,
-      effects,
+      ...ledgerOf(
+        balanceRows.map((r) => ({ account: r.account, balance: Number(r.balance) })),
+        effectRows.map((r) => ({
+          account: r.account,
+          key: r.key,
+          effect: { amount: Number(r.amount), job: r.job, token: Number(r.token) },
+        })),
+      ),
     };
   }
 

@@ -20,11 +20,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Channel, ChannelModel, ConfirmChannel, GetMessage } from 'amqplib';
-import type { Config, DeadReason, EffectRecord, JobRecord, Payload, Reply, Snapshot } from '../../contract/index.ts';
+import type { Config, DeadReason, JobRecord, Payload, Reply, Snapshot } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import type { AckCommand, ClaimCommand, CommitCommand, FailCommand, SubmitCommand } from '../../contract/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
+import { claimReply } from '../../impl/decisions/index.ts';
+import { WorkerLedger, staleToken } from '../ledger.ts';
 import { RabbitmqAdapterError } from './RabbitmqAdapterError.ts';
 import { SharedConnection } from './SharedConnection.ts';
 
@@ -100,12 +102,6 @@ export function queueArguments(config: Config, deadQueue: string): Record<string
   };
 }
 
-const staleToken = (token: number, why: string): Reply => ({
-  ok: false,
-  code: 'stale_token',
-  message: `token: ${token}: ${why}`,
-});
-
 /** An adapter over one quorum queue; see the top of the file. */
 export class RabbitmqAdapter implements Adapter {
   private closed = false;
@@ -116,8 +112,8 @@ export class RabbitmqAdapter implements Adapter {
   /** The contract id → the message id of its latest publish (RabbitMQ has no ids of its own). */
   private readonly latest = new Map<string, string>();
   private readonly tokens = new Map<number, Delivery>();
-  private readonly effects = new Map<string, Map<string, EffectRecord>>();
-  private readonly balances = new Map<string, number>();
+  /** The consumer's effect ledger: RabbitMQ keeps none. */
+  private readonly ledger = new WorkerLedger();
   private clockTick = 0;
   /** Real milliseconds the clock skipped while the broker had no timer that could fire (see `execute`). */
   private skippedMs = 0;
@@ -345,7 +341,7 @@ export class RabbitmqAdapter implements Adapter {
   private async claim(c: ClaimCommand, key: string): Promise<Reply> {
     const lane = await this.laneOf(key);
     const got: GetMessage | false = await lane.channel.get(this.queue, { noAck: false });
-    if (got === false) return { ok: true, type: 'claim', job: null };
+    if (got === false) return claimReply(null);
     const messageId = String(got.properties.messageId);
     const m = this.messages.get(messageId);
     if (m === undefined) throw new Error(`RabbitMQ delivered message ${messageId}, which the adapter never published`);
@@ -359,11 +355,7 @@ export class RabbitmqAdapter implements Adapter {
     m.token = token;
     m.owner = c.worker;
     m.leaseUntil = c.now + this.config.leaseTicks;
-    return {
-      ok: true,
-      type: 'claim',
-      job: { id: m.id, token, attempt: m.attempts, leaseUntil: m.leaseUntil, payload: { ...m.payload } },
-    };
+    return claimReply({ id: m.id, token, attempt: m.attempts, leaseUntil: m.leaseUntil, payload: m.payload });
   }
 
   /**
@@ -435,29 +427,7 @@ export class RabbitmqAdapter implements Adapter {
     const lane = this.lanes.get(key);
     if (lane === undefined || !lane.open) return staleToken(c.token, `worker channel ${key} is closed`);
     const m = this.messages.get(delivery.messageId) as Message;
-    const { account, key: effectKey, amount } = m.payload;
-    const ledger = this.effects.get(account) ?? new Map<string, EffectRecord>();
-    const balance = this.balances.get(account) ?? 0;
-    const effect = ledger.get(effectKey);
-    if (effect !== undefined && effect.amount === amount)
-      return { ok: true, type: 'commit', id: m.id, applied: false, balance };
-    if (effect !== undefined)
-      return {
-        ok: false,
-        code: 'conflict',
-        message: `key: ${JSON.stringify(effectKey)} was applied with amount ${effect.amount}, not ${amount}`,
-      };
-    const next = balance + amount;
-    if (!Number.isSafeInteger(next))
-      return {
-        ok: false,
-        code: 'out_of_range',
-        message: `amount: ${amount} would take ${JSON.stringify(account)}'s balance ${balance} out of the safe-integer range`,
-      };
-    ledger.set(effectKey, { amount, job: m.id, token: c.token });
-    this.effects.set(account, ledger);
-    this.balances.set(account, next);
-    return { ok: true, type: 'commit', id: m.id, applied: true, balance: next };
+    return this.ledger.commit(m.id, c.token, m.payload);
   }
 
   /** Takes every dead letter off the dead-letter queue and records why it died. */
@@ -504,16 +474,6 @@ export class RabbitmqAdapter implements Adapter {
             : { ...base, status: m.status };
       putOwn(jobs, id, record);
     }
-    const balances: Record<string, number> = {};
-    for (const account of [...this.balances.keys()].sort())
-      putOwn(balances, account, this.balances.get(account) as number);
-    const effects: Record<string, Record<string, EffectRecord>> = {};
-    for (const account of [...this.effects.keys()].sort()) {
-      const ledger: Record<string, EffectRecord> = {};
-      const held = this.effects.get(account) as Map<string, EffectRecord>;
-      for (const k of [...held.keys()].sort()) putOwn(ledger, k, { ...(held.get(k) as EffectRecord) });
-      putOwn(effects, account, ledger);
-    }
     return {
       format: SNAPSHOT_FORMAT,
       config: { ...this.config },
@@ -521,8 +481,7 @@ export class RabbitmqAdapter implements Adapter {
       nextToken: this.nextToken,
       nextSeq: this.nextSeq,
       jobs,
-      balances,
-      effects,
+      ...this.ledger.snapshot(),
     };
   }
 

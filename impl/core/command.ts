@@ -26,7 +26,7 @@ import type {
   TickCommand,
 } from '../../contract/index.ts';
 import type { Decisions, Load } from '../decisions/index.ts';
-import { clockRegressed } from '../decisions/index.ts';
+import { claimReply, clockRegressed, commitReply } from '../decisions/index.ts';
 import type { Counters, Job } from '../durable/index.ts';
 import { ask } from './ask.ts';
 import type { CoreRun, Guard } from './StorageRequest.ts';
@@ -148,7 +148,7 @@ function* submit(ctx: CoreContext, m: Counters, c: Extract<Command, { type: 'sub
 
 function* claim(ctx: CoreContext, m: Counters, c: Extract<Command, { type: 'claim' }>): CoreRun<Reply> {
   const job = yield* ask({ op: 'claimHead' });
-  if (job === undefined) return { ok: true, type: 'claim', job: null };
+  if (job === undefined) return claimReply(null);
   const refused = ctx.decisions.claimGate(m.nextToken);
   if (refused !== undefined) return refused;
   const token = m.nextToken++;
@@ -160,8 +160,7 @@ function* claim(ctx: CoreContext, m: Counters, c: Extract<Command, { type: 'clai
   job.status = 'running';
   job.claimable = false;
   yield { op: 'saveJob', job, guard: undefined };
-  const payload = { account: job.account, key: job.key, amount: job.amount, deadline: job.deadline };
-  return { ok: true, type: 'claim', job: { id: job.id, token, attempt: job.attempts, leaseUntil, payload } };
+  return claimReply({ id: job.id, token, attempt: job.attempts, leaseUntil, payload: job });
 }
 
 /** The delivery check: the running job holding the command's token for its worker, or the rejection to reply with. */
@@ -179,10 +178,9 @@ function* commit(ctx: CoreContext, c: CommitCommand): CoreRun<Reply> {
   const recorded = yield* ask({ op: 'effect', account: job.account, key: job.key });
   const before = (yield* ask({ op: 'balance', account: job.account })) ?? 0;
   const plan = ctx.decisions.commitPlan(job, recorded, before);
-  if (plan.type === 'repeat') return { ok: true, type: 'commit', id: job.id, applied: false, balance: plan.balance };
-  if (plan.type === 'refused') return plan.rejection;
-  yield { op: 'recordEffect', job, guard: guardOf(c), balance: plan.balance, replaces: plan.replaces };
-  return { ok: true, type: 'commit', id: job.id, applied: true, balance: plan.balance };
+  if (plan.type === 'apply')
+    yield { op: 'recordEffect', job, guard: guardOf(c), balance: plan.balance, replaces: plan.replaces };
+  return commitReply(job.id, plan);
 }
 
 function* ack(ctx: CoreContext, m: Counters, c: AckCommand): CoreRun<Reply> {

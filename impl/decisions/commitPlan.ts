@@ -3,9 +3,9 @@
  * amount is a repeat (nothing applied, the balance as it is); with another amount a conflict; a
  * new effect is applied unless the balance would leave the safe-integer range. The ledger is
  * consulted before the range: a repeat of an effect is answered even when adding it again could
- * not be.
+ * not be. The reply follows from the plan alone (`commitReply`), once an `apply` is written.
  */
-import type { Rejection } from '../../contract/index.ts';
+import type { CommitResult, Rejection } from '../../contract/index.ts';
 import { balanceOutOfRange, effectConflict } from './rejections.ts';
 
 /** The effect a commit would apply. */
@@ -34,4 +34,10 @@ export function commitPlan(effect: PlannedEffect, recorded: number | undefined, 
   if (!Number.isSafeInteger(balance))
     return { type: 'refused', rejection: balanceOutOfRange(effect.account, before, effect.amount) };
   return { type: 'apply', balance, replaces: false };
+}
+
+/** The commit's reply for job `id` under `plan`: a repeat is not applied, a refusal is its rejection. Pure. */
+export function commitReply(id: string, plan: CommitPlan): CommitResult | Rejection {
+  if (plan.type === 'refused') return plan.rejection;
+  return { ok: true, type: 'commit', id, applied: plan.type === 'apply', balance: plan.balance };
 }

@@ -4,9 +4,9 @@
  */
 export type { Admission, AdmittedJob, Load } from './admission.ts';
 export { admission } from './admission.ts';
-export { claimGate, leaseUntil } from './claim.ts';
+export { claimGate, claimReply, leaseUntil } from './claim.ts';
 export type { CommitPlan, PlannedEffect } from './commitPlan.ts';
-export { commitPlan } from './commitPlan.ts';
+export { commitPlan, commitReply } from './commitPlan.ts';
 export type { Decisions } from './Decisions.ts';
 export { DECISIONS, withDecisions } from './Decisions.ts';
 export type { TokenHolder, TokenHolderClaim } from './delivery.ts';

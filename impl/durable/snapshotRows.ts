@@ -2,7 +2,8 @@
  * The two conversions between a snapshot and a durable store's rows, which the SQLite and
  * PostgreSQL stores share: a restore's rows (with the derived `due`, `claimable` and
  * `unresolved`), and the canonical snapshot assembled from the rows read back (accounts and keys
- * sorted, every key an own property). Each store only encodes strings and runs its statements.
+ * sorted, every key an own property; its ledger part, `ledgerOf`, also serves the queues' adapters,
+ * whose workers keep the ledger). Each store only encodes strings and runs its statements.
  */
 import type { Config, EffectRecord, JobRecord, Snapshot } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT } from '../../contract/index.ts';
@@ -95,6 +96,25 @@ export function snapshotOf(
 ): Snapshot {
   const jobs: Record<string, JobRecord> = {};
   for (const { id, record } of jobRows) put(jobs, id, record);
+  return {
+    format: SNAPSHOT_FORMAT,
+    config: { ...cfg },
+    clock: meta.clock,
+    nextToken: meta.nextToken,
+    nextSeq: meta.nextSeq,
+    jobs,
+    ...ledgerOf(balanceRows, effectRows),
+  };
+}
+
+/**
+ * The effect ledger's part of the canonical snapshot, from its rows read back: balances and effects
+ * sorted by account and key, every key an own property. Pure.
+ */
+export function ledgerOf(
+  balanceRows: readonly { readonly account: string; readonly balance: number }[],
+  effectRows: readonly { readonly account: string; readonly key: string; readonly effect: EffectRecord }[],
+): Pick<Snapshot, 'balances' | 'effects'> {
   const balances: Record<string, number> = {};
   for (const { account, balance } of [...balanceRows].sort((a, b) => compare(a.account, b.account)))
     put(balances, account, balance);
@@ -109,14 +129,5 @@ export function snapshotOf(
     }
     put(ledger, key, effect);
   }
-  return {
-    format: SNAPSHOT_FORMAT,
-    config: { ...cfg },
-    clock: meta.clock,
-    nextToken: meta.nextToken,
-    nextSeq: meta.nextSeq,
-    jobs,
-    balances,
-    effects,
-  };
+  return { balances, effects };
 }

@@ -39,7 +39,7 @@ import type {
   TickResult,
 } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
-import { DECISIONS, clockRegressed, dueOf, isUnresolvedStatus } from '../decisions/index.ts';
+import { DECISIONS, claimReply, clockRegressed, commitReply, dueOf, isUnresolvedStatus } from '../decisions/index.ts';
 import type { Decisions } from '../decisions/index.ts';
 import { MinHeap } from './heap.ts';
 import { JobEntry, NO_TIME, NO_TOKEN } from './JobEntry.ts';
@@ -381,7 +381,7 @@ export class JobStore {
   protected applyClaim(c: ClaimCommand): Reply {
     const heap = this.claimable;
     while (heap.size > 0 && heap.peekTag() !== heap.peekValue().gen) heap.pop();
-    if (heap.size === 0) return { ok: true, type: 'claim', job: null };
+    if (heap.size === 0) return claimReply(null);
     const exhausted = this.tokensExhausted();
     if (exhausted !== undefined) return exhausted;
     const job = heap.peekValue();
@@ -404,17 +404,7 @@ export class JobStore {
     this.setStatus(job, 'running');
     this.byToken.set(token, job);
     this.schedule(job);
-    return {
-      ok: true,
-      type: 'claim',
-      job: {
-        id: job.id,
-        token,
-        attempt: job.attempts,
-        leaseUntil: job.leaseUntil,
-        payload: { account: job.account, key: job.key, amount: job.amount, deadline: job.deadline },
-      },
-    };
+    return claimReply({ id: job.id, token, attempt: job.attempts, leaseUntil: job.leaseUntil, payload: job });
   }
 
   /** The running job holding the command's token for its worker, or the rejection to reply with. */
@@ -433,8 +423,7 @@ export class JobStore {
       ledger?.effects.get(key)?.amount,
       ledger === undefined ? 0 : ledger.balance,
     );
-    if (plan.type === 'repeat') return { ok: true, type: 'commit', id: job.id, applied: false, balance: plan.balance };
-    if (plan.type === 'refused') return plan.rejection;
+    if (plan.type !== 'apply') return commitReply(job.id, plan);
     const balance = plan.balance;
     if (ledger === undefined) {
       ledger = { balance, effects: new Map() };
@@ -443,7 +432,7 @@ export class JobStore {
       ledger.balance = balance;
     }
     ledger.effects.set(key, { amount, job: job.id, token: c.token });
-    return { ok: true, type: 'commit', id: job.id, applied: true, balance };
+    return commitReply(job.id, plan);
   }
 
   protected applyAck(c: AckCommand): Reply {
