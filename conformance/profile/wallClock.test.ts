@@ -54,13 +54,13 @@ async function returns(
   requests: readonly { readonly sent: number; readonly tick: number }[],
 ): Promise<number[]> {
   const out: number[] = [];
-  requests.forEach(({ sent, tick }, i) =>
+  for (const [i, { sent, tick }] of requests.entries()) {
     time.at(sent, () => {
       void clock.advanceTo(tick).then(() => {
         out[i] = time.now();
       });
-    }),
-  );
+    });
+  }
   await time.run();
   return out;
 }
