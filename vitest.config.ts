@@ -88,7 +88,7 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/nats-jetstream/profileRun.test.ts',
   // ~5 s of real broker time (one tick is 400 ms): RabbitMQ's departures, each story run twice on a real server.
   'adapters/rabbitmq/departures.test.ts',
-  // ~45 s: a concurrent campaign of four workers on RabbitMQ's own clock, shrinking its failure until its time limit.
+  // ~20 s: a concurrent campaign of four workers on RabbitMQ's own clock, shrinking its failure until its time limit.
   'adapters/rabbitmq/concurrentCampaign.test.ts',
   // ~18 s: BullMQ on Redis on its own clock (200 ms a tick): generated lockstep runs with restarts, competing lanes.
   'adapters/bullmq-redis/adapter.test.ts',
