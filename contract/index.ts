@@ -53,3 +53,5 @@ export {
 } from './schema.ts';
 export type { Rule, RuleId } from './rules.ts';
 export { RULES, RULE_IDS, ruleOf } from './rules.ts';
+export type { Consequence, ConsequenceId } from './consequences.ts';
+export { CONSEQUENCES, CONSEQUENCE_IDS, consequenceOf } from './consequences.ts';

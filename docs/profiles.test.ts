@@ -1,28 +1,37 @@
 /**
  * docs/profiles/ held to what the queues do now (the pages are written by `npm run profiles`,
- * scripts/profiles.ts):
+ * scripts/profiles.ts, from the stored data, docs/tools/profilePages.ts):
  * - every page names the version of the queue installed;
  * - the reference page (the built-in JobStore) is exactly what the generator writes for it today;
+ * - every page and the matrix are what the stored data renders to today (`--render-only`);
+ * - the matrix opens with one line per queue from its data, and groups the rules by consequence,
+ *   boundaries last, as every page does; every broker page links chapter 11;
  * - the matrix agrees with the pages, cell by cell (the brokers' columns too);
  * - every departure on a real queue's page replays on the real queue: its campaign's run at its
  *   path departs on the same rule, in the same number of steps, at the same field (PostgreSQL:
  *   skipped locally without a server, required in CI).
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CONSEQUENCES, consequenceOf } from '../contract/consequences.ts';
 import { RULE_IDS } from '../contract/rules.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
-import {
-  describeResult,
-  renderProfileMarkdown,
-  runConcurrentProfile,
-  runProfile,
-  withConcurrent,
-} from '../conformance/profile/index.ts';
+import { describeResult, runConcurrentProfile, runProfile, withConcurrent } from '../conformance/profile/index.ts';
 import { lockedJobStoreFactory } from '../conformance/concurrent/inProcess.ts';
-import type { ProfileTarget } from '../conformance/profile/index.ts';
+import type { Profile, ProfileTarget } from '../conformance/profile/index.ts';
 import { postgresMissing, postgresRequired } from '../conformance/postgresEnv.ts';
+import {
+  COLUMN_DATA,
+  REFERENCE_DATA,
+  handlerLine,
+  pageOf,
+  readStored,
+  renderMatrix,
+  renderPage,
+  renderStoredPages,
+} from './tools/profilePages.ts';
 
 const page = (name: string): string => readFileSync(new URL(`profiles/${name}`, import.meta.url), 'utf8');
 const version = (pkg: string): string =>
@@ -33,6 +42,14 @@ const version = (pkg: string): string =>
   ).version;
 const own = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
+
+const DATA_DIR = fileURLToPath(new URL('profiles/data', import.meta.url));
+/** The stored profile of a data name (the test fails when there is none). */
+function stored(data: string): Profile {
+  const p = readStored(DATA_DIR, data, (line) => expect.fail(line));
+  if (p === undefined) return expect.fail(`docs/profiles/data/${data}.json: absent`);
+  return p;
+}
 
 /** The queues of the pages: page file, title, installed version, the module exporting the target. */
 const QUEUES = [
@@ -149,10 +166,75 @@ describe('docs/profiles', () => {
       staleAck: { verdict: 'kept' },
       races: { verdict: 'none_found' },
     });
-    expect(renderProfileMarkdown(profile, { title: `jobcheck JobStore ${own}` })).toBe(page('jobcheck-jobstore.md'));
+    expect(renderPage({ data: REFERENCE_DATA, profile })).toBe(page('jobcheck-jobstore.md'));
     // The reference conforms on every rule, the counters' edge included (reached from a restored snapshot).
     for (const r of profile.rules) expect(`${r.rule}: ${describeResult(r)}`).toMatch(/: conforms \(\d+ commands?\)$/);
   }, 120_000);
+
+  it('holds every page and the matrix as the stored data renders them today', () => {
+    const rendered = renderStoredPages(DATA_DIR, (line) => expect.fail(line));
+    expect([...rendered.keys()].sort()).toEqual(['README.md', ...COLUMN_DATA.map((d) => pageOf(stored(d)))].sort());
+    const stale = [...rendered].filter(([file, text]) => text !== page(file)).map(([file]) => file);
+    expect(stale, 'stale pages: npx tsx scripts/profiles.ts --render-only rewrites them from the stored data').toEqual(
+      [],
+    );
+  });
+
+  it('opens the matrix with one line per queue for its handlers, made from its data', () => {
+    const matrix = page('README.md');
+    const opening = matrix.split('\n## ')[1] ?? '';
+    expect(opening.startsWith('What this means for your handlers\n')).toBe(true);
+    const columns = COLUMN_DATA.map((data) => ({ data, profile: stored(data) }));
+    const lines = opening.split('\n').filter((l) => l.startsWith('- **'));
+    expect(lines).toEqual(columns.map(handlerLine));
+    // A line is the data's: a result that changes changes its queue's line, and no other.
+    const rabbit = stored('rabbitmq');
+    const changed: Profile = {
+      ...rabbit,
+      rules: rabbit.rules.map((r) =>
+        r.rule === 'admission-in-seq-order' ? { ...r, status: 'unsupported', why: 'a test' } : r,
+      ),
+    };
+    const line = handlerLine({ data: 'rabbitmq', profile: changed });
+    expect(line).not.toBe(handlerLine({ data: 'rabbitmq', profile: rabbit }));
+    expect(line).toMatch(/\*\*order\*\*: [^·]*unsupported `admission-in-seq-order`/);
+    const other = renderMatrix(columns.map((c) => (c.data === 'rabbitmq' ? { ...c, profile: changed } : c)));
+    const changedLines = other.split('\n').filter((l) => !matrix.includes(l));
+    expect(changedLines.filter((l) => l.startsWith('- **'))).toEqual([line]);
+  });
+
+  it('groups the rules by consequence, boundaries last, on the matrix and on every page', () => {
+    const titles = CONSEQUENCES.map((c) => c.title);
+    expect(titles[titles.length - 1]).toBe('Boundaries');
+    for (const file of [
+      'README.md',
+      'jobcheck-jobstore.md',
+      ...QUEUES.map((q) => q.file),
+      ...BROKERS.map((b) => b.file),
+    ]) {
+      const text = page(file);
+      const headings = [...text.matchAll(/^## (.+)$/gm)].map((m) => m[1] as string).filter((h) => titles.includes(h));
+      expect(headings, file).toEqual(titles);
+      let under: string | undefined;
+      const seen: RuleId[] = [];
+      for (const line of text.split('\n')) {
+        if (line.startsWith('## ')) under = line.slice(3);
+        const rule = /^\| \[`([a-z-]+)`\]\(\.\.\/contract\.md#rule-/.exec(line)?.[1] as RuleId | undefined;
+        if (rule === undefined) continue;
+        seen.push(rule);
+        expect(`${file} ${rule} under ${under}`).toBe(
+          `${file} ${rule} under ${CONSEQUENCES.find((c) => c.id === consequenceOf(rule))?.title}`,
+        );
+      }
+      expect([...seen].sort(), file).toEqual([...RULE_IDS].sort());
+    }
+  });
+
+  it("links chapter 11's side by side from the matrix and from every broker page", () => {
+    const link = '](../11-real-brokers.md#side-by-side)';
+    expect(page('README.md')).toContain(link);
+    for (const b of BROKERS) expect(page(b.file), b.file).toContain(link);
+  });
 
   it('has a matrix that agrees with every page, rule by rule', () => {
     const matrix = page('README.md');

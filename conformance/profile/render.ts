@@ -1,8 +1,10 @@
 /**
- * A profile told for people: a Markdown page (what docs/profiles/ holds) with a table rule →
- * result and a section per departure with its story, and the short text `jobcheck profile`
- * prints. Both are pure functions of the profile, so a fixed seed gives the same page.
+ * A profile told for people: a Markdown page (what docs/profiles/ holds) with its rules' results
+ * grouped by consequence (contract/consequences.ts, boundaries last) and a section per departure
+ * with its story, and the short text `jobcheck profile` prints. Both are pure functions of the
+ * profile, so a fixed seed gives the same page.
  */
+import { CONSEQUENCES } from '../../contract/consequences.ts';
 import { ruleOf } from '../../contract/rules.ts';
 import type { ConcurrentSection, Profile, RaceSection, RuleResult, StaleAckSection } from './result.ts';
 import { markdownBlock, markdownCode, markdownText, outsideText, terminalBlock } from '../outside/outsideText.ts';
@@ -169,10 +171,13 @@ const anchor = (r: RuleResult): string => `departure-${r.rule}`;
 const REPLAY_SENTENCE =
   'The queue keeps its own time, so a departure counts only if its shrunk story departs again on at least 2 of 3 replays on fresh instances; one that does not is "flaky", never a pass.';
 
-/** The Markdown page of a profile. Pure. */
+/**
+ * The Markdown page of a profile, its rules grouped by consequence. `reading` is a paragraph of
+ * the project's own (a chapter that reads the page), set under the summary. Pure.
+ */
 export function renderProfileMarkdown(
   p: Profile,
-  options: { readonly title?: string; readonly contractLink?: string } = {},
+  options: { readonly title?: string; readonly contractLink?: string; readonly reading?: string } = {},
 ): string {
   const contract = options.contractLink ?? '../contract.md';
   const lines: string[] = [];
@@ -181,25 +186,30 @@ export function renderProfileMarkdown(
     `Profile of ${markdownCode(p.adapter)} against the contract, rule by rule (format \`${p.format}\`, ${describeClock(p)}): seed ${p.seed}, ${p.runs} targeted runs per rule of at most ${p.maxCommands} commands, plus the fixture stories. Verdict: **${p.verdict}**.${p.clock.kind === 'wall' ? ` ${REPLAY_SENTENCE}` : ''}`,
     '',
   );
+  if (options.reading !== undefined) lines.push(options.reading, '');
+  lines.push(
+    '"conforms" means that many commands exercised the rule (model/rules.ts) and agreed with the model; "not reached" and "budget exhausted" say nothing about the implementation. A departure is attributed to the rule whose decision the first differing field is. The rules are grouped by what a departure costs the handlers of the jobs (contract/consequences.ts), boundaries last.',
+  );
   // The tolerance column is there only when the adapter declares tolerances (a queue on its own clock).
   const tolerances = p.rules.some((r) => r.tolerance !== undefined);
-  lines.push(
-    `| rule | result |${tolerances ? ' tolerance |' : ''} runs | fixtures | declared |`,
-    `| --- | --- |${tolerances ? ' --- |' : ''} ---: | ---: | --- |`,
-  );
-  for (const r of p.rules) {
-    const result = r.departure !== undefined ? `[${describeResult(r)}](#${anchor(r)})` : describeResult(r);
-    const declared = r.why === undefined ? '' : r.why;
-    const upstream = r.upstream === undefined ? '' : ` ([upstream](${r.upstream.url}))`;
-    const tolerance = tolerances ? ` ${cell(r.tolerance ?? '')} |` : '';
+  for (const consequence of CONSEQUENCES) {
+    const rules = p.rules.filter((r) => consequence.rules.includes(r.rule));
+    if (rules.length === 0) continue;
+    lines.push('', `## ${consequence.title}`, '', `A departure here means that ${consequence.means}.`, '');
     lines.push(
-      `| [\`${r.rule}\`](${contract}#rule-${r.rule}) | ${cell(result)} |${tolerance} ${r.runs} | ${r.fixtures.length} | ${cell(declared)}${upstream} |`,
+      `| rule | result |${tolerances ? ' tolerance |' : ''} runs | fixtures | declared |`,
+      `| --- | --- |${tolerances ? ' --- |' : ''} ---: | ---: | --- |`,
     );
+    for (const r of rules) {
+      const result = r.departure !== undefined ? `[${describeResult(r)}](#${anchor(r)})` : describeResult(r);
+      const declared = r.why === undefined ? '' : r.why;
+      const upstream = r.upstream === undefined ? '' : ` ([upstream](${r.upstream.url}))`;
+      const tolerance = tolerances ? ` ${cell(r.tolerance ?? '')} |` : '';
+      lines.push(
+        `| [\`${r.rule}\`](${contract}#rule-${r.rule}) | ${cell(result)} |${tolerance} ${r.runs} | ${r.fixtures.length} | ${cell(declared)}${upstream} |`,
+      );
+    }
   }
-  lines.push('');
-  lines.push(
-    '"conforms" means that many commands exercised the rule (model/rules.ts) and agreed with the model; "not reached" and "budget exhausted" say nothing about the implementation. A departure is attributed to the rule whose decision the first differing field is.',
-  );
   const departing = p.rules.filter((r) => r.departure !== undefined);
   for (const r of departing) {
     const d = r.departure;
