@@ -32,6 +32,7 @@ export const VARIANT_NAMES = [
   'uncapped-backoff',
   'jittered-backoff',
   'jittered-backoff-upward',
+  'no-backoff',
 ] as const;
 /** One of VARIANT_NAMES. */
 export type VariantName = (typeof VARIANT_NAMES)[number];
@@ -259,6 +260,41 @@ const jittered = (bounds: DelayBounds): Change => ({
   store: failingWithChoice,
 });
 
+// --- no-backoff: a transient failure makes the job ready again at once. -------------------------
+
+/**
+ * The store machine whose failed job, when its retry is due at the failing command's own tick
+ * (a delay of 0), is moved on at once: the FAIL leaves it waiting until `now`, and an ADVANCE at
+ * `now` makes it ready in the same step, as a queue that requeues a failed message at once does.
+ * The reply is the FAIL's (`waiting`, notBefore = now); a job the FAIL killed stays dead.
+ */
+const readyAtOnce = (store: typeof storeMachine): typeof storeMachine =>
+  store.provide({
+    actions: {
+      recordFailure: assign(({ context, event }) => {
+        const current = 'token' in event ? jobByToken(context, event.token) : undefined;
+        if (event.type !== 'fail' || current === undefined) return {};
+        const failed = sendToJob(current, {
+          type: 'FAIL',
+          worker: event.worker,
+          token: event.token,
+          kind: event.kind,
+          error: event.error,
+          now: event.now,
+        });
+        const c = failed.job.context;
+        if (statusOf(failed.job) !== 'waiting') {
+          const reply = { ok: true, type: 'fail', id: c.id, status: 'dead', reason: c.reason ?? 'permanent' } as const;
+          return { jobs: withJob(context, failed.job), trace: failed.step === undefined ? [] : [failed.step], reply };
+        }
+        const due = sendToJob(failed.job, { type: 'ADVANCE', now: event.now });
+        const trace = [failed.step, due.step].filter((s) => s !== undefined);
+        const reply = { ok: true, type: 'fail', id: c.id, status: 'waiting', notBefore: c.notBefore ?? 0 } as const;
+        return { jobs: withJob(context, due.job), trace, reply };
+      }),
+    },
+  });
+
 /** How a variant changes the machines: the job lifecycle, the store policy, or both. */
 interface Change {
   readonly job?: (machine: typeof jobMachine) => typeof jobMachine;
@@ -316,6 +352,13 @@ const SPECS: readonly VariantSpec[] = [
       "The retry delay is any whole number of ticks from the contract's delay up to min(2 × backoffBase × 2^(attempts−1), backoffCap); whether a retry fits before the deadline is decided with the delay chosen.",
     change: jittered(UPWARD),
     choose: jitterChoice(UPWARD),
+  },
+  {
+    name: 'no-backoff',
+    rule: 'backoff-capped',
+    description:
+      "A transient failure with attempts left makes the job ready again at once, at the failing command's tick: the retry delay is 0 (the reply's notBefore is that tick), so a retry is never too late for the deadline.",
+    change: { job: (m) => retryingAfter(m, () => 0), store: readyAtOnce },
   },
 ];
 
