@@ -68,7 +68,7 @@ describe('checkOwnMemory', () => {
     const adapter = await jobStoreFactory()(MEMORY_CONFIG);
     const c = await checkOwnMemory(adapter);
     expect(Object.values(c.before).filter((t) => t !== undefined)).toHaveLength(2);
-    expect(c.fromMemory.sort()).toEqual(['a', 'b']);
+    expect([...c.fromMemory].sort()).toEqual(['a', 'b']);
   });
 
   it('does not flag a store in another process, which answers from its own memory there', async () => {
