@@ -184,6 +184,21 @@ const chosenDelay = (event: JobEvent): number | undefined => {
   return typeof d === 'number' ? d : undefined;
 };
 
+/** The FAIL event a store's `fail` sends its job, with the step's chosen `delay` when it carries one. Pure. */
+const failEventOf = (event: StoreEvent & { type: 'fail' }): JobEvent => {
+  const delay = (event as StoreEvent & { delay?: unknown }).delay;
+  const { worker, token, kind, error, now } = event;
+  return { type: 'FAIL', worker, token, kind, error, now, ...(typeof delay === 'number' ? { delay } : {}) } as JobEvent;
+};
+
+/** A fail's reply, read off the job the FAIL left (waiting with its notBefore, or dead with its reason). Pure. */
+const failReplyOf = (job: JobSnapshot) => {
+  const c = job.context;
+  return statusOf(job) === 'waiting'
+    ? ({ ok: true, type: 'fail', id: c.id, status: 'waiting', notBefore: c.notBefore ?? 0 } as const)
+    : ({ ok: true, type: 'fail', id: c.id, status: 'dead', reason: c.reason ?? 'permanent' } as const);
+};
+
 /** The store machine that hands the step's chosen `delay` on to the failing job's FAIL event. */
 const failingWithChoice = (store: typeof storeMachine): typeof storeMachine =>
   store.provide({
@@ -191,23 +206,8 @@ const failingWithChoice = (store: typeof storeMachine): typeof storeMachine =>
       recordFailure: assign(({ context, event }) => {
         const current = 'token' in event ? jobByToken(context, event.token) : undefined;
         if (event.type !== 'fail' || current === undefined) return {};
-        const delay = (event as StoreEvent & { delay?: unknown }).delay;
-        const fail = {
-          type: 'FAIL',
-          worker: event.worker,
-          token: event.token,
-          kind: event.kind,
-          error: event.error,
-          now: event.now,
-          ...(typeof delay === 'number' ? { delay } : {}),
-        } as JobEvent;
-        const { job, step } = sendToJob(current, fail);
-        const c = job.context;
-        const reply =
-          statusOf(job) === 'waiting'
-            ? ({ ok: true, type: 'fail', id: c.id, status: 'waiting', notBefore: c.notBefore ?? 0 } as const)
-            : ({ ok: true, type: 'fail', id: c.id, status: 'dead', reason: c.reason ?? 'permanent' } as const);
-        return { jobs: withJob(context, job), trace: step === undefined ? [] : [step], reply };
+        const { job, step } = sendToJob(current, failEventOf(event));
+        return { jobs: withJob(context, job), trace: step === undefined ? [] : [step], reply: failReplyOf(job) };
       }),
     },
   });
@@ -274,22 +274,12 @@ const readyAtOnce = (store: typeof storeMachine): typeof storeMachine =>
       recordFailure: assign(({ context, event }) => {
         const current = 'token' in event ? jobByToken(context, event.token) : undefined;
         if (event.type !== 'fail' || current === undefined) return {};
-        const failed = sendToJob(current, {
-          type: 'FAIL',
-          worker: event.worker,
-          token: event.token,
-          kind: event.kind,
-          error: event.error,
-          now: event.now,
-        });
-        const c = failed.job.context;
-        if (statusOf(failed.job) !== 'waiting') {
-          const reply = { ok: true, type: 'fail', id: c.id, status: 'dead', reason: c.reason ?? 'permanent' } as const;
-          return { jobs: withJob(context, failed.job), trace: failed.step === undefined ? [] : [failed.step], reply };
-        }
-        const due = sendToJob(failed.job, { type: 'ADVANCE', now: event.now });
-        const trace = [failed.step, due.step].filter((s) => s !== undefined);
-        const reply = { ok: true, type: 'fail', id: c.id, status: 'waiting', notBefore: c.notBefore ?? 0 } as const;
+        const failed = sendToJob(current, failEventOf(event));
+        const reply = failReplyOf(failed.job);
+        // A job the FAIL left waiting is due at once: the ADVANCE at the failing tick makes it ready.
+        const due =
+          statusOf(failed.job) === 'waiting' ? sendToJob(failed.job, { type: 'ADVANCE', now: event.now }) : failed;
+        const trace = [failed.step, ...(due === failed ? [] : [due.step])].filter((s) => s !== undefined);
         return { jobs: withJob(context, due.job), trace, reply };
       }),
     },
