@@ -134,26 +134,29 @@ const lastErrors = (snapshot: unknown): Record<string, string | undefined> => {
  */
 export async function checkOwnMemory(adapter: Driven): Promise<MemoryCheck> {
   const texts = [failureText(1), failureText(2), failureText(3)];
-  const run = async (command: Record<string, unknown>): Promise<Record<string, unknown>> => {
+  const run = async (type: string, fields: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const command = { type, ...fields };
     const reply = (await adapter.execute(command)) as Record<string, unknown>;
     if (reply['ok'] !== true) throw new Error(`${JSON.stringify(command)} was refused: ${JSON.stringify(reply)}`);
     return reply;
   };
   const claim = async (worker: string, now: number): Promise<{ id: string; token: number }> => {
-    const job = (await run({ type: 'claim', worker, now }))['job'] as { id: string; token: number } | null;
+    const job = (await run('claim', { worker, now }))['job'] as { id: string; token: number } | null;
     if (job === null) throw new Error(`the claim of ${worker} at ${now} found no job`);
     return job;
   };
   const submit = (id: string, account: string) =>
-    run({ type: 'submit', id, account, key: `${id}:k`, amount: 1, deadline: 100, now: 0 });
+    run('submit', { id, account, key: `${id}:k`, amount: 1, deadline: 100, now: 0 });
+  const fail = (worker: string, token: number, kind: string, error: string | undefined, now: number) =>
+    run('fail', { worker, token, kind, error, now });
   await submit('a', 'x');
   await submit('b', 'y');
   const first = await claim('w1', 0);
-  await run({ type: 'fail', worker: 'w1', token: first.token, kind: 'transient', error: texts[0], now: 0 });
+  await fail('w1', first.token, 'transient', texts[0], 0);
   const second = await claim('w2', 0);
-  await run({ type: 'fail', worker: 'w2', token: second.token, kind: 'permanent', error: texts[1], now: 0 });
+  await fail('w2', second.token, 'permanent', texts[1], 0);
   const again = await claim('w1', 2);
-  await run({ type: 'fail', worker: 'w1', token: again.token, kind: 'transient', error: texts[2], now: 2 });
+  await fail('w1', again.token, 'transient', texts[2], 2);
   const before = lastErrors(await adapter.snapshot());
   const replacements = texts.map((t) => `rewritten-${t}`);
   const rewrites = texts.map((t, i) => rewriteText(adapter, t, replacements[i] as string));
