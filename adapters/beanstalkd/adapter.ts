@@ -385,8 +385,8 @@ export class BeanstalkdAdapter implements Adapter {
           leaseUntil: k.leaseUntil ?? this.now,
         };
       case 'buried':
-        // beanstalkd keeps no reason: a buried job is one a worker set aside, and it has no attempt limit.
-        return { ...base, status: 'dead', reason: 'permanent' };
+        // beanstalkd keeps no reason: a buried job reads as one the worker's retry policy gave up on.
+        return { ...base, status: 'dead', reason: 'attempts_exhausted' };
       default:
         throw new BeanstalkdAdapterError(
           'protocol_error',
