@@ -11,6 +11,7 @@
  * MAX_VISITED objects, saying so; a copy that cannot be overwritten (a frozen object) is reported
  * as such. What sits behind a closure or a `#private` field is out of its reach.
  */
+import { z } from 'zod';
 
 /** Most objects the walk visits before it gives up (a client's object graph is large, not endless). */
 export const MAX_VISITED = 1_000_000;
@@ -54,7 +55,9 @@ export function rewriteText(root: object, text: string, replacement: string): Re
     stack.push({ value: child, path });
   };
   while (stack.length > 0 && seen.size <= MAX_VISITED) {
-    const { value, path } = stack.pop() as { value: object; path: string };
+    const top = stack.pop();
+    if (top === undefined) break;
+    const { value, path } = top;
     if (value instanceof Map) {
       for (const [k, v] of [...value]) {
         const at = `${path}.get(${typeof k === 'string' ? JSON.stringify(k) : String(k)})`;
@@ -122,10 +125,13 @@ interface Driven {
   snapshot(): Promise<unknown>;
 }
 
-const lastErrors = (snapshot: unknown): Record<string, string | undefined> => {
-  const jobs = (snapshot as { jobs?: Record<string, { lastError?: string }> }).jobs ?? {};
-  return Object.fromEntries(Object.entries(jobs).map(([id, j]) => [id, j.lastError]));
-};
+/** An adapter's answers as the check reads them: what comes from outside is parsed, never cast. */
+const accepted = z.object({ ok: z.literal(true) }).passthrough();
+const claimed = z.object({ job: z.object({ id: z.string(), token: z.number() }).nullable() });
+const snapshotJobs = z.object({ jobs: z.record(z.string(), z.object({ lastError: z.string().optional() })) });
+
+const lastErrors = (snapshot: unknown): Record<string, string | undefined> =>
+  Object.fromEntries(Object.entries(snapshotJobs.parse(snapshot).jobs).map(([id, j]) => [id, j.lastError]));
 
 /**
  * Runs the check's commands on a fresh `adapter` (of MEMORY_CONFIG), rewrites each failure text
@@ -136,12 +142,13 @@ export async function checkOwnMemory(adapter: Driven): Promise<MemoryCheck> {
   const texts = [failureText(1), failureText(2), failureText(3)];
   const run = async (type: string, fields: Record<string, unknown>): Promise<Record<string, unknown>> => {
     const command = { type, ...fields };
-    const reply = (await adapter.execute(command)) as Record<string, unknown>;
-    if (reply['ok'] !== true) throw new Error(`${JSON.stringify(command)} was refused: ${JSON.stringify(reply)}`);
-    return reply;
+    const reply = await adapter.execute(command);
+    const ok = accepted.safeParse(reply);
+    if (!ok.success) throw new Error(`${JSON.stringify(command)} was refused: ${JSON.stringify(reply)}`);
+    return ok.data;
   };
   const claim = async (worker: string, now: number): Promise<{ id: string; token: number }> => {
-    const job = (await run('claim', { worker, now }))['job'] as { id: string; token: number } | null;
+    const { job } = claimed.parse(await run('claim', { worker, now }));
     if (job === null) throw new Error(`the claim of ${worker} at ${now} found no job`);
     return job;
   };
@@ -159,7 +166,7 @@ export async function checkOwnMemory(adapter: Driven): Promise<MemoryCheck> {
   await fail('w1', again.token, 'transient', texts[2], 2);
   const before = lastErrors(await adapter.snapshot());
   const replacements = texts.map((t) => `rewritten-${t}`);
-  const rewrites = texts.map((t, i) => rewriteText(adapter, t, replacements[i] as string));
+  const rewrites = texts.map((t) => rewriteText(adapter, t, `rewritten-${t}`));
   const after = lastErrors(await adapter.snapshot());
   const fromMemory = Object.entries(after)
     .filter(([, text]) => text !== undefined && replacements.some((r) => text.includes(r)))
