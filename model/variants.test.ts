@@ -96,6 +96,25 @@ describe('model variants', () => {
     expect([notBefore(ref[4]), notBefore(unc[4])]).toEqual([7, 8]);
   });
 
+  it('no-backoff: a failed job is ready again at the failing tick, first of its account, and dies on its last attempt', () => {
+    const v = variant('no-backoff').model;
+    const commands = [submit('a', 'x'), submit('b', 'x'), claim('w1', 1), fail('w1', 1, 2), claim('w2', 2)];
+    const ran = run(v, commands);
+    expect(ran.replies[3]).toEqual({ ok: true, type: 'fail', id: 'a', status: 'waiting', notBefore: 2 });
+    expect(claimedId(ran.replies[4])).toBe('a');
+    expect(claimedId(run(reference, commands).replies[4])).toBe(null);
+    const r = run(v, [submit('a', 'x'), claim('w1', 1), fail('w1', 1, 1)]);
+    expect(toSnapshot(r.state).jobs['a']).toMatchObject({ status: 'ready', attempts: 1, lastError: 'boom' });
+    const last = run(v, [submit('a', 'x'), claim('w1', 0), fail('w1', 1, 0), claim('w1', 0), fail('w1', 2, 0)], {
+      ...base,
+      maxAttempts: 2,
+    });
+    expect(last.replies[4]).toMatchObject({ status: 'dead', reason: 'attempts_exhausted' });
+    expect(toSnapshot(v.fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(r.state))))).jobs['a']).toMatchObject({
+      status: 'ready',
+    });
+  });
+
   it('uncapped-backoff: a restored store keeps the variant', () => {
     const v = variant('uncapped-backoff').model;
     const { state } = run(v, [submit('a', 'x'), claim('w1', 0), fail('w1', 1, 1), claim('w1', 3)]);

@@ -32,6 +32,7 @@ export const VARIANT_NAMES = [
   'uncapped-backoff',
   'jittered-backoff',
   'jittered-backoff-upward',
+  'no-backoff',
 ] as const;
 /** One of VARIANT_NAMES. */
 export type VariantName = (typeof VARIANT_NAMES)[number];
@@ -183,6 +184,21 @@ const chosenDelay = (event: JobEvent): number | undefined => {
   return typeof d === 'number' ? d : undefined;
 };
 
+/** The FAIL event a store's `fail` sends its job, with the step's chosen `delay` when it carries one. Pure. */
+const failEventOf = (event: StoreEvent & { type: 'fail' }): JobEvent => {
+  const delay = (event as StoreEvent & { delay?: unknown }).delay;
+  const { worker, token, kind, error, now } = event;
+  return { type: 'FAIL', worker, token, kind, error, now, ...(typeof delay === 'number' ? { delay } : {}) } as JobEvent;
+};
+
+/** A fail's reply, read off the job the FAIL left (waiting with its notBefore, or dead with its reason). Pure. */
+const failReplyOf = (job: JobSnapshot) => {
+  const c = job.context;
+  return statusOf(job) === 'waiting'
+    ? ({ ok: true, type: 'fail', id: c.id, status: 'waiting', notBefore: c.notBefore ?? 0 } as const)
+    : ({ ok: true, type: 'fail', id: c.id, status: 'dead', reason: c.reason ?? 'permanent' } as const);
+};
+
 /** The store machine that hands the step's chosen `delay` on to the failing job's FAIL event. */
 const failingWithChoice = (store: typeof storeMachine): typeof storeMachine =>
   store.provide({
@@ -190,23 +206,8 @@ const failingWithChoice = (store: typeof storeMachine): typeof storeMachine =>
       recordFailure: assign(({ context, event }) => {
         const current = 'token' in event ? jobByToken(context, event.token) : undefined;
         if (event.type !== 'fail' || current === undefined) return {};
-        const delay = (event as StoreEvent & { delay?: unknown }).delay;
-        const fail = {
-          type: 'FAIL',
-          worker: event.worker,
-          token: event.token,
-          kind: event.kind,
-          error: event.error,
-          now: event.now,
-          ...(typeof delay === 'number' ? { delay } : {}),
-        } as JobEvent;
-        const { job, step } = sendToJob(current, fail);
-        const c = job.context;
-        const reply =
-          statusOf(job) === 'waiting'
-            ? ({ ok: true, type: 'fail', id: c.id, status: 'waiting', notBefore: c.notBefore ?? 0 } as const)
-            : ({ ok: true, type: 'fail', id: c.id, status: 'dead', reason: c.reason ?? 'permanent' } as const);
-        return { jobs: withJob(context, job), trace: step === undefined ? [] : [step], reply };
+        const { job, step } = sendToJob(current, failEventOf(event));
+        return { jobs: withJob(context, job), trace: step === undefined ? [] : [step], reply: failReplyOf(job) };
       }),
     },
   });
@@ -258,6 +259,31 @@ const jittered = (bounds: DelayBounds): Change => ({
   job: (m) => retryingAfter(m, (context, event) => chosenDelay(event) ?? bounds(context.policy, context.attempts).hi),
   store: failingWithChoice,
 });
+
+// --- no-backoff: a transient failure makes the job ready again at once. -------------------------
+
+/**
+ * The store machine whose failed job, when its retry is due at the failing command's own tick
+ * (a delay of 0), is moved on at once: the FAIL leaves it waiting until `now`, and an ADVANCE at
+ * `now` makes it ready in the same step, as a queue that requeues a failed message at once does.
+ * The reply is the FAIL's (`waiting`, notBefore = now); a job the FAIL killed stays dead.
+ */
+const readyAtOnce = (store: typeof storeMachine): typeof storeMachine =>
+  store.provide({
+    actions: {
+      recordFailure: assign(({ context, event }) => {
+        const current = 'token' in event ? jobByToken(context, event.token) : undefined;
+        if (event.type !== 'fail' || current === undefined) return {};
+        const failed = sendToJob(current, failEventOf(event));
+        const reply = failReplyOf(failed.job);
+        // A job the FAIL left waiting is due at once: the ADVANCE at the failing tick makes it ready.
+        const due =
+          statusOf(failed.job) === 'waiting' ? sendToJob(failed.job, { type: 'ADVANCE', now: event.now }) : failed;
+        const trace = [failed.step, ...(due === failed ? [] : [due.step])].filter((s) => s !== undefined);
+        return { jobs: withJob(context, due.job), trace, reply };
+      }),
+    },
+  });
 
 /** How a variant changes the machines: the job lifecycle, the store policy, or both. */
 interface Change {
@@ -316,6 +342,13 @@ const SPECS: readonly VariantSpec[] = [
       "The retry delay is any whole number of ticks from the contract's delay up to min(2 × backoffBase × 2^(attempts−1), backoffCap); whether a retry fits before the deadline is decided with the delay chosen.",
     change: jittered(UPWARD),
     choose: jitterChoice(UPWARD),
+  },
+  {
+    name: 'no-backoff',
+    rule: 'backoff-capped',
+    description:
+      "A transient failure with attempts left makes the job ready again at once, at the failing command's tick: the retry delay is 0 (the reply's notBefore is that tick), so a retry is never too late for the deadline.",
+    change: { job: (m) => retryingAfter(m, () => 0), store: readyAtOnce },
   },
 ];
 

@@ -57,14 +57,16 @@ interface Payload {
   readonly deadline: number;
 }
 
-/** What the worker side remembers of a job (the client's own records: beanstalkd keeps none of it). */
+/**
+ * What the worker side remembers of a job: its names (beanstalkd's job id, the contract's seq),
+ * and what beanstalkd was asked and answered (the latest reservation, the delay of a release).
+ * No failure text and no dead reason: beanstalkd keeps neither (docs/declarations.md).
+ */
 interface Known {
   bsId: string;
   seq: number;
   payload: Payload;
   attempts: number;
-  lastError?: string;
-  deadReason?: DeadReason;
   notBefore?: number;
   token?: number;
   owner?: string;
@@ -328,26 +330,19 @@ export class BeanstalkdAdapter implements Adapter {
       const buried = (await conn.send(`bury ${claim.bsId} 0`)).head;
       if (buried !== 'BURIED') return staleToken(c.token, `beanstalkd answered ${buried} to bury ${claim.bsId}`);
       const reason: DeadReason = c.kind === 'permanent' ? 'permanent' : 'attempts_exhausted';
-      if (mine !== undefined) Object.assign(mine, { lastError: c.error, deadReason: reason });
       return { ok: true, type: 'fail', id: claim.id, status: 'dead', reason };
     }
     const delay = retryDelay(this.config.backoffBase, this.config.backoffCap, reserves);
     const released = (await conn.send(`release ${claim.bsId} 0 ${delay}`)).head;
     if (released !== 'RELEASED') return staleToken(c.token, `beanstalkd answered ${released} to release ${claim.bsId}`);
-    if (mine !== undefined) Object.assign(mine, { lastError: c.error, notBefore: c.now + delay });
+    if (mine !== undefined) mine.notBefore = c.now + delay;
     return { ok: true, type: 'fail', id: claim.id, status: 'waiting', notBefore: c.now + delay };
   }
 
-  /** A job as the contract's record: its state from `stats-job`, the rest from the worker's records. */
+  /** A job as the contract's record: its state from `stats-job`, its names and latest delivery from the worker's records. */
   private async record(k: Known): Promise<JobRecord> {
     const stats = await this.stats(k.bsId);
-    const lastError = k.lastError === undefined ? {} : { lastError: k.lastError };
-    const base = {
-      payload: { ...k.payload },
-      seq: k.seq,
-      attempts: Number(stats?.['reserves'] ?? k.attempts),
-      ...lastError,
-    };
+    const base = { payload: { ...k.payload }, seq: k.seq, attempts: Number(stats?.['reserves'] ?? k.attempts) };
     switch (stats?.['state']) {
       case undefined:
         return { ...base, status: 'done' };
@@ -364,7 +359,8 @@ export class BeanstalkdAdapter implements Adapter {
           leaseUntil: k.leaseUntil ?? this.now,
         };
       case 'buried':
-        return { ...base, status: 'dead', reason: k.deadReason ?? 'attempts_exhausted' };
+        // beanstalkd keeps no reason: a buried job reads as one the worker's retry policy gave up on.
+        return { ...base, status: 'dead', reason: 'attempts_exhausted' };
       default:
         throw new BeanstalkdAdapterError(
           'protocol_error',

@@ -36,6 +36,14 @@ export function beanstalkdTarget(options: BeanstalkdFactoryOptions = {}): Profil
       'lease-from-claim': EXACT,
     },
     declarations: {
+      'malformed-command-refused': {
+        kind: 'unsupported',
+        why: "beanstalkd never sees the contract's JSON commands: the adapter decodes them (it must, to put, reserve and delete), so refusing a malformed one would check the adapter, not beanstalkd.",
+      },
+      'clock-never-regresses': {
+        kind: 'unsupported',
+        why: 'beanstalkd takes no time from a worker: its clock is the libfaketime file the adapter writes, and no command of its protocol carries a time, so a regressing now would check the adapter.',
+      },
       'capacity-counts-running': {
         kind: 'unsupported',
         why: 'beanstalkd has no bound on the number of jobs in a tube (only on the size of one, max-job-size); the adapter never refuses a put for capacity.',
@@ -51,6 +59,15 @@ export function beanstalkdTarget(options: BeanstalkdFactoryOptions = {}): Profil
       'no-retry-after-deadline': {
         kind: 'unsupported',
         why: 'beanstalkd jobs have no deadline: a released job is reserved again whenever its delay ends.',
+      },
+      'account-head-only': {
+        kind: 'variant',
+        variant: 'no-account-order',
+        why: "A tube has no per-key order: reserve hands out the ready job of the most urgent priority, then the lowest job id, whatever its account, so a reserved or delayed job does not hold back its account's later jobs (a tube per account would still let two jobs of one account run at once).",
+      },
+      'last-error-kept': {
+        kind: 'unsupported',
+        why: 'beanstalkd keeps no failure text: release and bury take a job id, a priority and a delay, nothing else, so no operation could hand the server the text to keep.',
       },
       'counters-stay-safe': {
         kind: 'unsupported',

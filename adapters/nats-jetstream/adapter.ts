@@ -327,7 +327,7 @@ export class NatsJetStreamAdapter implements Adapter {
     const d = this.deliveries.get(c.token);
     if (d === undefined) return staleToken(c.token);
     const job = this.jobs.get(d.seq) as JobEntry;
-    job.lastError = c.error;
+    // The failure text goes nowhere: a nak or a term carries none in 2.9, so the adapter keeps none.
     if (c.kind === 'permanent') {
       // A bare +TERM, as `term()` sends it: nats-server 2.9.10 ignores a term that carries a reason
       // (`term(reason)`, `+TERM <reason>`, understood from 2.10), and the message would come back.

@@ -37,9 +37,13 @@ export const NATS_SERVER_VERSION = '2.9.10';
 
 /** What JetStream declares of the contract's rules, with the reason for each. */
 export const NATS_DECLARATIONS: Partial<Record<RuleId, RuleDeclaration>> = {
-  'owner-checked': {
+  'malformed-command-refused': {
     kind: 'unsupported',
-    why: 'JetStream records no worker: an acknowledgement is a message to the delivery\'s reply subject, and whoever sends one there settles the message ("$JS.ACK.<stream>.<consumer>.<count>.<seq>…" names a delivery, not a holder).',
+    why: "JetStream never sees the contract's JSON commands: the adapter decodes them (it must, to publish, pull and ack), so refusing a malformed one would check the adapter, not JetStream.",
+  },
+  'clock-never-regresses': {
+    kind: 'unsupported',
+    why: "JetStream takes no time from a worker: ack waits and nak delays run on the server's own clock, which nobody outside moves; the adapter's wall clock maps ticks onto it and cannot go back, so a regressing now would check the adapter.",
   },
   'deadline-kills': {
     kind: 'unsupported',
@@ -58,6 +62,10 @@ export const NATS_DECLARATIONS: Partial<Record<RuleId, RuleDeclaration>> = {
     variant: 'no-account-order',
     why: "A pull consumer hands out a work-queue stream's messages in stream order whatever their subject: the adapter publishes each account on a subject of its own, but nats-server 2.9 has no per-subject limit of messages pending acknowledgement (max_ack_pending is one limit for the whole consumer), so a running or naked job does not hold back its account's later jobs.",
   },
+  'last-error-kept': {
+    kind: 'unsupported',
+    why: 'JetStream 2.9 keeps no failure text: a nak carries a delay and a term nothing (a term with a reason, understood from 2.10, is ignored by 2.9.10 and the message redelivered), so no operation could hand the broker the text to keep.',
+  },
   'counters-stay-safe': {
     kind: 'unsupported',
     why: "The edge (nextSeq or nextToken at 2^53 − 1) is reached only by restoring a snapshot there; a stream cannot be built from one (its sequence starts at 1), and the tokens are the adapter's counter of deliveries.",
@@ -68,7 +76,7 @@ export const NATS_DECLARATIONS: Partial<Record<RuleId, RuleDeclaration>> = {
 export const NATS_TOLERANCES: Partial<Record<RuleId, string>> = {
   'lease-equality-expires': `ack_wait is (leaseTicks − ½) × ${DEFAULT_TICK_MS} ms from the pull: the broker redelivers half a tick before the tick leaseUntil begins; measured 3 ms late (median of 20; at most 7 ms) under a load average of 15, so a timer later than ${DEFAULT_TICK_MS / 2} ms reads as a departure (and then must replay 2 times of 3).`,
   'expiry-with-attempts-left-requeues': `as lease-equality-expires: the redelivery is due ${DEFAULT_TICK_MS / 2} ms before tick leaseUntil.`,
-  'last-attempt-expiry-is-dead': `as lease-equality-expires; the dead record itself is the adapter's reading (max_deliver reached), the broker keeps the message.`,
+  'last-attempt-expiry-is-dead': `as lease-equality-expires; the broker keeps the message past its max_deliver-th delivery and delivers it no more.`,
   'stale-token-refused': `a settle at tick leaseUntil comes ${DEFAULT_TICK_MS / 2} ms after the broker's redelivery timer; one at leaseUntil − 1, ${DEFAULT_TICK_MS / 2} ms before it.`,
   'backoff-ends-at-not-before': `a nak's delay is (ticks − ½) × ${DEFAULT_TICK_MS} ms from the nak: the message is due half a tick before notBefore begins.`,
   'backoff-capped': 'as backoff-ends-at-not-before.',

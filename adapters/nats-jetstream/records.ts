@@ -6,10 +6,15 @@
  * readable message by message. So the snapshot is the adapter's record of what the broker told
  * it (the deliveries it handed out, with their delivery counts and reply subjects; the naks, terms
  * and acks it sent and the broker confirmed), read at the contract's clock, plus the one fact the
- * broker answers per message: whether the stream still holds it. A message gone from a work-queue
- * stream was acknowledged (`done`) or terminated (`dead`, as the adapter's record says); one still
- * there after its last delivery is dead. Where the broker departs in time (a redelivery earlier or later than the lease), the
- * replies show it: a claim gets the message, or does not.
+ * broker answers per message: whether the stream still holds it. It keeps no failure text (a nak
+ * or a term carries none in 2.9) and no record of a message the broker dropped: a message gone
+ * from a work-queue stream reads as settled (`done`), whether it was acknowledged or terminated,
+ * since the broker keeps nothing that tells them apart (docs/declarations.md). One still there
+ * after its last delivery is dead, as the broker keeps it, of exhausted attempts whether that
+ * delivery ended by a nak or by its ack wait (the broker's MAX_DELIVERIES says which no more than
+ * the stream does). Where the broker departs in time (a
+ * redelivery earlier or later than the lease), the replies show it: a claim gets the message, or
+ * does not.
  */
 import type { JobRecord } from '../../contract/index.ts';
 
@@ -51,7 +56,6 @@ export interface JobEntry {
   readonly data: JobData;
   attempts: number;
   last: JobEvent;
-  lastError?: string;
 }
 
 /**
@@ -65,15 +69,9 @@ export function jobRecord(
   maxDeliver: number,
   delivery: (token: number) => DeliveryRecord | undefined,
 ): JobRecord {
-  const base = {
-    payload: { ...job.data },
-    seq: job.seq,
-    attempts: job.attempts,
-    ...(job.lastError === undefined ? {} : { lastError: job.lastError }),
-  };
-  // A work-queue stream drops a message once it is acknowledged or terminated: the adapter's record says which.
-  if (!inStream)
-    return job.last.kind === 'term' ? { ...base, status: 'dead', reason: 'permanent' } : { ...base, status: 'done' };
+  const base = { payload: { ...job.data }, seq: job.seq, attempts: job.attempts };
+  // A work-queue stream drops a message once it is acknowledged or terminated, and keeps nothing of which.
+  if (!inStream) return { ...base, status: 'done' };
   const last = job.last;
   switch (last.kind) {
     case 'stored':
@@ -92,7 +90,7 @@ export function jobRecord(
       if (d !== undefined && clock < d.leaseUntil)
         return { ...base, status: 'running', token: d.token, owner: d.worker, leaseUntil: d.leaseUntil };
       return job.attempts >= maxDeliver
-        ? { ...base, status: 'dead', reason: 'lease_expired' }
+        ? { ...base, status: 'dead', reason: 'attempts_exhausted' }
         : { ...base, status: 'ready' };
     }
   }

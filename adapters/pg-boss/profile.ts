@@ -22,13 +22,17 @@ export function pgBossTarget(options: PgBossFactoryOptions = {}): ProfileTarget 
     // Job uuids named by the contract's ids: pg-boss orders same-instant jobs by uuid, so random ones would make the profile differ from run to run.
     factory: pgBossFactory({ newId: nameUuid, ...options }),
     declarations: {
+      'malformed-command-refused': {
+        kind: 'unsupported',
+        why: "pg-boss never sees the contract's JSON commands: the adapter decodes them (it must, to call pg-boss's typed API), so refusing a malformed one would check the adapter, not pg-boss.",
+      },
+      'clock-never-regresses': {
+        kind: 'unsupported',
+        why: "pg-boss takes no time from a worker: it reads its clock (a TestClock here, JavaScript's and the database's time together), which the adapter sets to each command's tick and never moves back, so a regressing now would check the adapter.",
+      },
       'capacity-counts-running': {
         kind: 'unsupported',
         why: 'pg-boss has no bound on the number of unresolved jobs in a queue; the adapter never refuses a submit for capacity.',
-      },
-      'owner-checked': {
-        kind: 'unsupported',
-        why: 'pg-boss records no worker for a fetched job: complete(), fail() and cancel() are fenced on the attempt ({id, retryCount}) alone, so whoever holds the attempt settles it.',
       },
       'counters-stay-safe': {
         kind: 'unsupported',

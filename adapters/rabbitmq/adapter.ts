@@ -64,8 +64,6 @@ interface Message {
   owner?: string;
   leaseUntil?: number;
   reason?: DeadReason;
-  /** How it last went back to the queue: a nack, or a channel that closed under it. */
-  returned?: 'nack' | 'closed';
 }
 
 /** What a token names: a delivery tag on a channel, and the message it was. */
@@ -234,14 +232,13 @@ export class RabbitmqAdapter implements Adapter {
     for (const messageId of lane.tags.values()) {
       const m = this.messages.get(messageId);
       if (m === undefined || m.status !== 'running') continue;
-      this.requeued(m, 'closed');
+      this.requeued(m);
     }
     lane.tags.clear();
   }
 
-  private requeued(m: Message, how: 'nack' | 'closed'): void {
+  private requeued(m: Message): void {
     m.status = 'ready';
-    m.returned = how;
     delete m.token;
     delete m.owner;
     delete m.leaseUntil;
@@ -407,7 +404,7 @@ export class RabbitmqAdapter implements Adapter {
     if ('stale' in settled) return staleToken(c.token, settled.stale);
     const m = settled.m;
     // The nack carries no text: RabbitMQ keeps no failure text, so none is recorded.
-    this.requeued(m, 'nack');
+    this.requeued(m);
     const dead = (): boolean => (m.status as Message['status']) === 'dead';
     // A requeued message may still be dead-lettered (x-delivery-limit), a rejected one always is:
     // wait briefly for the dead letter to arrive.
@@ -437,15 +434,9 @@ export class RabbitmqAdapter implements Adapter {
       if (got === false) return;
       const m = this.messages.get(String(got.properties.messageId));
       if (m === undefined) continue;
+      // The broker's reason, and only it: delivery_limit is the same for a nack and a lease past the limit.
       const why = String(got.properties.headers?.['x-first-death-reason'] ?? '');
-      m.reason =
-        why === 'rejected'
-          ? 'permanent'
-          : why === 'expired'
-            ? 'deadline'
-            : m.returned === 'closed'
-              ? 'lease_expired'
-              : 'attempts_exhausted';
+      m.reason = why === 'rejected' ? 'permanent' : why === 'expired' ? 'deadline' : 'attempts_exhausted';
       m.status = 'dead';
       delete m.token;
       delete m.owner;

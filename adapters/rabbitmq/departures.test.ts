@@ -12,8 +12,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../contract/index.ts';
 import { runLockstep } from '../../conformance/lockstep/index.ts';
+import { checkedModelOf, ignoredFields } from '../../conformance/profile/runProfile.ts';
 import { rabbitmqFactory } from './adapter.ts';
 import { amqpMissing, amqpRequired } from './amqpEnv.ts';
+import { rabbitmqTarget } from './profile.ts';
 
 const missing = amqpMissing();
 // leaseTicks 2: one tick is consumer_timeout / 2 = 400 ms.
@@ -25,9 +27,13 @@ const claim = (now: number, worker = 'w1') => ({ do: { type: 'claim', worker, no
 const settle = (type: 'commit' | 'ack', token: number, now: number, worker = 'w1') => ({
   do: { type, worker, token, now },
 });
-const fail = (token: number, now: number) => ({
-  do: { type: 'fail', worker: 'w1', token, kind: 'transient', error: 'boom', now },
+const fail = (token: number, now: number, kind: 'transient' | 'permanent' = 'transient', worker = 'w1') => ({
+  do: { type: 'fail', worker, token, kind, error: 'boom', now },
 });
+const tick = (now: number) => ({ do: { type: 'tick', now } });
+// As the profile checks: the declared variants in place, and without the failure text RabbitMQ does not keep.
+const { declarations } = rabbitmqTarget({ url: 'amqp://unused' });
+const DECLARED = { model: checkedModelOf({ declarations }), ignoreFields: ignoredFields(declarations) };
 
 interface Story {
   readonly rule: string;
@@ -64,6 +70,33 @@ const DEPARTURES: readonly Story[] = [
     steps: [submit('a', 0), claim(0), { restart: true }],
     at: { step: 3, path: 'jobs.a.status', model: 'running', impl: 'ready' },
   },
+  {
+    rule: 'last-attempt-expiry-is-dead',
+    says: 'a lease that ran out on the last attempt is dead-lettered delivery_limit, as a nack past the limit is: RabbitMQ keeps no other reason',
+    config: { ...CONFIG, maxAttempts: 1 },
+    steps: [submit('a', 0), claim(0), tick(3)],
+    at: { step: 3, path: 'jobs.a.reason', model: 'lease_expired', impl: 'attempts_exhausted' },
+  },
+];
+
+/** Stories RabbitMQ keeps once its declarations are in place (no-backoff, no-account-order, no failure text). */
+const KEPT_AS_DECLARED: readonly Omit<Story, 'at'>[] = [
+  {
+    rule: 'oldest-ready-head-first',
+    says: 'a nacked message is requeued ahead of the later ones: the next claim gets it again, as attempt 2',
+    steps: [submit('a', 0), submit('b', 0), claim(0), fail(1, 0), claim(0, 'w2'), settle('ack', 2, 0, 'w2')],
+  },
+  {
+    rule: 'attempts-exhausted-dead',
+    says: 'a nack past x-delivery-limit dead-letters the message, delivery_limit: dead, attempts_exhausted',
+    config: { ...CONFIG, maxAttempts: 2 },
+    steps: [submit('a', 0), claim(0), fail(1, 0), claim(0), fail(2, 0), claim(1)],
+  },
+  {
+    rule: 'permanent-failure-dead',
+    says: 'a nack without requeue dead-letters the message, rejected: dead, permanent',
+    steps: [submit('a', 0), claim(0), fail(1, 0, 'permanent'), claim(1)],
+  },
 ];
 
 if (missing !== undefined && amqpRequired()) {
@@ -91,6 +124,13 @@ describe.skipIf(missing !== undefined)(
             story.at.impl,
           ]);
         }
+      });
+    }
+
+    for (const story of KEPT_AS_DECLARED) {
+      it(`${story.rule}: ${story.says}`, async () => {
+        const result = await runLockstep(story.config ?? CONFIG, story.steps, rabbitmqFactory(), DECLARED);
+        expect(result.divergence).toBeNull();
       });
     }
 

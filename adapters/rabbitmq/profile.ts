@@ -44,10 +44,23 @@ export function rabbitmqTarget(options: RabbitmqFactoryOptions = {}): ProfileTar
     close: () => connection.close(),
     clock: { kind: 'wall', tickMs: NOMINAL_TICK_MS },
     declarations: {
+      'malformed-command-refused': {
+        kind: 'unsupported',
+        why: "RabbitMQ never sees the contract's JSON commands: the adapter decodes them (it must, to publish, get and ack), so refusing a malformed one would check the adapter, not RabbitMQ.",
+      },
+      'clock-never-regresses': {
+        kind: 'unsupported',
+        why: "RabbitMQ takes no time from a worker: consumer_timeout and message TTLs run on the server's own clock, which nobody outside moves; the adapter's wall clock maps ticks onto it and cannot go back, so a regressing now would check the adapter.",
+      },
       'account-head-only': {
         kind: 'variant',
         variant: 'no-account-order',
         why: 'RabbitMQ has no per-key order: a queue delivers its ready messages first in, first out, whatever their account. Single active consumer orders a whole queue behind one consumer, not one account behind its running job; a queue per account would be another design.',
+      },
+      'backoff-capped': {
+        kind: 'variant',
+        variant: 'no-backoff',
+        why: 'RabbitMQ 3.10 has no delayed redelivery: a message nacked with requeue is ready again at once (the delayed-message plugin delays what is published to an exchange, not a requeue); only x-delivery-limit bounds the retries.',
       },
       'last-error-kept': {
         kind: 'unsupported',
@@ -63,7 +76,7 @@ export function rabbitmqTarget(options: RabbitmqFactoryOptions = {}): ProfileTar
       'expiry-with-attempts-left-requeues':
         'the lease ends within about 110 ms after consumer_timeout, during tick leaseUntil after its commands, so an expiry is seen from tick leaseUntil + 1.',
       'last-attempt-expiry-is-dead':
-        'as for the lease: a delivery past x-delivery-limit is dead-lettered when its channel closes, within about 110 ms after consumer_timeout.',
+        'as for the lease: a delivery past x-delivery-limit is dead-lettered when its channel closes, within about 110 ms after consumer_timeout (reason delivery_limit, as for a nack past it).',
       'deadline-kills':
         'the deadline is the message TTL (deadline − now ticks, in ms from the publish); a quorum queue drops an expired message when it reaches the head, so a job behind others dies later.',
       'no-retry-after-deadline': 'as for the deadline: the TTL runs in real time from the publish.',

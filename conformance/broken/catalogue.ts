@@ -8,7 +8,8 @@
  * backoff-not-capped) replace one function of the contract's decisions (impl/decisions); the same
  * broken record runs on the memory, SQLite and PostgreSQL stores (`npm run catalogue` checks all
  * three). The others subclass the memory store, breaking its own structures: the claimable index
- * (global-fifo, waiting-does-not-block), the account FIFO (dead-job-blocks), the snapshot object
+ * (global-fifo, waiting-does-not-block), the account FIFO (dead-job-blocks), the count of unresolved
+ * jobs (dead-job-holds-slot), the snapshot object
  * (snapshot-live-alias), the restore (restart-resets-tokens, restart-forgets-ledger,
  * restore-accepts-anything); the durable stores' versions are in conformance/broken/sqlite/ and
  * postgres/. Some are invisible to the path suite (they need two accounts, a second retry, a
@@ -21,6 +22,7 @@ import type { JobStoreClass } from '../stores/jobStore.ts';
 import { backoffNotCapped } from './backoffNotCapped.ts';
 import { commitNotIdempotent } from './commitNotIdempotent.ts';
 import { DeadJobBlocks } from './deadJobBlocks.ts';
+import { DeadJobHoldsSlot } from './deadJobHoldsSlot.ts';
 import { GlobalFifo } from './globalFifo.ts';
 import { BROKEN_VARIANTS, decisionVariant } from './seed.ts';
 import type { BrokenVariant } from './seed.ts';
@@ -68,6 +70,11 @@ export const CATALOGUE: readonly BrokenVariant[] = [
     WaitingDoesNotBlock,
   ),
   variant('dead-job-blocks', "A dead job stays at the head of its account's queue and blocks it.", DeadJobBlocks),
+  variant(
+    'dead-job-holds-slot',
+    'A dead job still counts against capacity, so new jobs are refused for a slot it no longer needs.',
+    DeadJobHoldsSlot,
+  ),
   decisionVariant(
     'commit-not-idempotent',
     'A second commit of the same (account, key) adds the amount again.',

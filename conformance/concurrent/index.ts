@@ -33,8 +33,8 @@ export {
   jobModel,
   modelStateKey,
   sameJobReply,
-  withoutFields,
 } from './jobModel.ts';
+export { withoutFields } from '../lockstep/compare.ts';
 export type { ScenarioRestriction } from './restriction.ts';
 export {
   CAPACITY_OUT_OF_REACH,

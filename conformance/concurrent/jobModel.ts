@@ -23,7 +23,7 @@ import { JobStore } from '../../impl/index.ts';
 import { initialState, statusOf, step, toSnapshot } from '../../model/index.ts';
 import type { JobSnapshot, ModelState } from '../../model/index.ts';
 import type { Model } from '../../model/step.ts';
-import { comparableReply, firstDifference } from '../lockstep/compare.ts';
+import { comparableReply, firstDifference, withoutFields } from '../lockstep/compare.ts';
 import type { History, Operation, SequentialModel } from './history.ts';
 import type { SearchHints } from './linearizability.ts';
 
@@ -130,15 +130,6 @@ export interface JobModelComparison {
    * for a queue that declares `last-error-kept` unsupported). Default none.
    */
   readonly ignoreFields?: readonly string[];
-}
-
-/** A JSON value without the named fields, at any depth. Pure. */
-export function withoutFields(value: unknown, fields: ReadonlySet<string>): unknown {
-  if (fields.size === 0 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((v) => withoutFields(v, fields));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (!fields.has(k)) out[k] = withoutFields(v, fields);
-  return out;
 }
 
 /**

@@ -7,13 +7,13 @@
  */
 import type { Config } from '../../contract/index.ts';
 import type { Model } from '../../model/step.ts';
-import { comparableReply, describeDifference, firstDifference, showValue } from '../lockstep/compare.ts';
+import { comparableReply, describeDifference, firstDifference, showValue, withoutFields } from '../lockstep/compare.ts';
 import { describeConfig } from '../lockstep/story.ts';
 import { outsideText } from '../outside/outsideText.ts';
 import type { ConcurrentFailure } from './result.ts';
 import { requestCount } from './generate.ts';
 import type { Operation, Witness } from './history.ts';
-import { jobModel, withoutFields } from './jobModel.ts';
+import { jobModel } from './jobModel.ts';
 import type { ConcurrentRun, SentRequest } from './run.ts';
 
 /** How to reproduce the run, printed under the story. */

@@ -6,7 +6,7 @@
 import type { Snapshot } from '../../contract/index.ts';
 import type { Adapter } from '../adapter.ts';
 import { isTimeLimit } from '../budget.ts';
-import { firstDifference } from './compare.ts';
+import { firstDifference, withoutFields } from './compare.ts';
 import { errorText } from './errorText.ts';
 import type { Divergence } from './result.ts';
 
@@ -25,16 +25,18 @@ function scribble(value: unknown): void {
 
 /**
  * Takes a snapshot, changes it deeply, and compares the next snapshot with the model's
- * (`expected`). Returns the divergence fields, `time_limit` when the budget stopped it, or
- * undefined when the implementation is unaffected. Not pure: it drives the adapter.
+ * (`expected`), both without the fields `ignored` names. Returns the divergence fields,
+ * `time_limit` when the budget stopped it, or undefined when the implementation is unaffected.
+ * Not pure: it drives the adapter.
  */
 export async function aliasDifference(
   adapter: Adapter,
   expected: Snapshot,
+  ignored: ReadonlySet<string> = new Set(),
 ): Promise<Omit<Divergence, 'step'> | 'time_limit' | undefined> {
   try {
     scribble(await adapter.snapshot());
-    const implSnapshot = await adapter.snapshot();
+    const implSnapshot = withoutFields(await adapter.snapshot(), ignored);
     const snapshot = firstDifference(expected, implSnapshot);
     return snapshot === undefined ? undefined : { kind: 'alias', snapshot, implSnapshot };
   } catch (e) {

@@ -46,6 +46,18 @@ export function firstDifference(model: unknown, impl: unknown, path = ''): Diffe
   return { path, model, impl };
 }
 
+/**
+ * A JSON value without the named fields, at any depth (e.g. `lastError`, the field of a rule a
+ * target declares unsupported). Pure.
+ */
+export function withoutFields(value: unknown, fields: ReadonlySet<string>): unknown {
+  if (fields.size === 0 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((v) => withoutFields(v, fields));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (!fields.has(k)) out[k] = withoutFields(v, fields);
+  return out;
+}
+
 /** Most characters of one value shown in a story or message (anything longer is cut, ending in `...`). */
 export const SHOWN_CHARS = 400;
 

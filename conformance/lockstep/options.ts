@@ -29,4 +29,10 @@ export interface LockstepOptions {
    * from it (Adapter.restoreFrom) as the run's first step, told as a restart.
    */
   readonly start?: Snapshot;
+  /**
+   * Fields left out of every snapshot before it is compared and kept, at any depth: the field of a
+   * rule the target declares unsupported (`lastError`), so that a difference there neither stops
+   * the run nor shows in its story. Default none.
+   */
+  readonly ignoreFields?: readonly string[];
 }

@@ -22,7 +22,7 @@ import { RESTART_RULES, rulesExercised, toSnapshot } from '../../model/index.ts'
 import type { JobStep, ModelState, StepResult } from '../../model/index.ts';
 import type { Adapter, AdapterFactory, PlannedRequest } from '../adapter.ts';
 import { isTimeLimit } from '../budget.ts';
-import { firstDifference, replyDifference } from './compare.ts';
+import { firstDifference, replyDifference, withoutFields } from './compare.ts';
 import type { Difference } from './compare.ts';
 import { newResolveMemory, resolveCommand } from './symbolic.ts';
 import type { SymbolicCommand } from './symbolic.ts';
@@ -83,6 +83,7 @@ export async function runLockstepDetailed(
 ): Promise<LockstepRun> {
   const { budget, start } = options;
   const { model, choose } = options.model ?? REFERENCE_MODEL;
+  const ignored = new Set(options.ignoreFields ?? []);
   const spent = (): boolean => budget?.expired === true;
   let state: ModelState = start === undefined ? model.initialState(config) : model.fromSnapshot(start);
   const stopped = (name: string, steps: readonly LockstepStep[]): LockstepRun => ({
@@ -194,7 +195,7 @@ export async function runLockstepDetailed(
         if (impl.ok) implReply = impl.value;
       }
       let implError = impl.ok ? undefined : impl.error;
-      const modelSnapshot: Snapshot = toSnapshot(state);
+      const modelSnapshot = withoutFields(toSnapshot(state), ignored) as Snapshot;
       steps.push({
         index,
         ...(isSymbolic(input) ? { symbolic: input } : {}),
@@ -211,7 +212,7 @@ export async function runLockstepDetailed(
       let implSnapshot: unknown;
       let snapshot: Difference | undefined;
       try {
-        implSnapshot = await adapter.snapshot();
+        implSnapshot = withoutFields(await adapter.snapshot(), ignored);
         snapshot = firstDifference(modelSnapshot, implSnapshot);
       } catch (e) {
         if (isTimeLimit(e) && implError === undefined) return interrupted();
@@ -231,7 +232,7 @@ export async function runLockstepDetailed(
     }
     const last = steps[steps.length - 1];
     if (last !== undefined) {
-      const alias = await aliasDifference(adapter, last.modelSnapshot);
+      const alias = await aliasDifference(adapter, last.modelSnapshot, ignored);
       if (alias === 'time_limit') return stopped(adapter.name, steps);
       if (alias !== undefined)
         return diverged(adapter.name, steps, { step: last.index, ...alias }, { before: state }, true);

@@ -9,12 +9,13 @@
  *    under its old token at `now == leaseUntil` departs on `lease-equality-expires`; a job whose
  *    status or reason after the advance is not the model's departs on the rule of the transition
  *    the model took (deadline, lease expiry with or without attempts left, end of backoff).
- * 2. The command (step 3). The first differing field (the reply's first, else the snapshot's) is
- *    given to the first rule exercised by the step that decides it, in RULE_PRIORITY order (the
- *    specific rule before the general one: `effect-idempotent` before `commit-keeps-delivery`).
- *    A claim that delivered another job is told apart by what the implementation delivered: a job
- *    that is not its account's head, or none, departs on `account-head-only`; another ready head
- *    on `oldest-ready-head-first`.
+ * 2. The command (step 3). A refusal only one side gives is filed under the rule whose check
+ *    gives it (REFUSED_BY), a capacity refusal under `capacity-counts-running` whatever the other
+ *    side said. Otherwise the first differing field (the reply's, else the snapshot's) goes to the
+ *    first rule exercised by the step that decides it, in RULE_PRIORITY order (the specific before
+ *    the general: `effect-idempotent` before `commit-keeps-delivery`); a claim that delivered
+ *    another job departs on `account-head-only` (a job that is no head of its account, or none)
+ *    or on `oldest-ready-head-first` (another ready head).
  */
 import type { JobRecord, JobStatus } from '../../contract/index.ts';
 import { RULE_IDS } from '../../contract/rules.ts';
@@ -241,6 +242,55 @@ function claimDeparture(view: ModelStepView, implReply: unknown, exercised: read
   return exercised.includes(other) ? other : undefined;
 }
 
+const VALIDATION: Readonly<Record<string, RuleId>> = {
+  invalid_argument: 'malformed-command-refused',
+  clock_regressed: 'clock-never-regresses',
+};
+const DELIVERY: Readonly<Record<string, RuleId>> = {
+  stale_token: 'stale-token-refused',
+  not_owner: 'owner-checked',
+};
+
+/** For each command, the rule whose check refuses it with each code (docs/contract.md, sections 5 and 7). */
+export const REFUSED_BY: Readonly<Record<string, Readonly<Record<string, RuleId>>>> = {
+  submit: {
+    ...VALIDATION,
+    conflict: 'changed-payload-conflicts',
+    capacity_exceeded: 'capacity-counts-running',
+    out_of_range: 'counters-stay-safe',
+  },
+  claim: { ...VALIDATION, out_of_range: 'counters-stay-safe' },
+  commit: { ...VALIDATION, ...DELIVERY, conflict: 'changed-amount-conflicts', out_of_range: 'balance-stays-safe' },
+  ack: { ...VALIDATION, ...DELIVERY },
+  fail: { ...VALIDATION, ...DELIVERY },
+  tick: VALIDATION,
+};
+
+/**
+ * The rule a refusal breaks, when the two replies differ in it: a capacity refusal on either side
+ * is `capacity-counts-running`'s, and a refusal only one side gives is the rule whose check gives
+ * it (REFUSED_BY), when the step exercised or carried that rule. Pure.
+ */
+function refusalDeparture(view: ModelStepView, implReply: unknown, exercised: readonly RuleId[]): RuleId | undefined {
+  const model = codeOf(view.result?.reply);
+  const impl = codeOf(implReply);
+  if (model === impl) return undefined;
+  const type = (view.command as { type?: unknown } | undefined)?.type;
+  const checks = typeof type === 'string' && Object.hasOwn(REFUSED_BY, type) ? REFUSED_BY[type] : undefined;
+  const ruleOf = (code: unknown): RuleId | undefined =>
+    typeof code === 'string' && checks !== undefined && Object.hasOwn(checks, code) ? checks[code] : undefined;
+  const capacity: RuleId = 'capacity-counts-running';
+  const rule =
+    model === 'capacity_exceeded' || impl === 'capacity_exceeded'
+      ? capacity
+      : model === undefined
+        ? ruleOf(impl)
+        : impl === undefined
+          ? ruleOf(model)
+          : undefined;
+  return rule !== undefined && exercised.includes(rule) ? rule : undefined;
+}
+
 /**
  * Rules the model's step carried although rulesExercised (which names the rules that decided the
  * step's outcome) leaves them out: every capacity decision is `capacity-counts-running`'s (its
@@ -286,6 +336,10 @@ export function attributeDivergence(
   if (d === undefined) return null;
   // A lastError is decided by last-error-kept alone, whatever else the step did (a refusal, an expiry).
   if (/^jobs\.[^.]+\.lastError$/.test(d.path)) return exercised.includes('last-error-kept') ? 'last-error-kept' : null;
+  if (divergence.reply !== undefined) {
+    const refusal = refusalDeparture(view, implReply, exercised);
+    if (refusal !== undefined) return refusal;
+  }
   if (
     d.path.startsWith('reply.job') ||
     d.path === 'reply' ||

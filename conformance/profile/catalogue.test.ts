@@ -7,6 +7,8 @@ import { runProfile } from './runProfile.ts';
  * The rule each broken variant of the catalogue breaks, read from its description (not from a
  * run). commit-not-idempotent breaks two: a second commit of the same (account, key) adds the
  * amount again whether its amount is the same (effect-idempotent) or another (changed-amount-conflicts).
+ * dead-job-holds-slot refuses a submit for a slot only a dead job holds: a refusal the capacity
+ * check makes, filed under capacity-counts-running whatever else the step exercised.
  * restart-resets-tokens and restart-forgets-ledger restore a store whose snapshot is not the one it
  * was restored from; snapshot-live-alias hands out a snapshot that is not a copy.
  * restore-accepts-anything takes snapshots that section 10 of the contract has refused, which no
@@ -22,6 +24,7 @@ const BREAKS: Readonly<Record<string, readonly RuleId[]>> = {
   'global-fifo': ['account-head-only'],
   'waiting-does-not-block': ['account-head-only'],
   'dead-job-blocks': ['account-head-only'],
+  'dead-job-holds-slot': ['capacity-counts-running'],
   'commit-not-idempotent': ['effect-idempotent', 'changed-amount-conflicts'],
   'payload-conflict-accepted': ['changed-payload-conflicts'],
   'lease-before-deadline': ['deadline-precedes-lease'],

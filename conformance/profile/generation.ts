@@ -13,7 +13,7 @@ import type { RuleId } from '../../contract/rules.ts';
 import { JOB_IDS, configArbWithin, settleTimeArb, timeArb, tokenArb, workerRefArb } from '../random/arbitraries.ts';
 import type { ConfigRanges, Scenario } from '../random/arbitraries.ts';
 import { MALFORMED_VARIANTS, WORKERS } from '../lockstep/symbolic.ts';
-import type { ResubmitChange, SymbolicCommand, TimeRef } from '../lockstep/symbolic.ts';
+import type { ResubmitChange, SymbolicCommand, TimeRef, TokenRef, WorkerRef } from '../lockstep/symbolic.ts';
 
 /** Kinds of generated command a bias weighs. */
 export type CommandKind =
@@ -46,6 +46,8 @@ export interface Bias {
   readonly minHits?: number;
   /** Times of claims and ticks: at job instants more often. */
   readonly instants?: boolean;
+  /** Commits, acks and fails by the holder of a running job's current token, at the clock: no stale or foreign settlement. */
+  readonly current?: boolean;
   /** Config ranges. */
   readonly config?: ConfigRanges;
 }
@@ -93,7 +95,13 @@ export const RULE_BIAS: Readonly<Record<RuleId, Bias>> = {
   },
   'duplicate-submit-accepted': { weights: { ...LIFE, resubmit: 6 } },
   'changed-payload-conflicts': { weights: { ...LIFE, resubmit: 6 } },
-  'capacity-counts-running': { weights: { submit: 6, claim: 5, ack: 1, tick: 1 }, config: { capacity: [1, 2] } },
+  // Transient failures on a last attempt leave dead jobs beside the running ones: neither may count.
+  'capacity-counts-running': {
+    weights: { submit: 6, claim: 5, fail: 2, ack: 1, tick: 1 },
+    permanent: 0,
+    current: true,
+    config: { capacity: [1, 2], maxAttempts: [1, 2] },
+  },
   'admission-in-seq-order': { weights: { ...LIFE, submit: 6 } },
   'account-head-only': {
     weights: { submit: 5, claim: 6, fail: 3, ack: 2, tick: 2 },
@@ -180,6 +188,14 @@ function commandArb(bias: Bias): fc.Arbitrary<SymbolicCommand> {
             { weight: 3, arbitrary: fc.integer({ min: 5, max: 20 }) },
           );
   const permanentShare = bias.permanent ?? 1 / 3;
+  const settler =
+    bias.current === true
+      ? {
+          worker: fc.constant<WorkerRef>({ holder: true }),
+          token: fc.nat({ max: 3 }).map((pick): TokenRef => ({ of: 'running', pick })),
+          now: fc.constant<TimeRef>({ at: 'clock', plus: 0 }),
+        }
+      : { worker: workerRefArb, token: tokenArb, now: settleTimeArb };
   const kinds: Record<CommandKind, fc.Arbitrary<SymbolicCommand>> = {
     submit: fc
       .record({
@@ -201,18 +217,14 @@ function commandArb(bias: Bias): fc.Arbitrary<SymbolicCommand> {
     claim: fc
       .record({ worker: fc.constantFrom(...WORKERS), now: time })
       .map((r): SymbolicCommand => ({ kind: 'claim', ...r })),
-    commit: fc
-      .record({ worker: workerRefArb, token: tokenArb, now: settleTimeArb })
-      .map((r): SymbolicCommand => ({ kind: 'commit', ...r })),
-    ack: fc
-      .record({ worker: workerRefArb, token: tokenArb, now: settleTimeArb })
-      .map((r): SymbolicCommand => ({ kind: 'ack', ...r })),
+    commit: fc.record(settler).map((r): SymbolicCommand => ({ kind: 'commit', ...r })),
+    ack: fc.record(settler).map((r): SymbolicCommand => ({ kind: 'ack', ...r })),
     fail: fc
       .record({
-        worker: workerRefArb,
-        token: tokenArb,
+        worker: settler.worker,
+        token: settler.token,
         permanent: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
-        now: bias.instants === true ? time : settleTimeArb,
+        now: bias.instants === true ? time : settler.now,
       })
       .map(
         (r): SymbolicCommand => ({

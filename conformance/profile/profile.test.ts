@@ -50,6 +50,45 @@ function jitteredStore(tooLong: boolean): typeof JobStore {
   };
 }
 
+/**
+ * A store that requeues a failed job at once, as RabbitMQ does: a transient failure with attempts
+ * left gets a delay of 0, and the job is ready again before the command ends (the clock's advance
+ * at the same instant moves it).
+ */
+class RequeuesAtOnce extends JobStore {
+  protected override applyFail(c: FailCommand): Reply {
+    const cfg = this.cfg as { -readonly [K in keyof Config]: Config[K] };
+    const { backoffBase, backoffCap } = cfg;
+    cfg.backoffBase = 0;
+    cfg.backoffCap = 0;
+    try {
+      const reply = super.applyFail(c);
+      if (reply.ok && reply.type === 'fail' && reply.status === 'waiting') this.advance(c.now);
+      return reply;
+    } finally {
+      cfg.backoffBase = backoffBase;
+      cfg.backoffCap = backoffCap;
+    }
+  }
+}
+
+/** The built-in store, its snapshots without the failure text (a queue that keeps none). */
+const forgetsFailureText: ProfileTarget['factory'] = async (config) => {
+  const inner = await jobStoreFactory()(config);
+  return {
+    ...inner,
+    name: 'forgets-failure-text',
+    execute: (c) => inner.execute(c),
+    restart: () => inner.restart(),
+    close: () => inner.close(),
+    snapshot: async () => {
+      const s = await inner.snapshot();
+      const jobs = Object.fromEntries(Object.entries(s.jobs).map(([id, { lastError: _, ...j }]) => [id, j]));
+      return { ...s, jobs } as typeof s;
+    },
+  };
+};
+
 describe('runProfile', () => {
   it('finds the built-in JobStore conforming on every rule, each reached by commands', async () => {
     const p = await runProfile(target('JobStore', jobStoreFactory()), { runs: RUNS });
@@ -113,6 +152,45 @@ describe('runProfile', () => {
       why: 'no capacity limit',
     });
     expect(departing(p)).toEqual([]);
+  });
+
+  it('compares without lastError when last-error-kept is declared unsupported, so the rules after a failure are reached', async () => {
+    const rules: RuleId[] = ['permanent-failure-dead', 'attempts-exhausted-dead', 'last-error-kept'];
+    const checked = await runProfile(target('forgets-failure-text', forgetsFailureText), { runs: 4, rules });
+    expect(departing(checked)).toEqual(['last-error-kept']);
+    const declared = await runProfile(
+      target('forgets-failure-text', forgetsFailureText, {
+        'last-error-kept': { kind: 'unsupported', why: 'no text' },
+      }),
+      { runs: 4, rules },
+    );
+    expect(departing(declared)).toEqual([]);
+    expect(declared.unattributed).toEqual([]);
+    for (const rule of ['permanent-failure-dead', 'attempts-exhausted-dead'] as const)
+      expect(
+        declared.rules.find((r) => r.rule === rule),
+        rule,
+      ).toMatchObject({ status: 'conforms' });
+  });
+
+  it('holds a store that requeues a failed job at once to no-backoff, and to the contract departs on backoff-capped', async () => {
+    const factory = jobStoreFactory(RequeuesAtOnce, 'requeues-at-once');
+    const rules: RuleId[] = ['backoff-capped', 'oldest-ready-head-first', 'attempts-exhausted-dead'];
+    const contract = await runProfile(target('requeues-at-once', factory), { runs: RUNS, rules });
+    expect(departing(contract)).toEqual(['backoff-capped']);
+    const p = await runProfile(
+      target('requeues-at-once', factory, {
+        'backoff-capped': { kind: 'variant', variant: 'no-backoff', why: 'requeued at once' },
+      }),
+      { runs: RUNS, rules },
+    );
+    expect(departing(p)).toEqual([]);
+    expect(p.unattributed).toEqual([]);
+    expect(p.rules.find((r) => r.rule === 'backoff-capped')).toMatchObject({
+      status: 'variant',
+      variant: 'no-backoff',
+    });
+    expect(p.rules.find((r) => r.rule === 'backoff-capped')?.commands).toBeGreaterThan(0);
   });
 
   it('checks a declared variant instead of its rule: the broken store it describes conforms to it', async () => {

@@ -145,15 +145,27 @@ function modelRules(checked: CheckedModel, scenario: ProfileScenario): Map<RuleI
   return out;
 }
 
-/** The lockstep options of a run of a profile: the checked model, the budget, and the scenario's starting snapshot. Pure. */
+/**
+ * For a rule a target may declare unsupported whose whole outcome is one field of a job's record,
+ * that field. Its runs compare the snapshots without it: a difference there is the rule's alone,
+ * and stopping a run at it would leave every rule after a failure not reached.
+ */
+export const UNSUPPORTED_FIELDS: Partial<Record<RuleId, readonly string[]>> = { 'last-error-kept': ['lastError'] };
+
+/** The fields a target's runs leave out of their comparisons (UNSUPPORTED_FIELDS of its rules declared unsupported). Pure. */
+export const ignoredFields = (declarations: ProfileTarget['declarations']): readonly string[] =>
+  RULE_IDS.filter((r) => declarations[r]?.kind === 'unsupported').flatMap((r) => UNSUPPORTED_FIELDS[r] ?? []);
+
+/** The lockstep options of a run of a profile: the checked model, the budget, the scenario's starting snapshot, the fields left out. Pure. */
 const lockstepOptions = (
-  checked: CheckedModel,
+  run: Pick<ProfileRun, 'checked' | 'ignoreFields'>,
   budget: Budget | undefined,
   scenario: Pick<ProfileScenario, 'start'>,
 ): LockstepOptions => ({
-  model: checked,
+  model: run.checked,
   ...(budget === undefined ? {} : { budget }),
   ...(scenario.start === undefined ? {} : { start: scenario.start }),
+  ...(run.ignoreFields.length === 0 ? {} : { ignoreFields: run.ignoreFields }),
 });
 
 /**
@@ -239,6 +251,8 @@ interface ProfileRun {
   readonly budget: Budget | undefined;
   readonly checked: CheckedModel;
   readonly unsupported: ReadonlySet<RuleId>;
+  /** Fields left out of every comparison (UNSUPPORTED_FIELDS). */
+  readonly ignoreFields: readonly string[];
   adapter: string;
 }
 
@@ -267,6 +281,7 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
     budget: options.budget,
     checked: checkedModelOf(target),
     unsupported: new Set(RULE_IDS.filter((r) => declared[r]?.kind === 'unsupported')),
+    ignoreFields: ignoredFields(declared),
     adapter: target.queue,
   };
   const evidence = await fixturePass(run);
@@ -302,7 +317,7 @@ function noteAdapter(run: ProfileRun, lockstep: LockstepRun): void {
 
 /** Step 1: the fixtures, each once, in lockstep against the checked model (none for a replay). */
 async function fixturePass(run: ProfileRun): Promise<Evidence> {
-  const { target, checked, budget } = run;
+  const { target, budget } = run;
   const evidence: Evidence & { fixturesComplete: boolean } = {
     fixtureRules: new Map(),
     counts: new Map(),
@@ -317,7 +332,7 @@ async function fixturePass(run: ProfileRun): Promise<Evidence> {
       break;
     }
     const script = fixtureScript(fixture);
-    const again = () => runChecked(fixture.config, script, target.factory, lockstepOptions(checked, budget, {}));
+    const again = () => runChecked(fixture.config, script, target.factory, lockstepOptions(run, budget, {}));
     const ran = await again();
     if (ran === 'refused') continue;
     noteAdapter(run, ran);
@@ -400,7 +415,7 @@ async function ruleCampaign(run: ProfileRun, rule: RuleId): Promise<CampaignOutc
     const scenario = at(index);
     if ((modelRules(checked, scenario)?.get(rule) ?? 0) < minHits) continue;
     const again = () =>
-      runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, budget, scenario));
+      runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(run, budget, scenario));
     const ran = await again();
     if (ran === 'refused') continue;
     noteAdapter(run, ran);
@@ -442,7 +457,7 @@ async function shrinkPass(run: ProfileRun, candidates: readonly Candidate[]): Pr
     const mine = candidates.filter((c) => c.rule === rule);
     const first =
       mine.find((c) => c.campaign === rule) ?? mine.find((c) => c.campaign !== undefined) ?? (mine[0] as Candidate);
-    const shrunk = await shrink(first, run.checked, target, {
+    const shrunk = await shrink(first, run, target, {
       seed: run.seed,
       maxCommands: run.maxCommands,
       budget: run.budget,
@@ -596,7 +611,7 @@ function departureOf(
  */
 async function shrink(
   c: Candidate,
-  checked: CheckedModel,
+  settings: Pick<ProfileRun, 'checked' | 'ignoreFields'>,
   target: ProfileTarget,
   o: ShrinkOptions,
 ): Promise<{ departure: Departure; rerun: () => Promise<LockstepRun | 'refused'> }> {
@@ -619,7 +634,7 @@ async function shrink(
       scenario.config,
       scenario.commands,
       target.factory,
-      lockstepOptions(checked, o.budget, scenario),
+      lockstepOptions(settings, o.budget, scenario),
     );
     // Neither a run the time limit cut short nor one the model cannot restart is a departure.
     if (run === 'refused' || run.result.interrupted === true) return true;
@@ -629,7 +644,7 @@ async function shrink(
       run,
       divergence: a.divergence,
       rerun: () =>
-        runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(checked, o.budget, scenario)),
+        runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(settings, o.budget, scenario)),
     };
     return false;
   });
