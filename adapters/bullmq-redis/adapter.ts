@@ -347,13 +347,6 @@ export class BullmqRedisBroker {
     return lane;
   }
 
-  /** Waits until tick `now` has begun on every lane (WallClock.advanceTo returns at once for a tick another lane reached). */
-  private async waitFor(now: number): Promise<void> {
-    await this.clock.advanceTo(now);
-    const rest = this.clock.startOf(now) - Date.now();
-    if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
-  }
-
   /** Executes one command on lane `index`. */
   async execute(index: number, command: unknown): Promise<Reply> {
     const parsed = parseCommand(command);
@@ -362,7 +355,7 @@ export class BullmqRedisBroker {
     const lane = this.lane(index);
     const before = Number(await lane.redis.eval(ADVANCE_CLOCK, 1, this.keys.meta, String(c.now)));
     if (c.now < before) return reject('clock_regressed', `now: ${c.now} is before the clock (${before})`);
-    await this.waitFor(c.now);
+    await this.clock.advanceTo(c.now);
     // BullMQ's client reads Date.now for delays, promotions and finish times: it answers the start of the command's tick.
     return atMillis(this.clock.startOf(c.now), () => this.run(lane, c));
   }

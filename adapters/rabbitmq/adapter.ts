@@ -266,8 +266,8 @@ export class RabbitmqAdapter implements Adapter {
     if (command.now > this.clockTick) {
       this.clockTick = command.now;
       if (this.idle()) this.skipTo(command.now);
-      await this.clock.advanceTo(command.now);
     }
+    await this.clock.advanceTo(command.now);
     await this.drainDead();
     const reply = await this.apply(command, key);
     this.healthy();

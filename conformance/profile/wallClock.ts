@@ -8,8 +8,10 @@
  * on the broker at about `(c + k) · tickMs`, give or take the time the claim itself took: what
  * that slack may decide is the tolerance an adapter declares for the rules it touches.
  *
- * The clock never goes back: a command whose `now` is earlier than the tick already reached runs
- * at once (the broker's time has moved on; the model's `now` for it is what the command says).
+ * Every request waits for its own tick's start, also when another request in flight already asked
+ * for that tick or a later one: no command reaches the broker early. The clock never goes back: a
+ * command whose `now` is earlier than a tick already begun runs at once (the broker's time has
+ * moved on; the model's `now` for it is what the command says).
  */
 
 /** Real milliseconds, from a monotonic source. */
@@ -49,7 +51,7 @@ export class WallClock {
     this.origin = this.clock();
   }
 
-  /** The latest tick a command has waited for. */
+  /** The latest tick a command has asked for (it may not have started yet). */
   get tick(): number {
     return this.reached;
   }
@@ -60,16 +62,18 @@ export class WallClock {
   }
 
   /**
-   * Waits until tick `now` has begun (plus the offset), if it is later than any tick reached so
-   * far; returns the real milliseconds waited.
+   * Waits until tick `now` has begun (plus the offset), whether or not another request already
+   * asked for it or a later tick, and returns the real milliseconds waited: 0 for a tick that has
+   * begun. A timer that fires early is waited out again, so no request returns before its start.
    */
   async advanceTo(now: number): Promise<Millis> {
-    if (now <= this.reached) return 0;
-    this.reached = now;
-    const wait = this.startOf(now) - this.clock();
-    if (wait <= 0) return 0;
-    await this.sleep(wait);
-    return wait;
+    if (now > this.reached) this.reached = now;
+    let waited = 0;
+    for (let wait = this.startOf(now) - this.clock(); wait > 0; wait = this.startOf(now) - this.clock()) {
+      await this.sleep(wait);
+      waited += wait;
+    }
+    return waited;
   }
 
   /** Starts again at tick 0 now: a fresh broker (a new instance, or a restart that resets time). */
