@@ -11,9 +11,10 @@ import { describe, expect, it } from 'vitest';
 import type { Config } from '../../contract/index.ts';
 import { RULE_IDS } from '../../contract/rules.ts';
 import { runLockstep } from '../../conformance/lockstep/index.ts';
-import { queueArguments, rabbitmqFactory } from './adapter.ts';
+import { consumerTimeoutsOf, queueArguments, rabbitmqFactory } from './adapter.ts';
 import { amqpMissing, amqpRequired } from './amqpEnv.ts';
 import { profileTarget } from './profile.ts';
+import { describeServers } from './servers.ts';
 
 const missing = amqpMissing();
 // leaseTicks 2: one tick is consumer_timeout / 2 = 400 ms.
@@ -32,7 +33,13 @@ describe('the RabbitMQ profile target', () => {
       expect(RULE_IDS).toContain(rule);
       expect(declaration?.why.length).toBeGreaterThan(20);
     }
-    expect(profileTarget.clock).toEqual({ kind: 'wall', tickMs: 200 });
+    // The page states the consumer_timeout each lease runs with: those of the servers named here.
+    expect(profileTarget.clock).toEqual({
+      kind: 'wall',
+      tickMs: 200,
+      settings: describeServers(consumerTimeoutsOf({})),
+    });
+    expect(profileTarget.clock).toMatchObject({ settings: expect.stringContaining('channel_tick_interval 100 ms') });
     for (const rule of Object.keys(profileTarget.tolerances ?? {})) expect(RULE_IDS).toContain(rule);
   });
 
