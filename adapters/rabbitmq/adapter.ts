@@ -259,6 +259,22 @@ export class RabbitmqAdapter implements Adapter {
     }
   }
 
+  /**
+   * `basic.get` on the channel `key` holds now. A channel the server closes while the get is in
+   * flight (the consumer_timeout of a delivery it held) never runs it: the worker opens a new
+   * channel and asks again, once, as its reconnect loop does.
+   */
+  private async getOn(key: string): Promise<{ lane: Lane; got: GetMessage | false }> {
+    const lane = await this.laneOf(key);
+    try {
+      return { lane, got: await lane.channel.get(this.queue, { noAck: false }) };
+    } catch (error) {
+      if (lane.open) throw error;
+      const again = await this.laneOf(key);
+      return { lane: again, got: await again.channel.get(this.queue, { noAck: false }) };
+    }
+  }
+
   /** What the broker does when a channel closes: every unsettled delivery on it goes back to the queue. */
   private closedUnder(lane: Lane): void {
     lane.open = false;
@@ -370,8 +386,7 @@ export class RabbitmqAdapter implements Adapter {
   }
 
   private async claim(c: ClaimCommand, key: string): Promise<Reply> {
-    const lane = await this.laneOf(key);
-    const got: GetMessage | false = await lane.channel.get(this.queue, { noAck: false });
+    const { lane, got } = await this.getOn(key);
     if (got === false) return { ok: true, type: 'claim', job: null };
     const messageId = String(got.properties.messageId);
     const m = this.messages.get(messageId);
