@@ -6,7 +6,8 @@
 # scripts/pg.sh does), starts a private instance on free 127.0.0.1 ports (never a default port),
 # data in a temporary folder, waits until it answers, exports where it is, and runs the command:
 #   JOBCHECK_REDIS_URL (redis-server, noeviction, no persistence), JOBCHECK_AMQP_URL (rabbitmq-server,
-#   no plugins) and JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS, JOBCHECK_NATS_URL (nats-server, JetStream),
+#   no plugins) with JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS, and JOBCHECK_AMQP_SERVERS (`ms=url,...`, every
+#   RabbitMQ node), JOBCHECK_NATS_URL (nats-server, JetStream),
 #   JOBCHECK_BEANSTALKD_ADDR and JOBCHECK_BEANSTALKD_CLOCK (beanstalkd under libfaketime, the
 #   timestamp file it reads), JOBCHECK_BROKERS_DIR, JOBCHECK_BROKERS_PIDS (process-group ids).
 # Whatever the outcome, and on SIGINT or SIGTERM, every instance is stopped (RabbitMQ by rabbitmqctl,
@@ -15,9 +16,8 @@
 # session of its own (setsid): Ctrl-C reaches the command and this script, which stops the brokers.
 # JOBCHECK_BROKERS_OPTIONAL=1: an absent server is skipped, not installed or an error (its variables
 # stay unset, so its tests skip, or fail under CI). JOBCHECK_BROKERS_PORTS=LOW-HIGH: the ports probed
-# (default 20000-32000). JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS: RabbitMQ's consumer_timeout (default 800
-# ms, the lease adapters/rabbitmq expects), checked every 100 ms (channel_tick_interval), so a lease
-# ends within about 100 ms of it (adapters/rabbitmq/README.md).
+# (default 20000-32000). JOBCHECK_AMQP_CONSUMER_TIMEOUTS=MS,...: a RabbitMQ node per consumer_timeout
+# (default JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS, or 800), each checked every 100 ms (channel_tick_interval).
 set -euo pipefail
 
 usage() {
@@ -245,13 +245,44 @@ start_beanstalkd() {
 # RabbitMQ: every path it would read or write is in the folder (config, plugins file, mnesia, logs,
 # the Erlang cookie in HOME), owned by the user it runs as (`rabbitmq` when run as root). Its epmd
 # is started here, on loopback and a port of its own, so the system's epmd is neither used nor left
-# running; distribution listens on loopback on a port of its own too.
-rabbit_env=()
+# running; distribution listens on loopback on a port of its own too. One node per consumer_timeout
+# of JOBCHECK_AMQP_CONSUMER_TIMEOUTS (comma-separated ms; default JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS,
+# or 800), all started at once under that epmd: in RabbitMQ 3.10 consumer_timeout is one value per
+# server, and adapters/rabbitmq/servers.ts runs each lease on one of them.
 rabbit_as=()
 rabbit_ctl=""
-stop_rabbitmq() { timeout 30 "${rabbit_as[@]}" "${rabbit_env[@]}" "$rabbit_ctl" -q stop >/dev/null 2>&1 || true; }
+# Each node's rabbit_env_of arguments: folder, node name, AMQP port, distribution port, rabbitmqctl port, epmd port.
+rabbit_nodes=()
+rabbit_env=()
+# rabbit_env_of <folder> <node> <port> <dist port> <ctl port> <epmd port>: sets rabbit_env, that node's environment.
+rabbit_env_of() {
+  rabbit_env=(
+    env -C "$1" HOME="$1/home" RABBITMQ_NODENAME="$2" RABBITMQ_USE_LONGNAME=false
+    RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 RABBITMQ_NODE_PORT="$3" RABBITMQ_DIST_PORT="$4"
+    RABBITMQ_CTL_DIST_PORT_MIN="$5" RABBITMQ_CTL_DIST_PORT_MAX="$5"
+    ERL_EPMD_ADDRESS=127.0.0.1 ERL_EPMD_PORT="$6"
+    RABBITMQ_CONFIG_FILE="$1/rabbitmq.conf" RABBITMQ_ADVANCED_CONFIG_FILE="$1/advanced.config"
+    RABBITMQ_CONF_ENV_FILE="$1/rabbitmq-env.conf" RABBITMQ_ENABLED_PLUGINS_FILE="$1/enabled_plugins"
+    RABBITMQ_ENABLED_PLUGINS="" RABBITMQ_MNESIA_BASE="$1/mnesia" RABBITMQ_LOG_BASE="$1/log"
+    RABBITMQ_PLUGINS_EXPAND_DIR="$1/plugins-expand"
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+    RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+  )
+}
+# Every node stopped by rabbitmqctl, all at once (a spec holds no spaces but its separators).
+stop_rabbitmq() {
+  local spec stopping=()
+  for spec in "${rabbit_nodes[@]}"; do
+    # shellcheck disable=SC2086
+    rabbit_env_of $spec
+    timeout 30 "${rabbit_as[@]}" "${rabbit_env[@]}" "$rabbit_ctl" -q stop >/dev/null 2>&1 &
+    stopping+=("$!")
+  done
+  # Only these: a bare `wait` would also wait for the brokers themselves (epmd never ends by itself).
+  [ "${#stopping[@]}" -eq 0 ] || wait "${stopping[@]}" || true
+}
 start_rabbitmq() {
-  local server ctl port dist epmd_port ctl_port dir node user consumer_timeout
+  local server ctl port dist epmd_port ctl_port dir node user consumer_timeout timeouts i longest=0 servers=""
   server="$(need rabbitmq-server rabbitmq-server)" || { need_status=$?; [ "$need_status" -eq 1 ] && return 0; exit "$need_status"; }
   if [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
     # Debian's /usr/sbin wrapper changes to /var/lib/rabbitmq and drops the environment through su.
@@ -260,52 +291,61 @@ start_rabbitmq() {
   else
     ctl="$(command -v rabbitmqctl)"
   fi
-  free_port && dist="$port"
-  free_port && epmd_port="$port"
-  free_port && ctl_port="$port"
-  free_port
-  dir="$root/rabbitmq"
-  mkdir -p "$dir/mnesia" "$dir/log" "$dir/home"
-  consumer_timeout="${JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS:-800}"
-  node="rabbit-jobcheck-$$@localhost"
-  cat >"$dir/rabbitmq.conf" <<EOF
-listeners.tcp.default = 127.0.0.1:$port
-loopback_users.guest = true
-consumer_timeout = $consumer_timeout
-disk_free_limit.absolute = 1MB
-log.console = false
-log.file.level = info
-EOF
-  echo "[{rabbit, [{channel_tick_interval, 100}]}]." >"$dir/advanced.config"
-  echo "[]." >"$dir/enabled_plugins"
-  : >"$dir/rabbitmq-env.conf"
+  IFS=, read -r -a timeouts <<<"${JOBCHECK_AMQP_CONSUMER_TIMEOUTS:-${JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS:-800}}"
+  [ "${#timeouts[@]}" -gt 0 ] || { echo "brokers.sh: JOBCHECK_AMQP_CONSUMER_TIMEOUTS names no consumer_timeout" >&2; exit 2; }
+  for consumer_timeout in "${timeouts[@]}"; do
+    case "$consumer_timeout" in
+      '' | *[!0-9]* | 0*) echo "brokers.sh: consumer_timeout '$consumer_timeout' is not a positive number of ms" >&2; exit 2 ;;
+    esac
+  done
   user="$(id -un)"
   if [ "$(id -u)" -eq 0 ]; then
     if id rabbitmq >/dev/null 2>&1; then user=rabbitmq; else user=nobody; fi
-    chown -R "$user" "$dir"
     rabbit_as=(setpriv --reuid "$user" --regid "$(id -g "$user")" --init-groups)
   fi
-  rabbit_env=(
-    env -C "$dir" HOME="$dir/home" RABBITMQ_NODENAME="$node" RABBITMQ_USE_LONGNAME=false
-    RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT="$dist"
-    RABBITMQ_CTL_DIST_PORT_MIN="$ctl_port" RABBITMQ_CTL_DIST_PORT_MAX="$ctl_port"
-    ERL_EPMD_ADDRESS=127.0.0.1 ERL_EPMD_PORT="$epmd_port"
-    RABBITMQ_CONFIG_FILE="$dir/rabbitmq.conf" RABBITMQ_ADVANCED_CONFIG_FILE="$dir/advanced.config"
-    RABBITMQ_CONF_ENV_FILE="$dir/rabbitmq-env.conf" RABBITMQ_ENABLED_PLUGINS_FILE="$dir/enabled_plugins"
-    RABBITMQ_ENABLED_PLUGINS="" RABBITMQ_MNESIA_BASE="$dir/mnesia" RABBITMQ_LOG_BASE="$dir/log"
-    RABBITMQ_PLUGINS_EXPAND_DIR="$dir/plugins-expand"
-    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
-    RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
-  )
-  spawn "$dir/epmd.log" "${rabbit_as[@]}" epmd -address 127.0.0.1 -port "$epmd_port"
-  wait_for 10 "$dir/epmd.log" tcp_open "$epmd_port"
-  spawn "$dir/server.log" "${rabbit_as[@]}" "${rabbit_env[@]}" "$server"
+  free_port && epmd_port="$port"
+  mkdir -p "$root/rabbitmq"
+  [ "$(id -u)" -ne 0 ] || chown "$user" "$root/rabbitmq"
+  spawn "$root/rabbitmq/epmd.log" "${rabbit_as[@]}" epmd -address 127.0.0.1 -port "$epmd_port"
+  wait_for 10 "$root/rabbitmq/epmd.log" tcp_open "$epmd_port"
   rabbit_ctl="$ctl"
   stoppers+=(stop_rabbitmq)
-  wait_for 90 "$dir/server.log" amqp_ready "$port"
-  export JOBCHECK_AMQP_URL="amqp://guest:guest@127.0.0.1:$port"
-  export JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS="$consumer_timeout"
-  echo "brokers.sh: RabbitMQ $(sed -n 's/.*rabbitmq_server-\([0-9.]*\).*/\1/p' <<<"$(readlink -f "$server")" | head -n 1) at $JOBCHECK_AMQP_URL (node $node, consumer_timeout $consumer_timeout ms)" >&2
+  for i in "${!timeouts[@]}"; do
+    free_port && dist="$port"
+    free_port && ctl_port="$port"
+    free_port
+    dir="$root/rabbitmq"
+    node="rabbit-jobcheck-$$@localhost"
+    if [ "$i" -gt 0 ]; then
+      dir="$root/rabbitmq-$i"
+      node="rabbit-jobcheck-$$-$i@localhost"
+    fi
+    mkdir -p "$dir/mnesia" "$dir/log" "$dir/home"
+    printf '%s\n' "listeners.tcp.default = 127.0.0.1:$port" "loopback_users.guest = true" \
+      "consumer_timeout = ${timeouts[$i]}" "disk_free_limit.absolute = 1MB" "log.console = false" \
+      "log.file.level = info" >"$dir/rabbitmq.conf"
+    echo "[{rabbit, [{channel_tick_interval, 100}]}]." >"$dir/advanced.config"
+    echo "[]." >"$dir/enabled_plugins"
+    : >"$dir/rabbitmq-env.conf"
+    [ "$(id -u)" -ne 0 ] || chown -R "$user" "$dir"
+    rabbit_nodes+=("$dir $node $port $dist $ctl_port $epmd_port")
+    rabbit_env_of "$dir" "$node" "$port" "$dist" "$ctl_port" "$epmd_port"
+    spawn "$dir/server.log" "${rabbit_as[@]}" "${rabbit_env[@]}" "$server"
+  done
+  for i in "${!timeouts[@]}"; do
+    # shellcheck disable=SC2086
+    set -- ${rabbit_nodes[$i]}
+    wait_for 90 "$1/server.log" amqp_ready "$3"
+    servers="$servers${servers:+,}${timeouts[$i]}=amqp://guest:guest@127.0.0.1:$3"
+    echo "brokers.sh: RabbitMQ $(sed -n 's/.*rabbitmq_server-\([0-9.]*\).*/\1/p' <<<"$(readlink -f "$server")" | head -n 1) at amqp://guest:guest@127.0.0.1:$3 (node $2, consumer_timeout ${timeouts[$i]} ms)" >&2
+    # JOBCHECK_AMQP_URL names the node of the longest consumer_timeout (the first of equals).
+    if [ "${timeouts[$i]}" -gt "$longest" ]; then
+      longest="${timeouts[$i]}"
+      export JOBCHECK_AMQP_URL="amqp://guest:guest@127.0.0.1:$3"
+      export JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS="$longest"
+    fi
+  done
+  export JOBCHECK_AMQP_SERVERS="$servers"
 }
 
 for broker in "${wanted[@]}"; do

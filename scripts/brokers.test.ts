@@ -4,8 +4,8 @@
  * SIGTERM) no process of its instances runs, their ports are closed and their folder is gone.
  *
  * The command is a small Node program that speaks to every broker the environment names: Redis
- * answers PING, NATS greets with INFO, beanstalkd answers `stats`, and RabbitMQ answers the AMQP
- * 0-9-1 protocol header with connection.start (class 10, method 10). Without the brokers' servers
+ * answers PING, NATS greets with INFO, beanstalkd answers `stats`, and RabbitMQ (each node of
+ * JOBCHECK_AMQP_SERVERS) answers the AMQP protocol header with connection.start. Without the brokers' servers
  * the test skips, saying how to install them; with CI set it fails instead. RabbitMQ takes ~10 s to
  * start and ~4 s to stop, so this file is in the slow part, and starts it once. `JOBCHECK_BROKERS_PORTS` passes through
  * to the script (the range its ports are probed in).
@@ -58,9 +58,11 @@ const hostPort = (url) => new URL(url).host;
   if (env.JOBCHECK_NATS_URL) replies.nats = (await ask(hostPort(env.JOBCHECK_NATS_URL), undefined, line)).slice(0, 4);
   if (env.JOBCHECK_BEANSTALKD_ADDR) replies.beanstalkd = (await ask(env.JOBCHECK_BEANSTALKD_ADDR, 'stats\r\n', line)).split(' ')[0];
   if (env.JOBCHECK_BEANSTALKD_CLOCK) replies.clock = fs.readFileSync(env.JOBCHECK_BEANSTALKD_CLOCK, 'utf8').trim();
-  if (env.JOBCHECK_AMQP_URL)
-    replies.amqp = await ask(hostPort(env.JOBCHECK_AMQP_URL), Buffer.from('AMQP\x00\x00\x09\x01', 'latin1'), (b) =>
-      b.length < 11 ? undefined : { frame: b[0], classId: b.readUInt16BE(7), methodId: b.readUInt16BE(9) });
+  const amqp = (url) => ask(hostPort(url), Buffer.from('AMQP\x00\x00\x09\x01', 'latin1'), (b) =>
+    b.length < 11 ? undefined : { frame: b[0], classId: b.readUInt16BE(7), methodId: b.readUInt16BE(9) });
+  if (env.JOBCHECK_AMQP_URL) replies.amqp = await amqp(env.JOBCHECK_AMQP_URL);
+  if (env.JOBCHECK_AMQP_SERVERS)
+    replies.amqpServers = await Promise.all(env.JOBCHECK_AMQP_SERVERS.split(',').map((e) => amqp(e.slice(e.indexOf('=') + 1))));
   console.log(JSON.stringify({ env, replies, pid: process.pid }));
   if (process.argv[1] === 'stay') setInterval(() => {}, 1000);
   else process.exitCode = Number(process.argv[1]);
@@ -88,17 +90,21 @@ interface Outcome {
 function outsideBrokers(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const k of Object.keys(env))
-    if (/^JOBCHECK_(REDIS_URL|AMQP_URL|NATS_URL|BEANSTALKD_ADDR|BEANSTALKD_CLOCK|BROKERS_DIR|BROKERS_PIDS)$/.test(k))
+    if (
+      /^JOBCHECK_(REDIS_URL|AMQP_URL|AMQP_SERVERS|AMQP_CONSUMER_TIMEOUTS?(_MS)?|NATS_URL|BEANSTALKD_ADDR|BEANSTALKD_CLOCK|BROKERS_DIR|BROKERS_PIDS)$/.test(
+        k,
+      )
+    )
       delete env[k];
   return env;
 }
 
-function runScript(brokers: readonly string[], exit: number | 'stay'): Promise<Outcome> {
+function runScript(brokers: readonly string[], exit: number | 'stay', env: NodeJS.ProcessEnv = {}): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['scripts/brokers.sh', ...brokers, '--', process.execPath, '-e', PROBE, String(exit)], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: outsideBrokers(),
+      env: { ...outsideBrokers(), ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -147,8 +153,12 @@ async function expectNothingLeft(probe: Probe): Promise<void> {
   expect(groups.length).toBeGreaterThan(0);
   for (const g of groups) expect(alive(-g), `process group ${g}`).toBe(false);
   expect(alive(probe.pid), 'the command').toBe(false);
-  const ports = ['JOBCHECK_REDIS_URL', 'JOBCHECK_NATS_URL', 'JOBCHECK_AMQP_URL', 'JOBCHECK_BEANSTALKD_ADDR']
-    .map((k) => probe.env[k])
+  const ports = [
+    ...['JOBCHECK_REDIS_URL', 'JOBCHECK_NATS_URL', 'JOBCHECK_AMQP_URL', 'JOBCHECK_BEANSTALKD_ADDR'].map(
+      (k) => probe.env[k],
+    ),
+    ...(probe.env['JOBCHECK_AMQP_SERVERS'] ?? '').split(',').filter((e) => e !== ''),
+  ]
     .filter((v): v is string => v !== undefined)
     .map((v) => Number(v.split(':').at(-1)));
   for (const port of ports) expect(await refused(port), `port ${port}`).toBe(true);
@@ -173,12 +183,21 @@ const named = (probe: Probe): string[] =>
 describe.skipIf(missing !== undefined)(
   `scripts/brokers.sh${missing === undefined ? '' : ` (skipped: ${missing})`}`,
   () => {
-    // RabbitMQ is started once (it takes ~10 s): every broker's start and stop is seen in the run of
-    // `all`, and the signal's path, which stops the brokers the same way, in a run of the three quick ones.
-    it('starts all four for `all` on 127.0.0.1, names each in the environment, passes on the exit status of a failing command, and still stops them', async () => {
-      const { code, probe } = await runScript(['all'], 3);
+    // RabbitMQ is started once (it takes ~10 s), as two nodes at once (two consumer_timeouts): every
+    // broker's start and stop is seen in the run of `all`, and the signal's path, which stops the
+    // brokers the same way, in a run of the three quick ones.
+    it('starts all four for `all` on 127.0.0.1 (RabbitMQ once per consumer_timeout), names each in the environment, passes on the exit status of a failing command, and still stops them', async () => {
+      const { code, probe } = await runScript(['all'], 3, {
+        JOBCHECK_AMQP_CONSUMER_TIMEOUTS: `${CONSUMER_TIMEOUT_MS},400`,
+      });
       expect(code).toBe(3);
-      expect(probe.replies).toEqual({ ...REPLIES.redis, ...REPLIES.nats, ...REPLIES.beanstalkd, ...REPLIES.rabbitmq });
+      expect(probe.replies).toEqual({
+        ...REPLIES.redis,
+        ...REPLIES.nats,
+        ...REPLIES.beanstalkd,
+        ...REPLIES.rabbitmq,
+        amqpServers: [REPLIES.rabbitmq.amqp, REPLIES.rabbitmq.amqp],
+      });
       expect(named(probe)).toEqual([
         'JOBCHECK_AMQP_URL',
         'JOBCHECK_BEANSTALKD_ADDR',
@@ -189,11 +208,14 @@ describe.skipIf(missing !== undefined)(
       for (const k of named(probe))
         if (k !== 'JOBCHECK_BEANSTALKD_CLOCK') expect(probe.env[k], k).toMatch(/127\.0\.0\.1:\d+$/);
       expect(probe.env['JOBCHECK_AMQP_URL']).toMatch(/^amqp:\/\/guest:guest@127\.0\.0\.1:\d+$/);
-      // RabbitMQ's consumer_timeout is exported for the adapter: the value the server was given,
-      // by default the one the adapter assumes.
-      expect(probe.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS']).toBe(
-        process.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS'] ?? String(CONSUMER_TIMEOUT_MS),
-      );
+      // Every node is named with its consumer_timeout; JOBCHECK_AMQP_URL names the longest's, with
+      // that value (the one the adapter assumes of a single server).
+      const servers = (probe.env['JOBCHECK_AMQP_SERVERS'] ?? '').split(',');
+      expect(servers.map((e) => e.split('=')[0])).toEqual([String(CONSUMER_TIMEOUT_MS), '400']);
+      expect(servers[0]).toBe(`${CONSUMER_TIMEOUT_MS}=${probe.env['JOBCHECK_AMQP_URL']}`);
+      expect(servers[1]).toMatch(/^400=amqp:\/\/guest:guest@127\.0\.0\.1:\d+$/);
+      expect(servers[1]).not.toContain(probe.env['JOBCHECK_AMQP_URL'] as string);
+      expect(probe.env['JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS']).toBe(String(CONSUMER_TIMEOUT_MS));
       await expectNothingLeft(probe);
     }, 240_000);
 

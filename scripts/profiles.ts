@@ -11,7 +11,8 @@
  * shrink a departure to another story from run to run). An adapter module exports `profileTarget`
  * (or `default`: a ProfileTarget, or a function returning one or its promise), or else any exported
  * ProfileTarget value. A target with a concurrent factory is also profiled with competing workers
- * (CONCURRENT_WORKERS lanes, CONCURRENT_RUNS scenarios, the same seed), then searched for races.
+ * (CONCURRENT_WORKERS lanes, CONCURRENT_RUNS scenarios, the same seed; on a wall clock beside the
+ * rules), then searched for races.
  *
  * Run: npm run profiles   (`--runs N` per rule; `--only <queue>` one queue besides the reference;
  * `--time-limit S` per queue, rules cut short say `budget exhausted`; `--concurrent-runs N`;
@@ -107,12 +108,13 @@ for (const { target, flags, data } of targets) {
   const page = pageOf(target);
   const budget = timeLimit === undefined ? undefined : new Budget(timeLimit * 1000);
   try {
-    const sequential = await runProfile(target, {
+    const wall = target.clock?.kind === 'wall';
+    const sequentialRun = runProfile(target, {
       runs: RUNS,
       seed: PROFILE_SEED,
       // A broker on its own clock mostly waits: its rules' campaigns run four at a time, each on
       // instances of its own. A logical-clock queue is run one campaign at a time, as before.
-      parallel: target.clock?.kind === 'wall' ? WALL_CLOCK_PARALLEL : 1,
+      parallel: wall ? WALL_CLOCK_PARALLEL : 1,
       ...(budget === undefined ? {} : { budget }),
       // The seed is the command's default; a queue on PostgreSQL needs the server (npm run pg's, or PGHOST).
       replayCommand: (rule, campaign, path) =>
@@ -120,12 +122,14 @@ for (const { target, flags, data } of targets) {
           ? `npx jobcheck profile ${flags} --rule ${rule}  (found by the fixture stories, which every profile runs)`
           : `npx jobcheck profile ${flags} --rule ${campaign} --path ${path}`,
     });
-    const profile =
-      target.concurrentFactory === undefined
-        ? sequential
-        : withConcurrent(
-            sequential,
-            await runConcurrentProfile(target, {
+    // Competing workers: on a wall clock beside the rules' campaigns (both mostly wait, each on
+    // instances of its own), else after them; the page is the same either way but for the broker's timing.
+    const { concurrentFactory } = target;
+    const concurrentRun =
+      concurrentFactory === undefined
+        ? undefined
+        : (wall ? Promise.resolve() : sequentialRun).then(() =>
+            runConcurrentProfile(target, {
               workers: CONCURRENT_WORKERS,
               runs: CONCURRENT_RUNS,
               seed: PROFILE_SEED,
@@ -139,6 +143,12 @@ for (const { target, flags, data } of targets) {
                 `npx jobcheck profile ${flags} --workers ${CONCURRENT_WORKERS} --seed ${PROFILE_SEED} --race-path ${path}`,
             }),
           );
+    // Both end before the target closes, whichever fails first.
+    const [sequential, concurrent] = await Promise.allSettled([sequentialRun, concurrentRun]);
+    if (sequential.status === 'rejected') throw sequential.reason;
+    if (concurrent.status === 'rejected') throw concurrent.reason;
+    const profile =
+      concurrent.value === undefined ? sequential.value : withConcurrent(sequential.value, concurrent.value);
     writeFileSync(join(dataDir, `${data}.json`), `${JSON.stringify(profile, null, 2)}\n`);
     console.log(`${target.queue} ${target.version}: ${profile.verdict} -> docs/profiles/${page}`);
   } catch (error) {

@@ -4,7 +4,7 @@
  * of BullMQ, never at an adapter error; the clean-up of close (no key of the adapter left); and
  * competing workers on lanes of their own connections, with the stale acknowledgement (the old
  * holder's ack after BullMQ gave the job to another lane) refused by BullMQ's own lock check.
- * Slow (wall-clock ticks of 200 ms): in SLOW_TESTS. Needs a server (JOBCHECK_REDIS_URL;
+ * Slow (wall-clock ticks of 150 ms): in SLOW_TESTS. Needs a server (JOBCHECK_REDIS_URL;
  * `bash scripts/brokers.sh redis -- npx vitest run <this file>` starts one): in CI a missing server
  * fails the file, elsewhere it is skipped with that message.
  */

@@ -64,11 +64,11 @@ export interface BullmqRedisOptions {
 }
 
 /** Real milliseconds per tick: half of it (the lock's guard) holds a claim's delay and the stalled checker's lag on a loaded machine (README.md, "Time"). */
-export const DEFAULT_TICK_MS = 200;
+export const DEFAULT_TICK_MS = 150;
 /** Commands of a tick start this far into it (the lock's guard, not the offset, absorbs the checker's lag). */
 export const DEFAULT_OFFSET_MS = 0;
 /** BullMQ's stalled checker runs this often (real milliseconds): two passes fit well inside the lock's guard of half a tick. */
-export const DEFAULT_STALLED_INTERVAL_MS = 20;
+export const DEFAULT_STALLED_INTERVAL_MS = 10;
 
 /** The BullMQ job name every submit uses (BullMQ requires one; the contract has none). */
 const JOB_NAME = 'jobcheck';

@@ -30,7 +30,12 @@ const submit = (id: string, now: number, amount = 7): ScriptStep => ({
 describe('the BullMQ-on-Redis profile target', () => {
   it('names the installed BullMQ 6, runs on the wall clock, and declares and tolerates only rules of the contract', () => {
     expect(profileTarget.version).toMatch(/^6\.\d+\.\d+$/);
-    expect(profileTarget.clock).toEqual({ kind: 'wall', tickMs: 200 });
+    expect(profileTarget.clock).toEqual({
+      kind: 'wall',
+      tickMs: 150,
+      settings:
+        'lockDuration (leaseTicks − ½) ticks from the claim, stalledInterval 10 ms, backoff delay backoffBase ticks (exponential)',
+    });
     for (const [rule, declaration] of Object.entries(profileTarget.declarations)) {
       expect(RULE_IDS).toContain(rule);
       expect(declaration?.why.length).toBeGreaterThan(20);

@@ -70,7 +70,7 @@ export const BULLMQ_REDIS_DECLARATIONS: Partial<Record<RuleId, RuleDeclaration>>
 
 /** The tolerance of each rule BullMQ's timers touch, at the default tick. */
 export const BULLMQ_REDIS_TOLERANCES: Partial<Record<RuleId, string>> = {
-  'lease-equality-expires': `A lease of L ticks is a Redis lock key with a TTL of L x ${DEFAULT_TICK_MS} - ${DEFAULT_TICK_MS / 2} ms from when the claim reached Redis, and BullMQ's stalled checker (every ${DEFAULT_STALLED_INTERVAL_MS} ms, two passes) moves the job back after the key is gone: the expiry is seen at its tick when the claim's delay after its tick began plus the checker's lag stay under ${DEFAULT_TICK_MS / 2} ms (measured medians 19 ms and 11 ms), and a tick late otherwise.`,
+  'lease-equality-expires': `A lease of L ticks is a Redis lock key with a TTL of L x ${DEFAULT_TICK_MS} - ${DEFAULT_TICK_MS / 2} ms from when the claim reached Redis, and BullMQ's stalled checker (every ${DEFAULT_STALLED_INTERVAL_MS} ms, two passes) moves the job back after the key is gone: the expiry is seen at its tick when the claim's delay after its tick began plus the checker's lag stay under ${DEFAULT_TICK_MS / 2} ms (medians 19 ms and 11 ms, measured with 200 ms ticks and a 20 ms checker), and a tick late otherwise.`,
   'expiry-with-attempts-left-requeues': `As lease-equality-expires: the requeue is seen at the lease's end tick unless the claim was late and the checker slow by more than ${DEFAULT_TICK_MS / 2} ms together, then a tick later.`,
   'last-attempt-expiry-is-dead': `As lease-equality-expires (BullMQ's stalled checker decides, on the Redis server's clock).`,
   'stale-token-refused': `An ack or fail is refused once the lock key is gone on the Redis server's clock, ${DEFAULT_TICK_MS / 2} ms before the lease's end tick plus the claim's delay: at the end tick it is refused unless the claim reached Redis more than ${DEFAULT_TICK_MS / 2} ms after its tick began; at the tick before, accepted unless that tick's commands ran more than ${DEFAULT_TICK_MS / 2} ms late.`,
@@ -86,7 +86,11 @@ export function bullmqRedisTarget(options: BullmqRedisOptions = {}): ProfileTarg
     factory: bullmqRedisFactory(BULLMQ_REDIS_VERSION, options),
     concurrentFactory: bullmqRedisConcurrentFactory(BULLMQ_REDIS_VERSION, options),
     declarations: BULLMQ_REDIS_DECLARATIONS,
-    clock: { kind: 'wall', tickMs: options.tickMs ?? DEFAULT_TICK_MS },
+    clock: {
+      kind: 'wall',
+      tickMs: options.tickMs ?? DEFAULT_TICK_MS,
+      settings: `lockDuration (leaseTicks − ½) ticks from the claim, stalledInterval ${options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS} ms, backoff delay backoffBase ticks (exponential)`,
+    },
     tolerances: BULLMQ_REDIS_TOLERANCES,
   };
 }

@@ -7,7 +7,11 @@ import { accountToken, brokerNanos, parseAckSubject, profileTarget, streamSettin
 describe('the NATS JetStream profile target', () => {
   it('names the server it was written against and the installed 3.x client, on a wall clock of 100 ms a tick', () => {
     expect(profileTarget.version).toMatch(/^nats-server 2\.9\.10, @nats-io\/jetstream 3\.\d+\.\d+$/);
-    expect(profileTarget.clock).toEqual({ kind: 'wall', tickMs: 100 });
+    expect(profileTarget.clock).toEqual({
+      kind: 'wall',
+      tickMs: 100,
+      settings: "ack_wait (leaseTicks − ½) ticks from the pull, a nak's delay (ticks − ½) ticks from the nak",
+    });
   });
 
   it('declares, links and gives tolerances only for rules of the contract, each declaration with its reason', () => {

@@ -102,7 +102,11 @@ export function natsJetStreamTarget(options: NatsFactoryOptions = {}): ProfileTa
     factory: natsJetStreamFactory(options),
     concurrentFactory: natsConcurrentFactory(options),
     declarations: NATS_DECLARATIONS,
-    clock: { kind: 'wall', tickMs: options.tickMs ?? DEFAULT_TICK_MS },
+    clock: {
+      kind: 'wall',
+      tickMs: options.tickMs ?? DEFAULT_TICK_MS,
+      settings: "ack_wait (leaseTicks − ½) ticks from the pull, a nak's delay (ticks − ½) ticks from the nak",
+    },
     tolerances: NATS_TOLERANCES,
     upstream: NATS_UPSTREAM,
   };

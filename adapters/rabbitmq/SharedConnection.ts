@@ -85,3 +85,25 @@ export class SharedConnection {
     await connection?.close().catch(() => undefined);
   }
 }
+
+/** One SharedConnection per server URL, made on first use (instances on several servers); `close` closes them all. */
+export class SharedConnections {
+  private readonly byUrl = new Map<string, SharedConnection>();
+
+  constructor(private readonly lingerMs: number = LINGER_MS) {}
+
+  /** The shared connection to `url`. */
+  of(url: string): SharedConnection {
+    let connection = this.byUrl.get(url);
+    if (connection === undefined) {
+      connection = new SharedConnection(() => url, this.lingerMs);
+      this.byUrl.set(url, connection);
+    }
+    return connection;
+  }
+
+  /** Closes every connection now (see SharedConnection.close). Never throws. */
+  async close(): Promise<void> {
+    await Promise.all([...this.byUrl.values()].map((c) => c.close()));
+  }
+}

@@ -3,7 +3,7 @@
  * one dead-letter queue per adapter instance, deleted on close; the instances of a factory share
  * one connection (SharedConnection.ts), each with channels of its own. It translates, never repairs:
  * - time: the broker's own. The lease is the server's `consumer_timeout` (one setting for every
- *   queue in 3.10), so one tick is `consumer_timeout / leaseTicks` real milliseconds (WallClock),
+ *   queue in 3.10), so one tick is `consumer_timeout / leaseTicks` ms of the server servers.ts picks,
  *   and the commands of a tick start half a tick into it; with nothing ready or running nothing on
  *   the broker can fire, and a later tick is reached at once;
  * - submit: `sendToQueue` on a confirm channel, persistent, a fresh `messageId`, the deadline as TTL
@@ -28,7 +28,9 @@ import { WallClock } from '../../conformance/profile/wallClock.ts';
 import { claimReply } from '../../impl/decisions/index.ts';
 import { WorkerLedger, staleToken } from '../ledger.ts';
 import { RabbitmqAdapterError } from './RabbitmqAdapterError.ts';
-import { SharedConnection } from './SharedConnection.ts';
+import { SharedConnection, SharedConnections } from './SharedConnection.ts';
+import { parseServers, serverFor } from './servers.ts';
+import type { AmqpServer } from './servers.ts';
 
 /** The consumer_timeout the server is expected to run with, in ms (its rabbitmq.conf; scripts/brokers.sh's default). */
 export const CONSUMER_TIMEOUT_MS = 800;
@@ -39,10 +41,12 @@ export interface RabbitmqFactoryOptions {
   readonly url?: string;
   /** The server's consumer_timeout in ms (default CONSUMER_TIMEOUT_MS, or JOBCHECK_AMQP_CONSUMER_TIMEOUT_MS). */
   readonly consumerTimeoutMs?: number;
+  /** Servers to pick from by lease (servers.ts; default: JOBCHECK_AMQP_SERVERS, unless `url` is given). */
+  readonly servers?: readonly AmqpServer[];
   /** Name for reports (default `rabbitmq`). */
   readonly name?: string;
-  /** The connection instances share (default: each instance its own, closed with it). */
-  readonly connection?: SharedConnection;
+  /** The connections instances share, one per server (default: each instance its own, closed with it). */
+  readonly connections?: SharedConnections;
 }
 
 /** One worker's channel, and the deliveries it holds by tag. */
@@ -86,6 +90,28 @@ export function urlOf(options: RabbitmqFactoryOptions, env: NodeJS.ProcessEnv = 
   const url = options.url ?? env['JOBCHECK_AMQP_URL'] ?? '';
   if (url === '') throw new RabbitmqAdapterError('no_server', 'no AMQP server: JOBCHECK_AMQP_URL is not set');
   return url;
+}
+
+/**
+ * The servers instances run on: `options.servers`; else, unless `options.url` is given, those of
+ * JOBCHECK_AMQP_SERVERS; else the one server of urlOf with consumerTimeoutOf. Throws
+ * RabbitmqAdapterError (`no_server`, `unsupported_config`). Pure.
+ */
+export function serversOf(
+  options: RabbitmqFactoryOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): readonly AmqpServer[] {
+  if (options.servers !== undefined && options.servers.length > 0) return options.servers;
+  const listed = options.url === undefined ? parseServers(env['JOBCHECK_AMQP_SERVERS']) : undefined;
+  return listed ?? [{ url: urlOf(options, env), consumerTimeoutMs: consumerTimeoutOf(options, env) }];
+}
+
+/** The consumer_timeouts of serversOf, without needing a URL (for what a page states). Pure. */
+export function consumerTimeoutsOf(options: RabbitmqFactoryOptions, env: NodeJS.ProcessEnv = process.env): number[] {
+  if (options.servers !== undefined && options.servers.length > 0)
+    return options.servers.map((s) => s.consumerTimeoutMs);
+  const listed = options.url === undefined ? parseServers(env['JOBCHECK_AMQP_SERVERS']) : undefined;
+  return listed?.map((s) => s.consumerTimeoutMs) ?? [consumerTimeoutOf(options, env)];
 }
 
 /** The queue arguments a RabbitMQ user would declare for this config. Pure. */
@@ -143,9 +169,10 @@ export class RabbitmqAdapter implements Adapter {
   /** Declares a fresh work queue and dead-letter queue for `config`. Throws JobcheckError for a bad config. */
   static async create(config: Config, options: RabbitmqFactoryOptions = {}): Promise<RabbitmqAdapter> {
     const checked = parseConfig(config);
-    const tickMs = consumerTimeoutOf(options) / checked.leaseTicks;
+    const server = serverFor(checked.leaseTicks, serversOf(options));
+    const tickMs = server.consumerTimeoutMs / checked.leaseTicks;
     const base = `jobcheck.${randomBytes(6).toString('hex')}`;
-    const shared = options.connection ?? new SharedConnection(() => urlOf(options), 0);
+    const shared = options.connections?.of(server.url) ?? new SharedConnection(() => server.url, 0);
     const adapter = new RabbitmqAdapter(
       shared,
       await shared.acquire(),
@@ -223,6 +250,22 @@ export class RabbitmqAdapter implements Adapter {
       return await next;
     } finally {
       this.opening.delete(key);
+    }
+  }
+
+  /**
+   * `basic.get` on the channel `key` holds now. A channel the server closes while the get is in
+   * flight (the consumer_timeout of a delivery it held) never runs it: the worker opens a new
+   * channel and asks again, once, as its reconnect loop does.
+   */
+  private async getOn(key: string): Promise<{ lane: Lane; got: GetMessage | false }> {
+    const lane = await this.laneOf(key);
+    try {
+      return { lane, got: await lane.channel.get(this.queue, { noAck: false }) };
+    } catch (error) {
+      if (lane.open) throw error;
+      const again = await this.laneOf(key);
+      return { lane: again, got: await again.channel.get(this.queue, { noAck: false }) };
     }
   }
 
@@ -336,8 +379,7 @@ export class RabbitmqAdapter implements Adapter {
   }
 
   private async claim(c: ClaimCommand, key: string): Promise<Reply> {
-    const lane = await this.laneOf(key);
-    const got: GetMessage | false = await lane.channel.get(this.queue, { noAck: false });
+    const { lane, got } = await this.getOn(key);
     if (got === false) return claimReply(null);
     const messageId = String(got.properties.messageId);
     const m = this.messages.get(messageId);
@@ -522,10 +564,10 @@ export class RabbitmqAdapter implements Adapter {
 }
 
 /**
- * A factory of RabbitMQ adapters, each on new queues of the server `options.url` names, all on one
- * connection (`options.connection`, or one of the factory's own that closes itself when unused).
+ * A factory of RabbitMQ adapters, each on new queues of the server serversOf picks for its lease,
+ * one connection per server (`options.connections`, or the factory's own, each closing itself when unused).
  */
 export function rabbitmqFactory(options: RabbitmqFactoryOptions = {}): AdapterFactory {
-  const connection = options.connection ?? new SharedConnection(() => urlOf(options));
-  return (config) => RabbitmqAdapter.create(config, { ...options, connection });
+  const connections = options.connections ?? new SharedConnections();
+  return (config) => RabbitmqAdapter.create(config, { ...options, connections });
 }

@@ -13,18 +13,18 @@
  * channel (adapter.ts).
  */
 import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
-import { RabbitmqAdapter, urlOf } from './adapter.ts';
+import { RabbitmqAdapter } from './adapter.ts';
 import type { RabbitmqFactoryOptions } from './adapter.ts';
-import { SharedConnection } from './SharedConnection.ts';
+import { SharedConnections } from './SharedConnection.ts';
 
 /**
- * A factory of concurrent RabbitMQ adapters whose workers are channels, all instances on one
- * connection (`options.connection`, or the factory's own). Connects only when called.
+ * A factory of concurrent RabbitMQ adapters whose workers are channels, the instances on a server
+ * all on one connection (`options.connections`, or the factory's own). Connects only when called.
  */
 export function rabbitmqConcurrentFactory(options: RabbitmqFactoryOptions = {}): ConcurrentFactory {
-  const connection = options.connection ?? new SharedConnection(() => urlOf(options));
+  const connections = options.connections ?? new SharedConnections();
   return async (config): Promise<ConcurrentAdapter> => {
-    const adapter = await RabbitmqAdapter.create(config, { ...options, connection });
+    const adapter = await RabbitmqAdapter.create(config, { ...options, connections });
     return {
       name: adapter.name,
       concurrent: true,

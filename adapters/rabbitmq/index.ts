@@ -1,18 +1,23 @@
 /**
  * The RabbitMQ adapter: a quorum queue driven through the contract's commands with amqplib, its
- * competing workers (one channel per worker), the connection its instances share, and its profile target.
+ * competing workers (one channel per worker), the connections its instances share, the server each
+ * config runs on, and its profile target.
  */
 export type { RabbitmqFactoryOptions } from './adapter.ts';
 export {
   CONSUMER_TIMEOUT_MS,
   RabbitmqAdapter,
   consumerTimeoutOf,
+  consumerTimeoutsOf,
   queueArguments,
   rabbitmqFactory,
+  serversOf,
   urlOf,
 } from './adapter.ts';
 export { rabbitmqConcurrentFactory } from './concurrent.ts';
-export { LINGER_MS, SharedConnection } from './SharedConnection.ts';
+export { LINGER_MS, SharedConnection, SharedConnections } from './SharedConnection.ts';
+export type { AmqpServer } from './servers.ts';
+export { CHANNEL_TICK_INTERVAL_MS, PICKED_TICK_MS, describeServers, parseServers, serverFor } from './servers.ts';
 export type { RabbitmqAdapterErrorCode } from './RabbitmqAdapterError.ts';
 export { RabbitmqAdapterError } from './RabbitmqAdapterError.ts';
 export {

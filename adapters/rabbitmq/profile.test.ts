@@ -11,9 +11,10 @@ import { describe, expect, it } from 'vitest';
 import type { Config } from '../../contract/index.ts';
 import { RULE_IDS } from '../../contract/rules.ts';
 import { runLockstep } from '../../conformance/lockstep/index.ts';
-import { queueArguments, rabbitmqFactory } from './adapter.ts';
+import { RabbitmqAdapter, consumerTimeoutsOf, queueArguments, rabbitmqFactory } from './adapter.ts';
 import { amqpMissing, amqpRequired } from './amqpEnv.ts';
 import { profileTarget } from './profile.ts';
+import { describeServers } from './servers.ts';
 
 const missing = amqpMissing();
 // leaseTicks 2: one tick is consumer_timeout / 2 = 400 ms.
@@ -32,7 +33,13 @@ describe('the RabbitMQ profile target', () => {
       expect(RULE_IDS).toContain(rule);
       expect(declaration?.why.length).toBeGreaterThan(20);
     }
-    expect(profileTarget.clock).toEqual({ kind: 'wall', tickMs: 200 });
+    // The page states the consumer_timeout each lease runs with: those of the servers named here.
+    expect(profileTarget.clock).toEqual({
+      kind: 'wall',
+      tickMs: 200,
+      settings: describeServers(consumerTimeoutsOf({})),
+    });
+    expect(profileTarget.clock).toMatchObject({ settings: expect.stringContaining('channel_tick_interval 100 ms') });
     for (const rule of Object.keys(profileTarget.tolerances ?? {})) expect(RULE_IDS).toContain(rule);
   });
 
@@ -74,6 +81,28 @@ describe.skipIf(missing !== undefined)(
         expect(d?.step).toBe(4);
         expect(d?.reply?.path).toBe('reply.ok');
         expect([d?.reply?.model, d?.reply?.impl]).toEqual([false, true]);
+      }
+    });
+
+    it('answers a claim whose channel consumer_timeout closes while its get is in flight: the worker asks again on a new channel', async () => {
+      // w1 holds a from tick 0; during tick 2 its channel closes. Two loops keep a get of w1's in
+      // flight on that channel until a is delivered again (attempt 2), on the channel w1 opens then.
+      const adapter = await RabbitmqAdapter.create(CONFIG);
+      try {
+        await adapter.execute(submit('a', 0).do);
+        expect(await adapter.execute(claim(0).do)).toMatchObject({ ok: true, job: { id: 'a', attempt: 1 } });
+        const until = performance.now() + 4 * adapter.clock.tickMs;
+        const loop = async (): Promise<unknown> => {
+          while (performance.now() < until) {
+            const reply = await adapter.execute(claim(2).do);
+            if (reply.ok && reply.type === 'claim' && reply.job !== null) return reply.job;
+          }
+          return undefined;
+        };
+        const got = await Promise.all([loop(), loop()]);
+        expect(got.filter((j) => j !== undefined)).toEqual([expect.objectContaining({ id: 'a', attempt: 2 })]);
+      } finally {
+        await adapter.close();
       }
     });
   },

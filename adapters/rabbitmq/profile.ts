@@ -11,10 +11,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Config } from '../../contract/index.ts';
 import type { ProfileTarget } from '../../conformance/profile/target.ts';
-import { CONSUMER_TIMEOUT_MS, RabbitmqAdapter, rabbitmqFactory, urlOf } from './adapter.ts';
+import { CONSUMER_TIMEOUT_MS, RabbitmqAdapter, consumerTimeoutsOf, rabbitmqFactory } from './adapter.ts';
 import type { RabbitmqFactoryOptions } from './adapter.ts';
 import { rabbitmqConcurrentFactory } from './concurrent.ts';
-import { SharedConnection } from './SharedConnection.ts';
+import { SharedConnections } from './SharedConnection.ts';
+import { CHANNEL_TICK_INTERVAL_MS, describeServers } from './servers.ts';
 
 /** The version of the installed amqplib, from its package.json (beside its main file: its exports hide the file itself). */
 export const AMQPLIB_VERSION: string = (
@@ -30,19 +31,19 @@ export const RABBITMQ_VERSION = '3.10.8';
 export const NOMINAL_TICK_MS = CONSUMER_TIMEOUT_MS / 4;
 
 /**
- * The profile target for RabbitMQ on the server `options.url` names: sequential instances and
- * competing workers (a channel per worker), all on one connection that `close` ends. Pure:
- * connects only when a factory is called.
+ * The profile target for RabbitMQ on the servers serversOf names (one, or one per consumer_timeout):
+ * sequential instances and competing workers (a channel per worker), one connection per server,
+ * which `close` ends. Pure: connects only when a factory is called.
  */
 export function rabbitmqTarget(options: RabbitmqFactoryOptions = {}): ProfileTarget {
-  const connection = options.connection ?? new SharedConnection(() => urlOf(options));
+  const connections = options.connections ?? new SharedConnections();
   return {
     queue: 'rabbitmq',
     version: `${RABBITMQ_VERSION}, amqplib ${AMQPLIB_VERSION}, quorum queue`,
-    factory: rabbitmqFactory({ ...options, connection }),
-    concurrentFactory: rabbitmqConcurrentFactory({ ...options, connection }),
-    close: () => connection.close(),
-    clock: { kind: 'wall', tickMs: NOMINAL_TICK_MS },
+    factory: rabbitmqFactory({ ...options, connections }),
+    concurrentFactory: rabbitmqConcurrentFactory({ ...options, connections }),
+    close: () => connections.close(),
+    clock: { kind: 'wall', tickMs: NOMINAL_TICK_MS, settings: describeServers(consumerTimeoutsOf(options)) },
     declarations: {
       'malformed-command-refused': {
         kind: 'unsupported',
@@ -72,7 +73,7 @@ export function rabbitmqTarget(options: RabbitmqFactoryOptions = {}): ProfileTar
       },
     },
     tolerances: {
-      'lease-equality-expires': `consumer_timeout (${CONSUMER_TIMEOUT_MS} ms = leaseTicks ticks) is checked on each channel's tick (channel_tick_interval 100 ms): measured 13–98 ms late on 3.10.8 (about 110 ms at most), so the broker ends a lease during tick leaseUntil, after that tick's commands, never at its start; a tick's commands slower than that lateness, or a claim run more than a tick minus 110 ms into its tick (leaseTicks 6: 133 ms a tick), can move it by a tick, and a replay that disagrees makes the rule flaky.`,
+      'lease-equality-expires': `consumer_timeout (leaseTicks ticks; the clock above says which per lease) is checked on each channel's tick (channel_tick_interval ${CHANNEL_TICK_INTERVAL_MS} ms): measured 13–98 ms late on 3.10.8 (about 110 ms at most), so the broker ends a lease during tick leaseUntil, after that tick's commands, never at its start; a tick's commands slower than that lateness, or a claim run more than a tick minus 110 ms into its tick (leaseTicks 6: ${Math.round(CONSUMER_TIMEOUT_MS / 6)} ms a tick), can move it by a tick, and a replay that disagrees makes the rule flaky.`,
       'expiry-with-attempts-left-requeues':
         'the lease ends within about 110 ms after consumer_timeout, during tick leaseUntil after its commands, so an expiry is seen from tick leaseUntil + 1.',
       'last-attempt-expiry-is-dead':

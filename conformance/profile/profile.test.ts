@@ -279,7 +279,7 @@ describe('runProfile', () => {
 
   describe('on a wall clock', () => {
     const rules: RuleId[] = ['account-head-only'];
-    const wall = { kind: 'wall', tickMs: 1 } as const;
+    const wall = { kind: 'wall', tickMs: 1, settings: 'lock_ttl = 2 ms *per* lease tick' } as const;
     /** A queue whose instances number `brokenFor` first are global-fifo's, and the rest the built-in store. */
     const sometimes = (brokenFor: number): { factory: ProfileTarget['factory']; made: () => number } => {
       let made = 0;
@@ -319,10 +319,12 @@ describe('runProfile', () => {
       expect(r?.departure?.story).toContain('disagrees with the model');
       expect(p.verdict).toBe('incomplete');
       expect(profileSchema.parse(JSON.parse(JSON.stringify(p)))).toEqual(p);
-      const { describeResult, renderProfileMarkdown } = await import('./render.ts');
+      const { describeResult, renderProfileMarkdown, renderProfileText } = await import('./render.ts');
       expect(describeResult(r as RuleResult)).toMatch(/^flaky \(\d+ steps, departed 1 time of 3\)$/);
       const page = renderProfileMarkdown(p);
-      expect(page).toContain('wall clock, 1 tick = 1 ms');
+      // The broker's timer settings beside the tick, escaped for each medium.
+      expect(page).toContain('wall clock, 1 tick = 1 ms; lock\\_ttl = 2 ms \\*per\\* lease tick)');
+      expect(renderProfileText(p)).toContain('wall clock, 1 tick = 1 ms; lock_ttl = 2 ms *per* lease tick\n');
       expect(page).toContain('| none: no timer decides it |');
       expect(page).toContain('Flaky: `account-head-only`');
     });

@@ -15,9 +15,15 @@ const replayed = (r: RuleResult): string =>
     ? ''
     : `, departed ${r.replays.departed} time${r.replays.departed === 1 ? '' : 's'} of ${r.replays.runs}`;
 
-/** The clock a profile ran on, in words: `logical clock` or `wall clock, 1 tick = 1000 ms`. Pure. */
-export function describeClock(p: Pick<Profile, 'clock'>): string {
-  return p.clock.kind === 'logical' ? 'logical clock' : `wall clock, 1 tick = ${p.clock.tickMs} ms`;
+/**
+ * The clock a profile ran on, in words: `logical clock` or `wall clock, 1 tick = 1000 ms`; given a
+ * medium, followed by the broker's timer settings (`; consumer_timeout 800 ms`), escaped for it. Pure.
+ */
+export function describeClock(p: Pick<Profile, 'clock'>, medium?: 'markdown' | 'terminal'): string {
+  if (p.clock.kind === 'logical') return 'logical clock';
+  const tick = `wall clock, 1 tick = ${p.clock.tickMs} ms`;
+  if (medium === undefined || p.clock.settings === undefined) return tick;
+  return `${tick}; ${medium === 'markdown' ? markdownText(p.clock.settings) : outsideText(p.clock.settings)}`;
 }
 
 /** A result in a few words: `conforms (412 commands)`, `departs (4 steps)`, `unsupported`. Pure. */
@@ -183,7 +189,7 @@ export function renderProfileMarkdown(
   const lines: string[] = [];
   lines.push(`# ${options.title ?? `${p.queue} ${p.version}`}`, '');
   lines.push(
-    `Profile of ${markdownCode(p.adapter)} against the contract, rule by rule (format \`${p.format}\`, ${describeClock(p)}): seed ${p.seed}, ${p.runs} targeted runs per rule of at most ${p.maxCommands} commands, plus the fixture stories. Verdict: **${p.verdict}**.${p.clock.kind === 'wall' ? ` ${REPLAY_SENTENCE}` : ''}`,
+    `Profile of ${markdownCode(p.adapter)} against the contract, rule by rule (format \`${p.format}\`, ${describeClock(p, 'markdown')}): seed ${p.seed}, ${p.runs} targeted runs per rule of at most ${p.maxCommands} commands, plus the fixture stories. Verdict: **${p.verdict}**.${p.clock.kind === 'wall' ? ` ${REPLAY_SENTENCE}` : ''}`,
     '',
   );
   if (options.reading !== undefined) lines.push(options.reading, '');
@@ -252,7 +258,7 @@ export function renderProfileText(p: Profile): string {
   const width = Math.max(...p.rules.map((r) => r.rule.length));
   const lines = [
     // A logical clock is the usual case and goes unsaid; a wall clock changes how departures count.
-    `${outsideText(p.adapter)} (${p.queue} ${p.version}): ${p.verdict}, seed ${p.seed}, ${p.runs} runs per rule${p.clock.kind === 'wall' ? `, ${describeClock(p)}` : ''}`,
+    `${outsideText(p.adapter)} (${p.queue} ${p.version}): ${p.verdict}, seed ${p.seed}, ${p.runs} runs per rule${p.clock.kind === 'wall' ? `, ${describeClock(p, 'terminal')}` : ''}`,
     '',
   ];
   for (const r of p.rules)

@@ -269,7 +269,7 @@ export const profileSchema = z.strictObject({
   adapter: z.string(),
   clock: z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('logical') }),
-    z.strictObject({ kind: z.literal('wall'), tickMs: z.number().positive() }),
+    z.strictObject({ kind: z.literal('wall'), tickMs: z.number().positive(), settings: z.string().optional() }),
   ]),
   seed: z.int(),
   runs: z.int().min(0),

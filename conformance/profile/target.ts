@@ -14,8 +14,14 @@ export type RuleDeclaration =
   | { readonly kind: 'unsupported'; readonly why: string }
   | { readonly kind: 'variant'; readonly variant: string; readonly why: string };
 
-/** The clock a queue runs on (see ProfileTarget.clock). */
-export type ProfileClock = { readonly kind: 'logical' } | { readonly kind: 'wall'; readonly tickMs: number };
+/**
+ * The clock a queue runs on (see ProfileTarget.clock). A wall clock states its tick and, in
+ * `settings`, the broker's timer settings it ran with (one line, e.g. `consumer_timeout 800 ms`),
+ * which the page prints beside the tick.
+ */
+export type ProfileClock =
+  | { readonly kind: 'logical' }
+  | { readonly kind: 'wall'; readonly tickMs: number; readonly settings?: string };
 
 /** An upstream thread about a rule's behaviour: its address, and in one sentence what it says (checked against the thread). */
 export interface UpstreamReport {
