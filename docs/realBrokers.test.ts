@@ -167,7 +167,7 @@ const HELD: Readonly<Record<string, readonly Check[]>> = {
       rules: ['last-attempt-expiry-is-dead'],
       observe: rule('last-attempt-expiry-is-dead'),
       readings: [
-        { words: /delivered again|forever|still removes/, says: ['departs'] },
+        { words: /delivered again|forever|still removes|not told apart/, says: ['departs'] },
         { words: /dead-lettered|delivered no more/, says: ['conforms'] },
       ],
     },
@@ -182,7 +182,7 @@ const HELD: Readonly<Record<string, readonly Check[]>> = {
       rules: ['backoff-capped'],
       observe: rule('backoff-capped'),
       readings: [
-        { words: /no delay/, says: ['departs'] },
+        { words: /no delay/, says: ['variant'] },
         { words: /without a cap/, says: ['variant'] },
         { words: ANY, says: ['conforms'] },
       ],
