@@ -94,6 +94,8 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/bullmq-redis/adapter.test.ts',
   // ~25 s: the stale-acknowledgement scenario on all four brokers, each departure replayed three times in real time.
   'adapters/staleAck.test.ts',
+  // ~2 min: each real queue's server killed a few seconds into a profile (RabbitMQ ~10 s a start), and no server at all.
+  'adapters/brokerLoss.test.ts',
 ];
 
 /**

@@ -5,6 +5,9 @@
  * when the time limit stopped a rule's campaign with nothing departing (not a pass). With
  * `--workers N`, competing workers run against the queue too (runConcurrentProfile): a history no
  * order of the model explains is a departure, a flaky or undecided one leaves the profile incomplete.
+ * A module's ProfileTarget opens one store first: a broker it cannot reach is a setup error. One
+ * BrokerWatch serves the whole profile: a broker lost mid-run leaves it incomplete (exit 3), the
+ * rules it had not judged `unknown`, and nothing is asked of it again.
  */
 import { MAX_MODULE_BYTES, inputFileProblem } from '../conformance/outside/inputFile.ts';
 import { resolve } from 'node:path';
@@ -27,6 +30,9 @@ import {
   runStaleAck,
   withConcurrent,
 } from '../conformance/profile/index.ts';
+import { BrokerWatch } from '../conformance/profile/brokerWatch.ts';
+import { DEFAULT_REPLY_TIMEOUT_MS } from '../conformance/adapter.ts';
+import { MODULE_START_ALLOWANCE_MS } from '../conformance/isolated/moduleTarget.ts';
 import type { ConcurrentSection, ProfileTarget, RaceSection, StaleAckSection } from '../conformance/profile/index.ts';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import type { CliIO } from './args.ts';
@@ -66,8 +72,9 @@ then the stale-acknowledgement scenario (w1's ack after its job was delivered ag
 search for races: the same campaign, letting pass every history whose requests, sent again one at
 a time to a fresh instance, depart as well, so that what it finds needs the lanes.
 Exit code: 0 every checked rule conforms or is declared, 1 a departure (or a history of competing
-workers no order explains), 2 usage or setup error, 3 the time limit stopped a campaign with nothing
-departing so far, or the competing workers' verdict is flaky or unknown (not a pass).
+workers no order explains), 2 usage or setup error (a broker that cannot be reached at the start),
+3 the time limit stopped a campaign with nothing departing so far, the broker was lost mid-run (the
+rules it left are unknown), or the competing workers' verdict is flaky or unknown (not a pass).
 
 ${TARGET_USAGE}
   --variant <name>     with --builtin: the catalogue's broken variant of that name (same as --broken)
@@ -88,7 +95,7 @@ Options:
                        one request at a time too, pass)
   --stale-ack          with --workers: run only the stale-acknowledgement scenario (its replay line)
   --markdown <file>    also write the profile as Markdown (what docs/profiles/ holds)
-  --json               print the profile as JSON (format jobcheck.profile/2) instead of text
+  --json               print the profile as JSON (format jobcheck.profile/3) instead of text
   -h, --help           show this text
 `;
 
@@ -260,6 +267,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
       flags,
       io,
       budget,
+      watch: new BrokerWatch(budget),
       target: opened.profileTarget,
       replay: replayCommands(flags, opened.shown),
     };
@@ -272,8 +280,25 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
   } finally {
     budget.dispose();
     await opened?.target?.close();
-    await opened?.declared?.close?.();
+    // A client may wait forever to close on a broker that is gone.
+    await boundedClose(opened?.declared?.close?.());
   }
+}
+
+/** Longest wait for a module's ProfileTarget to close. */
+const TARGET_CLOSE_MS = 10_000;
+
+/** Waits for `closing` at most TARGET_CLOSE_MS; what it throws is dropped (the profile is told already). */
+async function boundedClose(closing: Promise<void> | undefined): Promise<void> {
+  if (closing === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    closing.catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, TARGET_CLOSE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 /** The target a profile checks: what a module declares, or the implementation the flags choose, preflighted. */
@@ -311,6 +336,10 @@ async function openProfileTarget(flags: ProfileFlags, io: CliIO, budget: Budget)
         ? (target?.flags ?? `--module ${quote(flags.module ?? '')}`)
         : `--builtin --variant ${quote(flags.variant)}`;
     if (target !== undefined) await preflight(target, PATH_CONFIG);
+    // A module's own target is not isolated: its first store, within what a module's start gets.
+    const bound = 2 * (flags.timeout ?? DEFAULT_REPLY_TIMEOUT_MS) + MODULE_START_ALLOWANCE_MS;
+    if (declared !== undefined)
+      await preflight({ name: flags.module ?? '', factory: declared.factory }, PATH_CONFIG, bound);
     return { ...opened, profileTarget, shown };
   } catch (error) {
     await target?.close();
@@ -323,6 +352,8 @@ interface ProfileRun {
   readonly flags: ProfileFlags;
   readonly io: CliIO;
   readonly budget: Budget;
+  /** The watch on the broker, shared by every part of the profile. */
+  readonly watch: BrokerWatch;
   readonly target: ProfileTarget;
   readonly replay: ReplayCommands;
 }
@@ -370,6 +401,7 @@ function concurrentSection(run: ProfileRun, workers: number): Promise<Concurrent
     runs: flags['concurrent-runs'] ?? DEFAULT_CONCURRENT_PROFILE_RUNS,
     seed: flags.seed,
     budget: run.budget,
+    watch: run.watch,
     ...(path === undefined ? {} : { path }),
     ...timeoutOf(flags),
     replayCommand: (p) => replay.concurrent(workers, p),
@@ -387,6 +419,7 @@ async function staleAckOnly(run: ProfileRun, workers: number): Promise<number> {
     workers,
     seed: flags.seed,
     budget: run.budget,
+    watch: run.watch,
     ...timeoutOf(flags),
     staleAckReplayCommand: run.replay.staleAck(workers),
   }).catch(setupError);
@@ -407,6 +440,7 @@ async function racePathOnly(run: ProfileRun, workers: number, racePath: string):
     workers,
     seed: flags.seed,
     budget: run.budget,
+    watch: run.watch,
     racePath,
     ...timeoutOf(flags),
     raceReplayCommand: (path) => run.replay.race(workers, path),
@@ -438,14 +472,18 @@ async function wholeProfile(run: ProfileRun, targetParallel: number): Promise<nu
     seed: flags.seed,
     maxCommands: flags['max-commands'],
     budget: run.budget,
+    watch: run.watch,
     parallel: flags.parallel ?? targetParallel,
     ...(rule === undefined ? {} : { rules: [rule] }),
     ...(rule !== undefined && flags.path !== undefined ? { replay: { rule, path: flags.path } } : {}),
     replayCommand: run.replay.rule,
   }).catch(setupError);
   const workers = flags.workers;
+  const whole = workers === undefined ? sequential : withConcurrent(sequential, await concurrentSection(run, workers));
+  // Lost during competing workers, after the rules: the profile is cut short all the same.
+  const lost = run.watch.reason;
   const profile =
-    workers === undefined ? sequential : withConcurrent(sequential, await concurrentSection(run, workers));
+    lost === undefined || whole.lost !== undefined ? whole : { ...whole, lost, verdict: 'incomplete' as const };
   if (flags.markdown !== undefined)
     await writeOutput('profile', 'the Markdown file', flags.markdown, renderProfileMarkdown(profile));
   io.stdout.write(flags.json === true ? `${jsonText(profile, 2)}\n` : renderProfileText(profile));

@@ -224,18 +224,36 @@ export async function resolveTarget(
 
 /**
  * Starts the implementation once, before any checking, so that a command that does not start, a
- * module whose factory throws, or a refused hello is a setup error (exit 2) rather than a
- * divergence. Returns the name the implementation gives itself (the hello reply), if any.
+ * module whose factory throws (a broker that cannot be reached among them), or a refused hello is
+ * a setup error (exit 2) rather than a divergence. With `boundMs`, a factory that has not settled
+ * by then is one too, and so is a close that has not. Returns the name the implementation gives
+ * itself (the hello reply), if any.
  */
-export async function preflight(target: Target, config: Config): Promise<string | undefined> {
+export async function preflight(
+  target: Pick<Target, 'name' | 'factory'>,
+  config: Config,
+  boundMs?: number,
+): Promise<string | undefined> {
   let adapter: Awaited<ReturnType<Target['factory']>>;
   try {
-    adapter = await target.factory(config);
+    adapter = await within(target.factory(config), boundMs, 'it did not start');
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new SetupError(`cannot start the implementation ${target.name}: ${message}`);
   }
   const implementation = adapter instanceof ProcessAdapter ? adapter.implementation : undefined;
-  await adapter.close();
+  await within(adapter.close(), boundMs, 'it did not close').catch((error: unknown) => {
+    throw new SetupError(`cannot close the implementation ${target.name}: ${(error as Error).message}`);
+  });
   return implementation;
+}
+
+/** `p`, or (with `ms`) an error saying `what` within `ms` ms once they pass. */
+function within<T>(p: Promise<T>, ms: number | undefined, what: string): Promise<T> {
+  if (ms === undefined) return p;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

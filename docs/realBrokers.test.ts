@@ -50,6 +50,7 @@ const FOUND: Readonly<Record<RuleResult['status'], Found | undefined>> = {
   flaky: undefined,
   not_reached: undefined,
   budget_exhausted: undefined,
+  unknown: undefined,
 };
 
 /** The command at a departure's first differing step (`commit`, `ack`, ...), read from its story. Pure. */

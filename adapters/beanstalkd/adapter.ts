@@ -34,6 +34,8 @@ import { claimReply } from '../../impl/decisions/index.ts';
 import { retryDelay } from '../../impl/decisions/time.ts';
 import { WorkerLedger, staleToken } from '../ledger.ts';
 import { BeanstalkdAdapterError } from './BeanstalkdAdapterError.ts';
+import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
+import type { LossSource } from '../../conformance/profile/lossAware.ts';
 import { BeanstalkdConnection, parseStats } from './BeanstalkdConnection.ts';
 import { FaketimeClock } from './clock.ts';
 
@@ -416,7 +418,18 @@ export class BeanstalkdAdapter implements Adapter {
   }
 }
 
+/** Where a factory's beanstalkd is, and how a connection says it lost it (BeanstalkdConnection: a socket that failed or closed). */
+export const beanstalkdLoss = (options: BeanstalkdFactoryOptions): LossSource => ({
+  where: () => ({ broker: 'beanstalkd', address: options.addr ?? process.env['JOBCHECK_BEANSTALKD_ADDR'] ?? '' }),
+  clientLoss: (e) =>
+    e instanceof BeanstalkdAdapterError &&
+    e.code === 'connection_failed' &&
+    e.message.startsWith('beanstalkd connection:')
+      ? 'connection closed'
+      : undefined,
+});
+
 /** A factory of beanstalkd adapters, each in a new tube. */
 export function beanstalkdFactory(options: BeanstalkdFactoryOptions = {}): AdapterFactory {
-  return (config) => BeanstalkdAdapter.create(config, options);
+  return lossAwareFactory((config) => BeanstalkdAdapter.create(config, options), beanstalkdLoss(options));
 }

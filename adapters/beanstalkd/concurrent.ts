@@ -19,7 +19,8 @@
  */
 import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import type { Reply, Snapshot } from '../../contract/index.ts';
-import { BeanstalkdAdapter } from './adapter.ts';
+import { BeanstalkdAdapter, beanstalkdLoss } from './adapter.ts';
+import { lossAwareConcurrentFactory } from '../../conformance/profile/lossAware.ts';
 import type { BeanstalkdFactoryOptions } from './adapter.ts';
 
 /** beanstalkd behind the concurrent interface; see the top of the file. */
@@ -48,5 +49,8 @@ export class BeanstalkdConcurrentAdapter implements ConcurrentAdapter {
 
 /** A factory of concurrent beanstalkd adapters, each in a new tube. Connects only when called. */
 export function beanstalkdConcurrentFactory(options: BeanstalkdFactoryOptions = {}): ConcurrentFactory {
-  return async (config) => new BeanstalkdConcurrentAdapter(await BeanstalkdAdapter.create(config, options));
+  return lossAwareConcurrentFactory(
+    async (config) => new BeanstalkdConcurrentAdapter(await BeanstalkdAdapter.create(config, options)),
+    beanstalkdLoss(options),
+  );
 }

@@ -49,6 +49,8 @@ import { ledgerOf } from '../../impl/durable/index.ts';
 import { postgresPool, quoteIdent } from '../../impl/postgres/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { staleToken } from '../ledger.ts';
+import { postgresLoss } from '../postgresLoss.ts';
+import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import { BullmqAdapterError } from './BullmqAdapterError.ts';
 import { MS_PER_TICK, acquireClock, atTick, millisTick, tickMillis } from './clock.ts';
 import { finisher } from './finish.ts';
@@ -155,11 +157,13 @@ class Clients {
     private readonly target: string,
   ) {
     this.queue = new PG.Queue<JobData, unknown>(QUEUE, { connection: bullmqConnection(target, schema) });
+    // Errors BullMQ emits also fail the calls waiting on them; as events they are dropped, never printed.
+    this.queue.on('error', () => undefined);
     this.sweeper = this.newWorker(undefined);
   }
 
   private newWorker(name: string | undefined): BullmqWorker {
-    return new PG.Worker<JobData, unknown>(QUEUE, undefined, {
+    const worker = new PG.Worker<JobData, unknown>(QUEUE, undefined, {
       connection: bullmqConnection(this.target, this.schema),
       ...(name === undefined ? {} : { name }),
       autorun: false,
@@ -170,6 +174,8 @@ class Clients {
       maxStartedAttempts: this.config.maxAttempts,
       maxStalledCount: this.config.maxAttempts,
     });
+    worker.on('error', () => undefined);
+    return worker;
   }
 
   /** The BullMQ Worker standing for the contract's worker `name` (made on first use). */
@@ -227,7 +233,7 @@ export class BullmqPostgresAdapter implements Adapter {
     bullmqConnection(target, schema);
     const s = quoteIdent(schema);
     // postgresPool makes a pg.Pool; its declaration names only the part the stores use (PgPool).
-    const pool = postgresPool(target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' }) as pg.Pool;
+    const pool = quietPool(postgresPool(target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' }) as pg.Pool);
     let clients: Clients | undefined;
     try {
       await migrate(pool, schema);
@@ -471,7 +477,7 @@ export class BullmqPostgresAdapter implements Adapter {
   async restart(): Promise<void> {
     await this.clients.close();
     await this.pool.end();
-    this.pool = postgresPool(this.target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' }) as pg.Pool;
+    this.pool = quietPool(postgresPool(this.target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' }) as pg.Pool);
     this.clients = new Clients(this.schema, this.config, this.target);
     await this.clients.ready();
   }
@@ -536,5 +542,14 @@ function record(
 
 /** A factory of adapters over BullMQ's PostgreSQL backend, each in a schema of its own (dropped when it closes). `version` names it in reports. */
 export function bullmqPostgresFactory(version: string, options: BullmqFactoryOptions = {}): AdapterFactory {
-  return (config) => BullmqPostgresAdapter.create(config, options, version);
+  return lossAwareFactory(
+    (config) => BullmqPostgresAdapter.create(config, options, version),
+    postgresLoss(options.target ?? ''),
+  );
+}
+
+/** A pool whose idle clients' errors (a server gone) are dropped, never printed: the queries waiting on them fail. */
+function quietPool(pool: pg.Pool): pg.Pool {
+  pool.on('error', () => undefined);
+  return pool;
 }

@@ -43,6 +43,8 @@ import { ledgerOf } from '../../impl/durable/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
+import { lossAwareConcurrentFactory, lossAwareFactory } from '../../conformance/profile/lossAware.ts';
+import type { LossSource } from '../../conformance/profile/lossAware.ts';
 import { acquireClock, atMillis } from '../bullmq-postgres/clock.ts';
 import { finisher } from '../bullmq-postgres/finish.ts';
 import { staleToken } from '../ledger.ts';
@@ -144,7 +146,31 @@ export interface RedisConnection {
   readonly port: number;
   readonly db: number;
   readonly maxRetriesPerRequest: null;
+  /** Reconnects a few times, then gives up: a lost server ends every command waiting on it with an error. */
+  readonly retryStrategy: (times: number) => number | null;
+  readonly connectTimeout: number;
 }
+
+/** Reconnections tried before a client gives up on the server (50, 100, 150 ms apart). */
+const RECONNECTS = 3;
+
+/** What ioredis throws once it gave up on the server (its CONNECTION_CLOSED_ERROR_MSG), in words. Pure. */
+const redisClientLoss = (e: unknown): string | undefined =>
+  e instanceof Error && (e.message === 'Connection is closed.' || e.name === 'MaxRetriesPerRequestError')
+    ? 'connection closed'
+    : undefined;
+
+/** Where a factory's Redis is, and how its clients say they lost it. */
+const redisLoss = (options: BullmqRedisOptions): LossSource => ({
+  where: () => ({ broker: 'Redis', address: options.url ?? redisUrl() ?? '(no address)' }),
+  clientLoss: redisClientLoss,
+});
+
+/** Errors BullMQ's objects and ioredis clients emit also reject the calls waiting on them; as events they are dropped, never printed. */
+const quiet = <T extends { on(event: 'error', listener: (error: Error) => void): unknown }>(client: T): T => {
+  client.on('error', () => undefined);
+  return client;
+};
 
 const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false, code, message });
 
@@ -164,7 +190,14 @@ export function redisConnection(url: string): RedisConnection {
   if (parsed.hostname !== '127.0.0.1' && parsed.hostname !== 'localhost')
     throw new BullmqRedisAdapterError('bad_target', `${JSON.stringify(url)} is not on this machine's loopback`);
   const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : 0;
-  return { host: parsed.hostname, port: Number(parsed.port || 6379), db, maxRetriesPerRequest: null };
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 6379),
+    db,
+    maxRetriesPerRequest: null,
+    retryStrategy: (times) => (times > RECONNECTS ? null : 50 * times),
+    connectTimeout: 2_000,
+  };
 }
 
 /** The lock BullMQ takes for a lease of `leaseTicks` ticks: half a tick short, so that it ends between the lease's last tick and its end tick. Pure. */
@@ -205,24 +238,26 @@ class Lane {
     private readonly tickMs: number,
     private readonly stalledIntervalMs: number,
   ) {
-    this.queue = new Queue<JobData>(QUEUE, { connection, prefix });
-    this.redis = new Redis(connection);
+    this.queue = quiet(new Queue<JobData>(QUEUE, { connection, prefix }));
+    this.redis = quiet(new Redis(connection));
   }
 
   /** A BullMQ Worker with no processor (manual fetching): no main loop, no lock renewal. */
   newWorker(name: string | undefined): Worker<JobData> {
-    return new Worker<JobData>(QUEUE, undefined, {
-      connection: this.connection,
-      prefix: this.prefix,
-      ...(name === undefined ? {} : { name }),
-      autorun: false,
-      // A lease of L ticks ends half a tick before tick c + L begins (README.md, "Time").
-      lockDuration: lockMillis(this.config.leaseTicks, this.tickMs),
-      stalledInterval: this.stalledIntervalMs,
-      // attempts count deliveries: BullMQ's counter of deliveries is attemptsStarted.
-      maxStartedAttempts: this.config.maxAttempts,
-      maxStalledCount: this.config.maxAttempts,
-    });
+    return quiet(
+      new Worker<JobData>(QUEUE, undefined, {
+        connection: this.connection,
+        prefix: this.prefix,
+        ...(name === undefined ? {} : { name }),
+        autorun: false,
+        // A lease of L ticks ends half a tick before tick c + L begins (README.md, "Time").
+        lockDuration: lockMillis(this.config.leaseTicks, this.tickMs),
+        stalledInterval: this.stalledIntervalMs,
+        // attempts count deliveries: BullMQ's counter of deliveries is attemptsStarted.
+        maxStartedAttempts: this.config.maxAttempts,
+        maxStalledCount: this.config.maxAttempts,
+      }),
+    );
   }
 
   /** The BullMQ Worker standing for the contract's worker `name` on this lane (made on first use). */
@@ -662,7 +697,7 @@ export class BullmqRedisBroker {
     this.closed = true;
     this.release();
     await this.sweeper.close().catch(() => undefined);
-    const cleaner = new Redis(this.connection);
+    const cleaner = quiet(new Redis(this.connection));
     try {
       await Promise.allSettled(this.lanes.map((l) => l.close()));
       let cursor = '0';
@@ -717,11 +752,17 @@ export class BullmqRedisConcurrentAdapter implements ConcurrentAdapter {
 
 /** A factory of sequential adapters over BullMQ on Redis, each on a key prefix of its own (removed when it closes). `version` names it in reports. */
 export function bullmqRedisFactory(version: string, options: BullmqRedisOptions = {}): AdapterFactory {
-  return async (config) => new BullmqRedisAdapter(await BullmqRedisBroker.create(config, options, version, 1));
+  return lossAwareFactory(
+    async (config) => new BullmqRedisAdapter(await BullmqRedisBroker.create(config, options, version, 1)),
+    redisLoss(options),
+  );
 }
 
 /** A factory of concurrent adapters over BullMQ on Redis: a lane of separate connections per worker. */
 export function bullmqRedisConcurrentFactory(version: string, options: BullmqRedisOptions = {}): ConcurrentFactory {
-  return async (config, { workers }) =>
-    new BullmqRedisConcurrentAdapter(await BullmqRedisBroker.create(config, options, version, Math.max(1, workers)));
+  return lossAwareConcurrentFactory(
+    async (config, { workers }) =>
+      new BullmqRedisConcurrentAdapter(await BullmqRedisBroker.create(config, options, version, Math.max(1, workers))),
+    redisLoss(options),
+  );
 }

@@ -38,6 +38,9 @@ import { WallClock } from '../../conformance/profile/wallClock.ts';
 import { claimReply } from '../../impl/decisions/index.ts';
 import { WorkerLedger, staleToken } from '../ledger.ts';
 import { NatsAdapterError } from './NatsAdapterError.ts';
+import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
+import { BrokerLostError } from '../../conformance/profile/BrokerLostError.ts';
+import type { LossSource } from '../../conformance/profile/lossAware.ts';
 import { natsUrl } from './natsEnv.ts';
 import { jobRecord } from './records.ts';
 import type { DeliveryRecord, JobData, JobEntry } from './records.ts';
@@ -267,13 +270,19 @@ export class NatsJetStreamAdapter implements Adapter {
   }
 
   private async claim(l: Lane, c: ClaimCommand): Promise<Reply> {
-    const msg = await l.nc.request(
+    const pull = l.nc.request(
       `$JS.API.CONSUMER.MSG.NEXT.${this.stream}.${CONSUMER}`,
       // Not `no_wait`: after a message's last delivery expires, nats-server 2.9.10 leaves the next
       // no_wait pull unanswered (README.md); a pull that waits PULL_WAIT_MS is answered 408.
       JSON.stringify({ batch: 1, expires: PULL_WAIT_MS * 1e6 }),
       { noMux: true, timeout: REPLY_TIMEOUT_MS },
     );
+    // A pull whose connection closes is never settled by the client (nor by its timeout): the close ends it.
+    const closed = l.nc.closed().then((error) => {
+      throw new BrokerLostError(natsLoss({ url: this.url }).where(), 'connection closed', { cause: error });
+    });
+    closed.catch(() => undefined); // a close after the pull was answered is no failure of it
+    const msg = await Promise.race([pull, closed]);
     // 404 (no messages) and 408 (request expired): nothing to deliver now.
     if (msg.headers?.code === 404 || msg.headers?.code === 408) return claimReply(null);
     const at = parseAckSubject(msg.reply ?? '');
@@ -398,7 +407,16 @@ export class NatsJetStreamAdapter implements Adapter {
   }
 }
 
+/** Where a factory's NATS server is, and how its client says it lost it (a closed connection, a failed one). */
+export const natsLoss = (options: NatsFactoryOptions): LossSource => ({
+  where: () => ({ broker: 'NATS', address: options.url ?? natsUrl() ?? '' }),
+  clientLoss: (e) =>
+    e instanceof Error && (e.name === 'ClosedConnectionError' || e.name === 'ConnectionError')
+      ? 'connection closed'
+      : undefined,
+});
+
 /** A factory of NATS JetStream adapters, each on a new stream. */
 export function natsJetStreamFactory(options: NatsFactoryOptions = {}): AdapterFactory {
-  return (config) => NatsJetStreamAdapter.create(config, options);
+  return lossAwareFactory((config) => NatsJetStreamAdapter.create(config, options), natsLoss(options));
 }

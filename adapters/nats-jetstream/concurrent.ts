@@ -9,7 +9,8 @@
 import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import { IndefiniteOutcome } from '../../conformance/concurrent/adapter.ts';
 import type { Reply, Snapshot } from '../../contract/index.ts';
-import { NatsJetStreamAdapter } from './adapter.ts';
+import { NatsJetStreamAdapter, natsLoss } from './adapter.ts';
+import { lossAwareConcurrentFactory } from '../../conformance/profile/lossAware.ts';
 import type { NatsFactoryOptions } from './adapter.ts';
 import { messageOf } from '../../contract/index.ts';
 
@@ -45,6 +46,9 @@ export class NatsConcurrentAdapter implements ConcurrentAdapter {
 
 /** A factory of concurrent JetStream adapters: a new stream each, with one connection per worker. */
 export function natsConcurrentFactory(options: NatsFactoryOptions = {}): ConcurrentFactory {
-  return async (config, { workers }) =>
-    new NatsConcurrentAdapter(await NatsJetStreamAdapter.create(config, options, Math.max(1, workers)));
+  return lossAwareConcurrentFactory(
+    async (config, { workers }) =>
+      new NatsConcurrentAdapter(await NatsJetStreamAdapter.create(config, options, Math.max(1, workers))),
+    natsLoss(options),
+  );
 }

@@ -29,6 +29,8 @@ import { claimReply, commitPlan, commitReply } from '../../impl/decisions/index.
 import { ledgerOf } from '../../impl/durable/index.ts';
 import { loadPg } from '../../impl/postgres/loadPg.ts';
 import { staleToken } from '../ledger.ts';
+import { postgresLoss } from '../postgresLoss.ts';
+import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import { PgBossAdapterError } from './PgBossAdapterError.ts';
 import { EXPIRY_TEXT, QUEUE, failureText, jobRowsSql, tablesSql, tickMillis } from './tables.ts';
 import type { JobRow } from './tables.ts';
@@ -190,7 +192,7 @@ export class PgBossAdapter implements Adapter {
     const target = options.target ?? '';
     const schema = `jcpgboss_${randomBytes(6).toString('hex')}`;
     const adapter = new PgBossAdapter(
-      new (loadPg('the pg-boss adapter').Pool)({ ...connection(target), max: 2 }),
+      quietPool(new (loadPg('the pg-boss adapter').Pool)({ ...connection(target), max: 2 })),
       schema,
       options.name ?? 'pg-boss',
       target,
@@ -569,7 +571,7 @@ export class PgBossAdapter implements Adapter {
     this.healthy();
     await this.boss.stop({ graceful: false, close: true });
     await this.pool.end();
-    this.pool = new (loadPg('the pg-boss adapter').Pool)({ ...connection(this.target), max: 2 });
+    this.pool = quietPool(new (loadPg('the pg-boss adapter').Pool)({ ...connection(this.target), max: 2 }));
     const { clock } = await this.meta();
     await this.open(clock);
   }
@@ -592,5 +594,11 @@ export class PgBossAdapter implements Adapter {
 
 /** A factory of pg-boss adapters, each queue in a new schema. */
 export function pgBossFactory(options: PgBossFactoryOptions = {}): AdapterFactory {
-  return (config) => PgBossAdapter.create(config, options);
+  return lossAwareFactory((config) => PgBossAdapter.create(config, options), postgresLoss(options.target ?? ''));
+}
+
+/** A pool whose idle clients' errors (a server gone) are dropped, never printed: the queries waiting on them fail. */
+function quietPool(pool: pg.Pool): pg.Pool {
+  pool.on('error', () => undefined);
+  return pool;
 }

@@ -43,7 +43,8 @@ export class SharedConnection {
         const forget = (): void => {
           if (this.opening === opening) this.opening = undefined;
         };
-        opening.then((c) => c.on('close', forget), forget);
+        // Each instance hears the connection's errors; a connection no instance holds drops them, never printing a stack.
+        opening.then((c) => c.on('close', forget).on('error', () => undefined), forget);
       }
       return await this.opening;
     } catch (error) {

@@ -28,6 +28,8 @@ import { WallClock } from '../../conformance/profile/wallClock.ts';
 import { claimReply } from '../../impl/decisions/index.ts';
 import { WorkerLedger, staleToken } from '../ledger.ts';
 import { RabbitmqAdapterError } from './RabbitmqAdapterError.ts';
+import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
+import type { LossSource } from '../../conformance/profile/lossAware.ts';
 import { SharedConnection, SharedConnections } from './SharedConnection.ts';
 import { parseServers, serverFor } from './servers.ts';
 import type { AmqpServer } from './servers.ts';
@@ -569,5 +571,17 @@ export class RabbitmqAdapter implements Adapter {
  */
 export function rabbitmqFactory(options: RabbitmqFactoryOptions = {}): AdapterFactory {
   const connections = options.connections ?? new SharedConnections();
-  return (config) => RabbitmqAdapter.create(config, { ...options, connections });
+  return lossAwareFactory(
+    (config) => RabbitmqAdapter.create(config, { ...options, connections }),
+    rabbitmqLoss(options),
+  );
 }
+
+/** Where a factory's RabbitMQ is, and how amqplib says it lost the connection (its socket ended, or the server closed it). */
+export const rabbitmqLoss = (options: RabbitmqFactoryOptions): LossSource => ({
+  where: () => ({ broker: 'RabbitMQ', address: options.url ?? process.env['JOBCHECK_AMQP_URL'] ?? '' }),
+  clientLoss: (e) =>
+    e instanceof Error && (e.message === 'Unexpected close' || /^Connection closed[ :(]/.test(e.message))
+      ? 'connection closed'
+      : undefined,
+});

@@ -13,7 +13,8 @@
  * channel (adapter.ts).
  */
 import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
-import { RabbitmqAdapter } from './adapter.ts';
+import { RabbitmqAdapter, rabbitmqLoss } from './adapter.ts';
+import { lossAwareConcurrentFactory } from '../../conformance/profile/lossAware.ts';
 import type { RabbitmqFactoryOptions } from './adapter.ts';
 import { SharedConnections } from './SharedConnection.ts';
 
@@ -23,7 +24,7 @@ import { SharedConnections } from './SharedConnection.ts';
  */
 export function rabbitmqConcurrentFactory(options: RabbitmqFactoryOptions = {}): ConcurrentFactory {
   const connections = options.connections ?? new SharedConnections();
-  return async (config): Promise<ConcurrentAdapter> => {
+  return lossAwareConcurrentFactory(async (config): Promise<ConcurrentAdapter> => {
     const adapter = await RabbitmqAdapter.create(config, { ...options, connections });
     return {
       name: adapter.name,
@@ -33,5 +34,5 @@ export function rabbitmqConcurrentFactory(options: RabbitmqFactoryOptions = {}):
       snapshot: () => adapter.snapshot(),
       close: () => adapter.close(),
     };
-  };
+  }, rabbitmqLoss(options));
 }

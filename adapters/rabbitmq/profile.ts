@@ -11,7 +11,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Config } from '../../contract/index.ts';
 import type { ProfileTarget } from '../../conformance/profile/target.ts';
-import { CONSUMER_TIMEOUT_MS, RabbitmqAdapter, consumerTimeoutsOf, rabbitmqFactory } from './adapter.ts';
+import { CONSUMER_TIMEOUT_MS, RabbitmqAdapter, consumerTimeoutsOf, rabbitmqFactory, rabbitmqLoss } from './adapter.ts';
+import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import type { RabbitmqFactoryOptions } from './adapter.ts';
 import { rabbitmqConcurrentFactory } from './concurrent.ts';
 import { SharedConnections } from './SharedConnection.ts';
@@ -89,7 +90,10 @@ export function rabbitmqTarget(options: RabbitmqFactoryOptions = {}): ProfileTar
 export const profileTarget: ProfileTarget = rabbitmqTarget();
 
 /** A sequential adapter, for `jobcheck check --module`. Connects to JOBCHECK_AMQP_URL. */
-export const createAdapter = (config: Config): Promise<RabbitmqAdapter> => RabbitmqAdapter.create(config);
+export const createAdapter = lossAwareFactory(
+  (config: Config): Promise<RabbitmqAdapter> => RabbitmqAdapter.create(config),
+  rabbitmqLoss({}),
+);
 
 /** Competing workers for `jobcheck check --module … --workers N`: each worker a channel of its own. */
 export const createConcurrentAdapter = rabbitmqConcurrentFactory();

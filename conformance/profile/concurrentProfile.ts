@@ -16,6 +16,7 @@
  * as well when sent again one at a time (oneAtATime.ts). And since random scenarios reach the stale
  * acknowledgement only now and then, every queue is also asked that question the same way
  * (runStaleAck: conformance/concurrent/staleAck.ts through the same campaign, checker and replays).
+ * Every store goes through the profile's BrokerWatch: a search that meets a lost broker is `unknown`.
  */
 import type { Budget } from '../budget.ts';
 import { runConcurrentCampaign } from '../concurrent/campaign.ts';
@@ -32,6 +33,7 @@ import { staleAckScenario } from '../concurrent/staleAck.ts';
 import type { ConcurrentScenario } from '../concurrent/generate.ts';
 import { REPLAYS, REPLAYS_NEEDED, checkedModelOf } from './runProfile.ts';
 import type { ProfileTarget } from './target.ts';
+import { BrokerWatch } from './brokerWatch.ts';
 
 /** Default scenarios of a profile's concurrent campaign. */
 export const DEFAULT_CONCURRENT_PROFILE_RUNS = 30;
@@ -63,6 +65,8 @@ export interface ConcurrentProfileOptions {
   readonly staleAck?: boolean;
   /** runStaleAck: the command that runs it again. */
   readonly staleAckReplayCommand?: string;
+  /** The watch on the broker, when the profile shares it with its rules (default: one of its own). */
+  readonly watch?: BrokerWatch;
 }
 
 /** What one search found, before it is named as a concurrent verdict or a race verdict. */
@@ -98,7 +102,7 @@ type Search =
  */
 async function search(
   target: ProfileTarget,
-  { checked, restriction }: Prepared,
+  { checked, restriction, watch }: Prepared,
   options: ConcurrentProfileOptions,
   how: SearchHow,
 ): Promise<Search | { readonly notRun: string }> {
@@ -115,9 +119,18 @@ async function search(
       notRun:
         'a declared variant is nondeterministic (it takes its choice from the reply observed), which the linearizability checker cannot follow yet.',
     };
+  const lostSearch = (runsDone: number): Search => ({
+    found: 'unknown',
+    runsDone,
+    excused: 0,
+    adapter: target.queue,
+    reason: `the broker was lost: ${watch.reason ?? 'it stopped answering'}`,
+  });
+  if (watch.lost !== undefined) return lostSearch(0);
+  const watched = watch.run();
   const campaign = (at: string | undefined): Promise<ConcurrentCampaignResult> => {
     const o: ConcurrentCampaignOptions = {
-      factory,
+      factory: watched.concurrentFactory(factory),
       workers: options.workers,
       numRuns: runs,
       seed,
@@ -134,6 +147,7 @@ async function search(
     return runConcurrentCampaign(o);
   };
   const result = await campaign(path);
+  if (watched.lost || watch.lost !== undefined) return lostSearch(result.runs);
   const common = { runsDone: result.runs, excused: result.excusedRuns, adapter: result.adapter };
   switch (result.verdict) {
     case 'passed':
@@ -182,6 +196,7 @@ async function search(
   for (let i = 0; i < REPLAYS; i++) {
     if (options.budget?.expired === true) break;
     const again = await campaign(scenario === undefined ? at : undefined);
+    if (watched.lost) return lostSearch(result.runs);
     if (again.verdict === 'failed' && again.failure?.kind === 'not_linearizable') departed += 1;
   }
   return {
@@ -202,13 +217,18 @@ interface SearchHow {
 /** What a target's declarations make of competing workers: the model checked against, and what the scenarios avoid. */
 interface Prepared {
   readonly checked: CheckedModel;
+  readonly watch: BrokerWatch;
   readonly restriction: ScenarioRestriction;
   readonly avoided: ConcurrentRestriction['avoided'];
 }
 
-/** The target's checked model and restriction; throws ProfileError for a bad declaration. */
-function prepare(target: ProfileTarget): Prepared {
-  return { checked: checkedModelOf(target), ...concurrentRestrictionOf(target) };
+/** The target's checked model and restriction, and the watch on its broker; throws ProfileError for a bad declaration. */
+function prepare(target: ProfileTarget, options: ConcurrentProfileOptions): Prepared {
+  return {
+    checked: checkedModelOf(target),
+    watch: options.watch ?? new BrokerWatch(options.budget),
+    ...concurrentRestrictionOf(target),
+  };
 }
 
 /**
@@ -223,7 +243,7 @@ export function runRaceSearch(
   target: ProfileTarget,
   options: ConcurrentProfileOptions,
 ): Promise<RaceSection | undefined> {
-  return raceSearch(target, prepare(target), options);
+  return raceSearch(target, prepare(target, options), options);
 }
 
 async function raceSearch(
@@ -231,12 +251,12 @@ async function raceSearch(
   prepared: Prepared,
   options: ConcurrentProfileOptions,
 ): Promise<RaceSection | undefined> {
-  const { checked, restriction } = prepared;
+  const { checked, restriction, watch } = prepared;
   // A history whose requests never overlapped is sequential, whatever it shows (the section of
   // competing workers tells it); one that departs one request at a time too is the rules' business.
   const excuse = async (failure: NotLinearizable): Promise<boolean> =>
     !inFlightTogether(failure) ||
-    (await departsOneAtATime(target.factory, failure, {
+    (await departsOneAtATime(watch.run().factory(target.factory), failure, {
       model: checked.model,
       ...(restriction.ignoreFields === undefined ? {} : { ignoreFields: restriction.ignoreFields }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
@@ -277,7 +297,7 @@ export function runStaleAck(
   target: ProfileTarget,
   options: ConcurrentProfileOptions,
 ): Promise<StaleAckSection | undefined> {
-  return staleAckRun(target, prepare(target), options);
+  return staleAckRun(target, prepare(target, options), options);
 }
 
 async function staleAckRun(
@@ -326,7 +346,7 @@ export async function runConcurrentProfile(
 ): Promise<ConcurrentSection> {
   const seed = options.seed ?? 1;
   const runs = options.path === undefined ? (options.runs ?? DEFAULT_CONCURRENT_PROFILE_RUNS) : 1;
-  const prepared = prepare(target);
+  const prepared = prepare(target, options);
   const base = { workers: options.workers, runs, seed, avoided: prepared.avoided };
   const s = await search(target, prepared, options, { path: options.path, replayCommand: options.replayCommand });
   if ('notRun' in s) return { ...base, verdict: 'not_run', runsDone: 0, reason: s.notRun };

@@ -44,6 +44,8 @@ export function describeResult(r: RuleResult): string {
       return 'not reached';
     case 'budget_exhausted':
       return `budget exhausted${against} (${r.commands} commands so far)`;
+    case 'unknown':
+      return `unknown${against} (${r.commands} commands before the broker was lost)`;
   }
 }
 
@@ -192,6 +194,8 @@ export function renderProfileMarkdown(
     `Profile of ${markdownCode(p.adapter)} against the contract, rule by rule (format \`${p.format}\`, ${describeClock(p, 'markdown')}): seed ${p.seed}, ${p.runs} targeted runs per rule of at most ${p.maxCommands} commands, plus the fixture stories. Verdict: **${p.verdict}**.${p.clock.kind === 'wall' ? ` ${REPLAY_SENTENCE}` : ''}`,
     '',
   );
+  if (p.lost !== undefined)
+    lines.push(`**Broker lost**: ${markdownText(p.lost)} The rules marked "unknown" are not established.`, '');
   if (options.reading !== undefined) lines.push(options.reading, '');
   lines.push(
     '"conforms" means that many commands exercised the rule (model/rules.ts) and agreed with the model; "not reached" and "budget exhausted" say nothing about the implementation. A departure is attributed to the rule whose decision the first differing field is. The rules are grouped by what a departure costs the handlers of the jobs (contract/consequences.ts), boundaries last.',
@@ -222,7 +226,11 @@ export function renderProfileMarkdown(
     if (d === undefined) continue;
     const rule = ruleOf(r.rule);
     const heading =
-      r.status === 'flaky' ? 'Flaky' : r.status === 'budget_exhausted' ? 'Unconfirmed departure' : 'Departure';
+      r.status === 'flaky'
+        ? 'Flaky'
+        : r.status === 'budget_exhausted' || r.status === 'unknown'
+          ? 'Unconfirmed departure'
+          : 'Departure';
     lines.push('', `## <a id="${anchor(r)}"></a>${heading}: \`${r.rule}\``, '');
     lines.push(`> ${rule.sentence}`, '');
     const where =
@@ -230,7 +238,7 @@ export function renderProfileMarkdown(
         ? `the fixture \`${d.fixture}\``
         : `the targeted campaign of \`${d.campaign}\` (seed ${d.seed}, path \`${d.path}\`), shrunk from ${d.unshrunkSteps} to ${d.steps} steps`;
     lines.push(
-      `Found by ${where}. First difference at step ${d.divergence.step}: ${markdownCode(d.divergence.field)}, model ${markdownText(d.divergence.model)}, implementation ${markdownText(d.divergence.impl)}.${r.replays === undefined ? '' : ` Replayed ${r.replays.runs} times on fresh instances: departed ${r.replays.departed} time${r.replays.departed === 1 ? '' : 's'} of ${r.replays.runs}${r.status === 'flaky' ? ', too few to count' : r.status === 'budget_exhausted' ? ' before the time limit stopped the rest, too few to decide' : ''}.`}`,
+      `Found by ${where}. First difference at step ${d.divergence.step}: ${markdownCode(d.divergence.field)}, model ${markdownText(d.divergence.model)}, implementation ${markdownText(d.divergence.impl)}.${r.replays === undefined ? '' : ` Replayed ${r.replays.runs} times on fresh instances: departed ${r.replays.departed} time${r.replays.departed === 1 ? '' : 's'} of ${r.replays.runs}${r.status === 'flaky' ? ', too few to count' : r.status === 'budget_exhausted' ? ' before the time limit stopped the rest, too few to decide' : r.status === 'unknown' ? ' before the broker was lost, too few to decide' : ''}.`}`,
     );
     if (r.tolerance !== undefined) lines.push('', `Tolerance: ${r.tolerance}`);
     if (r.upstream !== undefined) lines.push('', `Upstream: ${r.upstream.url}: ${r.upstream.says}`);
@@ -261,6 +269,8 @@ export function renderProfileText(p: Profile): string {
     `${outsideText(p.adapter)} (${p.queue} ${p.version}): ${p.verdict}, seed ${p.seed}, ${p.runs} runs per rule${p.clock.kind === 'wall' ? `, ${describeClock(p, 'terminal')}` : ''}`,
     '',
   ];
+  // Said once: every rule it left is `unknown` for this one reason.
+  if (p.lost !== undefined) lines.push(`broker lost: ${outsideText(p.lost)}`, '');
   for (const r of p.rules)
     lines.push(
       `  ${r.rule.padEnd(width)}  ${describeResult(r).replace(/\*\*|`/g, '')}${r.tolerance === undefined ? '' : `  [tolerance: ${r.tolerance}]`}`,
@@ -268,7 +278,13 @@ export function renderProfileText(p: Profile): string {
   for (const r of p.rules) {
     if (r.departure === undefined) continue;
     const told =
-      r.status === 'flaky' ? 'flaky' : r.status === 'budget_exhausted' ? 'unconfirmed (budget exhausted)' : 'departs';
+      r.status === 'flaky'
+        ? 'flaky'
+        : r.status === 'budget_exhausted'
+          ? 'unconfirmed (budget exhausted)'
+          : r.status === 'unknown'
+            ? 'unconfirmed (broker lost)'
+            : 'departs';
     lines.push('', `${told} on ${r.rule}:`, r.departure.story);
   }
   for (const u of p.unattributed) lines.push('', 'a divergence no rule decides:', u.story);

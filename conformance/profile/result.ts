@@ -1,10 +1,10 @@
 /**
- * What a profile reports, as data, with its zod schema (`jobcheck.profile/2`) so that a stored
+ * What a profile reports, as data, with its zod schema (`jobcheck.profile/3`) so that a stored
  * profile can be read back and checked. One entry per rule of the contract, in RULE_IDS order.
  * Version 2 added the clock the queue ran on, the `flaky` status with its replay count, and each
- * rule's declared tolerance; a version-1 profile is not read back (its format tag differs). The
- * section of competing workers (`concurrent`) is optional, so a version-2 profile written before it
- * still reads.
+ * rule's declared tolerance; version 3 the `unknown` status (the broker was lost) with its reason,
+ * and the loss itself (`lost`). A version-2 profile holds neither and reads as it is; a version-1
+ * one is not read back. The section of competing workers (`concurrent`) is optional.
  */
 import { z } from 'zod';
 import { RULE_IDS } from '../../contract/rules.ts';
@@ -12,7 +12,9 @@ import type { RuleId } from '../../contract/rules.ts';
 import type { ProfileClock, UpstreamReport } from './target.ts';
 
 /** Version tag of the profile format. */
-export const PROFILE_FORMAT = 'jobcheck.profile/2' as const;
+export const PROFILE_FORMAT = 'jobcheck.profile/3' as const;
+/** The format tags a stored profile may carry and still be read: this version's, and version 2 (a subset of it). */
+export const PROFILE_FORMATS = ['jobcheck.profile/2', PROFILE_FORMAT] as const;
 
 /**
  * A rule's result. `conforms`: no departure, and at least one command exercised the rule
@@ -21,7 +23,8 @@ export const PROFILE_FORMAT = 'jobcheck.profile/2' as const;
  * `not_reached`: no command exercised it, so nothing is known; `budget_exhausted`: the time limit
  * stopped its campaign first, so nothing is known either; `flaky` (wall-clock targets only): a
  * shrunk story departed on the rule but departed again on fewer than 2 of its 3 replays, so it is
- * neither a departure nor a pass.
+ * neither a departure nor a pass; `unknown`: the broker was lost while the rule was being asked,
+ * or before, so nothing is known (`reason` says so): never a departure, never a pass.
  */
 export type RuleStatus =
   | 'conforms'
@@ -30,7 +33,8 @@ export type RuleStatus =
   | 'flaky'
   | 'unsupported'
   | 'not_reached'
-  | 'budget_exhausted';
+  | 'budget_exhausted'
+  | 'unknown';
 
 const RULE_STATUSES = [
   'conforms',
@@ -40,6 +44,7 @@ const RULE_STATUSES = [
   'unsupported',
   'not_reached',
   'budget_exhausted',
+  'unknown',
 ] as const satisfies readonly RuleStatus[];
 
 /** A departure: the shortest story found that departs on one rule, and how to repeat it. */
@@ -79,6 +84,8 @@ export interface RuleResult {
   readonly variant?: string;
   /** The declaration's reason (unsupported or variant). */
   readonly why?: string;
+  /** Why the result is `unknown`, in a sentence. */
+  readonly reason?: string;
   /** Commands (generated or of fixtures) that exercised the rule and agreed. */
   readonly commands: number;
   /** Runs of its targeted campaign that exercised it. */
@@ -230,7 +237,7 @@ export interface RaceSection {
 
 /** A whole profile. */
 export interface Profile {
-  readonly format: typeof PROFILE_FORMAT;
+  readonly format: (typeof PROFILE_FORMATS)[number];
   readonly queue: string;
   readonly version: string;
   /** The adapter's own name. */
@@ -242,10 +249,13 @@ export interface Profile {
   readonly runs: number;
   readonly maxCommands: number;
   /**
-   * `departs` when any rule departs or a divergence is unattributed; `incomplete` when a budget ran
-   * out or a rule is flaky; else `conforms`.
+   * `incomplete` when the broker was lost (`lost`): the profile was cut short, whatever it found
+   * before; else `departs` when any rule departs or a divergence is unattributed; `incomplete` when
+   * a budget ran out or a rule is flaky; else `conforms`.
    */
   readonly verdict: 'conforms' | 'departs' | 'incomplete';
+  /** Why the profile is cut short when its broker was lost, in a sentence (the rules it left are `unknown`). */
+  readonly lost?: string;
   readonly rules: readonly RuleResult[];
   readonly unattributed: readonly Unattributed[];
   /** Competing workers against the queue, when asked for (`--workers`). */
@@ -261,9 +271,9 @@ const divergenceSchema = z.strictObject({
   impl: z.string(),
 });
 
-/** Schema of a profile (`jobcheck.profile/2`). */
+/** Schema of a profile (`jobcheck.profile/3`, and version 2, which it extends). */
 export const profileSchema = z.strictObject({
-  format: z.literal(PROFILE_FORMAT),
+  format: z.enum(PROFILE_FORMATS),
   queue: z.string(),
   version: z.string(),
   adapter: z.string(),
@@ -275,6 +285,7 @@ export const profileSchema = z.strictObject({
   runs: z.int().min(0),
   maxCommands: z.int().min(1),
   verdict: z.enum(['conforms', 'departs', 'incomplete']),
+  lost: z.string().optional(),
   concurrent: z
     .strictObject({
       verdict: z.enum(CONCURRENT_VERDICTS),
@@ -320,6 +331,7 @@ export const profileSchema = z.strictObject({
       status: z.enum(RULE_STATUSES),
       variant: z.string().optional(),
       why: z.string().optional(),
+      reason: z.string().optional(),
       commands: z.int().min(0),
       runs: z.int().min(0),
       fixtures: z.array(z.string()),
@@ -360,7 +372,8 @@ export const isChecked = (r: RuleResult): boolean =>
   r.status === 'conforms' || r.status === 'variant' || r.status === 'departs';
 
 /**
- * The profile with its section of competing workers, and the verdict that follows: `departs` when
+ * The profile with its section of competing workers, and the verdict that follows: `incomplete`
+ * when the broker was lost (`lost`), else `departs` when
  * the workers' histories are not linearizable, `incomplete` when their verdict is flaky, unknown or
  * cut short (never a pass); `not_run` leaves the verdict as it was. Pure.
  */
@@ -370,10 +383,12 @@ export function withConcurrent(profile: Profile, concurrent: ConcurrentSection):
   const a = concurrent.staleAck?.verdict;
   const undecided = (x: string | undefined): boolean => x === 'flaky' || x === 'unknown' || x === 'budget_exhausted';
   const verdict =
-    profile.verdict === 'departs' || v === 'not_linearizable' || r === 'race' || a === 'departs'
-      ? 'departs'
-      : profile.verdict === 'incomplete' || undecided(v) || undecided(r) || undecided(a)
-        ? 'incomplete'
-        : profile.verdict;
+    profile.lost !== undefined
+      ? 'incomplete'
+      : profile.verdict === 'departs' || v === 'not_linearizable' || r === 'race' || a === 'departs'
+        ? 'departs'
+        : profile.verdict === 'incomplete' || undecided(v) || undecided(r) || undecided(a)
+          ? 'incomplete'
+          : profile.verdict;
   return { ...profile, verdict, concurrent };
 }

@@ -12,7 +12,9 @@
  * departure is replayed REPLAYS times on fresh instances, counting only replays that ran to their
  * end: `departs` at REPLAYS_NEEDED, `flaky` once that cannot be reached, else `budget_exhausted`.
  * A restart the checked model itself refuses (a variant's state the snapshot cannot hold) has no
- * expected outcome: a scenario or fixture that needs one is left out, never counted.
+ * expected outcome: a scenario or fixture that needs one is left out, never counted. Every run goes
+ * through the profile's BrokerWatch: a run whose calls met a lost broker counts for nothing, the
+ * engine asks the broker nothing more, and every rule not judged by then is `unknown`.
  */
 import { CodedError } from '../../contract/CodedError.ts';
 import { isJobcheckError } from '../../contract/index.ts';
@@ -40,6 +42,7 @@ import { RULE_BIAS, targetedScenarioArb } from './generation.ts';
 import { PROFILE_FORMAT } from './result.ts';
 import type { Departure, Profile, RuleResult, Unattributed } from './result.ts';
 import type { ProfileTarget } from './target.ts';
+import { BrokerWatch } from './brokerWatch.ts';
 
 /** A declaration the engine cannot use (a variant that does not exist, or replaces another rule). */
 export class ProfileError extends CodedError<'invalid_declaration'> {
@@ -81,6 +84,8 @@ export interface ProfileOptions {
   readonly triesPerRun?: number;
   /** Called after each rule's campaign. */
   readonly onRule?: (rule: RuleId, done: number, total: number) => void;
+  /** The watch on the broker, when the profile shares it with competing workers (default: one of its own). */
+  readonly watch?: BrokerWatch;
 }
 
 /** The seed of one rule's campaign: the profile's seed and the rule's position, mixed. Pure. */
@@ -168,18 +173,25 @@ const lockstepOptions = (
   ...(run.ignoreFields.length === 0 ? {} : { ignoreFields: run.ignoreFields }),
 });
 
+/** What a run of a profile came to: the run, or `refused` (see runChecked), or `lost` (its broker was lost). */
+type Checked = LockstepRun | 'refused' | 'lost';
+
 /**
- * runLockstepDetailed, or `refused` when the checked model refused to restart from its own state
- * (modelRules): the runner lets that throw, since it is not the implementation's doing.
+ * runLockstepDetailed through the watch; `refused` when the checked model refused to restart from
+ * its own state (modelRules): the runner lets that throw, since it is not the implementation's
+ * doing; `lost` when a call of the run met a lost broker, so that what it shows is not the queue's.
  */
 async function runChecked(
   config: Config,
   inputs: Parameters<typeof runLockstepDetailed>[1],
   factory: ProfileTarget['factory'],
   options: LockstepOptions,
-): Promise<LockstepRun | 'refused'> {
+  watch: BrokerWatch,
+): Promise<Checked> {
+  const watched = watch.run();
   try {
-    return await runLockstepDetailed(config, inputs, factory, options);
+    const run = await runLockstepDetailed(config, inputs, watched.factory(factory), options);
+    return watched.lost ? 'lost' : run;
   } catch (e) {
     if (isRefusedRestart(e)) return 'refused';
     throw e;
@@ -229,13 +241,15 @@ interface Candidate {
   readonly run: LockstepRun;
   readonly divergence: Departure['divergence'];
   /** Runs the same commands again on a fresh instance (the fixture's script; a campaign's is the shrunk scenario, from shrink). */
-  readonly rerun: () => Promise<LockstepRun | 'refused'>;
+  readonly rerun: () => Promise<Checked>;
 }
 
 interface CampaignOutcome {
   readonly rule: RuleId;
   readonly kept: number;
   readonly complete: boolean;
+  /** The broker was lost before the campaign ended: its rule is unknown. */
+  readonly lost: boolean;
   readonly counts: Map<RuleId, number>;
   readonly candidates: Candidate[];
   readonly unattributed: Candidate[];
@@ -253,6 +267,7 @@ interface ProfileRun {
   readonly unsupported: ReadonlySet<RuleId>;
   /** Fields left out of every comparison (UNSUPPORTED_FIELDS). */
   readonly ignoreFields: readonly string[];
+  readonly watch: BrokerWatch;
   adapter: string;
 }
 
@@ -266,6 +281,8 @@ interface Evidence {
   readonly unattributed: Candidate[];
   /** False once the time limit stopped the fixtures: a rule judged on them alone is then not judged. */
   readonly fixturesComplete: boolean;
+  /** True when the broker was lost before the fixtures ended: a rule judged on them alone is unknown. */
+  readonly fixturesLost: boolean;
   readonly byRule: Map<RuleId, CampaignOutcome>;
 }
 
@@ -282,6 +299,7 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
     checked: checkedModelOf(target),
     unsupported: new Set(RULE_IDS.filter((r) => declared[r]?.kind === 'unsupported')),
     ignoreFields: ignoredFields(declared),
+    watch: options.watch ?? new BrokerWatch(options.budget),
     adapter: target.queue,
   };
   const evidence = await fixturePass(run);
@@ -289,12 +307,15 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
   const shrunk = await shrinkPass(run, evidence.candidates);
   const results = RULE_IDS.map((rule) => ruleResult(run, evidence, shrunk, rule));
   const unattributed = evidence.unattributed.map((c) => unattributedOf(run.seed, c));
+  const lost = run.watch.reason;
   const verdict =
-    results.some((r) => r.status === 'departs') || unattributed.length > 0
-      ? 'departs'
-      : results.some((r) => r.status === 'budget_exhausted' || r.status === 'flaky')
-        ? 'incomplete'
-        : 'conforms';
+    lost !== undefined
+      ? 'incomplete'
+      : results.some((r) => r.status === 'departs') || unattributed.length > 0
+        ? 'departs'
+        : results.some((r) => r.status === 'budget_exhausted' || r.status === 'flaky')
+          ? 'incomplete'
+          : 'conforms';
   return {
     format: PROFILE_FORMAT,
     queue: target.queue,
@@ -305,6 +326,7 @@ export async function runProfile(target: ProfileTarget, options: ProfileOptions 
     runs: run.runs,
     maxCommands: run.maxCommands,
     verdict,
+    ...(lost === undefined ? {} : { lost }),
     rules: results,
     unattributed,
   };
@@ -318,23 +340,30 @@ function noteAdapter(run: ProfileRun, lockstep: LockstepRun): void {
 /** Step 1: the fixtures, each once, in lockstep against the checked model (none for a replay). */
 async function fixturePass(run: ProfileRun): Promise<Evidence> {
   const { target, budget } = run;
-  const evidence: Evidence & { fixturesComplete: boolean } = {
+  const evidence: Evidence & { fixturesComplete: boolean; fixturesLost: boolean } = {
     fixtureRules: new Map(),
     counts: new Map(),
     candidates: [],
     unattributed: [],
     fixturesComplete: true,
+    fixturesLost: false,
     byRule: new Map(),
   };
   for (const fixture of run.options.replay === undefined ? loadFixtures() : []) {
-    if (budget?.expired === true) {
+    if (budget?.expired === true || run.watch.lost !== undefined) {
       evidence.fixturesComplete = false;
+      evidence.fixturesLost = run.watch.lost !== undefined;
       break;
     }
     const script = fixtureScript(fixture);
-    const again = () => runChecked(fixture.config, script, target.factory, lockstepOptions(run, budget, {}));
+    const again = () => runChecked(fixture.config, script, target.factory, lockstepOptions(run, budget, {}), run.watch);
     const ran = await again();
     if (ran === 'refused') continue;
+    if (ran === 'lost') {
+      evidence.fixturesComplete = false;
+      evidence.fixturesLost = true;
+      break;
+    }
     noteAdapter(run, ran);
     if (ran.result.interrupted === true) {
       evidence.fixturesComplete = false;
@@ -400,14 +429,24 @@ async function ruleCampaign(run: ProfileRun, rule: RuleId): Promise<CampaignOutc
   const { options, target, checked, budget } = run;
   const at = scenariosOf(run, rule);
   const minHits = RULE_BIAS[rule].minHits ?? 1;
-  const own: CampaignOutcome = { rule, kept: 0, complete: false, counts: new Map(), candidates: [], unattributed: [] };
+  const own: CampaignOutcome = {
+    rule,
+    kept: 0,
+    complete: false,
+    lost: false,
+    counts: new Map(),
+    candidates: [],
+    unattributed: [],
+  };
   const replay = options.replay;
   const indices = replay === undefined ? undefined : replay.rule === rule ? [Number(replay.path.split(':')[0])] : [];
   let kept = 0;
   let stoppedEarly = false;
+  let lost = false;
   const limit = indices === undefined ? run.runs * (options.triesPerRun ?? 6) : indices.length;
   for (let t = 0; t < limit && kept < run.runs; t++) {
-    if (budget?.expired === true) {
+    if (run.watch.lost !== undefined) lost = true;
+    if (budget?.expired === true || lost) {
       stoppedEarly = true;
       break;
     }
@@ -415,9 +454,14 @@ async function ruleCampaign(run: ProfileRun, rule: RuleId): Promise<CampaignOutc
     const scenario = at(index);
     if ((modelRules(checked, scenario)?.get(rule) ?? 0) < minHits) continue;
     const again = () =>
-      runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(run, budget, scenario));
+      runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(run, budget, scenario), run.watch);
     const ran = await again();
     if (ran === 'refused') continue;
+    if (ran === 'lost') {
+      lost = true;
+      stoppedEarly = true;
+      break;
+    }
     noteAdapter(run, ran);
     // An implementation that cannot start from a snapshot leaves this rule's edge not reached.
     if (ran.cannotStart === true) break;
@@ -432,7 +476,7 @@ async function ruleCampaign(run: ProfileRun, rule: RuleId): Promise<CampaignOutc
     keep(run, { ...a, campaign: rule, fixture: undefined, index, run: ran, rerun: again }, own);
     if (a.rule === rule) break; // this rule departs: its campaign has found what it looks for
   }
-  return { ...own, kept, complete: !stoppedEarly };
+  return { ...own, kept, complete: !stoppedEarly, lost };
 }
 
 /** Each departing rule's shrunk departure and, on a wall clock, its replays. */
@@ -495,15 +539,24 @@ function ruleResult(run: ProfileRun, evidence: Evidence, shrunk: Shrunk, rule: R
   const variant = d?.kind === 'variant' ? { variant: d.variant, why: d.why } : {};
   const departure = shrunk.departures.get(rule);
   const replayed = shrunk.replays.get(rule);
-  if (departure !== undefined && replayed !== undefined)
+  const lost = { reason: run.watch.reason ?? 'the broker was lost' };
+  if (departure !== undefined && replayed !== undefined) {
+    const status = replayStatus(replayed);
+    // Replays the loss cut short decide nothing: neither a departure nor flaky.
+    const cut = replayed.lost === true && status === 'budget_exhausted';
+    const { lost: _l, ...replays } = replayed;
     return {
       ...base,
       ...variant,
-      status: replayStatus(replayed),
+      status: cut ? 'unknown' : status,
+      ...(cut ? lost : {}),
       departure,
-      ...(replayed.runs === 0 ? {} : { replays: replayed }),
+      ...(replays.runs === 0 ? {} : { replays }),
     };
+  }
   if (departure !== undefined) return { ...base, ...variant, status: 'departs', departure };
+  if (campaign === undefined ? evidence.fixturesLost : campaign.lost)
+    return { ...base, ...variant, status: 'unknown', ...lost };
   const expired = run.budget?.expired === true;
   const incomplete =
     (campaign !== undefined && !campaign.complete) ||
@@ -533,6 +586,8 @@ function unattributedOf(seed: number, c: Candidate): Unattributed {
 export interface Replays {
   readonly runs: number;
   readonly departed: number;
+  /** The broker was lost before the replays ended (never stored: the rule is then `unknown`). */
+  readonly lost?: boolean;
 }
 
 /**
@@ -551,7 +606,7 @@ export function replayStatus(r: Replays): 'departs' | 'flaky' | 'budget_exhauste
  * depart on `rule` again; stops at the first the time limit cuts short, which is not counted.
  */
 async function replay(
-  rerun: () => Promise<LockstepRun | 'refused'>,
+  rerun: () => Promise<Checked>,
   rule: RuleId,
   noteAdapter: (run: LockstepRun) => void,
 ): Promise<Replays> {
@@ -559,6 +614,7 @@ async function replay(
   let departed = 0;
   for (let i = 0; i < REPLAYS; i++) {
     const run = await rerun();
+    if (run === 'lost') return { runs, departed, lost: true };
     if (run === 'refused' || run.result.interrupted === true) break;
     noteAdapter(run);
     runs += 1;
@@ -611,10 +667,10 @@ function departureOf(
  */
 async function shrink(
   c: Candidate,
-  settings: Pick<ProfileRun, 'checked' | 'ignoreFields'>,
+  settings: Pick<ProfileRun, 'checked' | 'ignoreFields' | 'watch'>,
   target: ProfileTarget,
   o: ShrinkOptions,
-): Promise<{ departure: Departure; rerun: () => Promise<LockstepRun | 'refused'> }> {
+): Promise<{ departure: Departure; rerun: () => Promise<Checked> }> {
   if (c.campaign === undefined)
     return {
       departure: departureOf(c, o, c.run, undefined, undefined, c.run.result.steps.length, c.divergence),
@@ -623,7 +679,7 @@ async function shrink(
   const rule = c.rule;
   const seed = campaignSeed(o.seed, c.campaign);
   const arb = targetedScenarioArb(c.campaign, o.maxCommands);
-  let last: { run: LockstepRun; divergence: Departure['divergence']; rerun: () => Promise<LockstepRun | 'refused'> } = {
+  let last: { run: LockstepRun; divergence: Departure['divergence']; rerun: () => Promise<Checked> } = {
     run: c.run,
     divergence: c.divergence,
     rerun: c.rerun,
@@ -635,16 +691,23 @@ async function shrink(
       scenario.commands,
       target.factory,
       lockstepOptions(settings, o.budget, scenario),
+      settings.watch,
     );
-    // Neither a run the time limit cut short nor one the model cannot restart is a departure.
-    if (run === 'refused' || run.result.interrupted === true) return true;
+    // Neither a run the time limit cut short, nor one the loss of the broker did, nor one the model cannot restart is a departure.
+    if (run === 'refused' || run === 'lost' || run.result.interrupted === true) return true;
     const a = attribution(run);
     if (a === null || a.rule !== rule) return true;
     last = {
       run,
       divergence: a.divergence,
       rerun: () =>
-        runChecked(scenario.config, scenario.commands, target.factory, lockstepOptions(settings, o.budget, scenario)),
+        runChecked(
+          scenario.config,
+          scenario.commands,
+          target.factory,
+          lockstepOptions(settings, o.budget, scenario),
+          settings.watch,
+        ),
     };
     return false;
   });

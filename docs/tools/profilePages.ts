@@ -91,7 +91,7 @@ function cellOf(r: RuleResult | undefined, page: string): string {
 }
 
 const code = (rule: RuleId): string => `\`${rule}\``;
-const NOT_ESTABLISHED: readonly RuleResult['status'][] = ['flaky', 'not_reached', 'budget_exhausted'];
+const NOT_ESTABLISHED: readonly RuleResult['status'][] = ['flaky', 'not_reached', 'budget_exhausted', 'unknown'];
 
 /** What a column's results say under one consequence, or undefined when it keeps every rule there. Pure. */
 function consequenceText(c: Consequence, { profile }: Column, page: string): string | undefined {
