@@ -53,6 +53,9 @@ export interface NemesisEvent {
   readonly note?: string;
 }
 
+/** A fault's start or end as a nemesis reports it, before the run stamps its instant. */
+export type NemesisAction = Omit<NemesisEvent, 'at'>;
+
 /** Zod schema of a NemesisEvent, for histories read back from a file. */
 export const nemesisEventSchema = z.strictObject({
   phase: z.enum(['start', 'end']),
@@ -61,11 +64,11 @@ export const nemesisEventSchema = z.strictObject({
   note: z.string().optional(),
 });
 
-/** `worker 1`, or `the broker`. Pure. */
+/** `worker lane 1`, or `the broker`. Pure. */
 export const describeTarget = (target: FaultTarget): string =>
-  target.kind === 'worker' ? `worker ${target.lane}` : 'the broker';
+  target.kind === 'worker' ? `worker lane ${target.lane}` : 'the broker';
 
-/** A fault in words: `partition (hold) of worker 1`, `latency 200 ms on the broker`, `kill of the broker`. Pure. */
+/** A fault in words: `partition (hold) of worker lane 1`, `latency 200 ms on the broker`, `kill of the broker`. Pure. */
 export function describeFault(fault: Fault): string {
   switch (fault.kind) {
     case 'partition':

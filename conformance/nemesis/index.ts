@@ -4,7 +4,7 @@
  */
 export type { NemesisErrorCode } from './errors.ts';
 export { NemesisError } from './errors.ts';
-export type { Fault, FaultKind, FaultTarget, NemesisEvent, PartitionMode } from './fault.ts';
+export type { Fault, FaultKind, FaultTarget, NemesisAction, NemesisEvent, PartitionMode } from './fault.ts';
 export {
   describeFault,
   describeTarget,

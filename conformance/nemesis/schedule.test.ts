@@ -35,8 +35,8 @@ describe('parseNemesisSchedule', () => {
       ],
     });
     expect(schedule.faults.map((f) => [describeFault(f.fault), f.start])).toEqual([
-      ['partition (hold) of worker 1', 2],
-      ['latency 50 ms on worker 0', 2],
+      ['partition (hold) of worker lane 1', 2],
+      ['latency 50 ms on worker lane 0', 2],
       ['kill of the broker', 6],
     ]);
     expect(scheduleEnd(schedule)).toBe(8);
@@ -84,7 +84,7 @@ describe('parseNemesisSchedule', () => {
         ],
       }),
     ).toBe(
-      'nemesis schedule: faults.0 (partition (hold) of worker 1 over steps [2, 5)) and faults.1 (latency 10 ms on the broker over [4, 5)) hit one target at once',
+      'nemesis schedule: faults.0 (partition (hold) of worker lane 1 over steps [2, 5)) and faults.1 (latency 10 ms on the broker over [4, 5)) hit one target at once',
     );
     expect(
       refusal({
