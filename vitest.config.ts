@@ -94,6 +94,8 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/bullmq-redis/adapter.test.ts',
   // ~25 s: the stale-acknowledgement scenario on all four brokers, each departure replayed three times in real time.
   'adapters/staleAck.test.ts',
+  // ~1 s: a worker cut off from a real Redis by its proxy (hold), whose late XACK settles another's claim.
+  'conformance/nemesis/redisPartition.test.ts',
 ];
 
 /**
