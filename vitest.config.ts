@@ -96,6 +96,8 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/staleAck.test.ts',
   // ~1 s: a worker cut off from a real Redis by its proxy (hold), whose late XACK settles another's claim.
   'conformance/nemesis/redisPartition.test.ts',
+  // ~2 s: worker processes in Linux network namespaces cut off by nft rules, waiting on TCP's retransmission.
+  'conformance/nemesis/namespace.test.ts',
 ];
 
 /**

@@ -15,6 +15,8 @@ export {
   PARTITION_MODES,
   targetSchema,
 } from './fault.ts';
+export type { NamespacePartition } from './namespace.ts';
+export { namespaceUnavailable, openNamespace, sweepNamespaces } from './namespace.ts';
 export type { FaultProxy, ProxyCounts, ProxyMode, ProxyOptions } from './proxy.ts';
 export { DEFAULT_MAX_HELD_BYTES, startProxy } from './proxy.ts';
 export type { NemesisSchedule, ScheduledFault, ScheduleTurn } from './schedule.ts';
