@@ -2,7 +2,6 @@
  * A recorded history as Porcupine (JSON) and Jepsen (EDN) read it, pure text builders, written beside
  * the race page as `history.porcupine.json` and `history.jepsen.edn`. An instant is a position in the
  * event sequence (0, 1, 2, ...): both tools read only order (Call against Return; `:index`).
- *
  * Porcupine: a JSON array that encoding/json decodes into `[]porcupine.Operation`, each key spelt as
  * its field (`type Operation struct`, model.go, anishathalye/porcupine at 55508eb201b3): `ClientId`
  * the lane; `Input` the request; `Call` the instant it was sent; `Output` the reply or null;
@@ -16,12 +15,8 @@
  * `:info` for none (those come last, one past the last instant); `:f` the command type as a keyword;
  * `:value` the request, then the reply; `:process` the lane, renumbered after an `:info` as
  * `next-process` does (generator/context.clj at 7a59089c842d: plus the lane count); `:time` the
- * instant; `:index` file order; `:id` jobcheck's operation id. A fault's start or end is a
- * nemesis operation as Jepsen writes one (jepsen-io/history's README: `:process :nemesis`, `:info`
- * at invoke and completion): an `:info` pair at its instant, `:f` as jepsen.nemesis.combined names
- * it (`:start-partition`/`:stop-partition`, `:kill`/`:start`, `:pause`/`:resume`,
- * `:start-packet`/`:stop-packet` for latency, `:start-disk-full`/`:stop-disk-full`), `:value` the
- * fault, then the nemesis's note. Porcupine's operations have no place for them: they are left out.
+ * instant; `:index` file order; `:id` jobcheck's operation id. A fault is a `:nemesis` `:info` pair
+ * (nemesisLines); Porcupine's operations have no place for it and leave it out.
  */
 import { ednString, jsonText } from '../outside/outsideText.ts';
 import type { Fault, NemesisEvent } from '../nemesis/fault.ts';
@@ -116,7 +111,10 @@ interface JepsenEvent {
   readonly fields: string;
 }
 
-/** The `:f` of a fault's start or end, as jepsen.nemesis.combined names them. Pure. */
+/**
+ * The `:f` of a fault's start or end, as jepsen.nemesis.combined names them (`:start-partition`,
+ * `:kill`/`:start`, `:pause`/`:resume`, `:start-packet` for latency); disk-full has no name there. Pure.
+ */
 function nemesisFunction(fault: Fault, phase: NemesisEvent['phase']): string {
   const start = phase === 'start';
   switch (fault.kind) {
@@ -133,7 +131,11 @@ function nemesisFunction(fault: Fault, phase: NemesisEvent['phase']): string {
   }
 }
 
-/** A fault's start or end as Jepsen's nemesis writes it: an `:info` invoke and an `:info` completion. */
+/**
+ * A fault's start or end as Jepsen writes a nemesis operation (jepsen-io/history's README:
+ * `:process :nemesis`, `:info` at invoke and at completion), at the fault's instant: `:f` as
+ * jepsen.nemesis.combined names it (nemesisFunction), `:value` the fault, then the nemesis's note. Pure.
+ */
 function nemesisLines(event: NemesisEvent): JepsenEvent[] {
   const common = `:type :info, :f ${nemesisFunction(event.fault, event.phase)}, :process :nemesis`;
   return [

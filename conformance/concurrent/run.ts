@@ -16,8 +16,7 @@
  * reply timeout (`timeoutMs`, the check's `--timeout`). An adapter that gives up rejects with
  * IndefiniteOutcome; the runner waits as long (plus `hangGraceMs`), so a reply that arrives is
  * always recorded, and a call that settles in neither way is an adapter defect (`hung`).
- * A nemesis (`options.nemesis`), when given, acts between rounds: what it reports is stamped with
- * instants of the same counter and kept in the history's `nemesis` events.
+ * A nemesis (`options.nemesis`) acts between rounds; its events are stamped by the same counter.
  */
 import type { Reply } from '../../contract/index.ts';
 import type { Budget } from '../budget.ts';
