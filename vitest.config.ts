@@ -96,6 +96,10 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/staleAck.test.ts',
   // ~2 min: each real queue's server killed a few seconds into a profile (RabbitMQ ~10 s a start), and no server at all.
   'adapters/brokerLoss.test.ts',
+  // ~1 s: a worker cut off from a real Redis by its proxy (hold), whose late XACK settles another's claim.
+  'conformance/nemesis/redisPartition.test.ts',
+  // ~2 s: worker processes in Linux network namespaces cut off by nft rules, waiting on TCP's retransmission.
+  'conformance/nemesis/namespace.test.ts',
 ];
 
 /**

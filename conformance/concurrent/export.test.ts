@@ -223,3 +223,93 @@ describe('toPorcupine', () => {
     expect(toPorcupine({ operations: [] })).toBe('[]\n');
   });
 });
+
+/** Worker lane 1 cut off (hold) around its claim, which gets no reply; lane 0 claims meanwhile. */
+const WITH_FAULT: History<unknown, unknown> = {
+  operations: [
+    {
+      id: 1,
+      lane: 0,
+      input: { type: 'submit', id: 'a', account: 'x', key: 'k1', amount: 1, deadline: 4, now: 0 },
+      invoked: 0,
+      returned: 1,
+      output: { ok: true, type: 'submit', id: 'a', seq: 1, duplicate: false },
+    },
+    { id: 2, lane: 1, input: { type: 'claim', worker: 'w2', now: 1 }, invoked: 3 },
+    {
+      id: 3,
+      lane: 0,
+      input: { type: 'claim', worker: 'w1', now: 1 },
+      invoked: 4,
+      returned: 5,
+      output: { ok: true, type: 'claim', job: null },
+    },
+  ],
+  nemesis: [
+    { phase: 'start', at: 2, fault: { kind: 'partition', target: { kind: 'worker', lane: 1 }, mode: 'hold' } },
+    {
+      phase: 'end',
+      at: 6,
+      fault: { kind: 'partition', target: { kind: 'worker', lane: 1 }, mode: 'hold' },
+      note: 'held 14 bytes',
+    },
+  ],
+};
+
+// Worked by hand from jepsen-io/history's README (a nemesis op is :info at invoke and completion,
+// :process :nemesis) and jepsen.nemesis.combined's :f names; the reply-less claim completes :info
+// one past the last instant, the fault's end (6) included.
+const FAULT = '{:kind "partition", :target {:kind "worker", :lane 1}, :mode "hold"}';
+const WITH_FAULT_EDN = [
+  '{:type :invoke, :f :submit, :process 0, :value {:type "submit", :id "a", :account "x", :key "k1", :amount 1, :deadline 4, :now 0}, :time 0, :index 0, :id 1}',
+  '{:type :ok, :f :submit, :process 0, :value {:ok true, :type "submit", :id "a", :seq 1, :duplicate false}, :time 1, :index 1, :id 1}',
+  `{:type :info, :f :start-partition, :process :nemesis, :value ${FAULT}, :time 2, :index 2}`,
+  `{:type :info, :f :start-partition, :process :nemesis, :value ${FAULT}, :time 2, :index 3}`,
+  '{:type :invoke, :f :claim, :process 1, :value {:type "claim", :worker "w2", :now 1}, :time 3, :index 4, :id 2}',
+  '{:type :invoke, :f :claim, :process 0, :value {:type "claim", :worker "w1", :now 1}, :time 4, :index 5, :id 3}',
+  '{:type :ok, :f :claim, :process 0, :value {:ok true, :type "claim", :job nil}, :time 5, :index 6, :id 3}',
+  `{:type :info, :f :stop-partition, :process :nemesis, :value ${FAULT}, :time 6, :index 7}`,
+  '{:type :info, :f :stop-partition, :process :nemesis, :value "held 14 bytes", :time 6, :index 8}',
+  '{:type :info, :f :claim, :process 1, :value nil, :time 7, :index 9, :id 2}',
+].join('\n');
+
+describe('faults in the exports', () => {
+  it("writes each fault's start and end as a :nemesis :info pair, as Jepsen does, between the requests", () => {
+    expect(toJepsen(WITH_FAULT)).toBe(`${WITH_FAULT_EDN}\n`);
+    const nemesis = toJepsen(WITH_FAULT)
+      .trimEnd()
+      .split('\n')
+      .map((line) => plain(readEdn(line)[0] as Edn) as { process: unknown; type: string; f: string })
+      .filter((op) => op.process === ':nemesis');
+    expect(nemesis.map((op) => `${op.type} ${op.f}`)).toEqual([
+      ':info :start-partition',
+      ':info :start-partition',
+      ':info :stop-partition',
+      ':info :stop-partition',
+    ]);
+  });
+
+  it("names kill, pause, latency and disk-full by jepsen.nemesis.combined's :f", () => {
+    const broker = { kind: 'broker' } as const;
+    const fs = (['kill', 'pause', 'disk-full'] as const).flatMap((kind) =>
+      (['start', 'end'] as const).map(
+        (phase) =>
+          toJepsen({ operations: [], nemesis: [{ phase, at: 0, fault: { kind, target: broker } }] }).match(
+            /:f (:[a-z-]+)/,
+          )?.[1],
+      ),
+    );
+    expect(fs).toEqual([':kill', ':start', ':pause', ':resume', ':start-disk-full', ':stop-disk-full']);
+    const latency = { kind: 'latency', target: { kind: 'worker', lane: 0 }, ms: 50 } as const;
+    expect(toJepsen({ operations: [], nemesis: [{ phase: 'start', at: 0, fault: latency }] })).toContain(
+      ':f :start-packet, :process :nemesis, :value {:kind "latency", :target {:kind "worker", :lane 0}, :ms 50}',
+    );
+  });
+
+  it("leaves faults out of Porcupine's operations, which have no place for them, and ends a reply-less request after the last fault", () => {
+    const ops = porcupineOperations(WITH_FAULT);
+    expect(ops.map((o) => o.Metadata.id)).toEqual([1, 2, 3]);
+    expect(ops[1]).toMatchObject({ Call: 3, Return: 7, Output: null });
+    expect(JSON.parse(toPorcupine(WITH_FAULT))).toEqual(ops);
+  });
+});

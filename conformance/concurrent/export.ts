@@ -2,7 +2,6 @@
  * A recorded history as Porcupine (JSON) and Jepsen (EDN) read it, pure text builders, written beside
  * the race page as `history.porcupine.json` and `history.jepsen.edn`. An instant is a position in the
  * event sequence (0, 1, 2, ...): both tools read only order (Call against Return; `:index`).
- *
  * Porcupine: a JSON array that encoding/json decodes into `[]porcupine.Operation`, each key spelt as
  * its field (`type Operation struct`, model.go, anishathalye/porcupine at 55508eb201b3): `ClientId`
  * the lane; `Input` the request; `Call` the instant it was sent; `Output` the reply or null;
@@ -16,9 +15,11 @@
  * `:info` for none (those come last, one past the last instant); `:f` the command type as a keyword;
  * `:value` the request, then the reply; `:process` the lane, renumbered after an `:info` as
  * `next-process` does (generator/context.clj at 7a59089c842d: plus the lane count); `:time` the
- * instant; `:index` file order; `:id` jobcheck's operation id.
+ * instant; `:index` file order; `:id` jobcheck's operation id. A fault is a `:nemesis` `:info` pair
+ * (nemesisLines); Porcupine's operations have no place for it and leave it out.
  */
 import { ednString, jsonText } from '../outside/outsideText.ts';
+import type { Fault, NemesisEvent } from '../nemesis/fault.ts';
 import type { History, Operation } from './history.ts';
 
 /** One element of the Porcupine export: the fields of Porcupine's `Operation`, as Go's encoding/json names them. */
@@ -35,6 +36,7 @@ export interface PorcupineOperation {
 function lastInstant<I, O>(history: History<I, O>): number {
   let last = -1;
   for (const op of history.operations) last = Math.max(last, op.invoked, op.returned ?? op.invoked);
+  for (const event of history.nemesis ?? []) last = Math.max(last, event.at);
   return last;
 }
 
@@ -104,8 +106,42 @@ interface JepsenEvent {
   readonly at: number;
   /** 0 for an invoke, 1 for a completion, so that at one instant an invoke comes first. */
   readonly phase: 0 | 1;
-  readonly id: number;
+  /** jobcheck's operation id; null for a nemesis operation. */
+  readonly id: number | null;
   readonly fields: string;
+}
+
+/**
+ * The `:f` of a fault's start or end, as jepsen.nemesis.combined names them (`:start-partition`,
+ * `:kill`/`:start`, `:pause`/`:resume`, `:start-packet` for latency); disk-full has no name there. Pure.
+ */
+function nemesisFunction(fault: Fault, phase: NemesisEvent['phase']): string {
+  const start = phase === 'start';
+  switch (fault.kind) {
+    case 'partition':
+      return start ? ':start-partition' : ':stop-partition';
+    case 'latency':
+      return start ? ':start-packet' : ':stop-packet';
+    case 'kill':
+      return start ? ':kill' : ':start';
+    case 'pause':
+      return start ? ':pause' : ':resume';
+    case 'disk-full':
+      return start ? ':start-disk-full' : ':stop-disk-full';
+  }
+}
+
+/**
+ * A fault's start or end as Jepsen writes a nemesis operation (jepsen-io/history's README:
+ * `:process :nemesis`, `:info` at invoke and at completion), at the fault's instant: `:f` as
+ * jepsen.nemesis.combined names it (nemesisFunction), `:value` the fault, then the nemesis's note. Pure.
+ */
+function nemesisLines(event: NemesisEvent): JepsenEvent[] {
+  const common = `:type :info, :f ${nemesisFunction(event.fault, event.phase)}, :process :nemesis`;
+  return [
+    { at: event.at, phase: 0, id: null, fields: `${common}, :value ${toEdn(event.fault)}` },
+    { at: event.at, phase: 1, id: null, fields: `${common}, :value ${toEdn(event.note ?? event.fault)}` },
+  ];
 }
 
 /**
@@ -130,6 +166,9 @@ export function toJepsen<I, O>(history: History<I, O>, options: JepsenOptions = 
       events.push({ at: op.returned, phase: 1, id: op.id, fields: `:type :ok, ${common}, :value ${toEdn(op.output)}` });
     }
   }
-  events.sort((a, b) => a.at - b.at || a.phase - b.phase || a.id - b.id);
-  return events.map((e, index) => `{${e.fields}, :time ${e.at}, :index ${index}, :id ${e.id}}\n`).join('');
+  for (const event of history.nemesis ?? []) events.push(...nemesisLines(event));
+  events.sort((a, b) => a.at - b.at || a.phase - b.phase || (a.id ?? -1) - (b.id ?? -1));
+  return events
+    .map((e, index) => `{${e.fields}, :time ${e.at}, :index ${index}${e.id === null ? '' : `, :id ${e.id}`}}\n`)
+    .join('');
 }

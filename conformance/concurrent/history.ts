@@ -6,7 +6,10 @@
  *
  * Instants are positions in one totally ordered event sequence (0, 1, 2, ...), not wall time:
  * an operation A precedes B in real time exactly when A's `returned` is below B's `invoked`.
+ * A fault's start or end (`nemesis`) takes an instant of the same sequence, but is no operation:
+ * no checker reads it; stories, timelines and exports show it.
  */
+import type { NemesisEvent } from '../nemesis/fault.ts';
 
 /** What every request of a history has, returned or not. */
 interface OperationCall<I> {
@@ -40,6 +43,8 @@ export type Operation<I, O> = ReturnedOperation<I, O> | IndefiniteOperation<I>;
 /** A history: every operation, in any order (the instants order them). */
 export interface History<I, O> {
   readonly operations: readonly Operation<I, O>[];
+  /** The faults a nemesis started and ended during the run, in instant order (absent: none). */
+  readonly nemesis?: readonly NemesisEvent[];
 }
 
 /**

@@ -16,9 +16,11 @@
  * reply timeout (`timeoutMs`, the check's `--timeout`). An adapter that gives up rejects with
  * IndefiniteOutcome; the runner waits as long (plus `hangGraceMs`), so a reply that arrives is
  * always recorded, and a call that settles in neither way is an adapter defect (`hung`).
+ * A nemesis (`options.nemesis`) acts between rounds; its events are stamped by the same counter.
  */
 import type { Reply } from '../../contract/index.ts';
 import type { Budget } from '../budget.ts';
+import type { NemesisAction, NemesisEvent } from '../nemesis/fault.ts';
 import { IndefiniteOutcome } from './adapter.ts';
 import type { ConcurrentAdapter } from './adapter.ts';
 import type { ConcurrentCommand, ConcurrentRequest, ConcurrentScenario, DeliveryRef, RoundTime } from './generate.ts';
@@ -95,6 +97,13 @@ export interface RunOptions {
   /** See Settle; default: wait plainly. */
   readonly settle?: Settle;
   readonly budget?: Budget;
+  /**
+   * The nemesis: called before round `round` (0-based) is sent, once the rounds before it have
+   * settled (unless it overlaps them), and once more with `round` = the number of rounds before
+   * the final snapshot; it injects or heals faults and reports each start and end it made.
+   * Default: none.
+   */
+  readonly nemesis?: (round: number) => Promise<readonly NemesisAction[]>;
 }
 
 interface Delivery {
@@ -340,6 +349,12 @@ export async function runScenario(
   let instant = 0;
   let nextId = 1;
   let interrupted = false;
+  const faults: NemesisEvent[] = [];
+  /** Lets the nemesis act before round `round`, and stamps what it did. */
+  const between = async (round: number): Promise<void> => {
+    if (options.nemesis === undefined) return;
+    for (const action of await settle(options.nemesis(round))) faults.push({ ...action, at: instant++ });
+  };
 
   /** Resolves a request from what is known now, stamps its invoke, and records its reply when it comes. */
   const send = (slot: Slot, request: ConcurrentRequest, now: number): Promise<void> => {
@@ -372,6 +387,7 @@ export async function runScenario(
       await settle(Promise.all(inFlight));
       inFlight = [];
     }
+    await between(index);
     const now = memory.roundNow(round.now);
     const mine: Slot[] = round.requests.map((r) => ({
       id: nextId++,
@@ -399,6 +415,7 @@ export async function runScenario(
     memory.now = now;
   }
   if (inFlight.length > 0) await settle(Promise.all(inFlight));
+  if (!interrupted) await between(scenario.rounds.length);
 
   const operations: Operation<unknown, unknown>[] = [];
   const errors: { id: number; message: string }[] = [];
@@ -469,7 +486,7 @@ export async function runScenario(
     adapter: adapter.name,
     workers,
     rounds: kept,
-    history: { operations },
+    history: { operations, ...(faults.length === 0 ? {} : { nemesis: faults }) },
     snapshotId,
     errors,
     ...(snapshotMissing === undefined ? {} : { snapshotMissing }),

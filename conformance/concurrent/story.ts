@@ -1,6 +1,7 @@
 /**
  * A failing concurrent run told as a story: the lanes side by side (one column per lane, one row
- * per round, each request with its invoke and return instants, indefinite ones marked), then where
+ * per round, each request with its invoke and return instants, indefinite ones marked, and a line
+ * of its own for each fault the nemesis started or ended between rounds), then where
  * the checker's search got stuck (the longest order it found, and for every request that could come
  * next the model's reply beside the one observed), then the model's own replies along the closest
  * order: that prefix, followed by the remaining requests in real-time order.
@@ -10,6 +11,7 @@ import type { Model } from '../../model/step.ts';
 import { comparableReply, describeDifference, firstDifference, showValue, withoutFields } from '../lockstep/compare.ts';
 import { describeConfig } from '../lockstep/story.ts';
 import { outsideText } from '../outside/outsideText.ts';
+import { describeFault, type NemesisEvent } from '../nemesis/fault.ts';
 import type { ConcurrentFailure } from './result.ts';
 import { requestCount } from './generate.ts';
 import type { Operation, Witness } from './history.ts';
@@ -115,7 +117,18 @@ export function renderLanes(run: ConcurrentRun): string[] {
         : `-> ?? no reply (${r.indefinite}${r.error === undefined ? '' : `: ${outsideText(r.error)}`})`;
     return [`#${r.id} ${span} ${shortCommand(r.command)}`, `   ${reply}`];
   };
+  const faults = [...(run.history.nemesis ?? [])].sort((a, b) => a.at - b.at);
+  /** The fault lines recorded before instant `before` and not told yet. */
+  const faultsBefore = (before: number): string[] => {
+    const told: string[] = [];
+    while (faults.length > 0 && (faults[0] as NemesisEvent).at < before)
+      told.push(faultLine(faults.shift() as NemesisEvent));
+    return told;
+  };
   for (const round of run.rounds) {
+    lines.push(
+      ...faultsBefore(Math.min(...round.requests.map((r) => ops.get(r.id)?.invoked ?? Number.POSITIVE_INFINITY))),
+    );
     const perLane = Array.from({ length: lanes }, (_, l) => round.requests.filter((r) => r.lane === l));
     const rows = Math.max(1, ...perLane.map((p) => p.length));
     for (let row = 0; row < rows; row++) {
@@ -131,6 +144,7 @@ export function renderLanes(run: ConcurrentRun): string[] {
       lines.push((' '.repeat(11) + cells.map((c) => `| ${fitCell(c[1] ?? '', CELL)}`).join('')).trimEnd());
     }
   }
+  lines.push(...faultsBefore(Number.POSITIVE_INFINITY));
   const snap = ops.get(run.snapshotId);
   if (snap !== undefined) {
     const span =
@@ -138,6 +152,12 @@ export function renderLanes(run: ConcurrentRun): string[] {
     lines.push(`   end     | #${snap.id} ${span} snapshot`);
   }
   return lines;
+}
+
+/** A fault's start or end as a line of the lanes: `  !! [12] start: partition (hold) of worker lane 1`. Pure. */
+function faultLine(event: NemesisEvent): string {
+  const note = event.note === undefined ? '' : ` (${outsideText(event.note)})`;
+  return `  !! [${event.at}] ${event.phase === 'start' ? 'fault starts' : 'fault ends'}: ${describeFault(event.fault)}${note}`;
 }
 
 const roundOf = (run: ConcurrentRun, id: number): { round: number; lane: number } | undefined => {

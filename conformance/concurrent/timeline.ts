@@ -12,10 +12,41 @@
  *
  * Horizontal position follows the order of instants, not their values (instants are positions in
  * one event sequence, so only their order means anything): each distinct instant is one column.
+ * A fault of the history's nemesis is a shaded window behind the lanes it hit, from its start to
+ * its end (to the end of the drawing when it never ended), titled with the fault.
  */
 import type { CheckOutcome, History, Operation } from './history.ts';
 import { htmlText } from '../outside/outsideText.ts';
 import { codeOf } from '../../contract/index.ts';
+import { describeFault, type Fault, lanesHit, type NemesisEvent } from '../nemesis/fault.ts';
+
+/** A fault's window: the instants of its start and its end (undefined: it never ended in the history). */
+export interface FaultWindow {
+  readonly fault: Fault;
+  readonly from: number;
+  readonly to: number | undefined;
+  readonly notes: readonly string[];
+}
+
+/** The windows of a history's faults, in start order: each start paired with the next end of an equal fault. Pure. */
+export function faultWindows(events: readonly NemesisEvent[]): FaultWindow[] {
+  const open = new Map<string, { fault: Fault; from: number; notes: string[] }[]>();
+  const windows: { fault: Fault; from: number; to: number | undefined; notes: string[] }[] = [];
+  for (const event of [...events].sort((a, b) => a.at - b.at)) {
+    const key = JSON.stringify(event.fault);
+    const note = event.note === undefined ? [] : [event.note];
+    if (event.phase === 'start') {
+      const w = { fault: event.fault, from: event.at, to: undefined, notes: note };
+      windows.push(w);
+      open.set(key, [...(open.get(key) ?? []), w]);
+    } else {
+      const w = open.get(key)?.shift();
+      if (w === undefined) windows.push({ fault: event.fault, from: event.at, to: event.at, notes: note });
+      else Object.assign(w, { to: event.at, notes: [...w.notes, ...note] });
+    }
+  }
+  return windows.sort((a, b) => a.from - b.from);
+}
 
 /** How to draw a timeline. */
 export interface TimelineOptions<I, O> {
@@ -102,9 +133,13 @@ export function renderTimeline<I, O>(
   const column = options.column ?? 22;
   const labelChars = options.labelChars ?? 40;
 
-  // Columns: one per distinct instant, in order.
+  // Columns: one per distinct instant, in order (a fault's start and end take theirs).
+  const events = history.nemesis ?? [];
   const instants = [
-    ...new Set(ops.flatMap((op) => (op.returned === undefined ? [op.invoked] : [op.invoked, op.returned]))),
+    ...new Set([
+      ...ops.flatMap((op) => (op.returned === undefined ? [op.invoked] : [op.invoked, op.returned])),
+      ...events.map((e) => e.at),
+    ]),
   ].sort((a, b) => a - b);
   const columnOf = new Map(instants.map((t, k) => [t, k]));
   const lastColumn = Math.max(0, instants.length - 1) + 1;
@@ -175,12 +210,14 @@ export function renderTimeline<I, O>(
   out.push(
     '<style>.jobcheck-timeline svg{font:11px ui-monospace,monospace}.jobcheck-timeline .bar{fill:#dbe8f7;stroke:#4a78b0}.jobcheck-timeline .linearized .bar{fill:#cdebd3;stroke:#3c8d50}' +
       '.jobcheck-timeline .indefinite .bar{fill:#f4f4f4;stroke:#888;stroke-dasharray:4 3}.jobcheck-timeline .stuck .bar{fill:#f8d0cf;stroke:#c0392b;stroke-width:2}' +
-      '.jobcheck-timeline .order{font-weight:bold;fill:#1d5e2c}.jobcheck-timeline .lane-label{fill:#555}.jobcheck-timeline .mark{fill:#888}</style>',
+      '.jobcheck-timeline .order{font-weight:bold;fill:#1d5e2c}.jobcheck-timeline .lane-label{fill:#555}.jobcheck-timeline .mark{fill:#888}' +
+      '.jobcheck-timeline .fault rect{fill:#f3e3b5;fill-opacity:.6;stroke:#c9a227;stroke-dasharray:2 2}.jobcheck-timeline .fault text{fill:#7a5c00;font-size:10px}</style>',
   );
   if (options.title !== undefined) out.push(`<figcaption class="title">${htmlText(options.title)}</figcaption>`);
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${htmlText(caption)}">`,
   );
+  out.push(...faultShades(faultWindows(events), laneRows, { x, columnOf, lastColumn, width }));
   for (const { lane, first, count } of laneRows) {
     const y0 = TOP + first * ROW;
     out.push(`<g class="lane" data-lane="${lane}">`);
@@ -232,4 +269,45 @@ export function renderTimeline<I, O>(
   out.push(`<figcaption>${htmlText(caption)}</figcaption>`);
   out.push('</figure>');
   return out.join('\n');
+}
+
+/** Where the drawing's columns are, for the fault shades. */
+interface Columns {
+  readonly x: (k: number) => number;
+  readonly columnOf: ReadonlyMap<number, number>;
+  readonly lastColumn: number;
+  readonly width: number;
+}
+
+/** Each fault window as a shade behind the rows of every lane it hit, titled with the fault. Pure. */
+function faultShades(
+  windows: readonly FaultWindow[],
+  laneRows: readonly { lane: number; first: number; count: number }[],
+  columns: Columns,
+): string[] {
+  const out: string[] = [];
+  const lanes = Math.max(-1, ...laneRows.map((r) => r.lane)) + 1;
+  for (const w of windows) {
+    const hit = new Set(lanesHit(w.fault, lanes));
+    const left = columns.x(columns.columnOf.get(w.from) ?? 0);
+    const right =
+      w.to === undefined
+        ? columns.width - 10
+        : Math.max(left + 4, columns.x(columns.columnOf.get(w.to) ?? columns.lastColumn));
+    const what = describeFault(w.fault);
+    const tip = [
+      `${what}: from instant ${w.from}${w.to === undefined ? ', never healed in this history' : ` to ${w.to}`}`,
+      ...w.notes,
+    ]
+      .map(htmlText)
+      .join('\n');
+    out.push(`<g class="fault" data-kind="${htmlText(w.fault.kind)}"><title>${tip}</title>`);
+    for (const { lane, first, count } of laneRows.filter((r) => hit.has(r.lane))) {
+      const y = TOP + first * ROW - 4;
+      out.push(`<rect x="${left}" y="${y}" width="${right - left}" height="${count * ROW}" data-lane="${lane}"/>`);
+      out.push(`<text x="${left + 2}" y="${y + count * ROW - 2}">${htmlText(what)}</text>`);
+    }
+    out.push('</g>');
+  }
+  return out;
 }

@@ -134,3 +134,50 @@ describe('raceSection', () => {
     expect(failed.html).toContain('lane 1 closed its connection');
   });
 });
+
+describe('raceSection with faults', () => {
+  it("shades each fault of the run's nemesis over the lanes it hit, named, and leaves the bars as they were", () => {
+    const run = failure.race.run;
+    if (run === null) throw new Error('the example has a run');
+    const lanes = [...new Set(operations().map((o) => o.lane))].sort((a, b) => a - b);
+    const last = Math.max(...operations().flatMap((o) => [o.invoked, o.returned ?? o.invoked]));
+    const hold = { kind: 'partition', target: { kind: 'worker', lane: lanes[0] as number }, mode: 'hold' } as const;
+    const pause = { kind: 'pause', target: { kind: 'broker' } } as const;
+    const withFaults: RaceFailure = {
+      ...failure,
+      race: {
+        ...failure.race,
+        run: {
+          ...run,
+          history: {
+            ...run.history,
+            nemesis: [
+              { phase: 'start', at: 1, fault: hold },
+              { phase: 'end', at: 3, fault: hold, note: 'held 9 bytes' },
+              { phase: 'start', at: last, fault: pause },
+            ],
+          },
+        },
+      },
+    };
+    const html = raceSection(withFaults).html;
+    const shades = [...html.matchAll(/<div class="rrow rlane" data-lane="(\d+)"[\s\S]*?<\/div><\/div>/g)].map(
+      (row) => ({
+        lane: Number(row[1]),
+        faults: [
+          ...(row[0] ?? '').matchAll(/<span class="rfault" [^>]*title="([^"]*)"><span class="rfaultlabel">([^<]*)</g),
+        ].map((m) => [m[2], m[1]]),
+      }),
+    );
+    expect(shades.map((s) => s.lane)).toEqual(lanes);
+    expect(shades[0]?.faults).toEqual([
+      [
+        `partition (hold) of worker lane ${lanes[0]}`,
+        `partition (hold) of worker lane ${lanes[0]}: from t=1 to t=3; held 9 bytes`,
+      ],
+      ['pause of the broker', `pause of the broker: from t=${last}, never healed in this run`],
+    ]);
+    for (const s of shades.slice(1)) expect(s.faults.map((f) => f[0])).toEqual(['pause of the broker']);
+    expect(bars(html).map((b) => b.id)).toEqual(bars(section.html).map((b) => b.id));
+  });
+});

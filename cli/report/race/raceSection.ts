@@ -49,6 +49,17 @@ function barHtml(r: RaceRequest): string {
   }${htmlText(r.label)}</span></button>`;
 }
 
+/** The windows of the faults that hit `lane`, behind its bars, each named in its own words. */
+function faultsHtml(view: RaceView, lane: number): string {
+  return view.faults
+    .filter((f) => f.lanes.includes(lane))
+    .map(
+      (f) =>
+        `<span class="rfault" style="left:${pct(f.from)};width:${pct(f.to - f.from)}" title="${htmlText(`${f.label}: ${f.detail}`)}"><span class="rfaultlabel">${htmlText(f.label)}</span></span>`,
+    )
+    .join('');
+}
+
 function chartHtml(view: RaceView): string {
   const roundLines = view.rounds
     .map((m) => `<span class="rroundline" style="left:${pct(m.at)}" aria-hidden="true"></span>`)
@@ -66,7 +77,7 @@ function chartHtml(view: RaceView): string {
   const lanes = view.lanes
     .map(
       (lane) =>
-        `<div class="rrow rlane" data-lane="${lane}" role="group" aria-label="lane ${lane}"><div class="rname">lane ${lane}</div><div class="rtrack">${roundLines}${view.requests
+        `<div class="rrow rlane" data-lane="${lane}" role="group" aria-label="lane ${lane}"><div class="rname">lane ${lane}</div><div class="rtrack">${roundLines}${faultsHtml(view, lane)}${view.requests
           .filter((r) => r.lane === lane)
           .map(barHtml)
           .join('')}</div></div>`,

@@ -48,6 +48,8 @@ ${s} .rtick,${s} .rroundlabel{position:absolute;white-space:nowrap;font-size:.78
 ${s} .rtick{top:.2rem;border-left:1px solid #8c959f;padding-left:.2rem}
 ${s} .rroundlabel{top:1.5rem;border-left:2px dotted #8c959f;padding-left:.25rem;color:#1f2328}
 ${s} .rroundline{position:absolute;top:0;bottom:0;border-left:1px dotted #afb8c1;pointer-events:none}
+${s} .rfault{position:absolute;top:0;bottom:0;background:#fbefc7;border:1px dashed #bf8700;border-radius:3px}
+${s} .rfaultlabel{position:absolute;bottom:0;left:.25rem;font-size:.7rem;color:#7d4e00;white-space:nowrap}
 ${s} button.rreq{position:absolute;top:6px;height:26px;margin:0;padding:0;border:2px solid var(--ra);border-radius:4px;background:var(--raf);cursor:pointer;overflow:visible;font:inherit;color:#1f2328;text-align:left}
 ${s} button.rreq.prefix{border-color:var(--rp);background:var(--rpf)}
 ${s} button.rreq.stuck{border-color:var(--rs);background:var(--rsf);border-width:3px}

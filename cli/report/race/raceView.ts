@@ -7,12 +7,15 @@
  * The time axis is the history's own: instants are positions in one sequence of events (a request
  * sent, a reply read), so the axis has one column per instant and its unit is "one event", never
  * milliseconds. A request's bar covers the columns from its send to its reply; one with no reply
- * runs open-ended to the next request of its lane (or to the end).
+ * runs open-ended to the next request of its lane (or to the end). A fault of the run's nemesis
+ * is a window over the lanes it hit, from its start to its end (or to the end of the axis).
  */
 import type { RaceFailure } from '../../../conformance/check/failure.ts';
 import { closestOrder } from '../../../conformance/concurrent/closestOrder.ts';
 import type { ClosestOrder, OrderedRequest, OrderPlace } from '../../../conformance/concurrent/closestOrder.ts';
 import type { Operation } from '../../../conformance/concurrent/history.ts';
+import { faultWindows } from '../../../conformance/concurrent/timeline.ts';
+import { describeFault, lanesHit } from '../../../conformance/nemesis/fault.ts';
 import { shortCommand, shortReply } from '../../../conformance/concurrent/story.ts';
 
 /** One request as the section draws it. */
@@ -50,6 +53,17 @@ export interface RoundMark {
   readonly now: number;
 }
 
+/** A fault's window on the axis: the lanes it hit, from its start to its end (fractions of the axis). */
+export interface RaceFault {
+  /** `partition (hold) of worker lane 1`. */
+  readonly label: string;
+  /** The instants it started and ended at (null: it never ended in the run), and the nemesis's notes. */
+  readonly detail: string;
+  readonly lanes: readonly number[];
+  readonly from: number;
+  readonly to: number;
+}
+
 /** Everything the section draws. */
 export interface RaceView {
   readonly failure: RaceFailure;
@@ -58,6 +72,8 @@ export interface RaceView {
   readonly requests: readonly RaceRequest[];
   readonly ticks: readonly AxisTick[];
   readonly rounds: readonly RoundMark[];
+  /** The faults of the run's nemesis, in start order (none without one). */
+  readonly faults: readonly RaceFault[];
   /** The closest order, when the checker decided the run (null for an implementation error). */
   readonly replay: ClosestOrder | null;
   /** The request selected when the page opens: the first stuck one, else the first request. */
@@ -76,8 +92,12 @@ export function raceView(failure: RaceFailure): RaceView {
     race.witness === null || run === null ? null : closestOrder(run.history, race.scenario.config, race.witness);
   const ordered = new Map((replay?.requests ?? []).map((r) => [r.id, r]));
 
+  const events = run?.history.nemesis ?? [];
   const instants = [
-    ...new Set(ops.flatMap((op) => (op.returned === undefined ? [op.invoked] : [op.invoked, op.returned]))),
+    ...new Set([
+      ...ops.flatMap((op) => (op.returned === undefined ? [op.invoked] : [op.invoked, op.returned])),
+      ...events.map((e) => e.at),
+    ]),
   ].sort((a, b) => a - b);
   const column = new Map(instants.map((t, k) => [t, k]));
   // One more column than there are instants: where requests with no reply run to.
@@ -126,13 +146,28 @@ export function raceView(failure: RaceFailure): RaceView {
     if (k !== undefined) rounds.push({ at: at(k), round: round.index, now: round.now });
   }
 
+  const lanes = [...new Set(ops.map((o) => o.lane))].sort((a, b) => a - b);
+  const faults = faultWindows(events).map(
+    (w): RaceFault => ({
+      label: describeFault(w.fault),
+      detail: [
+        `from t=${w.from}${w.to === undefined ? ', never healed in this run' : ` to t=${w.to}`}`,
+        ...w.notes,
+      ].join('; '),
+      lanes: lanesHit(w.fault, Math.max(-1, ...lanes) + 1).filter((l) => lanes.includes(l)),
+      from: at(column.get(w.from) ?? 0),
+      to: w.to === undefined ? 1 : at((column.get(w.to) ?? columns - 1) + 1),
+    }),
+  );
+
   const firstStuck = requests.find((r) => r.place === 'stuck');
   return {
     failure,
-    lanes: [...new Set(ops.map((o) => o.lane))].sort((a, b) => a - b),
+    lanes,
     requests,
     ticks,
     rounds,
+    faults,
     replay,
     initial: firstStuck?.id ?? requests[0]?.id ?? null,
   };
