@@ -38,7 +38,7 @@ import { WallClock } from '../../conformance/profile/wallClock.ts';
 import { claimReply } from '../../impl/decisions/index.ts';
 import { WorkerLedger, staleToken } from '../ledger.ts';
 import { NatsAdapterError } from './NatsAdapterError.ts';
-import { natsUrl } from './natsEnv.ts';
+import { natsStorage, natsUrl } from './natsEnv.ts';
 import { jobRecord } from './records.ts';
 import type { DeliveryRecord, JobData, JobEntry } from './records.ts';
 
@@ -62,7 +62,7 @@ export interface NatsFactoryOptions {
   readonly tickMs?: number;
   /** Name for reports (default `nats-jetstream`). */
   readonly name?: string;
-  /** Storage of the stream (default `file`, as a stream that survives a server restart). */
+  /** Storage of the stream (default JOBCHECK_NATS_STORAGE, else `file`, as a stream that survives a server restart). */
   readonly storage?: 'file' | 'memory';
 }
 
@@ -176,7 +176,7 @@ export class NatsJetStreamAdapter implements Adapter {
         name: stream,
         subjects: [`${stream}.>`],
         ...settings.stream,
-        storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
+        storage: (options.storage ?? natsStorage()) === 'memory' ? StorageType.Memory : StorageType.File,
       });
       await adapter.jsm.consumers.add(stream, settings.consumer);
       adapter.wall.restart();
