@@ -94,6 +94,10 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/bullmq-redis/adapter.test.ts',
   // ~25 s: the stale-acknowledgement scenario on all four brokers, each departure replayed three times in real time.
   'adapters/staleAck.test.ts',
+  // ~50 s: each broker server started, killed, restarted, paused and disposed of, and filled to a full disk.
+  'conformance/servers/servers.test.ts',
+  // ~45 s: every durability configuration's acknowledged writes counted across a SIGKILL and a restart.
+  'conformance/servers/durability.test.ts',
 ];
 
 /**
