@@ -5,7 +5,7 @@
  * configurations: unique names, a sentence each, and a typed error for a name there is not.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,7 @@ describe('the process tree of a server', () => {
     const killed = killTree([leader]);
     expect(await waitGone(killed, 5000)).toBe(true);
     expect(alive(tree)).toEqual([]);
+    rmSync(folder, { recursive: true, force: true });
   });
 
   it('is ended, and its folder removed, by the Reaper when the process that started it is SIGKILLed', async () => {

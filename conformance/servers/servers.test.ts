@@ -6,8 +6,11 @@
  * dispose leaves no process (by pid and process group) and no folder. A missing server skips with
  * a hint outside CI and fails under it; a disk-full case needs root and unshare (limits.ts).
  */
-import { existsSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BrokerServer } from './BrokerServer.ts';
 import { configuration } from './configurations.ts';
 import type { ConfigurationName } from './configurations.ts';
@@ -141,3 +144,31 @@ for (const [broker, disk] of Object.entries(DISK_FULL)) {
     }, 240_000);
   });
 }
+
+describe.skipIf(missing('redis-aof-always') !== undefined && !required)('a harness that goes away', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    it(`leaves no server process and no folder when it ends on ${signal}`, async () => {
+      const scratch = mkdtempSync(join(tmpdir(), 'jobcheck-owner-'));
+      onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
+      const script = join(scratch, 'owner.mts');
+      writeFileSync(
+        script,
+        [
+          `import { BrokerServer } from ${JSON.stringify(join(import.meta.dirname, 'BrokerServer.ts'))};`,
+          "const server = await BrokerServer.start({ broker: 'redis', persistence: 'aof-always' });",
+          'console.log(JSON.stringify({ pids: server.pids, folder: server.folder }));',
+          'setInterval(() => undefined, 1000);',
+        ].join('\n'),
+      );
+      const owner = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const told = await new Promise<{ pids: number[]; folder: string }>((resolve) =>
+        owner.stdout.once('data', (d: Buffer) => resolve(JSON.parse(`${d}`))),
+      );
+      expect(alive(told.pids)).toEqual(told.pids);
+      const ended = new Promise((resolve) => owner.once('exit', (code, sig) => resolve(sig ?? code)));
+      owner.kill(signal);
+      expect(await ended).toBe(signal);
+      expect(alive(told.pids)).toEqual([]);
+      expect(existsSync(told.folder)).toBe(false);
+    }, 60_000);
+});
