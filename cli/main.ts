@@ -16,6 +16,7 @@ import { killAllPeers } from '../conformance/protocol/peer.ts';
 import { asAncestry } from './ancestry.ts';
 import { runCli } from './cli.ts';
 import { followParent } from './followParent.ts';
+import { tellLibraryWarnings } from './libraryWarnings.ts';
 import { tellInterrupted } from './report/interruption.ts';
 
 /** Exit codes of the harness ended from outside: 128 + the signal's number; a parent gone counts as a hangup. */
@@ -42,6 +43,9 @@ function endNow(code: number, why: string): void {
   }
   process.exit(code);
 }
+
+// A library's warning (a client's deprecation) is a line jobcheck writes, never Node's two.
+tellLibraryWarnings();
 
 // `on`, never `once`: with no listener left, a second Ctrl-C would kill the process by the signal's
 // default action in the middle of endNow, before the run's record is written or every group ended.

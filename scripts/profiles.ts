@@ -23,6 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { jobStoreFactory } from '../conformance/stores/jobStore.ts';
 import { Budget } from '../conformance/budget.ts';
+import { tellLibraryWarnings } from '../cli/libraryWarnings.ts';
 import { runConcurrentProfile, runProfile, withConcurrent } from '../conformance/profile/index.ts';
 import { lockedJobStoreFactory } from '../conformance/concurrent/inProcess.ts';
 import type { ProfileTarget } from '../conformance/profile/index.ts';
@@ -35,6 +36,7 @@ import {
   renderStoredPages,
 } from '../docs/tools/profilePages.ts';
 
+tellLibraryWarnings();
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = join(root, 'docs', 'profiles');
 const dataDir = join(outDir, 'data');
