@@ -115,8 +115,8 @@ for (const { target, flags, data } of targets) {
       runs: RUNS,
       seed: PROFILE_SEED,
       // A broker on its own clock mostly waits: its rules' campaigns run four at a time, each on
-      // instances of its own. A logical-clock queue is run one campaign at a time, as before.
-      parallel: wall ? WALL_CLOCK_PARALLEL : 1,
+      // instances of its own. A logical-clock queue is run one campaign at a time unless it says otherwise.
+      parallel: target.parallel ?? (wall ? WALL_CLOCK_PARALLEL : 1),
       ...(budget === undefined ? {} : { budget }),
       // The seed is the command's default; a queue on PostgreSQL needs the server (npm run pg's, or PGHOST).
       replayCommand: (rule, campaign, path) =>

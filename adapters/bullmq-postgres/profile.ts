@@ -70,6 +70,8 @@ export function bullmqPostgresTarget(options: BullmqFactoryOptions = {}): Profil
     queue: 'bullmq (PostgreSQL backend)',
     version: BULLMQ_VERSION,
     factory: bullmqPostgresFactory(BULLMQ_VERSION, options),
+    // A schema per instance, and a profile that mostly waits on PostgreSQL: four rules' campaigns at once.
+    parallel: 4,
     declarations: BULLMQ_DECLARATIONS,
     upstream: BULLMQ_UPSTREAM,
   };

@@ -21,6 +21,8 @@ export function pgBossTarget(options: PgBossFactoryOptions = {}): ProfileTarget 
     version: PG_BOSS_VERSION,
     // Job uuids named by the contract's ids: pg-boss orders same-instant jobs by uuid, so random ones would make the profile differ from run to run.
     factory: pgBossFactory({ newId: nameUuid, ...options }),
+    // A schema per instance, and a profile that mostly waits on PostgreSQL: four rules' campaigns at once.
+    parallel: 4,
     declarations: {
       'malformed-command-refused': {
         kind: 'unsupported',
