@@ -100,6 +100,10 @@ export const SLOW_TESTS: readonly string[] = [
   'conformance/nemesis/redisPartition.test.ts',
   // ~2 s: worker processes in Linux network namespaces cut off by nft rules, waiting on TCP's retransmission.
   'conformance/nemesis/namespace.test.ts',
+  // ~50 s: each broker server started, killed, restarted, paused and disposed of, and filled to a full disk.
+  'conformance/servers/servers.test.ts',
+  // ~45 s: every durability configuration's acknowledged writes counted across a SIGKILL and a restart.
+  'conformance/servers/durability.test.ts',
 ];
 
 /**

@@ -41,7 +41,7 @@ import { NatsAdapterError } from './NatsAdapterError.ts';
 import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import { BrokerLostError } from '../../conformance/profile/BrokerLostError.ts';
 import type { LossSource } from '../../conformance/profile/lossAware.ts';
-import { natsUrl } from './natsEnv.ts';
+import { natsStorage, natsUrl } from './natsEnv.ts';
 import { jobRecord } from './records.ts';
 import type { DeliveryRecord, JobData, JobEntry } from './records.ts';
 
@@ -65,7 +65,7 @@ export interface NatsFactoryOptions {
   readonly tickMs?: number;
   /** Name for reports (default `nats-jetstream`). */
   readonly name?: string;
-  /** Storage of the stream (default `file`, as a stream that survives a server restart). */
+  /** Storage of the stream (default JOBCHECK_NATS_STORAGE, else `file`, as a stream that survives a server restart). */
   readonly storage?: 'file' | 'memory';
 }
 
@@ -179,7 +179,7 @@ export class NatsJetStreamAdapter implements Adapter {
         name: stream,
         subjects: [`${stream}.>`],
         ...settings.stream,
-        storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
+        storage: (options.storage ?? natsStorage()) === 'memory' ? StorageType.Memory : StorageType.File,
       });
       await adapter.jsm.consumers.add(stream, settings.consumer);
       adapter.wall.restart();

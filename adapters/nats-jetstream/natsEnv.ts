@@ -4,6 +4,7 @@
  * CI (`CI` set) a missing server is a failure, never a skip; elsewhere the tests skip with the
  * command that runs them (as the PostgreSQL tests do, conformance/postgresEnv.ts).
  */
+import { NatsAdapterError } from './NatsAdapterError.ts';
 
 /** The server's URL from the environment, or undefined. Pure. */
 export const natsUrl = (env: NodeJS.ProcessEnv = process.env): string | undefined => {
@@ -19,3 +20,17 @@ export function natsMissing(env: NodeJS.ProcessEnv = process.env): string | unde
 
 /** Whether a missing server must fail the run (in CI) rather than skip the tests. Pure. */
 export const natsRequired = (env: NodeJS.ProcessEnv = process.env): boolean => (env['CI'] ?? '') !== '';
+
+/**
+ * The stream storage JOBCHECK_NATS_STORAGE names (`file` or `memory`; unset or empty: `file`), as a
+ * server of conformance/servers/ exports it for its configuration. Throws `unsupported_config` for another value. Pure.
+ */
+export function natsStorage(env: NodeJS.ProcessEnv = process.env): 'file' | 'memory' {
+  const storage = env['JOBCHECK_NATS_STORAGE'] ?? '';
+  if (storage === '' || storage === 'file') return 'file';
+  if (storage === 'memory') return 'memory';
+  throw new NatsAdapterError(
+    'unsupported_config',
+    `JOBCHECK_NATS_STORAGE ${JSON.stringify(storage)} is neither file nor memory`,
+  );
+}

@@ -27,6 +27,7 @@ import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
 import { claimReply } from '../../impl/decisions/index.ts';
 import { WorkerLedger, staleToken } from '../ledger.ts';
+import { amqpQueueType } from './amqpEnv.ts';
 import { RabbitmqAdapterError } from './RabbitmqAdapterError.ts';
 import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import type { LossSource } from '../../conformance/profile/lossAware.ts';
@@ -116,10 +117,10 @@ export function consumerTimeoutsOf(options: RabbitmqFactoryOptions, env: NodeJS.
   return listed?.map((s) => s.consumerTimeoutMs) ?? [consumerTimeoutOf(options, env)];
 }
 
-/** The queue arguments a RabbitMQ user would declare for this config. Pure. */
-export function queueArguments(config: Config, deadQueue: string): Record<string, unknown> {
+/** The queue arguments a RabbitMQ user would declare for this config (the queue type: JOBCHECK_AMQP_QUEUE_TYPE, else quorum). Pure. */
+export function queueArguments(config: Config, deadQueue: string, env = process.env): Record<string, unknown> {
   return {
-    'x-queue-type': 'quorum',
+    'x-queue-type': amqpQueueType(env),
     'x-max-length': config.capacity,
     'x-overflow': 'reject-publish',
     'x-delivery-limit': config.maxAttempts - 1,

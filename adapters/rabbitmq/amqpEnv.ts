@@ -5,6 +5,7 @@
  * missing server is a failure, never a skip; elsewhere the tests skip with the command that runs
  * them (as the PostgreSQL tests do, conformance/postgresEnv.ts).
  */
+import { RabbitmqAdapterError } from './RabbitmqAdapterError.ts';
 
 /** The server's URL from the environment, or undefined. Pure. */
 export const amqpUrl = (env: NodeJS.ProcessEnv = process.env): string | undefined => {
@@ -20,3 +21,17 @@ export function amqpMissing(env: NodeJS.ProcessEnv = process.env): string | unde
 
 /** Whether a missing server must fail the run (in CI) rather than skip the tests. Pure. */
 export const amqpRequired = (env: NodeJS.ProcessEnv = process.env): boolean => (env['CI'] ?? '') !== '';
+
+/**
+ * The queue type JOBCHECK_AMQP_QUEUE_TYPE names (`quorum` or `classic`; unset or empty: `quorum`),
+ * as a server of conformance/servers/ exports it for its configuration. Throws `unsupported_config` for another value. Pure.
+ */
+export function amqpQueueType(env: NodeJS.ProcessEnv = process.env): 'quorum' | 'classic' {
+  const type = env['JOBCHECK_AMQP_QUEUE_TYPE'] ?? '';
+  if (type === '' || type === 'quorum') return 'quorum';
+  if (type === 'classic') return 'classic';
+  throw new RabbitmqAdapterError(
+    'unsupported_config',
+    `JOBCHECK_AMQP_QUEUE_TYPE ${JSON.stringify(type)} is neither quorum nor classic`,
+  );
+}

@@ -1,0 +1,227 @@
+/**
+ * Test material, imported only by tests: a plain client of each broker that makes one kind of
+ * acknowledged write (Redis SET answered OK, beanstalkd put answered INSERTED, a JetStream publish
+ * acked, a RabbitMQ publish confirmed, a PostgreSQL INSERT committed) and counts the writes the
+ * server holds. No adapter: what is measured is the server's own promise, not a translation of it.
+ * Every client gives up instead of reconnecting, so a dead server shows as an error at once.
+ */
+import { connect as natsConnect } from '@nats-io/transport-node';
+import { StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import amqp from 'amqplib';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { createConnection } from 'node:net';
+import type { Socket } from 'node:net';
+import type { BrokerServer } from './BrokerServer.ts';
+import type { ServerConfig } from './configurations.ts';
+
+/** One connection to a server: acknowledged writes, and a count of what the server holds. */
+export interface ProbeClient {
+  /** Creates what the writes go to (a stream, a queue, a table); once, on a fresh server. */
+  setUp(): Promise<void>;
+  /** One write (its value `i`, padded to `pad` bytes), resolved when the server acknowledges it; rejected with the server's own error. */
+  write(i: number, pad?: number): Promise<void>;
+  /** How many writes the server holds now. */
+  count(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * A client of a fresh `server`, its writes' target created. A RabbitMQ quorum queue is then
+ * settled by a clean restart: in RabbitMQ 3.10 a quorum queue declared just before a SIGKILL comes
+ * back without its Raft member (`leader not known`, every request on it failing), which is a
+ * finding of its own, not the loss of messages that the probes measure.
+ */
+export async function preparedClient(server: BrokerServer): Promise<ProbeClient> {
+  const first = await probeClient(server);
+  await first.setUp();
+  if (server.config.broker !== 'rabbitmq' || server.config.queueType !== 'quorum') return first;
+  await first.close();
+  await server.stop();
+  await server.restart();
+  return probeClient(server);
+}
+
+/** The value of write `i`: its number, padded with `x` to `pad` characters. Pure. */
+const value = (i: number, pad: number): string => String(i).padEnd(pad, 'x');
+
+/** A client of `server`'s broker, connected. */
+export async function probeClient(server: BrokerServer): Promise<ProbeClient> {
+  const env = server.env;
+  const config: ServerConfig = server.config;
+  switch (config.broker) {
+    case 'redis':
+      return redisClient(env['JOBCHECK_REDIS_URL'] as string);
+    case 'beanstalkd':
+      return beanstalkdClient(server.port);
+    case 'nats':
+      return natsClient(env['JOBCHECK_NATS_URL'] as string, config.storage);
+    case 'rabbitmq':
+      return rabbitClient(env['JOBCHECK_AMQP_URL'] as string, config.queueType);
+    case 'postgres':
+      return postgresClient(env);
+  }
+}
+
+async function redisClient(url: string): Promise<ProbeClient> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  await redis.connect();
+  return {
+    setUp: async () => undefined,
+    write: async (i, pad = 0) => {
+      await redis.set(`probe:${i}`, value(i, pad));
+    },
+    count: () => redis.dbsize(),
+    close: async () => {
+      redis.disconnect();
+    },
+  };
+}
+
+/** beanstalkd's text protocol: one request at a time, a reply line (and a body after `OK <bytes>`). */
+async function beanstalkdClient(port: number): Promise<ProbeClient> {
+  const socket: Socket = createConnection({ port, host: '127.0.0.1' });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let buffer = Buffer.alloc(0);
+  // Replies come in the order of the requests.
+  const waiting: { resolve: (reply: string) => void; reject: (error: Error) => void }[] = [];
+  const settle = (): void => {
+    for (;;) {
+      const end = buffer.indexOf('\r\n');
+      if (waiting.length === 0 || end < 0) return;
+      const line = buffer.subarray(0, end).toString();
+      const body = /^OK (\d+)$/.exec(line);
+      const total = body === null ? end + 2 : end + 2 + Number(body[1]) + 2;
+      if (buffer.length < total) return;
+      const reply = buffer.subarray(0, total).toString();
+      buffer = buffer.subarray(total);
+      waiting.shift()?.resolve(reply);
+    }
+  };
+  socket.on('data', (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    settle();
+  });
+  const fail = (error: Error): void => {
+    for (const w of waiting.splice(0)) w.reject(error);
+  };
+  socket.on('error', fail);
+  socket.on('close', () => fail(new Error('beanstalkd closed the connection')));
+  const request = (text: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      if (socket.destroyed) return reject(new Error('beanstalkd closed the connection'));
+      waiting.push({ resolve, reject });
+      socket.write(text);
+    });
+  return {
+    setUp: async () => undefined,
+    write: async (i, pad = 0) => {
+      const body = value(i, pad);
+      const reply = await request(`put 0 0 600 ${body.length}\r\n${body}\r\n`);
+      if (!reply.startsWith('INSERTED ')) throw new Error(`beanstalkd answered ${reply.trim()}`);
+    },
+    count: async () => {
+      const reply = await request('stats\r\n');
+      return Number(/current-jobs-ready: (\d+)/.exec(reply)?.[1] ?? Number.NaN);
+    },
+    close: async () => {
+      socket.destroy();
+    },
+  };
+}
+
+const STREAM = 'PROBE';
+
+async function natsClient(url: string, storage: 'file' | 'memory'): Promise<ProbeClient> {
+  const nc = await natsConnect({ servers: url, maxReconnectAttempts: 0 });
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  return {
+    setUp: async () => {
+      await jsm.streams.add({
+        name: STREAM,
+        subjects: ['probe.>'],
+        storage: storage === 'memory' ? StorageType.Memory : StorageType.File,
+      });
+    },
+    write: async (i, pad = 0) => {
+      await js.publish(`probe.${i}`, value(i, pad), { timeout: 30_000 });
+    },
+    count: async () => {
+      try {
+        return (await jsm.streams.info(STREAM)).state.messages;
+      } catch (error) {
+        // A memory stream is gone with the process that held it: it holds nothing.
+        if (/stream not found/i.test((error as Error).message)) return 0;
+        throw error;
+      }
+    },
+    close: () => nc.close(),
+  };
+}
+
+const QUEUE = 'probe';
+
+async function rabbitClient(url: string, queueType: 'quorum' | 'classic'): Promise<ProbeClient> {
+  const connection = await amqp.connect(url);
+  connection.on('error', () => undefined);
+  const channel = await connection.createConfirmChannel();
+  channel.on('error', () => undefined);
+  return {
+    setUp: async () => {
+      await channel.assertQueue(QUEUE, { durable: true, arguments: { 'x-queue-type': queueType } });
+    },
+    write: (i, pad = 0) =>
+      new Promise<void>((resolve, reject) => {
+        channel.sendToQueue(QUEUE, Buffer.from(value(i, pad)), { persistent: true }, (error: unknown) =>
+          error === null || error === undefined ? resolve() : reject(error),
+        );
+      }),
+    // After a restart a quorum queue answers 0 until its Raft member has replayed its log (its
+    // count is asked of that member, and a member not yet up counts nothing): the first count
+    // above 0 is the recovered one; 0 stands only after 15 s of asking.
+    count: async () => {
+      const end = Date.now() + 15_000;
+      for (;;) {
+        const { messageCount } = await channel.checkQueue(QUEUE);
+        if (messageCount > 0 || Date.now() >= end) return messageCount;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    },
+    close: async () => {
+      await connection.close().catch(() => undefined);
+    },
+  };
+}
+
+async function postgresClient(env: Readonly<Record<string, string>>): Promise<ProbeClient> {
+  const client = new pg.Client({
+    host: env['PGHOST'],
+    port: Number(env['PGPORT']),
+    user: env['PGUSER'],
+    database: env['PGDATABASE'],
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  return {
+    setUp: async () => {
+      await client.query('CREATE TABLE probe (i integer PRIMARY KEY, pad text)');
+    },
+    write: async (i, pad = 0) => {
+      await client.query('INSERT INTO probe VALUES ($1, $2)', [i, value(i, pad)]);
+    },
+    count: async () => Number((await client.query('SELECT count(*) AS n FROM probe')).rows[0].n),
+    close: async () => {
+      await client.end().catch(() => undefined);
+    },
+  };
+}
