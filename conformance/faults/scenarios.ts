@@ -3,8 +3,8 @@
  * nemesis acts. Every queue is asked the same rounds, so that answers compare:
  * - kill: three submits, a claim committed and acknowledged, a fourth submit sent as the broker is
  *   SIGKILLed (its reply may be swallowed); restart on the same folder, the client reconnects,
- *   then two claims, each committed and acknowledged: after recovery nothing acknowledged is lost,
- *   and a job acknowledged before the kill is not handed out again;
+ *   then three claims, each committed and acknowledged: after recovery nothing acknowledged is
+ *   lost, and a job acknowledged before the kill is not handed out again;
  * - pause: a claim, then its commit and ack sent while the broker is SIGSTOPped for PAUSE_TICKS
  *   ticks (the lease is longer), then SIGCONT and the next job;
  * - partition-hold: lane 1's worker claims a; its lane is cut off (hold); a's lease runs out, the
@@ -68,6 +68,7 @@ export function killScenario(): FaultScenario {
     round({ at: 'same' }, [submit(0, 'd', 'y')]),
     // The kill comes while d's submit may be in flight; the restart before this round's requests.
     round({ at: 'later', plus: 1 }, [claim(0), settle(0, 'commit'), settle(0, 'ack')], true),
+    round({ at: 'same' }, [claim(0), settle(0, 'commit'), settle(0, 'ack')]),
     round({ at: 'same' }, [claim(0), settle(0, 'commit'), settle(0, 'ack')]),
   ];
   return {

@@ -273,7 +273,7 @@ export const FAULT_VERDICTS = ['holds', 'departs', 'unknown'] as const;
 export interface FaultFigures {
   /** Submits the queue acknowledged (ok, not a duplicate). */
   readonly acknowledgedSubmits: number;
-  /** Of those, jobs missing from the snapshot after recovery. */
+  /** Of those, jobs missing from the snapshot after recovery, or never handed out though a later claim found none. */
   readonly submitsLost: number;
   /** Commits the queue acknowledged as applied. */
   readonly committedEffects: number;
@@ -281,6 +281,8 @@ export interface FaultFigures {
   readonly effectsLost: number;
   /** Effects acknowledged as applied more than once (the same account and key). */
   readonly effectsDoubled: number;
+  /** Jobs handed out again by a claim sent after their ack was acknowledged (a lost acknowledgement). */
+  readonly acknowledgedRedelivered: number;
   /** Requests whose reply the fault swallowed (indefinite in the history). */
   readonly indefinite: number;
 }
@@ -312,6 +314,7 @@ const faultFiguresSchema = z.strictObject({
   committedEffects: z.int().min(0),
   effectsLost: z.int().min(0),
   effectsDoubled: z.int().min(0),
+  acknowledgedRedelivered: z.int().min(0),
   indefinite: z.int().min(0),
 });
 
