@@ -77,13 +77,13 @@ const heldBytes = (run: ConcurrentRun): number =>
 describe('the fault campaign on real brokers', () => {
   it('BullMQ on Redis: RDB loses acknowledged submits to a kill, appendfsync always keeps them', async (ctx) => {
     const rdb = await campaign('bullmq-redis', 'redis-rdb', 'kill');
-    if ('missing' in rdb) return ctx.skip();
+    if ('missing' in rdb) return ctx.skip(`${rdb.missing} (install it; under CI this fails)`);
     expect(rdb.result.verdict).toBe('departs');
     expect(rdb.result.figures?.submitsLost).toBeGreaterThan(0);
     expect(rdb.result.replays?.departed).toBeGreaterThanOrEqual(2);
     leftNothing(rdb);
     const always = await campaign('bullmq-redis', 'redis-aof-always', 'kill');
-    if ('missing' in always) return ctx.skip();
+    if ('missing' in always) return ctx.skip(`${always.missing} (install it; under CI this fails)`);
     expect(always.result.verdict).toBe('holds');
     expect(always.result.figures?.submitsLost).toBe(0);
     leftNothing(always);
@@ -91,7 +91,7 @@ describe('the fault campaign on real brokers', () => {
 
   it("BullMQ on Redis: the cut-off worker's late ack lands after the rival's claim and is refused", async (ctx) => {
     const r = await campaign('bullmq-redis', 'redis-aof-always', 'partition-hold');
-    if ('missing' in r) return ctx.skip();
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
     expect(r.result.verdict).toBe('holds');
     const run = r.runs[0] as ConcurrentRun;
     expect(heldBytes(run)).toBeGreaterThan(0);
@@ -107,12 +107,12 @@ describe('the fault campaign on real brokers', () => {
 
   it('beanstalkd: a kill loses acknowledged jobs without a binlog and keeps them with it', async (ctx) => {
     const memory = await campaign('beanstalkd', 'beanstalkd', 'kill');
-    if ('missing' in memory) return ctx.skip();
+    if ('missing' in memory) return ctx.skip(`${memory.missing} (install it; under CI this fails)`);
     expect(memory.result.verdict).toBe('departs');
     expect(memory.result.figures?.submitsLost).toBeGreaterThan(0);
     leftNothing(memory);
     const binlog = await campaign('beanstalkd', 'beanstalkd-binlog', 'kill');
-    if ('missing' in binlog) return ctx.skip();
+    if ('missing' in binlog) return ctx.skip(`${binlog.missing} (install it; under CI this fails)`);
     expect(binlog.result.verdict).toBe('holds');
     expect(binlog.result.figures?.submitsLost).toBe(0);
     leftNothing(binlog);
@@ -120,7 +120,7 @@ describe('the fault campaign on real brokers', () => {
 
   it("NATS JetStream: the cut-off worker's late ack settles the job another worker claimed", async (ctx) => {
     const r = await campaign('nats-jetstream', 'nats-file', 'partition-hold');
-    if ('missing' in r) return ctx.skip();
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
     expect(r.result.verdict).toBe('departs');
     expect(r.result.replays?.departed).toBeGreaterThanOrEqual(2);
     const run = r.runs[0] as ConcurrentRun;
