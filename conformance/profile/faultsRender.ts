@@ -9,7 +9,7 @@ import type { FaultFigures, FaultResult, FaultsSection } from './result.ts';
 
 /** What each fault does, in a sentence. */
 export const FAULT_SENTENCES: Readonly<Record<FaultResult['fault'], string>> = {
-  kill: 'SIGKILL of the broker while a submit may be in flight, then a restart on the same data folder and ports; the client reconnects; then the jobs left are claimed, committed and acknowledged. Every acknowledged submit must still be there, no job acknowledged before the kill handed out again, no effect applied twice.',
+  kill: 'SIGKILL of the broker while a submit may be in flight, then a restart on the same data folder and ports; the client reconnects; then two jobs are claimed, committed and acknowledged, and a last claim is sent alone. Every acknowledged submit must still be there, no job acknowledged before the kill handed out again, no effect applied twice.',
   pause:
     "SIGSTOP of the broker while a claimed job's commit and ack are in flight, SIGCONT some ticks later (within the lease); then the next job.",
   'partition-hold':
