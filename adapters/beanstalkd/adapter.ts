@@ -50,6 +50,8 @@ export interface BeanstalkdFactoryOptions {
   readonly clockFile?: string;
   /** Name for reports (default `beanstalkd`). */
   readonly name?: string;
+  /** Per lane, another `host:port` for the connections of that lane's producer and worker (a fault proxy), else `addr`. */
+  readonly laneAddrs?: readonly (string | undefined)[];
 }
 
 interface Payload {
@@ -122,6 +124,7 @@ export class BeanstalkdAdapter implements Adapter {
     private readonly clock: FaketimeClock,
     readonly tube: string,
     readonly name: string,
+    private readonly laneAddrs: readonly (string | undefined)[] = [],
   ) {}
 
   /** Creates an instance for `config` in a new tube. Throws JobcheckError for a bad config, BeanstalkdAdapterError otherwise. */
@@ -140,6 +143,7 @@ export class BeanstalkdAdapter implements Adapter {
       new FaketimeClock(clockFile),
       `jc-${randomBytes(6).toString('hex')}`,
       options.name ?? 'beanstalkd',
+      options.laneAddrs,
     );
     try {
       await adapter.wake();
@@ -152,20 +156,22 @@ export class BeanstalkdAdapter implements Adapter {
 
   /** The connection of `worker`, opened on first use. */
   private connection(worker: string): Promise<BeanstalkdConnection> {
-    return this.opened(this.connections, worker);
+    return this.opened(this.connections, worker, Number(worker.slice(1)) - 1);
   }
 
   /** The producer connection of `lane` (lane 0's also asks beanstalkd's stats), opened on first use. */
   private producer(lane = 0): Promise<BeanstalkdConnection> {
-    return this.opened(this.producers, lane);
+    return this.opened(this.producers, lane, lane);
   }
 
-  /** The connection under `key` in `map`, opened on first use, using and watching only the tube. */
-  private opened<K>(map: Map<K, Promise<BeanstalkdConnection>>, key: K): Promise<BeanstalkdConnection> {
+  /** The connection under `key` in `map` (on `lane`'s address), opened on first use, using and watching only the tube. */
+  private opened<K>(map: Map<K, Promise<BeanstalkdConnection>>, key: K, lane: number): Promise<BeanstalkdConnection> {
     let c = map.get(key);
     if (c === undefined) {
+      const routed = this.laneAddrs[lane];
+      const { host, port } = routed === undefined ? { host: this.host, port: this.port } : parseAddr(routed);
       c = (async () => {
-        const conn = await BeanstalkdConnection.open(this.host, this.port);
+        const conn = await BeanstalkdConnection.open(host, port);
         await this.expect(conn, `use ${this.tube}`, /^USING /);
         await this.expect(conn, `watch ${this.tube}`, /^WATCHING /);
         await this.expect(conn, 'ignore default', /^WATCHING /);

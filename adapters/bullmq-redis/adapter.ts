@@ -63,6 +63,8 @@ export interface BullmqRedisOptions {
   readonly stalledIntervalMs?: number;
   /** Name for reports (default `bullmq <version> (Redis)`). */
   readonly name?: string;
+  /** Per lane, another redis:// URL for that lane's connections (a fault proxy), else `url`. */
+  readonly laneUrls?: readonly (string | undefined)[];
 }
 
 /** Real milliseconds per tick: half of it (the lock's guard) holds a claim's delay and the stalled checker's lag on a loaded machine (README.md, "Time"). */
@@ -325,6 +327,8 @@ export class BullmqRedisBroker {
     private readonly config: Config,
     readonly clock: WallClock,
     private readonly stalledIntervalMs: number,
+    /** Each lane's connection options (`connection`, or a lane's own URL). */
+    private readonly routes: readonly RedisConnection[],
   ) {
     this.keys = keysOf(prefix);
   }
@@ -345,10 +349,15 @@ export class BullmqRedisBroker {
     const connection = redisConnection(url);
     const prefix = `${KEY_PREFIX}${randomBytes(8).toString('hex')}`;
     const stalledIntervalMs = options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS;
+    const routes = Array.from({ length: lanes }, (_, i) => {
+      const routed = options.laneUrls?.[i];
+      return routed === undefined ? connection : redisConnection(routed);
+    });
     const opened: Lane[] = [];
     let sweeper: Worker<JobData> | undefined;
     try {
-      for (let i = 0; i < lanes; i++) opened.push(new Lane(connection, prefix, cfg, tickMs, stalledIntervalMs));
+      for (let i = 0; i < lanes; i++)
+        opened.push(new Lane(routes[i] as RedisConnection, prefix, cfg, tickMs, stalledIntervalMs));
       await Promise.all(opened.map((l, i) => l.ready(`w${i + 1}`, true)));
       const first = opened[0];
       if (first === undefined) throw new BullmqRedisAdapterError('queue_error', 'BullMQ needs at least one lane');
@@ -369,6 +378,7 @@ export class BullmqRedisBroker {
         cfg,
         clock,
         stalledIntervalMs,
+        routes,
       );
     } catch (error) {
       await sweeper?.close().catch(() => undefined);
@@ -684,7 +694,15 @@ export class BullmqRedisBroker {
     await Promise.allSettled(this.lanes.map((l) => l.close()));
     this.lanes = [];
     for (let i = 0; i < count; i++)
-      this.lanes.push(new Lane(this.connection, this.prefix, this.config, this.clock.tickMs, this.stalledIntervalMs));
+      this.lanes.push(
+        new Lane(
+          this.routes[i] ?? this.connection,
+          this.prefix,
+          this.config,
+          this.clock.tickMs,
+          this.stalledIntervalMs,
+        ),
+      );
     await Promise.all(this.lanes.map((l, i) => l.ready(`w${i + 1}`, false)));
     this.sweeper = this.lane(0).newWorker(undefined);
     await this.sweeper.waitUntilReady();

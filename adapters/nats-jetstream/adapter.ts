@@ -67,6 +67,8 @@ export interface NatsFactoryOptions {
   readonly name?: string;
   /** Storage of the stream (default JOBCHECK_NATS_STORAGE, else `file`, as a stream that survives a server restart). */
   readonly storage?: 'file' | 'memory';
+  /** Per lane, another nats:// URL for that lane's connection (a fault proxy), else `url`. */
+  readonly laneUrls?: readonly (string | undefined)[];
 }
 
 /** Broker nanoseconds for `ticks` contract ticks: `(ticks − ½) · tickMs` milliseconds. Pure. */
@@ -154,6 +156,7 @@ export class NatsJetStreamAdapter implements Adapter {
     private readonly config: Config,
     readonly wall: WallClock,
     private readonly laneCount: number,
+    private readonly laneUrls: readonly (string | undefined)[] = [],
   ) {}
 
   /** Creates a stream and a consumer for `config`, with `lanes` connections. Throws JobcheckError for a bad config, NatsAdapterError for one JetStream refuses or no server. */
@@ -172,6 +175,7 @@ export class NatsJetStreamAdapter implements Adapter {
       checked,
       new WallClock({ tickMs }),
       lanes,
+      options.laneUrls,
     );
     try {
       await adapter.open();
@@ -194,7 +198,11 @@ export class NatsJetStreamAdapter implements Adapter {
   private async open(): Promise<void> {
     this.lanes = [];
     for (let i = 0; i < this.laneCount; i++) {
-      const nc = await connect({ servers: this.url, name: `${this.name} lane ${i}`, maxReconnectAttempts: 0 });
+      const nc = await connect({
+        servers: this.laneUrls[i] ?? this.url,
+        name: `${this.name} lane ${i}`,
+        maxReconnectAttempts: 0,
+      });
       this.lanes.push({ nc, js: jetstream(nc) });
     }
     this.jsm = await jetstreamManager((this.lanes[0] as Lane).nc);

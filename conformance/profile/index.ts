@@ -16,7 +16,17 @@ export type {
   StaleAckVerdict,
   Unattributed,
 } from './result.ts';
-export { PROFILE_FORMAT, isChecked, profileSchema, withConcurrent } from './result.ts';
+export {
+  FAULT_NAMES,
+  FAULT_VERDICTS,
+  PROFILE_FORMAT,
+  faultsSectionSchema,
+  isChecked,
+  profileSchema,
+  withConcurrent,
+} from './result.ts';
+export type { FaultFigures, FaultResult, FaultsSection } from './result.ts';
+export { describeFaultVerdict, describeFigures, faultsMarkdown } from './faultsRender.ts';
 export type { ConcurrentProfileOptions } from './concurrentProfile.ts';
 export {
   DEFAULT_CONCURRENT_PROFILE_RUNS,

@@ -7,6 +7,7 @@
 import { CONSEQUENCES } from '../../contract/consequences.ts';
 import { ruleOf } from '../../contract/rules.ts';
 import type { ConcurrentSection, Profile, RaceSection, RuleResult, StaleAckSection } from './result.ts';
+import { faultsMarkdown } from './faultsRender.ts';
 import { markdownBlock, markdownCode, markdownText, outsideText, terminalBlock } from '../outside/outsideText.ts';
 
 /** `, departed 2 times of 3` for a replayed departure, nothing for one that was not replayed. Pure. */
@@ -255,6 +256,7 @@ export function renderProfileMarkdown(
     }
   }
   if (p.concurrent !== undefined) lines.push('', ...concurrentLines(p.concurrent, true));
+  if (p.faults !== undefined) lines.push('', ...faultsMarkdown(p.faults));
   return `${lines.join('\n')}\n`;
 }
 

@@ -260,7 +260,82 @@ export interface Profile {
   readonly unattributed: readonly Unattributed[];
   /** Competing workers against the queue, when asked for (`--workers`). */
   readonly concurrent?: ConcurrentSection;
+  /** The queue under faults (conformance/faults/, `npm run profiles:faults`); it leaves `verdict` alone. */
+  readonly faults?: FaultsSection;
 }
+
+/** The faults a fault campaign runs: SIGKILL and restart, SIGSTOP for a while, one worker cut off (hold). */
+export const FAULT_NAMES = ['kill', 'pause', 'partition-hold'] as const;
+/** `holds` (checked, nothing departed), `departs` (replayed), `unknown` (with the reason): never a pass not established. */
+export const FAULT_VERDICTS = ['holds', 'departs', 'unknown'] as const;
+
+/** What one fault's run counted, read from its history and its final snapshot. */
+export interface FaultFigures {
+  /** Submits the queue acknowledged (ok, not a duplicate). */
+  readonly acknowledgedSubmits: number;
+  /** Of those, jobs missing from the snapshot after recovery, or never handed out though a later claim found none. */
+  readonly submitsLost: number;
+  /** Commits the queue acknowledged as applied. */
+  readonly committedEffects: number;
+  /** Of those, effects missing from the snapshot's ledger after recovery. */
+  readonly effectsLost: number;
+  /** Effects acknowledged as applied more than once (the same account and key). */
+  readonly effectsDoubled: number;
+  /** Jobs handed out again by a claim sent after their ack was acknowledged (a lost acknowledgement). */
+  readonly acknowledgedRedelivered: number;
+  /** Requests whose reply the fault swallowed (indefinite in the history). */
+  readonly indefinite: number;
+}
+
+/** One fault against one durability configuration. */
+export interface FaultResult {
+  readonly fault: (typeof FAULT_NAMES)[number];
+  readonly configuration: string;
+  readonly verdict: (typeof FAULT_VERDICTS)[number];
+  readonly reason?: string;
+  readonly story?: string;
+  readonly replay?: string;
+  readonly replays?: { readonly runs: number; readonly departed: number };
+  readonly figures?: FaultFigures;
+  /** Real milliseconds the fault's runs took. */
+  readonly wallMs: number;
+}
+
+/** The queue under faults: the configurations run, what this machine cannot do, and a result per fault and configuration. */
+export interface FaultsSection {
+  readonly limits: string;
+  readonly configurations: readonly { readonly name: string; readonly description: string; readonly promise: string }[];
+  readonly results: readonly FaultResult[];
+}
+
+const faultFiguresSchema = z.strictObject({
+  acknowledgedSubmits: z.int().min(0),
+  submitsLost: z.int().min(0),
+  committedEffects: z.int().min(0),
+  effectsLost: z.int().min(0),
+  effectsDoubled: z.int().min(0),
+  acknowledgedRedelivered: z.int().min(0),
+  indefinite: z.int().min(0),
+});
+
+/** Zod schema of a FaultsSection. */
+export const faultsSectionSchema = z.strictObject({
+  limits: z.string(),
+  configurations: z.array(z.strictObject({ name: z.string(), description: z.string(), promise: z.string() })),
+  results: z.array(
+    z.strictObject({
+      fault: z.enum(FAULT_NAMES),
+      configuration: z.string(),
+      verdict: z.enum(FAULT_VERDICTS),
+      reason: z.string().optional(),
+      story: z.string().optional(),
+      replay: z.string().optional(),
+      replays: z.strictObject({ runs: z.int().min(1), departed: z.int().min(0) }).optional(),
+      figures: faultFiguresSchema.optional(),
+      wallMs: z.number().min(0),
+    }),
+  ),
+});
 
 const ruleId = z.enum(RULE_IDS);
 const divergenceSchema = z.strictObject({
@@ -365,6 +440,7 @@ export const profileSchema = z.strictObject({
       story: z.string(),
     }),
   ),
+  faults: faultsSectionSchema.optional(),
 });
 
 /** The rule results that hold a verdict against the implementation (conforms, variant, departs). */

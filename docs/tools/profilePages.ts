@@ -18,6 +18,7 @@ import {
   renderProfileMarkdown,
 } from '../../conformance/profile/index.ts';
 import type { Profile, RuleResult } from '../../conformance/profile/index.ts';
+import { FAULT_NAMES } from '../../conformance/profile/index.ts';
 
 /** The data file name (without `.json`) of the reference column, the built-in JobStore. */
 export const REFERENCE_DATA = 'reference';
@@ -187,6 +188,17 @@ function workerRows(columns: readonly Column[]): string[] {
   ];
 }
 
+/** One row a fault: per queue, each configuration's verdict, linked to the page's section. Pure. */
+function faultRows(columns: readonly Column[]): string[] {
+  return FAULT_NAMES.flatMap((fault) => {
+    const cells = columns.map(({ profile }) => {
+      const results = profile.faults?.results.filter((r) => r.fault === fault) ?? [];
+      return results.map((r) => `[${r.configuration}: ${r.verdict}](${pageOf(profile)}#${fault})`).join('<br>');
+    });
+    return cells.some((c) => c !== '') ? [`| ${fault} | ${cells.join(' | ')} |`] : [];
+  });
+}
+
 /** The matrix, docs/profiles/README.md: the handlers' lines, the queues, the rules by consequence, competing workers. Pure. */
 export function renderMatrix(columns: readonly Column[]): string {
   const lines = ['# Profiles: real queues against the contract', ''];
@@ -234,6 +246,18 @@ export function renderMatrix(columns: readonly Column[]): string {
       `| | ${columns.map((c) => c.profile.queue).join(' | ')} |`,
       `| --- | ${columns.map(() => '---').join(' | ')} |`,
       ...workers,
+    );
+  const faults = faultRows(columns);
+  if (faults.length > 0)
+    lines.push(
+      '',
+      '## Under faults',
+      '',
+      "Each queue's broker killed and restarted, paused, and one worker cut off by its proxy, in each durability configuration (conformance/faults/, `npm run profiles:faults`); each cell names the configurations and their verdicts. A process kill keeps the page cache: no result here is a power loss.",
+      '',
+      `| fault | ${columns.map((c) => c.profile.queue).join(' | ')} |`,
+      `| --- | ${columns.map(() => '---').join(' | ')} |`,
+      ...faults,
     );
   // Each link with what the thread says: a link alone invites reading more into it than it holds.
   const links = columns.flatMap(({ profile }) =>

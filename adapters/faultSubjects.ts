@@ -1,0 +1,81 @@
+/**
+ * Each real queue as the fault campaign's subject on a server of a named durability configuration
+ * (conformance/servers/): its profile target and sequential factory on that server, and, where
+ * the adapter opens a connection per worker, competing workers with one lane sent through a
+ * proxy (the adapter's `laneUrls`/`laneAddrs`). A queue whose adapter shares one connection
+ * between workers, or has no competing workers, says so in `unroutable`.
+ */
+import type { FaultName, FaultSubject } from '../conformance/faults/index.ts';
+import { beanstalkdFactory } from './beanstalkd/adapter.ts';
+import { beanstalkdConcurrentFactory } from './beanstalkd/concurrent.ts';
+import { beanstalkdTarget } from './beanstalkd/profile.ts';
+import { bullmqRedisConcurrentFactory, bullmqRedisFactory } from './bullmq-redis/adapter.ts';
+import { BULLMQ_REDIS_VERSION, bullmqRedisTarget } from './bullmq-redis/profile.ts';
+import { natsJetStreamFactory } from './nats-jetstream/adapter.ts';
+import { natsConcurrentFactory } from './nats-jetstream/concurrent.ts';
+import { natsJetStreamTarget } from './nats-jetstream/profile.ts';
+
+/** The queues the fault campaign can run, by the data name of their profile page. */
+export const FAULT_QUEUES = ['bullmq-redis', 'beanstalkd', 'nats-jetstream'] as const;
+/** A queue the fault campaign can run. */
+export type FaultQueue = (typeof FAULT_QUEUES)[number];
+
+/** The server a subject runs on: what it exports, and where it listens. */
+export interface SubjectServer {
+  readonly env: Readonly<Record<string, string>>;
+  readonly port: number;
+}
+
+const replay = (queue: string, configuration: string) => (fault: FaultName) =>
+  `npm run profiles:faults -- --only ${queue} --configuration ${configuration} --fault ${fault}`;
+
+/** The subject of `queue` on `server`, running `configuration`. */
+export function faultSubject(queue: FaultQueue, configuration: string, server: SubjectServer): FaultSubject {
+  const upstream = { host: '127.0.0.1', port: server.port };
+  const common = { configuration, upstream, replayCommand: replay(queue, configuration) };
+  switch (queue) {
+    case 'bullmq-redis': {
+      const url = server.env['JOBCHECK_REDIS_URL'] as string;
+      const target = bullmqRedisTarget({ url });
+      return {
+        ...common,
+        target,
+        factory: bullmqRedisFactory(BULLMQ_REDIS_VERSION, { url }),
+        routedFactory: (lane, address) =>
+          bullmqRedisConcurrentFactory(BULLMQ_REDIS_VERSION, { url, laneUrls: laneList(lane, `redis://${address}`) }),
+        tickMs: target.clock?.kind === 'wall' ? target.clock.tickMs : 100,
+      };
+    }
+    case 'beanstalkd': {
+      const options = {
+        addr: server.env['JOBCHECK_BEANSTALKD_ADDR'] as string,
+        clockFile: server.env['JOBCHECK_BEANSTALKD_CLOCK'] as string,
+      };
+      return {
+        ...common,
+        target: beanstalkdTarget(options),
+        factory: beanstalkdFactory(options),
+        routedFactory: (lane, address) =>
+          beanstalkdConcurrentFactory({ ...options, laneAddrs: laneList(lane, address) }),
+        tickMs: 100,
+      };
+    }
+    case 'nats-jetstream': {
+      const storage = server.env['JOBCHECK_NATS_STORAGE'] === 'memory' ? 'memory' : 'file';
+      const options = { url: server.env['JOBCHECK_NATS_URL'] as string, storage } as const;
+      const target = natsJetStreamTarget(options);
+      return {
+        ...common,
+        target,
+        factory: natsJetStreamFactory(options),
+        routedFactory: (lane, address) =>
+          natsConcurrentFactory({ ...options, laneUrls: laneList(lane, `nats://${address}`) }),
+        tickMs: target.clock?.kind === 'wall' ? target.clock.tickMs : 100,
+      };
+    }
+  }
+}
+
+/** A list with `value` at `lane` and nothing elsewhere. Pure. */
+const laneList = (lane: number, value: string): (string | undefined)[] =>
+  Array.from({ length: lane + 1 }, (_, i) => (i === lane ? value : undefined));

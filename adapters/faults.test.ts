@@ -1,0 +1,132 @@
+/**
+ * The fault campaign on each broker, a few seconds of faults each, on servers it starts itself:
+ * - BullMQ on Redis: a kill under RDB snapshots loses acknowledged submits (departs, figures say
+ *   how many); under `appendfsync always` the kill holds; a worker cut off by its proxy (hold) has
+ *   its late ack land after the rival's claim, and BullMQ's lock token refuses it (holds);
+ * - beanstalkd: a kill without a binlog loses acknowledged submits, with the binlog it holds;
+ * - NATS JetStream: the cut-off worker's late ack settles the job another worker claimed (departs,
+ *   replayed at least 2 times of 3).
+ * Each test checks that the held bytes were there, and that nothing is left behind: the servers'
+ * processes (by pid) and folders. A missing server skips with a hint outside CI, fails under it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { ConcurrentRun } from '../conformance/concurrent/index.ts';
+import { runFault } from '../conformance/faults/index.ts';
+import type { FaultName } from '../conformance/faults/index.ts';
+import type { FaultResult } from '../conformance/profile/index.ts';
+import { BrokerServer, configuration } from '../conformance/servers/index.ts';
+import { faultSubject } from './faultSubjects.ts';
+import type { FaultQueue } from './faultSubjects.ts';
+
+const required = (process.env['CI'] ?? '') !== '';
+
+/** Runs `fault` against `queue` on a server of `name` it starts and disposes of; returns the result, its runs and the server's pids. */
+async function campaign(
+  queue: FaultQueue,
+  name: string,
+  fault: FaultName,
+): Promise<{ result: FaultResult; runs: ConcurrentRun[]; pids: number[]; folder: string } | { missing: string }> {
+  let server: BrokerServer;
+  try {
+    server = await BrokerServer.start(configuration(name).config);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (required || !/server_missing|not installed|not found/i.test(`${(error as { code?: string }).code} ${message}`))
+      throw error;
+    return { missing: message };
+  }
+  const runs: ConcurrentRun[] = [];
+  const pids = new Set<number>(server.pids);
+  try {
+    const result = await runFault({
+      subject: faultSubject(queue, name, server),
+      server,
+      fault,
+      onRun: (run) => {
+        if (run !== undefined) runs.push(run);
+        for (const pid of server.pids) pids.add(pid);
+      },
+    });
+    return { result, runs, pids: [...pids], folder: server.folder };
+  } finally {
+    await server.dispose();
+  }
+}
+
+/** Whether `pid` runs (a zombie waiting for its parent to reap it runs no more). */
+const alive = (pid: number): boolean => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+};
+
+/** Nothing of the server is left: no process, no folder. */
+function leftNothing(r: { pids: number[]; folder: string }): void {
+  expect(r.pids.length).toBeGreaterThan(0);
+  expect(r.pids.filter(alive)).toEqual([]);
+  expect(existsSync(r.folder)).toBe(false);
+}
+
+/** The bytes the partition held, from its end event's note. */
+const heldBytes = (run: ConcurrentRun): number =>
+  Number(/^(\d+) bytes held/.exec(run.history.nemesis?.find((e) => e.phase === 'end')?.note ?? '')?.[1] ?? 0);
+
+describe('the fault campaign on real brokers', () => {
+  it('BullMQ on Redis: RDB loses acknowledged submits to a kill, appendfsync always keeps them', async (ctx) => {
+    const rdb = await campaign('bullmq-redis', 'redis-rdb', 'kill');
+    if ('missing' in rdb) return ctx.skip(`${rdb.missing} (install it; under CI this fails)`);
+    expect(rdb.result.verdict).toBe('departs');
+    expect(rdb.result.figures?.submitsLost).toBeGreaterThan(0);
+    expect(rdb.result.replays?.departed).toBeGreaterThanOrEqual(2);
+    leftNothing(rdb);
+    const always = await campaign('bullmq-redis', 'redis-aof-always', 'kill');
+    if ('missing' in always) return ctx.skip(`${always.missing} (install it; under CI this fails)`);
+    expect(always.result.verdict).toBe('holds');
+    expect(always.result.figures?.submitsLost).toBe(0);
+    leftNothing(always);
+  }, 60_000);
+
+  it("BullMQ on Redis: the cut-off worker's late ack lands after the rival's claim and is refused", async (ctx) => {
+    const r = await campaign('bullmq-redis', 'redis-aof-always', 'partition-hold');
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
+    expect(r.result.verdict).toBe('holds');
+    const run = r.runs[0] as ConcurrentRun;
+    expect(heldBytes(run)).toBeGreaterThan(0);
+    const ops = run.history.operations;
+    const lateAck = ops.find((o) => (o.input as { type?: string; worker?: string }).type === 'ack' && o.lane === 1);
+    const rivalClaim = ops.find((o) => (o.input as { worker?: string }).worker === 'w1' && o.lane === 0);
+    // The late ack was sent before the rival's claim and answered after it: it crossed the partition.
+    expect(lateAck?.invoked).toBeLessThan(rivalClaim?.returned ?? -1);
+    expect(lateAck?.returned).toBeGreaterThan(rivalClaim?.returned ?? Number.POSITIVE_INFINITY);
+    expect(lateAck?.output).toMatchObject({ ok: false, code: 'stale_token' });
+    leftNothing(r);
+  }, 60_000);
+
+  it('beanstalkd: a kill loses acknowledged jobs without a binlog and keeps them with it', async (ctx) => {
+    const memory = await campaign('beanstalkd', 'beanstalkd', 'kill');
+    if ('missing' in memory) return ctx.skip(`${memory.missing} (install it; under CI this fails)`);
+    expect(memory.result.verdict).toBe('departs');
+    expect(memory.result.figures?.submitsLost).toBeGreaterThan(0);
+    leftNothing(memory);
+    const binlog = await campaign('beanstalkd', 'beanstalkd-binlog', 'kill');
+    if ('missing' in binlog) return ctx.skip(`${binlog.missing} (install it; under CI this fails)`);
+    expect(binlog.result.verdict).toBe('holds');
+    expect(binlog.result.figures?.submitsLost).toBe(0);
+    leftNothing(binlog);
+  }, 60_000);
+
+  it("NATS JetStream: the cut-off worker's late ack settles the job another worker claimed", async (ctx) => {
+    const r = await campaign('nats-jetstream', 'nats-file', 'partition-hold');
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
+    expect(r.result.verdict).toBe('departs');
+    expect(r.result.replays?.departed).toBeGreaterThanOrEqual(2);
+    const run = r.runs[0] as ConcurrentRun;
+    expect(heldBytes(run)).toBeGreaterThan(0);
+    const lateAck = run.history.operations.find((o) => (o.input as { type?: string }).type === 'ack' && o.lane === 1);
+    expect(lateAck?.output).toMatchObject({ ok: true, type: 'ack' });
+    leftNothing(r);
+  }, 90_000);
+});
