@@ -33,6 +33,7 @@ import {
   REFERENCE_DATA,
   dataName,
   pageOf,
+  readStored,
   renderStoredPages,
 } from '../docs/tools/profilePages.ts';
 
@@ -151,7 +152,12 @@ for (const { target, flags, data } of targets) {
     if (concurrent.status === 'rejected') throw concurrent.reason;
     const profile =
       concurrent.value === undefined ? sequential.value : withConcurrent(sequential.value, concurrent.value);
-    writeFileSync(join(dataDir, `${data}.json`), `${JSON.stringify(profile, null, 2)}\n`);
+    // The section under faults is another generator's (scripts/profilesFaults.ts): kept as stored.
+    const faults = existsSync(join(dataDir, `${data}.json`))
+      ? readStored(dataDir, data, (line) => console.log(line))?.faults
+      : undefined;
+    const stored = faults === undefined ? profile : { ...profile, faults };
+    writeFileSync(join(dataDir, `${data}.json`), `${JSON.stringify(stored, null, 2)}\n`);
     console.log(`${target.queue} ${target.version}: ${profile.verdict} -> docs/profiles/${page}`);
   } catch (error) {
     console.log(`${target.queue}: profile failed (${(error as Error).message.split('\n')[0]}), skipped`);
