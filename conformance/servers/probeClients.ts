@@ -84,6 +84,9 @@ export async function probeClient(server: ProbeTarget, ms = PROBE_MS): Promise<P
   };
 }
 
+/** `ms` for a library's own timeout: a second later than ours, so that ours is the one reported. */
+const own = (ms: number): number => ms + 1_000;
+
 function open(server: ProbeTarget, ms: number): Promise<Opened> {
   const env = server.env;
   const config: ServerConfig = server.config;
@@ -107,7 +110,7 @@ async function redisClient(url: string, ms: number): Promise<Opened> {
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => null,
-    connectTimeout: ms,
+    connectTimeout: own(ms),
   });
   redis.on('error', () => undefined);
   const destroy = (): void => redis.disconnect();
@@ -186,13 +189,13 @@ async function beanstalkdClient(port: number): Promise<Opened> {
 const STREAM = 'PROBE';
 
 async function natsClient(url: string, storage: 'file' | 'memory', ms: number): Promise<Opened> {
-  const nc = await natsConnect({ servers: url, maxReconnectAttempts: 0, timeout: ms });
+  const nc = await natsConnect({ servers: url, maxReconnectAttempts: 0, timeout: own(ms) });
   // nats.js closes its socket at once (it awaits no answer), so a close needs nothing more.
   const destroy = (): void => {
     nc.close().catch(() => undefined);
   };
-  const jsm = await jetstreamManager(nc, { timeout: ms });
-  const js = jetstream(nc, { timeout: ms });
+  const jsm = await jetstreamManager(nc, { timeout: own(ms) });
+  const js = jetstream(nc, { timeout: own(ms) });
   const client: ProbeClient = {
     setUp: async () => {
       await jsm.streams.add({
@@ -202,7 +205,7 @@ async function natsClient(url: string, storage: 'file' | 'memory', ms: number): 
       });
     },
     write: async (i, pad = 0) => {
-      await js.publish(`probe.${i}`, value(i, pad), { timeout: ms });
+      await js.publish(`probe.${i}`, value(i, pad), { timeout: own(ms) });
     },
     count: async () => {
       try {
@@ -221,7 +224,7 @@ async function natsClient(url: string, storage: 'file' | 'memory', ms: number): 
 const QUEUE = 'probe';
 
 async function rabbitClient(url: string, queueType: 'quorum' | 'classic', ms: number): Promise<Opened> {
-  const connection = await amqp.connect(url, { timeout: ms });
+  const connection = await amqp.connect(url, { timeout: own(ms) });
   connection.on('error', () => undefined);
   // amqplib's close() sends connection.close and resolves on the server's close-ok only: when the
   // socket ends first (a server killed just before), it emits 'close' and never resolves. So the
@@ -272,7 +275,7 @@ async function postgresClient(env: Readonly<Record<string, string>>, ms: number)
     port: Number(env['PGPORT']),
     user: env['PGUSER'],
     database: env['PGDATABASE'],
-    connectionTimeoutMillis: ms,
+    connectionTimeoutMillis: own(ms),
   });
   client.on('error', () => undefined);
   const destroy = (): void => {
