@@ -62,6 +62,8 @@ function hook(): void {
   for (const name of SIGNALS) process.on(name, onSignal);
 }
 
+/** How long a process may take to end after SIGKILL (or after a clean stop's signal), ms. */
+const GONE_MS = 30_000;
 const sleepSync = (ms: number): void => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms) as never;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -262,10 +264,19 @@ export class BrokerServer {
     clearTimeout(this.pauseTimer);
     const leader = this.current?.pid as number;
     const killed = killTree([leader]);
-    await waitGone([leader, ...killed], 30_000);
+    await this.gone([leader, ...killed], 'SIGKILL');
     this.reaper.release(leader);
     this.current = undefined;
     this.status = 'down';
+  }
+
+  /** Waits (at most GONE_MS) until none of `pids` is alive; throws `no_answer` naming those that are. */
+  private async gone(pids: readonly number[], after: string): Promise<void> {
+    if (await waitGone(pids, GONE_MS)) return;
+    throw new ServerError(
+      'no_answer',
+      `${this.recipe.program} on 127.0.0.1:${this.place?.port ?? '?'}: processes ${alive(pids).join(', ')} did not end within ${GONE_MS} ms of ${after}`,
+    );
   }
 
   /** Stops the server cleanly (its own stop signal; SIGKILL after 30 s); the folder is kept. */
@@ -279,8 +290,8 @@ export class BrokerServer {
     } catch {
       // Gone already.
     }
-    if (!(await waitGone([leader, ...tree], 30_000))) killTree([leader]);
-    await waitGone([leader, ...tree], 10_000);
+    if (!(await waitGone([leader, ...tree], GONE_MS))) killTree([leader]);
+    await this.gone([leader, ...tree], `${this.recipe.stopSignal} and then SIGKILL`);
     this.reaper.release(leader);
     this.current = undefined;
     this.status = 'down';
@@ -349,14 +360,20 @@ export class BrokerServer {
     return `/proc/${this.holder}/root${join(this.place.data, this.ballast)}`;
   }
 
-  /** Ends every process of the server and removes its folder. Idempotent. */
+  /**
+   * Ends every process of the server and removes its folder. Idempotent. Throws `no_answer` when a
+   * process outlived SIGKILL for GONE_MS (the folder is removed and the reaper told even then).
+   */
   async dispose(): Promise<void> {
     if (this.status === 'disposed') return;
     clearTimeout(this.pauseTimer);
     const leaders = this.leaders();
     const killed = killTree(leaders);
-    await waitGone([...leaders, ...killed], 30_000);
-    this.finish();
+    try {
+      await this.gone([...leaders, ...killed], 'SIGKILL');
+    } finally {
+      this.finish();
+    }
   }
 
   /** dispose(), synchronously (exit and signal handlers). */

@@ -3,7 +3,9 @@
  * acknowledged write (Redis SET answered OK, beanstalkd put answered INSERTED, a JetStream publish
  * acked, a RabbitMQ publish confirmed, a PostgreSQL INSERT committed) and counts the writes the
  * server holds. No adapter: what is measured is the server's own promise, not a translation of it.
- * Every client gives up instead of reconnecting, so a dead server shows as an error at once.
+ * Every client gives up instead of reconnecting, so a dead server shows as an error at once, and
+ * every call of one (connect, setUp, write, count, close) ends within its time (deadline.ts): a
+ * server that never answers shows as ServerError `no_answer` naming the call, never as a hang.
  */
 import { connect as natsConnect } from '@nats-io/transport-node';
 import { StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -14,6 +16,7 @@ import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import type { BrokerServer } from './BrokerServer.ts';
 import type { ServerConfig } from './configurations.ts';
+import { within } from './deadline.ts';
 
 /** One connection to a server: acknowledged writes, and a count of what the server holds. */
 export interface ProbeClient {
@@ -23,7 +26,22 @@ export interface ProbeClient {
   write(i: number, pad?: number): Promise<void>;
   /** How many writes the server holds now. */
   count(): Promise<number>;
+  /** Ends the connection (its socket destroyed when the server does not answer the goodbye). */
   close(): Promise<void>;
+}
+
+/** What a probe client needs of a server: its configuration, its address and its environment. */
+export type ProbeTarget = Pick<BrokerServer, 'config' | 'env' | 'port'>;
+
+/** The time each call of a probe client has, ms: RabbitMQ's count alone asks for up to 15 s. */
+export const PROBE_MS = 30_000;
+/** The time a close has before its socket is destroyed, ms. */
+const CLOSE_MS = 5_000;
+
+/** A client and the function that tears its socket down at once (when a close gets no answer). */
+interface Opened {
+  readonly client: ProbeClient;
+  readonly destroy: () => void;
 }
 
 /**
@@ -45,51 +63,78 @@ export async function preparedClient(server: BrokerServer): Promise<ProbeClient>
 /** The value of write `i`: its number, padded with `x` to `pad` characters. Pure. */
 const value = (i: number, pad: number): string => String(i).padEnd(pad, 'x');
 
-/** A client of `server`'s broker, connected. */
-export async function probeClient(server: BrokerServer): Promise<ProbeClient> {
+/**
+ * A client of `server`'s broker, connected within `ms`; each of its calls has `ms` too (a close
+ * 5 s at most). Throws ServerError `no_answer` naming the call that did not answer.
+ */
+export async function probeClient(server: ProbeTarget, ms = PROBE_MS): Promise<ProbeClient> {
+  const what = `the ${server.config.broker} probe client of 127.0.0.1:${server.port}`;
+  const opening = open(server, ms);
+  const { client, destroy } = await within(opening, ms, `${what}: connect`, () => {
+    opening.then(
+      ({ destroy }) => destroy(),
+      () => undefined,
+    );
+  });
+  return {
+    setUp: () => within(client.setUp(), ms, `${what}: set up`),
+    write: (i, pad) => within(client.write(i, pad), ms, `${what}: write ${i}`),
+    count: () => within(client.count(), ms, `${what}: count`),
+    close: () => within(client.close(), Math.min(ms, CLOSE_MS), `${what}: close`, destroy),
+  };
+}
+
+/** `ms` for a library's own timeout: a second later than ours, so that ours is the one reported. */
+const own = (ms: number): number => ms + 1_000;
+
+function open(server: ProbeTarget, ms: number): Promise<Opened> {
   const env = server.env;
   const config: ServerConfig = server.config;
   switch (config.broker) {
     case 'redis':
-      return redisClient(env['JOBCHECK_REDIS_URL'] as string);
+      return redisClient(env['JOBCHECK_REDIS_URL'] as string, ms);
     case 'beanstalkd':
       return beanstalkdClient(server.port);
     case 'nats':
-      return natsClient(env['JOBCHECK_NATS_URL'] as string, config.storage);
+      return natsClient(env['JOBCHECK_NATS_URL'] as string, config.storage, ms);
     case 'rabbitmq':
-      return rabbitClient(env['JOBCHECK_AMQP_URL'] as string, config.queueType);
+      return rabbitClient(env['JOBCHECK_AMQP_URL'] as string, config.queueType, ms);
     case 'postgres':
-      return postgresClient(env);
+      return postgresClient(env, ms);
   }
 }
 
-async function redisClient(url: string): Promise<ProbeClient> {
+async function redisClient(url: string, ms: number): Promise<Opened> {
   const redis = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => null,
+    connectTimeout: own(ms),
   });
   redis.on('error', () => undefined);
+  const destroy = (): void => redis.disconnect();
   await redis.connect();
-  return {
+  const client: ProbeClient = {
     setUp: async () => undefined,
     write: async (i, pad = 0) => {
       await redis.set(`probe:${i}`, value(i, pad));
     },
     count: () => redis.dbsize(),
-    close: async () => {
-      redis.disconnect();
-    },
+    close: async () => destroy(),
   };
+  return { client, destroy };
 }
 
 /** beanstalkd's text protocol: one request at a time, a reply line (and a body after `OK <bytes>`). */
-async function beanstalkdClient(port: number): Promise<ProbeClient> {
+async function beanstalkdClient(port: number): Promise<Opened> {
   const socket: Socket = createConnection({ port, host: '127.0.0.1' });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
     socket.once('error', reject);
+  }).catch((error: unknown) => {
+    socket.destroy();
+    throw error;
   });
   let buffer = Buffer.alloc(0);
   // Replies come in the order of the requests.
@@ -122,7 +167,10 @@ async function beanstalkdClient(port: number): Promise<ProbeClient> {
       waiting.push({ resolve, reject });
       socket.write(text);
     });
-  return {
+  const destroy = (): void => {
+    socket.destroy();
+  };
+  const client: ProbeClient = {
     setUp: async () => undefined,
     write: async (i, pad = 0) => {
       const body = value(i, pad);
@@ -133,19 +181,22 @@ async function beanstalkdClient(port: number): Promise<ProbeClient> {
       const reply = await request('stats\r\n');
       return Number(/current-jobs-ready: (\d+)/.exec(reply)?.[1] ?? Number.NaN);
     },
-    close: async () => {
-      socket.destroy();
-    },
+    close: async () => destroy(),
   };
+  return { client, destroy };
 }
 
 const STREAM = 'PROBE';
 
-async function natsClient(url: string, storage: 'file' | 'memory'): Promise<ProbeClient> {
-  const nc = await natsConnect({ servers: url, maxReconnectAttempts: 0 });
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
-  return {
+async function natsClient(url: string, storage: 'file' | 'memory', ms: number): Promise<Opened> {
+  const nc = await natsConnect({ servers: url, maxReconnectAttempts: 0, timeout: own(ms) });
+  // nats.js closes its socket at once (it awaits no answer), so a close needs nothing more.
+  const destroy = (): void => {
+    nc.close().catch(() => undefined);
+  };
+  const jsm = await jetstreamManager(nc, { timeout: own(ms) });
+  const js = jetstream(nc, { timeout: own(ms) });
+  const client: ProbeClient = {
     setUp: async () => {
       await jsm.streams.add({
         name: STREAM,
@@ -154,7 +205,7 @@ async function natsClient(url: string, storage: 'file' | 'memory'): Promise<Prob
       });
     },
     write: async (i, pad = 0) => {
-      await js.publish(`probe.${i}`, value(i, pad), { timeout: 30_000 });
+      await js.publish(`probe.${i}`, value(i, pad), { timeout: own(ms) });
     },
     count: async () => {
       try {
@@ -167,16 +218,30 @@ async function natsClient(url: string, storage: 'file' | 'memory'): Promise<Prob
     },
     close: () => nc.close(),
   };
+  return { client, destroy };
 }
 
 const QUEUE = 'probe';
 
-async function rabbitClient(url: string, queueType: 'quorum' | 'classic'): Promise<ProbeClient> {
-  const connection = await amqp.connect(url);
+async function rabbitClient(url: string, queueType: 'quorum' | 'classic', ms: number): Promise<Opened> {
+  const connection = await amqp.connect(url, { timeout: own(ms) });
   connection.on('error', () => undefined);
+  // amqplib's close() sends connection.close and resolves on the server's close-ok only: when the
+  // socket ends first (a server killed just before), it emits 'close' and never resolves. So the
+  // connection counts as closed on the first of the two.
+  let closed = false;
+  const ended = new Promise<void>((resolve) =>
+    connection.once('close', () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  const destroy = (): void => {
+    (connection.connection as unknown as { readonly stream?: Socket }).stream?.destroy();
+  };
   const channel = await connection.createConfirmChannel();
   channel.on('error', () => undefined);
-  return {
+  const client: ProbeClient = {
     setUp: async () => {
       await channel.assertQueue(QUEUE, { durable: true, arguments: { 'x-queue-type': queueType } });
     },
@@ -198,21 +263,26 @@ async function rabbitClient(url: string, queueType: 'quorum' | 'classic'): Promi
       }
     },
     close: async () => {
-      await connection.close().catch(() => undefined);
+      if (!closed) await Promise.race([ended, connection.close().catch(() => undefined)]);
     },
   };
+  return { client, destroy };
 }
 
-async function postgresClient(env: Readonly<Record<string, string>>): Promise<ProbeClient> {
+async function postgresClient(env: Readonly<Record<string, string>>, ms: number): Promise<Opened> {
   const client = new pg.Client({
     host: env['PGHOST'],
     port: Number(env['PGPORT']),
     user: env['PGUSER'],
     database: env['PGDATABASE'],
+    connectionTimeoutMillis: own(ms),
   });
   client.on('error', () => undefined);
+  const destroy = (): void => {
+    (client as unknown as { readonly connection?: { readonly stream?: Socket } }).connection?.stream?.destroy();
+  };
   await client.connect();
-  return {
+  const probe: ProbeClient = {
     setUp: async () => {
       await client.query('CREATE TABLE probe (i integer PRIMARY KEY, pad text)');
     },
@@ -224,4 +294,5 @@ async function postgresClient(env: Readonly<Record<string, string>>): Promise<Pr
       await client.end().catch(() => undefined);
     },
   };
+  return { client: probe, destroy };
 }

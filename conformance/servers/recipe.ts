@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { ServerError } from './ServerError.ts';
 
 /** Where one server lives: its folders, its ports, and the prefix every server-side command runs under. */
 export interface ServerPlace {
@@ -54,15 +55,23 @@ export interface Recipe {
   exports(place: ServerPlace): Record<string, string>;
 }
 
-/** Runs `argv` to its end; throws an Error carrying its output when it fails. */
+/** The time a tool run by `run` has, ms. */
+const RUN_MS = 120_000;
+
+/**
+ * Runs `argv` to its end; throws an Error carrying its output when it fails, ServerError
+ * `no_answer` (after SIGKILL) when it has not ended within RUN_MS.
+ */
 export function run(argv: readonly string[], env?: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       argv[0] as string,
       argv.slice(1),
-      { env: env ?? process.env, timeout: 120_000, maxBuffer: 1 << 20 },
+      { env: env ?? process.env, timeout: RUN_MS, killSignal: 'SIGKILL', maxBuffer: 1 << 20 },
       (error, stdout, stderr) => {
         if (error === null) resolve(`${stdout}`);
+        else if (error.killed === true && error.signal === 'SIGKILL')
+          reject(new ServerError('no_answer', `${argv.join(' ')} did not end within ${RUN_MS} ms`));
         else reject(new Error(`${argv.join(' ')}: ${error.message}\n${stderr}`.trim()));
       },
     );
