@@ -100,9 +100,9 @@ export const SLOW_TESTS: readonly string[] = [
   'conformance/nemesis/redisPartition.test.ts',
   // ~2 s: worker processes in Linux network namespaces cut off by nft rules, waiting on TCP's retransmission.
   'conformance/nemesis/namespace.test.ts',
-  // ~50 s: each broker server started, killed, restarted, paused and disposed of, and filled to a full disk.
+  // ~35 s (in pairs): each broker server started, killed, restarted, paused and disposed of, and filled to a full disk.
   'conformance/servers/servers.test.ts',
-  // ~45 s: every durability configuration's acknowledged writes counted across a SIGKILL and a restart.
+  // ~35 s (in pairs): every durability configuration's acknowledged writes counted across a SIGKILL and a restart.
   'conformance/servers/durability.test.ts',
   // ~10 s: the fault campaign on Redis, beanstalkd and NATS servers it starts (kill, restart, a worker cut off).
   'adapters/faults.test.ts',
@@ -137,6 +137,9 @@ export const SLOW_IN_PAIRS: readonly string[] = [
   'cli/report/race/racePage.test.ts',
   'cli/report/pagePage.test.ts',
   'conformance/concurrent/porcupineExport.test.ts',
+  // Broker servers' starts and restarts: lower bounds on waiting only, never a short timeout.
+  'conformance/servers/servers.test.ts',
+  'conformance/servers/durability.test.ts',
 ];
 
 /** Never test files: dependencies and scratch work. */
