@@ -88,7 +88,7 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/nats-jetstream/profileRun.test.ts',
   // ~5 s of real broker time (one tick is 400 ms): RabbitMQ's departures, each story run twice on a real server.
   'adapters/rabbitmq/departures.test.ts',
-  // ~20 s: a concurrent campaign of four workers on RabbitMQ's own clock, shrinking its failure until its time limit.
+  // ~12 s: a concurrent campaign of four workers on RabbitMQ's own clock, shrinking its failure until its time limit.
   'adapters/rabbitmq/concurrentCampaign.test.ts',
   // ~18 s: BullMQ on Redis on its own clock (200 ms a tick): generated lockstep runs with restarts, competing lanes.
   'adapters/bullmq-redis/adapter.test.ts',
@@ -96,6 +96,8 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/staleAck.test.ts',
   // ~2 min: each real queue's server killed a few seconds into a profile (RabbitMQ ~10 s a start), and no server at all.
   'adapters/brokerLoss.test.ts',
+  // ~25 s (in pairs): every real queue's profile and check with no server at its address, a setup error.
+  'adapters/brokerAbsent.test.ts',
   // ~1 s: a worker cut off from a real Redis by its proxy (hold), whose late XACK settles another's claim.
   'conformance/nemesis/redisPartition.test.ts',
   // ~2 s: worker processes in Linux network namespaces cut off by nft rules, waiting on TCP's retransmission.
@@ -140,6 +142,7 @@ export const SLOW_IN_PAIRS: readonly string[] = [
   // Broker servers' starts and restarts: lower bounds on waiting only, never a short timeout.
   'conformance/servers/servers.test.ts',
   'conformance/servers/durability.test.ts',
+  'adapters/brokerAbsent.test.ts',
 ];
 
 /** Never test files: dependencies and scratch work. */

@@ -276,7 +276,7 @@ export async function profileCommand(argv: readonly string[], io: CliIO): Promis
     if (workers !== undefined && flags['race-path'] !== undefined)
       return await racePathOnly(run, workers, flags['race-path']);
     if (workers !== undefined && flags['concurrent-path'] !== undefined) return await concurrentPathOnly(run, workers);
-    return await wholeProfile(run, opened.profileTarget.parallel ?? opened.target?.parallel ?? 1);
+    return await wholeProfile(run, opened.target?.parallel ?? 1);
   } finally {
     budget.dispose();
     await opened?.target?.close();

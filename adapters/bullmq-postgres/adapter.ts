@@ -91,6 +91,8 @@ function bullmqConnection(target: string, schema: string): PostgresPoolConfig {
 /** Creates BullMQ's tables and functions in a new schema, by BullMQ's own migrations. */
 async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   const client = await pool.connect();
+  // A server lost while the client is checked out fails the query in flight; the event alone would end the process.
+  client.on('error', () => undefined);
   try {
     await runMigrations(client, schema);
   } finally {
@@ -367,6 +369,8 @@ export class BullmqPostgresAdapter implements Adapter {
       throw new BullmqAdapterError('queue_error', `commit: BullMQ has no job ${JSON.stringify(delivery.job)}`);
     const { account, key, amount } = row.data;
     const client = await this.pool.connect();
+    // A server lost while the client is checked out fails the query in flight; the event alone would end the process.
+    client.on('error', () => undefined);
     try {
       await client.query('BEGIN');
       const effect = await client.query<{ amount: number }>(

@@ -271,6 +271,8 @@ export class PgBossAdapter implements Adapter {
     fn: (client: pg.PoolClient, db: TxDb) => Promise<{ commit: boolean; value: T }>,
   ): Promise<T> {
     const client = await this.pool.connect();
+    // A server lost while the client is checked out fails the query in flight; the event alone would end the process.
+    client.on('error', () => undefined);
     try {
       await client.query('BEGIN');
       await client.query(`SET LOCAL pgboss.test_clock = 'on'`);

@@ -3,7 +3,7 @@
  * worker, concurrent.ts) runs to a verdict within its time limit: the histories are checked for
  * linearizability against the plain model, which does not know RabbitMQ's declared variants, so
  * the verdict is a failure (a queue is first in, first out across accounts), told lane by lane.
- * Slow: the campaign shrinks its failure on the broker's clock until its 20 s limit (its first
+ * Slow: the campaign shrinks its failure on the broker's clock until its 12 s limit (its first
  * run fails). Needs a server (JOBCHECK_AMQP_URL; `bash scripts/brokers.sh rabbitmq -- npx vitest
  * run adapters/rabbitmq` starts one): in CI a missing server fails the file, elsewhere skipped.
  */
@@ -27,7 +27,7 @@ describe.skipIf(missing !== undefined)(
   `a concurrent campaign on RabbitMQ${missing === undefined ? '' : ` (skipped: ${missing})`}`,
   () => {
     it('runs a campaign of four workers to a linearizability verdict, a story of its lanes', async () => {
-      const budget = new Budget(20_000);
+      const budget = new Budget(12_000);
       try {
         const result = await runConcurrentCampaign({
           factory: rabbitmqConcurrentFactory(),

@@ -57,10 +57,10 @@ export interface ProfileTarget {
   /** Upstream reports of the same behaviour, by rule: a thread whose content matches the rule, with what it says. */
   readonly upstream?: Partial<Record<RuleId, UpstreamReport>>;
   /**
-   * Rules' campaigns the generator of the published pages runs at once (default 1 on a logical
-   * clock): for a queue whose instances are isolated from one another (a schema each) and whose
-   * profile mostly waits on its database. A page is the same whatever the number: each campaign
-   * has its own seed and instances.
+   * Rules' campaigns the generator of the published pages (scripts/profiles.ts) runs at once
+   * (default 1 on a logical clock): for a queue whose instances are isolated from one another (a
+   * schema each) and whose profile mostly waits on its database. Each campaign has its own seed and
+   * instances. `jobcheck profile` runs one at a time unless `--parallel` says otherwise.
    */
   readonly parallel?: number;
   /** Releases what the factory shares between instances (a pool, a server). */

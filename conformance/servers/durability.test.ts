@@ -5,7 +5,7 @@
  * (`every-acknowledged`: none lost); every figure is printed, one `durability:` line each, for the
  * pages. A kill keeps the page cache: this measures a process crash, not a power loss (limits.ts).
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { BrokerServer } from './BrokerServer.ts';
 import { CONFIGURATIONS } from './configurations.ts';
 import { probeClient, preparedClient } from './probeClients.ts';
@@ -20,37 +20,42 @@ afterAll(async () => {
   for (const server of servers) await server.dispose();
 });
 
-for (const { name, config, promise } of CONFIGURATIONS) {
-  let why: string | undefined;
-  try {
-    recipeOf(config);
-  } catch (error) {
-    why = (error as Error).message;
+// Every configuration at once: each waits on its own server.
+describe.concurrent('durability', () => {
+  for (const { name, config, promise } of CONFIGURATIONS) {
+    let why: string | undefined;
+    try {
+      recipeOf(config);
+    } catch (error) {
+      why = (error as Error).message;
+    }
+    it.skipIf(why !== undefined && !required)(
+      `${name}: counts the acknowledged writes a SIGKILL loses (promise: ${promise})`,
+      async ({ expect }) => {
+        expect(why).toBeUndefined();
+        const server = await BrokerServer.start(config);
+        servers.push(server);
+        const before = await preparedClient(server);
+        let acknowledged = 0;
+        for (let i = 0; i < WRITES; i += ROUND) {
+          await Promise.all(Array.from({ length: ROUND }, (_, k) => before.write(i + k)));
+          acknowledged += ROUND;
+        }
+        await server.kill();
+        await before.close();
+        await server.restart();
+        const after = await probeClient(server);
+        const survived = await after.count();
+        await after.close();
+        await server.dispose();
+        const lost = acknowledged - survived;
+        console.log(
+          `durability: ${name}: ${acknowledged} acknowledged, ${survived} after SIGKILL and restart, ${lost} lost`,
+        );
+        expect(survived).toBeLessThanOrEqual(acknowledged);
+        if (promise === 'every-acknowledged') expect(lost, `${name} promises every acknowledged write`).toBe(0);
+      },
+      240_000,
+    );
   }
-  describe.skipIf(why !== undefined && !required)(name, () => {
-    it(`counts the acknowledged writes a SIGKILL loses (promise: ${promise})`, async () => {
-      expect(why).toBeUndefined();
-      const server = await BrokerServer.start(config);
-      servers.push(server);
-      const before = await preparedClient(server);
-      let acknowledged = 0;
-      for (let i = 0; i < WRITES; i += ROUND) {
-        await Promise.all(Array.from({ length: ROUND }, (_, k) => before.write(i + k)));
-        acknowledged += ROUND;
-      }
-      await server.kill();
-      await before.close();
-      await server.restart();
-      const after = await probeClient(server);
-      const survived = await after.count();
-      await after.close();
-      await server.dispose();
-      const lost = acknowledged - survived;
-      console.log(
-        `durability: ${name}: ${acknowledged} acknowledged, ${survived} after SIGKILL and restart, ${lost} lost`,
-      );
-      expect(survived).toBeLessThanOrEqual(acknowledged);
-      if (promise === 'every-acknowledged') expect(lost, `${name} promises every acknowledged write`).toBe(0);
-    }, 240_000);
-  });
-}
+});
