@@ -12,7 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { QUEUES, cleanEnv, freePort, installed, jobcheck, required } from './brokerLossCases.ts';
+import { freePort } from '../conformance/servers/network.ts';
+import { QUEUES, cleanEnv, installed, jobcheck, required } from './brokerLossCases.ts';
 
 describe.each(QUEUES)('$name', (q) => {
   const missing = installed(q.binary) ? undefined : `${q.binary} is not installed (Debian's package)`;

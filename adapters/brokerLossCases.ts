@@ -7,11 +7,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { RULE_IDS } from '../contract/rules.ts';
+import { alive as running, treeOf } from '../conformance/servers/processes.ts';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 /** The exit code of an incomplete profile (cli/limits.ts, which adapters/ may not import). */
@@ -112,15 +112,6 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** A port nothing listens on (bound, then released). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
-
 /** The processes of group `pgid` that still run (zombies left out: they are gone but for their parent's reaping), as `pid state command`. */
 function groupMembers(pgid: number): string[] {
   const out: string[] = [];
@@ -136,16 +127,6 @@ function groupMembers(pgid: number): string[] {
     }
   }
   return out;
-}
-
-/** Whether process `pid` runs (a zombie does not). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 /** Whether any process of group `pgid` is alive. */
@@ -189,31 +170,6 @@ afterEach(async () => {
   for (const g of groups.splice(0)) if (groupAlive(g)) process.kill(-g, 'SIGKILL');
 });
 
-/** The pids of `pid` and every process descended from it. */
-function treeOf(pid: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parents.set(Number(entry), Number(fields[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree = [pid];
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [p, parent] of parents)
-      if (tree.includes(parent) && !tree.includes(p)) {
-        tree.push(p);
-        grew = true;
-      }
-  }
-  return tree;
-}
-
 /** Starts the queue's server through its script, in a process group of its own; resolves once its environment is read. */
 export async function startServer(q: Queue): Promise<Server> {
   const report = 'env | grep -E "^(JOBCHECK_|PG)"; echo READY; cat >/dev/null';
@@ -256,7 +212,7 @@ export async function startServer(q: Queue): Promise<Server> {
       // pg.sh runs the postmaster under pg_ctl, as another user.
       const pidFile = join(env['PGHOST'] as string, '..', 'data', 'postmaster.pid');
       const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-      return treeOf(pid).filter(running);
+      return running(treeOf([pid]));
     }
     const pgids = (env['JOBCHECK_BROKERS_PIDS'] ?? '').split(' ').filter((s) => s !== '');
     return groupMembers(Number(pgids[pgids.length - 1])).map((line) => Number(line.split(' ')[0]));

@@ -9,13 +9,14 @@
  * Each test checks that the held bytes were there, and that nothing is left behind: the servers'
  * processes (by pid) and folders. A missing server skips with a hint outside CI, fails under it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ConcurrentRun } from '../conformance/concurrent/index.ts';
 import { runFault } from '../conformance/faults/index.ts';
 import type { FaultName } from '../conformance/faults/index.ts';
 import type { FaultResult } from '../conformance/profile/index.ts';
 import { BrokerServer, configuration } from '../conformance/servers/index.ts';
+import { alive } from '../conformance/servers/processes.ts';
 import { faultSubject } from './faultSubjects.ts';
 import type { FaultQueue } from './faultSubjects.ts';
 
@@ -54,19 +55,10 @@ async function campaign(
   }
 }
 
-/** Whether `pid` runs (a zombie waiting for its parent to reap it runs no more). */
-const alive = (pid: number): boolean => {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
-
 /** Nothing of the server is left: no process, no folder. */
 function leftNothing(r: { pids: number[]; folder: string }): void {
   expect(r.pids.length).toBeGreaterThan(0);
-  expect(r.pids.filter(alive)).toEqual([]);
+  expect(alive(r.pids)).toEqual([]);
   expect(existsSync(r.folder)).toBe(false);
 }
 
