@@ -19,7 +19,7 @@
  * and the adapter's (tables.ts); closing drops it.
  */
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { Job, UnrecoverableError, createPostgresBackend, runMigrations, withBackend } from 'bullmq';
 import type {
   JobProgress,
@@ -49,7 +49,7 @@ import { ledgerOf } from '../../impl/durable/index.ts';
 import { postgresPool, quoteIdent } from '../../impl/postgres/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { staleToken } from '../ledger.ts';
-import { postgresLoss } from '../postgresLoss.ts';
+import { postgresLoss, quietPool } from '../postgresLoss.ts';
 import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import { BullmqAdapterError } from './BullmqAdapterError.ts';
 import { MS_PER_TICK, acquireClock, atTick, millisTick, tickMillis } from './clock.ts';
@@ -76,9 +76,21 @@ const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false
 /** A BullMQ finish call (finish.ts): a lost lock is `stale_token`, any other error the adapter's `queue_error`. */
 const finish = finisher((message, cause) => new BullmqAdapterError('queue_error', message, { cause }));
 
+/**
+ * pg's Client, listening for its own 'error': a server lost while BullMQ holds the client checked
+ * out (its bootstrap, its migrations) fails the query in flight; the event alone, with no
+ * listener, would end the process.
+ */
+class QuietClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
 /** The BullMQ connection option for `target`: a pool config BullMQ builds, its tables in `schema` (unquoted). */
 function bullmqConnection(target: string, schema: string): PostgresPoolConfig {
-  const common = { schema, max: 1, application_name: 'jobcheck-bullmq' };
+  const common = { schema, max: 1, application_name: 'jobcheck-bullmq', Client: QuietClient };
   if (target === '') return common;
   if (/^postgres(ql)?:\/\//.test(target)) return { ...common, connectionString: target };
   if (target.startsWith('/')) return { ...common, host: target };
@@ -91,8 +103,6 @@ function bullmqConnection(target: string, schema: string): PostgresPoolConfig {
 /** Creates BullMQ's tables and functions in a new schema, by BullMQ's own migrations. */
 async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   const client = await pool.connect();
-  // A server lost while the client is checked out fails the query in flight; the event alone would end the process.
-  client.on('error', () => undefined);
   try {
     await runMigrations(client, schema);
   } finally {
@@ -369,8 +379,6 @@ export class BullmqPostgresAdapter implements Adapter {
       throw new BullmqAdapterError('queue_error', `commit: BullMQ has no job ${JSON.stringify(delivery.job)}`);
     const { account, key, amount } = row.data;
     const client = await this.pool.connect();
-    // A server lost while the client is checked out fails the query in flight; the event alone would end the process.
-    client.on('error', () => undefined);
     try {
       await client.query('BEGIN');
       const effect = await client.query<{ amount: number }>(
@@ -550,10 +558,4 @@ export function bullmqPostgresFactory(version: string, options: BullmqFactoryOpt
     (config) => BullmqPostgresAdapter.create(config, options, version),
     postgresLoss(options.target ?? ''),
   );
-}
-
-/** A pool whose idle clients' errors (a server gone) are dropped, never printed: the queries waiting on them fail. */
-function quietPool(pool: pg.Pool): pg.Pool {
-  pool.on('error', () => undefined);
-  return pool;
 }

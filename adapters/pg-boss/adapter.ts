@@ -29,7 +29,7 @@ import { claimReply, commitPlan, commitReply } from '../../impl/decisions/index.
 import { ledgerOf } from '../../impl/durable/index.ts';
 import { loadPg } from '../../impl/postgres/loadPg.ts';
 import { staleToken } from '../ledger.ts';
-import { postgresLoss } from '../postgresLoss.ts';
+import { postgresLoss, quietPool } from '../postgresLoss.ts';
 import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import { PgBossAdapterError } from './PgBossAdapterError.ts';
 import { EXPIRY_TEXT, QUEUE, failureText, jobRowsSql, tablesSql, tickMillis } from './tables.ts';
@@ -271,8 +271,6 @@ export class PgBossAdapter implements Adapter {
     fn: (client: pg.PoolClient, db: TxDb) => Promise<{ commit: boolean; value: T }>,
   ): Promise<T> {
     const client = await this.pool.connect();
-    // A server lost while the client is checked out fails the query in flight; the event alone would end the process.
-    client.on('error', () => undefined);
     try {
       await client.query('BEGIN');
       await client.query(`SET LOCAL pgboss.test_clock = 'on'`);
@@ -597,10 +595,4 @@ export class PgBossAdapter implements Adapter {
 /** A factory of pg-boss adapters, each queue in a new schema. */
 export function pgBossFactory(options: PgBossFactoryOptions = {}): AdapterFactory {
   return lossAwareFactory((config) => PgBossAdapter.create(config, options), postgresLoss(options.target ?? ''));
-}
-
-/** A pool whose idle clients' errors (a server gone) are dropped, never printed: the queries waiting on them fail. */
-function quietPool(pool: pg.Pool): pg.Pool {
-  pool.on('error', () => undefined);
-  return pool;
 }
