@@ -126,6 +126,8 @@ export const SLOW_IN_PAIRS: readonly string[] = [
   'conformance/stores/sqlite.test.ts',
   'conformance/broken/decisionBugs.test.ts',
   'conformance/stores/postgres.test.ts',
+  // Beside postgres.test.ts, never at once with it: both read the server's jobcheck_ schemas.
+  'conformance/crash/pgCrash.test.ts',
   'conformance/fastStepEqualsReference.test.ts',
   'conformance/explore/differential.test.ts',
   'cli/pack.test.ts',
