@@ -50,7 +50,7 @@ describe.skipIf(python === undefined)('the harness against a hostile implementat
       expect(r.peakKiB).toBeLessThan(c.peakBoundMiB === undefined ? MEMORY_BOUND_KIB : c.peakBoundMiB * 1024);
       expect(r.stdout.length + r.stderr.length).toBeLessThan(OUTPUT_BOUND);
       // Whatever the peer did, the harness never crashed: no internal error, no stack trace.
-      expect(shown).not.toMatch(/internal error|at .+\.ts:\d+/);
+      expect(shown).not.toMatch(/internal error|at .+\.[cm]?[jt]s:\d+/);
     },
   );
 

@@ -130,7 +130,7 @@ describe("a module's concurrent factory, guarded as the sequential one", () => {
       const json = JSON.parse(r.stdout) as { verdict: string; concurrent?: { verdict: string } };
       expect(json.verdict).toBe('diverge');
       expect(json.concurrent?.verdict).toBe('failed');
-      expect(`${r.stdout}${r.stderr}`).not.toMatch(/internal error|at .+\.ts:\d+/);
+      expect(`${r.stdout}${r.stderr}`).not.toMatch(/internal error|at .+\.[cm]?[jt]s:\d+/);
     },
     HARD_MS + 10_000,
   );
