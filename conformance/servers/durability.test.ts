@@ -1,13 +1,18 @@
 /**
- * A raw durability probe of every named configuration: acknowledged writes through a plain client
- * (probeClients.ts), a SIGKILL of the server right after the last acknowledgement, a restart on the
- * same folder, and a count of what survived. Only a configuration's documented promise is asserted
- * (`every-acknowledged`: none lost); every figure is printed, one `durability:` line each, for the
- * pages. A kill keeps the page cache: this measures a process crash, not a power loss (limits.ts).
+ * Every named configuration's server, as the nemesis drives it, and a raw durability probe of it:
+ * acknowledged writes through a plain client (probeClients.ts), a SIGKILL right after the last
+ * acknowledgement (a write then fails), a restart on the same folder at the same address, and a
+ * count of what survived; then a paused server keeps a request waiting until resumed, and dispose
+ * leaves no process (by pid and process group) and no folder. Only a configuration's documented
+ * promise is asserted (`every-acknowledged`: none lost); every figure is printed, one
+ * `durability:` line each, for the pages. A kill keeps the page cache: this measures a process
+ * crash, not a power loss (limits.ts). A missing server skips with a hint outside CI, fails in it.
  */
+import { existsSync } from 'node:fs';
 import { afterAll, describe, it } from 'vitest';
 import { BrokerServer } from './BrokerServer.ts';
 import { CONFIGURATIONS } from './configurations.ts';
+import { alive, treeOf } from './processes.ts';
 import { probeClient, preparedClient } from './probeClients.ts';
 import { recipeOf } from './recipes.ts';
 
@@ -20,6 +25,15 @@ afterAll(async () => {
   for (const server of servers) await server.dispose();
 });
 
+const settledWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
+  ]);
+
 // Every configuration at once: each waits on its own server.
 describe.concurrent('durability', () => {
   for (const { name, config, promise } of CONFIGURATIONS) {
@@ -30,7 +44,7 @@ describe.concurrent('durability', () => {
       why = (error as Error).message;
     }
     it.skipIf(why !== undefined && !required)(
-      `${name}: counts the acknowledged writes a SIGKILL loses (promise: ${promise})`,
+      `${name}: counts the acknowledged writes a SIGKILL loses (promise: ${promise}), pauses, leaves nothing`,
       async ({ expect }) => {
         expect(why).toBeUndefined();
         const server = await BrokerServer.start(config);
@@ -42,12 +56,36 @@ describe.concurrent('durability', () => {
           acknowledged += ROUND;
         }
         await server.kill();
+        expect(server.state).toBe('down');
+        await expect(before.write(WRITES)).rejects.toThrow();
         await before.close();
+        const address = { ...server.env };
         await server.restart();
+        expect(server.env).toEqual(address);
         const after = await probeClient(server);
         const survived = await after.count();
+
+        // A configuration that promises nothing may have lost the writes' target too (a stream in memory).
+        if (promise === 'none') await after.setUp();
+        server.pause();
+        const start = performance.now();
+        const write = after.write(WRITES + 1);
+        expect(await settledWithin(write, 400), 'a write to the paused server').toBe(false);
+        server.resume();
+        await write;
+        expect(performance.now() - start).toBeGreaterThanOrEqual(400);
+        expect(await after.count()).toBe(survived + 1);
         await after.close();
+
+        const pids = server.pids;
+        const groups = [...server.groups];
+        expect(pids.length).toBeGreaterThan(0);
         await server.dispose();
+        await server.dispose();
+        expect(server.state).toBe('disposed');
+        expect(alive(pids)).toEqual([]);
+        expect(treeOf(groups)).toEqual([]);
+        expect(existsSync(server.folder)).toBe(false);
         const lost = acknowledged - survived;
         console.log(
           `durability: ${name}: ${acknowledged} acknowledged, ${survived} after SIGKILL and restart, ${lost} lost`,

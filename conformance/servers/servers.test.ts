@@ -1,10 +1,10 @@
 /**
- * Each broker server the harness controls, held to what a nemesis needs of it: a write made before
- * a SIGKILL is there after a restart on the same folder, at the same address; a paused server keeps
- * a request waiting until it is resumed; a full disk makes a write fail with the server's own
- * error (or, where the server's answer to a full disk is to hold writes, keeps it unacknowledged);
- * dispose leaves no process (by pid and process group) and no folder. A missing server skips with
- * a hint outside CI and fails under it; a disk-full case needs root and unshare (limits.ts).
+ * Each broker server the harness controls, held to what a nemesis needs of it beyond a kill and a
+ * pause (durability.test.ts holds those on every configuration): a full disk makes a write fail
+ * with the server's own error (or, where the server's answer to a full disk is to hold writes,
+ * keeps it unacknowledged), and a harness that ends on a signal leaves no server process and no
+ * folder. A missing server skips with a hint outside CI and fails under it; a disk-full case needs
+ * root and unshare (limits.ts).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,8 +15,8 @@ import { BrokerServer } from './BrokerServer.ts';
 import { configuration } from './configurations.ts';
 import type { ConfigurationName } from './configurations.ts';
 import { diskFullUnsupported } from './limits.ts';
-import { alive, treeOf } from './processes.ts';
-import { preparedClient, probeClient } from './probeClients.ts';
+import { alive } from './processes.ts';
+import { preparedClient } from './probeClients.ts';
 import { recipeOf } from './recipes.ts';
 
 const required = (process.env['CI'] ?? '') !== '';
@@ -56,56 +56,6 @@ const DISK_FULL: Record<
   rabbitmq: { config: 'rabbitmq-quorum', error: 'held', pad: 0 },
   postgres: { config: 'postgres-sync', error: /No space left on device/, pad: 0 },
 };
-
-const CASES: readonly ConfigurationName[] = [
-  'redis-aof-always',
-  'beanstalkd-binlog',
-  'nats-file',
-  'rabbitmq-quorum',
-  'postgres-sync',
-];
-
-for (const name of CASES) {
-  const why = missing(name);
-  describe.skipIf(why !== undefined && !required)(`${name}: a server the harness controls`, () => {
-    it('keeps a write across a SIGKILL and a restart on the same folder and address, and pauses a request until resumed', async () => {
-      expect(why).toBeUndefined();
-      const server = await BrokerServer.start(configuration(name).config);
-      disposers.push(server);
-      const address = { ...server.env };
-      const before = await preparedClient(server);
-      await before.write(1);
-      await server.kill();
-      expect(server.state).toBe('down');
-      await expect(before.write(2)).rejects.toThrow();
-      await before.close();
-      await server.restart();
-      expect(server.env).toEqual(address);
-      const after = await probeClient(server);
-      expect(await after.count()).toBe(1);
-
-      server.pause();
-      const start = performance.now();
-      const write = after.write(3);
-      expect(await settledWithin(write, 400)).toBe(false);
-      server.resume();
-      await write;
-      expect(performance.now() - start).toBeGreaterThanOrEqual(400);
-      expect(await after.count()).toBe(2);
-      await after.close();
-
-      const pids = server.pids;
-      const groups = [...server.groups];
-      expect(pids.length).toBeGreaterThan(0);
-      await server.dispose();
-      await server.dispose();
-      expect(server.state).toBe('disposed');
-      expect(alive(pids)).toEqual([]);
-      expect(treeOf(groups)).toEqual([]);
-      expect(existsSync(server.folder)).toBe(false);
-    }, 240_000);
-  });
-}
 
 for (const [broker, disk] of Object.entries(DISK_FULL)) {
   const why = missing(disk.config);
