@@ -30,8 +30,11 @@ import {
   readStored,
   renderMatrix,
   renderPage,
+  renderRecord,
   renderStoredPages,
 } from './tools/profilePages.ts';
+import { SOURCE_RECORDS } from './tools/sourceRecords.ts';
+import type { SourceRecord } from './tools/sourceRecords.ts';
 
 const page = (name: string): string => readFileSync(new URL(`profiles/${name}`, import.meta.url), 'utf8');
 const version = (pkg: string): string =>
@@ -178,6 +181,51 @@ describe('docs/profiles', () => {
     expect(stale, 'stale pages: npx tsx scripts/profiles.ts --render-only rewrites them from the stored data').toEqual(
       [],
     );
+  });
+
+  it("opens every page with the source's five facts, each beside the stored results of the rules that show it", () => {
+    expect(Object.keys(SOURCE_RECORDS).sort()).toEqual([...COLUMN_DATA].sort());
+    const STATUS = /^`([a-z-]+)` (?:\[\*\*(departs)\*\*\]\(#departure-\1\)|([a-z ]+))$/;
+    for (const data of COLUMN_DATA) {
+      const profile = stored(data);
+      const text = page(pageOf(profile));
+      // The record comes first, under the title.
+      expect(text.split('\n').slice(1, 4), data).toEqual(['', '## The record', '']);
+      const section = text.split('\n## ')[1] ?? '';
+      const rows = section
+        .split('\n')
+        .filter((l) => l.startsWith('| ') && !l.startsWith('| fact ') && !l.startsWith('| ---'));
+      expect(
+        rows.map((r) => r.split(' | ')[0]?.slice(2)),
+        data,
+      ).toEqual([
+        'delivery mode',
+        'acknowledgement operation',
+        'expiry behaviour',
+        'bounded retry policy',
+        'owner of repeatedly failing work',
+      ]);
+      for (const row of rows) {
+        const shown = (row.split(' | ')[2] ?? '').replace(/ \|$/, '').split(', ');
+        expect(shown.length, row).toBeGreaterThan(0);
+        for (const cell of shown) {
+          const m = STATUS.exec(cell);
+          expect(m, `${data}: ${cell}`).not.toBeNull();
+          const result = profile.rules.find((r) => r.rule === m?.[1]);
+          // The word is the stored status, whatever the fact says.
+          expect(m?.[2] ?? m?.[3], `${data}: ${cell}`).toBe(result?.status.replace('_', ' ') ?? 'not profiled');
+        }
+      }
+    }
+    // A fact shows what the data says: a departure recorded for a rule turns its word into departs.
+    const nats = stored('nats-jetstream');
+    const conforming = nats.rules.find((r) => r.rule === 'ack-settles-done');
+    expect(conforming?.status).toBe('conforms');
+    const changed = renderRecord(SOURCE_RECORDS['nats-jetstream'] as SourceRecord, {
+      ...nats,
+      rules: nats.rules.map((r) => (r.rule === 'ack-settles-done' ? { ...r, status: 'departs' } : r)),
+    });
+    expect(changed).toContain('`ack-settles-done` [**departs**](#departure-ack-settles-done)');
   });
 
   it('opens the matrix with one line per queue for its handlers, made from its data', () => {

@@ -124,4 +124,39 @@ describe('faults in a concurrent history', () => {
     expect(groups[0]?.[2]).toMatch(/^partition \(hold\) of worker lane 1: from instant \d+ to \d+\nheld 40 bytes$/);
     expect(groups[1]?.[2]).toMatch(/never healed in this history/);
   });
+  it('stamps an event the nemesis tells as it happens before the replies that come while it goes on', async () => {
+    // Round 0's submit answers 100 ms late; round 1 overlaps it, so the nemesis acts while the
+    // reply is on its way: 20 ms in, a kill told at once, then a restart that outlasts the reply.
+    const KILL: Fault = { kind: 'kill', target: { kind: 'broker' } };
+    const store = await lockedJobStoreFactory()(CONFIG, { workers: 2 });
+    const slow: typeof store = {
+      ...store,
+      execute: async (lane, command) => {
+        const reply = await store.execute(lane, command);
+        if ((command as { kind?: string }).kind === 'submit') await new Promise((r) => setTimeout(r, 100));
+        return reply;
+      },
+    };
+    const scenario: ConcurrentScenario = {
+      ...SCENARIO,
+      rounds: [
+        SCENARIO.rounds[0] as ConcurrentScenario['rounds'][number],
+        { ...(SCENARIO.rounds[1] as ConcurrentScenario['rounds'][number]), overlap: true },
+      ],
+    };
+    const nemesis = async (round: number, stamp: (action: NemesisAction) => void): Promise<NemesisAction[]> => {
+      if (round !== 1) return [];
+      await new Promise((r) => setTimeout(r, 20));
+      stamp({ phase: 'start', fault: KILL });
+      await new Promise((r) => setTimeout(r, 300));
+      return [{ phase: 'end', fault: KILL, note: 'restarted' }];
+    };
+    const run = await runScenario(scenario, slow, { timeoutMs: 2000, nemesis }).finally(() => store.close());
+    const [start, end] = run.history.nemesis ?? [];
+    const submit = run.history.operations.find((o) => o.id === run.rounds[0]?.requests[0]?.id);
+    expect([start?.phase, end?.phase]).toEqual(['start', 'end']);
+    expect(submit?.invoked).toBeLessThan(start?.at ?? -1);
+    expect(submit?.returned).toBeGreaterThan(start?.at ?? Number.POSITIVE_INFINITY);
+    expect(submit?.returned).toBeLessThan(end?.at ?? -1);
+  });
 });

@@ -100,10 +100,11 @@ export interface RunOptions {
   /**
    * The nemesis: called before round `round` (0-based) is sent, once the rounds before it have
    * settled (unless it overlaps them), and once more with `round` = the number of rounds before
-   * the final snapshot; it injects or heals faults and reports each start and end it made.
-   * Default: none.
+   * the final snapshot; it injects or heals faults and reports each start and end it made:
+   * through `stamp` at the moment it happens (a kill before the restart that follows it), or
+   * in what it returns (stamped when it returns). Default: none.
    */
-  readonly nemesis?: (round: number) => Promise<readonly NemesisAction[]>;
+  readonly nemesis?: (round: number, stamp: (action: NemesisAction) => void) => Promise<readonly NemesisAction[]>;
 }
 
 interface Delivery {
@@ -353,7 +354,10 @@ export async function runScenario(
   /** Lets the nemesis act before round `round`, and stamps what it did. */
   const between = async (round: number): Promise<void> => {
     if (options.nemesis === undefined) return;
-    for (const action of await settle(options.nemesis(round))) faults.push({ ...action, at: instant++ });
+    const stamp = (action: NemesisAction): void => {
+      faults.push({ ...action, at: instant++ });
+    };
+    for (const action of await settle(options.nemesis(round, stamp))) stamp(action);
   };
 
   /** Resolves a request from what is known now, stamps its invoke, and records its reply when it comes. */

@@ -149,7 +149,7 @@ const BROKER = { kind: 'broker' } as const;
 /** What a fault needs set up and torn down around its run, and its nemesis. */
 interface Staged {
   readonly adapter: Watched;
-  readonly nemesis: (round: number) => Promise<readonly NemesisAction[]>;
+  readonly nemesis: (round: number, stamp: (action: NemesisAction) => void) => Promise<readonly NemesisAction[]>;
   /** Why the fault could not be made (a broker that did not come back), once known. */
   broken(): string | undefined;
   teardown(): Promise<void>;
@@ -212,30 +212,31 @@ async function stage(
   let paused = false;
   let pausedAt = 0;
   const fault: Fault = { kind: plan.fault === 'kill' ? 'kill' : 'pause', target: BROKER };
-  const nemesis = async (round: number): Promise<readonly NemesisAction[]> => {
+  const nemesis = async (round: number, stamp: (action: NemesisAction) => void): Promise<readonly NemesisAction[]> => {
     if (plan.fault === 'kill' && round === plan.startBefore) {
       adapter.faultStarts();
+      // Stamped as the SIGKILL goes: a reply that comes while the broker restarts comes after it.
+      stamp({ phase: 'start', fault });
       try {
         await server.kill();
       } catch (error) {
         broken = `the broker could not be killed: ${messageOf(error)}`;
         return [];
       }
-      const events: NemesisAction[] = [{ phase: 'start', fault }];
       try {
         await server.restart();
       } catch (error) {
         broken = `the broker did not come back after the kill: ${messageOf(error)}`;
-        return events;
+        return [];
       }
       try {
         await seq.restart();
       } catch (error) {
         broken = `the client did not reconnect after the broker's restart: ${messageOf(error)}`;
-        return events;
+        return [];
       }
       adapter.faultEnds();
-      return [...events, { phase: 'end', fault, note: 'restarted on the same data folder; the client reconnected' }];
+      return [{ phase: 'end', fault, note: 'restarted on the same data folder; the client reconnected' }];
     }
     if (plan.fault === 'pause' && round === plan.startBefore) {
       server.pause();

@@ -186,11 +186,18 @@ const REPLAY_SENTENCE =
  */
 export function renderProfileMarkdown(
   p: Profile,
-  options: { readonly title?: string; readonly contractLink?: string; readonly reading?: string } = {},
+  options: {
+    readonly title?: string;
+    readonly contractLink?: string;
+    readonly reading?: string;
+    /** Markdown the page opens with, under its title (docs/tools' record of the queue). */
+    readonly opening?: string;
+  } = {},
 ): string {
   const contract = options.contractLink ?? '../contract.md';
   const lines: string[] = [];
   lines.push(`# ${options.title ?? `${p.queue} ${p.version}`}`, '');
+  if (options.opening !== undefined) lines.push(options.opening, '');
   lines.push(
     `Profile of ${markdownCode(p.adapter)} against the contract, rule by rule (format \`${p.format}\`, ${describeClock(p, 'markdown')}): seed ${p.seed}, ${p.runs} targeted runs per rule of at most ${p.maxCommands} commands, plus the fixture stories. Verdict: **${p.verdict}**.${p.clock.kind === 'wall' ? ` ${REPLAY_SENTENCE}` : ''}`,
     '',

@@ -19,6 +19,8 @@ import {
 } from '../../conformance/profile/index.ts';
 import type { Profile, RuleResult } from '../../conformance/profile/index.ts';
 import { FAULT_NAMES } from '../../conformance/profile/index.ts';
+import { FACT_NAMES, SOURCE_RECORDS } from './sourceRecords.ts';
+import type { SourceRecord } from './sourceRecords.ts';
 
 /** The data file name (without `.json`) of the reference column, the built-in JobStore. */
 export const REFERENCE_DATA = 'reference';
@@ -64,10 +66,41 @@ export function pageOf(profile: Pick<Profile, 'queue'>): string {
 /** A queue's page, as the generator writes it. Pure. */
 export function renderPage({ data, profile }: Column): string {
   const reading = PROFILE_ADAPTERS.find((a) => dataName(a.file) === data)?.reading;
+  const record = SOURCE_RECORDS[data];
   return renderProfileMarkdown(profile, {
     title: `${profile.queue} ${profile.version}`,
     ...(reading === undefined ? {} : { reading }),
+    ...(record === undefined ? {} : { opening: renderRecord(record, profile) }),
   });
+}
+
+/** A rule's result in a word or two, a departure linked to its section. Pure. */
+function shownText(rule: RuleId, profile: Profile): string {
+  const r = profile.rules.find((x) => x.rule === rule);
+  if (r === undefined) return `${code(rule)} not profiled`;
+  const word = r.status === 'departs' ? `[**departs**](#departure-${rule})` : r.status.replace('_', ' ');
+  return `${code(rule)} ${word}`;
+}
+
+/**
+ * The record the source asks for (sourceRecords.ts): each fact as the queue states it, beside the
+ * results of the rules that show it, read from the profile. Pure.
+ */
+export function renderRecord(record: SourceRecord, profile: Profile): string {
+  const rows = FACT_NAMES.map(([key, name]) => {
+    const fact = record[key];
+    const shown = fact.shownBy.map((rule) => shownText(rule, profile)).join(', ');
+    return `| ${name} | ${fact.text.replace(/\|/g, '\\|')} | ${shown} |`;
+  });
+  return [
+    '## The record',
+    '',
+    `The five facts the source asks a team to record for the queue it chose, each as ${profile.queue} states it and beside the results below that show whether it holds as the contract needs.`,
+    '',
+    `| fact | ${profile.queue} | shown by |`,
+    '| --- | --- | --- |',
+    ...rows,
+  ].join('\n');
 }
 
 /**

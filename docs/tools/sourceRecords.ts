@@ -1,0 +1,144 @@
+/**
+ * The record the source asks a team to keep for the queue it chose: "the delivery mode,
+ * acknowledgement operation, expiry behavior, bounded retry policy and the owner of repeatedly
+ * failing work". One record per profile page, by its data name: each fact says what the queue does
+ * (its own operation names, as the adapter's README maps them) and names the rules whose results
+ * show it; the page reads those results from the stored profile, so a fact is never shown as
+ * holding where the profile measured otherwise. Every column of the matrix has a record
+ * (docs/profiles.test.ts).
+ */
+import type { RuleId } from '../../contract/rules.ts';
+
+/** One fact of the record: what the queue does, and the rules whose results show it. */
+export interface SourceFact {
+  readonly text: string;
+  readonly shownBy: readonly RuleId[];
+}
+
+/** The five facts, in the source's order. */
+export interface SourceRecord {
+  readonly delivery: SourceFact;
+  readonly acknowledgement: SourceFact;
+  readonly expiry: SourceFact;
+  readonly retry: SourceFact;
+  readonly owner: SourceFact;
+}
+
+/** The facts' names on the page, in the source's order. */
+export const FACT_NAMES: readonly (readonly [keyof SourceRecord, string])[] = [
+  ['delivery', 'delivery mode'],
+  ['acknowledgement', 'acknowledgement operation'],
+  ['expiry', 'expiry behaviour'],
+  ['retry', 'bounded retry policy'],
+  ['owner', 'owner of repeatedly failing work'],
+];
+
+const LEASE: readonly RuleId[] = ['lease-from-claim', 'new-token-per-claim', 'stale-token-refused'];
+const ACK: readonly RuleId[] = ['ack-settles-done', 'stale-token-refused', 'owner-checked'];
+const EXPIRY: readonly RuleId[] = [
+  'lease-equality-expires',
+  'expiry-with-attempts-left-requeues',
+  'last-attempt-expiry-is-dead',
+];
+const RETRY: readonly RuleId[] = [
+  'attempts-exhausted-dead',
+  'backoff-capped',
+  'backoff-ends-at-not-before',
+  'no-retry-after-deadline',
+];
+const OWNER: readonly RuleId[] = ['dead-records-kept', 'last-error-kept', 'permanent-failure-dead'];
+
+/** The record of each page, by data name (docs/tools/profilePages.ts). */
+export const SOURCE_RECORDS: Readonly<Record<string, SourceRecord>> = {
+  reference: {
+    delivery: { text: 'at least once: a claim leases the job to one worker under a new token', shownBy: LEASE },
+    acknowledgement: {
+      text: '`ack` with the delivery token, after `commit` has applied the effect once',
+      shownBy: ACK,
+    },
+    expiry: {
+      text: 'a lease that ends hands the job back with its backoff, or makes it dead on its last attempt',
+      shownBy: EXPIRY,
+    },
+    retry: {
+      text: '`maxAttempts` attempts, exponential backoff capped at `backoffCap`, never past the deadline',
+      shownBy: RETRY,
+    },
+    owner: { text: 'the store: dead records keep their reason and last error', shownBy: OWNER },
+  },
+  'pg-boss': {
+    delivery: { text: 'at least once: `fetch` makes the job `active` for `expireInSeconds`', shownBy: LEASE },
+    acknowledgement: { text: '`complete(queue, {id, retryCount})`, fenced by the attempt', shownBy: ACK },
+    expiry: {
+      text: "an `active` job past its expiry is failed by pg-boss's maintenance and retried while retries remain",
+      shownBy: EXPIRY,
+    },
+    retry: { text: '`retryLimit`, `retryDelay` with `retryBackoff` up to `retryDelayMax`', shownBy: RETRY },
+    owner: {
+      text: "the job row, state `failed` (or `cancelled`) with its output, in pg-boss's job table",
+      shownBy: OWNER,
+    },
+  },
+  'bullmq-postgres': {
+    delivery: { text: 'at least once: a fetched job is locked to its worker for `lockDuration`', shownBy: LEASE },
+    acknowledgement: { text: "`moveToCompleted` with the job's lock token", shownBy: ACK },
+    expiry: {
+      text: "a lock that runs out leaves the job to BullMQ's stalled sweep: back to wait, or failed past `maxStalledCount`",
+      shownBy: EXPIRY,
+    },
+    retry: { text: '`attempts` with an exponential `backoff`', shownBy: RETRY },
+    owner: { text: 'the failed set: the job kept with its `failedReason`', shownBy: OWNER },
+  },
+  'bullmq-redis': {
+    delivery: { text: 'at least once: a fetched job is locked to its worker for `lockDuration`', shownBy: LEASE },
+    acknowledgement: { text: "`moveToCompleted` with the job's lock token", shownBy: ACK },
+    expiry: {
+      text: "a lock that runs out leaves the job to BullMQ's stalled checker: back to wait, or failed past `maxStalledCount`",
+      shownBy: EXPIRY,
+    },
+    retry: { text: '`attempts` with an exponential `backoff`', shownBy: RETRY },
+    owner: { text: 'the failed set: the job kept with its `failedReason`', shownBy: OWNER },
+  },
+  rabbitmq: {
+    delivery: {
+      text: 'at least once: `basic.get` without auto-ack delivers the message to one channel, unacknowledged',
+      shownBy: LEASE,
+    },
+    acknowledgement: { text: '`basic.ack` of the delivery tag, on the channel that received it', shownBy: ACK },
+    expiry: {
+      text: "`consumer_timeout` closes the holder's channel and requeues what it held",
+      shownBy: EXPIRY,
+    },
+    retry: {
+      text: "the quorum queue's `x-delivery-limit`; a `nack` requeues at once, with no backoff",
+      shownBy: RETRY,
+    },
+    owner: {
+      text: 'the dead-letter queue behind `x-dead-letter-exchange`, the message with its `x-death` reason',
+      shownBy: OWNER,
+    },
+  },
+  'nats-jetstream': {
+    delivery: { text: 'at least once: a pull consumer with `ack_policy: explicit` and `ack_wait`', shownBy: LEASE },
+    acknowledgement: { text: "`+ACK` to the delivery's reply subject, as a request the server confirms", shownBy: ACK },
+    expiry: { text: '`ack_wait` passes and the server delivers the message again', shownBy: EXPIRY },
+    retry: {
+      text: "`max_deliver` deliveries; a `-NAK` with a delay, or the consumer's `backoff` list",
+      shownBy: RETRY,
+    },
+    owner: {
+      text: 'nobody by default: past `max_deliver` the message stays in the stream, undelivered, and a `MAX_DELIVERIES` advisory is published',
+      shownBy: OWNER,
+    },
+  },
+  beanstalkd: {
+    delivery: { text: 'at least once: `reserve` hands the job to one connection for its `ttr`', shownBy: LEASE },
+    acknowledgement: { text: '`delete <id>` on the reserving connection', shownBy: ACK },
+    expiry: { text: 'past its `ttr` a reserved job returns to ready', shownBy: EXPIRY },
+    retry: {
+      text: 'none in the server: the worker reads `reserves` and chooses `release` with a delay or `bury`',
+      shownBy: RETRY,
+    },
+    owner: { text: 'the buried list, until an operator `kick`s it; no reason and no text kept', shownBy: OWNER },
+  },
+};
