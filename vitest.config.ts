@@ -106,7 +106,7 @@ export const SLOW_TESTS: readonly string[] = [
   'conformance/servers/servers.test.ts',
   // ~35 s (in pairs): every durability configuration's acknowledged writes counted across a SIGKILL and a restart.
   'conformance/servers/durability.test.ts',
-  // ~10 s: the fault campaign on Redis, beanstalkd and NATS servers it starts (kill, restart, a worker cut off).
+  // ~30 s: the fault campaign on Redis, beanstalkd, NATS and PostgreSQL servers it starts (kill, restart, a worker cut off).
   'adapters/faults.test.ts',
 ];
 

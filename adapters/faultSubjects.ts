@@ -9,14 +9,19 @@ import type { FaultName, FaultSubject } from '../conformance/faults/index.ts';
 import { beanstalkdFactory } from './beanstalkd/adapter.ts';
 import { beanstalkdConcurrentFactory } from './beanstalkd/concurrent.ts';
 import { beanstalkdTarget } from './beanstalkd/profile.ts';
+import { bullmqPostgresConcurrentFactory } from './bullmq-postgres/concurrent.ts';
+import { BULLMQ_VERSION, bullmqPostgresTarget } from './bullmq-postgres/profile.ts';
 import { bullmqRedisConcurrentFactory, bullmqRedisFactory } from './bullmq-redis/adapter.ts';
 import { BULLMQ_REDIS_VERSION, bullmqRedisTarget } from './bullmq-redis/profile.ts';
 import { natsJetStreamFactory } from './nats-jetstream/adapter.ts';
 import { natsConcurrentFactory } from './nats-jetstream/concurrent.ts';
 import { natsJetStreamTarget } from './nats-jetstream/profile.ts';
+import { nameUuid } from './pg-boss/adapter.ts';
+import { pgBossConcurrentFactory } from './pg-boss/concurrent.ts';
+import { pgBossTarget } from './pg-boss/profile.ts';
 
 /** The queues the fault campaign can run, by the data name of their profile page. */
-export const FAULT_QUEUES = ['bullmq-redis', 'beanstalkd', 'nats-jetstream'] as const;
+export const FAULT_QUEUES = ['bullmq-redis', 'beanstalkd', 'nats-jetstream', 'pg-boss', 'bullmq-postgres'] as const;
 /** A queue the fault campaign can run. */
 export type FaultQueue = (typeof FAULT_QUEUES)[number];
 
@@ -25,6 +30,10 @@ export interface SubjectServer {
   readonly env: Readonly<Record<string, string>>;
   readonly port: number;
 }
+
+/** The postgres:// URL of the server's database at `address` (`host:port`). Pure. */
+const postgresUrl = (env: Readonly<Record<string, string>>, address: string): string =>
+  `postgres://${env['PGUSER'] as string}@${address}/${env['PGDATABASE'] as string}`;
 
 const replay = (queue: string, configuration: string) => (fault: FaultName) =>
   `npm run profiles:faults -- --only ${queue} --configuration ${configuration} --fault ${fault}`;
@@ -71,6 +80,37 @@ export function faultSubject(queue: FaultQueue, configuration: string, server: S
         routedFactory: (lane, address) =>
           natsConcurrentFactory({ ...options, laneUrls: laneList(lane, `nats://${address}`) }),
         tickMs: target.clock?.kind === 'wall' ? target.clock.tickMs : 100,
+      };
+    }
+    case 'pg-boss': {
+      const url = postgresUrl(server.env, `127.0.0.1:${server.port}`);
+      const target = pgBossTarget({ target: url });
+      return {
+        ...common,
+        target,
+        factory: target.factory,
+        routedFactory: (lane, address) =>
+          pgBossConcurrentFactory({
+            target: url,
+            newId: nameUuid,
+            laneUrls: laneList(lane, postgresUrl(server.env, address)),
+          }),
+        tickMs: 100,
+      };
+    }
+    case 'bullmq-postgres': {
+      const url = postgresUrl(server.env, `127.0.0.1:${server.port}`);
+      const target = bullmqPostgresTarget({ target: url });
+      return {
+        ...common,
+        target,
+        factory: target.factory,
+        routedFactory: (lane, address) =>
+          bullmqPostgresConcurrentFactory(BULLMQ_VERSION, {
+            target: url,
+            laneUrls: laneList(lane, postgresUrl(server.env, address)),
+          }),
+        tickMs: 100,
       };
     }
   }

@@ -5,7 +5,9 @@
  *   its late ack land after the rival's claim, and BullMQ's lock token refuses it (holds);
  * - beanstalkd: a kill without a binlog loses acknowledged submits, with the binlog it holds;
  * - NATS JetStream: the cut-off worker's late ack settles the job another worker claimed (departs,
- *   replayed at least 2 times of 3).
+ *   replayed at least 2 times of 3);
+ * - pg-boss, BullMQ on PostgreSQL (synchronous_commit on): the cut-off worker's late ack crosses the
+ *   partition and is refused; pg-boss keeps every acknowledged job through a kill.
  * Each test checks that the held bytes were there, and that nothing is left behind: the servers'
  * processes (by pid) and folders. A missing server skips with a hint outside CI, fails under it.
  */
@@ -121,4 +123,32 @@ describe('the fault campaign on real brokers', () => {
     expect(lateAck?.output).toMatchObject({ ok: true, type: 'ack' });
     leftNothing(r);
   }, 90_000);
+
+  /** The cut-off worker's late ack on `queue`: held by the proxy, answered after the rival's claim, refused. */
+  async function lateAckRefused(queue: FaultQueue, ctx: { skip(note: string): void }): Promise<void> {
+    const r = await campaign(queue, 'postgres-sync', 'partition-hold');
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
+    const run = r.runs[0] as ConcurrentRun;
+    expect(heldBytes(run)).toBeGreaterThan(0);
+    const ops = run.history.operations;
+    const lateAck = ops.find((o) => (o.input as { type?: string }).type === 'ack' && o.lane === 1);
+    const rivalClaim = ops.find((o) => (o.input as { type?: string }).type === 'claim' && o.lane === 0);
+    expect(lateAck?.invoked).toBeLessThan(rivalClaim?.returned ?? -1);
+    expect(lateAck?.returned).toBeGreaterThan(rivalClaim?.returned ?? Number.POSITIVE_INFINITY);
+    expect(lateAck?.output).toMatchObject({ ok: false, code: 'stale_token' });
+    leftNothing(r);
+  }
+
+  it("pg-boss: the cut-off worker's late ack is refused; a kill loses no acknowledged job", async (ctx) => {
+    await lateAckRefused('pg-boss', ctx);
+    const kill = await campaign('pg-boss', 'postgres-sync', 'kill');
+    if ('missing' in kill) return ctx.skip(`${kill.missing} (install it; under CI this fails)`);
+    expect(kill.result.verdict).toBe('holds');
+    expect(kill.result.figures?.submitsLost).toBe(0);
+    leftNothing(kill);
+  }, 90_000);
+
+  it("BullMQ on PostgreSQL: the cut-off worker's late ack crosses the partition and is refused", async (ctx) => {
+    await lateAckRefused('bullmq-postgres', ctx);
+  }, 60_000);
 });

@@ -45,6 +45,8 @@ const BROKER: Record<FaultQueue, BrokerName> = {
   'bullmq-redis': 'redis',
   beanstalkd: 'beanstalkd',
   'nats-jetstream': 'nats',
+  'pg-boss': 'postgres',
+  'bullmq-postgres': 'postgres',
 };
 
 for (const queue of FAULT_QUEUES.filter((q) => only === undefined || q === only)) {

@@ -49,6 +49,7 @@ import { ledgerOf } from '../../impl/durable/index.ts';
 import { postgresPool, quoteIdent } from '../../impl/postgres/index.ts';
 import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
 import { staleToken } from '../ledger.ts';
+import { Mutex } from '../mutex.ts';
 import { postgresLoss, quietPool } from '../postgresLoss.ts';
 import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import { BullmqAdapterError } from './BullmqAdapterError.ts';
@@ -157,21 +158,22 @@ type BullmqQueue = Queue<
 >;
 type BullmqWorker = Worker<JobData, unknown, string, PostgresQueueBackend, JobProgress, PostgresConnectionOptions>;
 
-/** The BullMQ clients of one adapter incarnation: a Queue (producer), a Worker per contract worker, and the Worker that sweeps. */
+/** The BullMQ clients of one adapter incarnation: a Queue (producer), a Worker per contract worker, and (on the owner) the Worker that sweeps. */
 class Clients {
   readonly workers = new Map<string, BullmqWorker>();
   readonly queue: BullmqQueue;
-  readonly sweeper: BullmqWorker;
+  readonly sweeper: BullmqWorker | undefined;
 
   constructor(
     private readonly schema: string,
     private readonly config: Config,
     private readonly target: string,
+    sweeps = true,
   ) {
     this.queue = new PG.Queue<JobData, unknown>(QUEUE, { connection: bullmqConnection(target, schema) });
     // Errors BullMQ emits also fail the calls waiting on them; as events they are dropped, never printed.
     this.queue.on('error', () => undefined);
-    this.sweeper = this.newWorker(undefined);
+    this.sweeper = sweeps ? this.newWorker(undefined) : undefined;
   }
 
   private newWorker(name: string | undefined): BullmqWorker {
@@ -202,15 +204,23 @@ class Clients {
 
   async ready(): Promise<void> {
     await this.queue.waitUntilReady();
-    await this.sweeper.waitUntilReady();
+    await this.sweeper?.waitUntilReady();
   }
 
   /** Closes every client (and so every connection and timer BullMQ opened). */
   async close(): Promise<void> {
-    const all = [this.sweeper, ...this.workers.values()];
+    const all = [...(this.sweeper === undefined ? [] : [this.sweeper]), ...this.workers.values()];
     await Promise.allSettled(all.map((w) => w.close()));
     await this.queue.close();
   }
+}
+
+/** What the lanes of one queue share (concurrent.ts); a sequential adapter has them to itself. */
+interface Shared {
+  /** Orders the clock's checks, moves and BullMQ's stalled-job sweep. */
+  readonly time: Mutex;
+  /** Orders the adapter's numbering (seq, token, ledger) as BullMQ took the commands. */
+  readonly book: Mutex;
 }
 
 /** A fresh name: `<prefix><16 hex digits>`. */
@@ -231,9 +241,40 @@ export class BullmqPostgresAdapter implements Adapter {
     readonly schema: string,
     private readonly config: Config,
     private readonly target: string,
+    /** The lane that owns the schema, moves the clock and sweeps; undefined for that lane itself. */
+    private readonly owner: BullmqPostgresAdapter | undefined = undefined,
+    private readonly shared: Shared = { time: new Mutex(), book: new Mutex() },
   ) {
     this.s = quoteIdent(schema);
     this.release = acquireClock();
+  }
+
+  /**
+   * Another lane of this queue (concurrent.ts): BullMQ's clients (a Queue, a Worker per contract
+   * worker) and a pool of its own on `target`, on this one's schema and locks. Closing it leaves
+   * the schema to this one.
+   */
+  async lane(target: string): Promise<BullmqPostgresAdapter> {
+    bullmqConnection(target, this.schema);
+    const pool = quietPool(postgresPool(target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' }) as pg.Pool);
+    const clients = new Clients(this.schema, this.config, target, false);
+    const lane = new BullmqPostgresAdapter(
+      this.name,
+      pool,
+      clients,
+      this.schema,
+      this.config,
+      target,
+      this,
+      this.shared,
+    );
+    try {
+      await clients.ready();
+      return lane;
+    } catch (error) {
+      await lane.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Creates a schema with BullMQ's tables (its own migrations) and the adapter's, and opens BullMQ's clients on it. */
@@ -298,25 +339,17 @@ export class BullmqPostgresAdapter implements Adapter {
     const parsed = parseCommand(command);
     if (!parsed.ok) return parsed.rejection;
     const c = parsed.command;
-    const meta = await this.meta();
-    if (c.now < meta.clock) return reject('clock_regressed', `now: ${c.now} is before the clock (${meta.clock})`);
-    if (!Number.isSafeInteger(tickMillis(c.now))) {
-      throw new BullmqAdapterError(
-        'queue_error',
-        `${c.type}: now ${c.now} is beyond BullMQ's millisecond clock (${tickMillis(c.now)} ms is not a safe integer)`,
-      );
-    }
-    await this.pool.query(`UPDATE ${this.s}.jobcheck_meta SET clock = $1`, [c.now]);
+    const owner = this.owner ?? this;
+    const regressed = await this.shared.time.run(() => owner.moveTo(c.type, c.now));
+    if (regressed !== undefined) return regressed;
     return atTick(c.now, async () => {
-      // Step 2 as BullMQ does it: its stalled-job sweep at this instant.
-      await this.clients.sweeper.getBackend().moveStalledJobsToWait();
       switch (c.type) {
         case 'submit':
-          return this.submit(c, meta);
+          return this.shared.book.run(() => this.submit(c));
         case 'claim':
-          return this.claim(c, meta);
+          return this.shared.book.run(() => this.claim(c));
         case 'commit':
-          return this.commit(c);
+          return this.shared.book.run(() => this.commit(c));
         case 'ack':
           return this.ack(c);
         case 'fail':
@@ -327,7 +360,26 @@ export class BullmqPostgresAdapter implements Adapter {
     });
   }
 
-  private async submit(c: SubmitCommand, meta: Meta): Promise<Reply> {
+  /** The clock check, then the clock set to `now` and BullMQ's stalled-job sweep at that instant (on the owner). */
+  private async moveTo(what: string, now: number): Promise<Rejection | undefined> {
+    const meta = await this.meta();
+    if (now < meta.clock) return reject('clock_regressed', `now: ${now} is before the clock (${meta.clock})`);
+    if (!Number.isSafeInteger(tickMillis(now))) {
+      throw new BullmqAdapterError(
+        'queue_error',
+        `${what}: now ${now} is beyond BullMQ's millisecond clock (${tickMillis(now)} ms is not a safe integer)`,
+      );
+    }
+    await this.pool.query(`UPDATE ${this.s}.jobcheck_meta SET clock = $1`, [now]);
+    const sweeper = this.clients.sweeper;
+    if (sweeper === undefined) throw new BullmqAdapterError('queue_error', 'only the owning lane sweeps');
+    // Step 2 as BullMQ does it: its stalled-job sweep at this instant.
+    await atTick(now, () => sweeper.getBackend().moveStalledJobsToWait());
+    return undefined;
+  }
+
+  private async submit(c: SubmitCommand): Promise<Reply> {
+    const meta = await this.meta();
     // Whether BullMQ already has the id decides the reply's `duplicate` and `seq`; the add is issued either way.
     const before = await this.row(c.id);
     const data: JobData = { account: c.account, key: c.key, amount: c.amount, deadline: c.deadline, seq: meta.nextSeq };
@@ -351,8 +403,8 @@ export class BullmqPostgresAdapter implements Adapter {
     return { ok: true, type: 'submit', id: c.id, seq: data.seq, duplicate: false };
   }
 
-  private async claim(c: ClaimCommand, meta: Meta): Promise<Reply> {
-    const token = meta.nextToken;
+  private async claim(c: ClaimCommand): Promise<Reply> {
+    const token = (await this.meta()).nextToken;
     const lockToken = `jobcheck:${token}`;
     const job = await this.clients.worker(c.worker).getNextJob(lockToken, { block: false });
     if (job === undefined || job.id === undefined) return claimReply(null);
@@ -487,6 +539,7 @@ export class BullmqPostgresAdapter implements Adapter {
 
   /** The durable restart: every BullMQ client and the adapter's pool are closed, and new ones open the same schema. */
   async restart(): Promise<void> {
+    if (this.owner !== undefined) throw new BullmqAdapterError('queue_error', 'a lane restarts only with its queue');
     await this.clients.close();
     await this.pool.end();
     this.pool = quietPool(postgresPool(this.target, { max: 1, applicationName: 'jobcheck-bullmq-adapter' }) as pg.Pool);
@@ -494,13 +547,13 @@ export class BullmqPostgresAdapter implements Adapter {
     await this.clients.ready();
   }
 
-  /** Closes every BullMQ client (their connections and timers), then drops the schema and ends the pool. Idempotent. */
+  /** Closes every BullMQ client (their connections and timers), then drops the schema (a lane leaves it to its owner) and ends the pool. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     try {
       await this.clients.close();
-      await this.pool.query(`DROP SCHEMA IF EXISTS ${this.s} CASCADE`);
+      if (this.owner === undefined) await this.pool.query(`DROP SCHEMA IF EXISTS ${this.s} CASCADE`);
     } finally {
       await this.pool.end().catch(() => undefined);
       this.release();

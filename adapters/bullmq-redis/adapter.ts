@@ -48,6 +48,7 @@ import type { LossSource } from '../../conformance/profile/lossAware.ts';
 import { acquireClock, atMillis } from '../bullmq-postgres/clock.ts';
 import { finisher } from '../bullmq-postgres/finish.ts';
 import { staleToken } from '../ledger.ts';
+import { Mutex } from '../mutex.ts';
 import { BullmqRedisAdapterError } from './BullmqRedisAdapterError.ts';
 import { redisUrl } from './redisEnv.ts';
 
@@ -214,16 +215,6 @@ function checkRepresentable(config: Config, tickMs: number): void {
         `${field}: ${config[field]} ticks of ${tickMs} ms is not a safe integer of milliseconds, which BullMQ's times are`,
       );
     }
-  }
-}
-
-/** A one-at-a-time lock for the adapter's own bookkeeping (seq, token, ledger). */
-class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(f: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(f, f);
-    this.tail = result.catch(() => undefined);
-    return result;
   }
 }
 

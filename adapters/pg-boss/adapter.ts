@@ -29,6 +29,7 @@ import { claimReply, commitPlan, commitReply } from '../../impl/decisions/index.
 import { ledgerOf } from '../../impl/durable/index.ts';
 import { loadPg } from '../../impl/postgres/loadPg.ts';
 import { staleToken } from '../ledger.ts';
+import { Mutex } from '../mutex.ts';
 import { postgresLoss, quietPool } from '../postgresLoss.ts';
 import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import { PgBossAdapterError } from './PgBossAdapterError.ts';
@@ -170,6 +171,34 @@ export function queueOptions(config: Config): Record<string, unknown> {
 /** What pg-boss's fence (the attempt's job and retryCount) answered for a stale token. */
 const FENCED = 'pg-boss holds no current attempt for it';
 
+/** What the lanes of one queue share (concurrent.ts); a sequential adapter has them to itself. */
+interface Shared {
+  /** Orders the clock's checks and moves: the owner's TestClock takes one move at a time. */
+  readonly time: Mutex;
+  /** Orders the adapter's numbering (seq, token, ledger) as pg-boss took the commands. */
+  readonly book: Mutex;
+}
+
+/** The commands whose replies the adapter numbers or whose ledger it writes. */
+const BOOKKEEPING: ReadonlySet<string> = new Set(['submit', 'claim', 'commit']);
+
+/**
+ * A lane's clock (concurrent.ts): the owner's time, timers that never fire (the owner's fire only
+ * when ticked, which the adapter never does), and an attachment that leaves the owner's clock table
+ * alone, so that pg-boss opts the lane's sessions into that table as it does the owner's.
+ */
+const laneClock = (now: () => number) => ({
+  now,
+  setTimeout: (): object => ({}),
+  clearTimeout: (): void => undefined,
+  setInterval: (): object => ({}),
+  clearInterval: (): void => undefined,
+  attach: async (): Promise<AsyncDisposable> => ({ [Symbol.asyncDispose]: async () => undefined }),
+});
+
+const newPool = (target: string): pg.Pool =>
+  quietPool(new (loadPg('the pg-boss adapter').Pool)({ ...connection(target), max: 2 }));
+
 /** An adapter over one pg-boss queue; see the top of the file. */
 export class PgBossAdapter implements Adapter {
   private closed = false;
@@ -183,6 +212,9 @@ export class PgBossAdapter implements Adapter {
     readonly name: string,
     private readonly target: string,
     private readonly newId: (id: string) => string,
+    /** The lane that owns the schema and moves time; undefined for that lane itself. */
+    private readonly owner: PgBossAdapter | undefined = undefined,
+    private readonly shared: Shared = { time: new Mutex(), book: new Mutex() },
   ) {}
 
   /** Creates a queue for `config` in a new schema. Throws JobcheckError for a bad config, PgBossAdapterError for one pg-boss refuses. */
@@ -192,7 +224,7 @@ export class PgBossAdapter implements Adapter {
     const target = options.target ?? '';
     const schema = `jcpgboss_${randomBytes(6).toString('hex')}`;
     const adapter = new PgBossAdapter(
-      quietPool(new (loadPg('the pg-boss adapter').Pool)({ ...connection(target), max: 2 })),
+      newPool(target),
       schema,
       options.name ?? 'pg-boss',
       target,
@@ -205,7 +237,8 @@ export class PgBossAdapter implements Adapter {
         `INSERT INTO ${schema}.jobcheck_meta (capacity, clock, next_token, next_seq) VALUES ($1, 0, 1, 1)`,
         [checked.capacity],
       );
-      await adapter.open(0);
+      adapter.clock = new TestClock(tickMillis(0));
+      await adapter.open(adapter.clock);
       await adapter.boss.createQueue(QUEUE, queue);
       return adapter;
     } catch (error) {
@@ -214,13 +247,27 @@ export class PgBossAdapter implements Adapter {
     }
   }
 
-  /** Starts a pg-boss instance on the schema with a test clock at `tick`. */
-  private async open(tick: number): Promise<void> {
-    this.clock = new TestClock(tickMillis(tick));
+  /**
+   * Another lane of this queue (concurrent.ts): a pg-boss instance and a pool of its own on
+   * `target`, on this one's schema, time and locks. Closing it leaves the schema to this one.
+   */
+  async lane(target: string): Promise<PgBossAdapter> {
+    const lane = new PgBossAdapter(newPool(target), this.schema, this.name, target, this.newId, this, this.shared);
+    try {
+      await lane.open(laneClock(() => this.clock.now()));
+      return lane;
+    } catch (error) {
+      await lane.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Starts a pg-boss instance on the schema, reading its time from `clock`. */
+  private async open(clock: TestClock | ReturnType<typeof laneClock>): Promise<void> {
     this.boss = new PgBoss({
       ...(connection(this.target) as object),
       schema: this.schema,
-      clock: this.clock,
+      clock,
       max: 2,
       // Maintenance is driven at each `now` (supervise below); nothing runs on timers.
       supervise: false,
@@ -291,13 +338,22 @@ export class PgBossAdapter implements Adapter {
     const parsed = parseCommand(input);
     if (!parsed.ok) return parsed.rejection;
     const command = parsed.command;
-    const { clock } = await this.meta();
+    const owner = this.owner ?? this;
+    const clock = await this.shared.time.run(() => owner.moveTo(command.now));
     if (command.now < clock)
       return { ok: false, code: 'clock_regressed', message: `now: ${command.now} is before the clock (${clock})` };
-    if (command.now > clock) await this.advance(command.now);
-    const reply = await this.apply(command);
+    const reply = BOOKKEEPING.has(command.type)
+      ? await this.shared.book.run(() => this.apply(command))
+      : await this.apply(command);
     this.healthy();
     return reply;
+  }
+
+  /** The clock before `now`, moved to `now` when that is later (on the owner: its clock, its pool, its maintenance pass). */
+  private async moveTo(now: number): Promise<number> {
+    const { clock } = await this.meta();
+    if (now > clock) await this.advance(now);
+    return clock;
   }
 
   /** Moves the test clock (JavaScript and database) to `now`, then runs pg-boss's maintenance pass there. */
@@ -568,15 +624,19 @@ export class PgBossAdapter implements Adapter {
 
   /** The durable restart: stops pg-boss and ends every connection, then opens the same schema anew. Nothing but the database crosses it. */
   async restart(): Promise<void> {
-    this.healthy();
+    if (this.closed) throw new PgBossAdapterError('queue_error', 'the adapter is closed');
+    if (this.owner !== undefined) throw new PgBossAdapterError('queue_error', 'a lane restarts only with its queue');
     await this.boss.stop({ graceful: false, close: true });
     await this.pool.end();
-    this.pool = quietPool(new (loadPg('the pg-boss adapter').Pool)({ ...connection(this.target), max: 2 }));
+    // What the stopped instance reported (a server that went away, say) stays with it.
+    this.errors.length = 0;
+    this.pool = newPool(this.target);
     const { clock } = await this.meta();
-    await this.open(clock);
+    this.clock = new TestClock(tickMillis(clock));
+    await this.open(this.clock);
   }
 
-  /** Stops pg-boss, drops the schema and ends the pool. Idempotent. */
+  /** Stops pg-boss, drops the schema (a lane leaves it to its owner) and ends the pool. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -584,7 +644,7 @@ export class PgBossAdapter implements Adapter {
       await this.boss?.stop({ graceful: false, close: true });
     } finally {
       try {
-        await this.pool.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`);
+        if (this.owner === undefined) await this.pool.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`);
       } finally {
         await this.pool.end();
       }
