@@ -14,9 +14,11 @@ import { BULLMQ_REDIS_VERSION, bullmqRedisTarget } from './bullmq-redis/profile.
 import { natsJetStreamFactory } from './nats-jetstream/adapter.ts';
 import { natsConcurrentFactory } from './nats-jetstream/concurrent.ts';
 import { natsJetStreamTarget } from './nats-jetstream/profile.ts';
+import { redisStreamsConcurrentFactory, redisStreamsFactory } from './redis-streams/adapter.ts';
+import { redisStreamsTarget } from './redis-streams/profile.ts';
 
 /** The queues the fault campaign can run, by the data name of their profile page. */
-export const FAULT_QUEUES = ['bullmq-redis', 'beanstalkd', 'nats-jetstream'] as const;
+export const FAULT_QUEUES = ['bullmq-redis', 'beanstalkd', 'nats-jetstream', 'redis-streams'] as const;
 /** A queue the fault campaign can run. */
 export type FaultQueue = (typeof FAULT_QUEUES)[number];
 
@@ -70,6 +72,18 @@ export function faultSubject(queue: FaultQueue, configuration: string, server: S
         factory: natsJetStreamFactory(options),
         routedFactory: (lane, address) =>
           natsConcurrentFactory({ ...options, laneUrls: laneList(lane, `nats://${address}`) }),
+        tickMs: target.clock?.kind === 'wall' ? target.clock.tickMs : 100,
+      };
+    }
+    case 'redis-streams': {
+      const url = server.env['JOBCHECK_REDIS_URL'] as string;
+      const target = redisStreamsTarget({ url });
+      return {
+        ...common,
+        target,
+        factory: redisStreamsFactory({ url }),
+        routedFactory: (lane, address) =>
+          redisStreamsConcurrentFactory({ url, laneUrls: laneList(lane, `redis://${address}`) }),
         tickMs: target.clock?.kind === 'wall' ? target.clock.tickMs : 100,
       };
     }

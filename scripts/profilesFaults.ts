@@ -45,6 +45,7 @@ const BROKER: Record<FaultQueue, BrokerName> = {
   'bullmq-redis': 'redis',
   beanstalkd: 'beanstalkd',
   'nats-jetstream': 'nats',
+  'redis-streams': 'redis',
 };
 
 for (const queue of FAULT_QUEUES.filter((q) => only === undefined || q === only)) {
