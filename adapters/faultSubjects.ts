@@ -19,9 +19,19 @@ import { natsJetStreamTarget } from './nats-jetstream/profile.ts';
 import { nameUuid } from './pg-boss/adapter.ts';
 import { pgBossConcurrentFactory } from './pg-boss/concurrent.ts';
 import { pgBossTarget } from './pg-boss/profile.ts';
+import { redisStreamsConcurrentFactory, redisStreamsFactory } from './redis-streams/adapter.ts';
+import { redisStreamsTarget } from './redis-streams/profile.ts';
 
 /** The queues the fault campaign can run, by the data name of their profile page. */
-export const FAULT_QUEUES = ['bullmq-redis', 'beanstalkd', 'nats-jetstream', 'pg-boss', 'bullmq-postgres'] as const;
+export const FAULT_QUEUES = [
+  'bullmq-redis',
+  'redis-streams',
+  'beanstalkd',
+  'nats-jetstream',
+  'pg-boss',
+  'bullmq-postgres',
+] as const;
+
 /** A queue the fault campaign can run. */
 export type FaultQueue = (typeof FAULT_QUEUES)[number];
 
@@ -111,6 +121,18 @@ export function faultSubject(queue: FaultQueue, configuration: string, server: S
             laneUrls: laneList(lane, postgresUrl(server.env, address)),
           }),
         tickMs: 100,
+      };
+    }
+    case 'redis-streams': {
+      const url = server.env['JOBCHECK_REDIS_URL'] as string;
+      const target = redisStreamsTarget({ url });
+      return {
+        ...common,
+        target,
+        factory: redisStreamsFactory({ url }),
+        routedFactory: (lane, address) =>
+          redisStreamsConcurrentFactory({ url, laneUrls: laneList(lane, `redis://${address}`) }),
+        tickMs: target.clock?.kind === 'wall' ? target.clock.tickMs : 100,
       };
     }
   }

@@ -8,6 +8,8 @@
  *   replayed at least 2 times of 3);
  * - pg-boss, BullMQ on PostgreSQL (synchronous_commit on): the cut-off worker's late ack crosses the
  *   partition and is refused; pg-boss keeps every acknowledged job through a kill.
+ * - Redis Streams: the cut-off worker's late XACK settles the entry another worker took with
+ *   XAUTOCLAIM (departs, replayed at least 2 times of 3).
  * Each test checks that the held bytes were there, and that nothing is left behind: the servers'
  * processes (by pid) and folders. A missing server skips with a hint outside CI, fails under it.
  */
@@ -150,5 +152,23 @@ describe('the fault campaign on real brokers', () => {
 
   it("BullMQ on PostgreSQL: the cut-off worker's late ack crosses the partition and is refused", async (ctx) => {
     await lateAckRefused('bullmq-postgres', ctx);
+  }, 60_000);
+
+  it("Redis Streams: the cut-off worker's late XACK settles the entry another worker took with XAUTOCLAIM", async (ctx) => {
+    const r = await campaign('redis-streams', 'redis-aof-always', 'partition-hold');
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
+    expect(r.result.verdict).toBe('departs');
+    expect(r.result.replays?.departed).toBeGreaterThanOrEqual(2);
+    const run = r.runs[0] as ConcurrentRun;
+    expect(heldBytes(run)).toBeGreaterThan(0);
+    const ops = run.history.operations;
+    const lateAck = ops.find((o) => (o.input as { type?: string }).type === 'ack' && o.lane === 1);
+    const rivalClaim = ops.find((o) => (o.input as { worker?: string }).worker === 'w1' && o.lane === 0);
+    // Sent before the rival's claim, answered after it: accepted, and the rival's own ack then finds nothing pending.
+    expect(lateAck?.returned).toBeGreaterThan(rivalClaim?.returned ?? Number.POSITIVE_INFINITY);
+    expect(lateAck?.output).toMatchObject({ ok: true, type: 'ack', id: 'a' });
+    const rivalAck = ops.find((o) => (o.input as { type?: string }).type === 'ack' && o.lane === 0);
+    expect(rivalAck?.output).toMatchObject({ ok: false, code: 'stale_token' });
+    leftNothing(r);
   }, 60_000);
 });

@@ -4,7 +4,8 @@
  * adapters/<broker>/profile.ts --workers 4 --stale-ack` asks it: what each broker did when this
  * was written, so that a broker that changes its answer fails here. NATS JetStream takes the old
  * holder's ack as the ack of the new delivery (an ack names the stream sequence); RabbitMQ takes it
- * as the ack of whatever the old holder's new channel delivered under that tag (job b); BullMQ
+ * as the ack of whatever the old holder's new channel delivered under that tag (job b); a Redis
+ * Streams XACK names the entry, so the old holder's settles the entry XAUTOCLAIM gave w2; BullMQ
  * (a lock token per fetch) and beanstalkd (a reservation per connection) refuse it. On NATS the
  * command line itself is run, and its story is the one its reproduce line names.
  *
@@ -45,6 +46,13 @@ const BROKERS = [
     load: async (): Promise<ProfileTarget> => (await import('./bullmq-redis/profile.ts')).bullmqRedisTarget(),
     verdict: 'kept',
     told: undefined,
+  },
+  {
+    name: 'Redis Streams',
+    missing: redisMissing(),
+    load: async (): Promise<ProfileTarget> => (await import('./redis-streams/profile.ts')).redisStreamsTarget(),
+    verdict: 'departs',
+    told: /#7 \[\d+->\d+\] ack token=1 by w1[^\n]*\n[^\n]*-> ok \(a done\)/,
   },
   {
     name: 'beanstalkd',

@@ -47,6 +47,7 @@ const BROKER: Record<FaultQueue, BrokerName> = {
   'nats-jetstream': 'nats',
   'pg-boss': 'postgres',
   'bullmq-postgres': 'postgres',
+  'redis-streams': 'redis',
 };
 
 for (const queue of FAULT_QUEUES.filter((q) => only === undefined || q === only)) {

@@ -40,6 +40,7 @@ export const PROFILE_ADAPTERS: readonly { readonly file: string; readonly readin
   { file: 'adapters/rabbitmq/profile.ts', reading: CHAPTER_11 },
   { file: 'adapters/nats-jetstream/profile.ts', reading: CHAPTER_11 },
   { file: 'adapters/beanstalkd/profile.ts', reading: CHAPTER_11 },
+  { file: 'adapters/redis-streams/profile.ts', reading: CHAPTER_9 },
 ];
 
 /** The name a profile's data file takes: the adapter's folder (`pg-boss`), or `reference`. Pure. */

@@ -99,6 +99,28 @@ export const SOURCE_RECORDS: Readonly<Record<string, SourceRecord>> = {
     retry: { text: '`attempts` with an exponential `backoff`', shownBy: RETRY },
     owner: { text: 'the failed set: the job kept with its `failedReason`', shownBy: OWNER },
   },
+  'redis-streams': {
+    delivery: {
+      text: "at least once: `XREADGROUP` puts the entry on the consumer's pending list until it is acknowledged",
+      shownBy: LEASE,
+    },
+    acknowledgement: {
+      text: '`XACK` of the entry id, which Redis accepts from any consumer of the group',
+      shownBy: ACK,
+    },
+    expiry: {
+      text: 'none in Redis: a pending entry stays pending until a claim loop takes it over with `XAUTOCLAIM` past a min-idle time',
+      shownBy: EXPIRY,
+    },
+    retry: {
+      text: "none in Redis: the delivery counter `XPENDING` reports; the team's claim loop sets the bound",
+      shownBy: RETRY,
+    },
+    owner: {
+      text: "a dead-letter stream the team's claim loop writes (the adapter's declared policy); Redis keeps only the pending entry",
+      shownBy: OWNER,
+    },
+  },
   rabbitmq: {
     delivery: {
       text: 'at least once: `basic.get` without auto-ack delivers the message to one channel, unacknowledged',
