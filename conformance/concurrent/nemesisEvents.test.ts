@@ -125,15 +125,26 @@ describe('faults in a concurrent history', () => {
     expect(groups[1]?.[2]).toMatch(/never healed in this history/);
   });
   it('stamps an event the nemesis tells as it happens before the replies that come while it goes on', async () => {
-    // Round 0's submit answers 100 ms late; round 1 overlaps it, so the nemesis acts while the
-    // reply is on its way: 20 ms in, a kill told at once, then a restart that outlasts the reply.
+    // Round 1 overlaps round 0, so the nemesis acts while round 0's submit is on its way: once the
+    // submit is sent it tells a kill at once, lets the reply come, and returns the restart after it.
     const KILL: Fault = { kind: 'kill', target: { kind: 'broker' } };
     const store = await lockedJobStoreFactory()(CONFIG, { workers: 2 });
-    const slow: typeof store = {
+    let sent!: () => void;
+    const submitSent = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const held: typeof store = {
       ...store,
       execute: async (lane, command) => {
         const reply = await store.execute(lane, command);
-        if ((command as { kind?: string }).kind === 'submit') await new Promise((r) => setTimeout(r, 100));
+        if ((command as { type?: string }).type === 'submit') {
+          sent();
+          await gate;
+        }
         return reply;
       },
     };
@@ -146,12 +157,15 @@ describe('faults in a concurrent history', () => {
     };
     const nemesis = async (round: number, stamp: (action: NemesisAction) => void): Promise<NemesisAction[]> => {
       if (round !== 1) return [];
-      await new Promise((r) => setTimeout(r, 20));
+      await submitSent;
       stamp({ phase: 'start', fault: KILL });
-      await new Promise((r) => setTimeout(r, 300));
+      open();
+      // The run records the reply a turn of the event loop after it comes.
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
       return [{ phase: 'end', fault: KILL, note: 'restarted' }];
     };
-    const run = await runScenario(scenario, slow, { timeoutMs: 2000, nemesis }).finally(() => store.close());
+    const run = await runScenario(scenario, held, { timeoutMs: 2000, nemesis }).finally(() => store.close());
     const [start, end] = run.history.nemesis ?? [];
     const submit = run.history.operations.find((o) => o.id === run.rounds[0]?.requests[0]?.id);
     expect([start?.phase, end?.phase]).toEqual(['start', 'end']);
