@@ -10,6 +10,9 @@
  *   partition and is refused; pg-boss keeps every acknowledged job through a kill.
  * - Redis Streams: the cut-off worker's late XACK settles the entry another worker took with
  *   XAUTOCLAIM (departs, replayed at least 2 times of 3).
+ * - RabbitMQ (quorum queue): the cut-off worker keeps its job past consumer_timeout (the broker
+ *   returns it only when the channel's close completes), so the rival claims the other job; the
+ *   late ack is refused (one run, its departure's story).
  * Each test checks that the held bytes were there, and that nothing is left behind: the servers'
  * processes (by pid) and folders. A missing server skips with a hint outside CI, fails under it.
  */
@@ -21,7 +24,7 @@ import type { FaultName } from '../conformance/faults/index.ts';
 import type { FaultResult } from '../conformance/profile/index.ts';
 import { BrokerServer, configuration } from '../conformance/servers/index.ts';
 import { alive } from '../conformance/servers/processes.ts';
-import { faultSubject } from './faultSubjects.ts';
+import { faultServerConfig, faultSubject } from './faultSubjects.ts';
 import type { FaultQueue } from './faultSubjects.ts';
 
 const required = (process.env['CI'] ?? '') !== '';
@@ -31,10 +34,11 @@ async function campaign(
   queue: FaultQueue,
   name: string,
   fault: FaultName,
+  replays?: number,
 ): Promise<{ result: FaultResult; runs: ConcurrentRun[]; pids: number[]; folder: string } | { missing: string }> {
   let server: BrokerServer;
   try {
-    server = await BrokerServer.start(configuration(name).config);
+    server = await BrokerServer.start(faultServerConfig(configuration(name).config));
   } catch (error) {
     const message = (error as Error).message;
     if (required || !/server_missing|not installed|not found/i.test(`${(error as { code?: string }).code} ${message}`))
@@ -48,6 +52,7 @@ async function campaign(
       subject: faultSubject(queue, name, server),
       server,
       fault,
+      ...(replays === undefined ? {} : { replays }),
       onRun: (run) => {
         if (run !== undefined) runs.push(run);
         for (const pid of server.pids) pids.add(pid);
@@ -169,6 +174,23 @@ describe('the fault campaign on real brokers', () => {
     expect(lateAck?.output).toMatchObject({ ok: true, type: 'ack', id: 'a' });
     const rivalAck = ops.find((o) => (o.input as { type?: string }).type === 'ack' && o.lane === 0);
     expect(rivalAck?.output).toMatchObject({ ok: false, code: 'stale_token' });
+    leftNothing(r);
+  }, 60_000);
+
+  it('RabbitMQ: the cut-off worker keeps its job past consumer_timeout, and its late ack is refused', async (ctx) => {
+    const r = await campaign('rabbitmq', 'rabbitmq-quorum', 'partition-hold', 0);
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
+    const run = r.runs[0] as ConcurrentRun;
+    expect(heldBytes(run)).toBeGreaterThan(0);
+    const ops = run.history.operations;
+    const lateAck = ops.find((o) => (o.input as { type?: string }).type === 'ack' && o.lane === 1);
+    const rivalClaim = ops.find((o) => (o.input as { worker?: string }).worker === 'w1' && o.lane === 0);
+    expect(lateAck?.invoked).toBeLessThan(rivalClaim?.returned ?? -1);
+    expect(lateAck?.returned).toBeGreaterThan(rivalClaim?.returned ?? Number.POSITIVE_INFINITY);
+    expect(lateAck?.output).toMatchObject({ ok: false, code: 'stale_token' });
+    // The lease had run out on the broker's clock, yet a stayed with the cut-off worker.
+    expect(rivalClaim?.output).toMatchObject({ ok: true, job: { id: 'b' } });
+    expect(r.result.story).toMatch(/reply\.job\.id: model "a", impl "b"/);
     leftNothing(r);
   }, 60_000);
 });

@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FAULT_QUEUES, faultSubject } from '../adapters/faultSubjects.ts';
+import { FAULT_QUEUES, faultServerConfig, faultSubject } from '../adapters/faultSubjects.ts';
 import type { FaultQueue } from '../adapters/faultSubjects.ts';
 import { runFaultCampaign } from '../conformance/faults/index.ts';
 import type { FaultName } from '../conformance/faults/index.ts';
@@ -48,6 +48,7 @@ const BROKER: Record<FaultQueue, BrokerName> = {
   'pg-boss': 'postgres',
   'bullmq-postgres': 'postgres',
   'redis-streams': 'redis',
+  rabbitmq: 'rabbitmq',
 };
 
 for (const queue of FAULT_QUEUES.filter((q) => only === undefined || q === only)) {
@@ -71,7 +72,7 @@ for (const queue of FAULT_QUEUES.filter((q) => only === undefined || q === only)
   if (configurations.length === 0) fail(`--configuration ${JSON.stringify(onlyConfiguration)}: none for ${queue}`);
   const results: FaultResult[] = [];
   for (const c of configurations) {
-    const server = await BrokerServer.start(c.config);
+    const server = await BrokerServer.start(faultServerConfig(c.config));
     try {
       const subject = faultSubject(queue, c.name, server);
       const faults = onlyFault === undefined ? undefined : [onlyFault as FaultName];

@@ -1,7 +1,7 @@
 /**
- * RabbitMQ behind the contract's commands, through amqplib, on a quorum queue: one work queue and
- * one dead-letter queue per adapter instance, deleted on close; the instances of a factory share
- * one connection (SharedConnection.ts), each with channels of its own. It translates, never repairs:
+ * RabbitMQ behind the contract's commands, through amqplib, on a quorum (or classic) queue: a work
+ * and a dead-letter queue per instance, deleted on close; a factory's instances share a connection
+ * (SharedConnection.ts; a lane of `laneUrls` has its own), each with its channels. It translates, never repairs:
  * - time: the broker's own. The lease is the server's `consumer_timeout` (one setting for every
  *   queue in 3.10), so one tick is `consumer_timeout / leaseTicks` ms of the server servers.ts picks,
  *   and the commands of a tick start half a tick into it; with nothing ready or running nothing on
@@ -14,8 +14,8 @@
  *   now: a tag is a number per channel, no fencing token. An unknown tag closes the channel
  *   (PRECONDITION_FAILED), reported as `stale_token`; a known one settles whatever it names now;
  * - commit: the consumer's own ledger (in memory), fenced only by the worker's channel being open;
- * - dead records: `x-delivery-limit` = maxAttempts − 1 and a dead-letter exchange into a queue the
- *   adapter drains (`x-first-death-reason`: rejected, expired, delivery_limit).
+ * - dead records: `x-delivery-limit` = maxAttempts − 1 (quorum only: a classic queue refuses it and
+ *   counts no deliveries: attempt 1 always), dead letters drained (`x-first-death-reason`).
  * A snapshot shows what the adapter has seen the broker do: replies, channel closures, dead letters.
  */
 import { randomBytes } from 'node:crypto';
@@ -50,6 +50,13 @@ export interface RabbitmqFactoryOptions {
   readonly name?: string;
   /** The connections instances share, one per server (default: each instance its own, closed with it). */
   readonly connections?: SharedConnections;
+  /** The work queue's type (default JOBCHECK_AMQP_QUEUE_TYPE, else quorum). */
+  readonly queueType?: 'quorum' | 'classic';
+  /**
+   * Per lane of competing workers, another AMQP URL (a fault proxy): a worker channel opened for a
+   * request on lane i is on a connection of the instance's own to `laneUrls[i]`, else on the shared one.
+   */
+  readonly laneUrls?: readonly (string | undefined)[];
 }
 
 /** One worker's channel, and the deliveries it holds by tag. */
@@ -117,21 +124,34 @@ export function consumerTimeoutsOf(options: RabbitmqFactoryOptions, env: NodeJS.
   return listed?.map((s) => s.consumerTimeoutMs) ?? [consumerTimeoutOf(options, env)];
 }
 
-/** The queue arguments a RabbitMQ user would declare for this config (the queue type: JOBCHECK_AMQP_QUEUE_TYPE, else quorum). Pure. */
-export function queueArguments(config: Config, deadQueue: string, env = process.env): Record<string, unknown> {
+/**
+ * The queue arguments a RabbitMQ user would declare for this config on a queue of `queueType`
+ * (default: JOBCHECK_AMQP_QUEUE_TYPE, else quorum). A classic queue gets no `x-delivery-limit`:
+ * 3.10 refuses the argument on one (PRECONDITION_FAILED, invalid arg), so its user cannot bound
+ * retries there. Pure.
+ */
+export function queueArguments(
+  config: Config,
+  deadQueue: string,
+  queueType: 'quorum' | 'classic' = amqpQueueType(),
+): Record<string, unknown> {
   return {
-    'x-queue-type': amqpQueueType(env),
+    'x-queue-type': queueType,
     'x-max-length': config.capacity,
     'x-overflow': 'reject-publish',
-    'x-delivery-limit': config.maxAttempts - 1,
+    ...(queueType === 'quorum' ? { 'x-delivery-limit': config.maxAttempts - 1 } : {}),
     'x-dead-letter-exchange': '',
     'x-dead-letter-routing-key': deadQueue,
   };
 }
 
-/** An adapter over one quorum queue; see the top of the file. */
+/** An adapter over one quorum (or classic) queue; see the top of the file. */
 export class RabbitmqAdapter implements Adapter {
   private closed = false;
+  /** The instance's connection closed under it (the broker went away): a restart opens a new one. */
+  private lost = false;
+  /** Per routed lane, its own connection (laneUrls), opened when a worker channel first needs it. */
+  private readonly laneConnections = new Map<number, { shared: SharedConnection; opening: Promise<ChannelModel> }>();
   private readonly errors: unknown[] = [];
   private readonly lanes = new Map<string, Lane>();
   private readonly opening = new Map<string, Promise<Lane>>();
@@ -153,21 +173,34 @@ export class RabbitmqAdapter implements Adapter {
 
   private constructor(
     private readonly shared: SharedConnection,
-    private readonly connection: ChannelModel,
+    private connection: ChannelModel,
     readonly name: string,
     readonly config: Config,
     readonly queue: string,
     readonly deadQueue: string,
     tickMs: number,
+    private readonly laneUrls: readonly (string | undefined)[] = [],
   ) {
     // The broker's time as the adapter drives it: real time, plus what was skipped while idle.
     this.clock = new WallClock({ tickMs, offsetMs: tickMs / 2, now: () => performance.now() + this.skippedMs });
-    this.connection.on('error', this.onConnectionError);
+    this.listen(this.connection);
   }
 
   private readonly onConnectionError = (error: unknown): void => {
     this.errors.push(error);
   };
+
+  private readonly onConnectionClose = (): void => {
+    this.lost = true;
+  };
+
+  private listen(connection: ChannelModel): void {
+    connection.on('error', this.onConnectionError).on('close', this.onConnectionClose);
+  }
+
+  private unlisten(connection: ChannelModel): void {
+    connection.off('error', this.onConnectionError).off('close', this.onConnectionClose);
+  }
 
   /** Declares a fresh work queue and dead-letter queue for `config`. Throws JobcheckError for a bad config. */
   static async create(config: Config, options: RabbitmqFactoryOptions = {}): Promise<RabbitmqAdapter> {
@@ -184,6 +217,7 @@ export class RabbitmqAdapter implements Adapter {
       `${base}.work`,
       `${base}.dead`,
       tickMs,
+      options.laneUrls,
     );
     try {
       await adapter.open();
@@ -192,7 +226,7 @@ export class RabbitmqAdapter implements Adapter {
         adapter.publisher.assertQueue(adapter.deadQueue, { durable: true }),
         adapter.admin.assertQueue(adapter.queue, {
           durable: true,
-          arguments: queueArguments(checked, adapter.deadQueue),
+          arguments: queueArguments(checked, adapter.deadQueue, options.queueType),
         }),
       ]);
       adapter.startClock();
@@ -234,13 +268,41 @@ export class RabbitmqAdapter implements Adapter {
       );
   }
 
-  /** The channel `key` (a worker) holds now: its open one, or a new one (one at a time, also under concurrent claims). */
-  private async laneOf(key: string): Promise<Lane> {
+  /**
+   * The connection a worker channel opened for a request on lane `on` goes on: the lane's own
+   * (laneUrls), else the instance's. A lane's connection is a worker process's: when it closes
+   * (amqplib ends it on a frame for a channel it already released, as on a second `channel.close`
+   * that a healed partition delivers), its channels close and their deliveries go back, as the
+   * broker does; the lane's next channel opens a new one, as a reconnect loop does.
+   */
+  private connectionFor(on: number | undefined): Promise<ChannelModel> {
+    const url = on === undefined ? undefined : this.laneUrls[on];
+    if (on === undefined || url === undefined) return Promise.resolve(this.connection);
+    const held = this.laneConnections.get(on);
+    if (held !== undefined) return held.opening;
+    const shared = new SharedConnection(() => url, 0);
+    const mine = { shared, opening: shared.acquire() };
+    const forget = (): void => {
+      if (this.laneConnections.get(on) !== mine) return;
+      this.laneConnections.delete(on);
+      shared.release();
+    };
+    mine.opening.then((c) => c.on('error', () => undefined).on('close', forget), forget);
+    this.laneConnections.set(on, mine);
+    return mine.opening;
+  }
+
+  /**
+   * The channel `key` (a worker) holds now: its open one, or a new one (one at a time, also under
+   * concurrent claims), on the connection of lane `on` (connectionFor).
+   */
+  private async laneOf(key: string, on?: number): Promise<Lane> {
     const held = this.lanes.get(key);
     if (held?.open === true) return held;
     const opening = this.opening.get(key);
     if (opening !== undefined) return opening;
-    const next = this.connection.createChannel().then((channel): Lane => {
+    const next = this.connectionFor(on).then(async (connection): Promise<Lane> => {
+      const channel = await connection.createChannel();
       const lane: Lane = { channel, open: true, tags: new Map() };
       // A channel the server closes (consumer_timeout, an unknown tag) returns every delivery it held.
       channel.on('error', () => undefined);
@@ -261,13 +323,13 @@ export class RabbitmqAdapter implements Adapter {
    * flight (the consumer_timeout of a delivery it held) never runs it: the worker opens a new
    * channel and asks again, once, as its reconnect loop does.
    */
-  private async getOn(key: string): Promise<{ lane: Lane; got: GetMessage | false }> {
-    const lane = await this.laneOf(key);
+  private async getOn(key: string, on?: number): Promise<{ lane: Lane; got: GetMessage | false }> {
+    const lane = await this.laneOf(key, on);
     try {
       return { lane, got: await lane.channel.get(this.queue, { noAck: false }) };
     } catch (error) {
       if (lane.open) throw error;
-      const again = await this.laneOf(key);
+      const again = await this.laneOf(key, on);
       return { lane: again, got: await again.channel.get(this.queue, { noAck: false }) };
     }
   }
@@ -290,8 +352,11 @@ export class RabbitmqAdapter implements Adapter {
     delete m.leaseUntil;
   }
 
-  /** Executes one command on the channel of `key` (default: the command's worker). */
-  async execute(input: unknown, key?: string): Promise<Reply> {
+  /**
+   * Executes one command on the channel of `key` (default: the command's worker); a channel it
+   * opens is on the connection of `lane` (the competing workers' lane carrying it; connectionFor).
+   */
+  async execute(input: unknown, key?: string, lane?: number): Promise<Reply> {
     this.healthy();
     const parsed = parseCommand(input);
     if (!parsed.ok) return parsed.rejection;
@@ -308,7 +373,7 @@ export class RabbitmqAdapter implements Adapter {
     }
     await this.clock.advanceTo(command.now);
     await this.drainDead();
-    const reply = await this.apply(command, key);
+    const reply = await this.apply(command, key, lane);
     this.healthy();
     return reply;
   }
@@ -337,12 +402,13 @@ export class RabbitmqAdapter implements Adapter {
   private apply(
     command: Exclude<ReturnType<typeof parseCommand>, { ok: false }>['command'],
     key?: string,
+    lane?: number,
   ): Promise<Reply> {
     switch (command.type) {
       case 'submit':
         return this.submit(command);
       case 'claim':
-        return this.claim(command, key ?? command.worker);
+        return this.claim(command, key ?? command.worker, lane);
       case 'commit':
         return this.commit(command, key ?? command.worker);
       case 'ack':
@@ -381,8 +447,8 @@ export class RabbitmqAdapter implements Adapter {
     return { ok: true, type: 'submit', id: c.id, seq, duplicate: false };
   }
 
-  private async claim(c: ClaimCommand, key: string): Promise<Reply> {
-    const { lane, got } = await this.getOn(key);
+  private async claim(c: ClaimCommand, key: string, on?: number): Promise<Reply> {
+    const { lane, got } = await this.getOn(key, on);
     if (got === false) return claimReply(null);
     const messageId = String(got.properties.messageId);
     const m = this.messages.get(messageId);
@@ -536,12 +602,32 @@ export class RabbitmqAdapter implements Adapter {
   /**
    * A restart is the consumer's process starting again: every channel it had closes (the broker
    * returns every unsettled delivery to its queue, as it does when the connection drops) and new
-   * ones open. The queues are durable and stay; the broker's clock runs on.
+   * ones open, on a new connection when the broker closed the old one (a broker restarted under
+   * it), and the lanes' own connections open anew when next needed. The queues are durable and
+   * stay; the broker's clock runs on.
    */
   async restart(): Promise<void> {
-    this.healthy();
+    if (this.closed || !this.lost) this.healthy();
     await this.closeChannels();
+    if (this.lost) {
+      // The new process's connection; what the old one and its channels reported goes with them.
+      this.unlisten(this.connection);
+      const connection = await this.shared.acquire();
+      this.shared.release();
+      this.connection = connection;
+      this.listen(connection);
+      this.releaseLaneConnections();
+      this.errors.length = 0;
+      this.lost = false;
+    }
     await this.open();
+  }
+
+  /** Gives every lane's own connection back (each closes at once: no other instance holds it). */
+  private releaseLaneConnections(): void {
+    const held = [...this.laneConnections.values()];
+    this.laneConnections.clear();
+    for (const { shared } of held) shared.release();
   }
 
   /**
@@ -553,7 +639,8 @@ export class RabbitmqAdapter implements Adapter {
     if (this.closed) return;
     this.closed = true;
     await this.closeChannels();
-    this.connection.off('error', this.onConnectionError);
+    this.unlisten(this.connection);
+    this.releaseLaneConnections();
     const connection = this.connection;
     const remove = async (queue: string): Promise<void> => {
       const channel = await connection.createChannel();

@@ -10,7 +10,9 @@
  * because the harness picked another lane, which no worker does. A worker whose channel the server
  * closed (consumer_timeout) opens a new one at its next claim, whose delivery tags start again at
  * 1, as a worker's reconnect loop does; an ack it still sends for the old delivery goes to that new
- * channel (adapter.ts).
+ * channel (adapter.ts). With `laneUrls`, a worker's channel opened for a request on lane i is on a
+ * connection of lane i's own to laneUrls[i] (a fault proxy that cuts one worker off), else on the
+ * shared one.
  */
 import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import { RabbitmqAdapter, rabbitmqLoss } from './adapter.ts';
@@ -29,8 +31,9 @@ export function rabbitmqConcurrentFactory(options: RabbitmqFactoryOptions = {}):
     return {
       name: adapter.name,
       concurrent: true,
-      // The request's worker picks the channel (execute's default), whichever lane carries it.
-      execute: (_lane, command) => adapter.execute(command),
+      // The request's worker picks the channel (execute's default), whichever lane carries it; the
+      // lane picks the connection a channel it opens is on.
+      execute: (lane, command) => adapter.execute(command, undefined, lane),
       snapshot: () => adapter.snapshot(),
       close: () => adapter.close(),
     };

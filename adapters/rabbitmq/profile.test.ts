@@ -53,6 +53,16 @@ describe('the RabbitMQ profile target', () => {
       'x-dead-letter-routing-key': 'q.dead',
     });
   });
+
+  it('declares a classic queue without the delivery limit, which RabbitMQ refuses on one', () => {
+    expect(queueArguments(CONFIG, 'q.dead', 'classic')).toEqual({
+      'x-queue-type': 'classic',
+      'x-max-length': 3,
+      'x-overflow': 'reject-publish',
+      'x-dead-letter-exchange': '',
+      'x-dead-letter-routing-key': 'q.dead',
+    });
+  });
 });
 
 if (missing !== undefined && amqpRequired()) {

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import type { Config } from '../../contract/index.ts';
 import type { ProfileTarget } from '../../conformance/profile/target.ts';
 import { CONSUMER_TIMEOUT_MS, RabbitmqAdapter, consumerTimeoutsOf, rabbitmqFactory, rabbitmqLoss } from './adapter.ts';
+import { amqpQueueType } from './amqpEnv.ts';
 import { lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import type { RabbitmqFactoryOptions } from './adapter.ts';
 import { rabbitmqConcurrentFactory } from './concurrent.ts';
@@ -40,7 +41,7 @@ export function rabbitmqTarget(options: RabbitmqFactoryOptions = {}): ProfileTar
   const connections = options.connections ?? new SharedConnections();
   return {
     queue: 'rabbitmq',
-    version: `${RABBITMQ_VERSION}, amqplib ${AMQPLIB_VERSION}, quorum queue`,
+    version: `${RABBITMQ_VERSION}, amqplib ${AMQPLIB_VERSION}, ${options.queueType ?? amqpQueueType()} queue`,
     factory: rabbitmqFactory({ ...options, connections }),
     concurrentFactory: rabbitmqConcurrentFactory({ ...options, connections }),
     close: () => connections.close(),

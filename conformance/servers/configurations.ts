@@ -88,14 +88,15 @@ export const CONFIGURATIONS = [
   {
     name: 'rabbitmq-quorum',
     config: { broker: 'rabbitmq', queueType: 'quorum' },
-    description: 'RabbitMQ with a quorum queue: a publish is confirmed once the Raft log holds it on disk.',
+    description:
+      "RabbitMQ with a quorum queue, its retries bounded by x-delivery-limit: a publish is confirmed once the Raft log holds it on disk (a new queue's Raft member is registered on disk about a second after its declaration, and a fault campaign's scenarios start after that).",
     promise: 'every-acknowledged',
   },
   {
     name: 'rabbitmq-classic',
     config: { broker: 'rabbitmq', queueType: 'classic' },
     description:
-      'RabbitMQ with a durable classic queue and persistent messages: a publish is confirmed once the message store holds it.',
+      'RabbitMQ with a durable classic queue and persistent messages: a publish is confirmed once the message store holds it; 3.10 refuses x-delivery-limit on a classic queue and counts no redeliveries, so its retries are unbounded and every delivery reads as attempt 1.',
     promise: 'every-acknowledged',
   },
   {

@@ -15,5 +15,6 @@ export type {
   ServerConfig,
 } from './configurations.ts';
 export { MACHINE_LIMITS, diskFullUnsupported } from './limits.ts';
+export { quorumMemberRegistered } from './rabbitmq.ts';
 export { ServerError } from './ServerError.ts';
 export type { ServerErrorCode } from './ServerError.ts';

@@ -5,8 +5,9 @@
  * port of its own, started beside it and kept across its restarts; distribution on loopback;
  * consumer_timeout (default 800 ms) checked every 100 ms (channel_tick_interval). The queue type is
  * the queue's own setting: the server exports JOBCHECK_AMQP_QUEUE_TYPE, which adapters/rabbitmq reads.
+ * A new quorum queue outlives a SIGKILL only once its Raft member is registered (quorumMemberRegistered).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { amqpAnswers } from './network.ts';
 import type { Recipe, ServerPlace } from './recipe.ts';
@@ -102,4 +103,27 @@ export function rabbitmqRecipe(
       JOBCHECK_AMQP_QUEUE_TYPE: queueType,
     }),
   };
+}
+
+/**
+ * Waits up to `ms` until the RabbitMQ node whose data folder is `data` has registered the Raft
+ * member of quorum queue `queue` on disk (its name in the Ra system's `names.dets`); false if it
+ * did not. 3.10 writes it about a second after the declaration (the rest of the queue at once):
+ * a node SIGKILLed before then restarts without the member (`leader not known`), and every request
+ * on the queue waits for a leader that never comes, its confirmed messages out of reach.
+ */
+export async function quorumMemberRegistered(data: string, queue: string, ms = 10_000): Promise<boolean> {
+  const mnesia = join(data, 'mnesia');
+  const names = (): string[] =>
+    existsSync(mnesia)
+      ? readdirSync(mnesia)
+          .map((node) => join(mnesia, node, 'quorum', node, 'names.dets'))
+          .filter((file) => existsSync(file))
+      : [];
+  const end = Date.now() + ms;
+  for (;;) {
+    if (names().some((file) => readFileSync(file).includes(queue))) return true;
+    if (Date.now() >= end) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
