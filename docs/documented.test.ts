@@ -3,6 +3,7 @@
  * - the citations file is of its schema, and every variant of every mode has exactly one citation;
  *   a missing one, a bad URL or an unknown variant is caught;
  * - a documented agreement (`keeps`) names a rule the mode's stored profile keeps;
+ * - no adapter may declare a documented service's variant;
  * - the stored profiles of Service Bus Receive-and-Delete and of its variant are what the rule
  *   checks find on their models today (the others take about 10 s together, too long for the
  *   quick part: `npm run profiles:documented` rewrites them);
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DOCUMENTED_MODES, DOCUMENTED_SERVICES, documentedMode } from '../model/documented.ts';
 import type { Profile } from '../conformance/profile/index.ts';
+import { ProfileError, checkedModelOf } from '../conformance/profile/index.ts';
 import {
   CitationsError,
   citationGaps,
@@ -100,6 +102,19 @@ describe('the citations of the documented modes', () => {
 });
 
 describe('the documented profiles', () => {
+  it("state what a service keeps or loses in variants an adapter's declaration may not name", () => {
+    const declare = (rule: 'lease-from-claim' | 'oldest-ready-head-first', variant: string) => () =>
+      checkedModelOf({ declarations: { [rule]: { kind: 'variant', variant, why: 'documented' } } });
+    expect(declare('lease-from-claim', 'delete-on-receive')).toThrow(ProfileError);
+    expect(declare('lease-from-claim', 'delete-on-receive')).toThrow(/delete-on-receive states a documented service/);
+    expect(declare('oldest-ready-head-first', 'duplicate-within-visibility')).toThrow(/documented service/);
+    expect(() =>
+      checkedModelOf({
+        declarations: { 'account-head-only': { kind: 'variant', variant: 'no-account-order', why: 'x' } },
+      }),
+    ).not.toThrow();
+  });
+
   it('of Receive-and-Delete is what the rule checks find on their models today', async () => {
     for (const id of ['servicebus-receive-and-delete']) {
       const mode = documentedMode(id) ?? expect.fail(id);
