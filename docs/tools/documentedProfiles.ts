@@ -352,8 +352,9 @@ export function documentedMatrix(profiles: ReadonlyMap<string, Profile>): string
           ? '**documented: loses**'
           : `documented: ${modeVerdict(r)}`;
     });
+    // The rule cell is not a link in the measured tables' form: those rows are the measured matrix's own.
     lines.push(
-      `| [${code(rule)}](../contract.md#rule-${rule}) ${ruleOf(rule).title.replace(/\|/g, '\\|')} | ${cells.join(' | ')} |`,
+      `| ${code(rule)}: [${ruleOf(rule).title.replace(/\|/g, '\\|')}](../contract.md#rule-${rule}) | ${cells.join(' | ')} |`,
     );
   }
   return lines;
