@@ -75,6 +75,8 @@ export const SLOW_TESTS: readonly string[] = [
   'cli/report/story/storyPage.test.ts',
   // ~20 s: a lab story played to the end in headless Chromium (the page built first), and `lab --serve` as a process.
   'cli/report/lab/labPage.test.ts',
+  // A few seconds: Service Bus Receive-and-Delete's loss and Peek-Lock's redelivery stepped in headless Chromium.
+  'cli/report/lab/documentedLab.test.ts',
   // ~10 s: a race's history hovered, clicked and moved through by keys in headless Chromium.
   'cli/report/race/racePage.test.ts',
   // ~4 s: the run page's header and contents read back from the DOM in headless Chromium, keys and overflow.
@@ -140,6 +142,7 @@ export const SLOW_IN_PAIRS: readonly string[] = [
   'docs/ci.test.ts',
   'cli/report/story/storyPage.test.ts',
   'cli/report/lab/labPage.test.ts',
+  'cli/report/lab/documentedLab.test.ts',
   'cli/report/race/racePage.test.ts',
   'cli/report/pagePage.test.ts',
   'conformance/concurrent/porcupineExport.test.ts',

@@ -189,7 +189,8 @@ describe('the fast step and the reference step', () => {
       timeout: 300_000,
     }, () => {
       const { transitions } = exploreBoth(v, resolveScope(SCOPES[0].scope), configOf(SCOPES[0].config));
-      expect(transitions).toBeGreaterThan(1000);
+      // delete-on-receive settles a job at its claim: its S scope has fewer transitions (996).
+      expect(transitions).toBeGreaterThan(v.name === 'delete-on-receive' ? 900 : 1000);
       campaignBoth(v, 100, 23);
     });
   }

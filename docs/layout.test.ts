@@ -325,10 +325,13 @@ describe('the README routes each reader and lists the tree as it is', () => {
   });
 
   it('lists every profile page', () => {
-    const pages = readdirSync(join(PROJECT_ROOT, 'docs', 'profiles')).filter((f) => f.endsWith('.md'));
-    expect(sorted(links(section('Documentation')).filter((l) => l.startsWith('docs/profiles/')))).toEqual(
-      sorted(pages.map((f) => `docs/profiles/${f}`)),
-    );
+    for (const dir of ['docs/profiles', 'docs/profiles/documented']) {
+      const pages = readdirSync(join(PROJECT_ROOT, dir)).filter((f) => f.endsWith('.md'));
+      const listed = links(section('Documentation')).filter(
+        (l) => l.startsWith(`${dir}/`) && !l.slice(dir.length + 1).includes('/'),
+      );
+      expect(sorted(listed), dir).toEqual(sorted(pages.map((f) => `${dir}/${f}`)));
+    }
   });
 
   it('lists every adapter, in the documentation and in the layout table', () => {

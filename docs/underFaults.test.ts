@@ -19,8 +19,7 @@ const profiles = COLUMN_DATA.map((data) => readStored(DATA_DIR, data, (line) => 
   (p): p is Profile => p !== undefined,
 );
 /** The stored profile whose page a chapter link names (`profiles/pg-boss.md#kill`). */
-const profileOf = (link: string): Profile | undefined =>
-  profiles.find((p) => link.startsWith(`profiles/${pageOf(p)}`));
+const profileOf = (link: string): Profile | undefined => profiles.find((p) => link.startsWith(`profiles/${pageOf(p)}`));
 
 /** The chapter's tables whose header opens with `queue | configuration`, as rows of named cells. */
 function tables(): { header: string[]; rows: Map<string, string>[] }[] {
@@ -74,9 +73,7 @@ describe('chapter 12, Queues under faults', () => {
         const configuration = (row.get('configuration') ?? '').replace(/`/g, '').split(' ')[0];
         for (const column of header.slice(2)) {
           const fault = faults.includes(column) ? column : 'kill';
-          const result = profile?.faults?.results.find(
-            (r) => r.fault === fault && r.configuration === configuration,
-          );
+          const result = profile?.faults?.results.find((r) => r.fault === fault && r.configuration === configuration);
           expect(result, `${link} ${configuration}: no ${fault} result`).toBeDefined();
           const want = expected(column, result as FaultResult);
           if (want !== undefined) expect(row.get(column), `${link} ${configuration} ${column}`).toBe(want);
@@ -97,7 +94,10 @@ describe('chapter 12, Queues under faults', () => {
       const ran = profiles.flatMap((p) =>
         (p.faults?.results ?? []).filter((r) => faults.includes(r.fault)).map((r) => `${p.queue} ${r.configuration}`),
       );
-      expect([...new Set(ran)].filter((k) => !listed.has(k)), header.join(' | ')).toEqual([]);
+      expect(
+        [...new Set(ran)].filter((k) => !listed.has(k)),
+        header.join(' | '),
+      ).toEqual([]);
     }
   });
 });

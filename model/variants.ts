@@ -22,7 +22,7 @@ import { machineState } from './machineState.ts';
 import { sendToJob } from './sendToJob.ts';
 import { buildModel } from './step.ts';
 import type { Model, ModelMachines, ModelState, StepChoice } from './step.ts';
-import { isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
+import { claimableHead, isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
 import type { JobSnapshot, StoreContext, StoreEvent } from './storeMachine.ts';
 
 /** The names of the model's variants. */
@@ -33,6 +33,8 @@ export const VARIANT_NAMES = [
   'jittered-backoff',
   'jittered-backoff-upward',
   'no-backoff',
+  'duplicate-within-visibility',
+  'delete-on-receive',
 ] as const;
 /** One of VARIANT_NAMES. */
 export type VariantName = (typeof VARIANT_NAMES)[number];
@@ -44,6 +46,13 @@ export interface ModelVariant {
   readonly rule: RuleId;
   /** What the variant says instead, in one sentence. */
   readonly description: string;
+  /**
+   * Whether an adapter may declare it (docs/declarations.md): only a variant of when or in which
+   * order work is handed out. A variant of what a service keeps or loses (a duplicate delivery, a
+   * message deleted on receipt) states a documented service (model/documented.ts) and is never
+   * declared: on a real queue, that behaviour departs.
+   */
+  readonly declarable: boolean;
   /** The variant's machines, behind the same functions as the reference model. */
   readonly model: Model;
   /** The variant's store and job machines (which `model` steps). */
@@ -62,15 +71,24 @@ export interface ModelVariant {
 const withJob = (context: StoreContext, job: JobSnapshot): StoreContext['jobs'] =>
   new Map(context.jobs).set(job.context.id, job);
 
+/** A claim's choice of job, as a store machine made by claimingBy makes it. */
+type Chooser = (context: StoreContext) => JobSnapshot | undefined;
+/** The choice each store machine made by claimingBy makes, so that a later variant can wrap it. */
+const CHOOSERS = new WeakMap<object, Chooser>();
+/** The choice of job a store machine's claim makes: its claimingBy's, else the contract's. Pure. */
+const chooserOf = (store: typeof storeMachine): Chooser => CHOOSERS.get(store) ?? claimableHead;
+
 /**
  * The store machine with `choose` in place of the contract's choice of the job a claim delivers;
- * the delivery itself (token, attempt, lease) is the model's.
+ * the delivery itself (token, attempt, lease) is the model's, then `after` (when given) sends the
+ * delivered job one more event of its own lifecycle (delete-on-receive's ACK).
  */
 function claimingBy(
   store: typeof storeMachine,
-  choose: (context: StoreContext) => JobSnapshot | undefined,
+  choose: Chooser,
+  after?: (job: JobSnapshot) => JobEvent,
 ): typeof storeMachine {
-  return store.provide({
+  const made = store.provide({
     guards: { hasClaimableHead: ({ context }) => choose(context) !== undefined },
     actions: {
       deliverHead: assign(({ context, event }) => {
@@ -83,10 +101,11 @@ function claimingBy(
           now: event.now,
         });
         const c = job.context;
+        const then = after === undefined ? undefined : sendToJob(job, after(job));
         return {
-          jobs: withJob(context, job),
+          jobs: withJob(context, then?.job ?? job),
           nextToken: context.nextToken + 1,
-          trace: step === undefined ? [] : [step],
+          trace: [step, then?.step].filter((s) => s !== undefined),
           reply: {
             ok: true,
             type: 'claim',
@@ -102,6 +121,8 @@ function claimingBy(
       }),
     },
   });
+  CHOOSERS.set(made, choose);
+  return made;
 }
 
 /** The store machine whose admitted jobs run on `machine` (a variant of the job lifecycle). */
@@ -285,6 +306,44 @@ const readyAtOnce = (store: typeof storeMachine): typeof storeMachine =>
     },
   });
 
+// --- duplicate-within-visibility: a claim may deliver a job still running elsewhere. --------------
+
+/**
+ * The running job a claim that finds nothing else delivers again (the one admitted first with an
+ * attempt left), made ready so that the delivery is the lifecycle's own `ready --CLAIM--> running`:
+ * a new token, attempt and lease, the earlier token no longer current (the model keeps one
+ * delivery a job). Pure.
+ */
+function stillRunning(context: StoreContext): JobSnapshot | undefined {
+  let best: JobSnapshot | undefined;
+  for (const job of context.jobs.values())
+    if (
+      statusOf(job) === 'running' &&
+      job.context.attempts < job.context.policy.maxAttempts &&
+      (best === undefined || job.context.seq < best.context.seq)
+    )
+      best = job;
+  if (best === undefined) return undefined;
+  const c = best.context;
+  return machineState(best.machine, 'ready', { ...c, token: undefined, owner: undefined, leaseUntil: undefined });
+}
+
+/** The store machine whose claim, when its own choice finds nothing, delivers a running job again. */
+const redelivering = (store: typeof storeMachine): typeof storeMachine => {
+  const first = chooserOf(store);
+  return claimingBy(store, (context) => first(context) ?? stillRunning(context));
+};
+
+// --- delete-on-receive: a claim settles the job it delivers. --------------------------------------
+
+/** The store machine whose claim settles the job as it delivers it: the job is done before any worker could commit. */
+const deletingOnReceive = (store: typeof storeMachine): typeof storeMachine =>
+  claimingBy(store, chooserOf(store), (job) => ({
+    type: 'ACK',
+    worker: job.context.owner ?? '',
+    token: job.context.token ?? 0,
+  }));
+
 /** How a variant changes the machines: the job lifecycle, the store policy, or both. */
 interface Change {
   readonly job?: (machine: typeof jobMachine) => typeof jobMachine;
@@ -302,7 +361,9 @@ function machinesWith(changes: readonly Change[]): ModelMachines {
   return { job, store: job === jobMachine ? store : admittingTo(store, job) };
 }
 
-interface VariantSpec extends Omit<ModelVariant, 'model' | 'machines'> {
+interface VariantSpec extends Omit<ModelVariant, 'model' | 'machines' | 'declarable'> {
+  /** Default true; see ModelVariant.declarable. */
+  readonly declarable?: boolean;
   readonly change: Change;
 }
 
@@ -350,11 +411,27 @@ const SPECS: readonly VariantSpec[] = [
       "A transient failure with attempts left makes the job ready again at once, at the failing command's tick: the retry delay is 0 (the reply's notBefore is that tick), so a retry is never too late for the deadline.",
     change: { job: (m) => retryingAfter(m, () => 0), store: readyAtOnce },
   },
+  {
+    name: 'duplicate-within-visibility',
+    rule: 'oldest-ready-head-first',
+    description:
+      "A claim that finds no job to deliver delivers again a job still running under another worker's lease (the one admitted first with an attempt left): a new token, attempt and lease, the earlier token stale.",
+    declarable: false,
+    change: { store: redelivering },
+  },
+  {
+    name: 'delete-on-receive',
+    rule: 'lease-from-claim',
+    description:
+      'A claim settles the job it delivers: the job is done at once, no lease holds it, and a worker that disappears loses it (its commit, ack or fail finds no current delivery).',
+    declarable: false,
+    change: { store: deletingOnReceive },
+  },
 ];
 
-const VARIANTS: readonly ModelVariant[] = SPECS.map(({ change, ...v }) => {
+const VARIANTS: readonly ModelVariant[] = SPECS.map(({ change, declarable, ...v }) => {
   const machines = machinesWith([change]);
-  return { ...v, machines, model: buildModel(machines) };
+  return { ...v, declarable: declarable ?? true, machines, model: buildModel(machines) };
 });
 
 /**
@@ -368,9 +445,9 @@ export function composeVariants(variants: readonly ModelVariant[]): Pick<ModelVa
   if (twice !== undefined) throw new RangeError(`two variants replace the rule ${twice}`);
   if (variants.length === 0) return { model: buildModel() };
   if (variants.length === 1 && variants[0] !== undefined) return variants[0];
-  const specs = variants
-    .map((v) => SPECS.find((s) => s.name === v.name))
-    .filter((s): s is VariantSpec => s !== undefined);
+  // In SPECS order whatever the caller's: a variant that wraps another's choice of job
+  // (duplicate-within-visibility) comes after it.
+  const specs = SPECS.filter((s) => variants.some((v) => v.name === s.name));
   const choosers = specs.map((s) => s.choose).filter((c): c is NonNullable<ModelVariant['choose']> => c !== undefined);
   const model = buildModel(machinesWith(specs.map((s) => s.change)));
   if (choosers.length === 0) return { model };

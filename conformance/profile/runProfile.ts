@@ -105,6 +105,10 @@ export function checkedModelOf(target: Pick<ProfileTarget, 'declarations'>): Che
       throw new ProfileError(`declaration of ${rule}: no model variant named ${JSON.stringify(d.variant)}`);
     if (v.rule !== rule)
       throw new ProfileError(`declaration of ${rule}: the variant ${v.name} replaces ${v.rule}, not ${rule}`);
+    if (!v.declarable)
+      throw new ProfileError(
+        `declaration of ${rule}: the variant ${v.name} states a documented service (model/documented.ts), not a choice an adapter may declare (docs/declarations.md)`,
+      );
     variants.push(v);
   }
   return composeVariants(variants);

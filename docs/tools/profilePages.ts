@@ -21,6 +21,8 @@ import type { Profile, RuleResult } from '../../conformance/profile/index.ts';
 import { FAULT_NAMES } from '../../conformance/profile/index.ts';
 import { FACT_NAMES, SOURCE_RECORDS } from './sourceRecords.ts';
 import type { SourceRecord } from './sourceRecords.ts';
+import { DOCUMENTED_DIR, DOCUMENTED_VARIANTS, documentedMatrix, readStoredProfile } from './documentedProfiles.ts';
+import { DOCUMENTED_MODES } from '../../model/documented.ts';
 
 /** The data file name (without `.json`) of the reference column, the built-in JobStore. */
 export const REFERENCE_DATA = 'reference';
@@ -233,8 +235,12 @@ function faultRows(columns: readonly Column[]): string[] {
   });
 }
 
-/** The matrix, docs/profiles/README.md: the handlers' lines, the queues, the rules by consequence, competing workers. Pure. */
-export function renderMatrix(columns: readonly Column[]): string {
+/**
+ * The matrix, docs/profiles/README.md: the handlers' lines, the queues, the rules by consequence,
+ * competing workers, and the documented services' modes (`documented`: their stored profiles by
+ * mode id, docs/tools/documentedProfiles.ts), apart from every measured column. Pure.
+ */
+export function renderMatrix(columns: readonly Column[], documented: ReadonlyMap<string, Profile> = new Map()): string {
   const lines = ['# Profiles: real queues against the contract', ''];
   lines.push(
     'What each queue does to the handlers of its jobs, checked rule by rule against the [contract](../contract.md).',
@@ -300,6 +306,8 @@ export function renderMatrix(columns: readonly Column[]): string {
     ),
   );
   if (links.length > 0) lines.push('', '## Upstream reports', '', ...links);
+  const modes = documentedMatrix(documented);
+  if (modes.length > 0) lines.push('', ...modes);
   return `${lines.join('\n')}\n`;
 }
 
@@ -315,6 +323,12 @@ export function renderStoredPages(dataDir: string, log: (line: string) => void):
   });
   const pages = new Map<string, string>();
   for (const column of columns) pages.set(pageOf(column.profile), renderPage(column));
-  pages.set('README.md', renderMatrix(columns));
+  const documentedData = join(dirname(dataDir), DOCUMENTED_DIR, 'data');
+  const documented = new Map<string, Profile>();
+  for (const id of [...DOCUMENTED_MODES.map((m) => m.id), ...DOCUMENTED_VARIANTS]) {
+    const p = readStoredProfile(documentedData, id);
+    if (p !== undefined) documented.set(id, p);
+  }
+  pages.set('README.md', renderMatrix(columns, documented));
   return pages;
 }

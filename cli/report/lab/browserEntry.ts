@@ -1,8 +1,8 @@
 /**
  * The entry of the lab's browser bundle (labBundle.ts builds it with vite into one minified IIFE
  * that defines the global `JobcheckLab`): the reference model's step, its initial state and
- * snapshots, the explanations, the rules and the lifecycle's transitions, and the lab's own story
- * step. It imports nothing that uses Node's APIs (model/fixtures.ts reads files, so the page gets
+ * snapshots, the explanations, the rules and the lifecycle's transitions, the documented modes'
+ * models (model/documented.ts), and the lab's own story step. It imports nothing that uses Node's APIs (model/fixtures.ts reads files, so the page gets
  * its stories as JSON instead); the bundle is built from this file alone.
  */
 export { RULES } from '../../../contract/rules.ts';
@@ -10,4 +10,5 @@ export { explainRestart, explainSnapshotCopy, explainStep } from '../../../model
 export { lifecycleTransitions, transitionOf } from '../../../model/lifecycle.ts';
 export { rulesExercised } from '../../../model/rules.ts';
 export { fromSnapshot, initialState, step, toSnapshot } from '../../../model/step.ts';
+export { documentedModel } from '../../../model/documented.ts';
 export { finalMismatches, isSubsetOf, playStoryStep } from './labStep.ts';

@@ -9,6 +9,24 @@ import { initialState, toSnapshot } from '../../../model/step.ts';
 import { finalMismatches, playStoryStep } from './labStep.ts';
 import type { LabStoryStep } from './labStep.ts';
 import { scriptJson } from '../../../conformance/outside/outsideText.ts';
+import { DOCUMENTED_MODES, documentedModel } from '../../../model/documented.ts';
+import { buildModel } from '../../../model/step.ts';
+import type { Model } from '../../../model/step.ts';
+import { documentedStories } from './documentedStories.ts';
+import { labStories } from './labDocument.ts';
+import type { LabStory } from './labSection.ts';
+
+/** Every mismatch of `story` played to its end on `model`: its steps' and its final state's. */
+function mismatchesOn(story: LabStory, model: Model): string[] {
+  let state = model.initialState(story.config);
+  const out: string[] = [];
+  story.steps.forEach((s, i) => {
+    const r = playStoryStep(state, s as LabStoryStep, i + 1, story.focus.job, model);
+    out.push(...r.mismatches);
+    state = r.state;
+  });
+  return [...out, ...finalMismatches(toSnapshot(state), story.final as Parameters<typeof finalMismatches>[1])];
+}
 
 /** The UsageError readLabFlags throws for `argv`, or undefined when it throws none. */
 function usageError(argv: string[]): UsageError | undefined {
@@ -86,6 +104,29 @@ describe('the lab step, which the page runs', () => {
     expect(r.mismatches).toEqual([expect.stringMatching(/^step 1: the story expects the reply \{"ok":false\}/)]);
     expect(finalMismatches(toSnapshot(r.state), { balances: { north: 5 }, jobs: {} })).toEqual([
       'final: the story expects balances {"north":5}, the model has {}',
+    ]);
+  });
+
+  it("plays each documented mode's story on that mode's model as the story records it, and offers it in the lab", () => {
+    const stories = documentedStories();
+    expect(stories.map((s) => s.model).sort()).toEqual(DOCUMENTED_MODES.map((m) => m.id).sort());
+    for (const story of stories) {
+      const model = documentedModel(story.model ?? '') ?? expect.fail(`${story.name}: no model`);
+      expect(mismatchesOn(story, model), story.name).toEqual([]);
+      expect(story.modelLabel, story.name).toMatch(/^(Amazon SQS|Google Pub\/Sub|Azure Service Bus), /);
+    }
+    expect(labStories().map((s) => s.name)).toEqual(expect.arrayContaining(stories.map((s) => s.name)));
+  });
+
+  it("tells a documented story that only its mode's model plays: on the contract's, Receive-and-Delete's loss is not there", () => {
+    const loss =
+      documentedStories().find((s) => s.name === 'servicebus-receive-and-delete-loss') ?? expect.fail('no story');
+    expect(mismatchesOn(loss, buildModel())).toEqual([
+      expect.stringMatching(/^step 2: the story expects job a \{"status":"done"\}, the model has .*"status":"running"/),
+      expect.stringMatching(/^step 3: the story expects job a \{"status":"done"\}, the model has .*"status":"ready"/),
+      expect.stringMatching(/^step 4: the story expects the reply \{"ok":true,"type":"claim","job":null\}/),
+      expect.stringMatching(/^step 4: the story expects job a \{"status":"done"\}/),
+      expect.stringMatching(/^final: the story expects job a/),
     ]);
   });
 

@@ -11,6 +11,7 @@ import { lifecycleSvg } from '../../../conformance/coverage/lifecycleDiagram.ts'
 import { listStories } from '../../demo/story.ts';
 import { shippedContract } from '../shippedDocs.ts';
 import { JOBCHECK_VERSION } from '../version.ts';
+import { documentedStories } from './documentedStories.ts';
 import { labBundle } from './labBundle.ts';
 import type { LabBundleSource } from './labBundle.ts';
 import { labPage } from './labPage.ts';
@@ -20,17 +21,23 @@ import type { LabStory } from './labSection.ts';
 /** Where a served lab's rule links point: the server answers this path with the shipped contract. */
 export const SERVED_CONTRACT_PATH = '/contract.md';
 
-/** The stories the lab offers: the demo's fixture stories, as page data. Reads the fixture files. */
+/**
+ * The stories the lab offers: the demo's fixture stories, as page data, then the documented
+ * modes' stories (documentedStories.ts), each run on its mode's model. Reads the fixture files.
+ */
 export function labStories(): LabStory[] {
-  return listStories().map((s) => ({
-    name: s.name,
-    title: s.title,
-    story: s.story,
-    config: { ...s.config },
-    focus: s.focus,
-    steps: s.steps,
-    final: s.final,
-  }));
+  const fixtures = listStories().map(
+    (s): LabStory => ({
+      name: s.name,
+      title: s.title,
+      story: s.story,
+      config: { ...s.config },
+      focus: s.focus,
+      steps: s.steps,
+      final: s.final,
+    }),
+  );
+  return [...fixtures, ...documentedStories()];
 }
 
 /** The page and facts about it. */

@@ -5,7 +5,8 @@
  * `JobcheckLab`, labBundle.ts), and shows the reply, the rules, why (on a wrong guess), the score,
  * the diagram with the jobs in their states and the transitions just taken lit, and whether the
  * model did what the story records. A command's prediction starts with whether the store accepts
- * or refuses it. After a step the answer is brought into view (the next form takes the focus
+ * or refuses it. A documented mode's story runs on that mode's model (`Lab.documentedModel`), said
+ * above the story. After a step the answer is brought into view (the next form takes the focus
  * without scrolling it away). Every text is set with textContent, never parsed as HTML: the
  * contract's inline code (`x`) becomes code elements holding text.
  *
@@ -160,10 +161,17 @@ export const LAB_SCRIPT = `(() => {
     $('lab-score').textContent = 'Score: ' + points + ' of ' + asked;
   }
 
+  /** The model a story runs on: a documented mode's, or the contract's. */
+  let model = Lab;
   function start(name) {
     story = data.stories.find((s) => s.name === name) || data.stories[0];
     select.value = story.name;
-    state = Lab.initialState(story.config);
+    model = story.model ? Lab.documentedModel(story.model) : Lab;
+    state = model.initialState(story.config);
+    $('lab-documented').hidden = !story.model;
+    $('lab-documented').textContent = story.model
+      ? 'Documented, not measured: this story runs the model of ' + story.modelLabel + ', the contract with the variants its documentation calls for (docs/profiles/documented/), not the contract itself and not the service.'
+      : '';
     index = 0;
     points = 0;
     asked = 0;
@@ -238,7 +246,7 @@ export const LAB_SCRIPT = `(() => {
     if (finished) return;
     const step = story.steps[index];
     const guess = readPrediction();
-    const result = Lab.playStoryStep(state, step, index + 1, story.focus.job);
+    const result = Lab.playStoryStep(state, step, index + 1, story.focus.job, model);
     state = result.state;
     const score = scoreOf(guess, result.snapshot, result.reply);
     points += score.right;

@@ -25,6 +25,10 @@ export interface LabStory {
   readonly focus: { readonly job: string; readonly account: string };
   readonly steps: readonly unknown[];
   readonly final: unknown;
+  /** A documented mode's id (model/documented.ts): the story runs on that mode's model, not the contract's. */
+  readonly model?: string;
+  /** That mode as the page names it (`Azure Service Bus, Receive-and-Delete`). */
+  readonly modelLabel?: string;
 }
 
 /** What the lab section shows. */
@@ -59,6 +63,7 @@ const CSS = `
 #lab .lab-story { margin:12px 0; }
 #lab .lab-story p { margin:2px 0; overflow-wrap:anywhere; }
 #lab #lab-config { color:var(--muted); font-size:14px; }
+#lab .lab-documented { border-left:4px solid var(--refused); background:var(--refused-bg); padding:6px 10px; border-radius:0 6px 6px 0; }
 #lab .lab-grid { display:grid; grid-template-columns:minmax(0, 500px) minmax(0, 1fr); gap:24px; align-items:start; }
 #lab .card { border:1px solid var(--line); border-radius:8px; padding:12px 14px; margin-bottom:14px; background:#fff; }
 #lab code, #lab .mono { font-family:ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size:13.5px; }
@@ -141,7 +146,7 @@ export function labSection(input: LabSectionInput): PageSection {
   <div class="lab-pick"><label for="lab-story">Story</label><select id="lab-story">${options}</select><button type="button" id="lab-restart">Start over</button></div>
   <div id="lab-score" role="status" aria-live="polite">Score: 0 of 0</div>
 </header>
-<section class="lab-story" aria-labelledby="lab-title"><h2 id="lab-title"></h2><p id="lab-text"></p><p id="lab-config"></p></section>
+<section class="lab-story" aria-labelledby="lab-title"><h2 id="lab-title"></h2><p id="lab-documented" class="lab-documented" hidden></p><p id="lab-text"></p><p id="lab-config"></p></section>
 <div class="lab-grid">
   <div class="lab-left">
     <section id="lab-result" class="card" hidden aria-live="polite">

@@ -12,7 +12,10 @@ import type { Explanation } from '../../../model/explain.ts';
 import { transitionOf } from '../../../model/lifecycle.ts';
 import { rulesExercised } from '../../../model/rules.ts';
 import { fromSnapshot, step, toSnapshot } from '../../../model/step.ts';
-import type { ModelState } from '../../../model/step.ts';
+import type { Model, ModelState } from '../../../model/step.ts';
+
+/** The contract's model, which a story plays unless it names a documented mode's (model/documented.ts). */
+const CONTRACT: Pick<Model, 'step' | 'fromSnapshot'> = { step, fromSnapshot };
 
 /** A story step as the fixture file holds it (model/fixtures.ts's schema, checked before it reaches the page). */
 export type LabStoryStep =
@@ -97,9 +100,16 @@ const ruleText = (ids: readonly string[]): LabRule[] =>
 /**
  * Plays one story step on `state`: a command through the model's step, a restart through a JSON
  * copy of the snapshot, an aliasing check by changing a snapshot in place. `focus` is the job the
- * story follows (explanations say why it stayed where it was). Pure: `state` is not changed.
+ * story follows (explanations say why it stayed where it was); `model` the model the story runs on
+ * (default the contract's; a documented mode's for its stories). Pure: `state` is not changed.
  */
-export function playStoryStep(state: ModelState, storyStep: LabStoryStep, index: number, focus: string): LabStepResult {
+export function playStoryStep(
+  state: ModelState,
+  storyStep: LabStoryStep,
+  index: number,
+  focus: string,
+  model: Pick<Model, 'step' | 'fromSnapshot'> = CONTRACT,
+): LabStepResult {
   const mismatches: string[] = [];
   let next = state;
   let reply: Reply | undefined;
@@ -108,7 +118,7 @@ export function playStoryStep(state: ModelState, storyStep: LabStoryStep, index:
   let rules: readonly string[] = [];
   let explanations: readonly Explanation[] = [];
   if ('do' in storyStep) {
-    const result = step(state, storyStep.do);
+    const result = model.step(state, storyStep.do);
     rules = rulesExercised(state, storyStep.do, result);
     explanations = explainStep(state, storyStep.do, result, { focus });
     next = result.state;
@@ -119,7 +129,7 @@ export function playStoryStep(state: ModelState, storyStep: LabStoryStep, index:
         `step ${index}: the story expects the reply ${JSON.stringify(storyStep.expect)}, the model replied ${JSON.stringify(reply)}`,
       );
   } else if (storyStep.restart === true) {
-    next = fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
+    next = model.fromSnapshot(JSON.parse(JSON.stringify(toSnapshot(state))));
     rules = ['snapshot-restore-round-trip'];
     explanations = explainRestart(next);
     outcome = `restarted from a JSON copy of the snapshot at clock ${next.context.clock}, next token ${next.context.nextToken}`;
@@ -134,7 +144,7 @@ export function playStoryStep(state: ModelState, storyStep: LabStoryStep, index:
       outcome = `took a snapshot and changed it in place: ${kept ? 'the store did not change' : 'THE STORE CHANGED WITH IT'}`;
       if (!kept) mismatches.push(`step ${index}: the store shares data with a snapshot it handed out`);
     } else {
-      next = fromSnapshot(taken);
+      next = model.fromSnapshot(taken);
       scribbleOn(taken);
       const kept = same(toSnapshot(next), before);
       outcome = `restored a fresh store from a snapshot, then changed the snapshot: ${kept ? 'the store did not change' : 'THE STORE CHANGED WITH IT'}`;
