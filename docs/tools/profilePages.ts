@@ -30,6 +30,9 @@ const CHAPTER_9 =
 const CHAPTER_11 =
   '[Chapter 11](../11-real-brokers.md) reads this page for the handlers of its jobs: which component recognises a repeat, and who must decide. Its [side by side](../11-real-brokers.md#side-by-side) compares the four brokers operation by operation, and agrees with these pages (docs/realBrokers.test.ts holds them together).';
 
+const SQS_EMULATOR =
+  "This page profiles an emulator of Amazon SQS, run on this machine by the suite, not Amazon SQS itself: it shows where the emulator a team tests against keeps the contract and where it departs. Where AWS documents a behaviour other than the contract's, the rule links the AWS page (marked upstream) with what it says. [adapters/sqs/README.md](../../adapters/sqs/README.md) maps every rule.";
+
 /** Adapter modules that may export a ProfileTarget, in the matrix's column order, each with the paragraph of the chapter that reads its page. */
 export const PROFILE_ADAPTERS: readonly { readonly file: string; readonly reading: string }[] = [
   { file: 'adapters/pg-boss/profile.ts', reading: CHAPTER_9 },
@@ -38,6 +41,10 @@ export const PROFILE_ADAPTERS: readonly { readonly file: string; readonly readin
   { file: 'adapters/rabbitmq/profile.ts', reading: CHAPTER_11 },
   { file: 'adapters/nats-jetstream/profile.ts', reading: CHAPTER_11 },
   { file: 'adapters/beanstalkd/profile.ts', reading: CHAPTER_11 },
+  { file: 'adapters/sqs/fauxqs-standard/profile.ts', reading: SQS_EMULATOR },
+  { file: 'adapters/sqs/fauxqs-fifo/profile.ts', reading: SQS_EMULATOR },
+  { file: 'adapters/sqs/local-aws-sqs-standard/profile.ts', reading: SQS_EMULATOR },
+  { file: 'adapters/sqs/local-aws-sqs-fifo/profile.ts', reading: SQS_EMULATOR },
 ];
 
 /** The name a profile's data file takes: the adapter's folder (`pg-boss`), or `reference`. Pure. */
