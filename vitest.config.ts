@@ -92,6 +92,8 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/rabbitmq/concurrentCampaign.test.ts',
   // ~18 s: BullMQ on Redis on its own clock (200 ms a tick): generated lockstep runs with restarts, competing lanes.
   'adapters/bullmq-redis/adapter.test.ts',
+  // ~10 s: starts each SQS emulator (a node child process) and waits out a lease on local-aws-sqs's fast wall clock.
+  'adapters/sqs/sqs.test.ts',
   // ~25 s: the stale-acknowledgement scenario on all four brokers, each departure replayed three times in real time.
   'adapters/staleAck.test.ts',
   // ~2 min: each real queue's server killed a few seconds into a profile (RabbitMQ ~10 s a start), and no server at all.

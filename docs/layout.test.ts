@@ -335,7 +335,7 @@ describe('the README routes each reader and lists the tree as it is', () => {
     const adapters = readdirSync(join(PROJECT_ROOT, 'adapters'), { withFileTypes: true })
       .filter((e) => e.isDirectory())
       .map((e) => e.name);
-    expect(adapters).toHaveLength(6);
+    expect(adapters).toHaveLength(7);
     expect(sorted(links(section('Documentation')).filter((l) => l.startsWith('adapters/')))).toEqual(
       sorted(adapters.map((a) => `adapters/${a}/README.md`)),
     );
