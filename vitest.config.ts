@@ -96,6 +96,8 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/bullmq-redis/adapter.test.ts',
   // ~3 s: Redis Streams on its own clock (100 ms a tick): the stale XACK replayed 3 times, competing lanes, dead letters.
   'adapters/redis-streams/adapter.test.ts',
+  // ~10 s: starts each SQS emulator (a node child process) and waits out a lease on local-aws-sqs's fast wall clock.
+  'adapters/sqs/sqs.test.ts',
   // ~25 s: the stale-acknowledgement scenario on all four brokers, each departure replayed three times in real time.
   'adapters/staleAck.test.ts',
   // ~2 min: each real queue's server killed a few seconds into a profile (RabbitMQ ~10 s a start), and no server at all.

@@ -30,10 +30,10 @@ import {
   readStored,
   renderMatrix,
   renderPage,
-  renderRecord,
   renderStoredPages,
 } from './tools/profilePages.ts';
-import { SOURCE_RECORDS } from './tools/sourceRecords.ts';
+import { DOCUMENTED_RECORDS, SOURCE_RECORDS, renderRecord } from './tools/sourceRecords.ts';
+import { DOCUMENTED_MODES, DOCUMENTED_SERVICES } from '../model/documented.ts';
 import type { SourceRecord } from './tools/sourceRecords.ts';
 
 const page = (name: string): string => readFileSync(new URL(`profiles/${name}`, import.meta.url), 'utf8');
@@ -216,6 +216,15 @@ describe('docs/profiles', () => {
           expect(m?.[2] ?? m?.[3], `${data}: ${cell}`).toBe(result?.status.replace('_', ' ') ?? 'not profiled');
         }
       }
+    }
+    // The documented modes have theirs too, one at the head of each mode's section.
+    expect(Object.keys(DOCUMENTED_RECORDS).sort()).toEqual(DOCUMENTED_MODES.map((m) => m.id).sort());
+    for (const service of DOCUMENTED_SERVICES) {
+      const text = readFileSync(new URL(`profiles/documented/${service.id}.md`, import.meta.url), 'utf8');
+      for (const mode of service.modes)
+        expect(text.split(`## ${mode.name}\n`)[1]?.split('\n## ')[0], mode.id).toMatch(
+          /^\nSetting: [^\n]*\n\n### The record\n/,
+        );
     }
     // A fact shows what the data says: a departure recorded for a rule turns its word into departs.
     const nats = stored('nats-jetstream');

@@ -27,6 +27,7 @@ import { toSnapshot } from '../../model/step.ts';
 import type { Model, ModelState } from '../../model/step.ts';
 import { VARIANT_NAMES, modelVariant } from '../../model/variants.ts';
 import type { VariantName } from '../../model/variants.ts';
+import { DOCUMENTED_RECORDS, renderRecord } from './sourceRecords.ts';
 
 /** The folder of the documented pages, their data and citations, under docs/profiles/. */
 export const DOCUMENTED_DIR = 'documented';
@@ -228,6 +229,9 @@ function modeSection(
   citations: Citations,
 ): string[] {
   const lines = [`## ${mode.name}`, '', `Setting: ${mode.setting}.`, ''];
+  const record = DOCUMENTED_RECORDS[mode.id];
+  if (record !== undefined && profile !== undefined)
+    lines.push(renderRecord(record, profile, { heading: '###', linkDepartures: false }), '');
   const variants = modeVariants(mode);
   if (variants.length === 0)
     lines.push('No documented behaviour of this mode calls for a variant: its model is the contract itself.', '');

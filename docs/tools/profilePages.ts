@@ -19,8 +19,7 @@ import {
 } from '../../conformance/profile/index.ts';
 import type { Profile, RuleResult } from '../../conformance/profile/index.ts';
 import { FAULT_NAMES } from '../../conformance/profile/index.ts';
-import { FACT_NAMES, SOURCE_RECORDS } from './sourceRecords.ts';
-import type { SourceRecord } from './sourceRecords.ts';
+import { SOURCE_RECORDS, renderRecord } from './sourceRecords.ts';
 import { DOCUMENTED_DIR, DOCUMENTED_VARIANTS, documentedMatrix, readStoredProfile } from './documentedProfiles.ts';
 import { DOCUMENTED_MODES } from '../../model/documented.ts';
 
@@ -34,6 +33,9 @@ const CHAPTER_9 =
 const CHAPTER_11 =
   '[Chapter 11](../11-real-brokers.md) reads this page for the handlers of its jobs: which component recognises a repeat, and who must decide. Its [side by side](../11-real-brokers.md#side-by-side) compares the four brokers operation by operation, and agrees with these pages (docs/realBrokers.test.ts holds them together).';
 
+const SQS_EMULATOR =
+  "This page profiles an emulator of Amazon SQS, run on this machine by the suite, not Amazon SQS itself: it shows where the emulator a team tests against keeps the contract and where it departs. Where AWS documents a behaviour other than the contract's, the rule links the AWS page (marked upstream) with what it says. [adapters/sqs/README.md](../../adapters/sqs/README.md) maps every rule.";
+
 /** Adapter modules that may export a ProfileTarget, in the matrix's column order, each with the paragraph of the chapter that reads its page. */
 export const PROFILE_ADAPTERS: readonly { readonly file: string; readonly reading: string }[] = [
   { file: 'adapters/pg-boss/profile.ts', reading: CHAPTER_9 },
@@ -43,6 +45,10 @@ export const PROFILE_ADAPTERS: readonly { readonly file: string; readonly readin
   { file: 'adapters/nats-jetstream/profile.ts', reading: CHAPTER_11 },
   { file: 'adapters/beanstalkd/profile.ts', reading: CHAPTER_11 },
   { file: 'adapters/redis-streams/profile.ts', reading: CHAPTER_9 },
+  { file: 'adapters/sqs/fauxqs-standard/profile.ts', reading: SQS_EMULATOR },
+  { file: 'adapters/sqs/fauxqs-fifo/profile.ts', reading: SQS_EMULATOR },
+  { file: 'adapters/sqs/local-aws-sqs-standard/profile.ts', reading: SQS_EMULATOR },
+  { file: 'adapters/sqs/local-aws-sqs-fifo/profile.ts', reading: SQS_EMULATOR },
 ];
 
 /** The name a profile's data file takes: the adapter's folder (`pg-boss`), or `reference`. Pure. */
@@ -75,35 +81,6 @@ export function renderPage({ data, profile }: Column): string {
     ...(reading === undefined ? {} : { reading }),
     ...(record === undefined ? {} : { opening: renderRecord(record, profile) }),
   });
-}
-
-/** A rule's result in a word or two, a departure linked to its section. Pure. */
-function shownText(rule: RuleId, profile: Profile): string {
-  const r = profile.rules.find((x) => x.rule === rule);
-  if (r === undefined) return `${code(rule)} not profiled`;
-  const word = r.status === 'departs' ? `[**departs**](#departure-${rule})` : r.status.replace('_', ' ');
-  return `${code(rule)} ${word}`;
-}
-
-/**
- * The record the source asks for (sourceRecords.ts): each fact as the queue states it, beside the
- * results of the rules that show it, read from the profile. Pure.
- */
-export function renderRecord(record: SourceRecord, profile: Profile): string {
-  const rows = FACT_NAMES.map(([key, name]) => {
-    const fact = record[key];
-    const shown = fact.shownBy.map((rule) => shownText(rule, profile)).join(', ');
-    return `| ${name} | ${fact.text.replace(/\|/g, '\\|')} | ${shown} |`;
-  });
-  return [
-    '## The record',
-    '',
-    `The five facts the source asks a team to record for the queue it chose, each as ${profile.queue} states it and beside the results below that show whether it holds as the contract needs.`,
-    '',
-    `| fact | ${profile.queue} | shown by |`,
-    '| --- | --- | --- |',
-    ...rows,
-  ].join('\n');
 }
 
 /**

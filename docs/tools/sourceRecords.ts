@@ -8,6 +8,7 @@
  * (docs/profiles.test.ts).
  */
 import type { RuleId } from '../../contract/rules.ts';
+import type { Profile } from '../../conformance/profile/index.ts';
 
 /** One fact of the record: what the queue does, and the rules whose results show it. */
 export interface SourceFact {
@@ -48,8 +49,29 @@ const RETRY: readonly RuleId[] = [
 ];
 const OWNER: readonly RuleId[] = ['dead-records-kept', 'last-error-kept', 'permanent-failure-dead'];
 
+/** The record of an SQS queue, standard or FIFO, as an emulator answers for it. Pure. */
+const sqsRecord = (fifo: boolean): SourceRecord => ({
+  delivery: {
+    text: fifo
+      ? 'at least once, in order per `MessageGroupId`: `ReceiveMessage` hides the message for its visibility timeout, and its group delivers nothing else meanwhile'
+      : 'at least once: `ReceiveMessage` hides the message for its visibility timeout (AWS: a standard queue may deliver it twice even so)',
+    shownBy: fifo ? [...LEASE, 'account-head-only'] : LEASE,
+  },
+  acknowledgement: { text: '`DeleteMessage` with the receipt handle of the receive', shownBy: ACK },
+  expiry: { text: 'the visibility timeout ends and the message is visible again', shownBy: EXPIRY },
+  retry: {
+    text: "the redrive policy's `maxReceiveCount`; `ChangeMessageVisibility` sets a retry's delay",
+    shownBy: RETRY,
+  },
+  owner: { text: 'the dead-letter queue the redrive policy names, with no reason kept', shownBy: OWNER },
+});
+
 /** The record of each page, by data name (docs/tools/profilePages.ts). */
 export const SOURCE_RECORDS: Readonly<Record<string, SourceRecord>> = {
+  'fauxqs-standard': sqsRecord(false),
+  'fauxqs-fifo': sqsRecord(true),
+  'local-aws-sqs-standard': sqsRecord(false),
+  'local-aws-sqs-fifo': sqsRecord(true),
   reference: {
     delivery: { text: 'at least once: a claim leases the job to one worker under a new token', shownBy: LEASE },
     acknowledgement: {
@@ -162,5 +184,106 @@ export const SOURCE_RECORDS: Readonly<Record<string, SourceRecord>> = {
       shownBy: RETRY,
     },
     owner: { text: 'the buried list, until an operator `kick`s it; no reason and no text kept', shownBy: OWNER },
+  },
+};
+
+/** How a record is placed on its page: its heading's level, and whether departures have sections to link. */
+export interface RecordPlacement {
+  readonly heading?: '##' | '###';
+  readonly linkDepartures?: boolean;
+}
+
+/** A rule's result in a word or two, a departure linked to its section where the page has one. Pure. */
+function shownText(rule: RuleId, profile: Profile, link: boolean): string {
+  const r = profile.rules.find((x) => x.rule === rule);
+  if (r === undefined) return `\`${rule}\` not profiled`;
+  const word =
+    r.status === 'departs' ? (link ? `[**departs**](#departure-${rule})` : '**departs**') : r.status.replace('_', ' ');
+  return `\`${rule}\` ${word}`;
+}
+
+/**
+ * The record the source asks for: each fact as the queue states it, beside the results of the
+ * rules that show it, read from the profile. Pure.
+ */
+export function renderRecord(record: SourceRecord, profile: Profile, placement: RecordPlacement = {}): string {
+  const link = placement.linkDepartures ?? true;
+  const rows = FACT_NAMES.map(([key, name]) => {
+    const fact = record[key];
+    const shown = fact.shownBy.map((rule) => shownText(rule, profile, link)).join(', ');
+    return `| ${name} | ${fact.text.replace(/\|/g, '\\|')} | ${shown} |`;
+  });
+  return [
+    `${placement.heading ?? '##'} The record`,
+    '',
+    `The five facts the source asks a team to record for the queue it chose, each as ${profile.queue} states it and beside the results below that show whether it holds as the contract needs.`,
+    '',
+    `| fact | ${profile.queue} | shown by |`,
+    '| --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
+
+/** The record of each documented mode (model/documented.ts), by mode id: what its vendor documents. */
+export const DOCUMENTED_RECORDS: Readonly<Record<string, SourceRecord>> = {
+  'sqs-standard': sqsRecord(false),
+  'sqs-fifo': sqsRecord(true),
+  'pubsub-at-least-once': {
+    delivery: {
+      text: 'at least once: a pull delivers the message with an ack deadline, and it may come again before the deadline',
+      shownBy: LEASE,
+    },
+    acknowledgement: { text: '`acknowledge` with the ack ID of the delivery', shownBy: ACK },
+    expiry: {
+      text: 'the ack deadline passes, or `modifyAckDeadline` sets it to 0, and the message is redelivered',
+      shownBy: EXPIRY,
+    },
+    retry: {
+      text: "the subscription's retry policy, or redelivery at once; a dead-letter topic's maximum delivery attempts",
+      shownBy: RETRY,
+    },
+    owner: {
+      text: 'the dead-letter topic, where the subscription has one; without it, redelivery goes on',
+      shownBy: OWNER,
+    },
+  },
+  'pubsub-exactly-once': {
+    delivery: {
+      text: 'exactly once while outstanding: no redelivery before the ack deadline, and only the latest ack ID acknowledges',
+      shownBy: LEASE,
+    },
+    acknowledgement: { text: '`acknowledge` with the latest ack ID, whose result says whether it took', shownBy: ACK },
+    expiry: { text: 'the ack deadline passes and the message is redelivered under a new ack ID', shownBy: EXPIRY },
+    retry: {
+      text: "the subscription's retry policy, or redelivery at once; a dead-letter topic's maximum delivery attempts",
+      shownBy: RETRY,
+    },
+    owner: {
+      text: 'the dead-letter topic, where the subscription has one; without it, redelivery goes on',
+      shownBy: OWNER,
+    },
+  },
+  'servicebus-peek-lock': {
+    delivery: {
+      text: 'at least once: a Peek-Lock receive locks the message to the receiver for the lock duration',
+      shownBy: LEASE,
+    },
+    acknowledgement: { text: '`CompleteMessage` with the message, under its lock', shownBy: ACK },
+    expiry: {
+      text: 'the lock expires and the message is available again, its delivery count one higher',
+      shownBy: EXPIRY,
+    },
+    retry: {
+      text: '`MaxDeliveryCount` deliveries; an abandon makes the message available again at once',
+      shownBy: RETRY,
+    },
+    owner: { text: "the queue's dead-letter subqueue, the message with its dead-letter reason", shownBy: OWNER },
+  },
+  'servicebus-receive-and-delete': {
+    delivery: { text: 'at most once: the message is deleted as it is delivered', shownBy: LEASE },
+    acknowledgement: { text: 'none: the receive itself settles the message', shownBy: ACK },
+    expiry: { text: 'none: a delivered message is gone, whatever becomes of its receiver', shownBy: EXPIRY },
+    retry: { text: 'none: nothing is delivered twice', shownBy: RETRY },
+    owner: { text: 'nobody: a message whose work fails is already gone', shownBy: OWNER },
   },
 };

@@ -1,0 +1,234 @@
+/**
+ * SQS through an emulator as profile targets: one per emulator and queue type (fauxqs or
+ * local-aws-sqs, standard or FIFO), each with the emulator's process started on first use and
+ * stopped by `close()`, the clock it runs on, what SQS has no operation for (the declarations), and,
+ * by rule, the AWS page that documents a behaviour other than the contract's, with what it says
+ * (checked against the page's text). Every rule not declared here is checked against the model as
+ * it stands (README.md maps every rule). The four modules under this folder (fauxqs-standard/, …)
+ * each export one target, so that each has its page and its matrix column.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ConcurrentAdapter } from '../../conformance/concurrent/adapter.ts';
+import { IndefiniteOutcome } from '../../conformance/concurrent/adapter.ts';
+import type { ProfileTarget, RuleDeclaration, UpstreamReport } from '../../conformance/profile/target.ts';
+import type { Config, Reply, Snapshot } from '../../contract/index.ts';
+import { messageOf } from '../../contract/index.ts';
+import type { RuleId } from '../../contract/rules.ts';
+import { SqsAdapter, SqsAdapterCore } from './adapter.ts';
+import type { QueueType, SqsClock } from './adapter.ts';
+import { SqsEmulator } from './servers.ts';
+import type { EmulatorClock, EmulatorName } from './servers.ts';
+
+/** A package's version from its package.json, found above its resolved entry point (fauxqs's `exports` name only its app). */
+const version = (name: string): string => {
+  for (let dir = dirname(fileURLToPath(import.meta.resolve(name))); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    if (manifest.name === name && manifest.version !== undefined) return manifest.version;
+  }
+  throw new Error(`no package.json of ${name} above its entry point`);
+};
+
+/** The versions driven: each emulator's and the client's, from their package.json. */
+export const SQS_VERSIONS = {
+  fauxqs: version('fauxqs'),
+  'local-aws-sqs': version('local-aws-sqs'),
+  client: version('@aws-sdk/client-sqs'),
+} as const;
+
+/** local-aws-sqs's clock runs this many times as fast as real time: one emulated second is 50 real ms. */
+export const LOCAL_CLOCK_FACTOR = 20;
+/** Real milliseconds per tick on local-aws-sqs: two emulated seconds. */
+export const LOCAL_TICK_MS = 2000 / LOCAL_CLOCK_FACTOR;
+
+/** Each emulator's clock: fauxqs's stopped and moved by the adapter, local-aws-sqs's a fast wall clock (README.md). */
+const CLOCKS: Record<EmulatorName, { readonly emulator: EmulatorClock; readonly adapter: SqsClock }> = {
+  fauxqs: { emulator: { kind: 'stopped', ms: Date.UTC(2026, 0, 1) }, adapter: { kind: 'logical' } },
+  'local-aws-sqs': {
+    emulator: { kind: 'fast', factor: LOCAL_CLOCK_FACTOR },
+    adapter: { kind: 'wall', tickMs: LOCAL_TICK_MS },
+  },
+};
+
+const AWS_STANDARD_QUEUES =
+  'https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/standard-queues.html';
+const AWS_FIFO_TERMS = 'https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-key-terms.html';
+const AWS_DELETE_MESSAGE =
+  'https://docs.aws.amazon.com/sdkfornet/latest/apidocs/items/TSQSDeleteMessageRequestNET45.html';
+const AWS_DEDUPLICATION_ID =
+  'https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/sqs/aws.sdk.kotlin.services.sqs.model/-send-message-request/message-deduplication-id.html';
+
+/** What SQS declares of the contract's rules on either queue type, with the reason for each. */
+const COMMON: Partial<Record<RuleId, RuleDeclaration>> = {
+  'malformed-command-refused': {
+    kind: 'unsupported',
+    why: "SQS never sees the contract's JSON commands: the adapter decodes them (it must, to call the SDK's typed commands), so refusing a malformed one would check the adapter, not SQS.",
+  },
+  'clock-never-regresses': {
+    kind: 'unsupported',
+    why: "SQS takes no time from a worker: visibility timeouts and delays run on the service's own clock (here the emulator's, which the adapter only moves forward or does not move at all), so a regressing now would check the adapter.",
+  },
+  'capacity-counts-running': {
+    kind: 'unsupported',
+    why: "SendMessage has no bound on a queue's messages: SQS's only limit is on messages in flight (120,000 on a standard queue, 20,000 on a FIFO queue), which refuses a receive, never a send.",
+  },
+  'deadline-kills': {
+    kind: 'unsupported',
+    why: 'SQS has no per-message expiry: MessageRetentionPeriod is one period for the whole queue (60 s to 14 days) and deletes without a record; the deadline travels in the body and nothing reads it.',
+  },
+  'deadline-precedes-lease': {
+    kind: 'unsupported',
+    why: 'SQS has no message deadline, so there is no precedence between a deadline and a visibility timeout.',
+  },
+  'no-retry-after-deadline': {
+    kind: 'unsupported',
+    why: 'SQS has no message deadline: ChangeMessageVisibility sets a delay whatever the time.',
+  },
+  'last-error-kept': {
+    kind: 'unsupported',
+    why: 'No SQS operation carries a failure text: ChangeMessageVisibility takes a receipt handle and a timeout, DeleteMessage a receipt handle, so no operation could hand SQS the text to keep.',
+  },
+  'counters-stay-safe': {
+    kind: 'unsupported',
+    why: "The edge (nextSeq or nextToken at 2^53 − 1) is reached only by restoring a snapshot there; an SQS queue cannot be built from one, and the admission numbers and tokens are the adapter's counters.",
+  },
+};
+
+/** The declarations of a queue type: a standard queue has no message groups, so no per-account order. */
+export function sqsDeclarations(queueType: QueueType): Partial<Record<RuleId, RuleDeclaration>> {
+  if (queueType === 'fifo') return COMMON;
+  return {
+    ...COMMON,
+    'account-head-only': {
+      kind: 'variant',
+      variant: 'no-account-order',
+      why: "A standard queue has no message groups that order delivery (a MessageGroupId there only spreads receives fairly): nothing holds back an account's later messages while one runs or waits.",
+    },
+  };
+}
+
+/** By rule, the AWS page that documents a behaviour other than the contract's, and what it says there. */
+export function sqsAwsPages(queueType: QueueType): Partial<Record<RuleId, UpstreamReport>> {
+  const common: Partial<Record<RuleId, UpstreamReport>> = {
+    'stale-token-refused': {
+      url: AWS_DELETE_MESSAGE,
+      says: "AWS documents DeleteMessage: if you don't provide the most recently received receipt handle for the message, the request will still succeed, but the message might not be deleted.",
+    },
+  };
+  if (queueType === 'fifo')
+    return {
+      ...common,
+      'duplicate-submit-accepted': {
+        url: AWS_FIFO_TERMS,
+        says: 'AWS documents that messages sent with the same deduplication ID within a 5-minute deduplication interval are duplicates, only one copy delivered, and that SQS keeps tracking the ID after the message was received and deleted: after 5 minutes a repeat is a new message.',
+      },
+      'account-head-only': {
+        url: AWS_FIFO_TERMS,
+        says: 'AWS documents that in a FIFO queue the messages of one message group are always processed one at a time, in strict order.',
+      },
+    };
+  return {
+    ...common,
+    'duplicate-submit-accepted': {
+      url: AWS_DEDUPLICATION_ID,
+      says: 'AWS documents MessageDeduplicationId as applying only to FIFO queues: a standard queue deduplicates no send.',
+    },
+    'oldest-ready-head-first': {
+      url: AWS_STANDARD_QUEUES,
+      says: 'AWS documents standard queues as at-least-once and best-effort ordering: more than one copy of a message might be delivered, and messages may occasionally arrive out of order.',
+    },
+  };
+}
+
+/** The tolerance of each rule local-aws-sqs's timers touch (fauxqs, on its stopped clock, has none). */
+const LOCAL_TOLERANCES: Partial<Record<RuleId, string>> = {
+  'lease-equality-expires': `VisibilityTimeout is 2 × leaseTicks − 1 emulated seconds from the receive (one emulated second is ${1000 / LOCAL_CLOCK_FACTOR} real ms, a tick two): local-aws-sqs's setTimeout makes the message visible half a tick before the tick leaseUntil begins, so a timer later than ${LOCAL_TICK_MS / 2} ms reads as a departure (and then must replay 2 times of 3).`,
+  'expiry-with-attempts-left-requeues': 'as lease-equality-expires.',
+  'last-attempt-expiry-is-dead':
+    'as lease-equality-expires: local-aws-sqs moves the message to the dead-letter queue when that timer fires.',
+  'stale-token-refused': `a settle at tick leaseUntil comes ${LOCAL_TICK_MS / 2} ms after the visibility timer; one at leaseUntil − 1, ${LOCAL_TICK_MS / 2} ms before it.`,
+  'backoff-ends-at-not-before':
+    "a retry's ChangeMessageVisibility is 2 × ticks − 1 emulated seconds: the message is visible half a tick before notBefore begins.",
+  'backoff-capped': 'as backoff-ends-at-not-before.',
+};
+
+/** A note on the FIFO deduplication window, on either emulator. */
+const WINDOW_NOTE = `SQS forgets a MessageDeduplicationId 5 minutes after the send (300 emulated seconds: 300 ticks on fauxqs, 150 on local-aws-sqs); every story here stays well inside it, so a repeat past the window is never asked.`;
+
+/** One emulator process for a target's instances: started on first use, stopped by `stop()`. */
+class SharedEmulator {
+  private started: Promise<SqsEmulator> | undefined;
+  constructor(
+    private readonly name: EmulatorName,
+    private readonly clock: EmulatorClock,
+  ) {}
+  get(): Promise<SqsEmulator> {
+    this.started ??= SqsEmulator.start(this.name, this.clock);
+    return this.started;
+  }
+  async stop(): Promise<void> {
+    const started = this.started;
+    this.started = undefined;
+    if (started !== undefined) await (await started.catch(() => undefined))?.stop();
+  }
+}
+
+/** Competing workers: one queue, a client per lane; a request with no reply from the emulator is indefinite. */
+class SqsConcurrentAdapter implements ConcurrentAdapter {
+  readonly concurrent = true;
+  constructor(readonly core: SqsAdapterCore) {}
+  get name(): string {
+    return this.core.name;
+  }
+  async execute(lane: number, command: unknown): Promise<Reply> {
+    try {
+      return await this.core.execute(lane, command);
+    } catch (error) {
+      const text = error instanceof Error ? `${error.name} ${error.message}` : '';
+      if (/ECONNREFUSED|ECONNRESET|socket hang up|EPIPE/i.test(text))
+        throw new IndefiniteOutcome('closed', `lane ${lane}: ${messageOf(error)}`);
+      if (/timeout/i.test(text)) throw new IndefiniteOutcome('timeout', `lane ${lane}: ${messageOf(error)}`);
+      throw error;
+    }
+  }
+  snapshot(): Promise<Snapshot> {
+    return this.core.snapshot();
+  }
+  close(): Promise<void> {
+    return this.core.close();
+  }
+}
+
+/** The profile target of SQS as `emulator` emulates it, on a `queueType` queue. Pure: starts nothing until its factory is called. */
+export function sqsTarget(emulator: EmulatorName, queueType: QueueType): ProfileTarget {
+  const clocks = CLOCKS[emulator];
+  const shared = new SharedEmulator(emulator, clocks.emulator);
+  const name = `SQS ${queueType === 'fifo' ? 'FIFO' : 'standard'} queue on ${emulator}`;
+  const options = async () => ({ emulator: await shared.get(), queueType, clock: clocks.adapter, name });
+  const tolerances: Partial<Record<RuleId, string>> = {
+    ...(emulator === 'local-aws-sqs' ? LOCAL_TOLERANCES : {}),
+    ...(queueType === 'fifo' ? { 'duplicate-submit-accepted': WINDOW_NOTE } : {}),
+  };
+  return {
+    queue: name,
+    version: `${emulator} ${SQS_VERSIONS[emulator]} (an emulator of Amazon SQS), @aws-sdk/client-sqs ${SQS_VERSIONS.client}`,
+    factory: async (config: Config) => new SqsAdapter(await SqsAdapterCore.create(config, await options())),
+    concurrentFactory: async (config, { workers }) =>
+      new SqsConcurrentAdapter(await SqsAdapterCore.create(config, await options(), workers)),
+    declarations: sqsDeclarations(queueType),
+    clock:
+      clocks.adapter.kind === 'logical'
+        ? { kind: 'logical' }
+        : {
+            kind: 'wall',
+            tickMs: clocks.adapter.tickMs,
+            settings: `local-aws-sqs's clock ${LOCAL_CLOCK_FACTOR} times as fast as real time (one tick two emulated seconds); VisibilityTimeout 2 × leaseTicks − 1 s, a retry's visibility 2 × ticks − 1 s`,
+          },
+    ...(Object.keys(tolerances).length === 0 ? {} : { tolerances }),
+    upstream: sqsAwsPages(queueType),
+    close: () => shared.stop(),
+  };
+}
