@@ -18,6 +18,7 @@ Commands:
   check      check an implementation: fixture stories, path suite, random campaign, exploration,
              and with --workers competing workers checked for linearizability
   profile    check an implementation rule by rule: conforms / departs / unsupported / not reached
+  audit      check a recorded history of a real queue (jobcheck-history/1, or a Jepsen export)
   explore    explore every command sequence of a bounded scope, against the model or an implementation
   replay     replay a failure artifact against an implementation
   coverage   merge coverage JSON files and write the Markdown and HTML reports
@@ -52,6 +53,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIO) => Promise<n
       await early.endImplementationStartedEarly();
     }
   },
+  audit: async (argv, io) => (await import('./auditCommand.ts')).auditCommand(argv, io),
   explore: async (argv, io) => (await import('./exploreCommand.ts')).exploreCommand(argv, io),
   replay: async (argv, io) => (await import('./replayCommand.ts')).replayCommand(argv, io),
   coverage: async (argv, io) => (await import('./coverageCommand.ts')).coverageCommand(argv, io),

@@ -39,6 +39,7 @@ import {
   successSchemas,
 } from '../contract/protocol.ts';
 import { commandSchemas, configSchema, snapshotSchema } from '../contract/schema.ts';
+import { HISTORY_FORMAT, historyLineSchema } from '../contract/history.ts';
 
 /** The folder the files are written to, at the root of the repository. */
 export const SCHEMAS_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
@@ -168,6 +169,13 @@ export const MESSAGES: readonly Message[] = [
     title: 'reply envelope (jobcheck/2)',
     description:
       "The reply to a request envelope: the request's id, and the command's reply, exactly as in jobcheck/1.",
+  },
+  {
+    name: 'history-line',
+    schema: historyLineSchema,
+    title: `One line of a ${HISTORY_FORMAT} history`,
+    description:
+      'A recorded history of a real queue, one event a line (docs/history-format.md): a header first, invokes and returns (or one op line with both), broker transitions, an end line last that counts the lines before it. Not a protocol message: `jobcheck audit` reads it.',
   },
 ];
 

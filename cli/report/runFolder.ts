@@ -29,6 +29,7 @@ import {
   writeRunRecord,
   writeRunRecordSync,
 } from './runRecord.ts';
+import type { PageSection } from './section.ts';
 import { sectionsOf } from './sections.ts';
 import { shippedContract } from './shippedDocs.ts';
 import { STDERR_FILE, StderrFile } from './stderrFile.ts';
@@ -64,6 +65,8 @@ export interface RunOutcome {
   readonly error?: string;
   /** Each phase of the check and what it ran, as [name, words], for the page. */
   readonly phases?: readonly (readonly [string, string])[];
+  /** Sections shown after the failure's (an audit's findings). */
+  readonly sections?: readonly PageSection[];
 }
 
 /** What a run's folder says about it whatever ends it: known once its flags are read. */
@@ -215,7 +218,7 @@ export class RunFolder {
             stderr: { href: STDERR_FILE, tail: stderr.tail, lines: stderr.lines, bytesDropped: stderr.bytesDropped },
           }),
       links,
-      sections: await sectionsOf(f, shippedContract()),
+      sections: [...(await sectionsOf(f, shippedContract())), ...(outcome.sections ?? [])],
       ...(outcome.phases === undefined ? {} : { phases: outcome.phases }),
     });
     await writeOutputFile(join(this.dir, PAGE_FILE), page, { exclusive: true });

@@ -1,0 +1,14 @@
+/**
+ * Auditing a recorded history of a real queue (`jobcheck audit`): the `jobcheck-history/1` reader,
+ * the Jepsen reader, the writer of the project's own contract histories, and the audit itself.
+ */
+export type { AuditOptions, AuditResult } from './audit.ts';
+export { DEFAULT_WINDOW_MS, auditHistory, checkPart } from './audit.ts';
+export type { JobSummary } from './accounts.ts';
+export type { ContractHeader } from './fromContract.ts';
+export { contractHistoryLines } from './fromContract.ts';
+export { jepsenHistory, readEdn, readJepsen } from './jepsen.ts';
+export type { ReadEvent, ReadOptions } from './read.ts';
+export { MAX_LINE_BYTES, MAX_PENDING, boundedLines, parseHistoryLine, readHistory } from './read.ts';
+export type { AuditOp, AuditRule, Finding, GapKind, HistoryFileErrorCode } from './types.ts';
+export { HistoryFileError } from './types.ts';
