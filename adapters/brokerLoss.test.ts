@@ -17,63 +17,73 @@ import {
   cleanEnv,
   installed,
   jobcheck,
+  limiter,
   required,
   ruleLines,
   startServer,
 } from './brokerLossCases.ts';
 
-describe.each(QUEUES)('$name', (q) => {
-  const missing = installed(q.binary) ? undefined : `${q.binary} is not installed (Debian's package)`;
-  const skip = missing !== undefined && !required;
+// Two cases at a time, each with a server of its own (the servers wait more than they compute).
+const twoAtATime = limiter(2);
 
-  it.skipIf(skip)(
-    'a profile whose broker is killed a few seconds in ends INCOMPLETE, the touched rules unknown',
-    async () => {
-      if (missing !== undefined) throw new Error(missing);
-      const server = await startServer(q);
-      let killed = false;
-      let timer: NodeJS.Timeout | undefined;
-      const run = await jobcheck(
-        ['profile', '--module', q.module, '--time-limit', '60s'],
-        cleanEnv(server.env),
-        // The time limit, and as long again for what a lost broker may hold up: never more.
-        120_000,
-        () => {
-          timer = setTimeout(() => {
-            server.kill();
-            killed = true;
-          }, 6_000);
-        },
-      );
-      clearTimeout(timer);
-      const text = `${run.out}${run.err}`;
-      // A profile may end before the kill only because its server ended by itself (beanstalkd 1.12
-      // under libfaketime has been seen to crash): a lost broker all the same.
-      expect(killed || !server.alive(), `the profile ended before the kill, its server still up: ${text}`).toBe(true);
-      expect(run.code, text).toBe(EXIT_INCOMPLETE);
-      // Said once, not once a run: the broker lost, and its address, on one line.
-      expect(text.match(/^broker lost: /gm)?.length, text).toBe(1);
-      const address = /^broker lost: \S+ at (\S+):/m.exec(text)?.[1] ?? '(none)';
-      expect(text.split('\n').filter((l) => l.includes(address)).length, text).toBe(1);
-      expect(text).not.toMatch(/could not be started/);
-      expect(text).not.toMatch(/a divergence no rule decides/);
-      const rules = ruleLines(run.out);
-      expect(rules.size, text).toBe(RULE_IDS.length);
-      const statuses = [...rules.values()];
-      expect(
-        statuses.some((s) => s.startsWith('unknown')),
-        text,
-      ).toBe(true);
-      expect(
-        statuses.filter((s) => /^(flaky|not reached)/.test(s)),
-        text,
-      ).toEqual([]);
-      // A departure counted before the loss is the queue's; none is the loss's doing.
-      for (const block of text.split(/\n\n(?=\S)/).filter((b) => b.startsWith('departs on ')))
-        expect(block, text).not.toMatch(/broker_lost|ECONNREFUSED|ECONNRESET|connection closed|Unexpected close/);
-      expect(run.leftover, text).toEqual([]);
-    },
-    // Beyond the command's own bound (120 s), RabbitMQ's start and the servers' stop.
-    240_000,
-  );
+describe.concurrent('a broker killed mid-profile', () => {
+  describe.each(QUEUES)('$name', (q) => {
+    const missing = installed(q.binary) ? undefined : `${q.binary} is not installed (Debian's package)`;
+    const skip = missing !== undefined && !required;
+
+    it.skipIf(skip)(
+      'a profile whose broker is killed a few seconds in ends INCOMPLETE, the touched rules unknown',
+      () =>
+        twoAtATime(async () => {
+          if (missing !== undefined) throw new Error(missing);
+          const server = await startServer(q);
+          let killed = false;
+          let timer: NodeJS.Timeout | undefined;
+          const run = await jobcheck(
+            ['profile', '--module', q.module, '--time-limit', '60s'],
+            cleanEnv(server.env),
+            // The time limit, and as long again for what a lost broker may hold up: never more.
+            120_000,
+            () => {
+              timer = setTimeout(() => {
+                server.kill();
+                killed = true;
+              }, 6_000);
+            },
+          );
+          clearTimeout(timer);
+          const text = `${run.out}${run.err}`;
+          // A profile may end before the kill only because its server ended by itself (beanstalkd 1.12
+          // under libfaketime has been seen to crash): a lost broker all the same.
+          expect(killed || !server.alive(), `the profile ended before the kill, its server still up: ${text}`).toBe(
+            true,
+          );
+          expect(run.code, text).toBe(EXIT_INCOMPLETE);
+          // Said once, not once a run: the broker lost, and its address, on one line.
+          expect(text.match(/^broker lost: /gm)?.length, text).toBe(1);
+          const address = /^broker lost: \S+ at (\S+):/m.exec(text)?.[1] ?? '(none)';
+          expect(text.split('\n').filter((l) => l.includes(address)).length, text).toBe(1);
+          expect(text).not.toMatch(/could not be started/);
+          expect(text).not.toMatch(/a divergence no rule decides/);
+          const rules = ruleLines(run.out);
+          expect(rules.size, text).toBe(RULE_IDS.length);
+          const statuses = [...rules.values()];
+          expect(
+            statuses.some((s) => s.startsWith('unknown')),
+            text,
+          ).toBe(true);
+          expect(
+            statuses.filter((s) => /^(flaky|not reached)/.test(s)),
+            text,
+          ).toEqual([]);
+          // A departure counted before the loss is the queue's; none is the loss's doing.
+          for (const block of text.split(/\n\n(?=\S)/).filter((b) => b.startsWith('departs on ')))
+            expect(block, text).not.toMatch(/broker_lost|ECONNREFUSED|ECONNRESET|connection closed|Unexpected close/);
+          expect(run.leftover, text).toEqual([]);
+        }),
+      // Beyond the command's own bound (120 s), RabbitMQ's start and the servers' stop.
+      // Twice: a case may wait for the one before it.
+      480_000,
+    );
+  });
 });

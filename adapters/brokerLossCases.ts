@@ -4,6 +4,7 @@
  * group of its own), `jobcheck` run in a group of its own with a bound, and the clean-up after each
  * test (every server stopped, every group ended), registered by the test file that imports this.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -17,6 +18,8 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 /** The exit code of an incomplete profile (cli/limits.ts, which adapters/ may not import). */
 export const EXIT_INCOMPLETE = 3;
 export const required = (process.env['CI'] ?? '') !== '';
+// The sources through tsx, whatever JOBCHECK_COMPILED_ROOT says: the modules profiled are the
+// adapters' sources, whose classes must be the command's own.
 const cli = join(root, 'cli/main.ts');
 const tsx = join(root, 'node_modules/.bin/tsx');
 
@@ -108,7 +111,11 @@ export const installed = (binary: string): boolean =>
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('JOBCHECK_') && !k.startsWith('PG') && !k.startsWith('VITEST')) env[k] = v;
+    if (
+      k === 'JOBCHECK_COMPILED_ROOT' ||
+      (!k.startsWith('JOBCHECK_') && !k.startsWith('PG') && !k.startsWith('VITEST'))
+    )
+      env[k] = v;
   return { ...env, ...extra };
 }
 
@@ -163,12 +170,21 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-const started: Server[] = [];
-const groups: number[] = [];
-afterEach(async () => {
-  for (const s of started.splice(0)) await s.stop();
-  for (const g of groups.splice(0)) if (groupAlive(g)) process.kill(-g, 'SIGKILL');
-});
+/** What a case started: its servers, and the process groups of its servers and commands. */
+interface Scope {
+  readonly started: Server[];
+  readonly groups: number[];
+}
+/** The scope of the case running (limiter below); outside one, the file's. */
+const scopes = new AsyncLocalStorage<Scope>();
+const fileScope: Scope = { started: [], groups: [] };
+const scope = (): Scope => scopes.getStore() ?? fileScope;
+/** Stops what `s` started, servers first, then any group still there. */
+async function end(s: Scope): Promise<void> {
+  for (const server of s.started.splice(0)) await server.stop();
+  for (const g of s.groups.splice(0)) if (groupAlive(g)) process.kill(-g, 'SIGKILL');
+}
+afterEach(() => end(fileScope));
 
 /** Starts the queue's server through its script, in a process group of its own; resolves once its environment is read. */
 export async function startServer(q: Queue): Promise<Server> {
@@ -184,7 +200,7 @@ export async function startServer(q: Queue): Promise<Server> {
     env: cleanEnv(q.server === 'rabbitmq' ? { JOBCHECK_AMQP_CONSUMER_TIMEOUTS: '800' } : {}),
   });
   const pgid = child.pid as number;
-  groups.push(pgid);
+  scope().groups.push(pgid);
   let out = '';
   let err = '';
   child.stderr?.on('data', (c: Buffer) => {
@@ -236,7 +252,7 @@ export async function startServer(q: Queue): Promise<Server> {
       if ((await exited(child, 30_000)) === undefined && groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
     },
   };
-  started.push(server);
+  scope().started.push(server);
   return server;
 }
 
@@ -248,9 +264,14 @@ export async function jobcheck(
   during?: (ms: number) => void,
 ): Promise<{ code: number | null; out: string; err: string; ms: number; leftover: string[] }> {
   const t0 = performance.now();
-  const child = spawn(tsx, [cli, ...args], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(tsx, [cli, ...args], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const pgid = child.pid as number;
-  groups.push(pgid);
+  scope().groups.push(pgid);
   let out = '';
   let err = '';
   child.stdout?.on('data', (c: Buffer) => {
@@ -277,4 +298,27 @@ export function ruleLines(text: string): Map<string, string> {
     if (m !== null && (RULE_IDS as readonly string[]).includes(m[1] as string)) out.set(m[1] as string, m[2] as string);
   }
   return out;
+}
+
+/**
+ * Runs `task` once fewer than `n` tasks of this limiter are running: the cases of a file run two at
+ * a time, each with its own server, so that the two cores are shared by two commands at most. The
+ * servers and commands a task starts are stopped when it ends (an AsyncLocalStorage scope).
+ */
+export function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    // What the task starts is its own, stopped when it ends, never when another case ends.
+    const own: Scope = { started: [], groups: [] };
+    try {
+      return await scopes.run(own, task);
+    } finally {
+      await end(own);
+      running -= 1;
+      waiting.shift()?.();
+    }
+  };
 }
