@@ -6,8 +6,8 @@
  * through the linearizability checker against the target's model; the durability figures are
  * counted (durability.ts). Verdicts: `holds` (the history is explained), `departs` (not explained,
  * and so again in at least REPLAYS_NEEDED of REPLAYS replays, with the story), `unknown` with the
- * reason otherwise (a broker that did not come back, an adapter that failed, a budget or checker
- * that ran out, a departure that did not replay). Never a pass it did not establish. Whatever
+ * reason otherwise (a broker that did not come back, a queue that answers nothing once the fault
+ * ended, an adapter that failed, a budget or checker that ran out, a departure that did not replay). Never a pass it did not establish. Whatever
  * happens, the proxy is closed, a paused broker resumed and the instance closed.
  */
 import type { Reply } from '../../contract/index.ts';
@@ -66,6 +66,9 @@ const messageOf = (error: unknown): string =>
 class Watched implements ConcurrentAdapter {
   private epoch = 0;
   private active = false;
+  private ended = false;
+  /** Requests sent once the last fault had ended that got no reply in time: the queue did not come back. */
+  unansweredAfterEnd = 0;
   private readonly flying = new Map<number, Set<Promise<unknown>>>();
 
   constructor(
@@ -86,6 +89,7 @@ class Watched implements ConcurrentAdapter {
   }
   faultEnds(): void {
     this.active = false;
+    this.ended = true;
   }
 
   execute(lane: number, command: unknown): Promise<Reply> {
@@ -100,7 +104,10 @@ class Watched implements ConcurrentAdapter {
     const call = (async () => this.inner.execute(lane, command))();
     const p = Promise.race([call, timeout])
       .catch((error: unknown) => {
-        if (error instanceof IndefiniteOutcome) throw error;
+        if (error instanceof IndefiniteOutcome) {
+          if (this.ended && !this.active && this.epoch === sentAt) this.unansweredAfterEnd += 1;
+          throw error;
+        }
         if (error instanceof BrokerLostError || this.active || this.epoch !== sentAt)
           throw new IndefiniteOutcome('closed', `lane ${lane}: ${messageOf(error)}`);
         throw error;
@@ -290,6 +297,15 @@ async function once(
   }
   const broken = staged.broken();
   if (broken !== undefined) return { kind: 'unknown', reason: broken, run };
+  // Indefinite requests may not have happened, so a history of them is easy to explain: a queue
+  // that answers nothing once the fault has ended has not come back, which no verdict may hide.
+  const silent = staged.adapter.unansweredAfterEnd;
+  if (silent > 0)
+    return {
+      kind: 'unknown',
+      reason: `${silent} request(s) sent after the fault ended got no reply within ${timeoutMs} ms: the queue did not come back`,
+      run,
+    };
   if (run.interrupted) return { kind: 'unknown', reason: 'the time limit was reached before the run ended', run };
   if (run.errors.length > 0 || run.snapshotMissing !== undefined) {
     const why = [...run.errors.map((e) => `request #${e.id}: ${e.message}`), run.snapshotMissing ?? []].flat();

@@ -1,0 +1,59 @@
+/**
+ * The fault campaign's verdicts against an in-process store behind fakes of the broker (no server):
+ * what it may conclude when the queue comes back, and when it does not. A queue that answers no
+ * request once the fault has ended is `unknown`, never `holds`, even when its final snapshot is
+ * one some order of the model explains (its requests are indefinite and may not have happened).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Adapter } from '../adapter.ts';
+import { jobStoreFactory } from '../stores/jobStore.ts';
+import { runFault } from './campaign.ts';
+import type { BrokerControl, FaultSubject } from './types.ts';
+
+const server: BrokerControl = {
+  kill: async () => undefined,
+  restart: async () => undefined,
+  pause: () => undefined,
+  resume: () => undefined,
+};
+
+/** The built-in store as a queue; after its first restart, if `silent`, no request is ever answered. */
+function subject(silent: boolean): FaultSubject {
+  const inner = jobStoreFactory();
+  return {
+    target: { queue: 'jobcheck JobStore', version: 'test', factory: inner, declarations: {} },
+    configuration: 'in-process',
+    factory: async (config) => {
+      const store: Adapter = await inner(config);
+      let restarted = false;
+      return {
+        ...store,
+        name: store.name,
+        execute: (command) => (silent && restarted ? new Promise(() => undefined) : store.execute(command)),
+        snapshot: () => store.snapshot(),
+        restart: async () => {
+          restarted = true;
+          await store.restart();
+        },
+        close: () => store.close(),
+      };
+    },
+    upstream: { host: '127.0.0.1', port: 1 },
+    tickMs: 10,
+    replayCommand: (fault) => `replay ${fault}`,
+  };
+}
+
+describe('the fault campaign', () => {
+  it('holds where the queue comes back after the kill and keeps what it acknowledged', async () => {
+    const r = await runFault({ subject: subject(false), server, fault: 'kill', timeoutMs: 300, replays: 0 });
+    expect(r.verdict).toBe('holds');
+    expect(r.figures?.submitsLost).toBe(0);
+  });
+
+  it('is unknown, not holds, where no request is answered once the fault has ended', async () => {
+    const r = await runFault({ subject: subject(true), server, fault: 'kill', timeoutMs: 300, replays: 0 });
+    expect(r.verdict).toBe('unknown');
+    expect(r.reason).toMatch(/after the fault ended got no reply/);
+  });
+});
