@@ -239,7 +239,7 @@ async function rabbitClient(url: string, queueType: 'quorum' | 'classic', ms: nu
   const destroy = (): void => {
     (connection.connection as unknown as { readonly stream?: Socket }).stream?.destroy();
   };
-  const channel = await connection.createConfirmChannel();
+  let channel = await connection.createConfirmChannel();
   channel.on('error', () => undefined);
   const client: ProbeClient = {
     setUp: async () => {
@@ -252,12 +252,20 @@ async function rabbitClient(url: string, queueType: 'quorum' | 'classic', ms: nu
         );
       }),
     // After a restart a quorum queue answers 0 until its Raft member has replayed its log (its
-    // count is asked of that member, and a member not yet up counts nothing): the first count
-    // above 0 is the recovered one; 0 stands only after 15 s of asking.
+    // count is asked of that member, and a member not yet up counts nothing), and a durable queue
+    // may not be declared again yet (404, which closes the channel): the first count above 0 is
+    // the recovered one; 0, or no queue, stands only after 15 s of asking.
     count: async () => {
       const end = Date.now() + 15_000;
       for (;;) {
-        const { messageCount } = await channel.checkQueue(QUEUE);
+        let messageCount = 0;
+        try {
+          ({ messageCount } = await channel.checkQueue(QUEUE));
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 404 || Date.now() >= end) throw error;
+          channel = await connection.createConfirmChannel();
+          channel.on('error', () => undefined);
+        }
         if (messageCount > 0 || Date.now() >= end) return messageCount;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
