@@ -40,8 +40,8 @@ import type {
 import { messageOf, parseCommand, parseConfig, SNAPSHOT_FORMAT } from '../../contract/index.ts';
 import { claimReply, commitPlan, commitReply } from '../../impl/decisions/index.ts';
 import { ledgerOf } from '../../impl/durable/index.ts';
-import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
-import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
+import type { AdapterFactory } from '../../conformance/adapter.ts';
+import type { ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
 import { lossAwareConcurrentFactory, lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import type { LossSource } from '../../conformance/profile/lossAware.ts';
@@ -51,6 +51,7 @@ import { staleToken } from '../ledger.ts';
 import { Mutex } from '../mutex.ts';
 import { BullmqRedisAdapterError } from './BullmqRedisAdapterError.ts';
 import { redisUrl } from './redisEnv.ts';
+import { LaneAdapter, LaneConcurrentAdapter } from '../laneBroker.ts';
 
 /** How the adapter maps ticks onto real time, and where the server is. */
 export interface BullmqRedisOptions {
@@ -722,42 +723,10 @@ export class BullmqRedisBroker {
 }
 
 /** The sequential adapter: one lane. */
-export class BullmqRedisAdapter implements Adapter {
-  constructor(readonly broker: BullmqRedisBroker) {}
-  get name(): string {
-    return this.broker.name;
-  }
-  execute(command: unknown): Promise<Reply> {
-    return this.broker.execute(0, command);
-  }
-  snapshot(): Promise<Snapshot> {
-    return this.broker.snapshot();
-  }
-  restart(): Promise<void> {
-    return this.broker.restart();
-  }
-  close(): Promise<void> {
-    return this.broker.close();
-  }
-}
+export class BullmqRedisAdapter extends LaneAdapter<BullmqRedisBroker> {}
 
 /** The concurrent adapter: a lane (its own connections) per competing worker. */
-export class BullmqRedisConcurrentAdapter implements ConcurrentAdapter {
-  readonly concurrent = true;
-  constructor(readonly broker: BullmqRedisBroker) {}
-  get name(): string {
-    return this.broker.name;
-  }
-  execute(lane: number, command: unknown): Promise<Reply> {
-    return this.broker.execute(lane, command);
-  }
-  snapshot(): Promise<Snapshot> {
-    return this.broker.snapshot();
-  }
-  close(): Promise<void> {
-    return this.broker.close();
-  }
-}
+export class BullmqRedisConcurrentAdapter extends LaneConcurrentAdapter<BullmqRedisBroker> {}
 
 /** A factory of sequential adapters over BullMQ on Redis, each on a key prefix of its own (removed when it closes). `version` names it in reports. */
 export function bullmqRedisFactory(version: string, options: BullmqRedisOptions = {}): AdapterFactory {

@@ -36,14 +36,15 @@ import type {
 } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, messageOf, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
 import { claimReply } from '../../impl/decisions/index.ts';
-import type { Adapter, AdapterFactory } from '../../conformance/adapter.ts';
-import type { ConcurrentAdapter, ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
+import type { AdapterFactory } from '../../conformance/adapter.ts';
+import type { ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
 import { lossAwareConcurrentFactory, lossAwareFactory } from '../../conformance/profile/lossAware.ts';
 import type { LossSource } from '../../conformance/profile/lossAware.ts';
 import { WorkerLedger, staleToken } from '../ledger.ts';
 import { redisUrl } from '../bullmq-redis/redisEnv.ts';
 import { RedisStreamsAdapterError } from './RedisStreamsAdapterError.ts';
+import { LaneAdapter, LaneConcurrentAdapter } from '../laneBroker.ts';
 
 /** Where the server is, how ticks map onto real time, and where each lane connects. */
 export interface RedisStreamsOptions {
@@ -545,42 +546,10 @@ export class RedisStreamsBroker {
 }
 
 /** The sequential adapter: one lane. */
-export class RedisStreamsAdapter implements Adapter {
-  constructor(readonly broker: RedisStreamsBroker) {}
-  get name(): string {
-    return this.broker.name;
-  }
-  execute(command: unknown): Promise<Reply> {
-    return this.broker.execute(0, command);
-  }
-  snapshot(): Promise<Snapshot> {
-    return this.broker.snapshot();
-  }
-  restart(): Promise<void> {
-    return this.broker.restart();
-  }
-  close(): Promise<void> {
-    return this.broker.close();
-  }
-}
+export class RedisStreamsAdapter extends LaneAdapter<RedisStreamsBroker> {}
 
 /** The concurrent adapter: a lane (its own connection) per competing worker. */
-export class RedisStreamsConcurrentAdapter implements ConcurrentAdapter {
-  readonly concurrent = true;
-  constructor(readonly broker: RedisStreamsBroker) {}
-  get name(): string {
-    return this.broker.name;
-  }
-  execute(lane: number, command: unknown): Promise<Reply> {
-    return this.broker.execute(lane, command);
-  }
-  snapshot(): Promise<Snapshot> {
-    return this.broker.snapshot();
-  }
-  close(): Promise<void> {
-    return this.broker.close();
-  }
-}
+export class RedisStreamsConcurrentAdapter extends LaneConcurrentAdapter<RedisStreamsBroker> {}
 
 /** A factory of sequential adapters, each on a stream of its own (deleted when it closes). */
 export function redisStreamsFactory(options: RedisStreamsOptions = {}): AdapterFactory {

@@ -41,7 +41,6 @@ import type {
   SubmitCommand,
 } from '../../contract/index.ts';
 import { SNAPSHOT_FORMAT, messageOf, parseCommand, parseConfig, putOwn } from '../../contract/index.ts';
-import type { Adapter } from '../../conformance/adapter.ts';
 import { WallClock } from '../../conformance/profile/wallClock.ts';
 import { claimReply } from '../../impl/decisions/index.ts';
 import { WorkerLedger, staleToken } from '../ledger.ts';
@@ -49,6 +48,7 @@ import { jobRecord } from './records.ts';
 import type { Delivery, JobData, MessageEntry } from './records.ts';
 import { SqsAdapterError } from './SqsAdapterError.ts';
 import type { SqsEmulator } from './servers.ts';
+import { LaneAdapter } from '../laneBroker.ts';
 
 /** Standard or FIFO: each a configuration of its own. */
 export type QueueType = 'standard' | 'fifo';
@@ -478,21 +478,4 @@ export class SqsAdapterCore {
 }
 
 /** The sequential adapter: one lane. */
-export class SqsAdapter implements Adapter {
-  constructor(readonly core: SqsAdapterCore) {}
-  get name(): string {
-    return this.core.name;
-  }
-  execute(command: unknown): Promise<Reply> {
-    return this.core.execute(0, command);
-  }
-  snapshot(): Promise<Snapshot> {
-    return this.core.snapshot();
-  }
-  restart(): Promise<void> {
-    return this.core.restart();
-  }
-  close(): Promise<void> {
-    return this.core.close();
-  }
-}
+export class SqsAdapter extends LaneAdapter<SqsAdapterCore> {}

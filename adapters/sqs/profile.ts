@@ -10,16 +10,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConcurrentAdapter } from '../../conformance/concurrent/adapter.ts';
 import { IndefiniteOutcome } from '../../conformance/concurrent/adapter.ts';
 import type { ProfileTarget, RuleDeclaration, UpstreamReport } from '../../conformance/profile/target.ts';
-import type { Config, Reply, Snapshot } from '../../contract/index.ts';
+import type { Config, Reply } from '../../contract/index.ts';
 import { messageOf } from '../../contract/index.ts';
 import type { RuleId } from '../../contract/rules.ts';
 import { SqsAdapter, SqsAdapterCore } from './adapter.ts';
 import type { QueueType, SqsClock } from './adapter.ts';
 import { SqsEmulator } from './servers.ts';
 import type { EmulatorClock, EmulatorName } from './servers.ts';
+import { LaneConcurrentAdapter } from '../laneBroker.ts';
 
 /** A package's version from its package.json, found above its resolved entry point (fauxqs's `exports` name only its app). */
 const version = (name: string): string => {
@@ -177,15 +177,10 @@ class SharedEmulator {
 }
 
 /** Competing workers: one queue, a client per lane; a request with no reply from the emulator is indefinite. */
-class SqsConcurrentAdapter implements ConcurrentAdapter {
-  readonly concurrent = true;
-  constructor(readonly core: SqsAdapterCore) {}
-  get name(): string {
-    return this.core.name;
-  }
-  async execute(lane: number, command: unknown): Promise<Reply> {
+class SqsConcurrentAdapter extends LaneConcurrentAdapter<SqsAdapterCore> {
+  override async execute(lane: number, command: unknown): Promise<Reply> {
     try {
-      return await this.core.execute(lane, command);
+      return await this.broker.execute(lane, command);
     } catch (error) {
       const text = error instanceof Error ? `${error.name} ${error.message}` : '';
       if (/ECONNREFUSED|ECONNRESET|socket hang up|EPIPE/i.test(text))
@@ -193,12 +188,6 @@ class SqsConcurrentAdapter implements ConcurrentAdapter {
       if (/timeout/i.test(text)) throw new IndefiniteOutcome('timeout', `lane ${lane}: ${messageOf(error)}`);
       throw error;
     }
-  }
-  snapshot(): Promise<Snapshot> {
-    return this.core.snapshot();
-  }
-  close(): Promise<void> {
-    return this.core.close();
   }
 }
 

@@ -4,6 +4,7 @@
  * which the wait ends with ServerError `no_answer` naming what did not answer and the time it had.
  * Invariant: the promise `within` returns settles by `ms` (plus the event loop's delay), whatever
  * `work` does; `onExpiry` ends what was waited on (a socket), so nothing is left behind.
+ * `settledWithin` only asks whether something settled in time (a write to a paused server).
  */
 import { ServerError } from './ServerError.ts';
 
@@ -33,3 +34,16 @@ export function within<T>(work: Promise<T>, ms: number, what: string, onExpiry?:
     );
   });
 }
+
+/** Whether `promise` settles (either way) within `ms`; it is left to settle when it does not. */
+export const settledWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
+};

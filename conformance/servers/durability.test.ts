@@ -11,6 +11,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, it } from 'vitest';
 import { BrokerServer } from './BrokerServer.ts';
+import { settledWithin } from './deadline.ts';
 import { CONFIGURATIONS } from './configurations.ts';
 import { alive, treeOf } from './processes.ts';
 import { probeClient, preparedClient } from './probeClients.ts';
@@ -24,15 +25,6 @@ const servers: BrokerServer[] = [];
 afterAll(async () => {
   for (const server of servers) await server.dispose();
 });
-
-const settledWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> =>
-  Promise.race([
-    promise.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
-  ]);
 
 // Every configuration at once: each waits on its own server.
 describe.concurrent('durability', () => {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BrokerServer } from './BrokerServer.ts';
+import { settledWithin } from './deadline.ts';
 import { configuration } from './configurations.ts';
 import type { ConfigurationName } from './configurations.ts';
 import { diskFullUnsupported } from './limits.ts';
@@ -34,15 +35,6 @@ function missing(name: ConfigurationName): string | undefined {
     return (error as Error).message;
   }
 }
-
-const settledWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> =>
-  Promise.race([
-    promise.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
-  ]);
 
 /** How a full disk shows, per broker: the error the server sends, or `held` when it holds writes unacknowledged instead. */
 const DISK_FULL: Record<
