@@ -79,13 +79,13 @@ describe('the fault campaign on real brokers', () => {
   it('BullMQ on Redis: RDB loses acknowledged submits to a kill, appendfsync always keeps them', async (ctx) => {
     const rdb = await campaign('bullmq-redis', 'redis-rdb', 'kill');
     if ('missing' in rdb) return ctx.skip(`${rdb.missing} (install it; under CI this fails)`);
-    expect(rdb.result.verdict).toBe('departs');
+    expect(rdb.result.verdict, rdb.result.reason).toBe('departs');
     expect(rdb.result.figures?.submitsLost).toBeGreaterThan(0);
     expect(rdb.result.replays?.departed).toBeGreaterThanOrEqual(2);
     leftNothing(rdb);
     const always = await campaign('bullmq-redis', 'redis-aof-always', 'kill');
     if ('missing' in always) return ctx.skip(`${always.missing} (install it; under CI this fails)`);
-    expect(always.result.verdict).toBe('holds');
+    expect(always.result.verdict, always.result.reason).toBe('holds');
     expect(always.result.figures?.submitsLost).toBe(0);
     leftNothing(always);
   }, 60_000);
@@ -93,7 +93,7 @@ describe('the fault campaign on real brokers', () => {
   it("BullMQ on Redis: the cut-off worker's late ack lands after the rival's claim and is refused", async (ctx) => {
     const r = await campaign('bullmq-redis', 'redis-aof-always', 'partition-hold');
     if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
-    expect(r.result.verdict).toBe('holds');
+    expect(r.result.verdict, r.result.reason).toBe('holds');
     const run = r.runs[0] as ConcurrentRun;
     expect(heldBytes(run)).toBeGreaterThan(0);
     const ops = run.history.operations;
@@ -109,12 +109,12 @@ describe('the fault campaign on real brokers', () => {
   it('beanstalkd: a kill loses acknowledged jobs without a binlog and keeps them with it', async (ctx) => {
     const memory = await campaign('beanstalkd', 'beanstalkd', 'kill');
     if ('missing' in memory) return ctx.skip(`${memory.missing} (install it; under CI this fails)`);
-    expect(memory.result.verdict).toBe('departs');
+    expect(memory.result.verdict, memory.result.reason).toBe('departs');
     expect(memory.result.figures?.submitsLost).toBeGreaterThan(0);
     leftNothing(memory);
     const binlog = await campaign('beanstalkd', 'beanstalkd-binlog', 'kill');
     if ('missing' in binlog) return ctx.skip(`${binlog.missing} (install it; under CI this fails)`);
-    expect(binlog.result.verdict).toBe('holds');
+    expect(binlog.result.verdict, binlog.result.reason).toBe('holds');
     expect(binlog.result.figures?.submitsLost).toBe(0);
     leftNothing(binlog);
   }, 60_000);
@@ -122,7 +122,7 @@ describe('the fault campaign on real brokers', () => {
   it("NATS JetStream: the cut-off worker's late ack settles the job another worker claimed", async (ctx) => {
     const r = await campaign('nats-jetstream', 'nats-file', 'partition-hold');
     if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
-    expect(r.result.verdict).toBe('departs');
+    expect(r.result.verdict, r.result.reason).toBe('departs');
     expect(r.result.replays?.departed).toBeGreaterThanOrEqual(2);
     const run = r.runs[0] as ConcurrentRun;
     expect(heldBytes(run)).toBeGreaterThan(0);
@@ -150,7 +150,7 @@ describe('the fault campaign on real brokers', () => {
     await lateAckRefused('pg-boss', ctx);
     const kill = await campaign('pg-boss', 'postgres-sync', 'kill');
     if ('missing' in kill) return ctx.skip(`${kill.missing} (install it; under CI this fails)`);
-    expect(kill.result.verdict).toBe('holds');
+    expect(kill.result.verdict, kill.result.reason).toBe('holds');
     expect(kill.result.figures?.submitsLost).toBe(0);
     leftNothing(kill);
   }, 90_000);
@@ -162,7 +162,7 @@ describe('the fault campaign on real brokers', () => {
   it("Redis Streams: the cut-off worker's late XACK settles the entry another worker took with XAUTOCLAIM", async (ctx) => {
     const r = await campaign('redis-streams', 'redis-aof-always', 'partition-hold');
     if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
-    expect(r.result.verdict).toBe('departs');
+    expect(r.result.verdict, r.result.reason).toBe('departs');
     expect(r.result.replays?.departed).toBeGreaterThanOrEqual(2);
     const run = r.runs[0] as ConcurrentRun;
     expect(heldBytes(run)).toBeGreaterThan(0);

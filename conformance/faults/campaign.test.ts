@@ -51,6 +51,34 @@ describe('the fault campaign', () => {
     expect(r.figures?.submitsLost).toBe(0);
   });
 
+  it('still judges a run whose request the fault met goes unanswered, the queue answering again after it', async () => {
+    // The submit sent as the kill begins never answers; every request after the restart does.
+    const inner = subject(false);
+    const hanging: FaultSubject = {
+      ...inner,
+      factory: async (config) => {
+        const store = await inner.factory(config);
+        let sent = 0;
+        return {
+          ...store,
+          name: store.name,
+          execute: (command) => {
+            sent += 1;
+            // The kill scenario's fourth submit (d), the request the kill meets.
+            return sent === 7 ? new Promise(() => undefined) : store.execute(command);
+          },
+          snapshot: () => store.snapshot(),
+          restart: () => store.restart(),
+          close: () => store.close(),
+        };
+      },
+    };
+    const r = await runFault({ subject: hanging, server, fault: 'kill', timeoutMs: 300, replays: 0 });
+    expect(r.reason).toBeUndefined();
+    expect(r.verdict).toBe('holds');
+    expect(r.figures?.indefinite).toBe(1);
+  });
+
   it('is unknown, not holds, where no request is answered once the fault has ended', async () => {
     const r = await runFault({ subject: subject(true), server, fault: 'kill', timeoutMs: 300, replays: 0 });
     expect(r.verdict).toBe('unknown');

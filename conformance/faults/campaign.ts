@@ -94,6 +94,9 @@ class Watched implements ConcurrentAdapter {
 
   execute(lane: number, command: unknown): Promise<Reply> {
     const sentAt = this.epoch;
+    // Sent once the last fault had ended (not while one went on: the submit a kill meets is sent
+    // as the fault begins, and its lost reply is the fault's doing).
+    const sentAfterEnd = this.ended && !this.active;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -105,7 +108,7 @@ class Watched implements ConcurrentAdapter {
     const p = Promise.race([call, timeout])
       .catch((error: unknown) => {
         if (error instanceof IndefiniteOutcome) {
-          if (this.ended && !this.active && this.epoch === sentAt) this.unansweredAfterEnd += 1;
+          if (sentAfterEnd && this.epoch === sentAt) this.unansweredAfterEnd += 1;
           throw error;
         }
         if (error instanceof BrokerLostError || this.active || this.epoch !== sentAt)
