@@ -143,8 +143,23 @@ interface Delivery {
   worker: string;
 }
 
+/**
+ * BullMQ's PostgreSQL backend with its dedicated LISTEN client quiet too: BullMQ builds that client
+ * from the pg module itself (not from the pool's `Client`) and listens for its 'error' only once
+ * it has connected, so a server's "terminating connection" read in the same packet as the end of
+ * the connect, with no listener yet, would end the process (seen once when a broker-loss test killed
+ * the server). Where the connection does not have the shape this reads, it is left as it is.
+ */
+const quietBackend: typeof createPostgresBackend = (...args) => {
+  const backend = createPostgresBackend(...args);
+  const connection = (backend as unknown as { connection?: { pgModule?: object } }).connection;
+  if (connection?.pgModule !== undefined)
+    connection.pgModule = Object.assign(Object.create(connection.pgModule) as object, { Client: QuietClient });
+  return backend;
+};
+
 /** BullMQ's classes bound to its PostgreSQL backend (BullMQ's documented way to type them). */
-const PG = withBackend(createPostgresBackend);
+const PG = withBackend(quietBackend);
 
 type BullmqQueue = Queue<
   JobData,

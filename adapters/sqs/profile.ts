@@ -192,8 +192,19 @@ class SqsConcurrentAdapter extends LaneConcurrentAdapter<SqsAdapterCore> {
 }
 
 /** The profile target of SQS as `emulator` emulates it, on a `queueType` queue. Pure: starts nothing until its factory is called. */
-export function sqsTarget(emulator: EmulatorName, queueType: QueueType): ProfileTarget {
-  const clocks = CLOCKS[emulator];
+export function sqsTarget(
+  emulator: EmulatorName,
+  queueType: QueueType,
+  /** local-aws-sqs's speed against real time (default LOCAL_CLOCK_FACTOR): a test on a loaded machine may slow it. */
+  localClockFactor = LOCAL_CLOCK_FACTOR,
+): ProfileTarget {
+  const clocks =
+    emulator === 'local-aws-sqs' && localClockFactor !== LOCAL_CLOCK_FACTOR
+      ? {
+          emulator: { kind: 'fast', factor: localClockFactor } as const,
+          adapter: { kind: 'wall', tickMs: 2000 / localClockFactor } as const,
+        }
+      : CLOCKS[emulator];
   const shared = new SharedEmulator(emulator, clocks.emulator);
   const name = `SQS ${queueType === 'fifo' ? 'FIFO' : 'standard'} queue on ${emulator}`;
   const options = async () => ({ emulator: await shared.get(), queueType, clock: clocks.adapter, name });
@@ -214,7 +225,7 @@ export function sqsTarget(emulator: EmulatorName, queueType: QueueType): Profile
         : {
             kind: 'wall',
             tickMs: clocks.adapter.tickMs,
-            settings: `local-aws-sqs's clock ${LOCAL_CLOCK_FACTOR} times as fast as real time (one tick two emulated seconds); VisibilityTimeout 2 × leaseTicks − 1 s, a retry's visibility 2 × ticks − 1 s`,
+            settings: `local-aws-sqs's clock ${localClockFactor} times as fast as real time (one tick two emulated seconds); VisibilityTimeout 2 × leaseTicks − 1 s, a retry's visibility 2 × ticks − 1 s`,
           },
     ...(Object.keys(tolerances).length === 0 ? {} : { tolerances }),
     upstream: sqsAwsPages(queueType),
