@@ -12,6 +12,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { tsxEntry } from '../../conformance/isolated/load.ts';
+import { killTree, signalTree, treeOf, waitGone } from '../../conformance/servers/processes.ts';
 import { SqsAdapterError } from './SqsAdapterError.ts';
 
 /** The emulators the suite starts. */
@@ -144,22 +145,13 @@ export class SqsEmulator {
   }
 }
 
-/** Closes the channel, SIGTERMs the group, SIGKILLs it after the grace; resolves when the leader has exited. */
+/** Closes the channel, SIGTERMs the group's tree, SIGKILLs what is left after the grace; resolves when the leader has exited. */
 async function endGroup(child: ChildProcess, exited: Promise<void>): Promise<void> {
   const pid = child.pid;
   if (child.connected) child.disconnect();
-  const signal = (name: NodeJS.Signals) => {
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, name);
-    } catch {
-      // The group is gone already.
-    }
-  };
-  if (child.exitCode === null && child.signalCode === null) signal('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
-  clearTimeout(timer);
-  signal('SIGKILL');
+  if (pid !== undefined) {
+    signalTree([pid], 'SIGTERM');
+    if (!(await waitGone(treeOf([pid]), STOP_GRACE_MS))) killTree([pid]);
+  }
   await exited;
 }

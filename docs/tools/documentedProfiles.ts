@@ -27,6 +27,7 @@ import { toSnapshot } from '../../model/step.ts';
 import type { Model, ModelState } from '../../model/step.ts';
 import { VARIANT_NAMES, modelVariant } from '../../model/variants.ts';
 import type { VariantName } from '../../model/variants.ts';
+import { slug } from './slug.ts';
 import { DOCUMENTED_RECORDS, renderRecord } from './sourceRecords.ts';
 
 /** The folder of the documented pages, their data and citations, under docs/profiles/. */
@@ -197,11 +198,6 @@ export function modeVerdict(r: RuleResult): 'keeps' | 'loses' | 'not established
 
 const code = (s: string): string => `\`${s}\``;
 const ruleLink = (rule: RuleId): string => `[${code(rule)}](../../contract.md#rule-${rule})`;
-const slug = (text: string): string =>
-  text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
 
 /** The page file of a service, under docs/profiles/documented/. Pure. */
 export const servicePage = (service: DocumentedService): string => `${service.id}.md`;

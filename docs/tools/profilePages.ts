@@ -19,6 +19,7 @@ import {
 } from '../../conformance/profile/index.ts';
 import type { Profile, RuleResult } from '../../conformance/profile/index.ts';
 import { FAULT_NAMES } from '../../conformance/profile/index.ts';
+import { slug } from './slug.ts';
 import { SOURCE_RECORDS, renderRecord } from './sourceRecords.ts';
 import { DOCUMENTED_DIR, DOCUMENTED_VARIANTS, documentedMatrix, readStoredProfile } from './documentedProfiles.ts';
 import { DOCUMENTED_MODES } from '../../model/documented.ts';
@@ -65,11 +66,7 @@ export interface Column {
 
 /** The page file of a queue (`bullmq-postgresql-backend.md`), from its name. Pure. */
 export function pageOf(profile: Pick<Profile, 'queue'>): string {
-  const slug = profile.queue
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-  return `${slug}.md`;
+  return `${slug(profile.queue)}.md`;
 }
 
 /** A queue's page, as the generator writes it. Pure. */
