@@ -66,6 +66,18 @@ const sqsRecord = (fifo: boolean): SourceRecord => ({
   owner: { text: 'the dead-letter queue the redrive policy names, with no reason kept', shownBy: OWNER },
 });
 
+/** BullMQ's record, on either backend: only the name of what finds a stalled job differs. Pure. */
+const bullmqRecord = (stalled: 'sweep' | 'checker'): SourceRecord => ({
+  delivery: { text: 'at least once: a fetched job is locked to its worker for `lockDuration`', shownBy: LEASE },
+  acknowledgement: { text: "`moveToCompleted` with the job's lock token", shownBy: ACK },
+  expiry: {
+    text: `a lock that runs out leaves the job to BullMQ's stalled ${stalled}: back to wait, or failed past \`maxStalledCount\``,
+    shownBy: EXPIRY,
+  },
+  retry: { text: '`attempts` with an exponential `backoff`', shownBy: RETRY },
+  owner: { text: 'the failed set: the job kept with its `failedReason`', shownBy: OWNER },
+});
+
 /** The record of each page, by data name (docs/tools/profilePages.ts). */
 export const SOURCE_RECORDS: Readonly<Record<string, SourceRecord>> = {
   'fauxqs-standard': sqsRecord(false),
@@ -101,26 +113,8 @@ export const SOURCE_RECORDS: Readonly<Record<string, SourceRecord>> = {
       shownBy: OWNER,
     },
   },
-  'bullmq-postgres': {
-    delivery: { text: 'at least once: a fetched job is locked to its worker for `lockDuration`', shownBy: LEASE },
-    acknowledgement: { text: "`moveToCompleted` with the job's lock token", shownBy: ACK },
-    expiry: {
-      text: "a lock that runs out leaves the job to BullMQ's stalled sweep: back to wait, or failed past `maxStalledCount`",
-      shownBy: EXPIRY,
-    },
-    retry: { text: '`attempts` with an exponential `backoff`', shownBy: RETRY },
-    owner: { text: 'the failed set: the job kept with its `failedReason`', shownBy: OWNER },
-  },
-  'bullmq-redis': {
-    delivery: { text: 'at least once: a fetched job is locked to its worker for `lockDuration`', shownBy: LEASE },
-    acknowledgement: { text: "`moveToCompleted` with the job's lock token", shownBy: ACK },
-    expiry: {
-      text: "a lock that runs out leaves the job to BullMQ's stalled checker: back to wait, or failed past `maxStalledCount`",
-      shownBy: EXPIRY,
-    },
-    retry: { text: '`attempts` with an exponential `backoff`', shownBy: RETRY },
-    owner: { text: 'the failed set: the job kept with its `failedReason`', shownBy: OWNER },
-  },
+  'bullmq-postgres': bullmqRecord('sweep'),
+  'bullmq-redis': bullmqRecord('checker'),
   'redis-streams': {
     delivery: {
       text: "at least once: `XREADGROUP` puts the entry on the consumer's pending list until it is acknowledged",
@@ -224,6 +218,18 @@ export function renderRecord(record: SourceRecord, profile: Profile, placement: 
   ].join('\n');
 }
 
+/** What Pub/Sub does with failing work, whichever its delivery mode. */
+const PUBSUB_FAILURES: Pick<SourceRecord, 'retry' | 'owner'> = {
+  retry: {
+    text: "the subscription's retry policy, or redelivery at once; a dead-letter topic's maximum delivery attempts",
+    shownBy: RETRY,
+  },
+  owner: {
+    text: 'the dead-letter topic, where the subscription has one; without it, redelivery goes on',
+    shownBy: OWNER,
+  },
+};
+
 /** The record of each documented mode (model/documented.ts), by mode id: what its vendor documents. */
 export const DOCUMENTED_RECORDS: Readonly<Record<string, SourceRecord>> = {
   'sqs-standard': sqsRecord(false),
@@ -238,14 +244,7 @@ export const DOCUMENTED_RECORDS: Readonly<Record<string, SourceRecord>> = {
       text: 'the ack deadline passes, or `modifyAckDeadline` sets it to 0, and the message is redelivered',
       shownBy: EXPIRY,
     },
-    retry: {
-      text: "the subscription's retry policy, or redelivery at once; a dead-letter topic's maximum delivery attempts",
-      shownBy: RETRY,
-    },
-    owner: {
-      text: 'the dead-letter topic, where the subscription has one; without it, redelivery goes on',
-      shownBy: OWNER,
-    },
+    ...PUBSUB_FAILURES,
   },
   'pubsub-exactly-once': {
     delivery: {
@@ -254,14 +253,7 @@ export const DOCUMENTED_RECORDS: Readonly<Record<string, SourceRecord>> = {
     },
     acknowledgement: { text: '`acknowledge` with the latest ack ID, whose result says whether it took', shownBy: ACK },
     expiry: { text: 'the ack deadline passes and the message is redelivered under a new ack ID', shownBy: EXPIRY },
-    retry: {
-      text: "the subscription's retry policy, or redelivery at once; a dead-letter topic's maximum delivery attempts",
-      shownBy: RETRY,
-    },
-    owner: {
-      text: 'the dead-letter topic, where the subscription has one; without it, redelivery goes on',
-      shownBy: OWNER,
-    },
+    ...PUBSUB_FAILURES,
   },
   'servicebus-peek-lock': {
     delivery: {
