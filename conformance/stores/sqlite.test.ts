@@ -13,7 +13,7 @@ import { runCheck } from '../check/index.ts';
 import type { CheckFailure } from '../check/index.ts';
 import { answerLine, memoryStoreMaker, sqliteStoreMaker } from '../../impl/protocol/index.ts';
 import type { Session } from '../../impl/protocol/index.ts';
-import { sqliteFactory } from './sqlite.ts';
+import { holdFolder, sqliteFactory } from './sqlite.ts';
 import { processAdapterFactory } from '../protocol/index.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,6 +27,28 @@ const failureOf = (report: Awaited<ReturnType<typeof runCheck>>): string | null 
   report.failure === null
     ? null
     : `${report.failure.source} ${report.failure.name}: ${JSON.stringify(detailOf(report.failure))}`;
+
+const CONFIG = { capacity: 2, maxAttempts: 2, leaseTicks: 3, backoffBase: 1, backoffCap: 4 };
+
+describe('the scratch folder', () => {
+  it('lives while a store holds it and is removed when the last store closes', async () => {
+    const probe = holdFolder(undefined);
+    const folder = probe.dir;
+    probe.release();
+    expect(existsSync(folder)).toBe(false);
+    const factory = sqliteFactory();
+    const a = await factory(CONFIG);
+    const b = await factory(CONFIG);
+    const shared = holdFolder(undefined);
+    expect(existsSync(shared.dir)).toBe(true);
+    shared.release();
+    await a.close();
+    await a.close();
+    expect(existsSync(shared.dir)).toBe(true);
+    await b.close();
+    expect(existsSync(shared.dir)).toBe(false);
+  });
+});
 
 describe('SqliteStore in process', () => {
   // Seed 1 finds every bug of the broken catalogue by its 16th run (bench/firstFound.ts): 150 runs

@@ -29,21 +29,40 @@ export interface SqliteFactoryOptions {
   readonly restart?: SqliteRestart;
   /** Connection settings (default: the store's, synchronous=FULL). */
   readonly sqlite?: SqliteOptions;
-  /** Folder for the store files (default: a scratch folder of this process, removed at exit). */
+  /** Folder for the store files (default: a scratch folder of this process, removed once no store uses it). */
   readonly dir?: string;
 }
 
-let scratch: string | undefined;
+let scratch: { readonly dir: string; held: number } | undefined;
 let files = 0;
 
-/** A scratch folder for this process's store files, removed when the process exits. */
-export function scratchDir(): string {
+/**
+ * The folder for a store's files: `dir` when given (release does nothing), else this process's
+ * scratch folder, held until `release` and removed once nothing holds it (and at the process's
+ * exit, for a holder that never released it).
+ */
+export function holdFolder(dir: string | undefined): { readonly dir: string; release(): void } {
+  if (dir !== undefined) return { dir, release: () => undefined };
   if (scratch === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'jobcheck-sqlite-'));
-    scratch = dir;
+    const held = { dir, held: 0 };
+    scratch = held;
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
-  return scratch;
+  const current = scratch;
+  current.held++;
+  let released = false;
+  return {
+    dir: current.dir,
+    release() {
+      if (released) return;
+      released = true;
+      if (--current.held === 0 && scratch === current) {
+        scratch = undefined;
+        rmSync(current.dir, { recursive: true, force: true });
+      }
+    },
+  };
 }
 
 /** Removes a database file and its WAL and shared-memory files. Never throws. */
@@ -61,6 +80,7 @@ export class SqliteAdapter implements Adapter {
     readonly name: string,
     private readonly options: SqliteFactoryOptions,
     private readonly nextPath: () => string,
+    private readonly release: () => void = () => undefined,
   ) {}
 
   /** The file the current store lives in. */
@@ -121,6 +141,7 @@ export class SqliteAdapter implements Adapter {
       this.closed = true;
       this.store.close();
       removeDatabase(this.store.path);
+      this.release();
     }
     return Promise.resolve();
   }
@@ -130,9 +151,15 @@ export class SqliteAdapter implements Adapter {
 export function sqliteFactory(options: SqliteFactoryOptions = {}): AdapterFactory {
   const Store = options.Store ?? SqliteStore;
   const name = options.name ?? (options.restart === 'reopen' ? 'impl/SqliteStore (reopen)' : 'impl/SqliteStore');
-  const nextPath = (): string => join(options.dir ?? scratchDir(), `store-${process.pid}-${++files}.db`);
   return (config) => {
-    const store = SqliteStore.create.call(Store, nextPath(), config, options.sqlite);
-    return Promise.resolve(new SqliteAdapter(store, Store, name, options, nextPath));
+    const folder = holdFolder(options.dir);
+    const nextPath = (): string => join(folder.dir, `store-${process.pid}-${++files}.db`);
+    try {
+      const store = SqliteStore.create.call(Store, nextPath(), config, options.sqlite);
+      return Promise.resolve(new SqliteAdapter(store, Store, name, options, nextPath, folder.release));
+    } catch (error) {
+      folder.release();
+      throw error;
+    }
   };
 }

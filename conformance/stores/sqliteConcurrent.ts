@@ -29,7 +29,7 @@ import type { SqliteOptions, SqliteStoreClass } from '../../impl/sqlite/index.ts
 import { IndefiniteOutcome } from '../concurrent/adapter.ts';
 import type { ConcurrentAdapter, ConcurrentFactory } from '../concurrent/adapter.ts';
 import { LaneAdapterError, checkLane, checkWorkers, storeErrorReply } from './laneErrors.ts';
-import { removeDatabase, scratchDir } from './sqlite.ts';
+import { holdFolder, removeDatabase } from './sqlite.ts';
 
 /** The workerData tag of a lane thread. */
 const LANE_ROLE = 'jobcheck-sqlite-lane';
@@ -146,6 +146,7 @@ export class SqliteConcurrentAdapter implements ConcurrentAdapter {
     readonly path: string,
     private readonly lanes: readonly Lane[],
     private readonly reader: SqliteStore,
+    private readonly release: () => void = () => undefined,
   ) {}
 
   /** Executes one command on `lane`'s thread; rejects with LaneAdapterError `bad_lane` for a lane out of range. */
@@ -169,6 +170,7 @@ export class SqliteConcurrentAdapter implements ConcurrentAdapter {
     } finally {
       this.reader.close();
       removeDatabase(this.path);
+      this.release();
     }
   }
 }
@@ -193,8 +195,15 @@ export function sqliteConcurrentFactory(options: SqliteConcurrentOptions = {}): 
   const sqlite = options.sqlite ?? {};
   return async (config, { workers }) => {
     checkWorkers(workers);
-    const path = join(options.dir ?? scratchDir(), `lanes-${process.pid}-${++files}.db`);
-    const reader = SqliteStore.create.call(Store, path, config, sqlite);
+    const folder = holdFolder(options.dir);
+    const path = join(folder.dir, `lanes-${process.pid}-${++files}.db`);
+    let reader: SqliteStore;
+    try {
+      reader = SqliteStore.create.call(Store, path, config, sqlite);
+    } catch (error) {
+      folder.release();
+      throw error;
+    }
     const tsx = FROM_SOURCE ? tsxApi() : null;
     const data = (): LaneData & { tsx: string | null; module: string } => ({
       role: LANE_ROLE,
@@ -214,9 +223,10 @@ export function sqliteConcurrentFactory(options: SqliteConcurrentOptions = {}): 
       await Promise.all(lanes.map((l) => l.close().catch(() => undefined)));
       reader.close();
       removeDatabase(path);
+      folder.release();
       throw error;
     }
-    return new SqliteConcurrentAdapter(name, path, lanes, reader);
+    return new SqliteConcurrentAdapter(name, path, lanes, reader, folder.release);
   };
 }
 
