@@ -13,9 +13,8 @@
  * - RabbitMQ (quorum queue): the cut-off worker keeps its job past consumer_timeout (the broker
  *   returns it only when the channel's close completes), so the rival claims the other job; the
  *   late ack is refused (one run, its departure's story).
- * - SQS on fauxqs and local-aws-sqs: the cut-off worker's late DeleteMessage is accepted after its
- *   visibility timeout ran out (departs), but on local-aws-sqs's FIFO queue, which refuses it; a
- *   kill empties the emulator, queues and all (unknown, no final snapshot).
+ * - SQS on fauxqs and local-aws-sqs: the cut-off worker's expired DeleteMessage is accepted
+ *   (departs), but refused on local-aws-sqs's FIFO queue; a kill empties the emulator (unknown).
  * Each test checks that the held bytes were there, and that nothing is left behind: the servers'
  * processes (by pid) and folders. A missing server skips with a hint outside CI, fails under it.
  */
@@ -157,18 +156,23 @@ describe('the fault campaign on real brokers', () => {
     leftNothing(r);
   }, 90_000);
 
-  /** The cut-off worker's late ack on `queue`: held by the proxy, answered after the rival's claim, refused. */
-  async function lateAckRefused(queue: FaultQueue, ctx: { skip(note: string): void }): Promise<void> {
-    const r = await campaign(queue, 'postgres-sync', 'partition-hold');
-    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
-    const run = r.runs[0] as ConcurrentRun;
+  /** The cut-off worker's late ack in the first run: held by the proxy, sent before the rival's claim returned, answered after it with `reply`. */
+  function lateAckCrossed(asked: Asked, reply: object): void {
+    const run = asked.runs[0] as ConcurrentRun;
     expect(heldBytes(run)).toBeGreaterThan(0);
     const ops = run.history.operations;
     const lateAck = ops.find((o) => (o.input as { type?: string }).type === 'ack' && o.lane === 1);
     const rivalClaim = ops.find((o) => (o.input as { type?: string }).type === 'claim' && o.lane === 0);
     expect(lateAck?.invoked).toBeLessThan(rivalClaim?.returned ?? -1);
     expect(lateAck?.returned).toBeGreaterThan(rivalClaim?.returned ?? Number.POSITIVE_INFINITY);
-    expect(lateAck?.output).toMatchObject({ ok: false, code: 'stale_token' });
+    expect(lateAck?.output).toMatchObject(reply);
+  }
+
+  /** The cut-off worker's late ack on `queue`: held by the proxy, answered after the rival's claim, refused. */
+  async function lateAckRefused(queue: FaultQueue, ctx: { skip(note: string): void }): Promise<void> {
+    const r = await campaign(queue, 'postgres-sync', 'partition-hold');
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
+    lateAckCrossed(r, { ok: false, code: 'stale_token' });
     leftNothing(r);
   }
 
@@ -220,18 +224,6 @@ describe('the fault campaign on real brokers', () => {
     leftNothing(r);
   }, 60_000);
 
-  /** The cut-off worker's late DeleteMessage: held by the proxy, answered after the rival's claim, with `reply`. */
-  function lateDelete(asked: Asked, reply: object): void {
-    const run = asked.runs[0] as ConcurrentRun;
-    expect(heldBytes(run)).toBeGreaterThan(0);
-    const ops = run.history.operations;
-    const lateAck = ops.find((o) => (o.input as { type?: string }).type === 'ack' && o.lane === 1);
-    const rivalClaim = ops.find((o) => (o.input as { type?: string }).type === 'claim' && o.lane === 0);
-    expect(lateAck?.invoked).toBeLessThan(rivalClaim?.returned ?? -1);
-    expect(lateAck?.returned).toBeGreaterThan(rivalClaim?.returned ?? Number.POSITIVE_INFINITY);
-    expect(lateAck?.output).toMatchObject(reply);
-  }
-
   it('SQS on fauxqs: the late DeleteMessage is accepted on either queue type; a kill empties the emulator', async (ctx) => {
     const r = await campaigns('fauxqs-standard', 'fauxqs-memory', [
       { queue: 'fauxqs-standard', fault: 'partition-hold' },
@@ -243,7 +235,7 @@ describe('the fault campaign on real brokers', () => {
     for (const asked of [standard, fifo]) {
       expect(asked.result.verdict, asked.result.reason).toBe('departs');
       expect(asked.result.replays?.departed).toBeGreaterThanOrEqual(2);
-      lateDelete(asked, { ok: true, type: 'ack', id: 'a' });
+      lateAckCrossed(asked, { ok: true, type: 'ack', id: 'a' });
     }
     // In memory only: the restarted process has no queue, and so no final snapshot.
     expect(kill.result.verdict).toBe('unknown');
@@ -261,9 +253,9 @@ describe('the fault campaign on real brokers', () => {
     const [standard, fifo] = r.asked as [Asked, Asked];
     expect(standard.result.verdict, standard.result.reason).toBe('departs');
     expect(standard.result.replays?.departed).toBeGreaterThanOrEqual(2);
-    lateDelete(standard, { ok: true, type: 'ack', id: 'a' });
+    lateAckCrossed(standard, { ok: true, type: 'ack', id: 'a' });
     expect(fifo.result.verdict, fifo.result.reason).toBe('holds');
-    lateDelete(fifo, { ok: false, code: 'stale_token' });
+    lateAckCrossed(fifo, { ok: false, code: 'stale_token' });
     leftNothing(r);
   }, 60_000);
 });
