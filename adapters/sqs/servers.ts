@@ -96,7 +96,7 @@ export class SqsEmulator {
     const pid = this.current.child.pid;
     const reaper = this.reaper.pid;
     return [
-      ...(pid === undefined || this.status === 'down' ? [] : treeOf([pid])),
+      ...(pid === undefined || this.status === 'down' || this.status === 'stopped' ? [] : treeOf([pid])),
       ...(reaper === undefined ? [] : [reaper]),
     ];
   }
