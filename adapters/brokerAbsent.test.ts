@@ -6,7 +6,8 @@
  * so it runs in the slow part's second lane.
  *
  * Each case needs its server's binaries (Debian's packages) only to know the queue is meant to run
- * here; without them it is skipped with a hint, and with `CI` set it fails.
+ * here; without them it is skipped with a hint, and with `CI` set it fails. The SQS targets have no
+ * case here: their profile starts its emulator itself, so there is no address to leave empty.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,7 @@ import { QUEUES, cleanEnv, installed, jobcheck, limiter, required } from './brok
 const twoAtATime = limiter(2);
 
 describe.concurrent('no broker at the start', () => {
-  describe.each(QUEUES)('$name', (q) => {
+  describe.each(QUEUES.filter((q) => q.nowhere !== undefined))('$name', (q) => {
     const missing = installed(q.binary) ? undefined : `${q.binary} is not installed (Debian's package)`;
     const skip = missing !== undefined && !required;
 
@@ -31,7 +32,7 @@ describe.concurrent('no broker at the start', () => {
           const port = await freePort();
           const dir = mkdtempSync(join(tmpdir(), 'jobcheck-nowhere-'));
           try {
-            const { env, address } = q.nowhere(port, dir);
+            const { env, address } = (q.nowhere as NonNullable<typeof q.nowhere>)(port, dir);
             const commands = [['profile', '--module', q.module, '--time-limit', '60s']];
             if (q.checkable) commands.push(['check', '--module', q.module, '--time-limit', '60s']);
             for (const args of commands) {

@@ -1,7 +1,8 @@
 /**
  * Profiles that survive their broker, on every real queue, through the real command: a throw-away
  * server of the queue's own (scripts/brokers.sh or scripts/pg.sh, in a process group of its own)
- * is killed with SIGKILL a few seconds into `jobcheck profile --module adapters/<x>/profile.ts`.
+ * is killed with SIGKILL a few seconds into `jobcheck profile --module adapters/<x>/profile.ts`
+ * (an SQS emulator, which the profile starts itself, once it has answered for a while).
  * The profile must end within a bound, INCOMPLETE (exit 3), name the lost broker once, leave the
  * rules the loss touched `unknown` (never departing, flaky or not reached because of it), and
  * leave no process behind. With no server at all: adapters/brokerAbsent.test.ts.
@@ -45,10 +46,16 @@ describe.concurrent('a broker killed mid-profile', () => {
             // The time limit, and as long again for what a lost broker may hold up: never more.
             120_000,
             () => {
-              timer = setTimeout(() => {
+              // A few seconds in, once the server answers: an emulator the profile starts, as soon as it has for a while.
+              const fire = (): void => {
+                if (server.ready?.() === false) {
+                  timer = setTimeout(fire, 200);
+                  return;
+                }
                 server.kill();
                 killed = true;
-              }, 6_000);
+              };
+              timer = setTimeout(fire, q.server === 'emulator' ? 0 : 6_000);
             },
           );
           clearTimeout(timer);

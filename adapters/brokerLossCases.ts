@@ -1,13 +1,14 @@
 /**
  * The cases of adapters/brokerLoss.test.ts and adapters/brokerAbsent.test.ts: every real queue's
  * module, the server its profile needs (scripts/brokers.sh or scripts/pg.sh, started in a process
- * group of its own), `jobcheck` run in a group of its own with a bound, and the clean-up after each
+ * group of its own; for SQS, the emulator the profile starts itself, found by a mark in its
+ * environment), `jobcheck` run in a group of its own with a bound, and the clean-up after each
  * test (every server stopped, every group ended), registered by the test file that imports this.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
@@ -29,14 +30,17 @@ export interface Queue {
   /** What the one line of a setup error calls the server. */
   readonly broker: string;
   readonly module: string;
-  /** `pg` (scripts/pg.sh) or the broker's name in scripts/brokers.sh. */
-  readonly server: 'pg' | 'redis' | 'rabbitmq' | 'nats' | 'beanstalkd';
+  /** `pg` (scripts/pg.sh), the broker's name in scripts/brokers.sh, or `emulator` (the profile's own child). */
+  readonly server: 'pg' | 'redis' | 'rabbitmq' | 'nats' | 'beanstalkd' | 'emulator';
   /** The binary whose absence skips the case. */
   readonly binary: string;
   /** Whether the module exports an AdapterFactory for `check --module`. */
   readonly checkable: boolean;
-  /** The environment that points the adapter at `port` (or `dir`), where nothing listens, and the address the error must name. */
-  readonly nowhere: (port: number, dir: string) => { env: Record<string, string>; address: string };
+  /**
+   * The environment that points the adapter at `port` (or `dir`), where nothing listens, and the
+   * address the error must name; none for a queue whose profile starts its own server.
+   */
+  readonly nowhere?: (port: number, dir: string) => { env: Record<string, string>; address: string };
 }
 
 export const QUEUES: readonly Queue[] = [
@@ -66,6 +70,24 @@ export const QUEUES: readonly Queue[] = [
     binary: 'redis-server',
     checkable: true,
     nowhere: (port) => ({ env: { JOBCHECK_REDIS_URL: `redis://127.0.0.1:${port}` }, address: `127.0.0.1:${port}` }),
+  },
+  {
+    name: 'redis-streams',
+    broker: 'Redis',
+    module: 'adapters/redis-streams/profile.ts',
+    server: 'redis',
+    binary: 'redis-server',
+    checkable: true,
+    nowhere: (port) => ({ env: { JOBCHECK_REDIS_URL: `redis://127.0.0.1:${port}` }, address: `127.0.0.1:${port}` }),
+  },
+  // One SQS target stands for the four: their factories share one loss typing (adapters/sqs/profile.ts).
+  {
+    name: 'sqs-fauxqs-fifo',
+    broker: 'fauxqs',
+    module: 'adapters/sqs/fauxqs-fifo/profile.ts',
+    server: 'emulator',
+    binary: 'node',
+    checkable: false,
   },
   {
     name: 'rabbitmq',
@@ -166,6 +188,8 @@ export interface Server {
   kill(): void;
   /** Whether the server's processes still run. */
   alive(): boolean;
+  /** Whether it answers yet (a server the profile starts itself may not, a few seconds in); absent: it does. */
+  ready?(): boolean;
   /** Ends the script, which removes its folder; SIGKILLs its group if it does not end in time. */
   stop(): Promise<void>;
 }
@@ -186,8 +210,72 @@ async function end(s: Scope): Promise<void> {
 }
 afterEach(() => end(fileScope));
 
+/** The processes of an SQS emulator (emulatorMain) whose environment carries `mark`. */
+function markedEmulators(mark: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('emulatorMain')) continue;
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`${EMULATOR_MARK}=${mark}`))
+        found.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return running(found);
+}
+/** Whether `pid` holds a listening TCP socket (its socket inodes among /proc/net/tcp's LISTEN rows). */
+function listening(pid: number): boolean {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m !== null) inodes.add(m[1] as string);
+    }
+  } catch {
+    return false; // gone meanwhile
+  }
+  const rows = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((f) => {
+    try {
+      return readFileSync(f, 'utf8').split('\n').slice(1);
+    } catch {
+      return [];
+    }
+  });
+  // Columns: sl local remote st ... uid timeout inode; st 0A is LISTEN.
+  return rows.map((r) => r.trim().split(/\s+/)).some((c) => c[3] === '0A' && inodes.has(c[9] ?? ''));
+}
+
+/** The variable that marks the emulator of one case (the profile's child inherits it). */
+const EMULATOR_MARK = 'JOBCHECK_TEST_EMULATOR_MARK';
+
+/** The emulator a profile will start, as a Server: its mark, and its processes found by it. */
+function emulatorServer(): Server {
+  const mark = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+  let since: number | undefined;
+  const kill = (): void => {
+    for (const p of markedEmulators(mark)) process.kill(p, 'SIGKILL');
+  };
+  const server: Server = {
+    env: { [EMULATOR_MARK]: mark },
+    kill,
+    alive: () => markedEmulators(mark).length > 0,
+    // Listening for 2 s: the profile has its first instance, so a loss is mid-run, not at its start.
+    ready: () => {
+      if (!markedEmulators(mark).some(listening)) return false;
+      since ??= Date.now();
+      return Date.now() - since >= 2_000;
+    },
+    stop: async () => kill(),
+  };
+  scope().started.push(server);
+  return server;
+}
+
 /** Starts the queue's server through its script, in a process group of its own; resolves once its environment is read. */
 export async function startServer(q: Queue): Promise<Server> {
+  if (q.server === 'emulator') return emulatorServer();
   const report = 'env | grep -E "^(JOBCHECK_|PG)"; echo READY; cat >/dev/null';
   const args =
     q.server === 'pg'

@@ -1,14 +1,17 @@
 /**
  * Each real queue as the fault campaign's subject on a server of a named durability configuration
- * (conformance/servers/): its profile target and sequential factory on that server, and, where
- * the adapter opens a connection per worker, competing workers with one lane sent through a
- * proxy (the adapter's `laneUrls`/`laneAddrs`). A queue whose adapter shares one connection
- * between workers, or has no competing workers, says so in `unroutable`.
+ * (conformance/servers/; an SQS emulator's process for the SQS targets, adapters/sqs/servers.ts):
+ * its profile target and sequential factory on that server, and, where the adapter opens a
+ * connection per worker, competing workers with one lane sent through a proxy (the adapter's
+ * `laneUrls`/`laneAddrs`/`laneEndpoints`). A queue whose adapter shares one connection between
+ * workers, or has no competing workers, says so in `unroutable`. The emulators keep everything in
+ * memory and have no setting that keeps more: one configuration each, which a kill empties.
  */
 import type { FaultName, FaultSubject } from '../conformance/faults/index.ts';
 import { LONG_LEASE_TICKS } from '../conformance/faults/index.ts';
-import { quorumMemberRegistered } from '../conformance/servers/index.ts';
-import type { ServerConfig } from '../conformance/servers/index.ts';
+import type { BrokerControl } from '../conformance/faults/index.ts';
+import { BrokerServer, configuration, configurationsOf, quorumMemberRegistered } from '../conformance/servers/index.ts';
+import type { BrokerName, Configuration, ServerConfig } from '../conformance/servers/index.ts';
 import { beanstalkdFactory } from './beanstalkd/adapter.ts';
 import { beanstalkdConcurrentFactory } from './beanstalkd/concurrent.ts';
 import { beanstalkdTarget } from './beanstalkd/profile.ts';
@@ -29,6 +32,9 @@ import { amqpQueueType } from './rabbitmq/amqpEnv.ts';
 import { rabbitmqConcurrentFactory } from './rabbitmq/concurrent.ts';
 import { rabbitmqTarget } from './rabbitmq/profile.ts';
 import { redisStreamsTarget } from './redis-streams/profile.ts';
+import { emulatorClockOf, sqsOnEmulator } from './sqs/profile.ts';
+import { SqsEmulator } from './sqs/servers.ts';
+import type { EmulatorName } from './sqs/servers.ts';
 
 /** The queues the fault campaign can run, by the data name of their profile page. */
 export const FAULT_QUEUES = [
@@ -39,16 +45,108 @@ export const FAULT_QUEUES = [
   'rabbitmq',
   'pg-boss',
   'bullmq-postgres',
+  'fauxqs-standard',
+  'fauxqs-fifo',
+  'local-aws-sqs-standard',
+  'local-aws-sqs-fifo',
 ] as const;
 
 /** A queue the fault campaign can run. */
 export type FaultQueue = (typeof FAULT_QUEUES)[number];
 
-/** The server a subject runs on: what it exports, where it listens, and its data folder. */
+/** The server a subject runs on: what it exports, where it listens, and its data folder (or the SQS emulator itself). */
 export interface SubjectServer {
   readonly env: Readonly<Record<string, string>>;
   readonly port: number;
   readonly data: string;
+  readonly emulator?: SqsEmulator;
+}
+
+/** A server the campaign started for a queue: what a subject reads, the faults, its processes, its end. */
+export interface FaultServer extends SubjectServer, BrokerControl {
+  /** Its processes now (tests check that none is left). */
+  readonly pids: number[];
+  /** Its folder, removed by dispose() (an emulator has none). */
+  readonly folder?: string;
+  dispose(): Promise<void>;
+}
+
+/** A configuration as pages name it: what it is, and what its documentation promises of a kill. */
+export type FaultConfiguration = Pick<Configuration, 'name' | 'description' | 'promise'>;
+
+/** The SQS targets: the emulator and the queue type of each. */
+const SQS_QUEUES = {
+  'fauxqs-standard': { emulator: 'fauxqs', queueType: 'standard' },
+  'fauxqs-fifo': { emulator: 'fauxqs', queueType: 'fifo' },
+  'local-aws-sqs-standard': { emulator: 'local-aws-sqs', queueType: 'standard' },
+  'local-aws-sqs-fifo': { emulator: 'local-aws-sqs', queueType: 'fifo' },
+} as const;
+type SqsQueue = keyof typeof SQS_QUEUES;
+const isSqs = (queue: FaultQueue): queue is SqsQueue => queue in SQS_QUEUES;
+
+/** Each emulator's one configuration: in memory, as its package says, and nothing else to choose. */
+const EMULATOR_CONFIGURATIONS: Record<EmulatorName, FaultConfiguration> = {
+  fauxqs: {
+    name: 'fauxqs-memory',
+    description:
+      'fauxqs 1.9.2 keeps every queue and message in its process\'s memory ("All state is in-memory. No persistence", its README): nothing outlives the process.',
+    promise: 'none',
+  },
+  'local-aws-sqs': {
+    name: 'local-aws-sqs-memory',
+    description:
+      'local-aws-sqs 2.0.2 keeps its queues and messages in arrays of its process and writes no file, with no option to: nothing outlives the process.',
+    promise: 'none',
+  },
+};
+
+/** The broker of each queue that runs on a BrokerServer. */
+const BROKER: Record<Exclude<FaultQueue, SqsQueue>, BrokerName> = {
+  'bullmq-redis': 'redis',
+  beanstalkd: 'beanstalkd',
+  'nats-jetstream': 'nats',
+  'pg-boss': 'postgres',
+  'bullmq-postgres': 'postgres',
+  'redis-streams': 'redis',
+  rabbitmq: 'rabbitmq',
+};
+
+/** The configurations the campaign runs `queue` under, in page order. Pure. */
+export const faultConfigurations = (queue: FaultQueue): FaultConfiguration[] =>
+  isSqs(queue) ? [EMULATOR_CONFIGURATIONS[SQS_QUEUES[queue].emulator]] : configurationsOf(BROKER[queue]);
+
+/** Starts the server `queue` runs on under the configuration `name` (a BrokerServer, or the SQS emulator's process). */
+export async function startFaultServer(queue: FaultQueue, name: string): Promise<FaultServer> {
+  if (!isSqs(queue)) {
+    const c = configuration(name);
+    if (c.config.broker !== BROKER[queue])
+      throw new Error(
+        `configuration ${name} is not one of ${queue}'s (${faultConfigurations(queue)
+          .map((f) => f.name)
+          .join(', ')})`,
+      );
+    return BrokerServer.start(faultServerConfig(c.config));
+  }
+  const { emulator: which } = SQS_QUEUES[queue];
+  if (name !== EMULATOR_CONFIGURATIONS[which].name)
+    throw new Error(`configuration ${name} is not ${queue}'s (${EMULATOR_CONFIGURATIONS[which].name})`);
+  const emulator = await SqsEmulator.start(which, emulatorClockOf(which));
+  return {
+    env: {},
+    data: '',
+    emulator,
+    get port() {
+      return emulator.port;
+    },
+    get pids() {
+      return emulator.pids;
+    },
+    kill: () => emulator.kill(),
+    restart: () => emulator.restart(),
+    pause: (ms) => emulator.pause(ms),
+    resume: () => emulator.resume(),
+    dispose: () => emulator.stop(),
+  };
 }
 
 /** The postgres:// URL of the server's database at `address` (`host:port`). Pure. */
@@ -159,6 +257,21 @@ export function faultSubject(queue: FaultQueue, configuration: string, server: S
     }
     case 'rabbitmq':
       return { ...common, ...rabbitmqParts(server) };
+    case 'fauxqs-standard':
+    case 'fauxqs-fifo':
+    case 'local-aws-sqs-standard':
+    case 'local-aws-sqs-fifo': {
+      const emulator = server.emulator;
+      if (emulator === undefined) throw new Error(`${queue} runs on an SQS emulator's process, none given`);
+      const { target, routedFactory } = sqsOnEmulator(emulator, SQS_QUEUES[queue].queueType);
+      return {
+        ...common,
+        target,
+        factory: target.factory,
+        routedFactory,
+        tickMs: target.clock?.kind === 'wall' ? target.clock.tickMs : 100,
+      };
+    }
   }
 }
 

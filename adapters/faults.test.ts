@@ -13,6 +13,8 @@
  * - RabbitMQ (quorum queue): the cut-off worker keeps its job past consumer_timeout (the broker
  *   returns it only when the channel's close completes), so the rival claims the other job; the
  *   late ack is refused (one run, its departure's story).
+ * - SQS on fauxqs and local-aws-sqs: the cut-off worker's expired DeleteMessage is accepted
+ *   (departs), but refused on local-aws-sqs's FIFO queue; a kill empties the emulator (unknown).
  * Each test checks that the held bytes were there, and that nothing is left behind: the servers'
  * processes (by pid) and folders. A missing server skips with a hint outside CI, fails under it.
  */
@@ -22,12 +24,58 @@ import type { ConcurrentRun } from '../conformance/concurrent/index.ts';
 import { runFault } from '../conformance/faults/index.ts';
 import type { FaultName } from '../conformance/faults/index.ts';
 import type { FaultResult } from '../conformance/profile/index.ts';
-import { BrokerServer, configuration } from '../conformance/servers/index.ts';
 import { alive } from '../conformance/servers/processes.ts';
-import { faultServerConfig, faultSubject } from './faultSubjects.ts';
-import type { FaultQueue } from './faultSubjects.ts';
+import { faultSubject, startFaultServer } from './faultSubjects.ts';
+import type { FaultQueue, FaultServer } from './faultSubjects.ts';
 
 const required = (process.env['CI'] ?? '') !== '';
+
+/** One fault asked of one queue; its result and runs. */
+interface Asked {
+  readonly result: FaultResult;
+  readonly runs: ConcurrentRun[];
+}
+
+/**
+ * Runs each of `asks` (a queue and a fault) in turn on one server of `name` for `queue`, started
+ * and disposed of here; their results, and the server's pids and folder.
+ */
+async function campaigns(
+  queue: FaultQueue,
+  name: string,
+  asks: readonly { readonly queue: FaultQueue; readonly fault: FaultName; readonly replays?: number }[],
+): Promise<{ asked: Asked[]; pids: number[]; folder: string | undefined } | { missing: string }> {
+  let server: FaultServer;
+  try {
+    server = await startFaultServer(queue, name);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (required || !/server_missing|not installed|not found/i.test(`${(error as { code?: string }).code} ${message}`))
+      throw error;
+    return { missing: message };
+  }
+  const pids = new Set<number>(server.pids);
+  try {
+    const asked: Asked[] = [];
+    for (const ask of asks) {
+      const runs: ConcurrentRun[] = [];
+      const result = await runFault({
+        subject: faultSubject(ask.queue, name, server),
+        server,
+        fault: ask.fault,
+        ...(ask.replays === undefined ? {} : { replays: ask.replays }),
+        onRun: (run) => {
+          if (run !== undefined) runs.push(run);
+          for (const pid of server.pids) pids.add(pid);
+        },
+      });
+      asked.push({ result, runs });
+    }
+    return { asked, pids: [...pids], folder: server.folder };
+  } finally {
+    await server.dispose();
+  }
+}
 
 /** Runs `fault` against `queue` on a server of `name` it starts and disposes of; returns the result, its runs and the server's pids. */
 async function campaign(
@@ -35,40 +83,17 @@ async function campaign(
   name: string,
   fault: FaultName,
   replays?: number,
-): Promise<{ result: FaultResult; runs: ConcurrentRun[]; pids: number[]; folder: string } | { missing: string }> {
-  let server: BrokerServer;
-  try {
-    server = await BrokerServer.start(faultServerConfig(configuration(name).config));
-  } catch (error) {
-    const message = (error as Error).message;
-    if (required || !/server_missing|not installed|not found/i.test(`${(error as { code?: string }).code} ${message}`))
-      throw error;
-    return { missing: message };
-  }
-  const runs: ConcurrentRun[] = [];
-  const pids = new Set<number>(server.pids);
-  try {
-    const result = await runFault({
-      subject: faultSubject(queue, name, server),
-      server,
-      fault,
-      ...(replays === undefined ? {} : { replays }),
-      onRun: (run) => {
-        if (run !== undefined) runs.push(run);
-        for (const pid of server.pids) pids.add(pid);
-      },
-    });
-    return { result, runs, pids: [...pids], folder: server.folder };
-  } finally {
-    await server.dispose();
-  }
+): Promise<(Asked & { pids: number[]; folder: string | undefined }) | { missing: string }> {
+  const r = await campaigns(queue, name, [{ queue, fault, ...(replays === undefined ? {} : { replays }) }]);
+  if ('missing' in r) return r;
+  return { ...(r.asked[0] as Asked), pids: r.pids, folder: r.folder };
 }
 
 /** Nothing of the server is left: no process, no folder. */
-function leftNothing(r: { pids: number[]; folder: string }): void {
+function leftNothing(r: { pids: number[]; folder: string | undefined }): void {
   expect(r.pids.length).toBeGreaterThan(0);
   expect(alive(r.pids)).toEqual([]);
-  expect(existsSync(r.folder)).toBe(false);
+  if (r.folder !== undefined) expect(existsSync(r.folder)).toBe(false);
 }
 
 /** The bytes the partition held, from its end event's note. */
@@ -131,18 +156,23 @@ describe('the fault campaign on real brokers', () => {
     leftNothing(r);
   }, 90_000);
 
-  /** The cut-off worker's late ack on `queue`: held by the proxy, answered after the rival's claim, refused. */
-  async function lateAckRefused(queue: FaultQueue, ctx: { skip(note: string): void }): Promise<void> {
-    const r = await campaign(queue, 'postgres-sync', 'partition-hold');
-    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
-    const run = r.runs[0] as ConcurrentRun;
+  /** The cut-off worker's late ack in the first run: held by the proxy, sent before the rival's claim returned, answered after it with `reply`. */
+  function lateAckCrossed(asked: Asked, reply: object): void {
+    const run = asked.runs[0] as ConcurrentRun;
     expect(heldBytes(run)).toBeGreaterThan(0);
     const ops = run.history.operations;
     const lateAck = ops.find((o) => (o.input as { type?: string }).type === 'ack' && o.lane === 1);
     const rivalClaim = ops.find((o) => (o.input as { type?: string }).type === 'claim' && o.lane === 0);
     expect(lateAck?.invoked).toBeLessThan(rivalClaim?.returned ?? -1);
     expect(lateAck?.returned).toBeGreaterThan(rivalClaim?.returned ?? Number.POSITIVE_INFINITY);
-    expect(lateAck?.output).toMatchObject({ ok: false, code: 'stale_token' });
+    expect(lateAck?.output).toMatchObject(reply);
+  }
+
+  /** The cut-off worker's late ack on `queue`: held by the proxy, answered after the rival's claim, refused. */
+  async function lateAckRefused(queue: FaultQueue, ctx: { skip(note: string): void }): Promise<void> {
+    const r = await campaign(queue, 'postgres-sync', 'partition-hold');
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
+    lateAckCrossed(r, { ok: false, code: 'stale_token' });
     leftNothing(r);
   }
 
@@ -191,6 +221,41 @@ describe('the fault campaign on real brokers', () => {
     // The lease had run out on the broker's clock, yet a stayed with the cut-off worker.
     expect(rivalClaim?.output).toMatchObject({ ok: true, job: { id: 'b' } });
     expect(r.result.story).toMatch(/reply\.job\.id: model "a", impl "b"/);
+    leftNothing(r);
+  }, 60_000);
+
+  it('SQS on fauxqs: the late DeleteMessage is accepted on either queue type; a kill empties the emulator', async (ctx) => {
+    const r = await campaigns('fauxqs-standard', 'fauxqs-memory', [
+      { queue: 'fauxqs-standard', fault: 'partition-hold' },
+      { queue: 'fauxqs-fifo', fault: 'partition-hold' },
+      { queue: 'fauxqs-fifo', fault: 'kill' },
+    ]);
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
+    const [standard, fifo, kill] = r.asked as [Asked, Asked, Asked];
+    for (const asked of [standard, fifo]) {
+      expect(asked.result.verdict, asked.result.reason).toBe('departs');
+      expect(asked.result.replays?.departed).toBeGreaterThanOrEqual(2);
+      lateAckCrossed(asked, { ok: true, type: 'ack', id: 'a' });
+    }
+    // In memory only: the restarted process has no queue, and so no final snapshot.
+    expect(kill.result.verdict).toBe('unknown');
+    expect(kill.result.reason).toMatch(/queue does not exist/);
+    expect(kill.result.figures).toBeUndefined();
+    leftNothing(r);
+  }, 60_000);
+
+  it('SQS on local-aws-sqs: the late DeleteMessage is accepted on a standard queue, refused on a FIFO queue', async (ctx) => {
+    const r = await campaigns('local-aws-sqs-standard', 'local-aws-sqs-memory', [
+      { queue: 'local-aws-sqs-standard', fault: 'partition-hold' },
+      { queue: 'local-aws-sqs-fifo', fault: 'partition-hold' },
+    ]);
+    if ('missing' in r) return ctx.skip(`${r.missing} (install it; under CI this fails)`);
+    const [standard, fifo] = r.asked as [Asked, Asked];
+    expect(standard.result.verdict, standard.result.reason).toBe('departs');
+    expect(standard.result.replays?.departed).toBeGreaterThanOrEqual(2);
+    lateAckCrossed(standard, { ok: true, type: 'ack', id: 'a' });
+    expect(fifo.result.verdict, fifo.result.reason).toBe('holds');
+    lateAckCrossed(fifo, { ok: false, code: 'stale_token' });
     leftNothing(r);
   }, 60_000);
 });

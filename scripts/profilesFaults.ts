@@ -12,14 +12,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FAULT_QUEUES, faultServerConfig, faultSubject } from '../adapters/faultSubjects.ts';
-import type { FaultQueue } from '../adapters/faultSubjects.ts';
+import { FAULT_QUEUES, faultConfigurations, faultSubject, startFaultServer } from '../adapters/faultSubjects.ts';
 import { runFaultCampaign } from '../conformance/faults/index.ts';
 import type { FaultName } from '../conformance/faults/index.ts';
 import { FAULT_NAMES, profileSchema } from '../conformance/profile/index.ts';
 import type { FaultResult, Profile } from '../conformance/profile/index.ts';
-import { BrokerServer, MACHINE_LIMITS, configurationsOf } from '../conformance/servers/index.ts';
-import type { BrokerName } from '../conformance/servers/index.ts';
+import { MACHINE_LIMITS } from '../conformance/servers/index.ts';
 import { renderStoredPages } from '../docs/tools/profilePages.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -41,16 +39,6 @@ if (only !== undefined && !(FAULT_QUEUES as readonly string[]).includes(only))
 if (onlyFault !== undefined && !(FAULT_NAMES as readonly string[]).includes(onlyFault))
   fail(`--fault ${JSON.stringify(onlyFault)}: the faults are ${FAULT_NAMES.join(', ')}`);
 
-const BROKER: Record<FaultQueue, BrokerName> = {
-  'bullmq-redis': 'redis',
-  beanstalkd: 'beanstalkd',
-  'nats-jetstream': 'nats',
-  'pg-boss': 'postgres',
-  'bullmq-postgres': 'postgres',
-  'redis-streams': 'redis',
-  rabbitmq: 'rabbitmq',
-};
-
 for (const queue of FAULT_QUEUES.filter((q) => only === undefined || q === only)) {
   const started = performance.now();
   const file = join(dataDir, `${queue}.json`);
@@ -66,13 +54,13 @@ for (const queue of FAULT_QUEUES.filter((q) => only === undefined || q === only)
       `${file}: not a stored profile: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
   const stored = parsed.data as Profile;
-  const configurations = configurationsOf(BROKER[queue]).filter(
+  const configurations = faultConfigurations(queue).filter(
     (c) => onlyConfiguration === undefined || c.name === onlyConfiguration,
   );
   if (configurations.length === 0) fail(`--configuration ${JSON.stringify(onlyConfiguration)}: none for ${queue}`);
   const results: FaultResult[] = [];
   for (const c of configurations) {
-    const server = await BrokerServer.start(faultServerConfig(c.config));
+    const server = await startFaultServer(queue, c.name);
     try {
       const subject = faultSubject(queue, c.name, server);
       const faults = onlyFault === undefined ? undefined : [onlyFault as FaultName];
@@ -94,11 +82,11 @@ for (const queue of FAULT_QUEUES.filter((q) => only === undefined || q === only)
   const ran = (r: FaultResult): boolean =>
     results.some((n) => n.fault === r.fault && n.configuration === r.configuration);
   const order = (r: FaultResult): number =>
-    configurationsOf(BROKER[queue]).findIndex((c) => c.name === r.configuration) * 10 + FAULT_NAMES.indexOf(r.fault);
+    faultConfigurations(queue).findIndex((c) => c.name === r.configuration) * 10 + FAULT_NAMES.indexOf(r.fault);
   const kept = (stored.faults?.results ?? []).filter((r) => !ran(r));
   const faults = {
     limits: MACHINE_LIMITS,
-    configurations: configurationsOf(BROKER[queue]).map((c) => ({
+    configurations: faultConfigurations(queue).map((c) => ({
       name: c.name,
       description: c.description,
       promise: c.promise,

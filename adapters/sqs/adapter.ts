@@ -63,6 +63,8 @@ export interface SqsInstanceOptions {
   readonly clock: SqsClock;
   /** Name for reports. */
   readonly name: string;
+  /** Per lane, the address (`http://host:port`) its client sends to instead of the emulator's (a proxy's, for a fault). */
+  readonly laneEndpoints?: readonly (string | undefined)[];
 }
 
 /** Milliseconds per tick on the logical clock: one emulated second (SQS's times are whole seconds). */
@@ -164,9 +166,9 @@ export class SqsAdapterCore {
   private open(): void {
     this.clients = Array.from(
       { length: this.lanes },
-      () =>
+      (_, lane) =>
         new SQSClient({
-          endpoint: this.options.emulator.endpoint,
+          endpoint: this.options.laneEndpoints?.[lane] ?? this.options.emulator.endpoint,
           // Every request goes to the emulator's address, never to a host a queue URL names.
           useQueueUrlAsEndpoint: false,
           region: 'us-east-1',

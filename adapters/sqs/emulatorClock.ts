@@ -29,14 +29,15 @@ export function installStoppedClock(ms: number): StoppedClock {
   };
 }
 
-/** Installs a clock `factor` times as fast as real time in this process: Date.now and the timers' waits. */
-export function installFastClock(factor: number): void {
+/** Installs a clock `factor` times as fast as real time in this process, from `from` (default now): Date.now and the timers' waits. */
+export function installFastClock(factor: number, from?: number): void {
   if (!(factor >= 1)) throw new RangeError(`clock factor ${factor}: must be at least 1`);
   const realNow = Date.now.bind(Date);
   const origin = realNow();
+  const start = from ?? origin;
   const realSetTimeout = globalThis.setTimeout;
   const realSetInterval = globalThis.setInterval;
-  Date.now = () => origin + Math.floor((realNow() - origin) * factor);
+  Date.now = () => start + Math.floor((realNow() - origin) * factor);
   const scaled = (ms: unknown): number => (typeof ms === 'number' && ms > 0 ? ms / factor : 0);
   globalThis.setTimeout = ((handler: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) =>
     realSetTimeout(handler, scaled(ms), ...args)) as typeof setTimeout;

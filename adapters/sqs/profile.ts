@@ -17,9 +17,13 @@ import { messageOf } from '../../contract/index.ts';
 import type { RuleId } from '../../contract/rules.ts';
 import { SqsAdapter, SqsAdapterCore } from './adapter.ts';
 import type { QueueType, SqsClock } from './adapter.ts';
+import { SqsAdapterError } from './SqsAdapterError.ts';
 import { SqsEmulator } from './servers.ts';
 import type { EmulatorClock, EmulatorName } from './servers.ts';
 import { LaneConcurrentAdapter } from '../laneBroker.ts';
+import type { ConcurrentFactory } from '../../conformance/concurrent/adapter.ts';
+import { lossAwareConcurrentFactory, lossAwareFactory } from '../../conformance/profile/lossAware.ts';
+import type { LossSource } from '../../conformance/profile/lossAware.ts';
 
 /** A package's version from its package.json, found above its resolved entry point (fauxqs's `exports` name only its app). */
 const version = (name: string): string => {
@@ -161,20 +165,33 @@ const WINDOW_NOTE = `SQS forgets a MessageDeduplicationId 5 minutes after the se
 /** One emulator process for a target's instances: started on first use, stopped by `stop()`. */
 class SharedEmulator {
   private started: Promise<SqsEmulator> | undefined;
+  /** The emulator, once started (the address a lost connection names). */
+  current: SqsEmulator | undefined;
   constructor(
     private readonly name: EmulatorName,
     private readonly clock: EmulatorClock,
   ) {}
   get(): Promise<SqsEmulator> {
-    this.started ??= SqsEmulator.start(this.name, this.clock);
+    this.started ??= SqsEmulator.start(this.name, this.clock).then((e) => {
+      this.current = e;
+      return e;
+    });
     return this.started;
   }
   async stop(): Promise<void> {
     const started = this.started;
     this.started = undefined;
+    this.current = undefined;
     if (started !== undefined) await (await started.catch(() => undefined))?.stop();
   }
 }
+
+/** Where an emulator is, for a lost connection's one line: its name, and its address once started. */
+const emulatorLoss = (name: EmulatorName, current: () => SqsEmulator | undefined): LossSource => ({
+  where: () => ({ broker: name, address: current()?.endpoint.replace(/^http:\/\//, '') ?? '127.0.0.1' }),
+  clientLoss: (error) =>
+    error instanceof SqsAdapterError && error.code === 'emulator_gone' ? 'its process ended' : undefined,
+});
 
 /** Competing workers: one queue, a client per lane; a request with no reply from the emulator is indefinite. */
 class SqsConcurrentAdapter extends LaneConcurrentAdapter<SqsAdapterCore> {
@@ -215,9 +232,15 @@ export function sqsTarget(
   return {
     queue: name,
     version: `${emulator} ${SQS_VERSIONS[emulator]} (an emulator of Amazon SQS), @aws-sdk/client-sqs ${SQS_VERSIONS.client}`,
-    factory: async (config: Config) => new SqsAdapter(await SqsAdapterCore.create(config, await options())),
-    concurrentFactory: async (config, { workers }) =>
-      new SqsConcurrentAdapter(await SqsAdapterCore.create(config, await options(), workers)),
+    factory: lossAwareFactory(
+      async (config: Config) => new SqsAdapter(await SqsAdapterCore.create(config, await options())),
+      emulatorLoss(emulator, () => shared.current),
+    ),
+    concurrentFactory: lossAwareConcurrentFactory(
+      async (config, { workers }) =>
+        new SqsConcurrentAdapter(await SqsAdapterCore.create(config, await options(), workers)),
+      emulatorLoss(emulator, () => shared.current),
+    ),
     declarations: sqsDeclarations(queueType),
     clock:
       clocks.adapter.kind === 'logical'
@@ -230,5 +253,54 @@ export function sqsTarget(
     ...(Object.keys(tolerances).length === 0 ? {} : { tolerances }),
     upstream: sqsAwsPages(queueType),
     close: () => shared.stop(),
+  };
+}
+
+/** The clock an emulator's process starts on for its profile (and its fault campaign). */
+export const emulatorClockOf = (emulator: EmulatorName): EmulatorClock => CLOCKS[emulator].emulator;
+
+/**
+ * SQS on an emulator the caller started (with emulatorClockOf) and owns, as the fault campaign
+ * drives it: the target (its close() leaves the emulator running), and competing workers with
+ * lane `lane`'s client sent to `address` (a proxy's `host:port`) instead of the emulator.
+ */
+export function sqsOnEmulator(
+  running: SqsEmulator,
+  queueType: QueueType,
+): { readonly target: ProfileTarget; readonly routedFactory: (lane: number, address: string) => ConcurrentFactory } {
+  const clock = CLOCKS[running.name].adapter;
+  const name = `SQS ${queueType === 'fifo' ? 'FIFO' : 'standard'} queue on ${running.name}`;
+  const options = { emulator: running, queueType, clock, name };
+  const loss = emulatorLoss(running.name, () => running);
+  return {
+    target: {
+      ...sqsTarget(running.name, queueType),
+      factory: lossAwareFactory(
+        async (config: Config) => new SqsAdapter(await SqsAdapterCore.create(config, options)),
+        loss,
+      ),
+      concurrentFactory: lossAwareConcurrentFactory(
+        async (config, { workers }) => new SqsConcurrentAdapter(await SqsAdapterCore.create(config, options, workers)),
+        loss,
+      ),
+      close: async () => undefined,
+    },
+    routedFactory: (lane, address) =>
+      lossAwareConcurrentFactory(
+        async (config, { workers }) =>
+          new SqsConcurrentAdapter(
+            await SqsAdapterCore.create(
+              config,
+              {
+                ...options,
+                laneEndpoints: Array.from({ length: lane + 1 }, (_, i) =>
+                  i === lane ? `http://${address}` : undefined,
+                ),
+              },
+              workers,
+            ),
+          ),
+        loss,
+      ),
   };
 }
