@@ -12,6 +12,7 @@ import type { CliIO } from './args.ts';
 import { readFlags } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
 import { prepareOutputFile, writeOutput } from './outputs.ts';
+import { LAB_DEFAULT_PAGE } from './report/lab/failureStory.ts';
 import { LabBundleError } from './report/lab/labBundle.ts';
 import { SERVED_CONTRACT_PATH, labDocument, labStories } from './report/lab/labDocument.ts';
 import { JOBCHECK_DOCS_DIR } from './report/version.ts';
@@ -30,7 +31,7 @@ model (running in the page) answer, the diagram move, the rule that decided it, 
 `;
 
 /** The default page file. */
-export const LAB_DEFAULT_OUT = '.jobcheck/lab/index.html';
+export const LAB_DEFAULT_OUT = LAB_DEFAULT_PAGE;
 
 const flagsSchema = z
   .strictObject({
