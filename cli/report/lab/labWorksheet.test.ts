@@ -70,7 +70,7 @@ async function downloaded(page: Page, selector: string): Promise<string> {
 }
 
 interface Seen {
-  readonly byHand: { reply7: unknown; clock: string; title: string };
+  readonly byHand: { sameKey: unknown; reply7: unknown; clock: string; title: string };
   readonly malformed: { error: string; stepsBefore: string[]; stepsAfter: string[] };
   readonly exercises: Record<string, Ran>;
   readonly saved: string;
@@ -116,14 +116,19 @@ describeWithChromium('the lab as a worksheet', () => {
           await page.locator('#lab-edit-apply').click();
         };
 
-        // A step's key changed by hand, on the original of the changed-key story (the replay under v1).
-        await page.locator('#lab-x-changed-key button', { hasText: 'Open the original story' }).click();
-        await edit(5, { key: 'J-12:draft:v2' });
+        // The replay's key (step 5) changed by hand: to the saved draft's key, then to another one.
+        await page.locator('#lab-story').selectOption('changed-operation-key');
         const any = { outcome: 'accepted' as const, jobs: {}, balance: 0 };
-        await predictAndStep(page, any);
-        await predictAndStep(page, any);
+        const commitAfterKey = async (key: string): Promise<unknown> => {
+          await edit(5, { key });
+          await predictAndStep(page, any);
+          await predictAndStep(page, any);
+          return JSON.parse((await page.locator('#lab-reply').textContent()) ?? 'null');
+        };
+        const sameKey = await commitAfterKey('J-12:draft:v1');
         const byHand = {
-          reply7: JSON.parse((await page.locator('#lab-reply').textContent()) ?? 'null'),
+          sameKey,
+          reply7: await commitAfterKey('J-12:draft:v2'),
           clock: (await page.locator('#lab-clock').textContent()) ?? '',
           title: (await page.locator('#lab-title').textContent()) ?? '',
         };
@@ -195,6 +200,7 @@ describeWithChromium('the lab as a worksheet', () => {
   it('makes a second effect when a step key is edited, and refuses a malformed edit by name, changing nothing', () => {
     const { byHand, malformed, errors } = result();
     expect(byHand.title).toMatch(/\(edited\)/);
+    expect(byHand.sameKey).toEqual({ ok: true, type: 'commit', id: 'J-12-replay', applied: false, balance: 1 });
     expect(byHand.reply7).toEqual({ ok: true, type: 'commit', id: 'J-12-replay', applied: true, balance: 2 });
     expect(byHand.clock).toMatch(/balances: north 2$/);
     expect(malformed.error).toMatch(/^refused: invalid_argument amount: .*\(got "two"\)$/);

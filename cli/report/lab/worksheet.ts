@@ -136,6 +136,7 @@ export function parseWorksheet(fileText: string): Worksheet {
  */
 export function worksheetText(sheet: Worksheet): string {
   const result = worksheetSchema.safeParse(sheet);
-  if (!result.success) throw new WorksheetError(`worksheet: ${describeIssue(result.error, sheet, 'worksheet').message}`);
+  if (!result.success)
+    throw new WorksheetError(`worksheet: ${describeIssue(result.error, sheet, 'worksheet').message}`);
   return `${JSON.stringify(result.data, null, 2)}\n`;
 }
