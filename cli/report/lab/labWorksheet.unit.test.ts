@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { RULES } from '../../../contract/rules.ts';
 import { loadFixture } from '../../../model/fixtures.ts';
 import { initialState } from '../../../model/step.ts';
+import { storyFixtureFailure } from '../../../docs/tools/storyScreens.ts';
+import { storySection } from '../story/storySection.ts';
+import { failureLabStory } from './failureStory.ts';
 import { commandFromFields, editStory } from './labEdit.ts';
 import { LAB_EXERCISES, answerOf } from './labExercises.ts';
 import { parseSharedStory, sharedStoryHash } from './labSharedStory.ts';
@@ -203,5 +206,23 @@ describe('a story shared in a lab address', () => {
     expect(() => parseSharedStory(JSON.stringify({ ...story, config: { ...f.config, capacity: 0 } }))).toThrow(
       /^story: config\.capacity: must be >= 1 \(got 0\)$/,
     );
+  });
+
+  it("links a failure page's story into the lab: the steps the check ran, the job the story follows", async () => {
+    const { failure } = await storyFixtureFailure();
+    const fixture = failure.fixture.fixture;
+    const story = failureLabStory(failure) ?? expect.fail('no story for the lab');
+    expect(story.steps.map((s) => ('do' in s ? s.do : s))).toEqual(
+      fixture.steps.map((s) => ('do' in s ? s.do : { restart: true })),
+    );
+    expect(story.focus).toEqual(fixture.focus);
+    const section = await storySection(failure, undefined, 'file:///somewhere/lab/index.html');
+    const href = (/<a href="([^"]+)" data-lab>/.exec(section.html)?.[1] ?? expect.fail('no lab link'))
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+    const [page, hash] = href.split('#story=');
+    expect(page).toBe('file:///somewhere/lab/index.html');
+    expect(parseSharedStory(decodeURIComponent(hash ?? ''))).toEqual({ ...story, final: null });
+    expect((await storySection(failure)).html).not.toContain('data-lab');
   });
 });
