@@ -23,6 +23,8 @@ export const LAB_USAGE = `Usage: jobcheck lab [--out FILE | --serve [--port N]] 
 Writes the lab: one page, working offline, where you pick a fixture story, predict before each
 step every job's status and token and the account's balance, then step and see the reference
 model (running in the page) answer, the diagram move, the rule that decided it, and your score.
+Any step can be edited, inserted or deleted; the four experiments of the queue lab run after your
+predictions; the worksheet is saved as a file and exported as a one-page report.
   --out FILE     where to write the page (default .jobcheck/lab/index.html)
   --serve        serve the page on 127.0.0.1 instead of writing it, until Ctrl-C
   --port N       the port to serve on (default: a free one)
