@@ -196,7 +196,7 @@ export const LAB_WORK_SCRIPT = `
     const plays = sheet.plays.filter((p) => p.trace.length > 0);
     const edited = plays.filter((p) => p.edited).length;
     const runs = Object.values(sheet.exercises).filter((e) => e.run).length;
-    $('lab-ws-summary').textContent = plays.length + ' stories played (' + edited + ' edited), ' + runs + ' of ' + Lab.LAB_EXERCISES.length + ' experiments run; worksheet score ' + sheet.score.points + ' of ' + sheet.score.asked + '.';
+    $('lab-ws-summary').textContent = plays.length + (plays.length === 1 ? ' story' : ' stories') + ' played (' + edited + ' edited), ' + runs + ' of ' + Lab.LAB_EXERCISES.length + ' experiments run; worksheet score ' + sheet.score.points + ' of ' + sheet.score.asked + '.';
   }
 
   function download(name, text, type) {
