@@ -77,6 +77,8 @@ export const SLOW_TESTS: readonly string[] = [
   'cli/report/lab/labPage.test.ts',
   // A few seconds: Service Bus Receive-and-Delete's loss and Peek-Lock's redelivery stepped in headless Chromium.
   'cli/report/lab/documentedLab.test.ts',
+  // ~9 s: the lab as a worksheet in headless Chromium: edits, the four experiments, a worksheet saved and loaded, a failure's story opened.
+  'cli/report/lab/labWorksheet.test.ts',
   // ~10 s: a race's history hovered, clicked and moved through by keys in headless Chromium.
   'cli/report/race/racePage.test.ts',
   // ~4 s: the run page's header and contents read back from the DOM in headless Chromium, keys and overflow.
@@ -145,6 +147,7 @@ export const SLOW_IN_PAIRS: readonly string[] = [
   'cli/report/story/storyPage.test.ts',
   'cli/report/lab/labPage.test.ts',
   'cli/report/lab/documentedLab.test.ts',
+  'cli/report/lab/labWorksheet.test.ts',
   'cli/report/race/racePage.test.ts',
   'cli/report/pagePage.test.ts',
   'conformance/concurrent/porcupineExport.test.ts',

@@ -12,6 +12,7 @@ import type { CliIO } from './args.ts';
 import { readFlags } from './args.ts';
 import { SetupError, UsageError } from './errors.ts';
 import { prepareOutputFile, writeOutput } from './outputs.ts';
+import { LAB_DEFAULT_PAGE } from './report/lab/failureStory.ts';
 import { LabBundleError } from './report/lab/labBundle.ts';
 import { SERVED_CONTRACT_PATH, labDocument, labStories } from './report/lab/labDocument.ts';
 import { JOBCHECK_DOCS_DIR } from './report/version.ts';
@@ -22,6 +23,8 @@ export const LAB_USAGE = `Usage: jobcheck lab [--out FILE | --serve [--port N]] 
 Writes the lab: one page, working offline, where you pick a fixture story, predict before each
 step every job's status and token and the account's balance, then step and see the reference
 model (running in the page) answer, the diagram move, the rule that decided it, and your score.
+Any step can be edited, inserted or deleted; the four experiments of the queue lab run after your
+predictions; the worksheet is saved as a file and exported as a one-page report.
   --out FILE     where to write the page (default .jobcheck/lab/index.html)
   --serve        serve the page on 127.0.0.1 instead of writing it, until Ctrl-C
   --port N       the port to serve on (default: a free one)
@@ -30,7 +33,7 @@ model (running in the page) answer, the diagram move, the rule that decided it, 
 `;
 
 /** The default page file. */
-export const LAB_DEFAULT_OUT = '.jobcheck/lab/index.html';
+export const LAB_DEFAULT_OUT = LAB_DEFAULT_PAGE;
 
 const flagsSchema = z
   .strictObject({

@@ -12,7 +12,8 @@
  */
 import { existsSync, renameSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { readInputFile } from '../../conformance/outside/inputFile.ts';
 import { writeOutputFile } from '../../conformance/outside/outputFile.ts';
 import type { CheckFailure } from '../../conformance/check/index.ts';
@@ -30,6 +31,7 @@ import {
   writeRunRecordSync,
 } from './runRecord.ts';
 import type { PageSection } from './section.ts';
+import { LAB_DEFAULT_PAGE } from './lab/failureStory.ts';
 import { sectionsOf } from './sections.ts';
 import { shippedContract } from './shippedDocs.ts';
 import { STDERR_FILE, StderrFile } from './stderrFile.ts';
@@ -218,7 +220,11 @@ export class RunFolder {
             stderr: { href: STDERR_FILE, tail: stderr.tail, lines: stderr.lines, bytesDropped: stderr.bytesDropped },
           }),
       links,
-      sections: [...(await sectionsOf(f, shippedContract())), ...(outcome.sections ?? [])],
+      // The story links to the lab where `jobcheck lab` writes it, from the folder the check ran in.
+      sections: [
+        ...(await sectionsOf(f, shippedContract(), pathToFileURL(resolve(LAB_DEFAULT_PAGE)).href)),
+        ...(outcome.sections ?? []),
+      ],
       ...(outcome.phases === undefined ? {} : { phases: outcome.phases }),
     });
     await writeOutputFile(join(this.dir, PAGE_FILE), page, { exclusive: true });

@@ -13,14 +13,21 @@ import type { PageSection } from './section.ts';
 import type { ShippedContract } from './shippedDocs.ts';
 import { unrepeatedSection } from './unrepeatedSection.ts';
 
-/** The sections of the page for `failure`, in order, linking `contract` for the rules; none without one. */
-export async function sectionsOf(failure: CheckFailure | null, contract?: ShippedContract): Promise<PageSection[]> {
+/**
+ * The sections of the page for `failure`, in order, linking `contract` for the rules and a
+ * sequential story into the lab at `labUrl`; none without one.
+ */
+export async function sectionsOf(
+  failure: CheckFailure | null,
+  contract?: ShippedContract,
+  labUrl?: string,
+): Promise<PageSection[]> {
   if (failure === null) return [];
   switch (failure.kind) {
     case 'divergence':
     case 'fixture': {
       const { storySection } = await import('./story/storySection.ts');
-      return [await storySection(failure, contract)];
+      return [await storySection(failure, contract, labUrl)];
     }
     case 'race': {
       const { raceSection } = await import('./race/raceSection.ts');

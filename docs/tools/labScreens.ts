@@ -1,9 +1,10 @@
 /**
- * The lab's screenshot for the docs (docs/images/lab-step.png), and the helpers that drive the
- * lab page in Chromium, which its browser test shares: fill the prediction form and step. The
- * screenshot is a step after a wrong guess, so the answer with its "why" shows: story
- * lease-boundary-now4-now5, step 3, a claim at now=4 while the first worker's lease runs until 5,
- * guessed as if the lease had run out.
+ * The lab's screenshots for the docs, and the helpers that drive the lab page in Chromium, which
+ * its browser tests share: fill the prediction form and step. lab-step.png is a step after a
+ * wrong guess, so the answer with its "why" shows: story lease-boundary-now4-now5, step 3, a claim
+ * at now=4 while the first worker's lease runs until 5, guessed as if the lease had run out.
+ * lab-experiment-<id>.png is each of the four experiments run after its predictions (the changed
+ * payload predicted wrong, as a learner would), 1280 px wide.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,5 +66,38 @@ export async function labScreens(outDir: string): Promise<string[]> {
   mkdirSync(outDir, { recursive: true });
   const path = join(outDir, 'lab-step.png');
   writeFileSync(path, result);
-  return [path];
+  return [path, ...(await experimentScreens(html, outDir))];
+}
+
+/** The predictions the experiments' screenshots are run with, by exercise id (labExercises.ts). */
+export const EXPERIMENT_PREDICTIONS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'changed-key': { before: 'reused', after: 'applied' },
+  'changed-payload': { after: 'applied' },
+  'lease-boundary': { before: 'nothing', after: 'delivered' },
+  interruption: { gap: 'after-3', after: 'reused' },
+};
+
+/** Runs each experiment of the lab in `html` with EXPERIMENT_PREDICTIONS and shoots its card, the page's width. */
+async function experimentScreens(html: string, outDir: string): Promise<string[]> {
+  const { result } = await withChromiumPage({ ...LAB_VIEWPORT, timeoutMs: 60_000 }, async (page) => {
+    await page.setContent(html, { waitUntil: 'load' });
+    const shots: [string, Buffer][] = [];
+    for (const [id, answers] of Object.entries(EXPERIMENT_PREDICTIONS)) {
+      const card = page.locator(`#lab-x-${id}`);
+      for (const [q, v] of Object.entries(answers)) await card.locator(`select[name="${q}"]`).selectOption(v);
+      await card.locator('[data-x-run]').click();
+      await page.evaluate('document.activeElement && document.activeElement.blur()');
+      const box = (await card.boundingBox()) ?? { y: 0, height: 800 };
+      const top = await page.evaluate('window.scrollY');
+      const y = Math.max(0, Math.floor(box.y + (top as number)) - 8);
+      const clip = { x: 0, y, width: LAB_VIEWPORT.width, height: Math.ceil(box.height) + 16 };
+      shots.push([`lab-experiment-${id}.png`, await page.screenshot({ fullPage: true, clip, animations: 'disabled' })]);
+    }
+    return shots;
+  });
+  return result.map(([name, png]) => {
+    const path = join(outDir, name);
+    writeFileSync(path, png);
+    return path;
+  });
 }

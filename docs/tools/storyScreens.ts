@@ -120,8 +120,11 @@ const COVERAGE_LINKS = [
 const FAILURE_LINK = { href: 'failure.json', label: 'the story, for jobcheck replay' };
 const RUN_LINK = { href: 'run.json', label: 'this run, as jobcheck report --list reads it' };
 
-/** A run page holding the story of `example`, linking the files a run's folder holds beside it. */
-export async function storyPageHtml(example: StoryExample): Promise<string> {
+/**
+ * A run page holding the story of `example`, linking the files a run's folder holds beside it,
+ * and the story into the lab at `labUrl` when given.
+ */
+export async function storyPageHtml(example: StoryExample, labUrl?: string): Promise<string> {
   const target = example.variant;
   return reportPage({
     verdict: 'diverge',
@@ -145,7 +148,7 @@ export async function storyPageHtml(example: StoryExample): Promise<string> {
       example.failure.kind === 'divergence'
         ? [...COVERAGE_LINKS, FAILURE_LINK, RUN_LINK]
         : [...COVERAGE_LINKS, RUN_LINK],
-    sections: [await storySection(example.failure, shippedContract())],
+    sections: [await storySection(example.failure, shippedContract(), labUrl)],
   });
 }
 

@@ -10,14 +10,17 @@
  * without scrolling it away). Every text is set with textContent, never parsed as HTML: the
  * contract's inline code (`x`) becomes code elements holding text.
  *
- * It is a string because the project's TypeScript has no DOM library; the browser test
- * (labPage.test.ts) holds it to its behaviour.
+ * A story can be edited (labEditScript.ts) and the exercises and the worksheet (labWorkScript.ts)
+ * use the functions here: `begin` starts a story object (a fixture or an edited one), `playNext`
+ * plays and shows a step; every step played is recorded in the worksheet (`sheet`).
+ *
+ * It is a string because the project's TypeScript has no DOM library; the browser tests
+ * (labPage.test.ts, labWorksheet.test.ts) hold it to its behaviour.
  */
-export const LAB_SCRIPT = `(() => {
-  const root = document.getElementById('lab');
-  if (root === null) return;
-  const Lab = window.JobcheckLab;
-  const data = JSON.parse(document.getElementById('lab-data').textContent);
+import { LAB_EDIT_SCRIPT } from './labEditScript.ts';
+import { LAB_WORK_SCRIPT } from './labWorkScript.ts';
+
+const CORE = `  const data = JSON.parse(document.getElementById('lab-data').textContent);
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text) => {
     const e = document.createElement(tag);
@@ -35,7 +38,7 @@ export const LAB_SCRIPT = `(() => {
     return parent;
   };
   const select = $('lab-story');
-  let story, state, index, points, asked, finished;
+  let story, state, index, points, asked, finished, play;
 
   if (Lab === undefined) {
     $('lab-check').className = 'lab-check bad';
@@ -164,8 +167,13 @@ export const LAB_SCRIPT = `(() => {
   /** The model a story runs on: a documented mode's, or the contract's. */
   let model = Lab;
   function start(name) {
-    story = data.stories.find((s) => s.name === name) || data.stories[0];
-    select.value = story.name;
+    begin(data.stories.find((s) => s.name === name) || data.stories[0]);
+  }
+
+  /** Starts \`s\` (a fixture story, or an edited copy with \`edited: true\` and no record of the original). */
+  function begin(s) {
+    story = s;
+    if (data.stories.some((x) => x.name === story.name)) select.value = story.name;
     model = story.model ? Lab.documentedModel(story.model) : Lab;
     state = model.initialState(story.config);
     $('lab-documented').hidden = !story.model;
@@ -176,7 +184,7 @@ export const LAB_SCRIPT = `(() => {
     points = 0;
     asked = 0;
     finished = false;
-    $('lab-title').textContent = story.name + ': ' + story.title;
+    $('lab-title').textContent = story.name + (story.edited ? ' (edited)' : '') + ': ' + story.title;
     $('lab-text').replaceChildren();
     withCode($('lab-text'), story.story);
     const c = story.config;
@@ -190,6 +198,16 @@ export const LAB_SCRIPT = `(() => {
     litDiagram(snap, []);
     renderScore();
     renderForm();
+    play = { story: story.name, title: story.title, edited: !!story.edited, focus: { job: story.focus.job, account: story.focus.account }, steps: story.steps.map(bareStep), trace: [] };
+    playPushed = false;
+    renderSteps();
+  }
+
+  /** A story step without the original story's record of it, as the worksheet keeps it. */
+  function bareStep(s) {
+    if (s.do) return { do: s.do };
+    if (s.restart) return { restart: true };
+    return s.aliasSnapshot ? { aliasSnapshot: true } : { aliasRestore: true };
   }
 
   function readPrediction() {
@@ -241,17 +259,44 @@ export const LAB_SCRIPT = `(() => {
     for (const item of items) ul.appendChild(make(item));
   }
 
-  function play(event) {
+  function onStep(event) {
     event.preventDefault();
     if (finished) return;
+    playNext(readPrediction());
+    renderSteps();
+  }
+
+  /**
+   * Plays the next step on the model and shows its answer: with \`guess\`, scored against it (the
+   * why shown on a wrong guess); without one (a step replayed after an edit), unscored, the why
+   * always shown. Records the step in the worksheet.
+   */
+  function playNext(guess) {
     const step = story.steps[index];
-    const guess = readPrediction();
     const result = Lab.playStoryStep(state, step, index + 1, story.focus.job, model);
     state = result.state;
-    const score = scoreOf(guess, result.snapshot, result.reply);
+    const score = guess ? scoreOf(guess, result.snapshot, result.reply) : { right: 0, total: 0, lines: [{ ok: true, text: 'played without a prediction: the model answers the edited story' }] };
     points += score.right;
     asked += score.total;
-    const wrong = score.right < score.total;
+    sheet.score.points += score.right;
+    sheet.score.asked += score.total;
+    const wrong = score.right < score.total || !guess;
+    const entry = { step: index + 1, command: describeCommand(step) };
+    if (step.do) entry.do = step.do;
+    if (result.reply !== undefined) entry.reply = result.reply;
+    if (result.outcome !== undefined) entry.outcome = result.outcome;
+    entry.moves = result.moves.map((m) => ({ job: m.job, from: m.from, to: m.to }));
+    if (guess) entry.prediction = guess;
+    entry.points = score.right;
+    entry.of = score.total;
+    play.trace.push(entry);
+    // A play enters the worksheet with its first step: a story only looked at is not kept.
+    if (!playPushed) {
+      sheet.plays.push(play);
+      playPushed = true;
+      if (sheet.plays.length > 200) sheet.plays.shift();
+    }
+    renderSheet();
 
     $('lab-result').hidden = false;
     $('lab-result-head').textContent = 'What step ' + (index + 1) + ' did: ' + describeCommand(step);
@@ -259,8 +304,8 @@ export const LAB_SCRIPT = `(() => {
     reply.textContent = result.reply !== undefined ? JSON.stringify(result.reply) : result.outcome;
     reply.className = 'lab-reply ' + (result.reply === undefined || result.reply.ok ? 'ok' : 'refused');
     $('lab-reply-label').textContent = result.reply !== undefined ? (result.reply.ok ? 'reply (accepted)' : 'reply (refused)') : 'outcome';
-    $('lab-points').textContent = '+' + score.right + ' of ' + score.total + (wrong ? '' : ': all right');
-    $('lab-points').className = 'lab-points ' + (wrong ? 'some-wrong' : 'all-right');
+    $('lab-points').textContent = guess ? '+' + score.right + ' of ' + score.total + (wrong ? '' : ': all right') : '(no prediction)';
+    $('lab-points').className = 'lab-points ' + (guess && wrong ? 'some-wrong' : 'all-right');
     list('lab-verdict', score.lines, (l) => el('li', l.ok ? 'right' : 'wrong', (l.ok ? '✓ ' : '✗ ') + l.text));
     $('lab-why-box').hidden = !wrong;
     list('lab-why', wrong ? result.explanations : [], (e) => {
@@ -288,16 +333,18 @@ export const LAB_SCRIPT = `(() => {
     const check = $('lab-check');
     list('lab-mismatches', result.mismatches, (m) => el('li', '', m));
     check.className = 'lab-check ' + (result.mismatches.length ? 'bad' : 'good');
-    check.textContent = result.mismatches.length
-      ? '✗ The model in this page departs from what the story records:'
-      : '✓ The model in this page did what the story records.';
+    check.textContent = story.edited
+      ? 'An edited story: the model\\'s answer is its only record.'
+      : result.mismatches.length
+        ? '✗ The model in this page departs from what the story records:'
+        : '✓ The model in this page did what the story records.';
     $('lab-result-note').replaceChildren();
     if (step.note) withCode($('lab-result-note'), 'Story note: ' + step.note);
 
     const li = el('li');
     li.dataset.step = String(index + 1);
     if (result.reply !== undefined) li.dataset.reply = JSON.stringify(result.reply);
-    li.append(el('span', 'lab-h-cmd', describeCommand(step)), el('span', 'lab-h-pts ' + (wrong ? 'some-wrong' : 'all-right'), ' +' + score.right + '/' + score.total));
+    li.append(el('span', 'lab-h-cmd', describeCommand(step)), el('span', 'lab-h-pts ' + (guess && wrong ? 'some-wrong' : 'all-right'), guess ? ' +' + score.right + '/' + score.total : ' replayed'));
     $('lab-history').appendChild(li);
 
     renderState(result.snapshot);
@@ -312,11 +359,11 @@ export const LAB_SCRIPT = `(() => {
     finished = true;
     $('lab-predict').hidden = true;
     $('lab-end').hidden = false;
-    const final = Lab.finalMismatches(result.snapshot, story.final);
+    const final = story.edited ? [] : Lab.finalMismatches(result.snapshot, story.final);
     $('lab-final').textContent = 'The story is over: ' + points + ' of ' + asked + ' predictions right.';
     const fc = $('lab-final-check');
     fc.className = 'lab-check ' + (final.length ? 'bad' : 'good');
-    fc.textContent = final.length ? '✗ ' + final.join('; ') : '✓ The model ends where the story says it ends.';
+    fc.textContent = story.edited ? 'The edited story is over: edit a step to try another variation.' : final.length ? '✗ ' + final.join('; ') : '✓ The model ends where the story says it ends.';
     $('lab-again').focus({ preventScroll: true });
     keepInView($('lab-result'));
   }
@@ -327,9 +374,20 @@ export const LAB_SCRIPT = `(() => {
     if (r.top < 0 || r.bottom > window.innerHeight) box.scrollIntoView({ block: 'start' });
   }
 
-  $('lab-predict').addEventListener('submit', play);
+  $('lab-predict').addEventListener('submit', onStep);
   select.addEventListener('change', () => start(select.value));
-  $('lab-restart').addEventListener('click', () => start(select.value));
-  $('lab-again').addEventListener('click', () => start(select.value));
-  start(data.initial);
+  $('lab-restart').addEventListener('click', () => begin(story.edited ? story : data.stories.find((s) => s.name === select.value)));
+  $('lab-again').addEventListener('click', () => begin(story));
+`;
+
+/** The page's whole script: the core, the editor, the exercises and the worksheet in one closure. */
+export const LAB_SCRIPT = `(() => {
+  const root = document.getElementById('lab');
+  if (root === null) return;
+  const Lab = window.JobcheckLab;
+  let sheet = Lab === undefined ? null : Lab.emptyWorksheet();
+${CORE}
+${LAB_EDIT_SCRIPT}
+${LAB_WORK_SCRIPT}
+  if (!openShared()) start(data.initial);
 })();`;

@@ -1,7 +1,8 @@
 /**
  * The lab as a page part (cli/report/section.ts): the story picker, the prediction form, the
  * answer (reply, verdict per field, why, the transitions, the rules, the story check), the
- * lifecycle diagram with each job in its state, the jobs table and the history of steps. Its data
+ * lifecycle diagram with each job in its state, the jobs table, the story's steps with their
+ * editor, the history of steps; below them the four experiments and the worksheet. Its data
  * (the stories, which to start with, where the contract lives) is a JSON element of the fragment;
  * its script (labScript.ts) needs the model bundle (the global `JobcheckLab`) loaded before it.
  *
@@ -126,6 +127,38 @@ const CSS = `
 #lab .lab-h-cmd { font-family:ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size:13px; min-width:0; overflow-wrap:anywhere; }
 #lab .lab-h-pts { white-space:nowrap; font-weight:600; }
 #lab .lab-empty { color:var(--muted); }
+#lab #lab-edit-steps li { display:flex; gap:6px; align-items:center; font-size:14px; padding:2px 0; }
+#lab #lab-edit-steps li.next .lab-e-cmd { font-weight:700; color:var(--focus); }
+#lab .lab-e-cmd { flex:1 1 auto; min-width:0; overflow-wrap:anywhere; font-size:12.5px; }
+#lab #lab-edit-steps button, #lab #lab-editor button { padding:2px 8px; font-size:13px; flex:0 0 auto; white-space:nowrap; }
+#lab button:disabled { opacity:.55; cursor:default; }
+#lab #lab-editor { border-top:1px solid var(--line); margin-top:8px; padding-top:8px; }
+#lab #lab-edit-fields { display:grid; grid-template-columns:repeat(3, minmax(0, 1fr)); gap:6px 10px; margin:6px 0; }
+#lab #lab-edit-fields label, #lab .lab-x-q { display:flex; flex-direction:column; font-size:13px; color:var(--muted); min-width:0; }
+#lab #lab-edit-fields input { width:100%; padding:2px 5px; }
+#lab h4 { font-size:15px; margin:0 0 6px; }
+#lab .lab-wide { margin-top:18px; }
+#lab .lab-wide > h2 { margin-bottom:8px; }
+#lab .lab-x-grid { display:grid; grid-template-columns:repeat(2, minmax(0, 1fr)); gap:0 16px; align-items:start; }
+#lab .lab-x p { margin:4px 0 8px; overflow-wrap:anywhere; }
+#lab .lab-x-q { margin:6px 0; gap:2px; }
+#lab .lab-x-q select, #lab .lab-x-q textarea, #lab #lab-answer { max-width:100%; width:100%; font:inherit; }
+#lab .lab-x > button { margin:6px 8px 0 0; }
+#lab .lab-x-verdict, #lab .lab-x-rules { list-style:none; padding-left:0; }
+#lab .lab-x-verdict li.right { color:var(--good); }
+#lab .lab-x-verdict li.wrong { color:var(--bad); font-weight:600; }
+#lab .lab-x-rules li { margin:4px 0; }
+#lab q.lab-quote { quotes:"“" "”"; }
+#lab .lab-x-named { color:var(--muted); font-size:13px; }
+#lab ol.lab-timeline { list-style:none; padding:0; display:flex; flex-wrap:wrap; gap:6px 22px; }
+#lab ol.lab-timeline li { border:2px solid var(--muted); border-radius:6px; padding:3px 6px; font-size:13px; max-width:100%; position:relative; }
+#lab ol.lab-timeline li + li::before { content:"→"; position:absolute; left:-18px; top:20%; color:var(--muted); }
+#lab ol.lab-timeline li.effect { border-color:var(--good); background:var(--good-bg); }
+#lab ol.lab-timeline li.ack { border-color:var(--focus); background:var(--focus-bg); }
+#lab ol.lab-timeline li.interruption { border-style:dashed; border-color:var(--bad); background:var(--bad-bg); font-weight:600; }
+#lab ol.lab-timeline li.refused, #lab ol.lab-timeline li.expiry { border-color:var(--refused); background:var(--refused-bg); }
+#lab #lab-worksheet .lab-ws-row { display:flex; flex-wrap:wrap; gap:8px 16px; align-items:center; margin:8px 0; }
+#lab #lab-worksheet label { font-weight:600; }
 #lab [hidden] { display:none !important; }
 `;
 
@@ -146,6 +179,7 @@ export function labSection(input: LabSectionInput): PageSection {
   <div class="lab-pick"><label for="lab-story">Story</label><select id="lab-story">${options}</select><button type="button" id="lab-restart">Start over</button></div>
   <div id="lab-score" role="status" aria-live="polite">Score: 0 of 0</div>
 </header>
+<p id="lab-shared-error" class="lab-check bad" role="alert" hidden></p>
 <section class="lab-story" aria-labelledby="lab-title"><h2 id="lab-title"></h2><p id="lab-documented" class="lab-documented" hidden></p><p id="lab-text"></p><p id="lab-config"></p></section>
 <div class="lab-grid">
   <div class="lab-left">
@@ -196,12 +230,39 @@ export function labSection(input: LabSectionInput): PageSection {
       <table id="lab-state-table"><thead><tr><th scope="col">job</th><th scope="col">status</th><th scope="col">token</th><th scope="col">attempts</th><th scope="col">lease until</th><th scope="col">due at</th><th scope="col">deadline</th></tr></thead><tbody id="lab-state-body"></tbody></table>
       <p id="lab-clock"></p>
     </section>
+    <section id="lab-edit" class="card" aria-labelledby="lab-edit-title">
+      <h3 id="lab-edit-title">Edit the story</h3>
+      <p class="lab-hint">Change a step's command, insert a step or delete one: the story starts over and the model plays it through the step you changed, at once. The contract's schema checks every edit.</p>
+      <ol id="lab-edit-steps"></ol>
+      <div id="lab-editor" hidden>
+        <h4 id="lab-edit-head"></h4>
+        <label for="lab-edit-type">command</label> <select id="lab-edit-type"><option value="submit">submit</option><option value="claim">claim</option><option value="commit">commit</option><option value="ack">ack</option><option value="fail">fail</option><option value="tick">tick</option></select>
+        <div id="lab-edit-fields"></div>
+        <button type="button" id="lab-edit-apply" class="primary">Apply</button> <button type="button" id="lab-edit-cancel">Cancel</button>
+        <p id="lab-edit-error" class="lab-check bad" role="alert" hidden></p>
+      </div>
+    </section>
     <section class="card" aria-labelledby="lab-history-head">
       <h3 id="lab-history-head">Steps so far</h3>
       <ol id="lab-history"></ol>
     </section>
   </div>
 </div>
+<section id="lab-exercises" class="lab-wide" aria-labelledby="lab-exercises-head">
+  <h2 id="lab-exercises-head">The four experiments</h2>
+  <p class="lab-hint">Each asks for your predictions first; running it locks them, makes the change and shows what the model does, why, and the rule it follows, quoted from the contract. The changed story opens above, where you can step it or edit it further.</p>
+  <div id="lab-exercises-list" class="lab-x-grid"></div>
+</section>
+<section id="lab-worksheet" class="card lab-wide" aria-labelledby="lab-worksheet-head">
+  <h2 id="lab-worksheet-head">Your worksheet</h2>
+  <p class="lab-hint">Everything you predict and the model answers here is kept: save it as a file, load it again later, or export the one-page report to hand in.</p>
+  <div class="lab-ws-row"><label for="lab-learner">Your name</label><input id="lab-learner" maxlength="200" autocomplete="off"></div>
+  <label for="lab-answer">Which component recognises a repeat, and what evidence does it store? In your own words:</label>
+  <textarea id="lab-answer" rows="3" maxlength="20000"></textarea>
+  <p id="lab-ws-summary"></p>
+  <div class="lab-ws-row"><button type="button" id="lab-save">Save the worksheet</button><label for="lab-load">Load a worksheet</label><input type="file" id="lab-load" accept=".json,application/json"><button type="button" id="lab-export">Export the report</button></div>
+  <p id="lab-ws-status" role="status"></p>
+</section>
 </main>`;
   return { id: 'lab', title: 'The lab', html, css: CSS, script: LAB_SCRIPT };
 }

@@ -8,7 +8,8 @@
  * The page is one self-contained file: the diagram is inline SVG laid out here (Graphviz in
  * WebAssembly, which is why building the section is asynchronous), the story's data is a JSON
  * element, the script and styles are inline, and the links to the contract point at the copy
- * shipped with the jobcheck that wrote the page (cli/report/shippedDocs.ts), never fetched.
+ * shipped with the jobcheck that wrote the page (cli/report/shippedDocs.ts), never fetched. Given
+ * the lab's address, a link opens the story there as an editable story (cli/report/lab/failureStory.ts).
  */
 import type { DivergenceFailure, FixtureFailure } from '../../../conformance/check/failure.ts';
 import type { Difference } from '../../../conformance/lockstep/compare.ts';
@@ -22,6 +23,7 @@ import type { Rule } from '../../../contract/rules.ts';
 import type { PageSection } from '../section.ts';
 import type { ShippedContract } from '../shippedDocs.ts';
 import { compactValue, replyFields, replyMessage } from './replyFields.ts';
+import { failureLabLink } from '../lab/failureStory.ts';
 import { storyData } from './storyData.ts';
 import type { StoryData, StoryStep } from './storyData.ts';
 import { STORY_SCRIPT } from './storyScript.ts';
@@ -163,7 +165,7 @@ export function impliedEdges(data: StoryData): ExtraEdge[] {
 }
 
 /** The section's HTML for a story whose diagram is `svg`, its rules linked into `contract` when given. Pure. */
-export function storyHtml(data: StoryData, svg: string, contract?: ShippedContract): string {
+export function storyHtml(data: StoryData, svg: string, contract?: ShippedContract, lab?: string): string {
   const cited = RULES.filter((r) => data.steps.some((s) => s.rules.includes(r.id)));
   const v = data.verdict;
   const head = `<section id="${STORY_ID}" class="story" aria-labelledby="${STORY_ID}-headline">
@@ -172,7 +174,7 @@ export function storyHtml(data: StoryData, svg: string, contract?: ShippedContra
   // Nothing ran (the implementation could not be started): the headline is the whole story.
   if (data.steps.length === 0) return `${head}\n</section>`;
   return `${head}
-${diffHtml(data)}
+${diffHtml(data)}${lab === undefined ? '' : `\n<p class="story-lab"><a href="${htmlText(lab)}" data-lab>Try variations of this story in the lab</a>: it opens there as a story you can edit step by step, and the model answers each variation (the lab is the page <code>npx --no-install jobcheck lab</code> writes to .jobcheck/lab/; write it first).</p>`}
 <h3>The story on the lifecycle</h3>
 <div class="story-panel">
 <div class="story-controls" role="toolbar" aria-label="step through the story">
@@ -199,13 +201,15 @@ ${cited.length === 0 ? '' : rulesHtml(cited, contract)}
 export async function storySection(
   failure: DivergenceFailure | FixtureFailure,
   contract?: ShippedContract,
+  labUrl?: string,
 ): Promise<PageSection> {
   const data = storyData(failure);
+  const lab = labUrl === undefined ? undefined : failureLabLink(failure, labUrl);
   const svg = await lifecycleSvg(emptyCoverage(), { plain: true, extraEdges: impliedEdges(data) });
   return {
     id: STORY_ID,
     title: 'What went wrong',
-    html: storyHtml(data, svg, contract),
+    html: storyHtml(data, svg, contract, lab),
     css: storyStyles(STORY_ID),
     script: STORY_SCRIPT.replace('ID', JSON.stringify(STORY_ID)),
   };
