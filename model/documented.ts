@@ -32,6 +32,9 @@ export interface DocumentedService {
   readonly modes: readonly DocumentedMode[];
 }
 
+/** SQS FIFO's deduplication interval, in minutes: the documented mode reads a tick as one minute. */
+export const SQS_WINDOW_MINUTES = 5;
+
 /** Every documented service, in the order of their pages. */
 export const DOCUMENTED_SERVICES: readonly DocumentedService[] = [
   {
@@ -47,8 +50,9 @@ export const DOCUMENTED_SERVICES: readonly DocumentedService[] = [
       {
         id: 'sqs-fifo',
         name: 'FIFO queue',
-        setting: 'a queue created with `FifoQueue`, each account its own `MessageGroupId`',
-        variants: [],
+        setting:
+          'a queue created with `FifoQueue`, each account its own `MessageGroupId`, each job id its `MessageDeduplicationId`; a tick read as one minute',
+        variants: [`deduplication-window:${SQS_WINDOW_MINUTES}`],
       },
     ],
   },

@@ -396,6 +396,9 @@ export function rulesExercised(before: ModelState, command: unknown, result: Ste
       if (existing !== undefined && !UNRESOLVED.has(existing.status)) out.add('dead-records-kept');
       if (reply.ok && reply.type === 'submit')
         out.add(reply.duplicate ? 'duplicate-submit-accepted' : 'admission-in-seq-order');
+      // A known id admitted again: a deduplication window's answer to the repeat (variants.ts).
+      if (existing !== undefined && reply.ok && reply.type === 'submit' && !reply.duplicate)
+        out.add('duplicate-submit-accepted');
       if (!reply.ok && reply.code === 'conflict') out.add('changed-payload-conflicts');
       if (!reply.ok && reply.code === 'out_of_range') out.add('counters-stay-safe');
       const capacityDecided =

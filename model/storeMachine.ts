@@ -49,6 +49,17 @@ export interface StoreContext {
   readonly reply: Reply | undefined;
   /** Job transitions taken by the last event. */
   readonly trace: readonly JobStep[];
+  /**
+   * When each job was admitted, kept only by a model with a deduplication window
+   * (variants.ts); the contract's own model never sets it, and no snapshot carries it.
+   */
+  readonly admitted?: ReadonlyMap<string, Admission>;
+}
+
+/** A job's admission: its admission number and the tick it was admitted at. */
+export interface Admission {
+  readonly seq: number;
+  readonly at: number;
 }
 
 /** Events of the store: every command, plus the clock advance that precedes each of them. */
@@ -99,7 +110,8 @@ export function claimableHead(context: StoreContext): JobSnapshot | undefined {
   return best;
 }
 
-const samePayload = (job: JobSnapshot, c: SubmitCommand): boolean => {
+/** Whether a submit carries exactly the payload of `job`. Pure. */
+export const samePayload = (job: JobSnapshot, c: SubmitCommand): boolean => {
   const p = job.context.payload;
   return p.account === c.account && p.key === c.key && p.amount === c.amount && p.deadline === c.deadline;
 };
@@ -113,6 +125,27 @@ function withJob(context: StoreContext, job: JobSnapshot): StoreContext['jobs'] 
 type DeliveryCommand = CommitCommand | AckCommand | FailCommand;
 const deliveryOf = (context: StoreContext, event: StoreEvent): JobSnapshot | undefined =>
   'token' in event ? jobByToken(context, event.token) : undefined;
+
+/**
+ * Step 2 of the contract: the clock moves to `now` and every unresolved job hears it, in admission
+ * order; each job decides for itself (deadline, lease, backoff; see jobMachine). What the store's
+ * `advance` assigns. Pure.
+ */
+export function advancedClock(context: StoreContext, now: number): Pick<StoreContext, 'clock' | 'jobs' | 'trace'> {
+  let jobs: Map<string, JobSnapshot> | undefined;
+  const trace: JobStep[] = [];
+  // Iterating the map itself is safe: it is never changed, a changed job goes to the copy.
+  for (const job of context.jobs.values()) {
+    if (!isUnresolved(job)) continue;
+    const { job: next, step } = sendToJob(job, { type: 'ADVANCE', now });
+    if (step !== undefined) {
+      jobs ??= new Map(context.jobs);
+      jobs.set(next.context.id, next);
+      trace.push(step);
+    }
+  }
+  return { clock: now, jobs: jobs ?? context.jobs, trace };
+}
 
 /** The context of an empty store: nothing admitted, clock 0, first token and admission number 1. Pure. */
 export function emptyStore(config: Config): StoreContext {
@@ -182,22 +215,7 @@ export const storeMachine = setup({
      * Step 2: the clock moves to `now` and every unresolved job hears it, in admission order.
      * Each job decides for itself (deadline, lease, backoff); see jobMachine.
      */
-    advanceClock: assign(({ context, event }) => {
-      if (event.type !== 'advance') return {};
-      let jobs: Map<string, JobSnapshot> | undefined;
-      const trace: JobStep[] = [];
-      // Iterating the map itself is safe: it is never changed, a changed job goes to the copy.
-      for (const job of context.jobs.values()) {
-        if (!isUnresolved(job)) continue;
-        const { job: next, step } = sendToJob(job, { type: 'ADVANCE', now: event.now });
-        if (step !== undefined) {
-          jobs ??= new Map(context.jobs);
-          jobs.set(next.context.id, next);
-          trace.push(step);
-        }
-      }
-      return { clock: event.now, jobs: jobs ?? context.jobs, trace };
-    }),
+    advanceClock: assign(({ context, event }) => (event.type === 'advance' ? advancedClock(context, event.now) : {})),
     /** Reply with a rejection; nothing else changes. */
     reject: assign(({ context, event }, params: { code: RejectionCode }) => ({
       reply: rejection(params.code, rejectionMessage(context, event, params.code)),

@@ -11,7 +11,9 @@
  * which outcomes it allows through `choose`: given the implementation's reply to a step, the
  * choice that reproduces it when it lies within the variant's bounds; the step is then taken with
  * that choice and compared exactly as always, and outside the bounds the model's own bound is
- * taken, so the difference shows.
+ * taken, so the difference shows. One family takes a parameter: `deduplication-window:<W>`, an id
+ * remembered W ticks from its admission (deduplicationWindow), the only variant that keeps state of
+ * its own (each job's admission tick, which no snapshot carries).
  */
 import { assign } from 'xstate';
 import { parseCommand } from '../contract/index.ts';
@@ -22,8 +24,16 @@ import { machineState } from './machineState.ts';
 import { sendToJob } from './sendToJob.ts';
 import { buildModel } from './step.ts';
 import type { Model, ModelMachines, ModelState, StepChoice } from './step.ts';
-import { claimableHead, isUnresolved, jobByToken, statusOf, storeMachine } from './storeMachine.ts';
-import type { JobSnapshot, StoreContext, StoreEvent } from './storeMachine.ts';
+import {
+  advancedClock,
+  claimableHead,
+  isUnresolved,
+  jobByToken,
+  samePayload,
+  statusOf,
+  storeMachine,
+} from './storeMachine.ts';
+import type { Admission, JobSnapshot, StoreContext, StoreEvent } from './storeMachine.ts';
 
 /** The names of the model's variants. */
 export const VARIANT_NAMES = [
@@ -36,8 +46,10 @@ export const VARIANT_NAMES = [
   'duplicate-within-visibility',
   'delete-on-receive',
 ] as const;
-/** One of VARIANT_NAMES. */
-export type VariantName = (typeof VARIANT_NAMES)[number];
+/** The family of variants with a deduplication window: `deduplication-window:<W>`, W in ticks (deduplicationWindow). */
+export const DEDUPLICATION_WINDOW = 'deduplication-window';
+/** One of VARIANT_NAMES, or a deduplication window of some whole number of ticks. */
+export type VariantName = (typeof VARIANT_NAMES)[number] | `${typeof DEDUPLICATION_WINDOW}:${number}`;
 
 /** A named variant of the model, replacing one rule of the contract. */
 export interface ModelVariant {
@@ -344,6 +356,68 @@ const deletingOnReceive = (store: typeof storeMachine): typeof storeMachine =>
     token: job.context.token ?? 0,
   }));
 
+// --- deduplication-window:W: an id is remembered W ticks from its admission. ---------------------
+
+const NO_ADMISSIONS: ReadonlyMap<string, Admission> = new Map();
+
+/**
+ * The admissions with every job not yet stamped (admitted by the command before, or restored from
+ * a snapshot, which holds no admission time) stamped at `context.clock`: the tick of the command
+ * that admitted it, or the clock the restored snapshot was taken at. Pure.
+ */
+function stamped(context: StoreContext): ReadonlyMap<string, Admission> {
+  let out: Map<string, Admission> | undefined;
+  for (const job of context.jobs.values()) {
+    const { id, seq } = job.context;
+    if (context.admitted?.get(id)?.seq === seq) continue;
+    out ??= new Map(context.admitted);
+    out.set(id, { seq, at: context.clock });
+  }
+  return out ?? context.admitted ?? NO_ADMISSIONS;
+}
+
+/**
+ * Whether a submit is an exact repeat of a forgotten id: the job under it is settled (done or
+ * dead), was admitted `window` ticks or more before the submit's tick, and has the submit's
+ * payload. An unresolved job keeps its id (the model holds one job an id, so a second live job
+ * under one id has no state to be in); a changed payload stays the contract's conflict. Pure.
+ */
+function forgottenRepeat(context: StoreContext, event: StoreEvent, window: number): boolean {
+  if (event.type !== 'submit') return false;
+  const job = context.jobs.get(event.id);
+  if (job === undefined || isUnresolved(job) || !samePayload(job, event)) return false;
+  const admitted = context.admitted?.get(event.id);
+  const at = admitted?.seq === job.context.seq ? admitted.at : context.clock;
+  return context.clock >= addTime(at, window);
+}
+
+/**
+ * The store machine that stamps each job's admission at the next clock advance, and whose exact
+ * repeat of a forgotten id (see `forgottenRepeat`) is neither a duplicate nor a conflict: it falls
+ * through to the capacity check and admission, and the new job takes the id's record.
+ */
+const forgettingAfter =
+  (window: number) =>
+  (store: typeof storeMachine): typeof storeMachine =>
+    store.provide({
+      guards: {
+        isDuplicateSubmit: ({ context, event }) => {
+          if (event.type !== 'submit' || forgottenRepeat(context, event, window)) return false;
+          const job = context.jobs.get(event.id);
+          return job !== undefined && samePayload(job, event);
+        },
+        isIdTaken: ({ context, event }) =>
+          event.type === 'submit' &&
+          context.jobs.get(event.id) !== undefined &&
+          !forgottenRepeat(context, event, window),
+      },
+      actions: {
+        advanceClock: assign(({ context, event }) =>
+          event.type === 'advance' ? { ...advancedClock(context, event.now), admitted: stamped(context) } : {},
+        ),
+      },
+    });
+
 /** How a variant changes the machines: the job lifecycle, the store policy, or both. */
 interface Change {
   readonly job?: (machine: typeof jobMachine) => typeof jobMachine;
@@ -446,10 +520,12 @@ export function composeVariants(variants: readonly ModelVariant[]): Pick<ModelVa
   if (variants.length === 0) return { model: buildModel() };
   if (variants.length === 1 && variants[0] !== undefined) return variants[0];
   // In SPECS order whatever the caller's: a variant that wraps another's choice of job
-  // (duplicate-within-visibility) comes after it.
+  // (duplicate-within-visibility) comes after it. A deduplication window, which provides what no
+  // other variant does (the clock advance, the submit's guards), comes last.
   const specs = SPECS.filter((s) => variants.some((v) => v.name === s.name));
+  const windows = variants.flatMap((v) => WINDOW_CHANGES.get(v) ?? []);
   const choosers = specs.map((s) => s.choose).filter((c): c is NonNullable<ModelVariant['choose']> => c !== undefined);
-  const model = buildModel(machinesWith(specs.map((s) => s.change)));
+  const model = buildModel(machinesWith([...specs.map((s) => s.change), ...windows]));
   if (choosers.length === 0) return { model };
   return {
     model,
@@ -464,10 +540,50 @@ export function composeVariants(variants: readonly ModelVariant[]): Pick<ModelVa
   };
 }
 
-/** Every variant of the model, in VARIANT_NAMES order. */
-export const MODEL_VARIANTS: readonly ModelVariant[] = VARIANTS;
+/** The change of each deduplication window built, by its variant (composeVariants reads it). */
+const WINDOW_CHANGES = new WeakMap<ModelVariant, Change>();
+/** Each deduplication window built, by its ticks: built once each (a model compiles its machines). */
+const WINDOWS = new Map<number, ModelVariant>();
+
+/**
+ * The variant `deduplication-window:<ticks>`, in place of duplicate-submit-accepted: an exact
+ * repeat is a duplicate only within `ticks` of its id's admission; from then on, once the job under
+ * it is settled, the id is forgotten and the repeat is a new job (SQS FIFO's
+ * MessageDeduplicationId). Throws a RangeError unless `ticks` is a positive safe integer. Pure.
+ */
+export function deduplicationWindow(ticks: number): ModelVariant {
+  if (!Number.isSafeInteger(ticks) || ticks < 1)
+    throw new RangeError(`a deduplication window of ${ticks} ticks: must be a positive whole number`);
+  let v = WINDOWS.get(ticks);
+  if (v === undefined) {
+    const change: Change = { store: forgettingAfter(ticks) };
+    const machines = machinesWith([change]);
+    v = {
+      name: `${DEDUPLICATION_WINDOW}:${ticks}`,
+      rule: 'duplicate-submit-accepted',
+      description: `An exact repeat of a submit is a duplicate only within ${ticks} ticks of its id's admission; from then on, once the job is done or dead, the id is forgotten: the repeat is a new job, with the next admission number, that takes the id's record (a job still ready, waiting or running keeps its id, and a changed payload stays a conflict). The contract's snapshot holds no admission time: after a restart every job counts as admitted at the clock of the snapshot.`,
+      declarable: true,
+      machines,
+      model: buildModel(machines),
+    };
+    WINDOWS.set(ticks, v);
+    WINDOW_CHANGES.set(v, change);
+  }
+  return v;
+}
+
+/** The window of MODEL_VARIANTS' example of the deduplication-window family, in ticks. */
+export const EXAMPLE_WINDOW = 4;
+
+/** Every variant of the model, in VARIANT_NAMES order, then a deduplication window of EXAMPLE_WINDOW ticks. */
+export const MODEL_VARIANTS: readonly ModelVariant[] = [...VARIANTS, deduplicationWindow(EXAMPLE_WINDOW)];
+
+const WINDOW_NAME = /^deduplication-window:([1-9][0-9]{0,15})$/;
 
 /** The variant with this name, or undefined (names come from outside: profiles, flags). Pure. */
 export function modelVariant(name: string): ModelVariant | undefined {
+  const window = WINDOW_NAME.exec(name)?.[1];
+  if (window !== undefined)
+    return Number.isSafeInteger(Number(window)) ? deduplicationWindow(Number(window)) : undefined;
   return VARIANTS.find((v) => v.name === name);
 }

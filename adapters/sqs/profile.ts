@@ -101,9 +101,30 @@ const COMMON: Partial<Record<RuleId, RuleDeclaration>> = {
   },
 };
 
-/** The declarations of a queue type: a standard queue has no message groups, so no per-account order. */
-export function sqsDeclarations(queueType: QueueType): Partial<Record<RuleId, RuleDeclaration>> {
-  if (queueType === 'fifo') return COMMON;
+/** SQS FIFO's deduplication interval, in seconds (five minutes). */
+export const DEDUPLICATION_SECONDS = 300;
+
+/**
+ * The declarations of an emulator's queue type: a standard queue has no message groups, so no
+ * per-account order; fauxqs's FIFO queue keeps each MessageDeduplicationId for SQS's five minutes
+ * from the send (on its logical clock, a tick a second), so its window is declared. local-aws-sqs
+ * keeps no window (README.md): its rule is checked against the contract, and departs where it does.
+ */
+export function sqsDeclarations(
+  queueType: QueueType,
+  emulator?: EmulatorName,
+): Partial<Record<RuleId, RuleDeclaration>> {
+  if (queueType === 'fifo')
+    return emulator !== 'fauxqs'
+      ? COMMON
+      : {
+          ...COMMON,
+          'duplicate-submit-accepted': {
+            kind: 'variant',
+            variant: `deduplication-window:${DEDUPLICATION_SECONDS / LOGICAL_TICK_SECONDS}`,
+            why: `fauxqs keeps each MessageDeduplicationId for 5 minutes from the send that stored it (SqsQueue's deduplicationCache, a toad-cache FifoMap with a ${DEDUPLICATION_SECONDS}-second time to live and room for 10,000 ids), read on its logical clock: ${DEDUPLICATION_SECONDS} ticks. AWS documents the same 5-minute interval, kept after the delete.`,
+          },
+        };
   return {
     ...COMMON,
     'account-head-only': {
@@ -159,8 +180,14 @@ const LOCAL_TOLERANCES: Partial<Record<RuleId, string>> = {
   'backoff-capped': 'as backoff-ends-at-not-before.',
 };
 
-/** A note on the FIFO deduplication window, on either emulator. */
-const WINDOW_NOTE = `SQS forgets a MessageDeduplicationId 5 minutes after the send (300 emulated seconds: 300 ticks on fauxqs, 150 on local-aws-sqs); every story here stays well inside it, so a repeat past the window is never asked.`;
+/** Emulated seconds per tick on fauxqs's logical clock. */
+const LOGICAL_TICK_SECONDS = 1;
+
+/** By emulator, a note on its FIFO deduplication beside duplicate-submit-accepted. */
+const WINDOW_NOTES: Record<EmulatorName, string> = {
+  fauxqs: `the window is ${DEDUPLICATION_SECONDS} ticks (variant deduplication-window:${DEDUPLICATION_SECONDS}); a repeat after it while the first message is still in the queue is a second message on fauxqs, which the model cannot state (one job an id): it would depart from the variant.`,
+  'local-aws-sqs': `local-aws-sqs keeps no window: a send finds its MessageDeduplicationId among the messages still in the queue (Queue's setRecord in its dist/index.js), so a repeat is a duplicate for as long as the first message stays, past 5 minutes too (${DEDUPLICATION_SECONDS / 2} ticks), and a new message as soon as it is deleted or dead-lettered, where AWS keeps tracking the id after the delete for the 5-minute interval.`,
+};
 
 /** One emulator process for a target's instances: started on first use, stopped by `stop()`. */
 class SharedEmulator {
@@ -227,7 +254,7 @@ export function sqsTarget(
   const options = async () => ({ emulator: await shared.get(), queueType, clock: clocks.adapter, name });
   const tolerances: Partial<Record<RuleId, string>> = {
     ...(emulator === 'local-aws-sqs' ? LOCAL_TOLERANCES : {}),
-    ...(queueType === 'fifo' ? { 'duplicate-submit-accepted': WINDOW_NOTE } : {}),
+    ...(queueType === 'fifo' ? { 'duplicate-submit-accepted': WINDOW_NOTES[emulator] } : {}),
   };
   return {
     queue: name,
@@ -241,7 +268,7 @@ export function sqsTarget(
         new SqsConcurrentAdapter(await SqsAdapterCore.create(config, await options(), workers)),
       emulatorLoss(emulator, () => shared.current),
     ),
-    declarations: sqsDeclarations(queueType),
+    declarations: sqsDeclarations(queueType, emulator),
     clock:
       clocks.adapter.kind === 'logical'
         ? { kind: 'logical' }

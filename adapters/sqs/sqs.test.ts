@@ -9,6 +9,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../../contract/index.ts';
 import type { ProfileTarget } from '../../conformance/profile/target.ts';
+import { checkedModelOf } from '../../conformance/profile/runProfile.ts';
 import { sqsTarget } from './profile.ts';
 import { SqsEmulator } from './servers.ts';
 import type { EmulatorName } from './servers.ts';
@@ -68,6 +69,44 @@ describe('SQS through each emulator', () => {
       }
     }, 60_000);
   }
+
+  it('FIFO: fauxqs remembers an id for 300 ticks from its send, local-aws-sqs only while its message is in the queue', async () => {
+    const submit = (id: string, now: number) => ({ type: 'submit', ...JOB, deadline: 1000, id, now });
+    const seqOf = (r: Reply): string =>
+      r.ok && r.type === 'submit' ? `seq ${r.seq}${r.duplicate ? ' duplicate' : ''}` : outcome(r);
+    const answers: Record<string, string[]> = {};
+    for (const emulator of ['fauxqs', 'local-aws-sqs'] as const) {
+      const target = sqsTarget(emulator, 'fifo', 4);
+      opened.push(target);
+      // The declared window is the model's: checkedModelOf accepts it (local-aws-sqs declares none).
+      expect(() => checkedModelOf(target)).not.toThrow();
+      const store = await target.factory(CONFIG);
+      const seen: string[] = [];
+      answers[emulator] = seen;
+      try {
+        seen.push(seqOf(await store.execute(submit('a', 0))));
+        await store.execute({ type: 'claim', worker: 'w1', now: 0 });
+        expect(outcome(await store.execute({ type: 'ack', worker: 'w1', token: 1, now: 0 }))).toBe('ok');
+        // After the delete: AWS keeps tracking the id for the 5-minute interval.
+        seen.push(seqOf(await store.execute(submit('a', 1))));
+        if (emulator === 'fauxqs') {
+          seen.push(seqOf(await store.execute(submit('b', 1))));
+          for (const now of [299, 300]) seen.push(seqOf(await store.execute(submit('a', now))));
+          // b was never received: its message is still in the queue when its window ends.
+          seen.push(seqOf(await store.execute(submit('b', 301))));
+        }
+      } finally {
+        await store.close();
+      }
+    }
+    expect(answers).toEqual({
+      fauxqs: ['seq 1', 'seq 1 duplicate', 'seq 2', 'seq 1 duplicate', 'seq 3', 'seq 4'],
+      'local-aws-sqs': ['seq 1', 'seq 2'],
+    });
+    expect(sqsTarget('fauxqs', 'fifo').declarations['duplicate-submit-accepted']).toMatchObject({
+      variant: 'deduplication-window:300',
+    });
+  }, 60_000);
 
   it('leaves no emulator process behind once its target closes', async () => {
     const emulator = await SqsEmulator.start('fauxqs', { kind: 'stopped', ms: Date.UTC(2026, 0, 1) });

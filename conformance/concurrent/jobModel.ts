@@ -89,8 +89,8 @@ function cached(map: object, make: () => string): string {
 
 /**
  * The exact canonical key of a model state: equal exactly when the snapshots are equal (up to
- * the order of map entries, which carries no meaning). The config is left out: one model serves
- * one config. Pure (but for its caches).
+ * the order of map entries, which carries no meaning) and, under a deduplication window, the
+ * admission times too. The config is left out: one model serves one config. Pure (but for its caches).
  */
 export function modelStateKey(state: ModelState): string {
   let key = stateKeys.get(state);
@@ -111,6 +111,10 @@ export function modelStateKey(state: ModelState): string {
     ),
   );
   key = `${c.clock},${c.nextToken},${c.nextSeq}|${jobs}|${balances}|${effects}`;
+  // A deduplication window's admission times (model/variants.ts) decide later submits: part of the state.
+  const admitted = c.admitted;
+  if (admitted !== undefined)
+    key += `|${cached(admitted, () => JSON.stringify(byName(admitted).map(([id, a]) => [id, a.seq, a.at])))}`;
   stateKeys.set(state, key);
   return key;
 }

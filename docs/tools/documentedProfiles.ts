@@ -25,7 +25,7 @@ import { DOCUMENTED_MODES, DOCUMENTED_SERVICES, documentedModel, modeVariants } 
 import type { DocumentedMode, DocumentedService } from '../../model/documented.ts';
 import { toSnapshot } from '../../model/step.ts';
 import type { Model, ModelState } from '../../model/step.ts';
-import { VARIANT_NAMES, modelVariant } from '../../model/variants.ts';
+import { DEDUPLICATION_WINDOW, VARIANT_NAMES, modelVariant } from '../../model/variants.ts';
 import type { VariantName } from '../../model/variants.ts';
 import { slug } from './slug.ts';
 import { DOCUMENTED_RECORDS, renderRecord } from './sourceRecords.ts';
@@ -48,7 +48,15 @@ export const citationsSchema = z
   .object({
     format: z.literal('jobcheck.documented-citations/1'),
     /** One a variant of a mode: the vendor's page that documents the behaviour the variant states. */
-    variants: z.array(z.object({ mode: modeId, variant: z.enum(VARIANT_NAMES), ...source }).strict()),
+    variants: z.array(
+      z
+        .object({
+          mode: modeId,
+          variant: z.string().refine((v) => modelVariant(v) !== undefined, { message: 'not a variant of the model' }),
+          ...source,
+        })
+        .strict(),
+    ),
     /** Pages that document a mode keeping a rule as the contract states it. */
     keeps: z.array(z.object({ mode: modeId, rule: ruleId, ...source }).strict()),
     /** Documented behaviours the model cannot state, with the reason. */
@@ -93,7 +101,7 @@ export function citationGaps(citations: Citations): string[] {
       if (n !== 1) gaps.push(`${mode.id}: variant ${variant} has ${n} citations, not 1`);
     }
   for (const c of citations.variants)
-    if (!DOCUMENTED_MODES.some((m) => m.id === c.mode && m.variants.includes(c.variant)))
+    if (!DOCUMENTED_MODES.some((m) => m.id === c.mode && m.variants.some((v) => v === c.variant)))
       gaps.push(`${c.mode}: a citation of ${c.variant}, which the mode does not have`);
   return gaps;
 }
@@ -172,14 +180,15 @@ export function profileVariant(name: VariantName, runs = DOCUMENTED_RUNS): Promi
   return profileModel(`the contract with ${name}`, `variant ${name}`, v.model, runs, name);
 }
 
-/** The variants the documented modes use, each once, in VARIANT_NAMES order. */
-export const DOCUMENTED_VARIANTS: readonly VariantName[] = VARIANT_NAMES.filter((n) =>
-  DOCUMENTED_MODES.some((m) => m.variants.includes(n)),
-);
+/** The variants the documented modes use, each once: in VARIANT_NAMES order, then any deduplication window. */
+export const DOCUMENTED_VARIANTS: readonly VariantName[] = [
+  ...VARIANT_NAMES.filter((n) => DOCUMENTED_MODES.some((m) => m.variants.includes(n))),
+  ...new Set(DOCUMENTED_MODES.flatMap((m) => m.variants).filter((n) => n.startsWith(`${DEDUPLICATION_WINDOW}:`))),
+];
 
-/** The data file (under data/) of a mode's profile or of a variant's. Pure. */
+/** The data file (under data/) of a mode's profile or of a variant's (a window's colon made a dash). Pure. */
 export const dataFile = (id: string): string =>
-  DOCUMENTED_MODES.some((m) => m.id === id) ? `${id}.json` : `variant-${id}.json`;
+  DOCUMENTED_MODES.some((m) => m.id === id) ? `${id}.json` : `variant-${id.replace(/:/g, '-')}.json`;
 
 /** The stored profile of a mode or variant (docs/profiles/documented/data/), or undefined when absent or of another format. */
 export function readStoredProfile(dataDir: string, id: string): Profile | undefined {

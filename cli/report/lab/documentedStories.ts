@@ -108,9 +108,9 @@ const STORIES: readonly (Omit<LabStory, 'modelLabel' | 'config' | 'focus'> & { r
   {
     name: 'sqs-fifo-group-order',
     model: 'sqs-fifo',
-    title: 'SQS FIFO: one message of a group at a time',
+    title: 'SQS FIFO: one message of a group at a time, an id remembered five minutes',
     story:
-      'Jobs `a` and `b` share the message group `x`. While `a` is in flight, a FIFO queue gives w2 nothing of the group; once `a` is deleted, `b` comes.',
+      'Jobs `a` and `b` share the message group `x`. While `a` is in flight, a FIFO queue gives w2 nothing of the group; once `a` is deleted, `b` comes. A tick is a minute here: SQS remembers a deduplication ID five minutes from its send, and then forgets it.',
     steps: [
       submit('a', 0),
       submit('b', 0),
@@ -119,8 +119,20 @@ const STORIES: readonly (Omit<LabStory, 'modelLabel' | 'config' | 'focus'> & { r
       commit('w1', 1, 2),
       ack('w1', 1, 2),
       { ...claim('w2', 3, 'b', 2), expectJobs: { b: { status: 'running' } } },
+      {
+        do: { type: 'submit', id: 'a', account: 'x', key: 'a:pay', amount: 5, deadline: 50, now: 4 },
+        expect: { ok: true, type: 'submit', id: 'a', seq: 1, duplicate: true },
+        expectJobs: { a: { status: 'done' } },
+        note: 'Four minutes after its send, a repeat of `a` is a duplicate, although `a` was deleted.',
+      },
+      {
+        do: { type: 'submit', id: 'a', account: 'x', key: 'a:pay', amount: 5, deadline: 50, now: 5 },
+        expect: { ok: true, type: 'submit', id: 'a', seq: 3, duplicate: false },
+        expectJobs: { a: { status: 'ready' } },
+        note: 'Five minutes after its send, SQS has forgotten the id: the repeat is a new message, and `a` will run again. Only the worker’s ledger keeps its effect single.',
+      },
     ],
-    final: { balances: { x: 5 }, jobs: { a: { status: 'done' }, b: { status: 'running' } } },
+    final: { balances: { x: 5 }, jobs: { a: { status: 'ready' }, b: { status: 'running' } } },
   },
   {
     name: 'pubsub-at-least-once-duplicate',
