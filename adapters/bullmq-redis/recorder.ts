@@ -12,6 +12,7 @@
  * synchronous write a line), so a worker killed mid-call leaves an invoke whose outcome is unknown.
  * A claim's invoke time is `job.processedOn`, the time BullMQ sent with its move to active, so
  * `leaseUntil` is the lock's earliest end: audit with a few ms of `--clock-uncertainty`.
+ * A sandboxed processor (a file BullMQ runs in a child) is not wrapped: pass a function.
  * The line writer here is minimal (one file, appended); see HistoryFileWriter.
  */
 import { createHash } from 'node:crypto';
