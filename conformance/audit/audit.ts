@@ -104,7 +104,7 @@ export async function auditHistory(
   let latest = Number.NEGATIVE_INFINITY;
   let operations = 0;
   let unattributed = 0;
-  const ends: boolean[] = [];
+  const cut: string[] = [];
   const absent = new Set<AbsentField>();
   const close = (job: string, part: Part): void => {
     parts.delete(job);
@@ -118,7 +118,7 @@ export async function auditHistory(
       continue;
     }
     if (event.type === 'end') {
-      ends.push(event.complete);
+      if (!event.complete) cut.push(event.file ?? '(a file)');
       continue;
     }
     const op = event.op;
@@ -167,12 +167,12 @@ export async function auditHistory(
   const ordered = options.accountOrder ?? header?.accountOrder ?? true;
   if (capacity !== undefined) findings.push(...capacityFindings(summaries, capacity, u));
   if (ordered) findings.push(...orderFindings(summaries, u));
-  if (ends.some((complete) => !complete))
+  if (cut.length > 0)
     findings.push({
       kind: 'gap',
       gap: 'truncated',
       subject: 'the history',
-      summary: `${ends.filter((c) => !c).length} file(s) have no end line: the history may be truncated`,
+      summary: `${cut.length} file(s) have no end line (${cut.join(', ')}): the history may be truncated`,
       lines: [],
     });
   if (absent.size > 0)

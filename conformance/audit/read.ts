@@ -35,7 +35,7 @@ export type ReadEvent =
       readonly absent?: readonly AbsentField[];
     }
   | { readonly type: 'op'; readonly op: AuditOp; readonly line: number }
-  | { readonly type: 'end'; readonly complete: boolean; readonly lines: number };
+  | { readonly type: 'end'; readonly complete: boolean; readonly lines: number; readonly file?: string };
 
 /** Limits of one read. */
 export interface ReadOptions {
@@ -295,5 +295,5 @@ export async function* readHistory(
       },
     };
   }
-  yield { type: 'end', complete: ended, lines: last };
+  yield { type: 'end', complete: ended, lines: last, file };
 }
