@@ -94,8 +94,12 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/rabbitmq/departures.test.ts',
   // ~12 s: a concurrent campaign of four workers on RabbitMQ's own clock, shrinking its failure until its time limit.
   'adapters/rabbitmq/concurrentCampaign.test.ts',
+  // ~2 s on RabbitMQ: spans of the real amqplib instrumentation (a child process) read by the OTLP importer.
+  'adapters/rabbitmq/otlp.test.ts',
   // ~18 s: BullMQ on Redis on its own clock (200 ms a tick): generated lockstep runs with restarts, competing lanes.
   'adapters/bullmq-redis/adapter.test.ts',
+  // ~1 s on Redis (a real lock expiry of 400 ms): the BullMQ recorder's history of a refused late completion.
+  'adapters/bullmq-redis/recorder.test.ts',
   // ~3 s: Redis Streams on its own clock (100 ms a tick): the stale XACK replayed 3 times, competing lanes, dead letters.
   'adapters/redis-streams/adapter.test.ts',
   // ~10 s: starts each SQS emulator (a node child process) and waits out a lease on local-aws-sqs's fast wall clock.

@@ -11,7 +11,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { z } from 'zod';
 import type { AuditResult, Finding, ReadEvent } from '../conformance/audit/index.ts';
-import { HistoryFileError, auditHistory, readHistory, readJepsen } from '../conformance/audit/index.ts';
+import { HistoryFileError, auditHistory, readHistory, readJepsen, readOtlp } from '../conformance/audit/index.ts';
 import { InputFileError, checkInputFile } from '../conformance/outside/inputFile.ts';
 import { htmlText, outsideText } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
@@ -33,11 +33,13 @@ Checks a recorded history of a real queue against the contract: each job's opera
 linearizability against the job lifecycle (a stale holder's acknowledgement, a double delivery, a
 run past its lease or deadline), then capacity, account order and the effect ledger over the
 accounts. Files are jobcheck-history/1 (docs/history-format.md), or Jepsen histories that
-jobcheck exported (.edn, or --format jepsen); several files are merged by time. Exit code 0: every
+jobcheck exported (.edn, or --format jepsen), or OpenTelemetry OTLP JSON traces of BullMQ or of
+the messaging conventions (.otlp.json[l], or --format otlp: what spans lack is named, and the
+checks it rules out are not established); several files are merged by time. Exit code 0: every
 job checked in full and nothing broken; 1: a violation (told as a story with the lines that prove
 it); 2: a usage error or a file that is no history; 3: inconclusive (a verdict that hangs on the
 clock uncertainty, an operation the history lacks, a truncated file).
-  --format <f>                jsonl, jepsen or auto (default auto: .edn files are Jepsen)
+  --format <f>                jsonl, jepsen, otlp or auto (default auto: .edn Jepsen, .otlp.json[l] OTLP)
   --clock-uncertainty <ms>    how far apart the hosts' and the broker's clocks may be (default 0)
   --window <ms>               how far the history moves past a job's last line before it is
                               checked; a later line of it is named (default 600000)
@@ -70,7 +72,7 @@ const msFlag = (flag: string) =>
 
 const FLAGS = withRules(
   z.object({
-    format: choiceFlag('format', ['jsonl', 'jepsen', 'auto'] as const).default('auto'),
+    format: choiceFlag('format', ['jsonl', 'jepsen', 'otlp', 'auto'] as const).default('auto'),
     'clock-uncertainty': msFlag('clock-uncertainty').default(0),
     window: msFlag('window').optional(),
     capacity: intFlag('capacity', 1).optional(),
@@ -84,10 +86,11 @@ const VERDICT = { pass: 'PASS', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' } as 
 const EXIT = { pass: 0, fail: 1, inconclusive: 3 } as const;
 
 /** The events of one file, read as its format says. */
-function eventsOf(file: string, format: 'jsonl' | 'jepsen' | 'auto'): AsyncIterable<ReadEvent> {
+function eventsOf(file: string, format: 'jsonl' | 'jepsen' | 'otlp' | 'auto'): AsyncIterable<ReadEvent> {
   const stream = createReadStream(file);
   const jepsen = format === 'jepsen' || (format === 'auto' && file.toLowerCase().endsWith('.edn'));
-  return jepsen ? readJepsen(stream, file) : readHistory(stream, file);
+  const otlp = format === 'otlp' || (format === 'auto' && /\.otlp\.jsonl?$/i.test(file));
+  return jepsen ? readJepsen(stream, file) : otlp ? readOtlp(stream, file) : readHistory(stream, file);
 }
 
 /** A finding as terminal lines. Pure. */

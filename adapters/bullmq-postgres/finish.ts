@@ -9,7 +9,7 @@ import { codeOf, messageOf } from '../../contract/index.ts';
 import { staleToken } from '../ledger.ts';
 
 /** BullMQ's finish errors that mean "this lock token does not hold the job" (ErrorCode: -1 missing, -2 no lock, -3 not active, -6 lock mismatch). */
-const LOST_LOCK_CODES: ReadonlySet<number> = new Set([-1, -2, -3, -6]);
+export const LOST_LOCK_CODES: ReadonlySet<number> = new Set([-1, -2, -3, -6]);
 
 /**
  * Runs a finish call, the `what` (ack, fail) of `token`'s delivery, under that delivery's `lockToken`:

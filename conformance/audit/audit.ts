@@ -13,6 +13,7 @@
 import type { HistoryHeader } from '../../contract/history.ts';
 import type { CheckBudget, History, Operation } from '../concurrent/history.ts';
 import { checkLinearizability } from '../concurrent/linearizability.ts';
+import { type AbsentField, inOrder, ruledOut } from './absent.ts';
 import { EffectLedger, type JobSummary, capacityFindings, orderFindings, summarize } from './accounts.ts';
 import { type JobAnswer, jobPartModel } from './jobPart.ts';
 import type { ReadEvent } from './read.ts';
@@ -103,19 +104,21 @@ export async function auditHistory(
   let latest = Number.NEGATIVE_INFINITY;
   let operations = 0;
   let unattributed = 0;
-  const ends: boolean[] = [];
+  const cut: string[] = [];
+  const absent = new Set<AbsentField>();
   const close = (job: string, part: Part): void => {
     parts.delete(job);
-    findings.push(...checkPart(job, part.ops, u, options.budget), ...ledger.add(part.ops));
+    findings.push(...checkPart(job, part.ops, u, options.budget, absent), ...ledger.add(part.ops));
     closed.set(job, summarize(job, part.ops));
   };
   for await (const event of merged(sources)) {
     if (event.type === 'header') {
       header ??= event.header;
+      for (const field of event.absent ?? []) absent.add(field);
       continue;
     }
     if (event.type === 'end') {
-      ends.push(event.complete);
+      if (!event.complete) cut.push(event.file ?? '(a file)');
       continue;
     }
     const op = event.op;
@@ -164,12 +167,20 @@ export async function auditHistory(
   const ordered = options.accountOrder ?? header?.accountOrder ?? true;
   if (capacity !== undefined) findings.push(...capacityFindings(summaries, capacity, u));
   if (ordered) findings.push(...orderFindings(summaries, u));
-  if (ends.some((complete) => !complete))
+  if (cut.length > 0)
     findings.push({
       kind: 'gap',
       gap: 'truncated',
       subject: 'the history',
-      summary: `${ends.filter((c) => !c).length} file(s) have no end line: the history may be truncated`,
+      summary: `${cut.length} file(s) have no end line (${cut.join(', ')}): the history may be truncated`,
+      lines: [],
+    });
+  if (absent.size > 0)
+    findings.push({
+      kind: 'gap',
+      gap: 'fields_missing',
+      subject: 'the history',
+      summary: `the history carries no ${inOrder(absent).join(', ')} (docs/history-format.md, "Absent fields"): not established: ${ruledOut(absent).join(', ')}`,
       lines: [],
     });
   if (unattributed > 0)
@@ -180,11 +191,16 @@ export async function auditHistory(
       summary: `${unattributed} operation(s) name no job (claims that found none, were refused or got no reply): no per-job rule judges them`,
       lines: [],
     });
+  const perJob = ruledOut(absent).filter((r) => r !== 'account-order' && r !== 'double-effect');
   const checked = [
-    `${closed.size} job(s) checked for linearizability against the job lifecycle (clock uncertainty ${u})`,
+    `${closed.size} job(s) checked for linearizability against the job lifecycle (clock uncertainty ${u})${perJob.length === 0 ? '' : `, not established: ${perJob.join(', ')}`}`,
     capacity === undefined ? 'capacity: not checked (no capacity in the header or --capacity)' : `capacity ${capacity}`,
-    ordered ? 'account order' : 'account order: not checked (accountOrder false)',
-    'effect ledger (commits with applied)',
+    !ordered
+      ? 'account order: not checked (accountOrder false)'
+      : absent.has('account')
+        ? 'account order: not established (no account)'
+        : 'account order',
+    absent.has('key') ? 'effect ledger: not established (no idempotency key)' : 'effect ledger (commits with applied)',
   ];
   const verdict = findings.some((f) => f.kind === 'violation')
     ? 'fail'
@@ -210,7 +226,13 @@ const SETTLES = new Set(['commit', 'ack', 'fail', 'extend', 'expired', 'redelive
  * One job's part: its gaps named (no submit; a token used that no claim handed out), then checked
  * with the uncertainty and, if that passes, without it. Pure but for the checker's clock.
  */
-export function checkPart(job: string, ops: readonly AuditOp[], u: number, budget?: CheckBudget): Finding[] {
+export function checkPart(
+  job: string,
+  ops: readonly AuditOp[],
+  u: number,
+  budget?: CheckBudget,
+  absent: ReadonlySet<AbsentField> = new Set(),
+): Finding[] {
   const findings: Finding[] = [];
   const submitted = ops.some((op) => op.kind === 'submit');
   if (!submitted)
@@ -234,10 +256,10 @@ export function checkPart(job: string, ops: readonly AuditOp[], u: number, budge
     return findings;
   }
   const limits = { maxSteps: DEFAULT_PART_STEPS, ...budget };
-  const wide = checkLinearizability(jobPartModel(u, !submitted), asHistory(ops, u / 2), limits);
+  const wide = checkLinearizability(jobPartModel(u, !submitted, absent), asHistory(ops, u / 2), limits);
   const exact =
     wide.verdict === 'linearizable' && u > 0
-      ? checkLinearizability(jobPartModel(0, !submitted), asHistory(ops, 0), limits)
+      ? checkLinearizability(jobPartModel(0, !submitted, absent), asHistory(ops, 0), limits)
       : wide;
   const decided = wide.verdict === 'not_linearizable' ? wide : exact;
   if (decided.verdict === 'linearizable') return findings;

@@ -12,9 +12,11 @@
  * takes the observed outcome as part of its input and answers `true` when the contract allows it
  * there, or the rule it breaks: one search then finds whether some order allows every outcome.
  * An expiry the broker never reported is a silent step: a later claim is allowed once the lease
- * could have run out. Pure.
+ * could have run out. A source that lacks tokens or leases altogether (absent.ts) is read as such:
+ * an unknown lease may have run out at any instant, and no token is "handed out twice". Pure.
  */
 import type { SequentialModel } from '../concurrent/history.ts';
+import type { AbsentField } from './absent.ts';
 import type { AuditOp, AuditRule } from './types.ts';
 
 /** One job's state as the audit sees it. */
@@ -38,10 +40,14 @@ const SETTLE = new Set(['commit', 'ack', 'fail', 'extend']);
  * with clock uncertainty `u`. `submitted`: the part has no submit, so the job starts ready (the
  * caller names that gap). Pure.
  */
-export function jobPartModel(u: number, submitted: boolean): SequentialModel<JobState, AuditOp, JobAnswer> {
+export function jobPartModel(
+  u: number,
+  submitted: boolean,
+  absent: ReadonlySet<AbsentField> = new Set(),
+): SequentialModel<JobState, AuditOp, JobAnswer> {
   const couldBefore = (op: AuditOp, at: number | undefined): boolean => at === undefined || op.invokedAt - u < at;
   const couldAfter = (op: AuditOp, at: number | undefined): boolean =>
-    at !== undefined && (op.returnedAt === undefined || op.returnedAt + u >= at);
+    at === undefined ? absent.has('leaseUntil') : op.returnedAt === undefined || op.returnedAt + u >= at;
   const init: JobState = { status: submitted ? 'ready' : 'new' };
 
   function settle(s: JobState, op: AuditOp): { state: JobState; output: JobAnswer } {
@@ -131,7 +137,7 @@ export function jobPartModel(u: number, submitted: boolean): SequentialModel<Job
       case 'dead':
         return { state: s, output: { rule: 'resolved-job-changed', why: `delivered again after it was ${s.status}` } };
       case 'running':
-        if (s.token === op.token)
+        if (s.token === op.token && !absent.has('token'))
           return { state: s, output: { rule: 'double-delivery', why: `token ${show(op.token)} was handed out twice` } };
         if (!couldAfter(op, s.leaseUntil))
           return {

@@ -16,6 +16,7 @@ import {
   type HistoryLine,
   historyLineSchema,
 } from '../../contract/history.ts';
+import type { AbsentField } from './absent.ts';
 import type { AuditOp } from './types.ts';
 import { HistoryFileError } from './types.ts';
 
@@ -26,9 +27,15 @@ export const MAX_PENDING = 1_000_000;
 
 /** What the reader yields, in file order. */
 export type ReadEvent =
-  | { readonly type: 'header'; readonly header: HistoryHeader; readonly line: number }
+  | {
+      readonly type: 'header';
+      readonly header: HistoryHeader;
+      readonly line: number;
+      /** Fields the whole source lacks (an importer of spans says which; absent.ts). */
+      readonly absent?: readonly AbsentField[];
+    }
   | { readonly type: 'op'; readonly op: AuditOp; readonly line: number }
-  | { readonly type: 'end'; readonly complete: boolean; readonly lines: number };
+  | { readonly type: 'end'; readonly complete: boolean; readonly lines: number; readonly file?: string };
 
 /** Limits of one read. */
 export interface ReadOptions {
@@ -288,5 +295,5 @@ export async function* readHistory(
       },
     };
   }
-  yield { type: 'end', complete: ended, lines: last };
+  yield { type: 'end', complete: ended, lines: last, file };
 }

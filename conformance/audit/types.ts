@@ -59,7 +59,8 @@ export type GapKind =
   | 'late_line'
   | 'truncated'
   | 'checker_budget'
-  | 'not_attributable';
+  | 'not_attributable'
+  | 'fields_missing';
 
 /** A finding of an audit: each names the job (or account) and the lines that establish it. */
 export type Finding =
@@ -102,6 +103,8 @@ export type HistoryFileErrorCode =
   | 'end_count'
   | 'too_many_pending'
   | 'not_edn'
+  | 'not_otlp'
+  | 'too_many_spans'
   | 'unreadable';
 
 /** A history file that cannot be read as one: the code, and a message naming the file, line and bad value. */
