@@ -118,6 +118,10 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/nats-jetstream/recorder.test.ts',
   // ~1 s: a RabbitMQ run recorded through amqplib channels on a real server, then audited.
   'adapters/rabbitmq/recorder.test.ts',
+  // ~1 s: a pg-boss run recorded on a real PostgreSQL (its own schema), then audited.
+  'adapters/pg-boss/recorder.test.ts',
+  // <1 s: a beanstalkd run recorded on a real server (its own tube), then audited.
+  'adapters/beanstalkd/recorder.test.ts',
 ];
 
 /**
