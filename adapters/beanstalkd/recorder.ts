@@ -107,18 +107,22 @@ export function recordBeanstalkd<C extends BeanstalkdClient>(
         const fields: Partial<OpFields> = { payloadHash: payloadHash(body ?? '') };
         if (id !== undefined) fields.job = id;
         if (ok && id !== undefined) ttrs.set(id, Number(words[3]) * 1000);
-        return writer.op({ ...base, outcome: ok ? 'ok' : outcomeCode(word), ...fields });
+        writer.op({ ...base, outcome: ok ? 'ok' : outcomeCode(word), ...fields });
+        return;
       }
       case 'claim': {
-        if (!ok || id === undefined)
-          return writer.op({ ...base, outcome: word === 'TIMED_OUT' ? 'ok' : outcomeCode(word) });
+        if (!ok || id === undefined) {
+          writer.op({ ...base, outcome: word === 'TIMED_OUT' ? 'ok' : outcomeCode(word) });
+          return;
+        }
         reservations += 1;
         const ttrMs = options.ttrSeconds === undefined ? ttrs.get(id) : options.ttrSeconds * 1000;
         const token = `${connectionId}:${reservations}`;
         held.set(id, ttrMs === undefined ? { token } : { token, ttrMs });
         const fields: Partial<OpFields> = { job: id, token, payloadHash: payloadHash(reply.body ?? '') };
         if (ttrMs !== undefined) fields.leaseUntil = returnedAt + ttrMs;
-        return writer.op({ ...base, outcome: 'ok', ...fields });
+        writer.op({ ...base, outcome: 'ok', ...fields });
+        return;
       }
       default: {
         const job = words[1] ?? '';
@@ -127,7 +131,7 @@ export function recordBeanstalkd<C extends BeanstalkdClient>(
         if (command.op === 'extend' && ok && ttrMs !== undefined) fields.leaseUntil = returnedAt + ttrMs;
         if (command.next !== undefined) fields.next = command.next;
         if (ok && command.op !== 'extend') held.delete(job);
-        return writer.op({ ...base, outcome: ok ? 'ok' : outcomeCode(word), ...fields });
+        writer.op({ ...base, outcome: ok ? 'ok' : outcomeCode(word), ...fields });
       }
     }
   }
