@@ -120,6 +120,14 @@ export const SLOW_TESTS: readonly string[] = [
   'conformance/servers/durability.test.ts',
   // ~30 s: the fault campaign on Redis, beanstalkd, NATS and PostgreSQL servers it starts (kill, restart, a worker cut off).
   'adapters/faults.test.ts',
+  // ~6 s: a NATS JetStream run recorded and audited, and a stale ack waited out (1 s ack wait) and audited by the command.
+  'adapters/nats-jetstream/recorder.test.ts',
+  // ~1 s: a RabbitMQ run recorded through amqplib channels on a real server, then audited.
+  'adapters/rabbitmq/recorder.test.ts',
+  // ~1 s: a pg-boss run recorded on a real PostgreSQL (its own schema), then audited.
+  'adapters/pg-boss/recorder.test.ts',
+  // <1 s: a beanstalkd run recorded on a real server (its own tube), then audited.
+  'adapters/beanstalkd/recorder.test.ts',
 ];
 
 /**
