@@ -59,6 +59,7 @@ export type GapKind =
   | 'late_line'
   | 'truncated'
   | 'checker_budget'
+  | 'memory_budget'
   | 'not_attributable';
 
 /** A finding of an audit: each names the job (or account) and the lines that establish it. */
