@@ -317,6 +317,19 @@ function asHistory(ops: readonly AuditOp[], w: number): History<AuditOp, JobAnsw
   return { operations };
 }
 
+/** The job models by (uncertainty, no submit): pure, so one serves every part. */
+const models = new Map<string, ReturnType<typeof jobPartModel>>();
+function modelOf(u: number, submitted: boolean): ReturnType<typeof jobPartModel> {
+  const key = `${u}|${submitted}`;
+  let model = models.get(key);
+  if (model === undefined) {
+    if (models.size > 64) models.clear();
+    model = jobPartModel(u, submitted);
+    models.set(key, model);
+  }
+  return model;
+}
+
 const SETTLES = new Set(['commit', 'ack', 'fail', 'extend', 'expired', 'redelivered']);
 
 /**
@@ -347,10 +360,10 @@ export function checkPart(job: string, ops: readonly AuditOp[], u: number, budge
     return findings;
   }
   const limits = { maxSteps: DEFAULT_PART_STEPS, ...budget };
-  const wide = checkLinearizability(jobPartModel(u, !submitted), asHistory(ops, u / 2), limits);
+  const wide = checkLinearizability(modelOf(u, !submitted), asHistory(ops, u / 2), limits);
   const exact =
     wide.verdict === 'linearizable' && u > 0
-      ? checkLinearizability(jobPartModel(0, !submitted), asHistory(ops, 0), limits)
+      ? checkLinearizability(modelOf(0, !submitted), asHistory(ops, 0), limits)
       : wide;
   const decided = wide.verdict === 'not_linearizable' ? wide : exact;
   if (decided.verdict === 'linearizable') return findings;
