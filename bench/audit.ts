@@ -79,6 +79,8 @@ function checkAll<S, I, O>(
 /** What one child measured. */
 interface Measured {
   readonly ms: number;
+  /** CPU seconds of the child (user + system, all its threads): what the load does not stretch. */
+  readonly cpuS: number;
   readonly rssMiB: number;
   readonly verdict: string;
   readonly ops: number;
@@ -88,7 +90,7 @@ interface Measured {
 /** In the child: runs one measurement (reading its input is timed with it), prints a Measured. */
 async function child(kind: string, arg: string): Promise<void> {
   const start = performance.now();
-  let out: Omit<Measured, 'ms' | 'rssMiB'>;
+  let out: Omit<Measured, 'ms' | 'cpuS' | 'rssMiB'>;
   if (kind === 'audit') {
     const r = await auditHistory([readHistory(createReadStream(arg), arg)]);
     out = {
@@ -115,7 +117,9 @@ async function child(kind: string, arg: string): Promise<void> {
     out = { ...checkAll(kvRegister, [kvStyle(ops)]), ops, detail: '16 clients, 1,000 keys' };
   }
   const ms = performance.now() - start;
-  console.log(JSON.stringify({ ms, rssMiB: process.resourceUsage().maxRSS / 1024, ...out }));
+  const cpu = process.cpuUsage();
+  const cpuS = (cpu.user + cpu.system) / 1e6;
+  console.log(JSON.stringify({ ms, cpuS, rssMiB: process.resourceUsage().maxRSS / 1024, ...out }));
 }
 
 function measure(kind: string, arg: string): Measured {
@@ -132,7 +136,7 @@ const fmtS = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)
 function row(what: string, kind: string, arg: string, runs: number): string {
   const all = Array.from({ length: runs }, () => measure(kind, arg));
   const first = all[0] as Measured;
-  const text = `| ${what} | ${first.ops.toLocaleString('en')} | ${fmtS(median(all.map((r) => r.ms)))} | ${Math.round(median(all.map((r) => r.rssMiB)))} MiB | ${first.verdict} (${first.detail}) |`;
+  const text = `| ${what} | ${first.ops.toLocaleString('en')} | ${fmtS(median(all.map((r) => r.ms)))} | ${median(all.map((r) => r.cpuS)).toFixed(1)} s | ${Math.round(median(all.map((r) => r.rssMiB)))} MiB | ${first.verdict} (${first.detail}) |`;
   console.log(text);
   return text;
 }
@@ -197,12 +201,14 @@ async function main(): Promise<void> {
 
 \`jobcheck audit\` on a correct recorded history of a busy queue, beside the linearizability checker
 on Porcupine's own test histories and on a Porcupine-style key-value history of the same size, in
-one run: \`${command}\`. bench/audit.ts says how each history is made and read. Wall time and
-peak RSS of a child process that does nothing else (reading its input included), medians of ${runs}.
+one run: \`${command}\`. bench/audit.ts says how each history is made and read. Wall time, CPU
+time (user and system, every thread of the child: what other work on the machine does not stretch)
+and peak RSS of a child process that does nothing else (reading its input included), medians of
+${runs}.
 The target the issue sets is 1,000,000 operations in at most 60 s and 1 GiB on a two-core machine.
 
-| what | operations | wall time | peak RSS | verdict |
-| --- | --- | --- | --- | --- |
+| what | operations | wall time | CPU time | peak RSS | verdict |
+| --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 ${
   scaled.length === 0
@@ -211,8 +217,8 @@ ${
 The audit at several sizes, once each, in the same run (memory holds the jobs inside the window,
 not the history: see docs/history-format.md, "Memory"):
 
-| what | operations | wall time | peak RSS | verdict |
-| --- | --- | --- | --- | --- |
+| what | operations | wall time | CPU time | peak RSS | verdict |
+| --- | --- | --- | --- | --- | --- |
 ${scaled.join('\n')}
 `
 }
