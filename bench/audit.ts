@@ -27,6 +27,17 @@ import { etcdHistory, kvAppend, kvHistory, porcupineFiles } from './porcupineHis
 
 const HERE = fileURLToPath(import.meta.url);
 
+/** Where Porcupine's histories come from, and how the checker's verdicts compare with its own tests'. */
+const PORCUPINE_NOTE = `
+Porcupine's histories are not in this repository: clone Porcupine (github.com/anishathalye/porcupine,
+MIT licence; these figures read it at commit 55508eb) and give its \`test_data\` folder with
+\`--porcupine\`. Its etcd logs come, its test_data/README.md says, from
+github.com/ahorn/linearizability-checker, whose licence could not be found: they are read where they
+lie, never copied. The checker's verdicts are the ones Porcupine's own tests expect, on each of the
+102 etcd logs they name (etcd_095 is named by none; the checker finds it linearizable) and on the six
+key-value logs (the three \`-ok\` linearizable, the three \`-bad\` not).
+`;
+
 /** A Porcupine-style key-value history of `ops` operations: 16 clients, 1,000 keys, puts and gets overlapping. */
 function kvStyle(ops: number): History<KvInput, KvOutput> {
   const operations: Operation<KvInput, KvOutput>[] = [];
@@ -210,7 +221,7 @@ The target the issue sets is 1,000,000 operations in at most 60 s and 1 GiB on a
 | what | operations | wall time | CPU time | peak RSS | verdict |
 | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
-${
+${porcupine === undefined ? '' : PORCUPINE_NOTE}${
   scaled.length === 0
     ? ''
     : `
