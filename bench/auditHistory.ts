@@ -10,6 +10,7 @@
  * within the audit's window. Seeded: the same arguments write the same file.
  */
 import { createWriteStream } from 'node:fs';
+import { seededRandom } from '../conformance/concurrent/jobModel.ts';
 import { MinHeap } from '../impl/memory/heap.ts';
 
 /** The shape of the generated traffic. */
@@ -23,18 +24,6 @@ export interface TrafficShape {
 /** 100 jobs a second over 6,000 accounts: 1,000,000 operations are about 40 minutes of traffic. */
 export const BUSY_QUEUE: Omit<TrafficShape, 'ops'> = { accounts: 6000, meanGapMs: 60_000, seed: 45 };
 
-/** A small seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** What the generated file holds. */
 export interface Written {
   readonly operations: number;
@@ -45,7 +34,7 @@ export interface Written {
 
 /** Writes the history to `file`. */
 export async function writeTraffic(file: string, shape: TrafficShape): Promise<Written> {
-  const rnd = random(shape.seed);
+  const rnd = seededRandom(shape.seed);
   const int = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
   const out = createWriteStream(file);
   let chunk: string[] = [];
