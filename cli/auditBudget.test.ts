@@ -1,6 +1,7 @@
 /**
  * `jobcheck audit --max-held`: the budget of what the audit holds at once is a flag; past it the
  * audit stops with exit 3 and a gap naming the budget, and a bad value is a usage error (exit 2).
+ * conformance/audit/release.test.ts holds a job kept open like this one passing within its budget.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,10 +29,9 @@ async function history(): Promise<string> {
 }
 
 describe('jobcheck audit --max-held', () => {
-  it('passes within the budget, stops INCONCLUSIVE (exit 3) naming it past it, and refuses a bad value', async () => {
+  it('stops INCONCLUSIVE (exit 3) naming the budget past it, and refuses a bad value', async () => {
     const file = await history();
     const report = ['--report', join(dir, 'runs')];
-    expect((await runCliCaptured(['audit', file, ...report])).code).toBe(0);
     const over = await runCliCaptured(['audit', file, '--max-held', '10', ...report]);
     expect(over.code).toBe(3);
     expect(over.stdout).toMatch(
