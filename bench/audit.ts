@@ -11,6 +11,7 @@
  * `maxRSS`), medians of `--runs` (default 3). Not part of `npm test`.
  *
  * Run: npx tsx bench/audit.ts [--ops N] [--porcupine DIR] [--runs R] [--scale A,B,...] [--no-write]
+ * (`--scale-only --scale A,B --heap-cap MiB`: only the audit at each size, its V8 heap capped; printed)
  */
 import { execFileSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -133,8 +134,9 @@ async function child(kind: string, arg: string): Promise<void> {
   console.log(JSON.stringify({ ms, cpuS, rssMiB: process.resourceUsage().maxRSS / 1024, ...out }));
 }
 
-function measure(kind: string, arg: string): Measured {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', HERE, '--child', kind, arg], {
+function measure(kind: string, arg: string, heapMiB?: number): Measured {
+  const heap = heapMiB === undefined ? [] : [`--max-old-space-size=${heapMiB}`];
+  const out = execFileSync(process.execPath, [...heap, '--import', 'tsx', HERE, '--child', kind, arg], {
     encoding: 'utf8',
     maxBuffer: 1 << 20,
   });
@@ -144,8 +146,8 @@ function measure(kind: string, arg: string): Measured {
 const fmtS = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 
 /** A row of medians over `runs` measurements. */
-function row(what: string, kind: string, arg: string, runs: number): string {
-  const all = Array.from({ length: runs }, () => measure(kind, arg));
+function row(what: string, kind: string, arg: string, runs: number, heapMiB?: number): string {
+  const all = Array.from({ length: runs }, () => measure(kind, arg, heapMiB));
   const first = all[0] as Measured;
   const text = `| ${what} | ${first.ops.toLocaleString('en')} | ${fmtS(median(all.map((r) => r.ms)))} | ${median(all.map((r) => r.cpuS)).toFixed(1)} s | ${Math.round(median(all.map((r) => r.rssMiB)))} MiB | ${first.verdict} (${first.detail}) |`;
   console.log(text);
@@ -179,6 +181,36 @@ async function main(): Promise<void> {
       );
       return file;
     };
+    const heapCap = flag(args, '--heap-cap') === undefined ? undefined : Number(flag(args, '--heap-cap'));
+    const scaled: string[] = [];
+    if (args.includes('--scale-only')) {
+      // Only the audit at each size, its heap capped: the table is printed, the page left alone.
+      const cap = heapCap === undefined ? '' : ` --heap-cap ${heapCap}`;
+      for (const n of scale) {
+        const f = await history(n);
+        scaled.push(
+          row(
+            `\`jobcheck audit\` (its core)${heapCap === undefined ? '' : `, heap capped at ${heapCap} MiB`}`,
+            'audit',
+            f,
+            1,
+            heapCap,
+          ),
+        );
+        rmSync(f);
+      }
+      console.log(
+        `\n\`npx tsx bench/audit.ts --scale-only --scale ${scale.join(',')}${cap}\`, load average ${loadBefore} when it began and ${loadAverage()} when it ended, ${((Date.now() - started) / 60_000).toFixed(0)} minutes later:\n`,
+      );
+      console.log(
+        [
+          '| what | operations | wall time | CPU time | peak RSS | verdict |',
+          '| --- | --- | --- | --- | --- | --- |',
+          ...scaled,
+        ].join('\n'),
+      );
+      return;
+    }
     const file = await history(ops);
     const rows = [row('`jobcheck audit` (its core), a recorded history of a busy queue', 'audit', file, runs)];
     rmSync(file);
@@ -198,7 +230,6 @@ async function main(): Promise<void> {
         runs,
       ),
     );
-    const scaled: string[] = [];
     for (const n of scale) {
       const f = await history(n);
       scaled.push(row('`jobcheck audit` (its core)', 'audit', f, 1));
