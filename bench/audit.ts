@@ -246,8 +246,8 @@ on Porcupine's own test histories and on a Porcupine-style key-value history of 
 one run: \`${command}\`. bench/audit.ts says how each history is made and read. Wall time, CPU
 time (user and system, every thread of the child: what other work on the machine does not stretch)
 and peak RSS of a child process that does nothing else (reading its input included), medians of
-${runs}.
-The target the issue sets is 1,000,000 operations in at most 60 s and 1 GiB on a two-core machine.
+${runs}. The target the issue sets is 1,000,000 operations in at most 60 s and 1 GiB on a two-core
+machine.
 
 | what | operations | wall time | CPU time | peak RSS | verdict |
 | --- | --- | --- | --- | --- | --- |
