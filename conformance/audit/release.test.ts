@@ -111,6 +111,30 @@ describe('a part is released once the history has moved the window past its last
   });
 });
 
+describe('the effect ledger across the window', () => {
+  it('calls an effect applied again after its first left the window INCONCLUSIVE, naming the earlier line', async () => {
+    const job = (j: string, t: number) => [
+      op(`s${j}`, 'submit', t, { job: j, account: 'a', key: `k${j}` }),
+      op(`c${j}`, 'claim', t + 10, { job: j, worker: 'w', token: `t${j}`, leaseUntil: t + 100 }),
+      op(`m${j}`, 'commit', t + 20, {
+        job: j,
+        worker: 'w',
+        token: `t${j}`,
+        account: 'a',
+        key: 'effect',
+        applied: true,
+      }),
+      op(`a${j}`, 'ack', t + 30, { job: j, worker: 'w', token: `t${j}` }),
+    ];
+    const near = await audit(file([...job('1', 0), ...job('2', 500)]), { windowMs: 1000 });
+    expect(rulesOf(near)).toEqual(['violation double-effect']);
+    const far = await audit(file([...job('1', 0), other(1, 2000), ...job('2', 4000)]), { windowMs: 1000 });
+    expect(far.verdict).toBe('inconclusive');
+    expect(rulesOf(far)).toEqual(['inconclusive double-effect']);
+    expect(far.findings[0]?.summary).toContain('applied before at h.jsonl:4');
+  });
+});
+
 describe('the fingerprints of released jobs', () => {
   it('keeps every entry through growth and refuses past its budget', () => {
     const set = new FingerprintSet(2000, true);
