@@ -11,7 +11,14 @@ import { createReadStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { z } from 'zod';
 import type { AuditResult, Finding, ReadEvent } from '../conformance/audit/index.ts';
-import { HistoryFileError, auditHistory, readHistory, readJepsen, readOtlp } from '../conformance/audit/index.ts';
+import {
+  DEFAULT_MAX_HELD,
+  HistoryFileError,
+  auditHistory,
+  readHistory,
+  readJepsen,
+  readOtlp,
+} from '../conformance/audit/index.ts';
 import { InputFileError, checkInputFile } from '../conformance/outside/inputFile.ts';
 import { htmlText, outsideText } from '../conformance/outside/outsideText.ts';
 import type { CliIO } from './args.ts';
@@ -45,6 +52,8 @@ clock uncertainty, an operation the history lacks, a truncated file).
                               checked; a later line of it is named (default 600000)
   --capacity <n>              the queue's capacity (default the header's; unknown: not checked)
   --account-order <on|off>    whether each account's jobs go in submission order (default the header's, on)
+  --max-held <n>              most operations, summaries and effects held at once; past it the audit
+                              stops, INCONCLUSIVE, naming the budget (default ${DEFAULT_MAX_HELD})
   --report <dir>              where the run's folder and page go (default ${DEFAULT_REPORT_DIR})
   --help                      this text
 `;
@@ -55,6 +64,7 @@ const OPTIONS = {
   window: { type: 'string' },
   capacity: { type: 'string' },
   'account-order': { type: 'string' },
+  'max-held': { type: 'string' },
   report: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
@@ -77,6 +87,7 @@ const FLAGS = withRules(
     window: msFlag('window').optional(),
     capacity: intFlag('capacity', 1).optional(),
     'account-order': choiceFlag('account-order', ['on', 'off'] as const).optional(),
+    'max-held': intFlag('max-held', 1).optional(),
     report: z.string().min(1, '--report must name a folder').default(DEFAULT_REPORT_DIR),
   }),
   [],
@@ -154,6 +165,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO): Promise<
         ...(flags.window === undefined ? {} : { windowMs: flags.window }),
         ...(flags.capacity === undefined ? {} : { capacity: flags.capacity }),
         ...(flags['account-order'] === undefined ? {} : { accountOrder: flags['account-order'] === 'on' }),
+        ...(flags['max-held'] === undefined ? {} : { maxHeld: flags['max-held'] }),
       },
     );
   } catch (error) {

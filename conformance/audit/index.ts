@@ -3,7 +3,14 @@
  * the Jepsen reader, the writer of the project's own contract histories, and the audit itself.
  */
 export type { AuditOptions, AuditResult } from './audit.ts';
-export { DEFAULT_WINDOW_MS, auditHistory, checkPart } from './audit.ts';
+export {
+  DEFAULT_MAX_HELD,
+  DEFAULT_MAX_RELEASED,
+  DEFAULT_WINDOW_MS,
+  MAX_LISTED,
+  auditHistory,
+  checkPart,
+} from './audit.ts';
 export type { JobSummary } from './accounts.ts';
 export type { ContractHeader } from './fromContract.ts';
 export { contractHistoryLines } from './fromContract.ts';

@@ -59,6 +59,7 @@ export type GapKind =
   | 'late_line'
   | 'truncated'
   | 'checker_budget'
+  | 'memory_budget'
   | 'not_attributable'
   | 'fields_missing';
 
