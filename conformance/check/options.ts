@@ -43,8 +43,12 @@ export type CheckPhaseEnd = {
 export interface ConcurrentCheckOptions {
   /** Worker lanes (2 or more). */
   readonly workers: number;
-  /** Scenarios to generate. */
+  /** Scenarios to generate; with `moreRunsWithinMs`, the least. */
   readonly runs: number;
+  /** More scenarios while the campaign has run less than this many ms (runConcurrentCampaign's option). */
+  readonly moreRunsWithinMs?: number;
+  /** Most send-time perturbations of a scenario (runConcurrentCampaign's option; the path's shape depends on it). */
+  readonly perturbations?: number;
   /** fast-check path of a known concurrent counterexample (with the check's seed): replays just that. */
   readonly path?: string;
   /** The reply timeout (`--timeout`): one time budget per request, as in every other phase (default 5000 ms). */

@@ -86,6 +86,7 @@ async function checkPlan(plan: CheckPlan, options: CheckOptions): Promise<void> 
     workers: c.workers,
     seed,
     path: c.path,
+    ...(c.perturbations === undefined ? {} : { perturbations: c.perturbations }),
     ...(named === undefined ? {} : { what: named }),
   });
 }
@@ -113,6 +114,8 @@ async function concurrentPhase(run: CheckRun): Promise<Timed<ConcurrentCampaignR
     factory,
     workers: c.workers,
     numRuns: c.runs,
+    ...(c.moreRunsWithinMs === undefined ? {} : { moreRunsWithinMs: c.moreRunsWithinMs }),
+    ...(c.perturbations === undefined ? {} : { perturbations: c.perturbations }),
     seed: run.seed,
     ...(c.path === undefined ? {} : { path: c.path }),
     ...(c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs }),
