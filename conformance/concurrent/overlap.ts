@@ -31,6 +31,15 @@ export const OVERLAP_KIND_TEXT: Record<OverlapKind, string> = {
   commitCommit: 'two commits of one job',
 };
 
+/** Each kind in a few words, for a line of the summary. */
+export const OVERLAP_KIND_SHORT: Record<OverlapKind, string> = {
+  claimClaim: 'claim+claim',
+  settleAtLeaseEnd: 'settle at lease end+claim',
+  claimAtExpiry: 'claim at an expiry',
+  submitSubmit: 'submit+submit',
+  commitCommit: 'commit+commit of one job',
+};
+
 /** Requests in flight together, in one history or added up over a campaign's. */
 export interface Overlap {
   /** Requests sent (a run's final snapshot left out: it is sent once everything has settled). */

@@ -21,6 +21,7 @@ import { htmlText, scriptJson } from '../../../conformance/outside/outsideText.t
 import { describeConfig } from '../../../conformance/lockstep/story.ts';
 import { shortReply } from '../../../conformance/concurrent/story.ts';
 import type { PageSection } from '../section.ts';
+import { OVERLAP_KINDS, OVERLAP_KIND_TEXT } from '../../../conformance/concurrent/overlap.ts';
 import { PLACE_BADGE, detailHtml } from './raceDetails.ts';
 import { raceScript } from './raceScript.ts';
 import { raceSentence } from './raceSentence.ts';
@@ -176,6 +177,23 @@ function summaryHtml(view: RaceView): string {
   }, but the model replies otherwise there. Select a request to see the model's state before and after it.</p>`;
 }
 
+/**
+ * What the campaign tried up to this failure: its scenarios and histories, and the overlapping
+ * pairs of each kind (conformance/concurrent/overlap.ts), a kind at 0 named too; and the run's
+ * send-time perturbation, when it had one.
+ */
+function triedHtml(view: RaceView): string {
+  const c = view.failure.concurrent;
+  const o = c.overlap;
+  const kinds = OVERLAP_KINDS.map((k) => `${OVERLAP_KIND_TEXT[k]}: ${o.kinds?.[k] ?? 0}`).join('; ');
+  const perturbation = view.failure.race.run?.perturbation;
+  const sent =
+    perturbation === undefined
+      ? 'This run was the scenario as generated.'
+      : `This run was the scenario rerun with send-time perturbation ${perturbation} (each request written after a delay it chooses).`;
+  return `<p class="rtried">Up to this failure the campaign ran ${plural(c.runs, 'scenario')} (${plural(c.histories ?? c.runs, 'history', 'histories')} checked, send-time perturbations included), with ${plural(o.pairs, 'overlapping pair')} of requests; by kind: ${htmlText(kinds)}. ${sent}</p>`;
+}
+
 /** The requests no order could place, each reply observed beside the model's right after the longest order found: the race's diff. */
 function stuckHtml(view: RaceView): string {
   const witness = view.failure.race.witness;
@@ -211,6 +229,7 @@ export function raceSection(failure: RaceFailure): PageSection {
 <h2 id="race-title">${htmlText(title)}</h2>
 <p class="rwhat">${htmlText(raceSentence(failure))}</p>
 ${summaryHtml(view)}
+${triedHtml(view)}
 ${stuckHtml(view)}
 ${legendHtml(view)}
 ${chartHtml(view)}
