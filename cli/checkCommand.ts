@@ -25,7 +25,7 @@ import {
   withRules,
 } from './args.ts';
 import { outputError, prepareOutputFile, prepareReportDir, writeOutput } from './outputs.ts';
-import { CONCURRENT_WHEN, CheckBudget, runCheck } from '../conformance/check/index.ts';
+import { CONCURRENT_WHEN, CheckBudget, DEFAULT_CONCURRENT_PERTURBATIONS, runCheck } from '../conformance/check/index.ts';
 import type { CheckOptions, CheckPhaseEnd } from '../conformance/check/index.ts';
 import {
   checkAgainCommand,
@@ -72,7 +72,7 @@ export const DEFAULT_CONCURRENT_RUNS = 100;
 /** Without --concurrent-runs, new scenarios are run (up to MAX_CONCURRENT_RUNS) while the campaign has run less than this (docs/concurrency-bench.md). */
 export const DEFAULT_CONCURRENT_MORE_MS = 10_000;
 /** Most send-time perturbations of a concurrent scenario (each a rerun with other send times; docs/concurrency-bench.md). */
-export const CONCURRENT_PERTURBATIONS = 2;
+export const CONCURRENT_PERTURBATIONS = DEFAULT_CONCURRENT_PERTURBATIONS;
 /** The concurrent campaign's options as the check gives them when no flag says otherwise (runConcurrentCampaign's names). */
 export const CHECK_CONCURRENT_DEFAULTS = {
   numRuns: DEFAULT_CONCURRENT_RUNS,

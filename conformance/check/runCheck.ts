@@ -30,6 +30,7 @@ import { runFixturePhase } from './fixturePhase.ts';
 import type { FixturePhaseResult } from './fixturePhase.ts';
 import { leftOutCampaign } from './leftOutCampaign.ts';
 import type { CheckOptions } from './options.ts';
+import { DEFAULT_CONCURRENT_PERTURBATIONS } from './options.ts';
 import { runPathsAndCampaign } from './pathsAndCampaign.ts';
 import type { PathsAndCampaign } from './pathsAndCampaign.ts';
 import { PhaseGate } from './phaseGate.ts';
@@ -86,7 +87,7 @@ async function checkPlan(plan: CheckPlan, options: CheckOptions): Promise<void> 
     workers: c.workers,
     seed,
     path: c.path,
-    ...(c.perturbations === undefined ? {} : { perturbations: c.perturbations }),
+    perturbations: c.perturbations ?? DEFAULT_CONCURRENT_PERTURBATIONS,
     ...(named === undefined ? {} : { what: named }),
   });
 }
@@ -115,7 +116,7 @@ async function concurrentPhase(run: CheckRun): Promise<Timed<ConcurrentCampaignR
     workers: c.workers,
     numRuns: c.runs,
     ...(c.moreRunsWithinMs === undefined ? {} : { moreRunsWithinMs: c.moreRunsWithinMs }),
-    ...(c.perturbations === undefined ? {} : { perturbations: c.perturbations }),
+    perturbations: c.perturbations ?? DEFAULT_CONCURRENT_PERTURBATIONS,
     seed: run.seed,
     ...(c.path === undefined ? {} : { path: c.path }),
     ...(c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs }),
