@@ -311,6 +311,8 @@ async function judged(
   let e: Evaluation = { status: 'ok' };
   // The scenario as generated, then once for each of its send-time perturbations, until one does not pass.
   for (const perturbation of [0, ...(scenario.perturbations ?? [])]) {
+    // One request at a time makes every send time the same history: no rerun would tell more.
+    if (perturbation !== 0 && !tally.concurrentStore) break;
     e = await evaluate(settings, tally, scenario, s, perturbation);
     if (!tally.failedOnce && e.status !== 'interrupted') tally.histories += 1;
     if (e.status !== 'ok' && e.status !== 'excused') break;

@@ -2,7 +2,8 @@
  * Competing workers no order of the model explains, as a section of the report page: first what
  * happened in one sentence in the store's words (raceSentence.ts), how many requests on how many
  * lanes (the same count as the page's headline: the requests of the rounds, the final snapshot
- * named apart) and what they were shrunk from, and the requests no order could place with the
+ * named apart) and what they were shrunk from, what the campaign tried before (its histories and
+ * overlapping pairs by kind), and the requests no order could place with the
  * reply observed beside the model's; then the lanes side by side across the page's width on the history's time axis, each request a bar labelled
  * with its id, its command and its reply; the longest linearizable prefix the checker found in
  * green, the requests it was stuck on in red with a ✕, requests with no reply striped; a legend
