@@ -230,7 +230,9 @@ export const checkResultSchema = z
             "passed: every history linearizable, with requests in flight together (see overlap); failed: a history no order of the model explains, or the implementation failed (the story in failure says which); unknown: the checker ran out of budget on a history (not a pass); time_limit: the check's time limit stopped it; not_exercised: no two requests were ever in flight together (an implementation that takes one at a time), so no race could have been found (not a pass; notExercised says why)",
           ),
         workers: z.int().min(1).describe('worker lanes (--workers)'),
-        runsPlanned: count.describe('scenarios planned'),
+        runsPlanned: count.describe(
+          'scenarios planned: the least, when more are added while time allows (no --concurrent-runs)',
+        ),
         runs: count.describe('scenarios run, up to the first failing one'),
         unknownRuns: count.describe('histories the checker could not decide within its budget'),
         histories: count
