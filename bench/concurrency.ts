@@ -537,7 +537,7 @@ const correctPart: BenchPart = {
     return [
       '## The correct stores over 1,000 concurrent scenarios',
       '',
-      `\`jobcheck check --workers 4 --concurrent-runs ${fmt(runs)} --seed 1\` as the campaign runs it (send-time perturbations included), against each correct store: every history must be linearizable. Pairs: requests in flight together, and of each kind (conformance/concurrent/overlap.ts).`,
+      `\`jobcheck check --workers 4 --concurrent-runs ${runs} --seed 1\` as the campaign runs it (send-time perturbations included), against each correct store: every history must be linearizable. Pairs: requests in flight together, and of each kind (conformance/concurrent/overlap.ts).`,
       '',
       `| store | verdict | scenarios | histories | pairs | ${OVERLAP_KINDS.join(' | ')} | wall ms |`,
       `| --- | --- | ---: | ---: | ---: | ${OVERLAP_KINDS.map(() => '---:').join(' | ')} | ---: |`,
