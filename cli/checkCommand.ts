@@ -25,7 +25,12 @@ import {
   withRules,
 } from './args.ts';
 import { outputError, prepareOutputFile, prepareReportDir, writeOutput } from './outputs.ts';
-import { CONCURRENT_WHEN, CheckBudget, DEFAULT_CONCURRENT_PERTURBATIONS, runCheck } from '../conformance/check/index.ts';
+import {
+  CONCURRENT_WHEN,
+  CheckBudget,
+  DEFAULT_CONCURRENT_PERTURBATIONS,
+  runCheck,
+} from '../conformance/check/index.ts';
 import type { CheckOptions, CheckPhaseEnd } from '../conformance/check/index.ts';
 import {
   checkAgainCommand,
