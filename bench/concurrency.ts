@@ -11,14 +11,17 @@
  * clock passed its `now` (and be refused, as the contract says). Times are CPU time of the process
  * (user + system, garbage collection included), medians over histories of different seeds.
  *
- * The last part is wall time: how long `jobcheck check --impl ... --workers 4` takes to find each
- * racy variant of the Python example (examples/python/broken/), real processes over jobcheck/2.
- *
- * Run: npx tsx bench/concurrency.ts   (`--quick`: fewer histories and in-process seeds, the seven
- * seeds of the racy Python stores kept; the report is written either way;
- * `--part <text>`: only the parts whose name contains the text, printed and not written)
+ * The last two parts are wall time: every racy variant (in process, serve.ts and the racy Python
+ * stores over jobcheck/2) on 20 seeds under the check's default concurrent budget, beside a
+ * baseline checkout (bench/concurrencyFinder.ts in each); the correct stores over 1,000 scenarios.
+ * Run: npm run bench:concurrency -- --baseline DIR   (`--quick`: fewer histories in the checker
+ * parts; `--part <text>`: only the parts whose name contains the text, printed and not written)
  */
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Command, Config, Reply } from '../contract/index.ts';
 import { JobStore } from '../impl/index.ts';
 import { SNAPSHOT_REQUEST, jobModel, jobStoreRoundHistory, seededRandom } from '../conformance/concurrent/jobModel.ts';
@@ -27,12 +30,16 @@ import { concurrentProcessFactory } from '../conformance/protocol/index.ts';
 import { PYTHON_RACY, findPython, pythonCommand } from '../examples/python/interpreter.ts';
 import { DEFAULT_MAX_STEPS, checkLinearizability } from '../conformance/concurrent/linearizability.ts';
 import type { CheckOutcome } from '../conformance/concurrent/history.ts';
-import { loadAverage, machine, median, timed } from './measure.ts';
+import { commitOf, loadAverage, machine, median, timed } from './measure.ts';
+import { CHECK_CONCURRENT_DEFAULTS } from '../cli/checkCommand.ts';
+import { MAX_CONCURRENT_RUNS } from '../conformance/concurrent/pathCheck.ts';
+import { OVERLAP_KINDS } from '../conformance/concurrent/overlap.ts';
+import type { ConcurrentFactory } from '../conformance/concurrent/adapter.ts';
 import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
 import { CONCURRENT_BROKEN_VARIANTS } from '../conformance/broken/index.ts';
 import { lockedJobStoreFactory } from '../conformance/concurrent/inProcess.ts';
-import { requestCount } from '../conformance/concurrent/generate.ts';
 
+const run = promisify(execFile);
 const quick = process.argv.includes('--quick');
 const partArg = process.argv.indexOf('--part');
 const only = partArg < 0 ? undefined : process.argv[partArg + 1];
@@ -378,118 +385,170 @@ const overlapPart: BenchPart = {
   },
 };
 
-/** Scenarios of the concurrent campaign over the protocol, per seed. */
-const PROTOCOL_RUNS = 300;
+/** One seed of bench/concurrencyFinder.ts's output. */
+interface FinderLine {
+  readonly seed: number;
+  readonly verdict: string;
+  readonly runs: number;
+  readonly histories: number;
+  readonly ms: number;
+  readonly firstMs: number | null;
+  readonly first: number | null;
+  readonly story: number | null;
+  readonly pairs: number;
+  readonly kinds: Record<string, number> | null;
+}
+
+/** Runs bench/concurrencyFinder.ts in `root` (this checkout's script, that checkout's modules); its lines. */
+async function finder(root: string, how: string, variant: string, seeds: number): Promise<FinderLine[]> {
+  const script = fileURLToPath(new URL('./concurrencyFinder.ts', import.meta.url));
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', script, root, how, variant, '1', String(seeds)], {
+    cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as FinderLine);
+}
+
+/** Found/seeds, median wall ms, runs and histories to the failure, and story lengths, of one side. Pure. */
+function finderCells(lines: readonly FinderLine[]): string[] {
+  const found = lines.filter((l) => l.verdict === 'failed');
+  const med = (xs: readonly number[]): string => (xs.length === 0 ? '-' : fmt(median(xs)));
+  return [
+    `${found.length}/${lines.length}`,
+    med(found.map((l) => l.ms)),
+    med(found.filter((l) => l.firstMs !== null).map((l) => l.firstMs ?? 0)),
+    med(found.map((l) => l.runs)),
+    med(found.map((l) => l.story ?? 0)),
+    found.length === 0 ? '-' : fmt(Math.max(...found.map((l) => l.story ?? 0))),
+  ];
+}
+
+/** The checkout `--baseline DIR` names (a git worktree of the revision before, node_modules linked), if any. */
+const baselineArg = process.argv.indexOf('--baseline');
+const baselineRoot = baselineArg < 0 ? undefined : resolve(process.argv[baselineArg + 1] ?? '');
+const SEEDS = 20;
 
 /**
- * The concurrent campaign over the protocol against each racy Python store (examples/python/broken/),
- * as `jobcheck check --impl "python3 examples/python/broken/<file>" --workers 4` runs it: a real
- * process speaking jobcheck/2, a thread per request. Wall time, since the races are real.
+ * Every racy variant of the catalogue, in process (fast-check's scheduler) and over jobcheck/2
+ * (serve.ts and the racy Python stores), on seeds 1 to SEEDS under the concurrent campaign's
+ * default budget as `jobcheck check --workers 4` gives it, in this checkout and in the baseline's,
+ * side by side (both children at once, so that they share the machine's load).
  */
-const protocolFinderPart: BenchPart = {
-  name: 'time to find each racy Python store over the protocol',
+const defaultBudgetPart: BenchPart = {
+  name: 'racy variants under the default budget',
   async run() {
-    const title = '## Finding the racy Python stores over the protocol';
-    const python = findPython();
-    if (python === undefined) return [title, '', 'Not measured: python3 is not installed.', ''];
-    // Seven seeds even in a quick run: "found on x of 7 seeds" is the figure this part is for.
-    const seeds = [1, 2, 3, 4, 5, 6, 7];
-    const rows: string[] = [];
-    type Timed = { r: Awaited<ReturnType<typeof runConcurrentCampaign>>; ms: number };
-    const campaign = async (script: string, seed: number, numRuns: number): Promise<Timed> => {
-      const factory = concurrentProcessFactory(pythonCommand(python, script));
-      const started = performance.now();
-      try {
-        const r = await runConcurrentCampaign({ factory, workers: 4, numRuns, seed });
-        return { r, ms: performance.now() - started };
-      } finally {
-        await factory.close();
-      }
+    const here = fileURLToPath(new URL('..', import.meta.url));
+    const variants: { how: string; name: string; shown: string }[] = [
+      ...CONCURRENT_BROKEN_VARIANTS.map((v) => ({ how: 'inprocess', name: v.name, shown: `\`${v.name}\`` })),
+      ...CONCURRENT_BROKEN_VARIANTS.map((v) => ({ how: 'serve', name: v.name, shown: `\`${v.name}\`` })),
+      ...(findPython() === undefined
+        ? []
+        : PYTHON_RACY.map((v) => ({
+            how: 'python',
+            name: v.script.replace('examples/python/broken/', ''),
+            shown: `${v.race} (\`${v.script.replace('examples/python/', '')}\`)`,
+          }))),
+    ];
+    const where: Record<string, string> = {
+      inprocess: 'in process, scheduler',
+      serve: 'serve.ts over jobcheck/2',
+      python: 'Python over jobcheck/2',
     };
-    for (const v of PYTHON_RACY) {
-      const found: { ms: number; runs: number; story: number; first: number }[] = [];
-      for (const seed of seeds) {
-        const { r, ms } = await campaign(v.script, seed, PROTOCOL_RUNS);
-        if (r.verdict === 'failed')
-          found.push({ ms, runs: r.runs, story: requestsOf(r), first: r.firstFailureRequests ?? 0 });
-        log(`  ${v.race} seed ${seed}: ${r.verdict} after ${r.runs} runs, ${Math.round(ms)} ms`);
-      }
-      const med = (xs: readonly number[]): string => (xs.length === 0 ? '-' : fmt(median(xs)));
-      const most = found.length === 0 ? '-' : fmt(Math.max(...found.map((f) => f.story)));
+    const rows: string[] = [];
+    const kinds = new Map<string, number>();
+    let missed = 0;
+    for (const v of variants) {
+      const [now, before] = await Promise.all([
+        finder(here, v.how, v.name, SEEDS),
+        baselineRoot === undefined ? Promise.resolve(undefined) : finder(baselineRoot, v.how, v.name, SEEDS),
+      ]);
+      missed += now.filter((l) => l.verdict !== 'failed').length;
+      for (const l of now) for (const [k, n] of Object.entries(l.kinds ?? {})) kinds.set(k, (kinds.get(k) ?? 0) + n);
+      const cells = finderCells(now);
+      const old = before === undefined ? ['-', '-', '-', '-', '-', '-'] : finderCells(before);
+      log(`  ${v.how} ${v.name}: this ${cells.join(' ')}; baseline ${old.join(' ')}`);
       rows.push(
-        `| ${v.race} | \`${v.script.replace('examples/python/', '')}\` | ${found.length}/${seeds.length} | ${med(found.map((f) => f.ms))} | ${med(found.map((f) => f.runs))} | ${med(found.map((f) => f.first))} | ${med(found.map((f) => f.story))} | ${most} |`,
+        `| ${v.shown} | ${where[v.how]} | ${old[0]} | ${cells[0]} | ${old[1]} | ${cells[1]} | ${cells[2]} | ${old[3]} | ${cells[3]} | ${old[4]} | ${cells[4]} | ${cells[5]} |`,
       );
     }
-    const control = await campaign('examples/python/jobstore.py', 1, 100);
+    const base = baselineRoot === undefined ? 'no baseline' : `the baseline at \`${commitOf(baselineRoot)}\``;
     return [
-      title,
+      '## Finding every racy variant under the default budget',
       '',
-      `The concurrent campaign over the protocol (\`jobcheck check --impl "python3 examples/python/broken/<file>" --workers 4\`: 4 lanes, up to ${PROTOCOL_RUNS} scenarios, a real process speaking jobcheck/2 with a thread per request) against each racy Python store, seeds ${seeds[0]}-${seeds[seeds.length - 1]}; medians over the seeds that found it. Wall time, shrinking included; the interleavings are the operating system's, so a seed does not fix them.`,
+      `The concurrent campaign as \`jobcheck check --workers 4\` runs it with its defaults (this checkout: at least ${fmt(CHECK_CONCURRENT_DEFAULTS.numRuns)} scenarios, more while the campaign has run less than ${fmt(CHECK_CONCURRENT_DEFAULTS.moreRunsWithinMs / 1000)} s, up to ${fmt(MAX_CONCURRENT_RUNS)}; each scenario run as generated and again for each of its up to ${CHECK_CONCURRENT_DEFAULTS.perturbations} send-time perturbations), on seeds 1-${SEEDS} of every racy variant: the catalogue's (\`conformance/broken/concurrent/\`) in process under fast-check's scheduler and over jobcheck/2 (\`serve.ts\`, real timers in each race's window), and the racy Python stores of \`examples/python/broken/\`. Beside it ${base} (its default: ${fmt(100)} scenarios, no perturbation), run at the same time on the same seeds (\`bench/concurrencyFinder.ts\` in each checkout). Wall ms from the start of the campaign to its shrunk story, and (now only: the baseline does not report it) to the end of its first failing run (medians over the seeds that found it); runs: scenarios up to the first failure; story: requests of the shrunk story.`,
       '',
-      '| race | program | found | wall ms | runs to the first failure | requests before shrinking | requests of the shrunk story | longest shrunk story |',
-      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| variant | where | found before | found now | wall ms before | wall ms now | ms to first failure now | runs before | runs now | story before | story now | longest story now |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...rows,
       '',
-      `Control: the correct store (\`jobstore.py\`), 100 scenarios of seed 1: ${control.r.verdict}${control.r.unknownRuns === 0 ? '' : ` (${control.r.unknownRuns} unknown)`}, ${fmt(control.ms)} ms.`,
+      `Target: every racy variant found on ${SEEDS} of ${SEEDS} seeds under the default budget: ${missed === 0 ? 'met' : `**not met** (${missed} seed(s) missed)`}.`,
+      '',
+      `Overlapping pairs of each kind, over the runs of every campaign above until its failure (this checkout): ${[...kinds].map(([k, n]) => `${k} ${fmt(n)}`).join(', ')}.`,
       '',
     ];
   },
 };
 
-/** Requests of a failure's run. */
-const requestsOf = (r: Awaited<ReturnType<typeof runConcurrentCampaign>>): number =>
-  r.failure?.run == null ? 0 : requestCount(r.failure.run.rounds);
-
-/**
- * The concurrent campaign against the catalogue's racy variants (in process, interleavings chosen
- * by fast-check's scheduler), 4 workers, as `jobcheck check --broken <name> --workers 4` runs it:
- * for each variant and seed, the wall time until the failure was found and shrunk, the runs it
- * took, and the requests of the shrunk story. The control is impl/JobStore behind a mutex.
- */
-const finderPart: BenchPart = {
-  name: 'time to find each racy variant',
+/** The correct stores (in process, over jobcheck/2, the Python example) over 1,000 concurrent scenarios each. */
+const correctPart: BenchPart = {
+  name: 'correct stores over 1,000 scenarios',
   async run() {
-    const seeds = quick ? [1, 2, 3] : [1, 2, 3, 4, 5, 6, 7];
+    const runs = 1000;
+    const stores: { name: string; make: () => ConcurrentFactory & { close?: () => Promise<void> } }[] = [
+      { name: 'impl/JobStore behind a mutex (in process, scheduler)', make: () => lockedJobStoreFactory() },
+      {
+        name: 'serve.ts `atomic` over jobcheck/2',
+        make: () =>
+          concurrentProcessFactory(
+            `'${process.execPath}' --import tsx '${fileURLToPath(new URL('../conformance/broken/concurrent/serve.ts', import.meta.url))}' atomic`,
+          ),
+      },
+    ];
+    const python = findPython();
+    if (python !== undefined)
+      stores.push({
+        name: 'the Python example (`jobstore.py`) over jobcheck/2',
+        make: () => concurrentProcessFactory(pythonCommand(python, 'examples/python/jobstore.py')),
+      });
     const rows: string[] = [];
-    for (const v of CONCURRENT_BROKEN_VARIANTS) {
-      const found: { ms: number; runs: number; story: number; first: number }[] = [];
-      let missed = 0;
-      for (const seed of seeds) {
-        const started = performance.now();
-        const r = await runConcurrentCampaign({ factory: v.factory, workers: 4, numRuns: 2000, seed });
+    for (const store of stores) {
+      const factory = store.make();
+      const started = performance.now();
+      try {
+        const r = await runConcurrentCampaign({
+          factory,
+          workers: 4,
+          numRuns: runs,
+          perturbations: CHECK_CONCURRENT_DEFAULTS.perturbations,
+          seed: 1,
+        });
         const ms = performance.now() - started;
-        if (r.verdict !== 'failed') missed += 1;
-        else found.push({ ms, runs: r.runs, story: requestsOf(r), first: r.firstFailureRequests ?? 0 });
-        log(`  ${v.name} seed ${seed}: ${r.verdict} after ${r.runs} runs, ${Math.round(ms)} ms`);
+        log(`  ${store.name}: ${r.verdict} ${r.runs} runs ${Math.round(ms)} ms`);
+        rows.push(
+          `| ${store.name} | ${r.verdict}${r.unknownRuns === 0 ? '' : ` (${r.unknownRuns} unknown)`} | ${fmt(r.runs)} | ${fmt(r.histories)} | ${fmt(r.overlap.pairs)} | ${OVERLAP_KINDS.map((k) => fmt(r.overlap.kinds[k])).join(' | ')} | ${fmt(ms)} |`,
+        );
+      } finally {
+        await factory.close?.();
       }
-      const med = (xs: readonly number[]): string => (xs.length === 0 ? '-' : fmt(median(xs)));
-      rows.push(
-        `| \`${v.name}\` | ${found.length}/${seeds.length} | ${med(found.map((f) => f.ms))} | ${med(found.map((f) => f.runs))} | ${med(found.map((f) => f.first))} | ${med(found.map((f) => f.story))} | ${found.length === 0 ? '-' : fmt(Math.max(...found.map((f) => f.story)))} |${missed === 0 ? '' : ` missed on ${missed} seed(s)`}`,
-      );
     }
-    const control = await runConcurrentCampaign({
-      factory: lockedJobStoreFactory(),
-      workers: 4,
-      numRuns: 300,
-      seed: 1,
-    });
     return [
-      '## Finding the racy variants',
+      '## The correct stores over 1,000 concurrent scenarios',
       '',
-      `The concurrent campaign (4 workers, up to 2,000 scenarios, interleavings chosen by fast-check's scheduler) against each racy variant of the catalogue (\`conformance/broken/concurrent/\`), seeds ${seeds[0]}-${seeds[seeds.length - 1]}; medians over the seeds that found it. Wall time includes shrinking.`,
+      `\`jobcheck check --workers 4 --concurrent-runs ${runs} --seed 1\` as the campaign runs it (send-time perturbations included), against each correct store: every history must be linearizable. Pairs: requests in flight together, and of each kind (conformance/concurrent/overlap.ts).`,
       '',
-      '| variant | found | wall ms | runs to the first failure | requests before shrinking | requests of the shrunk story | longest shrunk story |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+      `| store | verdict | scenarios | histories | pairs | ${OVERLAP_KINDS.join(' | ')} | wall ms |`,
+      `| --- | --- | ---: | ---: | ---: | ${OVERLAP_KINDS.map(() => '---:').join(' | ')} | ---: |`,
       ...rows,
-      '',
-      `Control: impl/JobStore behind a mutex, 300 scenarios of seed 1: ${control.verdict}${control.unknownRuns === 0 ? '' : ` (${control.unknownRuns} unknown)`}, ${fmt(control.durationMs)} ms.`,
       '',
     ];
   },
 };
 
 /** Every part, in report order. Add a part here to have it measured and reported. */
-export const PARTS: BenchPart[] = [checkerPart, overlapPart, finderPart, protocolFinderPart];
+export const PARTS: BenchPart[] = [checkerPart, overlapPart, defaultBudgetPart, correctPart];
 
 const sections: string[] = [];
 const loadStart = loadAverage();
@@ -503,10 +562,10 @@ const text = [
   '',
   'Generated by `bench/concurrency.ts`; do not edit by hand: re-run the command below to refresh it.',
   '',
-  `- Command: \`npx tsx bench/concurrency.ts\`${quick ? ' (quick run: `--quick`)' : ''}`,
+  `- Command: \`npm run bench:concurrency -- ${quick ? '--quick ' : ''}--baseline DIR\`, DIR a checkout of the revision before (a \`git worktree\` with node_modules linked)${quick ? ' (quick run: fewer histories in the checker parts)' : ''}`,
   `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${m.node}`,
   `- 1-minute load average at start / end: ${loadStart} / ${loadAverage()}`,
-  '- Times are CPU time of the process (user + system, garbage collection included), except in the last part (the racy Python stores over the protocol): wall time.',
+  '- Times are CPU time of the process (user + system, garbage collection included), except in the last two parts (the racy variants, the correct stores): wall time.',
   '',
   ...sections,
 ].join('\n');

@@ -25,7 +25,12 @@ import {
   withRules,
 } from './args.ts';
 import { outputError, prepareOutputFile, prepareReportDir, writeOutput } from './outputs.ts';
-import { CONCURRENT_WHEN, CheckBudget, runCheck } from '../conformance/check/index.ts';
+import {
+  CONCURRENT_WHEN,
+  CheckBudget,
+  DEFAULT_CONCURRENT_PERTURBATIONS,
+  runCheck,
+} from '../conformance/check/index.ts';
 import type { CheckOptions, CheckPhaseEnd } from '../conformance/check/index.ts';
 import {
   checkAgainCommand,
@@ -67,8 +72,18 @@ export const exitCodeOfVerdict = (verdict: 'agree' | 'diverge' | 'incomplete'): 
   verdict === 'agree' ? 0 : verdict === 'diverge' ? 1 : EXIT_INCOMPLETE;
 /** Most worker lanes `--workers` accepts. */
 export const MAX_WORKERS = 16;
-/** Default scenarios of the concurrent campaign. */
+/** Default scenarios of the concurrent campaign: the least, more while DEFAULT_CONCURRENT_MORE_MS allows. */
 export const DEFAULT_CONCURRENT_RUNS = 100;
+/** Without --concurrent-runs, new scenarios are run (up to MAX_CONCURRENT_RUNS) while the campaign has run less than this (docs/concurrency-bench.md). */
+export const DEFAULT_CONCURRENT_MORE_MS = 10_000;
+/** Most send-time perturbations of a concurrent scenario (each a rerun with other send times; docs/concurrency-bench.md). */
+export const CONCURRENT_PERTURBATIONS = DEFAULT_CONCURRENT_PERTURBATIONS;
+/** The concurrent campaign's options as the check gives them when no flag says otherwise (runConcurrentCampaign's names). */
+export const CHECK_CONCURRENT_DEFAULTS = {
+  numRuns: DEFAULT_CONCURRENT_RUNS,
+  moreRunsWithinMs: DEFAULT_CONCURRENT_MORE_MS,
+  perturbations: CONCURRENT_PERTURBATIONS,
+} as const;
 
 /** Usage text of `jobcheck check`. */
 export const CHECK_USAGE = `Usage: jobcheck check (--impl "<command>" | --module <path> | --builtin | --broken <name>) [options]
@@ -104,7 +119,8 @@ Options:
                        checked for linearizability against the model (default 1: none); --impl is
                        offered jobcheck/2, a module is driven through its createConcurrentAdapter
                        export; a jobcheck/1 process or a module without it gets one request at a time
-  --concurrent-runs <n>  scenarios of the concurrent campaign, 1 to ${MAX_CONCURRENT_RUNS} (default ${DEFAULT_CONCURRENT_RUNS})
+  --concurrent-runs <n>  scenarios of the concurrent campaign, 1 to ${MAX_CONCURRENT_RUNS} (default: at least ${DEFAULT_CONCURRENT_RUNS},
+                       more while the campaign has run less than ${DEFAULT_CONCURRENT_MORE_MS / 1000} s)
   --concurrent-path <path>  with --seed and --workers: the concurrent campaign runs only its counterexample
                        at this path (the other phases run as usual; refused when it names no scenario)
   --concurrent <when>  with --workers: when the competing workers run: last (default, after the
@@ -211,6 +227,8 @@ const CHECK_FLAGS = withRules(CHECK_FLAG_VALUES, CHECK_FLAG_RULES).transform((f)
   runs: f.runs ?? DEFAULT_RUNS,
   seed: f.seed ?? randomSeed(),
   'concurrent-runs': f['concurrent-runs'] ?? DEFAULT_CONCURRENT_RUNS,
+  // Without --concurrent-runs, more scenarios while time allows; with it, exactly that many.
+  'concurrent-more': f['concurrent-runs'] === undefined,
 }));
 type CheckFlags = z.output<typeof CHECK_FLAGS>;
 
@@ -421,6 +439,8 @@ function checkOptionsOf(flags: CheckFlags, budget: CheckBudget): CheckOptions {
   const concurrent = {
     workers: flags.workers,
     runs: flags['concurrent-runs'],
+    ...(flags['concurrent-more'] ? { moreRunsWithinMs: DEFAULT_CONCURRENT_MORE_MS } : {}),
+    perturbations: CONCURRENT_PERTURBATIONS,
     ...(concurrentPath === undefined ? {} : { path: concurrentPath }),
     ...(timeout === undefined ? {} : { timeoutMs: timeout }),
     ...(when === undefined ? {} : { when }),

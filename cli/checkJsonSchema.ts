@@ -8,6 +8,8 @@
  * The format is versioned by `format`: a field may be added within a version (readers ignore
  * fields they do not know); a field removed, renamed or changed in meaning makes a new version.
  */
+import { OVERLAP_KINDS, OVERLAP_KIND_TEXT } from '../conformance/concurrent/overlap.ts';
+import type { OverlapKind } from '../conformance/concurrent/overlap.ts';
 import { z } from 'zod';
 
 /** The version tag of the JSON result of a check. */
@@ -228,14 +230,36 @@ export const checkResultSchema = z
             "passed: every history linearizable, with requests in flight together (see overlap); failed: a history no order of the model explains, or the implementation failed (the story in failure says which); unknown: the checker ran out of budget on a history (not a pass); time_limit: the check's time limit stopped it; not_exercised: no two requests were ever in flight together (an implementation that takes one at a time), so no race could have been found (not a pass; notExercised says why)",
           ),
         workers: z.int().min(1).describe('worker lanes (--workers)'),
-        runsPlanned: count.describe('scenarios planned'),
+        runsPlanned: count.describe(
+          'scenarios planned: the least, when more are added while time allows (no --concurrent-runs)',
+        ),
         runs: count.describe('scenarios run, up to the first failing one'),
         unknownRuns: count.describe('histories the checker could not decide within its budget'),
-        overlap: z
-          .strictObject({ requests: count, overlapping: count, pairs: count })
+        histories: count
           .optional()
           .describe(
-            '{ requests, overlapping, pairs } over the runs before any failure: requests sent, requests in flight together with another, and pairs of requests in flight together',
+            'histories checked, up to the first failing one: each scenario, and once more for each of its send-time perturbations',
+          ),
+        overlap: z
+          .strictObject({
+            requests: count,
+            overlapping: count,
+            pairs: count,
+            kinds: z
+              .strictObject(
+                Object.fromEntries(OVERLAP_KINDS.map((k) => [k, count.describe(OVERLAP_KIND_TEXT[k])])) as Record<
+                  OverlapKind,
+                  typeof count
+                >,
+              )
+              .optional()
+              .describe(
+                'pairs of requests in flight together of each kind where a race can bite; a pair may be of several kinds or none, and a kind at 0 was never tried',
+              ),
+          })
+          .optional()
+          .describe(
+            '{ requests, overlapping, pairs, kinds } over the runs before any failure: requests sent, requests in flight together with another, pairs of requests in flight together, and those pairs by kind',
           ),
         notExercised: z
           .string()

@@ -33,6 +33,9 @@ describe('jobcheck check --workers', () => {
       '--builtin',
       '--workers',
       '4',
+      // Exactly 100 scenarios: without the flag the campaign adds scenarios while time allows.
+      '--concurrent-runs',
+      '100',
       ...QUICK,
       '--report',
       join(dir, 'builtin'),
@@ -41,12 +44,24 @@ describe('jobcheck check --workers', () => {
     );
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(
-      /concurrent +100 runs of 4 workers, seed 7: every history linearizable; \d+ of \d+ requests in flight together with another \(\d+ overlapping pairs\)/,
+      /concurrent +100 runs of 4 workers, seed 7: every history linearizable; \d+ of \d+ requests in flight together with another \(\d+ overlapping pairs: claim\+claim \d+, settle at lease end\+claim [1-9]\d*, claim at an expiry \d+, submit\+submit \d+, commit\+commit of one job \d+\)/,
     );
     const json = checkResultSchema.parse(
       JSON.parse(
-        (await cli('check', '--builtin', '--workers', '4', ...QUICK, '--report', join(dir, 'builtin-json'), '--json'))
-          .stdout,
+        (
+          await cli(
+            'check',
+            '--builtin',
+            '--workers',
+            '4',
+            '--concurrent-runs',
+            '100',
+            ...QUICK,
+            '--report',
+            join(dir, 'builtin-json'),
+            '--json',
+          )
+        ).stdout,
       ),
     );
     expect(json.concurrent).toMatchObject({
@@ -57,6 +72,8 @@ describe('jobcheck check --workers', () => {
       notExercised: null,
     });
     expect(json.concurrent?.overlap?.pairs).toBeGreaterThan(0);
+    expect(json.concurrent?.histories).toBeGreaterThan(100);
+    expect(json.concurrent?.overlap?.kinds?.settleAtLeaseEnd).toBeGreaterThan(0);
     const xml = await readFile(junit, 'utf8');
     expect(xml).toContain('<testsuite name="jobcheck.concurrent"');
     expect(xml).toMatch(/<testcase classname="jobcheck.concurrent" name="concurrent campaign" time="[\d.]+"\/>/);
@@ -186,7 +203,13 @@ describe.skipIf(python === undefined)('the Python example over jobcheck/2', () =
     expect(out.stdout).toMatch(/\nverdict: INCOMPLETE: the competing workers exercised nothing: .*; not a pass\n/);
     const json = checkResultSchema.parse(JSON.parse((await cli(...args, '--json')).stdout));
     expect(json.verdict).toBe('incomplete');
-    expect(json.concurrent).toMatchObject({ verdict: 'not_exercised', overlap: { pairs: 0 } });
+    expect(json.concurrent).toMatchObject({
+      verdict: 'not_exercised',
+      overlap: {
+        pairs: 0,
+        kinds: { claimClaim: 0, settleAtLeaseEnd: 0, claimAtExpiry: 0, submitSubmit: 0, commitCommit: 0 },
+      },
+    });
     expect(json.concurrent?.notExercised).toMatch(/one request at a time/);
     expect(json.notExercised).toEqual([{ phase: 'concurrent', reason: json.concurrent?.notExercised }]);
     expect(json.notAPass).toMatch(/^the competing workers exercised nothing/);

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCampaign } from '../conformance/random/campaign.ts';
 import { catalogueVariant } from '../conformance/broken/index.ts';
 import { concurrentBrokenVariant } from '../conformance/broken/index.ts';
+import { DEFAULT_CONCURRENT_PERTURBATIONS } from '../conformance/check/index.ts';
 import { runConcurrentCampaign } from '../conformance/concurrent/campaign.ts';
 import { PATH_CONFIG } from '../conformance/paths/lifecyclePaths.ts';
 import { initialState, step, toSnapshot } from '../model/index.ts';
@@ -133,7 +134,14 @@ describe('an edited reproduce line is refused before any work, or is not a pass'
 
   it('tells the printed --concurrent-path with a step appended as INCOMPLETE (exit 3) for a racy variant, never AGREE', async () => {
     const variant = concurrentBrokenVariant('claim-reads-then-writes')!;
-    const found = await runConcurrentCampaign({ factory: variant.factory, workers: 4, numRuns: 100, seed: 1 });
+    // The path's meaning depends on the perturbations drawn with each scenario: the check's own.
+    const found = await runConcurrentCampaign({
+      factory: variant.factory,
+      workers: 4,
+      numRuns: 100,
+      seed: 1,
+      perturbations: DEFAULT_CONCURRENT_PERTURBATIONS,
+    });
     expect(found.path).not.toBeNull();
     const r = await jobcheck(
       'check',

@@ -57,7 +57,7 @@ describe('the lines of a pass and of a phase that exercised nothing', () => {
   it('count the overlap of competing workers that passed, and say NOT EXERCISED for sequential ones', async () => {
     const busy = await runConcurrentCampaign({ factory: lockedJobStoreFactory(), workers: 4, numRuns: 10, seed: 7 });
     expect(concurrentLine(busy)).toMatch(
-      /^10 runs of 4 workers, seed 7: every history linearizable; \d+ of \d+ requests in flight together with another \(\d+ overlapping pairs?\)$/,
+      /^10 runs of 4 workers, seed 7: every history linearizable; \d+ of \d+ requests in flight together with another \(\d+ overlapping pairs?: claim\+claim \d+, settle at lease end\+claim \d+, claim at an expiry \d+, submit\+submit \d+, commit\+commit of one job \d+\)$/,
     );
     const idle = await runConcurrentCampaign({
       factory: sequentialFactory(jobStoreFactory()),

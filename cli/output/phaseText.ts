@@ -10,6 +10,7 @@
  */
 import type { CheckPhaseEnd, CheckReport, FixturePhaseResult, PhaseStop } from '../../conformance/check/index.ts';
 import { requestCount } from '../../conformance/concurrent/generate.ts';
+import { OVERLAP_KINDS, OVERLAP_KIND_SHORT } from '../../conformance/concurrent/overlap.ts';
 import type { Overlap } from '../../conformance/concurrent/overlap.ts';
 import type { ConcurrentCampaignResult } from '../../conformance/concurrent/result.ts';
 import { couldNotBeCreated } from '../../conformance/concurrent/result.ts';
@@ -133,7 +134,11 @@ export const requestsOf = (r: ConcurrentCampaignResult): number | null =>
 
 /** What the competing workers overlapped: `412 of 1180 requests in flight together with another (655 overlapping pairs)`. Pure. */
 export const overlapText = (o: Overlap): string =>
-  `${o.overlapping} of ${count(o.requests, 'request')} in flight together with another (${count(o.pairs, 'overlapping pair')})`;
+  `${o.overlapping} of ${count(o.requests, 'request')} in flight together with another (${count(o.pairs, 'overlapping pair')}: ${overlapKindsText(o)})`;
+
+/** The overlapping pairs by kind: `claim+claim 12, settle at lease end 3, ...`, every kind named, 0 included. Pure. */
+export const overlapKindsText = (o: Overlap): string =>
+  OVERLAP_KINDS.map((k) => `${OVERLAP_KIND_SHORT[k]} ${o.kinds[k]}`).join(', ');
 
 /** The concurrent campaign on one line of the summary. Pure. */
 export function concurrentLine(r: ConcurrentCampaignResult): string {

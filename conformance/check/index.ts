@@ -4,7 +4,7 @@
  * runners. `jobcheck check` is a command line around it.
  */
 export type { CheckOptions, CheckPhaseEnd, CheckProgress, ConcurrentCheckOptions, ConcurrentWhen } from './options.ts';
-export { CONCURRENT_WHEN } from './options.ts';
+export { CONCURRENT_WHEN, DEFAULT_CONCURRENT_PERTURBATIONS } from './options.ts';
 export type { CheckPhase, PhaseStop } from './phaseStop.ts';
 export type { GateReason } from './phaseGate.ts';
 export { GivenUp, PhaseGate } from './phaseGate.ts';

@@ -39,12 +39,22 @@ export type CheckPhaseEnd = {
   | { readonly phase: 'concurrent'; readonly concurrent: ConcurrentCampaignResult | null }
 );
 
+/** Most send-time perturbations of a check's concurrent scenario, unless its options say otherwise (docs/concurrency-bench.md). */
+export const DEFAULT_CONCURRENT_PERTURBATIONS = 2;
+
 /** The competing workers of a check (`--workers`), on the target's `concurrentFactory`. */
 export interface ConcurrentCheckOptions {
   /** Worker lanes (2 or more). */
   readonly workers: number;
-  /** Scenarios to generate. */
+  /** Scenarios to generate; with `moreRunsWithinMs`, the least. */
   readonly runs: number;
+  /** More scenarios while the campaign has run less than this many ms (runConcurrentCampaign's option). */
+  readonly moreRunsWithinMs?: number;
+  /**
+   * Most send-time perturbations of a scenario (runConcurrentCampaign's option; a path's meaning
+   * depends on it, so `jobcheck check` always gives the default: DEFAULT_CONCURRENT_PERTURBATIONS).
+   */
+  readonly perturbations?: number;
   /** fast-check path of a known concurrent counterexample (with the check's seed): replays just that. */
   readonly path?: string;
   /** The reply timeout (`--timeout`): one time budget per request, as in every other phase (default 5000 ms). */

@@ -30,6 +30,7 @@ import { runFixturePhase } from './fixturePhase.ts';
 import type { FixturePhaseResult } from './fixturePhase.ts';
 import { leftOutCampaign } from './leftOutCampaign.ts';
 import type { CheckOptions } from './options.ts';
+import { DEFAULT_CONCURRENT_PERTURBATIONS } from './options.ts';
 import { runPathsAndCampaign } from './pathsAndCampaign.ts';
 import type { PathsAndCampaign } from './pathsAndCampaign.ts';
 import { PhaseGate } from './phaseGate.ts';
@@ -86,6 +87,7 @@ async function checkPlan(plan: CheckPlan, options: CheckOptions): Promise<void> 
     workers: c.workers,
     seed,
     path: c.path,
+    perturbations: c.perturbations ?? DEFAULT_CONCURRENT_PERTURBATIONS,
     ...(named === undefined ? {} : { what: named }),
   });
 }
@@ -113,6 +115,8 @@ async function concurrentPhase(run: CheckRun): Promise<Timed<ConcurrentCampaignR
     factory,
     workers: c.workers,
     numRuns: c.runs,
+    ...(c.moreRunsWithinMs === undefined ? {} : { moreRunsWithinMs: c.moreRunsWithinMs }),
+    perturbations: c.perturbations ?? DEFAULT_CONCURRENT_PERTURBATIONS,
     seed: run.seed,
     ...(c.path === undefined ? {} : { path: c.path }),
     ...(c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs }),

@@ -213,3 +213,65 @@ describe('the example story of docs/conformance.md', () => {
     expect(r.story).toBe(block);
   }, 60_000);
 });
+
+describe('runConcurrentCampaign: perturbations and more runs while time allows', () => {
+  const ack = CONCURRENT_BROKEN_VARIANTS.find((v) => v.name === 'ack-checks-then-settles');
+
+  it('reruns scenarios with perturbed send times, and replays a failure so found from its seed and path', async () => {
+    if (ack === undefined) throw new Error('no ack-checks-then-settles in the catalogue');
+    const passed = await runConcurrentCampaign({
+      factory: lockedJobStoreFactory(),
+      workers: 4,
+      numRuns: 30,
+      perturbations: 2,
+      seed: 7,
+    });
+    expect(passed.verdict).toBe('passed');
+    expect(passed.runs).toBe(30);
+    expect(passed.histories).toBeGreaterThan(passed.runs);
+    const found = await runConcurrentCampaign({
+      factory: ack.factory,
+      workers: 4,
+      numRuns: 300,
+      perturbations: 2,
+      seed: SEED,
+    });
+    expect(found.verdict, `seed ${SEED}`).toBe('failed');
+    const again = await runConcurrentCampaign({
+      factory: ack.factory,
+      workers: 4,
+      perturbations: 2,
+      seed: SEED,
+      path: found.path ?? '',
+      endOnFailure: true,
+    });
+    expect(again.verdict).toBe('failed');
+    expect(again.story).toBe(found.story);
+  }, 60_000);
+
+  it('runs more scenarios than asked while time allows, and exactly those asked without it', async () => {
+    const exact = await runConcurrentCampaign({ factory: lockedJobStoreFactory(), workers: 2, numRuns: 5, seed: 3 });
+    expect(exact.runs).toBe(5);
+    const more = await runConcurrentCampaign({
+      factory: lockedJobStoreFactory(),
+      workers: 2,
+      numRuns: 5,
+      moreRunsWithinMs: 400,
+      maxRuns: 200,
+      seed: 3,
+    });
+    expect(more.verdict).toBe('passed');
+    expect(more.runsPlanned).toBe(5);
+    expect(more.runs).toBeGreaterThan(5);
+    expect(more.runs).toBeLessThanOrEqual(200);
+    const capped = await runConcurrentCampaign({
+      factory: lockedJobStoreFactory(),
+      workers: 2,
+      numRuns: 5,
+      moreRunsWithinMs: 60_000,
+      maxRuns: 12,
+      seed: 3,
+    });
+    expect(capped.runs).toBe(12);
+  }, 60_000);
+});

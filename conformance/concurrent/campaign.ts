@@ -22,7 +22,8 @@ import type { Config } from '../../contract/index.ts';
 import type { Model } from '../../model/step.ts';
 import type { Budget } from '../budget.ts';
 import type { ConcurrentFactory, ConcurrentAdapter } from './adapter.ts';
-import { concurrentScenarioArb, requestCount } from './generate.ts';
+import { concurrentScenarioArb, requestCount, sendDelay } from './generate.ts';
+import { MAX_CONCURRENT_RUNS } from './pathCheck.ts';
 import type { ConcurrentScenario } from './generate.ts';
 import type { CheckBudget, CheckOutcome } from './history.ts';
 import { isSchedulable } from './inProcess.ts';
@@ -59,8 +60,21 @@ export interface ConcurrentCampaignOptions {
   readonly config?: Config;
   /** Most worker lanes of a scenario (1 to 64); shrinking may use fewer. */
   readonly workers: number;
-  /** Scenarios to generate (default 100). */
+  /** Scenarios to generate (default 100); with `moreRunsWithinMs`, the least. */
   readonly numRuns?: number;
+  /**
+   * More scenarios when time allows: past `numRuns`, new scenarios are run (up to `maxRuns`) while
+   * the campaign has run less than this many ms (and its budget lasts). Default: exactly `numRuns`.
+   */
+  readonly moreRunsWithinMs?: number;
+  /** Most scenarios with `moreRunsWithinMs` (default MAX_CONCURRENT_RUNS). */
+  readonly maxRuns?: number;
+  /**
+   * Most send-time perturbations of a scenario (generate.ts, `sendDelay`): each scenario runs as
+   * generated, then once more for each perturbation drawn with it, every request written after a
+   * delay it chooses, each on a fresh implementation. Default 0.
+   */
+  readonly perturbations?: number;
   /** fast-check seed (default: random); reported so that a campaign can be repeated. */
   readonly seed?: number;
   /** fast-check path of a known failure, with its seed: replays that counterexample directly. */
@@ -111,6 +125,7 @@ type Evaluation =
   | { readonly status: 'ok' }
   | { readonly status: 'excused' }
   | { readonly status: 'interrupted' }
+  | { readonly status: 'enough' }
   | { readonly status: 'unknown'; readonly run: ConcurrentRun; readonly reason: 'max_steps' | 'timeout' | 'memory' }
   | { readonly status: 'failed'; readonly failure: ConcurrentFailure };
 
@@ -135,6 +150,14 @@ function validate(o: ConcurrentCampaignOptions): void {
   ) {
     bad('hangGraceMs', o.hangGraceMs, 'must be a number >= 0');
   }
+  for (const [name, v] of [
+    ['maxRuns', o.maxRuns],
+    ['perturbations', o.perturbations],
+  ] as const) {
+    if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) bad(name, v, 'must be an integer >= 0');
+  }
+  if (o.moreRunsWithinMs !== undefined && !(o.moreRunsWithinMs >= 0 && Number.isFinite(o.moreRunsWithinMs)))
+    bad('moreRunsWithinMs', o.moreRunsWithinMs, 'must be a number >= 0');
   if (o.maxRounds !== undefined && (!Number.isSafeInteger(o.maxRounds) || o.maxRounds < 1))
     bad('maxRounds', o.maxRounds, 'must be an integer >= 1');
   if (o.seed !== undefined && !Number.isSafeInteger(o.seed)) bad('seed', o.seed, 'must be an integer');
@@ -155,6 +178,8 @@ interface Settings {
   readonly comparison: { readonly ignoreFields?: readonly string[] };
   /** Runs asked for (1 for a fixed scenario), and the path asked for (none for a fixed scenario). */
   readonly numRunsAsked: number;
+  /** Most runs fast-check is asked for: `numRunsAsked`, or more when runs may be added while time allows. */
+  readonly numRunsMost: number;
   readonly pathAsked: string | undefined;
 }
 
@@ -162,6 +187,8 @@ interface Settings {
 interface Tally {
   adapterName: string;
   runs: number;
+  /** Histories checked (a scenario and each of its perturbations), over the generation phase. */
+  histories: number;
   failedOnce: boolean;
   interrupted: boolean;
   unknownRuns: number;
@@ -169,6 +196,8 @@ interface Tally {
   firstUnknown: ConcurrentCampaignResult['firstUnknown'];
   lastFailure: ConcurrentFailure | null;
   firstFailureRequests: number | null;
+  /** When the first failing run ended, in ms from the campaign's start (null: none failed). */
+  firstFailureMs: number | null;
   /** Requests in flight together over the generation phase's runs. */
   overlap: Overlap;
   /** Whether any store said it takes requests at once. */
@@ -185,6 +214,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
   const tally: Tally = {
     adapterName: '(factory)',
     runs: 0,
+    histories: 0,
     failedOnce: false,
     interrupted: false,
     unknownRuns: 0,
@@ -192,6 +222,7 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     firstUnknown: null,
     lastFailure: null,
     firstFailureRequests: null,
+    firstFailureMs: null,
     overlap: NO_OVERLAP,
     concurrentStore: false,
   };
@@ -205,6 +236,7 @@ function settingsOf(options: ConcurrentCampaignOptions): Settings {
   const graceMs = options.hangGraceMs ?? DEFAULT_HANG_GRACE_MS;
   const ignoreFields = options.restriction?.ignoreFields;
   const fixed = options.scenario !== undefined;
+  const numRunsAsked = fixed ? 1 : (options.numRuns ?? 100);
   return {
     options,
     started: performance.now(),
@@ -215,7 +247,11 @@ function settingsOf(options: ConcurrentCampaignOptions): Settings {
     startMs: (options.startTimeoutMs ?? 2 * timeoutMs) + graceMs,
     scheduled: isSchedulable(options.factory),
     comparison: ignoreFields === undefined ? {} : { ignoreFields },
-    numRunsAsked: fixed ? 1 : (options.numRuns ?? 100),
+    numRunsAsked,
+    numRunsMost:
+      fixed || options.moreRunsWithinMs === undefined
+        ? numRunsAsked
+        : Math.max(numRunsAsked, options.maxRuns ?? MAX_CONCURRENT_RUNS),
     pathAsked: fixed ? undefined : options.path,
   };
 }
@@ -234,6 +270,7 @@ async function search(settings: Settings, tally: Tally): Promise<fc.RunDetails<u
           workers: options.workers,
           ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
           ...(options.config === undefined ? {} : { config: options.config }),
+          ...(options.perturbations === undefined ? {} : { perturbations: options.perturbations }),
         })
       : fc.constant(fixed),
     restriction,
@@ -248,7 +285,7 @@ async function search(settings: Settings, tally: Tally): Promise<fc.RunDetails<u
     return null;
   }
   const details = await fc.check(property as fc.IAsyncProperty<unknown>, {
-    numRuns: pathAsked === undefined ? settings.numRunsAsked : 1,
+    numRuns: pathAsked === undefined ? settings.numRunsMost : 1,
     seed,
     ...(pathAsked === undefined ? {} : { path: pathAsked }),
     ...(pathAsked !== undefined && options.endOnFailure === true ? { endOnFailure: true } : {}),
@@ -270,10 +307,20 @@ async function judged(
   // its processes, wait out its hello). The scenarios shrinking tries after it are skipped
   // (fast-check's precondition), so the failure is reported as it was found.
   if (couldNotBeCreated(tally.lastFailure)) fc.pre(false);
-  const e = await evaluate(settings, tally, scenario, s);
+  if (!tally.failedOnce && enough(settings, tally)) return true; // not run: neither a pass nor counted
+  let e: Evaluation = { status: 'ok' };
+  // The scenario as generated, then once for each of its send-time perturbations, until one does not pass.
+  for (const perturbation of [0, ...(scenario.perturbations ?? [])]) {
+    // One request at a time makes every send time the same history: no rerun would tell more.
+    if (perturbation !== 0 && !tally.concurrentStore) break;
+    e = await evaluate(settings, tally, scenario, s, perturbation);
+    if (!tally.failedOnce && e.status !== 'interrupted') tally.histories += 1;
+    if (e.status !== 'ok' && e.status !== 'excused') break;
+  }
   if (!tally.failedOnce && e.status !== 'interrupted') tally.runs += 1;
   switch (e.status) {
     case 'ok':
+    case 'enough':
       return true;
     case 'excused':
       if (!tally.failedOnce) tally.excusedRuns += 1;
@@ -288,7 +335,10 @@ async function judged(
       }
       return true; // undecided: not a failure to shrink, and counted so that it is never a pass
     case 'failed':
-      if (!tally.failedOnce) tally.firstFailureRequests = requestCount(scenario.rounds);
+      if (!tally.failedOnce) {
+        tally.firstFailureRequests = requestCount(scenario.rounds);
+        tally.firstFailureMs = performance.now() - settings.started;
+      }
       tally.failedOnce = true;
       // fast-check's final counterexample is the last value that failed, so this ends up holding it.
       tally.lastFailure = e.failure;
@@ -296,12 +346,42 @@ async function judged(
   }
 }
 
-/** Runs one scenario on a fresh implementation and checks its history. */
+/**
+ * Whether the campaign has run enough scenarios: the runs asked for, and, when more may be added
+ * while time allows, its time is up.
+ */
+function enough(settings: Settings, tally: Tally): boolean {
+  const within = settings.options.moreRunsWithinMs;
+  if (within === undefined || tally.runs < settings.numRunsAsked) return false;
+  return tally.runs >= settings.numRunsMost || performance.now() - settings.started >= within;
+}
+
+/**
+ * The wait before request `id` is written in `perturbation` (sendDelay): the scheduler's await
+ * points when it chooses the interleavings, else a timer of 2^(steps-1) ms; undefined for none.
+ */
+function delayOf(
+  perturbation: number,
+  s: fc.Scheduler | null,
+): ((id: number) => Promise<void> | undefined) | undefined {
+  if (perturbation === 0) return undefined;
+  return (id) => {
+    const steps = sendDelay(perturbation, id);
+    if (steps === 0) return undefined;
+    if (s === null) return new Promise<void>((resolve) => setTimeout(resolve, 2 ** (steps - 1)));
+    let wait: Promise<void> = Promise.resolve();
+    for (let i = 0; i < steps; i++) wait = wait.then(() => s.schedule(Promise.resolve(), `send #${id}`));
+    return wait;
+  };
+}
+
+/** Runs one scenario (with a send-time perturbation, 0 for none) on a fresh implementation and checks its history. */
 async function evaluate(
   settings: Settings,
   tally: Tally,
   scenario: ConcurrentScenario,
   s: fc.Scheduler | null,
+  perturbation: number,
 ): Promise<Evaluation> {
   if (spent(settings)) return { status: 'interrupted' };
   const { options, timeoutMs, graceMs } = settings;
@@ -325,10 +405,12 @@ async function evaluate(
   tally.adapterName = adapter.name;
   tally.concurrentStore ||= adapter.concurrent;
   let run: ConcurrentRun;
+  const delay = delayOf(perturbation, s);
   try {
     run = await runScenario(scenario, adapter, {
       timeoutMs,
       hangGraceMs: graceMs,
+      ...(delay === undefined ? {} : { delay, perturbation }),
       ...(settle === undefined ? {} : { settle }),
       ...(budget === undefined ? {} : { budget }),
     });
@@ -394,11 +476,13 @@ function resultOf(settings: Settings, tally: Tally, details: fc.RunDetails<unkno
     workers: options.workers,
     runsPlanned: settings.pathAsked === undefined ? settings.numRunsAsked : 1,
     runs,
+    histories: tally.histories,
     unknownRuns,
     excusedRuns: tally.excusedRuns,
     firstUnknown: tally.firstUnknown,
     stoppedByTimeLimit,
     firstFailureRequests: tally.firstFailureRequests,
+    firstFailureMs: tally.firstFailureMs,
     overlap,
     durationMs: performance.now() - settings.started,
   };

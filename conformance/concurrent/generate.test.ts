@@ -80,12 +80,13 @@ describe('concurrentScenarioArb', () => {
     // Each kind of contention is a sizeable share of all rounds, not an accident.
     expect(claimRush / rounds).toBeGreaterThan(0.15);
     expect(overlapping / rounds).toBeGreaterThan(0.1);
-    expect(timeMoves / rounds).toBeGreaterThan(0.03);
+    // The targeted groups (their setup rounds among them) share the rounds with these two.
+    expect(timeMoves / rounds).toBeGreaterThan(0.008);
     expect(oneWorkerTwice / rounds).toBeGreaterThan(0.01);
     expect(boundary / rounds).toBeGreaterThan(0.1);
     expect(pastCapacity / rounds).toBeGreaterThan(0.04);
     expect(sameAccount / rounds).toBeGreaterThan(0.05);
-    expect(duplicates / rounds).toBeGreaterThan(0.03);
+    expect(duplicates / rounds).toBeGreaterThan(0.008);
   }, 60_000);
 
   it('sends the stale acknowledgement race: a settlement from the old holder after its job was delivered again to another worker', async () => {
@@ -125,6 +126,32 @@ describe('concurrentScenarioArb', () => {
     // rounds of timeMovesArb add the same race with the settlement still in flight, which this
     // count of settled rounds leaves out.
     expect(stale).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
+  it('targets an ack or commit sent at the very tick its lease ends, beside a claim by another worker', async () => {
+    // Per scenario, whether one round sends a settlement of a live delivery at its leaseUntil beside
+    // another worker's claim at that tick (which may take the job again): the stale settlement's moment.
+    let hit = 0;
+    const sampled = await sampledRounds(300);
+    for (const { rounds: rs } of sampled) {
+      const leases = new Map<number, { leaseUntil: number; worker: string }>();
+      let found = false;
+      for (const r of rs) {
+        const settles = r.commands.filter((c) => c.type === 'ack' || c.type === 'commit');
+        for (const c of settles) {
+          const d = c.token === undefined ? undefined : leases.get(c.token);
+          if (d === undefined || r.now !== d.leaseUntil || c.worker !== d.worker) continue;
+          if (r.commands.some((x) => x.type === 'claim' && x.worker !== d.worker)) found = true;
+        }
+        r.replies.forEach((reply, i) => {
+          const job = (reply as { job?: { token: number; leaseUntil: number } | null } | undefined)?.job;
+          const worker = r.commands[i]?.worker;
+          if (job != null && worker !== undefined) leases.set(job.token, { leaseUntil: job.leaseUntil, worker });
+        });
+      }
+      if (found) hit += 1;
+    }
+    expect(hit / sampled.length).toBeGreaterThan(0.3);
   }, 60_000);
 
   it('never lets a round’s now go below the previous round’s', async () => {

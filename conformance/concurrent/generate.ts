@@ -95,6 +95,30 @@ export interface ConcurrentScenario {
   /** Lanes, 1 to the campaign's `workers` (worker names `w1`.. are drawn from as many). */
   readonly workers: number;
   readonly rounds: readonly ConcurrentRound[];
+  /**
+   * Send-time perturbations: after its run as generated, the scenario runs again on a fresh
+   * implementation once for each, every request written after the delay `sendDelay` chooses from
+   * the perturbation and the request (default: none). Drawn with the scenario, so the seed and
+   * path replay them; shrinking drops them.
+   */
+  readonly perturbations?: readonly number[];
+}
+
+/** Most delay steps `sendDelay` returns. */
+export const MAX_SEND_DELAY = 4;
+
+/**
+ * The delay before request `id` is written in perturbation `seed`, in steps from 0 to
+ * MAX_SEND_DELAY (0 in the run as generated, seed 0): a real implementation waits 2^(steps-1) ms,
+ * one under fast-check's scheduler as many of the scheduler's await points. Pure.
+ */
+export function sendDelay(seed: number, id: number): number {
+  if (seed === 0) return 0;
+  let x = Math.imul(seed ^ Math.imul(id + 1, 0x9e3779b1), 0x85ebca6b) >>> 0;
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35) >>> 0;
+  x ^= x >>> 16;
+  return x % (MAX_SEND_DELAY + 1);
 }
 
 /** Options of the scenario arbitrary. */
@@ -105,6 +129,8 @@ export interface ConcurrentScenarioOptions {
   readonly maxRounds?: number;
   /** A fixed config instead of random small ones. */
   readonly config?: Config;
+  /** Most send-time perturbations of a scenario (default 0: each scenario runs once). */
+  readonly perturbations?: number;
 }
 
 /** Small configs that make contention likely: capacity 1-3, maxAttempts 1-3, lease 1-3 ticks, short backoff. */
@@ -348,6 +374,98 @@ function timeMovesArb(workers: number): fc.Arbitrary<ConcurrentRound[]> {
     ]);
 }
 
+/** A job submitted and claimed on lane 0 by `w1`, as two rounds (for the targeted groups). */
+const SAME: RoundTime = { at: 'same' };
+const setupRounds = (submit: ConcurrentCommand, shuffle: number): ConcurrentRound[] => [
+  { now: SAME, requests: [request(0, submit)], shuffle },
+  { now: { at: 'later', plus: 1 }, requests: [request(0, { kind: 'claim', as: 0 })], shuffle },
+];
+
+/**
+ * Targeted overlaps, each at a moment a race can bite, after an optional setup: (1) an ack, commit
+ * or fail sent at the very tick its lease ends, beside claims that may take the job again (the
+ * stale settlement); (2) claims on several lanes at a lease's end (a claim beside an expiry: two
+ * requests race to expire the lease, and two claims to take the job); (3) submits beside a
+ * settlement that frees a slot and beside each other (a capacity check beside a submit).
+ */
+function targetedArb(workers: number): fc.Arbitrary<ConcurrentRound[]> {
+  const others = Math.max(1, Math.min(3, workers - 1));
+  const setup = fc.oneof({ weight: 1, arbitrary: fc.constant(false) }, { weight: 3, arbitrary: fc.constant(true) });
+  const shuffle = fc.nat({ max: 1000 });
+  const atLeaseEnd: RoundTime = { at: 'leaseUntil', delivery: LATEST, plus: 0 };
+  const claimsFrom = (first: number, n: number): ConcurrentRequest[] =>
+    Array.from({ length: n }, (_, i) => request(first + i, { kind: 'claim', as: first + i }));
+  const leaseEnd = fc
+    .record({
+      setup,
+      submit: submitArb(),
+      settle: fc.constantFrom<'ack' | 'commit' | 'fail'>('ack', 'commit', 'ack', 'commit', 'fail'),
+      claims: fc.integer({ min: 1, max: others }),
+      shuffle,
+    })
+    .map(({ setup: s, submit, settle, claims, shuffle: sh }): ConcurrentRound[] => [
+      ...(s ? setupRounds(submit, sh) : []),
+      {
+        now: atLeaseEnd,
+        requests: [
+          request(
+            0,
+            settle === 'fail'
+              ? { kind: 'fail', delivery: LATEST, worker: 'holder', failure: 'transient' }
+              : { kind: settle, delivery: LATEST, worker: 'holder' },
+          ),
+          ...claimsFrom(1, claims),
+        ],
+        shuffle: sh,
+      },
+    ]);
+  const expiry = fc
+    .record({
+      setup,
+      submit: submitArb(),
+      second: submitArb(),
+      claims: fc.integer({ min: 2, max: others + 1 }),
+      shuffle,
+    })
+    .map(({ setup: s, submit, second, claims, shuffle: sh }): ConcurrentRound[] => [
+      ...(s ? [...setupRounds(submit, sh), { now: SAME, requests: [request(1, second)], shuffle: sh }] : []),
+      { now: atLeaseEnd, requests: claimsFrom(1, claims), shuffle: sh },
+    ]);
+  const capacity = fc
+    .record({
+      setup,
+      submit: submitArb(),
+      account: fc.constantFrom(...CONCURRENT_ACCOUNTS),
+      n: fc.integer({ min: 2, max: others + 1 }),
+      settle: fc.boolean(),
+      shuffle,
+    })
+    .chain(({ setup: s, submit, account, n, settle, shuffle: sh }) =>
+      fc
+        .uniqueArray(submitArb(fc.constant(account)), {
+          minLength: 2,
+          maxLength: n,
+          selector: (c) => (c.kind === 'submit' ? c.id : ''),
+        })
+        .map((cs): ConcurrentRound[] => [
+          ...(s ? setupRounds(submit, sh) : []),
+          {
+            now: SAME,
+            requests: [
+              ...(settle ? [request(0, { kind: 'ack', delivery: LATEST, worker: 'holder' })] : []),
+              ...cs.map((c, i) => request(i + 1, c)),
+            ],
+            shuffle: sh,
+          },
+        ]),
+    );
+  return fc.oneof(
+    { weight: 4, arbitrary: leaseEnd },
+    { weight: 2, arbitrary: expiry },
+    { weight: 2, arbitrary: capacity },
+  );
+}
+
 /** Any round, sometimes started while the previous one is still in flight. */
 function looseRoundArb(workers: number): fc.Arbitrary<ConcurrentRound[]> {
   return fc
@@ -365,14 +483,25 @@ function looseRoundArb(workers: number): fc.Arbitrary<ConcurrentRound[]> {
 export function concurrentScenarioArb(options: ConcurrentScenarioOptions): fc.Arbitrary<ConcurrentScenario> {
   const most = Math.max(1, Math.floor(options.workers));
   const maxRounds = Math.max(1, options.maxRounds ?? 8);
-  return fc.record({
+  const perturbations = Math.max(0, Math.floor(options.perturbations ?? 0));
+  const groups = fc.oneof(
+    { weight: 4, arbitrary: looseRoundArb(most) },
+    { weight: 2, arbitrary: timeMovesArb(most) },
+    { weight: 4, arbitrary: targetedArb(most) },
+  );
+  const base = fc.record({
     config: options.config === undefined ? concurrentConfigArb : fc.constant(options.config),
-    workers: fc.integer({ min: 1, max: most }),
-    rounds: fc
-      .array(fc.oneof({ weight: 5, arbitrary: looseRoundArb(most) }, { weight: 2, arbitrary: timeMovesArb(most) }), {
-        minLength: 1,
-        maxLength: maxRounds,
-      })
-      .map((groups) => groups.flat().slice(0, maxRounds)),
+    // Mostly every lane, since a race needs requests in flight together; shrinking tries fewer.
+    workers: fc.oneof(
+      { withCrossShrink: true },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: most }) },
+      { weight: 2, arbitrary: fc.constant(most) },
+    ),
+    rounds: fc.array(groups, { minLength: 1, maxLength: maxRounds }).map((gs) => gs.flat().slice(0, maxRounds)),
   });
+  if (perturbations === 0) return base;
+  // The perturbations first, so that shrinking drops them before it works on the rounds.
+  return fc
+    .tuple(fc.array(fc.integer({ min: 1, max: 0x7fffffff }), { maxLength: perturbations }), base)
+    .map(([ps, scenario]) => (ps.length === 0 ? scenario : { ...scenario, perturbations: ps }));
 }

@@ -28,6 +28,8 @@ export interface ConcurrentPathOptions {
   readonly path: string;
   readonly maxRounds?: number;
   readonly config?: Config;
+  /** Most send-time perturbations of a scenario, as the campaign was given (default 0). */
+  readonly perturbations?: number;
   /** Scenarios of the campaign, when the path must name one of them (default MAX_CONCURRENT_RUNS). */
   readonly runs?: number;
   /** What to call the path in an error (default `concurrent path`). */
@@ -45,6 +47,7 @@ export async function checkConcurrentPath(options: ConcurrentPathOptions): Promi
     workers: options.workers,
     ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
     ...(options.config === undefined ? {} : { config: options.config }),
+    ...(options.perturbations === undefined ? {} : { perturbations: options.perturbations }),
   });
   const named = isSchedulable(options.factory)
     ? await pathNamesValue((probe) => fc.asyncProperty(arb, fc.scheduler(), () => probe()), options.seed, options.path)

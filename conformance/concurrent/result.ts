@@ -57,10 +57,14 @@ export interface ConcurrentCampaignResult {
   readonly runsPlanned: number;
   /** Runs that ran to the end in the generation phase (the failing one included). */
   readonly runs: number;
+  /** Histories checked in the generation phase: each run's, and one more for each of its send-time perturbations. */
+  readonly histories: number;
   /** Shrinking steps that succeeded. */
   readonly shrinks: number;
   /** Requests of the first failing run as generated, before shrinking (null unless failed). */
   readonly firstFailureRequests: number | null;
+  /** When the first failing run ended, in ms from the campaign's start, before shrinking (null unless failed). */
+  readonly firstFailureMs: number | null;
   /** Runs whose check ran out of its budget (`unknown`); never counted as passes. */
   /** Runs whose history no order explains but that the campaign's `excuse` let pass (0 without one). */
   readonly excusedRuns: number;

@@ -76,6 +76,8 @@ export interface ConcurrentRun {
   readonly snapshotMissing?: string;
   /** True when the budget ran out before every round ran; such a run is neither a pass nor a failure. */
   readonly interrupted: boolean;
+  /** The send-time perturbation of the run (absent: the scenario as generated). */
+  readonly perturbation?: number;
 }
 
 /**
@@ -105,6 +107,13 @@ export interface RunOptions {
    * in what it returns (stamped when it returns). Default: none.
    */
   readonly nemesis?: (round: number, stamp: (action: NemesisAction) => void) => Promise<readonly NemesisAction[]>;
+  /**
+   * A wait before request `id` is written (undefined: none): how a send-time perturbation
+   * (generate.ts, `sendDelay`) moves when each request reaches the implementation. Default: none.
+   */
+  readonly delay?: (id: number) => Promise<void> | undefined;
+  /** The perturbation the run was made with (0 or absent: as generated), recorded in the run. */
+  readonly perturbation?: number;
 }
 
 interface Delivery {
@@ -362,6 +371,10 @@ export async function runScenario(
 
   /** Resolves a request from what is known now, stamps its invoke, and records its reply when it comes. */
   const send = (slot: Slot, request: ConcurrentRequest, now: number): Promise<void> => {
+    const wait = options.delay?.(slot.id);
+    return wait === undefined ? sendNow(slot, request, now) : wait.then(() => sendNow(slot, request, now));
+  };
+  const sendNow = (slot: Slot, request: ConcurrentRequest, now: number): Promise<void> => {
     if (options.budget?.expired === true) {
       slot.outcome = { ok: false, why: 'closed', message: 'not sent: the time limit was reached' };
       return Promise.resolve();
@@ -495,6 +508,7 @@ export async function runScenario(
     errors,
     ...(snapshotMissing === undefined ? {} : { snapshotMissing }),
     interrupted,
+    ...(options.perturbation === undefined || options.perturbation === 0 ? {} : { perturbation: options.perturbation }),
   };
 }
 

@@ -4,6 +4,8 @@ import type { Operation } from '../../../conformance/concurrent/history.ts';
 import type { PageSection } from '../section.ts';
 import { exampleRaceFailure } from './raceExample.ts';
 import { RACE_EXPORTS, raceSection } from './raceSection.ts';
+import { OVERLAP_KINDS, OVERLAP_KIND_TEXT } from '../../../conformance/concurrent/overlap.ts';
+import { htmlText } from '../../../conformance/outside/outsideText.ts';
 
 let failure: RaceFailure;
 let section: PageSection;
@@ -79,6 +81,17 @@ describe('raceSection', () => {
     );
     expect(summary).toContain(`then jobcheck read the store's snapshot (#${run?.snapshotId})`);
     expect(summary).not.toContain(`${operations().length} requests`);
+  });
+
+  it('says what the campaign tried before the failure: its histories and the overlapping pairs of each kind', () => {
+    const tried = /<p class="rtried">(.*?)<\/p>/.exec(section.html)?.[1] ?? '';
+    const c = failure.concurrent;
+    expect(c.overlap.pairs).toBeGreaterThan(0);
+    expect(tried).toContain(`ran ${c.runs} scenario`);
+    expect(tried).toContain(`${c.histories} histor`);
+    expect(tried).toContain(`with ${c.overlap.pairs} overlapping pair`);
+    for (const kind of OVERLAP_KINDS)
+      expect(tried).toContain(htmlText(`${OVERLAP_KIND_TEXT[kind]}: ${c.overlap.kinds[kind]}`));
   });
 
   it('has a legend entry for every colour its bars use', () => {

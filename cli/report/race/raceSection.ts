@@ -2,7 +2,8 @@
  * Competing workers no order of the model explains, as a section of the report page: first what
  * happened in one sentence in the store's words (raceSentence.ts), how many requests on how many
  * lanes (the same count as the page's headline: the requests of the rounds, the final snapshot
- * named apart) and what they were shrunk from, and the requests no order could place with the
+ * named apart) and what they were shrunk from, what the campaign tried before (its histories and
+ * overlapping pairs by kind), and the requests no order could place with the
  * reply observed beside the model's; then the lanes side by side across the page's width on the history's time axis, each request a bar labelled
  * with its id, its command and its reply; the longest linearizable prefix the checker found in
  * green, the requests it was stuck on in red with a ✕, requests with no reply striped; a legend
@@ -21,6 +22,7 @@ import { htmlText, scriptJson } from '../../../conformance/outside/outsideText.t
 import { describeConfig } from '../../../conformance/lockstep/story.ts';
 import { shortReply } from '../../../conformance/concurrent/story.ts';
 import type { PageSection } from '../section.ts';
+import { OVERLAP_KINDS, OVERLAP_KIND_TEXT } from '../../../conformance/concurrent/overlap.ts';
 import { PLACE_BADGE, detailHtml } from './raceDetails.ts';
 import { raceScript } from './raceScript.ts';
 import { raceSentence } from './raceSentence.ts';
@@ -176,6 +178,23 @@ function summaryHtml(view: RaceView): string {
   }, but the model replies otherwise there. Select a request to see the model's state before and after it.</p>`;
 }
 
+/**
+ * What the campaign tried up to this failure: its scenarios and histories, and the overlapping
+ * pairs of each kind (conformance/concurrent/overlap.ts), a kind at 0 named too; and the run's
+ * send-time perturbation, when it had one.
+ */
+function triedHtml(view: RaceView): string {
+  const c = view.failure.concurrent;
+  const o = c.overlap;
+  const kinds = OVERLAP_KINDS.map((k) => `${OVERLAP_KIND_TEXT[k]}: ${o.kinds?.[k] ?? 0}`).join('; ');
+  const perturbation = view.failure.race.run?.perturbation;
+  const sent =
+    perturbation === undefined
+      ? 'This run was the scenario as generated.'
+      : `This run was the scenario rerun with send-time perturbation ${perturbation} (each request written after a delay it chooses).`;
+  return `<p class="rtried">Up to this failure the campaign ran ${plural(c.runs, 'scenario')} (${plural(c.histories ?? c.runs, 'history', 'histories')} checked, send-time perturbations included), with ${plural(o.pairs, 'overlapping pair')} of requests; by kind: ${htmlText(kinds)}. ${sent}</p>`;
+}
+
 /** The requests no order could place, each reply observed beside the model's right after the longest order found: the race's diff. */
 function stuckHtml(view: RaceView): string {
   const witness = view.failure.race.witness;
@@ -211,6 +230,7 @@ export function raceSection(failure: RaceFailure): PageSection {
 <h2 id="race-title">${htmlText(title)}</h2>
 <p class="rwhat">${htmlText(raceSentence(failure))}</p>
 ${summaryHtml(view)}
+${triedHtml(view)}
 ${stuckHtml(view)}
 ${legendHtml(view)}
 ${chartHtml(view)}

@@ -31,37 +31,37 @@ describe('raceSentence', () => {
       'claim-reads-then-writes',
       1,
       100,
-      /^Two overlapping claims both got job a: #5 by w2 \(token 1, lease until 1\) and #8 by w1 \(token 2\) at now 0, before that lease ran out\.$/,
+      /^Two overlapping claims both got job d: #10 by w1 \(token 3, lease until 4\) and #9 by w2 \(token 4\) at now 3, before that lease ran out\.$/,
     ],
     [
       'capacity-check-then-insert',
       3,
       100,
-      /^Overlapping submits #1 and #2 were both admitted, where the model refuses #2 \(job c\) with capacity_exceeded \(capacity 1\)\.$/,
+      /^Overlapping submits #1 and #2 were both admitted, where the model refuses #1 \(job a\) with capacity_exceeded \(capacity 1\)\.$/,
     ],
     [
       'ack-checks-then-settles',
       3,
       1000,
-      /^The ack #5 with the old token 1 settled job b, and the claim #6 by w2 took job b again \(token 2\): no order accepts both\.$/,
+      /^The ack #5 with the old token 1 settled job a, and the claim #6 by w2 took job a again \(token 2\): no order accepts both\.$/,
     ],
     [
       'account-check-outside-lock',
       2,
       100,
-      /^Two overlapping claims got jobs e and a of account x: #3 by w1 started a while e was still running \(#4 by w2\), where an account runs one job at a time\.$/,
+      /^Two overlapping claims got jobs a and f of account y: #7 by w3 started f while a was still running \(#6 by w2\), where an account runs one job at a time\.$/,
     ],
   ] as const)('tells the race of %s (seed %i) in the store’s words', async (name, seed, runs, said) => {
     expect(raceSentence(await race(name, seed, runs))).toMatch(said);
   });
 
   it('falls back to the witness where no reading fits: the request no order could place, its reply and the model’s', async () => {
-    // A claim that took effect in two parts: no job was delivered twice and no account ran two jobs.
+    // An ack refused for a clock it did not see pass: no job was delivered twice and no account ran two jobs.
     const failure = await race('account-check-outside-lock', 1, 100);
     const stuck = failure.race.witness?.stuck[0];
-    expect(stuck?.id).toBe(5);
+    expect(stuck?.id).toBe(6);
     expect(raceSentence(failure)).toBe(
-      'No order of the requests explains the replies: after the 1 request the checker could place, #5 (claim by w2) got "job a token=1 leaseUntil=3" where the model replies "no job".',
+      'No order of the requests explains the replies: after the 5 requests the checker could place, #6 (ack token=1 by w1) got "clock_regressed" where the model replies "ok (a done)".',
     );
   });
 
