@@ -53,7 +53,6 @@ describe.skipIf(missing !== undefined)(
     it('delivers one ready job once when every lane claims it at once, and twice from the fast claim without locks', async () => {
       expect(contentionProblems(await claimContention(lanes.factory(), 3, 8))).toEqual([]);
       const r = await claimContention(lanes.factory(variant('pg-fast-claim-without-locks')), 3, 8);
-      console.log(JSON.stringify(r));
       expect(r.deliveries.filter((d) => d > 1).length + r.errors.length).toBeGreaterThan(0);
     }, 60_000);
   },

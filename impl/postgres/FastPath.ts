@@ -5,8 +5,9 @@
  * across a round trip to a client, so stores in many processes queue on it briefly.
  *
  * - The order is the locked path's: the function's first statement takes the meta row `FOR
- *   UPDATE`, so it runs between two transactions of any store, and its token, seq and clock are
- *   the counters that lock guards (one total order, one clock).
+ *   UPDATE`, and each later one (READ COMMITTED) reads a snapshot taken after the lock was granted,
+ *   so it sees every transaction that held the lock before it and none after: its token and clock
+ *   are the counters that lock guards, as on the locked path (one total order, one clock).
  * - It decides only what needs no step 2 and no rejection: a `now` below the clock, a job due by
  *   a `now` that moves the clock, an exhausted token counter, a token nobody holds for that worker,
  *   or a session not at READ COMMITTED raise `jobcheck_slow`. That rolls the statement back

@@ -1,21 +1,21 @@
 /**
  * The job store on PostgreSQL: the contract of docs/contract.md (the same commands, replies,
- * rejection codes and canonical snapshot as the memory and SQLite stores), with its state in a
- * schema of its own, for workers on many machines. Steps 1b to 3 are the command core (impl/core)
- * driven asynchronously; this file answers its requests with its statements (queries.ts).
+ * rejection codes and canonical snapshot as the memory and SQLite stores), in a schema of its own,
+ * for workers on many machines. Steps 1b to 3 are the command core (impl/core) driven asynchronously.
  *
- * - Commands are totally ordered by the meta row's lock: every transaction takes it `FOR UPDATE`
- *   (READ COMMITTED, set explicitly) before it reads anything, as BEGIN IMMEDIATE does on SQLite.
- * - The commands of one store object that wait form one transaction (GroupCommit.ts); its reads
- *   travel with BEGIN and COMMIT (GroupReads.ts, Prefetch.ts, ReadAhead.ts), its writes wait for
- *   the next message (Tx.ts), its statements run prepared (Prepared.ts).
+ * - One total order: every transaction of every path and process takes the meta row `FOR UPDATE`
+ *   (READ COMMITTED) before it reads anything, and that row holds the clock, the next token and the
+ *   next seq, so tokens and seqs are handed out in the order the lock is granted, on one clock.
+ * - A claim or an ack alone in its group is one statement: the schema's function takes the lock,
+ *   decides and writes on the server (FastPath.ts), so the lock never spans a client's round trip.
+ *   Else, or when the function leaves it, the commands of one store object that wait form one
+ *   transaction (GroupCommit.ts), reads with BEGIN and COMMIT, writes with the next message (Tx.ts).
  * - A claim takes the lowest-seq claimable job `FOR UPDATE`, never `SKIP LOCKED`: the contract
  *   says which job a claim gets, and the `claimable` column is kept under the lock.
- * - The writes of commit, ack and fail are guarded by the delivery's token and owner; a write that
- *   finds no row fails its command with PostgresStoreError `lost_guard` before COMMIT.
+ * - Writes of commit, ack and fail are guarded by the delivery's token and owner (`lost_guard`).
  * - `now` is always the command's own integer; the server's clock is never used.
- * - Fault points (impl/faults.ts): after BEGIN, after the first write, after COMMIT. A killed
- *   client's open transaction is rolled back by the server when its connection drops.
+ * - Fault points (impl/faults.ts): after BEGIN, after the first write (the one-statement path is off
+ *   while either is armed), after COMMIT. A killed client's open transaction is rolled back.
  * - Why it is built so, and what each choice measured: docs/durable-bench.md, "Design notes".
  */
 import type { Command, Config, Reply, Snapshot } from '../../contract/index.ts';
