@@ -39,7 +39,7 @@ export const PARTIAL =
   process.env['JOBCHECK_BENCH_PG_REPS'] !== undefined;
 const WORKERS: readonly number[] = (process.env['JOBCHECK_BENCH_PG_WORKERS'] ?? '1,4,16').split(',').map(Number);
 const ONLY_CLAIMS = process.env['JOBCHECK_BENCH_PG_ONLY'] === 'claims';
-const REPS = Number(process.env['JOBCHECK_BENCH_PG_REPS'] ?? (QUICK ? 1 : 5));
+const REPS = Number(process.env['JOBCHECK_BENCH_PG_REPS'] ?? (QUICK ? 1 : 3));
 const WINDOW_MS = QUICK ? 500 : 2000;
 /** Rows put in front of each scaling point; more than any of them claims in its window. */
 const PREFILL = QUICK ? 2_000 : 20_000;
@@ -556,7 +556,9 @@ export async function postgresSections(say: Say): Promise<void> {
   );
   say('VACUUM ANALYZE before every point (the rows of the points before are deleted by then). A worker is a loop of');
   say('claim one job, then settle it, each awaited before the next; every worker holds at most one connection at a');
-  say('time, and no side uses a batch API. Two setups, each with its pg-boss beside it:');
+  say('time, and no side uses a batch API. Two setups, each with its pg-boss beside it. This table alone:');
+  say('`JOBCHECK_BENCH_PG_ONLY=claims JOBCHECK_BENCH_PG_REPS=3 bash scripts/pg.sh npx tsx bench/durable.ts` (it');
+  say('prints the table and writes no page).');
   say('');
   say('**A process per worker** (what workers on many machines run): each worker is an OS process of its own');
   say('(bench/durablePgWorker.ts), started and connected before the window, which opens for all at once; the rate is');
