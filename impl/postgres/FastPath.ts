@@ -44,14 +44,14 @@ DECLARE
   lease bigint;
 BEGIN${opening(s)}
   IF m.next_token >= ${TIME_MAX} THEN RAISE EXCEPTION '${SLOW}'; END IF;
-  SELECT * INTO j FROM ${s}.jobs WHERE claimable ORDER BY seq LIMIT 1 FOR UPDATE;
+  lease := LEAST(p_now + m.lease_ticks, ${TIME_MAX});
+  UPDATE ${s}.jobs SET status = 'running', attempts = attempts + 1, token = m.next_token, owner = p_worker,
+    lease_until = lease, claimable = NULL, due = LEAST(lease, deadline)
+    WHERE seq = (SELECT seq FROM ${s}.jobs WHERE claimable ORDER BY seq LIMIT 1) RETURNING * INTO j;
   IF NOT FOUND THEN
     IF p_now > m.clock THEN UPDATE ${s}.meta SET clock = p_now WHERE id = 1; END IF;
     RETURN;
   END IF;
-  lease := LEAST(p_now + m.lease_ticks, ${TIME_MAX});
-  UPDATE ${s}.jobs SET status = 'running', attempts = attempts + 1, token = m.next_token, owner = p_worker,
-    lease_until = lease, claimable = NULL, due = LEAST(lease, deadline) WHERE seq = j.seq RETURNING * INTO j;
   UPDATE ${s}.meta SET clock = p_now, next_token = m.next_token + 1 WHERE id = 1;
   RETURN NEXT j;
 END $f$;
@@ -61,10 +61,9 @@ DECLARE
   j ${s}.jobs%ROWTYPE;
   h record;
 BEGIN${opening(s)}
-  SELECT * INTO j FROM ${s}.jobs WHERE token = p_token;
-  IF NOT FOUND OR j.owner IS DISTINCT FROM p_worker THEN RAISE EXCEPTION '${SLOW}'; END IF;
   UPDATE ${s}.jobs SET status = 'done', token = NULL, owner = NULL, lease_until = NULL, claimable = NULL, due = NULL
-    WHERE seq = j.seq RETURNING * INTO j;
+    WHERE token = p_token AND owner = p_worker RETURNING * INTO j;
+  IF NOT FOUND THEN RAISE EXCEPTION '${SLOW}'; END IF;
   SELECT seq, status INTO h FROM ${s}.jobs WHERE account = j.account AND due IS NOT NULL ORDER BY seq LIMIT 1;
   IF FOUND AND h.status = 'ready' THEN UPDATE ${s}.jobs SET claimable = true WHERE seq = h.seq; END IF;
   UPDATE ${s}.meta SET clock = p_now, unresolved = m.unresolved - 1 WHERE id = 1;

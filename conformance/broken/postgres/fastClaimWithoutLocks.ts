@@ -1,15 +1,15 @@
 /**
- * BUG: the one-statement claim (impl/postgres/FastPath.ts) takes no lock. Its function reads the
- * meta row without `FOR UPDATE` and the claimable head without `FOR UPDATE`, then writes both.
- * Under READ COMMITTED each statement sees the last commit, so two claims in two processes at
- * once read the same head and the same next token: the second one's UPDATE waits for the first's
- * row lock, then overwrites it, and the job and its token are handed out twice. One claim at a time
+ * BUG: the one-statement claim (impl/postgres/FastPath.ts) takes no lock first. Its function reads
+ * the meta row without `FOR UPDATE`, then writes the claimable head and the counters. Under READ
+ * COMMITTED each statement sees the last commit, so two claims in two processes at once read the
+ * same head and the same next token: the second one's UPDATE waits for the first's row lock, then
+ * overwrites it (its head was chosen before), and the job and its token are handed out twice. One claim at a time
  * behaves exactly like the correct store: only competing workers tell it apart (the lanes campaign
  * with a process per lane, conformance/stores/postgresProcesses.ts).
  */
 import { PostgresStore } from '../../../impl/postgres/index.ts';
 
-/** PostgresStore whose schemas get a fast claim that locks neither the meta row nor the job it chooses. */
+/** PostgresStore whose schemas get a fast claim that does not lock the meta row. */
 export class FastClaimWithoutLocks extends PostgresStore {
   static override fastPathSql(s: string): string {
     const sql = super.fastPathSql(s);

@@ -40,7 +40,7 @@ export const POSTGRES_VARIANTS: readonly PostgresVariant[] = [
   {
     name: 'pg-fast-claim-without-locks',
     description:
-      'The one-statement claim locks neither the meta row nor its job, so two at once in two processes deliver one job twice.',
+      'The one-statement claim does not lock the meta row, so two at once in two processes deliver one job twice.',
     Store: FastClaimWithoutLocks,
   },
 ];
