@@ -28,7 +28,7 @@ export const PG_DESIGN_NOTES: readonly string[] = [
   '  snapshots taken after it was granted, and the counters it moves live in the locked row. It is held to the',
   '  model by the same conformance runs, the lanes campaign with each lane an OS process with its own store',
   '  (conformance/stores/processLanes.test.ts), and the crash campaign (conformance/crash/pgCrash.test.ts); a',
-  '  variant whose function takes no lock (pg-fast-claim-without-locks) is caught there. What it does not do:',
+  '  variant whose claim skips the meta row lock (pg-fast-claim-without-locks) is caught there. What it does not do:',
   '  group commands of several processes into one transaction, so every command still has a flush of its own',
   '  inside the lock; the claims table above shows where that leaves it beside pg-boss.',
   '- **Group commit** (GroupCommit.ts). The commands of one store object that wait while its transaction runs form',
