@@ -55,6 +55,8 @@ export const SLOW_TESTS: readonly string[] = [
   // ~28 s and ~22 s: crash campaigns with real kills of SQLite and PostgreSQL store processes.
   'conformance/crash/crash.test.ts',
   'conformance/crash/pgCrash.test.ts',
+  // ~7 s: the lanes campaign with a PostgreSQL store per lane process (three node processes started).
+  'conformance/stores/processLanes.test.ts',
   // ~24 s: modules that stall or end their process, run isolated until SIGTERM ends them.
   'conformance/isolated/isolated.test.ts',
   // ~23 s: every broken variant of the catalogue through the real command.
@@ -148,6 +150,8 @@ export const SLOW_IN_PAIRS: readonly string[] = [
   'conformance/stores/postgres.test.ts',
   // Beside postgres.test.ts, never at once with it: both read the server's jobcheck_ schemas.
   'conformance/crash/pgCrash.test.ts',
+  // Never at once with postgres.test.ts either: it makes jobcheck_ schemas, which that file counts.
+  'conformance/stores/processLanes.test.ts',
   'conformance/fastStepEqualsReference.test.ts',
   'conformance/explore/differential.test.ts',
   'cli/pack.test.ts',

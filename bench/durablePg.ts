@@ -19,10 +19,12 @@
  */
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PostgresStore, STORE_TYPES, postgresPool, quoteIdent } from '../impl/postgres/index.ts';
 import { PG_DESIGN_NOTES } from './pgDesignNotes.ts';
 
@@ -37,7 +39,7 @@ export const PARTIAL =
   process.env['JOBCHECK_BENCH_PG_REPS'] !== undefined;
 const WORKERS: readonly number[] = (process.env['JOBCHECK_BENCH_PG_WORKERS'] ?? '1,4,16').split(',').map(Number);
 const ONLY_CLAIMS = process.env['JOBCHECK_BENCH_PG_ONLY'] === 'claims';
-const REPS = Number(process.env['JOBCHECK_BENCH_PG_REPS'] ?? (QUICK ? 1 : 5));
+const REPS = Number(process.env['JOBCHECK_BENCH_PG_REPS'] ?? (QUICK ? 1 : 3));
 const WINDOW_MS = QUICK ? 500 : 2000;
 /** Rows put in front of each scaling point; more than any of them claims in its window. */
 const PREFILL = QUICK ? 2_000 : 20_000;
@@ -196,6 +198,7 @@ interface StoreLike {
     heldMs: number;
     readAheadGroups?: number;
     staleGroups?: number;
+    fastCommands?: number;
   };
 }
 interface StoreModule {
@@ -205,8 +208,11 @@ interface StoreModule {
   };
 }
 
-/** The store contenders: this tree's store shared by the workers, the same one per worker, and the baseline tree's shared by the workers. */
-type StoreKind = 'store' | 'apart' | 'baseline';
+/**
+ * The store contenders: this tree's store shared by the workers of one process, one store per worker
+ * process (`procs`, bench/durablePgWorker.ts), and the baseline tree's shared by the workers.
+ */
+type StoreKind = 'store' | 'procs' | 'baseline';
 
 /** A checkout of the store before this change, named by JOBCHECK_BENCH_BASELINE (the folder of another working tree of this repository). */
 const BASELINE = process.env['JOBCHECK_BENCH_BASELINE'];
@@ -216,7 +222,7 @@ const baseline: StoreModule | undefined =
     : ((await import(pathToFileURL(join(BASELINE, 'impl/postgres/index.ts')).href)) as StoreModule);
 
 /** Totals of a contender's traffic over its points (this tree's store only). */
-const traffic = { store: [] as Traffic[], apart: [] as Traffic[] };
+const traffic = { store: [] as Traffic[], procs: [] as Traffic[] };
 interface Traffic {
   readonly workers: number;
   readonly claims: number;
@@ -227,72 +233,143 @@ interface Traffic {
   readonly wallMs: number;
   readonly readAheadGroups: number;
   readonly staleGroups: number;
+  readonly fastCommands: number;
 }
 
 /**
- * A store contender with `workers` lanes doing claim + ack on a pre-filled schema. `store` and
- * `baseline`: one store object over one pool of `workers` connections, the lanes calling it at
- * once (as the pg-boss side is one PgBoss of `workers` connections); `apart`: each lane a store
- * object of its own over a pool of one connection (workers in separate processes or machines).
+ * A store contender with `workers` lanes doing claim + ack on a pre-filled schema, in this process:
+ * one store object over one pool of `workers` connections, the lanes calling it at once (as the
+ * pg-boss side is one PgBoss of `workers` connections).
  */
-async function storeClaims(kind: StoreKind, workers: number): Promise<number> {
+async function storeClaims(kind: 'store' | 'baseline', workers: number): Promise<number> {
   const admin = postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }) as pg.Pool;
   const module = kind === 'baseline' ? (baseline as StoreModule) : ({ PostgresStore } as unknown as StoreModule);
   // Each tree's store makes its own schema (the layouts' tags differ between trees).
   const schema = await fillStore(admin, PREFILL, true, module.PostgresStore);
-  const pools =
-    kind === 'apart'
-      ? Array.from(
-          { length: workers },
-          () => postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }) as pg.Pool,
-        )
-      : [postgresPool('', { max: workers, applicationName: 'jobcheck-bench' }) as pg.Pool];
-  const stores =
-    kind === 'apart'
-      ? await Promise.all(pools.map((p) => module.PostgresStore.open(p, schema)))
-      : Array.from({ length: workers }, () => undefined);
-  const shared = kind === 'apart' ? undefined : await module.PostgresStore.open(pools[0] as pg.Pool, schema);
-  // Every connection opened before the window: as many queries at once as the pools hold.
-  await Promise.all(
-    pools.flatMap((p) => Array.from({ length: kind === 'apart' ? 1 : workers }, () => p.query('SELECT 1'))),
-  );
-  const lanes = stores.map(
-    (own, w): Lane =>
+  const pool = postgresPool('', { max: workers, applicationName: 'jobcheck-bench' }) as pg.Pool;
+  const shared = await module.PostgresStore.open(pool, schema);
+  // Every connection opened before the window: as many queries at once as the pool holds.
+  await Promise.all(Array.from({ length: workers }, () => pool.query('SELECT 1')));
+  const lanes = Array.from(
+    { length: workers },
+    (_, w): Lane =>
       async () => {
-        const store = (own ?? shared) as StoreLike;
-        const claim = await store.execute({ type: 'claim', worker: `w${w}`, now: 1 });
+        const claim = await shared.execute({ type: 'claim', worker: `w${w}`, now: 1 });
         if (!claim.ok || claim.type !== 'claim' || !('job' in claim) || claim.job === null) return false;
-        const ack = await store.execute({ type: 'ack', worker: `w${w}`, token: claim.job.token, now: 1 });
+        const ack = await shared.execute({ type: 'ack', worker: `w${w}`, token: claim.job.token, now: 1 });
         if (!ack.ok) throw new Error(`ack rejected: ${'code' in ack ? ack.code : ''}`);
         return true;
       },
   );
-  const before = [...stores, shared].flatMap((s) => (s?.traffic === undefined ? [] : [s.traffic]));
+  const before = shared.traffic;
   const t = performance.now();
   const rate = await runLanes(lanes);
   const wallMs = performance.now() - t;
-  if (kind !== 'baseline') {
-    const after = [...stores, shared].flatMap((s) => (s?.traffic === undefined ? [] : [s.traffic]));
-    const sum = (
-      xs: typeof after,
-      k: 'roundTrips' | 'groups' | 'commands' | 'heldMs' | 'readAheadGroups' | 'staleGroups',
-    ): number => xs.reduce((n, x) => n + (x[k] ?? 0), 0);
-    traffic[kind].push({
-      workers,
-      claims: (rate * wallMs) / 1000,
-      roundTrips: sum(after, 'roundTrips') - sum(before, 'roundTrips'),
-      groups: sum(after, 'groups') - sum(before, 'groups'),
-      commands: sum(after, 'commands') - sum(before, 'commands'),
-      heldMs: sum(after, 'heldMs') - sum(before, 'heldMs'),
-      readAheadGroups: sum(after, 'readAheadGroups') - sum(before, 'readAheadGroups'),
-      staleGroups: sum(after, 'staleGroups') - sum(before, 'staleGroups'),
-      wallMs,
-    });
-  }
-  await Promise.all(pools.map((p) => p.end()));
+  if (kind === 'store' && before !== undefined && shared.traffic !== undefined)
+    traffic.store.push(trafficOf(workers, (rate * wallMs) / 1000, wallMs, [shared.traffic], [before]));
+  await pool.end();
   await (await module.PostgresStore.open(admin, schema)).drop();
   await admin.end();
   return rate;
+}
+
+/** A store's counters as StoreLike has them. */
+type Counters = NonNullable<StoreLike['traffic']>;
+
+/** One point's traffic: the counters `after` less `before`, summed over stores. Pure. */
+function trafficOf(
+  workers: number,
+  claims: number,
+  wallMs: number,
+  after: readonly Counters[],
+  before: readonly Counters[],
+): Traffic {
+  const sum = (xs: readonly Counters[], k: keyof Counters): number => xs.reduce((n, x) => n + (x[k] ?? 0), 0);
+  const d = (k: keyof Counters): number => sum(after, k) - sum(before, k);
+  return {
+    workers,
+    claims,
+    roundTrips: d('roundTrips'),
+    groups: d('groups'),
+    commands: d('commands'),
+    heldMs: d('heldMs'),
+    readAheadGroups: d('readAheadGroups'),
+    staleGroups: d('staleGroups'),
+    fastCommands: d('fastCommands'),
+    wallMs,
+  };
+}
+
+/** What a worker process says at the end of its window (bench/durablePgWorker.ts). */
+interface WorkerEnd {
+  readonly claims: number;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly traffic: Counters | null;
+}
+
+/**
+ * `workers` worker processes (bench/durablePgWorker.ts), each with `start` and its own connection,
+ * started and warmed up before the window; then the window opens for all at once. Claims settled
+ * by them together per second, from the window's opening to the last one's end. Every process is
+ * killed if the point fails.
+ */
+async function processClaims(
+  workers: number,
+  start: (w: number) => Record<string, unknown>,
+): Promise<{ rate: number; ends: WorkerEnd[]; wallMs: number }> {
+  const file = fileURLToPath(new URL('./durablePgWorker.ts', import.meta.url));
+  const children = Array.from({ length: workers }, () =>
+    spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
+  try {
+    const said = children.map((child) => {
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      return async (): Promise<unknown> => {
+        const l = await lines.next();
+        if (l.done === true) throw new Error('a bench worker process ended early');
+        return JSON.parse(l.value) as unknown;
+      };
+    });
+    children.forEach((child, w) => {
+      child.stdin.write(`${JSON.stringify(start(w))}\n`);
+    });
+    await Promise.all(said.map((next) => next()));
+    const opened = Date.now();
+    for (const child of children) child.stdin.write(`go ${opened + WINDOW_MS}\n`);
+    const ends = (await Promise.all(said.map((next) => next()))) as WorkerEnd[];
+    const wallMs = Math.max(...ends.map((e) => e.endedAt)) - opened;
+    const claims = ends.reduce((n, e) => n + e.claims, 0);
+    return { rate: claims / (wallMs / 1000), ends, wallMs };
+  } finally {
+    for (const child of children) {
+      child.stdin.end();
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }
+}
+
+/** One store per worker process, on a pre-filled schema. */
+async function procsClaims(workers: number): Promise<number> {
+  const admin = postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }) as pg.Pool;
+  const schema = await fillStore(admin, PREFILL, true);
+  try {
+    const { rate, ends, wallMs } = await processClaims(workers, (w) => ({ kind: 'store', schema, worker: `w${w}` }));
+    const after = ends.flatMap((e) => (e.traffic === null ? [] : [e.traffic]));
+    traffic.procs.push(
+      trafficOf(
+        workers,
+        ends.reduce((n, e) => n + e.claims, 0),
+        wallMs,
+        after,
+        [],
+      ),
+    );
+    return rate;
+  } finally {
+    await (await PostgresStore.open(admin, schema)).drop();
+    await admin.end();
+  }
 }
 
 /** Connection options of pg-boss from libpq's environment (PGHOST is the socket folder). */
@@ -306,8 +383,8 @@ const bossConnection = (): { host?: string; database?: string; user?: string; po
   };
 };
 
-/** pg-boss: a new queue pre-filled with `insert`, then `workers` lanes each looping fetch + complete; one PgBoss of `workers` connections, so each lane in flight holds one. */
-async function bossClaims(owner: PgBoss, queue: string, workers: number): Promise<number> {
+/** A new pg-boss queue pre-filled with `insert`. */
+async function bossQueue(owner: PgBoss, queue: string): Promise<void> {
   await owner.createQueue(queue);
   for (let i = 0; i < PREFILL; i += 5000) {
     await owner.insert(
@@ -316,6 +393,21 @@ async function bossClaims(owner: PgBoss, queue: string, workers: number): Promis
     );
   }
   await owner.getQueue(queue);
+}
+
+/** pg-boss: one PgBoss of one connection per worker process, each looping fetch + complete on a pre-filled queue. */
+async function bossProcsClaims(owner: PgBoss, queue: string, workers: number): Promise<number> {
+  await bossQueue(owner, queue);
+  try {
+    return (await processClaims(workers, (w) => ({ kind: 'boss', queue, worker: `w${w}` }))).rate;
+  } finally {
+    await owner.deleteQueue(queue);
+  }
+}
+
+/** pg-boss: a new queue pre-filled with `insert`, then `workers` lanes each looping fetch + complete; one PgBoss of `workers` connections, so each lane in flight holds one. */
+async function bossClaims(owner: PgBoss, queue: string, workers: number): Promise<number> {
+  await bossQueue(owner, queue);
   const boss = new PgBoss({
     ...bossConnection(),
     max: workers,
@@ -448,7 +540,14 @@ export async function postgresSections(say: Say): Promise<void> {
   say('');
   say('### Claims per second by worker count, against pg-boss');
   say('');
-  const kinds: readonly StoreKind[] = baseline === undefined ? ['store', 'apart'] : ['baseline', 'store', 'apart'];
+  type Contender = StoreKind | 'boss' | 'bossProcs';
+  const contenders: readonly Contender[] = [
+    'procs',
+    'bossProcs',
+    ...(baseline === undefined ? [] : (['baseline'] as const)),
+    'store',
+    'boss',
+  ];
   say(
     `Each point starts from ${PREFILL.toLocaleString('en-US')} fresh ready jobs and counts claims settled in a ${WINDOW_MS / 1000} s window of wall time; the`,
   );
@@ -457,26 +556,37 @@ export async function postgresSections(say: Say): Promise<void> {
   );
   say('VACUUM ANALYZE before every point (the rows of the points before are deleted by then). A worker is a loop of');
   say('claim one job, then settle it, each awaited before the next; every worker holds at most one connection at a');
-  say('time, and no side uses a batch API.');
+  say('time, and no side uses a batch API. Two setups, each with its pg-boss beside it. This table alone:');
+  say('`JOBCHECK_BENCH_PG_ONLY=claims JOBCHECK_BENCH_PG_REPS=3 bash scripts/pg.sh npx tsx bench/durable.ts` (it');
+  say('prints the table and writes no page).');
   say('');
-  say('- PostgresStore (this tree): one store object over one pool of as many connections as workers, the workers');
-  say('  calling it at once, each looping claim + ack. Commands that wait while a group runs form the next group');
-  say('  (one transaction, one meta row lock, one COMMIT, replies after it). A group opens on the rows its store');
-  say('  read and wrote in its last transaction when nobody else wrote since (a guarded lock checks the meta');
-  say("  row's version): then it is one round trip (BEGIN, the guarded lock, its writes, the reads the next group");
-  say('  lacks and COMMIT in one message), else two (BEGIN with the lock and the reads its commands will ask for;');
-  say('  the writes with COMMIT), each of several statements, executed from statements prepared on the connection');
-  say('  (parsed and planned once per connection, not once per command).');
-  say('- PostgresStore, one store per worker: each worker a store object of its own over a pool of one connection');
-  say('  (as workers in separate processes would be): no grouping, and the rows read ahead are stale whenever');
-  say('  another worker wrote since (the group then runs again on the locked path, and the store backs off).');
+  say('**A process per worker** (what workers on many machines run): each worker is an OS process of its own');
+  say('(bench/durablePgWorker.ts), started and connected before the window, which opens for all at once; the rate is');
+  say("their claims together over the time from the window's opening to the last one's end.");
+  say('');
+  say('- PostgresStore, one store per worker process: each process a store object over a pool of one connection.');
+  say('  Nothing groups commands across processes: a claim or an ack runs as one statement, a function in the');
+  say("  store's schema that takes the meta row's lock, decides and writes on the server, in its own transaction");
+  say("  (impl/postgres/FastPath.ts), so the lock is held for the server's work and COMMIT, never across a round");
+  say('  trip; a command the function leaves (a clock to advance over due jobs, a rejection) runs on the paths below.');
+  say('- pg-boss, one per worker process: each process a PgBoss of one connection (maintenance and scheduling');
+  say('  off), looping `fetch(queue)` (one job) + `complete(queue, job)`: two statements, each its own transaction,');
+  say('  the fetch with SKIP LOCKED.');
+  say('');
+  say('**One process, shared** (every worker in one process): the grouping rows.');
+  say('');
+  say('- PostgresStore, one store shared by the workers: one store object over one pool of as many connections as');
+  say('  workers, the workers calling it at once. Commands that wait while a group runs form the next group (one');
+  say('  transaction, one meta row lock, one COMMIT, replies after it; a group of one claim or ack is the one');
+  say('  statement above). A group opens on the rows its store read and wrote in its last transaction when nobody');
+  say("  else wrote since (a guarded lock checks the meta row's version): then it is one round trip, else two (BEGIN");
+  say('  with the lock and the reads its commands will ask for; the writes with COMMIT), each of several prepared');
+  say('  statements.');
   if (baseline !== undefined)
     say(
-      "- PostgresStore before (the tree named by JOBCHECK_BENCH_BASELINE, the commit before this change): the same setup as this tree's first row.",
+      '- PostgresStore before (the tree named by JOBCHECK_BENCH_BASELINE, the commit before this change): the same setup as the shared row.',
     );
-  say('- pg-boss: one PgBoss of as many connections as workers (maintenance and scheduling off), each worker');
-  say('  looping `fetch(queue)` (one job) + `complete(queue, job)`: two statements, each its own transaction, the');
-  say('  fetch with SKIP LOCKED.');
+  say('- pg-boss, one PgBoss shared by the workers: one PgBoss of as many connections as workers, the same loop.');
   say('');
   say('Synchronous_commit on for every side (the server default; no session changes it).');
   say('');
@@ -490,71 +600,108 @@ export async function postgresSections(say: Say): Promise<void> {
   owner.on('error', (e: unknown) => console.error('pg-boss error:', e));
   await owner.start();
   const loadBefore = load();
-  const names: Record<StoreKind | 'boss', string> = {
-    store: 'PostgresStore',
-    apart: 'PostgresStore, one store per worker',
-    baseline: 'PostgresStore before',
-    boss: 'pg-boss',
+  const names: Record<Contender, string> = {
+    procs: 'PostgresStore, one store per worker process',
+    bossProcs: 'pg-boss, one per worker process',
+    store: 'PostgresStore, one store shared by the workers of one process',
+    baseline: 'PostgresStore before, shared',
+    boss: 'pg-boss, one PgBoss shared by the workers of one process',
   };
-  const contenders: readonly (StoreKind | 'boss')[] = [...kinds, 'boss'];
   const rates = new Map(contenders.map((c) => [c, WORKERS.map((): number[] => [])]));
   // Each point's rows are deleted after it; a VACUUM before every point keeps their dead tuples
   // (pg-boss's queues share one table) from slowing the points after it.
   const vacuum = new pg.Client();
   await vacuum.connect();
+  const point = (c: Contender, w: number, r: number): Promise<number> => {
+    if (c === 'boss') return bossClaims(owner, `bench-${w}-${r}`, w);
+    if (c === 'bossProcs') return bossProcsClaims(owner, `bench-procs-${w}-${r}`, w);
+    if (c === 'procs') return procsClaims(w);
+    return storeClaims(c, w);
+  };
   for (let r = 0; r < REPS; r++) {
     for (const [k, w] of WORKERS.entries()) {
       for (let i = 0; i < contenders.length; i++) {
-        const c = contenders[(i + r + k) % contenders.length] as StoreKind | 'boss';
+        const c = contenders[(i + r + k) % contenders.length] as Contender;
         await vacuum.query('VACUUM ANALYZE');
-        const rate = c === 'boss' ? await bossClaims(owner, `bench-${w}-${r}`, w) : await storeClaims(c, w);
+        const rate = await point(c, w, r);
         rates.get(c)?.[k]?.push(rate);
-        console.log(`bench:durable:pg ${names[c]} ${w} workers rep ${r + 1}: ${Math.round(rate)} claims/s`);
+        console.log(
+          `bench:durable:pg ${names[c]} ${w} workers rep ${r + 1}: ${Math.round(rate)} claims/s (load ${load()})`,
+        );
       }
     }
   }
   await vacuum.end();
   await owner.stop({ graceful: false, close: true });
   const medians = new Map(contenders.map((c) => [c, (rates.get(c) as number[][]).map(median)]));
-  const med = (c: StoreKind | 'boss', k: number): number => (medians.get(c) as number[])[k] as number;
-  say(
-    `| workers | ${contenders.map((c) => `${names[c]} claims/s (each repetition)`).join(' | ')} | PostgresStore / pg-boss |${baseline === undefined ? '' : ' PostgresStore / before |'}`,
-  );
-  say(`| --- | ${contenders.map(() => '---').join(' | ')} | --- |${baseline === undefined ? '' : ' --- |'}`);
-  for (const [k, w] of WORKERS.entries()) {
-    const cells = contenders.map(
-      (c) => `${Math.round(med(c, k))} (${(rates.get(c)?.[k] ?? []).map(Math.round).join(', ')})`,
+  const med = (c: Contender, k: number): number => (medians.get(c) as number[])[k] as number;
+  const table = (rows: readonly Contender[], ratios: readonly (readonly [string, Contender, Contender])[]): void => {
+    say(
+      `| workers | ${rows.map((c) => `${names[c]}: claims/s (each repetition)`).join(' | ')} | ${ratios.map(([n]) => n).join(' | ')} |`,
     );
-    const vsBefore = baseline === undefined ? '' : ` ${(med('store', k) / med('baseline', k)).toFixed(2)}× |`;
-    say(`| ${w} | ${cells.join(' | ')} | ${(med('store', k) / med('boss', k)).toFixed(2)}× |${vsBefore}`);
-  }
+    say(`| --- | ${rows.map(() => '---').join(' | ')} | ${ratios.map(() => '---').join(' | ')} |`);
+    for (const [k, w] of WORKERS.entries()) {
+      const cells = rows.map(
+        (c) => `${Math.round(med(c, k))} (${(rates.get(c)?.[k] ?? []).map(Math.round).join(', ')})`,
+      );
+      say(
+        `| ${w} | ${cells.join(' | ')} | ${ratios.map(([, a, b]) => `${(med(a, k) / med(b, k)).toFixed(2)}×`).join(' | ')} |`,
+      );
+    }
+    say('');
+  };
+  say('A process per worker:');
   say('');
-  say(`Load average before the table: ${loadBefore}; after it: ${load()}. Scaling (the worker count after which`);
+  table(
+    ['procs', 'bossProcs'],
+    [
+      ['PostgresStore / pg-boss, a process per worker', 'procs', 'bossProcs'],
+      ['PostgresStore a process per worker / pg-boss shared', 'procs', 'boss'],
+    ],
+  );
+  say('One process, shared:');
+  say('');
+  table(
+    [...(baseline === undefined ? [] : (['baseline'] as const)), 'store', 'boss'],
+    [
+      ['PostgresStore / pg-boss, shared', 'store', 'boss'],
+      ...(baseline === undefined ? [] : ([['PostgresStore / before, shared', 'store', 'baseline']] as const)),
+    ],
+  );
+  say(`Load average before the tables: ${loadBefore}; after them: ${load()}. Scaling (the worker count after which`);
   say(
     `claims/s rises by no more than 10%): ${contenders.map((c) => `${names[c]} ${stopsScaling(medians.get(c) as number[])}`).join('; ')}.`,
   );
   say('');
   say("Where the time goes, from the store's own counters over every repetition of each point (a claim + ack");
-  say('is two commands; "held" is the time from sending BEGIN to COMMIT\'s answer, which the meta row lock spans');
-  say("but for the wait to get it, summed over transactions and divided by the window's wall time):");
+  say('is two commands; "held" is the time from sending the first statement of a transaction to its COMMIT\'s');
+  say('answer, which the meta row lock spans but for the wait to get it, summed over transactions and divided by the');
+  say("window's wall time; one statement: the commands run as the schema's function):");
   say('');
   say(
-    '| contender | workers | commands per transaction | round trips per command | µs held per command | lock held, share of wall time | groups opened on rows read ahead | of them stale |',
+    '| contender | workers | commands per transaction | round trips per command | µs held per command | lock held, share of wall time | one statement | groups opened on rows read ahead | of them stale |',
   );
-  say('| --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const kind of ['store', 'apart'] as const) {
+  say('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const kind of ['procs', 'store'] as const) {
     for (const w of WORKERS) {
       const ts = traffic[kind].filter((t) => t.workers === w);
       const total = (f: (t: Traffic) => number): number => ts.reduce((n, t) => n + f(t), 0);
       const commands = total((t) => t.commands);
+      const pct = (a: number, b: number): string => `${((100 * a) / Math.max(1, b)).toFixed(0)}%`;
       say(
-        `| ${names[kind]} | ${w} | ${(commands / total((t) => t.groups)).toFixed(1)} | ${(total((t) => t.roundTrips) / commands).toFixed(2)} | ${((total((t) => t.heldMs) * 1000) / commands).toFixed(0)} | ${((100 * total((t) => t.heldMs)) / total((t) => t.wallMs)).toFixed(0)}%${kind === 'apart' ? " (summed over the workers' transactions, which queue on the lock)" : ''} | ${((100 * total((t) => t.readAheadGroups)) / total((t) => t.groups)).toFixed(0)}% | ${(
-          (100 * total((t) => t.staleGroups)) /
-            Math.max(
-              1,
-              total((t) => t.readAheadGroups),
-            )
-        ).toFixed(0)}% |`,
+        `| ${names[kind]} | ${w} | ${(commands / total((t) => t.groups)).toFixed(1)} | ${(total((t) => t.roundTrips) / commands).toFixed(2)} | ${((total((t) => t.heldMs) * 1000) / commands).toFixed(0)} | ${pct(
+          total((t) => t.heldMs),
+          total((t) => t.wallMs),
+        )}${kind === 'procs' ? ' (summed over the processes)' : ''} | ${pct(
+          total((t) => t.fastCommands),
+          commands,
+        )} | ${pct(
+          total((t) => t.readAheadGroups),
+          total((t) => t.groups),
+        )} | ${pct(
+          total((t) => t.staleGroups),
+          total((t) => t.readAheadGroups),
+        )} |`,
       );
     }
   }

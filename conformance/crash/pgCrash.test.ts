@@ -79,5 +79,16 @@ describe.skipIf(missing !== undefined)(
       expect(r.story).toMatch(/contention \(store pg-claim-without-locks\)/);
       expect([...(r.contention?.problems ?? []), ...(r.contention?.errors ?? [])].length).toBeGreaterThan(0);
     }, 30_000);
+
+    it('catches the one-statement claim that takes no lock, under the same competing lanes', async () => {
+      const r = await runPostgresCrashCampaign({
+        variant: 'pg-fast-claim-without-locks',
+        kills: 0,
+        seed: 1,
+        contentionRounds: 20,
+      });
+      expect(r.story).toMatch(/contention \(store pg-fast-claim-without-locks\)/);
+      expect([...(r.contention?.problems ?? []), ...(r.contention?.errors ?? [])].length).toBeGreaterThan(0);
+    }, 30_000);
   },
 );

@@ -12,6 +12,8 @@
  * - A group opens on the rows its store's last COMMIT left (ReadAhead.ts), behind a guarded lock
  *   that checks nobody wrote since, when it has them; else, or when they were stale, it runs on
  *   the locked path: BEGIN and the lock with the reads its commands will ask for (GroupReads.ts).
+ * - A group of one claim or ack goes first as one statement (FastPath.ts): the server takes the
+ *   lock, decides and commits; a `jobcheck_slow` answer sends it on to the paths above.
  * - A connection whose transaction failed is dropped rather than reused.
  */
 import type { Command, Reply } from '../../contract/index.ts';
@@ -23,6 +25,8 @@ import type { GroupReads } from './GroupReads.ts';
 import type { PgPool, PgPoolClient } from './PgPool.ts';
 import type { Prepared } from './Prepared.ts';
 import type { PreparedKey } from './queries.ts';
+import { isSlow } from './FastPath.ts';
+import type { FastCall } from './FastPath.ts';
 import { ReadAheadKeeper, readAheadOf } from './ReadAhead.ts';
 import type { ReadAhead } from './ReadAhead.ts';
 import { StaleReadAhead, Tx, xminOf } from './Tx.ts';
@@ -45,6 +49,8 @@ export interface GroupStore {
   guard(version: string, c: Counters, to: Counters): string;
   /** Steps 1b to 3 of one command, inside the group's transaction. */
   apply(tx: Tx, m: Counters, c: Command): Promise<Reply>;
+  /** The one-statement call of a command alone in its group, or undefined when it takes the other paths. */
+  fast(c: Command): FastCall | undefined;
 }
 
 /** What a store's transactions cost so far (for the benchmark's profile). */
@@ -55,6 +61,9 @@ export interface Traffic {
   readonly heldMs: number;
   readonly readAheadGroups: number;
   readonly staleGroups: number;
+  /** Commands run as one statement (FastPath.ts), and those the server sent on to the other paths. */
+  readonly fastCommands: number;
+  readonly slowCommands: number;
 }
 
 /** What a failed transaction leaves for its group: whether COMMIT was in flight, and a broken connection. */
@@ -74,6 +83,8 @@ export class GroupCommit {
   private groups = 0;
   private commands = 0;
   private heldMs = 0;
+  private fastCommands = 0;
+  private slowCommands = 0;
 
   constructor(
     pool: PgPool,
@@ -104,6 +115,8 @@ export class GroupCommit {
       heldMs: this.heldMs,
       readAheadGroups: this.readAhead.groups,
       staleGroups: this.readAhead.staleGroups,
+      fastCommands: this.fastCommands,
+      slowCommands: this.slowCommands,
     };
   }
 
@@ -118,7 +131,9 @@ export class GroupCommit {
     const outcome: Outcome = { committing: false, broken: undefined };
     let replies: Reply[] | undefined;
     try {
-      const cached = this.readAhead.take();
+      const fast = group.length === 1 ? this.store.fast((group[0] as Queued).command) : undefined;
+      if (fast !== undefined) replies = await this.fastTransaction(client, fast);
+      const cached = replies === undefined ? this.readAhead.take() : undefined;
       if (cached !== undefined) {
         try {
           replies = await this.transaction(client, group, cached, outcome);
@@ -140,6 +155,32 @@ export class GroupCommit {
       faultPoint(FAULT_POINTS.afterCommit);
       q.resolve(replies[i] as Reply);
     });
+  }
+
+  /**
+   * The one statement of a command alone in its group (FastPath.ts), its own transaction: the
+   * reply, or undefined when the server left it to the other paths (nothing was written). The rows
+   * read ahead are dropped: this COMMIT changed the meta row behind them.
+   */
+  private async fastTransaction(client: PgPoolClient, fast: FastCall): Promise<Reply[] | undefined> {
+    if (await this.p.ensure(client)) this.roundTrips += 1;
+    const started = performance.now();
+    this.roundTrips += 1;
+    this.groups += 1;
+    this.commands += 1;
+    let rows: unknown[];
+    try {
+      rows = (await client.query(fast.sql)).rows;
+    } catch (error) {
+      if (!isSlow(error)) throw error;
+      this.slowCommands += 1;
+      return undefined;
+    }
+    this.fastCommands += 1;
+    this.heldMs += performance.now() - started;
+    this.lastClock = fast.now;
+    this.readAhead.keep(undefined);
+    return [fast.reply(rows)];
   }
 
   /**

@@ -1,21 +1,21 @@
 /**
  * The job store on PostgreSQL: the contract of docs/contract.md (the same commands, replies,
- * rejection codes and canonical snapshot as the memory and SQLite stores), with its state in a
- * schema of its own, for workers on many machines. Steps 1b to 3 are the command core (impl/core)
- * driven asynchronously; this file answers its requests with its statements (queries.ts).
+ * rejection codes and canonical snapshot as the memory and SQLite stores), in a schema of its own,
+ * for workers on many machines. Steps 1b to 3 are the command core (impl/core) driven asynchronously.
  *
- * - Commands are totally ordered by the meta row's lock: every transaction takes it `FOR UPDATE`
- *   (READ COMMITTED, set explicitly) before it reads anything, as BEGIN IMMEDIATE does on SQLite.
- * - The commands of one store object that wait form one transaction (GroupCommit.ts); its reads
- *   travel with BEGIN and COMMIT (GroupReads.ts, Prefetch.ts, ReadAhead.ts), its writes wait for
- *   the next message (Tx.ts), its statements run prepared (Prepared.ts).
+ * - One total order: every transaction of every path and process takes the meta row `FOR UPDATE`
+ *   (READ COMMITTED) before it reads anything, and that row holds the clock, the next token and the
+ *   next seq, so tokens and seqs are handed out in the order the lock is granted, on one clock.
+ * - A claim or an ack alone in its group is one statement: the schema's function takes the lock,
+ *   decides and writes on the server (FastPath.ts), so the lock never spans a client's round trip.
+ *   Else, or when the function leaves it, the commands of one store object that wait form one
+ *   transaction (GroupCommit.ts), reads with BEGIN and COMMIT, writes with the next message (Tx.ts).
  * - A claim takes the lowest-seq claimable job `FOR UPDATE`, never `SKIP LOCKED`: the contract
  *   says which job a claim gets, and the `claimable` column is kept under the lock.
- * - The writes of commit, ack and fail are guarded by the delivery's token and owner; a write that
- *   finds no row fails its command with PostgresStoreError `lost_guard` before COMMIT.
+ * - Writes of commit, ack and fail are guarded by the delivery's token and owner (`lost_guard`).
  * - `now` is always the command's own integer; the server's clock is never used.
- * - Fault points (impl/faults.ts): after BEGIN, after the first write, after COMMIT. A killed
- *   client's open transaction is rolled back by the server when its connection drops.
+ * - Fault points (impl/faults.ts): after BEGIN, after the first write (the one-statement path is off
+ *   while either is armed), after COMMIT. A killed client's open transaction is rolled back.
  * - Why it is built so, and what each choice measured: docs/durable-bench.md, "Design notes".
  */
 import type { Command, Config, Reply, Snapshot } from '../../contract/index.ts';
@@ -29,6 +29,9 @@ import type { BalanceRow, Counters, DerivedColumns, EffectRow, Job, JobRow, Meta
 import { GroupCommit } from './GroupCommit.ts';
 import type { Traffic } from './GroupCommit.ts';
 import { GroupReads } from './GroupReads.ts';
+import { fastCallOf, fastPathSql } from './FastPath.ts';
+import type { FastCall } from './FastPath.ts';
+import { FAULT_POINTS, faultArmed } from '../faults.ts';
 import { inline } from './literal.ts';
 import type { PgPool, PgPoolClient } from './PgPool.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';
@@ -59,6 +62,24 @@ function isConnectionFailure(error: unknown): boolean {
   if (typeof code === 'string' && /^(08|57P)/.test(code)) return true;
   return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(error.message);
 }
+
+/** Whether JOBCHECK_FAULT arms a point inside a transaction, which the one-statement path never passes. */
+const FAST_FAULTS_ARMED = faultArmed(FAULT_POINTS.afterBegin) || faultArmed(FAULT_POINTS.afterFirstWrite);
+
+/** The hooks whose override sends every command on the locked path (the fast path repeats their rules on the server). */
+const LOCKED_PATH_HOOKS = [
+  'apply',
+  'run',
+  'answer',
+  'insert',
+  'save',
+  'recordEffect',
+  'write',
+  'read',
+  'beginSql',
+  'claimHeadSql',
+  'readAheadGuard',
+] as const;
 
 /** Whether `name` can be a store's schema (so that no other text reaches SQL as an identifier). Pure. */
 export const isStoreSchema = (name: string): boolean => new RegExp(`^${SCHEMA_PREFIX}[0-9a-f]{16}$`).test(name);
@@ -118,6 +139,8 @@ export class PostgresStore {
           : this.beginSql(commands[0] as Command),
       guard: (version: string, c: Counters, to: Counters): string => this.guardStatement(version, c, to),
       apply: (tx: Tx, m: Counters, c: Command): Promise<Reply> => this.apply(tx, m, c),
+      fast: (c: Command): FastCall | undefined =>
+        this.fastAllowed() ? fastCallOf(c, (command) => this.fastSql(command)) : undefined,
     };
     // Groups open on rows read ahead only when no subclass changed how a transaction opens or
     // reads the claimable head (the broken variants of the lock), which only the locked path runs.
@@ -128,10 +151,15 @@ export class PostgresStore {
   static async create<T extends PostgresStore>(this: PostgresStoreClass<T>, pool: PgPool, config: unknown): Promise<T> {
     const cfg = parseConfig(config);
     const schema = newSchemaName();
-    await build(pool, schema, async (client, q) => {
+    await build(pool, schema, this, async (client, q) => {
       await client.query(q.insertMeta, [SCHEMA_VERSION, ...metaValues(cfg, EMPTY_COUNTERS)]);
     });
     return new this(pool, cfg, schema);
+  }
+
+  /** The fast path's functions in schema `s` (quoted) that a new schema gets (FastPath.ts; a hook for the broken variants). */
+  static fastPathSql(s: string): string {
+    return fastPathSql(s);
   }
 
   /**
@@ -146,7 +174,7 @@ export class PostgresStore {
   ): Promise<T> {
     const s = parseSnapshot(snapshot);
     const schema = newSchemaName();
-    await build(pool, schema, async (client, q) => {
+    await build(pool, schema, this, async (client, q) => {
       const values = ROWS.restoreValues(s, SCHEMA_VERSION);
       for (const row of values.jobs) await client.query(q.insertJob, row);
       await client.query(q.insertMeta, [...values.meta]);
@@ -252,6 +280,30 @@ export class PostgresStore {
   private guardStatement(version: string, c: Counters, to: Counters): string {
     if (!this.guardPrepared) return readAheadGuardSql(this.readAheadGuard(version, c, to));
     return this.p.exec('guard', guardArgs(version, c, to));
+  }
+
+  /**
+   * Whether a claim or an ack alone in its group runs as one statement (FastPath.ts): only while
+   * the store decides as the contract does (no subclass changed a decision or a hook of the
+   * locked path, whose rules the functions repeat) and no fault point inside a transaction is armed.
+   */
+  private fastAllowed(): boolean {
+    this.fastOk ??=
+      !FAST_FAULTS_ARMED &&
+      this.decisions === DECISIONS &&
+      LOCKED_PATH_HOOKS.every((k) => this[k] === PostgresStore.prototype[k]);
+    return this.fastOk;
+  }
+  private fastOk: boolean | undefined;
+
+  /**
+   * The statement of a claim or an ack run alone (FastPath.ts): a call of the schema's function,
+   * prepared (a hook for the broken variants; any other command is never asked for).
+   */
+  protected fastSql(c: Command): string {
+    if (c.type === 'claim') return this.p.exec('fastClaim', [toBytes(c.worker), c.now]);
+    if (c.type === 'ack') return this.p.exec('fastAck', [toBytes(c.worker), c.token, c.now]);
+    throw new Error(`no fast statement for a ${c.type}`);
   }
 
   /** The statement that reads the lowest-seq claimable job, locking it (a hook for the broken variants). */
@@ -469,10 +521,11 @@ export type PostgresStoreClass<T extends PostgresStore = PostgresStore> = new (
   schema: string,
 ) => T;
 
-/** Creates `schema` with the store's tables and fills it, in one transaction. */
+/** Creates `schema` with the store's tables and `Store`'s functions and fills it, in one transaction. */
 async function build(
   pool: PgPool,
   schema: string,
+  Store: PostgresStoreClass,
   fill: (client: PgPoolClient, q: Queries) => Promise<void>,
 ): Promise<void> {
   const client = await pool.connect();
@@ -480,7 +533,8 @@ async function build(
   try {
     await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
     try {
-      await client.query(schemaSql(quoteIdent(schema)));
+      const s = quoteIdent(schema);
+      await client.query(schemaSql(s, (Store as unknown as typeof PostgresStore).fastPathSql(s)));
       await fill(client, queries(quoteIdent(schema)));
       await client.query('COMMIT');
     } catch (error) {

@@ -5,6 +5,7 @@
  * integers go up to 2^53 - 1) and every string `bytea` (strings.ts).
  */
 import type pg from 'pg';
+import { fastPathSql } from './FastPath.ts';
 import { loadPg } from './loadPg.ts';
 import type { PgPool } from './PgPool.ts';
 import { PostgresStoreError } from './PostgresStoreError.ts';
@@ -15,9 +16,10 @@ import { PostgresStoreError } from './PostgresStoreError.ts';
  * that writes anything also writes the meta row, so that the row's version (its xmin) changes,
  * and a store that opens a transaction on rows read behind its last COMMIT can tell that nobody
  * wrote since (PostgresStore.ts). A `/1` writer does not keep it (a commit command wrote no meta
- * row), so the two must not share a schema.
+ * row), so the two must not share a schema. `/3` adds the fast path's functions (FastPath.ts),
+ * which a `/2` schema lacks.
  */
-export const SCHEMA_VERSION = 'jobcheck.postgres/2';
+export const SCHEMA_VERSION = 'jobcheck.postgres/3';
 
 /** The prefix of every store's schema name. */
 export const SCHEMA_PREFIX = 'jobcheck_';
@@ -25,8 +27,8 @@ export const SCHEMA_PREFIX = 'jobcheck_';
 /** Quotes an identifier for SQL text. Pure. */
 export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
-/** The statements that create an empty store's tables and indexes in schema `s` (quoted). */
-export function schemaSql(s: string): string {
+/** The statements that create an empty store's tables, indexes and `functions` (the fast path's, by default) in schema `s` (quoted). */
+export function schemaSql(s: string, functions = fastPathSql(s)): string {
   return `
 CREATE SCHEMA ${s};
 CREATE TABLE ${s}.meta (
@@ -76,7 +78,7 @@ CREATE TABLE ${s}.effects (
   token   bigint NOT NULL,
   PRIMARY KEY (account, key)
 );
-`;
+${functions}`;
 }
 
 /** A bigint column as a JS number; throws beyond the safe-integer range (the contract's limit). */

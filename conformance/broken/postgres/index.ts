@@ -9,6 +9,7 @@ import { PostgresStore } from '../../../impl/postgres/index.ts';
 import { AckOutsideGuard } from './ackOutsideGuard.ts';
 import { ClaimWithoutLocks } from './claimWithoutLocks.ts';
 import { EffectApartFromLedger } from './effectApartFromLedger.ts';
+import { FastClaimWithoutLocks } from './fastClaimWithoutLocks.ts';
 
 /** One PostgreSQL store, correct or broken, by name. */
 export interface PostgresVariant {
@@ -36,10 +37,16 @@ export const POSTGRES_VARIANTS: readonly PostgresVariant[] = [
       'A claim reads the counters and the claimable head without FOR UPDATE, so two at once deliver one job twice.',
     Store: ClaimWithoutLocks,
   },
+  {
+    name: 'pg-fast-claim-without-locks',
+    description:
+      'The one-statement claim does not lock the meta row, so two at once in two processes deliver one job twice.',
+    Store: FastClaimWithoutLocks,
+  },
 ];
 
 /** The variant with this name, or undefined. */
 export const postgresVariant = (name: string): PostgresVariant | undefined =>
   POSTGRES_VARIANTS.find((v) => v.name === name);
 
-export { AckOutsideGuard, ClaimWithoutLocks, EffectApartFromLedger };
+export { AckOutsideGuard, ClaimWithoutLocks, EffectApartFromLedger, FastClaimWithoutLocks };

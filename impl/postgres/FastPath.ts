@@ -1,0 +1,111 @@
+/**
+ * The one-statement path of a claim or an ack (PostgresStore.ts): a function in the store's schema
+ * that takes the meta row's lock, makes the command's decisions and writes, all on the server, in
+ * the statement's own transaction. The lock is held for the server's work and COMMIT alone, never
+ * across a round trip to a client, so stores in many processes queue on it briefly.
+ *
+ * - The order is the locked path's: the function's first statement takes the meta row `FOR
+ *   UPDATE`, and each later one (READ COMMITTED) reads a snapshot taken after the lock was granted,
+ *   so it sees every transaction that held the lock before it and none after: its token and clock
+ *   are the counters that lock guards, as on the locked path (one total order, one clock).
+ * - It decides only what needs no step 2 and no rejection: a `now` below the clock, a job due by
+ *   a `now` that moves the clock, an exhausted token counter, a token nobody holds for that worker,
+ *   or a session not at READ COMMITTED raise `jobcheck_slow`. That rolls the statement back
+ *   (nothing written) and the store runs the command on its locked path, through the core.
+ * - Every write is the core's for that command (impl/core/command.ts: claim, ack, resolve), and it
+ *   writes the meta row, as every writer of layout /3 does (schema.ts).
+ */
+import type { Command, Reply } from '../../contract/index.ts';
+import { TIME_MAX, claimReply } from '../decisions/index.ts';
+import { firstJob } from './queries.ts';
+
+/** The message of a function that left the command to the locked path. */
+const SLOW = 'jobcheck_slow';
+
+/** Whether `error` is a function's `jobcheck_slow`: nothing was written. Pure. */
+export function isSlow(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === 'P0001' && error.message === SLOW;
+}
+
+/** What every fast function checks first, with the meta row `m` locked: the session, the clock, step 2. */
+const opening = (s: string): string => `
+  IF current_setting('transaction_isolation') <> 'read committed' THEN RAISE EXCEPTION '${SLOW}'; END IF;
+  SELECT * INTO m FROM ${s}.meta WHERE id = 1 FOR UPDATE;
+  IF p_now < m.clock THEN RAISE EXCEPTION '${SLOW}'; END IF;
+  IF p_now > m.clock AND EXISTS (SELECT 1 FROM ${s}.jobs WHERE due <= p_now) THEN RAISE EXCEPTION '${SLOW}'; END IF;`;
+
+/** The functions of the fast path in schema `s` (quoted): `fast_claim(worker, now)` and `fast_ack(worker, token, now)`. */
+export function fastPathSql(s: string): string {
+  return `
+CREATE FUNCTION ${s}.fast_claim(p_worker bytea, p_now bigint) RETURNS SETOF ${s}.jobs LANGUAGE plpgsql AS $f$
+DECLARE
+  m ${s}.meta%ROWTYPE;
+  j ${s}.jobs%ROWTYPE;
+  lease bigint;
+BEGIN${opening(s)}
+  IF m.next_token >= ${TIME_MAX} THEN RAISE EXCEPTION '${SLOW}'; END IF;
+  lease := LEAST(p_now + m.lease_ticks, ${TIME_MAX});
+  UPDATE ${s}.jobs SET status = 'running', attempts = attempts + 1, token = m.next_token, owner = p_worker,
+    lease_until = lease, claimable = NULL, due = LEAST(lease, deadline)
+    WHERE seq = (SELECT seq FROM ${s}.jobs WHERE claimable ORDER BY seq LIMIT 1) RETURNING * INTO j;
+  IF NOT FOUND THEN
+    IF p_now > m.clock THEN UPDATE ${s}.meta SET clock = p_now WHERE id = 1; END IF;
+    RETURN;
+  END IF;
+  UPDATE ${s}.meta SET clock = p_now, next_token = m.next_token + 1 WHERE id = 1;
+  RETURN NEXT j;
+END $f$;
+CREATE FUNCTION ${s}.fast_ack(p_worker bytea, p_token bigint, p_now bigint) RETURNS SETOF ${s}.jobs LANGUAGE plpgsql AS $f$
+DECLARE
+  m ${s}.meta%ROWTYPE;
+  j ${s}.jobs%ROWTYPE;
+  h record;
+BEGIN${opening(s)}
+  UPDATE ${s}.jobs SET status = 'done', token = NULL, owner = NULL, lease_until = NULL, claimable = NULL, due = NULL
+    WHERE token = p_token AND owner = p_worker RETURNING * INTO j;
+  IF NOT FOUND THEN RAISE EXCEPTION '${SLOW}'; END IF;
+  SELECT seq, status INTO h FROM ${s}.jobs WHERE account = j.account AND due IS NOT NULL ORDER BY seq LIMIT 1;
+  IF FOUND AND h.status = 'ready' THEN UPDATE ${s}.jobs SET claimable = true WHERE seq = h.seq; END IF;
+  UPDATE ${s}.meta SET clock = p_now, unresolved = m.unresolved - 1 WHERE id = 1;
+  RETURN NEXT j;
+END $f$;
+`;
+}
+
+/** A command the fast path may run: its statement and the reply made from the rows it returns. */
+export interface FastCall {
+  readonly sql: string;
+  readonly now: number;
+  readonly reply: (rows: readonly unknown[]) => Reply;
+}
+
+/**
+ * The fast call of `c` (a claim or an ack), with `statement` making the text of a function's call
+ * (the store's prepared one, or a broken variant's), or undefined for any other command. Pure.
+ */
+export function fastCallOf(c: Command, statement: (c: Command) => string): FastCall | undefined {
+  if (c.type === 'claim')
+    return {
+      sql: statement(c),
+      now: c.now,
+      reply: (rows) => {
+        const job = firstJob(rows);
+        if (job === undefined) return claimReply(null);
+        const { token, leaseUntil } = job;
+        if (token === null || leaseUntil === null)
+          throw new Error(`fast_claim returned job ${job.id} with no delivery`);
+        return claimReply({ id: job.id, token, attempt: job.attempts, leaseUntil, payload: job });
+      },
+    };
+  if (c.type === 'ack')
+    return {
+      sql: statement(c),
+      now: c.now,
+      reply: (rows) => {
+        const job = firstJob(rows);
+        if (job === undefined) throw new Error(`fast_ack returned no job for token ${c.token}`);
+        return { ok: true, type: 'ack', id: job.id };
+      },
+    };
+  return undefined;
+}
