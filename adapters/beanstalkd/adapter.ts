@@ -417,11 +417,23 @@ export class BeanstalkdAdapter implements Adapter {
       // Reserved jobs go back to ready when their connection closes; close those first.
       for (const c of open) await (await c.catch(() => undefined))?.close();
       for (const k of this.jobs.values()) await conn.send(`delete ${k.bsId}`);
+      await drainTube(conn, this.tube);
       await conn.close();
     } catch {
       for (const c of open) await (await c.catch(() => undefined))?.close();
     }
   }
+}
+
+/**
+ * Deletes every job left in `tube` (ready, delayed or buried), whether or not the adapter knew it:
+ * two puts of one id racing each other leave a job no reply named. The tube is the adapter's own.
+ */
+async function drainTube(conn: BeanstalkdConnection, tube: string): Promise<void> {
+  await conn.send(`use ${tube}`);
+  for (const peek of ['peek-ready', 'peek-delayed', 'peek-buried'])
+    for (let found = await conn.send(peek); found.head.startsWith('FOUND '); found = await conn.send(peek))
+      if (!(await conn.send(`delete ${found.head.split(' ')[1]}`)).head.startsWith('DELETED')) break;
 }
 
 /** Where a factory's beanstalkd is, and how a connection says it lost it (BeanstalkdConnection: a socket that failed or closed). */
