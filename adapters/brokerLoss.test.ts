@@ -71,7 +71,6 @@ describe.concurrent('a broker killed mid-profile', () => {
           const address = /^broker lost: \S+ at (\S+):/m.exec(text)?.[1] ?? '(none)';
           expect(text.split('\n').filter((l) => l.includes(address)).length, text).toBe(1);
           expect(text).not.toMatch(/could not be started/);
-          expect(text).not.toMatch(/a divergence no rule decides/);
           const rules = ruleLines(run.out);
           expect(rules.size, text).toBe(RULE_IDS.length);
           const statuses = [...rules.values()];
@@ -83,8 +82,11 @@ describe.concurrent('a broker killed mid-profile', () => {
             statuses.filter((s) => /^(flaky|not reached)/.test(s)),
             text,
           ).toEqual([]);
-          // A departure counted before the loss is the queue's; none is the loss's doing.
-          for (const block of text.split(/\n\n(?=\S)/).filter((b) => b.startsWith('departs on ')))
+          // A departure counted before the loss is the queue's, and so is a divergence no rule decides
+          // (beanstalkd's page lists some): none is the loss's doing.
+          for (const block of text
+            .split(/\n\n(?=\S)/)
+            .filter((b) => b.startsWith('departs on ') || b.startsWith('a divergence no rule decides')))
             expect(block, text).not.toMatch(/broker_lost|ECONNREFUSED|ECONNRESET|connection closed|Unexpected close/);
           expect(run.leftover, text).toEqual([]);
         }),

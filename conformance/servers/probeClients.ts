@@ -254,14 +254,17 @@ async function rabbitClient(url: string, queueType: 'quorum' | 'classic', ms: nu
         );
       }),
     // After a restart a quorum queue answers 0 until its Raft member has replayed its log (its
-    // count is asked of that member, and a member not yet up counts nothing): the first count
-    // above 0 is the recovered one; 0 stands only after 15 s of asking.
+    // count is asked of that member, and a member not yet up counts nothing), and a part of it
+    // while it replays (274 of 301 once): the count is the first above 0 that the next, 500 ms
+    // later, repeats; 0 stands only after 15 s of asking.
     count: async () => {
       const end = Date.now() + 15_000;
+      let last = -1;
       for (;;) {
         const { messageCount } = await channel.checkQueue(QUEUE);
-        if (messageCount > 0 || Date.now() >= end) return messageCount;
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        if ((messageCount > 0 && messageCount === last) || Date.now() >= end) return messageCount;
+        last = messageCount;
+        await new Promise((resolve) => setTimeout(resolve, messageCount > 0 ? 500 : 200));
       }
     },
     close: async () => {
