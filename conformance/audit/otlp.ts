@@ -21,7 +21,7 @@
 import { z } from 'zod';
 import { HISTORY_FORMAT } from '../../contract/history.ts';
 import type { AbsentField } from './absent.ts';
-import { boundedLines, type ReadEvent } from './read.ts';
+import { boundedLines, issueText, jsonOfLine, type ReadEvent } from './read.ts';
 import type { AuditOp } from './types.ts';
 import { HistoryFileError } from './types.ts';
 
@@ -304,25 +304,14 @@ async function readSpans(
   for await (const { text, line } of boundedLines(source, file, MAX_OTLP_LINE_BYTES)) {
     lines = line;
     if (text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new HistoryFileError('not_json', `${file}:${line}: not a JSON value (got ${clip(text)})`, line);
-    }
+    const value = jsonOfLine(text, file, line);
     const read = otlpTraceRequestSchema.safeParse(value);
-    if (!read.success) {
-      const issue = read.error.issues[0];
-      const path = issue?.path ?? [];
-      let at: unknown = value;
-      for (const k of path)
-        at = typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[k] : undefined;
+    if (!read.success)
       throw new HistoryFileError(
         'not_otlp',
-        `${file}:${line}: ${path.length === 0 ? 'the line' : path.map(String).join('.')} ${issue?.message ?? 'is invalid'} (got ${clip(at)}); an OTLP JSON trace request is {"resourceSpans":[{"scopeSpans":[{"spans":[...]}]}]}`,
+        `${file}:${line}: ${issueText(read.error, value)}; an OTLP JSON trace request is {"resourceSpans":[{"scopeSpans":[{"spans":[...]}]}]}`,
         line,
       );
-    }
     for (const rs of read.data.resourceSpans) {
       const resource = attrsOf(rs.resource?.attributes);
       for (const ss of rs.scopeSpans)
@@ -345,11 +334,6 @@ async function readSpans(
   }
   return { spans, lines };
 }
-
-const clip = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-};
 
 /** The fields no operation of `ops` that needs one carries. Pure. */
 function absentFields(ops: readonly AuditOp[]): AbsentField[] {

@@ -16,6 +16,7 @@ import {
   type HistoryLine,
   historyLineSchema,
 } from '../../contract/history.ts';
+import type { z } from 'zod';
 import type { AbsentField } from './absent.ts';
 import type { AuditOp } from './types.ts';
 import { HistoryFileError } from './types.ts';
@@ -89,28 +90,33 @@ const clip = (value: unknown): string => {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 };
 
-/** One line as a HistoryLine, or the error naming what is wrong with it. Pure. */
-export function parseHistoryLine(text: string, file: string, line: number): HistoryLine {
-  let value: unknown;
+/** One line's JSON value, or the error `not_json` naming the line. Pure. */
+export function jsonOfLine(text: string, file: string, line: number): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new HistoryFileError('not_json', `${file}:${line}: not a JSON value (got ${clip(text)})`, line);
   }
-  const read = historyLineSchema.safeParse(value);
-  if (read.success) return read.data;
-  const issue = read.error.issues[0];
+}
+
+/** What a schema's first issue with `value` says: where, what, and the value found there. Pure. */
+export function issueText(error: z.ZodError, value: unknown): string {
+  const issue = error.issues[0];
   const path = issue?.path ?? [];
   let at: unknown = value;
   for (const k of path)
     at = typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[k] : undefined;
   const where = path.length === 0 ? 'the line' : path.map(String).join('.');
   const got = issue?.code === 'unrecognized_keys' ? clip(issue.keys) : clip(at);
-  throw new HistoryFileError(
-    'bad_line',
-    `${file}:${line}: ${where} ${issue?.message ?? 'is invalid'} (got ${got})`,
-    line,
-  );
+  return `${where} ${issue?.message ?? 'is invalid'} (got ${got})`;
+}
+
+/** One line as a HistoryLine, or the error naming what is wrong with it. Pure. */
+export function parseHistoryLine(text: string, file: string, line: number): HistoryLine {
+  const value = jsonOfLine(text, file, line);
+  const read = historyLineSchema.safeParse(value);
+  if (read.success) return read.data;
+  throw new HistoryFileError('bad_line', `${file}:${line}: ${issueText(read.error, value)}`, line);
 }
 
 type JobFields = Omit<AuditOp, 'kind' | 'file' | 'id' | 'outcome' | 'invokedAt' | 'returnedAt' | 'lines'>;
