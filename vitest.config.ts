@@ -61,6 +61,8 @@ export const SLOW_TESTS: readonly string[] = [
   'conformance/isolated/isolated.test.ts',
   // ~23 s: every broken variant of the catalogue through the real command.
   'scripts/catalogue.test.ts',
+  // ~3 s: a throw-away PostgreSQL server started, its folder removed under it, and stopped.
+  'scripts/pg.test.ts',
   // ~22 s: the CI recipes of docs/ci.md run step by step.
   'docs/ci.test.ts',
   // ~19 s: reproduce lines, edited and untouched, each through the real command, a process each.

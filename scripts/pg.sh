@@ -6,8 +6,8 @@
 # JOBCHECK_INSTALL_PACKAGES=1 (scripts/installPackages.sh). Creates a cluster in a new temporary folder (initdb, trust authentication: the
 # server listens on a unix socket in that folder only, no TCP port), starts it with fsync on,
 # creates a database, runs the command with PGHOST (the socket folder), PGDATABASE and PGUSER set,
-# and always stops the server and removes the folder, whatever the command's outcome. The exit
-# status is the command's. initdb refuses to run as root, so as root the cluster belongs to the
+# and always stops the server (by its pid when the folder was removed first) and removes the
+# folder, whatever the command's outcome. The exit status is the command's. initdb refuses to run as root, so as root the cluster belongs to the
 # `postgres` user (else `nobody`) and the server runs as that user.
 set -euo pipefail
 
@@ -55,6 +55,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 cmd_pid=""
+pm_pid=""
 
 # tree_of PID: that process and every process descended from it.
 . "$(dirname "${BASH_SOURCE[0]}")/processTree.sh"
@@ -74,6 +75,13 @@ stop() {
   fi
   if [ -f "$data/postmaster.pid" ]; then
     "${as_user[@]}" "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
+  elif [ -n "$pm_pid" ] && kill -0 "$pm_pid" 2>/dev/null; then
+    # The folder went from under the server (a parent removed it first): pg_ctl cannot find the
+    # server, its pid can. SIGINT is PostgreSQL's fast shutdown; KILL after 10 s.
+    kill -INT "$pm_pid" 2>/dev/null || true
+    local until=$((SECONDS + 10))
+    while kill -0 "$pm_pid" 2>/dev/null && [ "$SECONDS" -lt "$until" ]; do sleep 0.1; done
+    kill -KILL "$pm_pid" 2>/dev/null || true
   fi
   rm -rf "$root"
   exit "$status"
@@ -87,6 +95,7 @@ trap 'exit 143' TERM
 "${as_user[@]}" "$bin/pg_ctl" -D "$data" -l "$root/server.log" -w -t 60 \
   -o "-k $sock -c listen_addresses='' -c fsync=on -c synchronous_commit=on -c max_connections=200" start >/dev/null ||
   { cat "$root/server.log" >&2; exit 2; }
+pm_pid="$(head -n 1 "$data/postmaster.pid")"
 "${as_user[@]}" "$bin/createdb" -h "$sock" -U "$pg_user" jobcheck
 
 echo "pg.sh: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on unix socket $sock (database jobcheck, user $pg_user)" >&2
