@@ -40,8 +40,10 @@ describe.concurrent('a broker killed mid-profile', () => {
           const server = await startServer(q);
           let killed = false;
           let timer: NodeJS.Timeout | undefined;
+          // Ten times the default runs, so that the kill always meets a running profile: at 30 runs a
+          // rule, beanstalkd's whole profile once ended before its kill at 6 s.
           const run = await jobcheck(
-            ['profile', '--module', q.module, '--time-limit', '60s'],
+            ['profile', '--module', q.module, '--runs', '300', '--time-limit', '60s'],
             cleanEnv(server.env),
             // The time limit, and as long again for what a lost broker may hold up: never more.
             120_000,
