@@ -155,9 +155,11 @@ export const SLOW_IN_PAIRS: readonly string[] = [
   // Never at once with postgres.test.ts either: it makes jobcheck_ schemas, which that file counts.
   'conformance/stores/processLanes.test.ts',
   'conformance/fastStepEqualsReference.test.ts',
-  // Kills and restarts of store processes, no timing of replies: here, and the exhaustive
-  // differential exploration in the other lane, so that the two lanes end together.
+  // Kills and restarts of store processes, and reproduce lines each with a generous wall-time
+  // bound: here, and the exhaustive differential exploration in the other lane, so that the two
+  // lanes end together.
   'conformance/crash/crash.test.ts',
+  'cli/reproduce.test.ts',
   'cli/pack.test.ts',
   'cli/install.test.ts',
   'starters/starters.test.ts',
