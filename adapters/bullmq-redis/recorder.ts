@@ -15,13 +15,13 @@
  * A sandboxed processor (a file BullMQ runs in a child) is not wrapped: pass a function.
  * The line writer here is minimal (one file, appended); see HistoryFileWriter.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Job, Processor, Queue, Worker } from 'bullmq';
 import { codeOf } from '../../contract/index.ts';
 import { HISTORY_FORMAT, type HistoryHeader, type HistoryLine } from '../../contract/history.ts';
 import { LOST_LOCK_CODES } from '../bullmq-postgres/finish.ts';
+import { payloadHash as hashOf } from '../historyWriter.ts';
 
 /** Where a recorder's lines go. */
 export interface HistoryLineSink {
@@ -75,11 +75,7 @@ export interface BullmqRecorderOptions {
 const BULLMQ_LOCK_DURATION = 30_000;
 
 /** A payload's hash: the first 16 hex digits of the SHA-256 of its JSON. Pure. */
-export const payloadHash = (data: unknown): string =>
-  createHash('sha256')
-    .update(JSON.stringify(data) ?? 'undefined')
-    .digest('hex')
-    .slice(0, 16);
+export const payloadHash = (data: unknown): string => hashOf(JSON.stringify(data) ?? 'undefined');
 
 /** BullMQ's answer to a finish or extend call as an outcome: a lost lock is `stale_token`. Pure. */
 export function outcomeOf(error: unknown): string {
