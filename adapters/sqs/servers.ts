@@ -16,7 +16,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { tsxEntry } from '../../conformance/isolated/load.ts';
-import { Reaper, killTree, signalTree, treeOf, waitGone } from '../../conformance/servers/processes.ts';
+import { Reaper, killTree, signalTree, stopTree, treeOf, waitGone } from '../../conformance/servers/processes.ts';
 import { SqsAdapterError } from './SqsAdapterError.ts';
 
 /** The emulators the suite starts. */
@@ -40,6 +40,8 @@ const CLOCK_TIMEOUT_MS = 5_000;
 const STOP_GRACE_MS = 2_000;
 /** How long a killed process may take to end. */
 const GONE_MS = 30_000;
+/** How long a SIGSTOP may take to stop every thread of the emulator's tree. */
+const STOP_MS = 5_000;
 const STDERR_KEPT = 4096;
 
 const childMessage = z.discriminatedUnion('type', [
@@ -198,11 +200,16 @@ export class SqsEmulator {
     this.status = 'running';
   }
 
-  /** SIGSTOPs the emulator's tree; with `ms`, SIGCONTs it that much later (or at resume(), whichever comes first). */
+  /** SIGSTOPs the emulator's tree and waits until every thread of it has stopped; with `ms`, SIGCONTs it that much later (or at resume(), whichever comes first). */
   pause(ms?: number): void {
     this.need('running');
-    signalTree([this.current.child.pid as number], 'SIGSTOP');
+    const running = stopTree([this.current.child.pid as number], STOP_MS);
     this.status = 'paused';
+    if (running.length > 0)
+      throw new SqsAdapterError(
+        'emulator_failed',
+        `${this.name}'s processes ${running.join(', ')} did not stop within ${STOP_MS} ms of SIGSTOP`,
+      );
     if (ms !== undefined) this.pauseTimer = setTimeout(() => this.status === 'paused' && this.resume(), ms);
   }
 

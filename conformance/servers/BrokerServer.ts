@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { ServerConfig } from './configurations.ts';
 import { diskFullUnsupported } from './limits.ts';
 import { freePort } from './network.ts';
-import { Reaper, alive, killTree, signalTree, spawnGroup, treeOf, waitGone } from './processes.ts';
+import { Reaper, alive, killTree, signalTree, spawnGroup, stopTree, treeOf, waitGone } from './processes.ts';
 import type { Recipe, ServerPlace } from './recipe.ts';
 import { logTail, run } from './recipe.ts';
 import { recipeOf } from './recipes.ts';
@@ -64,6 +64,8 @@ function hook(): void {
 
 /** How long a process may take to end after SIGKILL (or after a clean stop's signal), ms. */
 const GONE_MS = 30_000;
+/** How long a SIGSTOP may take to stop every thread of the server's tree. */
+const STOP_MS = 5_000;
 const sleepSync = (ms: number): void => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms) as never;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -304,11 +306,16 @@ export class BrokerServer {
     await this.launch();
   }
 
-  /** SIGSTOPs the server's tree; with `ms`, SIGCONTs it that much later (or at resume(), whichever comes first). */
+  /** SIGSTOPs the server's tree and waits until every thread of it has stopped; with `ms`, SIGCONTs it that much later (or at resume(), whichever comes first). */
   pause(ms?: number): void {
     this.need('running');
-    signalTree([this.current?.pid as number], 'SIGSTOP');
+    const running = stopTree([this.current?.pid as number], STOP_MS);
     this.status = 'paused';
+    if (running.length > 0)
+      throw new ServerError(
+        'no_answer',
+        `${this.recipe.program} on 127.0.0.1:${this.place.port}: processes ${running.join(', ')} did not stop within ${STOP_MS} ms of SIGSTOP`,
+      );
     if (ms !== undefined) this.pauseTimer = setTimeout(() => this.status === 'paused' && this.resume(), ms);
   }
 

@@ -1,17 +1,18 @@
 /**
  * The process plumbing under every broker server, on plain `sleep` processes: a kill reaches a
  * child that left the process group for a session of its own, and the Reaper ends what it watches
- * and removes the folder when the process that made it dies by SIGKILL. Also the named
+ * and removes the folder when the process that made it dies by SIGKILL; a stop returns only once
+ * every thread of a busy process has stopped. Also the named
  * configurations: unique names, a sentence each, and a typed error for a name there is not.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasCode } from '../../contract/CodedError.ts';
 import { CONFIGURATIONS, configuration, configurationsOf } from './configurations.ts';
-import { alive, killTree, spawnGroup, treeOf, waitGone } from './processes.ts';
+import { alive, killTree, signalTree, spawnGroup, stopTree, treeOf, waitGone } from './processes.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,6 +34,44 @@ describe('the process tree of a server', () => {
     expect(await waitGone(killed, 5000)).toBe(true);
     expect(alive(tree)).toEqual([]);
     rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('stops every thread of a busy process before stopTree returns, which then writes nothing', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'jobcheck-stop-'));
+    const log = join(folder, 'log');
+    // Busy on its main thread and writing a dot every millisecond; node runs several threads.
+    const child = spawnGroup([process.execPath, '-e', 'setInterval(() => process.stdout.write("."), 1)'], {
+      env: process.env,
+      log,
+    });
+    const pid = child.pid as number;
+    try {
+      for (let i = 0; i < 200 && !existsSync(log); i++) await sleep(10);
+      for (let i = 0; i < 200 && readFileSync(log).length === 0; i++) await sleep(10);
+      for (let round = 0; round < 20; round++) {
+        expect(stopTree([pid], 5000)).toEqual([]);
+        const states = readdirSync(`/proc/${pid}/task`).map((task) => {
+          const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+          return stat.charAt(stat.lastIndexOf(')') + 2);
+        });
+        expect(states.length).toBeGreaterThan(1);
+        expect(
+          states.every((state) => state === 'T'),
+          `thread states ${states.join('')}`,
+        ).toBe(true);
+        const written = readFileSync(log).length;
+        await sleep(30);
+        expect(readFileSync(log).length).toBe(written);
+        signalTree([pid], 'SIGCONT');
+        const resumed = readFileSync(log).length;
+        for (let i = 0; i < 200 && readFileSync(log).length === resumed; i++) await sleep(5);
+        expect(readFileSync(log).length).toBeGreaterThan(resumed);
+      }
+    } finally {
+      killTree([pid]);
+      await waitGone([pid], 5000);
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('is ended, and its folder removed, by the Reaper when the process that started it is SIGKILLed', async () => {

@@ -78,6 +78,41 @@ export function signalTree(leaders: readonly number[], name: NodeJS.Signals): vo
   for (const pid of treeOf(leaders)) signal(pid, name);
 }
 
+/** Whether every thread of `pid` is stopped (or the process is gone): /proc's state `T` or `t`. */
+function stopped(pid: number): boolean {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return true;
+  }
+  return tasks.every((task) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      return 'TtZX'.includes(stat.charAt(stat.lastIndexOf(')') + 2));
+    } catch {
+      return true;
+    }
+  });
+}
+
+const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * SIGSTOPs the trees of `leaders` and waits, synchronously and at most `ms`, until every thread of
+ * every process in them is stopped: a SIGSTOP takes effect when each thread next runs, so a
+ * process may still answer a request sent just after the signal. Returns the pids not stopped in time.
+ */
+export function stopTree(leaders: readonly number[], ms: number): number[] {
+  signalTree(leaders, 'SIGSTOP');
+  const end = Date.now() + ms;
+  for (;;) {
+    const running = treeOf(leaders).filter((pid) => !stopped(pid));
+    if (running.length === 0 || Date.now() >= end) return running;
+    sleepSync(1);
+  }
+}
+
 /** Stops the trees of `leaders`, collects them until no new process appears, then SIGKILLs them. Synchronous; returns the pids killed. */
 export function killTree(leaders: readonly number[]): number[] {
   const seen = new Set<number>();
