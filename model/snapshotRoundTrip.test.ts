@@ -6,7 +6,7 @@
  * (`fromSnapshot` wrapped through vi.mock), and the check given the state must report each break
  * exactly as the check without it does.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ModelState } from './step.ts';
 
 const broken = vi.hoisted(() => ({ restore: undefined as ((s: ModelState) => ModelState) | undefined }));
@@ -21,6 +21,13 @@ vi.mock('./step.ts', async (importOriginal) => {
   };
 });
 
+// The quick part shares a process between files (vitest.config.ts): modules another file loaded
+// are evaluated again here, so that invariants.ts imports the wrapped step.ts, and after it.
+vi.resetModules();
+afterAll(() => {
+  vi.doUnmock('./step.ts');
+  vi.resetModules();
+});
 const { STORE_INVARIANTS } = await import('./invariants.ts');
 const { initialState, step, toSnapshot } = await import('./step.ts');
 
