@@ -15,6 +15,8 @@ import { checkCommand } from './checkCommand.ts';
 import { runCliCaptured } from './runCliCaptured.ts';
 import { defaultProcessParallel } from './target.ts';
 
+/** The workers keep their modules between files (vitest.config.ts): a count above 0 may be an earlier file's. */
+const LEFT = 'implementation processes left running, by this file or an earlier one in its worker';
 const FAKE = fileURLToPath(new URL('../conformance/hostile/peers/fakePeer.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'jobcheck-early-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,7 +50,7 @@ describe('the first process of an --impl check, started before the engine has lo
     expect([run.code, direct]).toEqual([1, 1]);
     expect(starts(early)).toBeGreaterThan(0);
     expect(starts(early)).toBe(starts(plain));
-    expect(livingPeers()).toBe(0);
+    expect(livingPeers(), LEFT).toBe(0);
   });
 
   it('is started only for a check of a program, with flags that read, and not for help', async () => {
@@ -57,7 +59,7 @@ describe('the first process of an --impl check, started before the engine has lo
       startImplementationEarly(argv);
       expect({ argv, taken: takePrestarted(cmd, {}) !== undefined }).toEqual({ argv, taken: false });
     }
-    expect(livingPeers()).toBe(0);
+    expect(livingPeers(), LEFT).toBe(0);
   });
 
   it('is taken only with the scheduling the check asks for, and ended when nobody takes it', async () => {
@@ -71,7 +73,7 @@ describe('the first process of an --impl check, started before the engine has lo
     startImplementationEarly(['--impl', cmd]);
     expect(livingPeers()).toBe(1);
     await endPrestarted();
-    expect(livingPeers()).toBe(0);
+    expect(livingPeers(), LEFT).toBe(0);
   });
 });
 

@@ -74,7 +74,7 @@ describe('the story of a peer that times out', () => {
       deadline: 50,
       now: 0,
     } as const;
-    const run = await runLockstep(config, [{ do: submit }], factory);
+    const run = await runLockstep(config, [{ do: submit }], factory).finally(() => factory.close());
     expect(run.divergence?.kind).toBe('impl_error');
     const impl = renderStory(run)
       .split('\n')
