@@ -16,7 +16,7 @@ import type { LockstepResult } from '../../conformance/lockstep/index.ts';
 import { postgresMissing, postgresRequired } from '../../conformance/postgresEnv.ts';
 import type { ScriptStep } from '../../conformance/lockstep/symbolic.ts';
 import { postgresPool } from '../../impl/postgres/index.ts';
-import { bullmqPostgresFactory } from './adapter.ts';
+import { QuietClient, bullmqPostgresFactory } from './adapter.ts';
 import { BullmqAdapterError } from './BullmqAdapterError.ts';
 import { BULLMQ_VERSION } from './profile.ts';
 import { SCHEMA_PREFIX } from './tables.ts';
@@ -41,6 +41,24 @@ if (missing !== undefined && postgresRequired()) {
 }
 
 describe('the BullMQ adapter before it connects', () => {
+  it("keeps its clients' 'error' quiet after BullMQ's close() removed every listener, and only that one", () => {
+    const client = new QuietClient();
+    const heard: string[] = [];
+    client.on('error', () => heard.push('error'));
+    client.on('notification', () => heard.push('notification'));
+    client.removeAllListeners();
+    expect([client.listenerCount('error'), client.listenerCount('notification')]).toEqual([1, 0]);
+    expect(() =>
+      client.emit('error', new Error('terminating connection due to unexpected postmaster exit')),
+    ).not.toThrow();
+    client.emit('notification', {});
+    expect(heard).toEqual([]);
+    client.on('error', () => heard.push('error'));
+    client.removeAllListeners('error');
+    client.emit('error', new Error('again'));
+    expect([client.listenerCount('error'), heard]).toEqual([1, []]);
+  });
+
   it('refuses a config whose lease BullMQ cannot hold in milliseconds, naming the field and its value', async () => {
     const config = { ...CONFIG, leaseTicks: Number.MAX_SAFE_INTEGER };
     const error = await factory(config).catch((e: unknown) => e);

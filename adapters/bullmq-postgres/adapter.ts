@@ -77,15 +77,26 @@ const reject = (code: RejectionCode, message: string): Rejection => ({ ok: false
 /** A BullMQ finish call (finish.ts): a lost lock is `stale_token`, any other error the adapter's `queue_error`. */
 const finish = finisher((message, cause) => new BullmqAdapterError('queue_error', message, { cause }));
 
+const quiet = (): undefined => undefined;
+
 /**
  * pg's Client, listening for its own 'error': a server lost while BullMQ holds the client checked
  * out (its bootstrap, its migrations) fails the query in flight; the event alone, with no
- * listener, would end the process.
+ * listener, would end the process. BullMQ's close() removes every listener of its LISTEN client
+ * before it ends it, so the quiet one is put back: a server lost during that end must not end us.
  */
-class QuietClient extends pg.Client {
+export class QuietClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     super(config);
-    this.on('error', () => undefined);
+    this.on('error', quiet);
+  }
+
+  override removeAllListeners(event?: string | symbol): this {
+    // EventEmitter reads an explicit `undefined` as an event's name: every listener goes only without one.
+    if (event === undefined) super.removeAllListeners();
+    else super.removeAllListeners(event);
+    if (event === undefined || event === 'error') this.on('error', quiet);
+    return this;
   }
 }
 
