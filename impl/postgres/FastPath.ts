@@ -1,8 +1,8 @@
 /**
- * The one-statement path of a claim or an ack (PostgresStore.ts): a function in the store's schema
- * that takes the meta row's lock, makes the command's decisions and writes, all on the server, in
- * the statement's own transaction. The lock is held for the server's work and COMMIT alone, never
- * across a round trip to a client, so stores in many processes queue on it briefly.
+ * The one-statement path of a claim or an ack (PostgresStore.ts): a procedure in the store's schema
+ * that takes the meta row's lock, makes the command's decisions and writes, all on the server, then
+ * commits and waits for the durability barrier. The lock is held for the server's work alone, never
+ * across a round trip to a client, nor across a WAL flush, so stores in many processes queue on it briefly.
  *
  * - The order is the locked path's: the function's first statement takes the meta row `FOR
  *   UPDATE`, and each later one (READ COMMITTED) reads a snapshot taken after the lock was granted,
@@ -12,12 +12,17 @@
  *   a `now` that moves the clock, an exhausted token counter, a token nobody holds for that worker,
  *   or a session not at READ COMMITTED raise `jobcheck_slow`. That rolls the statement back
  *   (nothing written) and the store runs the command on its locked path, through the core.
+ * - Durable before the reply: the procedure commits asynchronously (the lock goes when the commit
+ *   record is in the WAL buffers), then its barrier, a transaction that writes WAL and commits as
+ *   the server commits, flushes the WAL past that record before CALL answers (PostgresStore.ts).
  * - Every write is the core's for that command (impl/core/command.ts: claim, ack, resolve), and it
- *   writes the meta row, as every writer of layout /3 does (schema.ts).
+ *   writes the meta row, as every writer since layout /3 does (schema.ts).
  */
 import type { Command, Reply } from '../../contract/index.ts';
 import { TIME_MAX, claimReply } from '../decisions/index.ts';
+import { literal } from './literal.ts';
 import { firstJob } from './queries.ts';
+import { toBytes } from './strings.ts';
 
 /** The message of a function that left the command to the locked path. */
 const SLOW = 'jobcheck_slow';
@@ -69,7 +74,71 @@ BEGIN${opening(s)}
   UPDATE ${s}.meta SET clock = p_now, unresolved = m.unresolved - 1 WHERE id = 1;
   RETURN NEXT j;
 END $f$;
-`;
+${callSql(s, 'fast_claim_call', 'p_worker bytea, p_now bigint', 'fast_claim(p_worker, p_now)')}
+${callSql(s, 'fast_ack_call', 'p_worker bytea, p_token bigint, p_now bigint', 'fast_ack(p_worker, p_token, p_now)')}`;
+}
+
+/**
+ * The durability barrier's call: a transactional logical message, a WAL record with nothing to
+ * redo, so that its transaction has an id and wrote WAL, and its COMMIT flushes (an id alone does not).
+ */
+export const BARRIER_CALL = "pg_logical_emit_message(true, 'jobcheck', ''::text)";
+
+/** The barrier as the procedures run it. */
+export const BARRIER = `PERFORM ${BARRIER_CALL};`;
+
+/** The job's columns as the procedures' OUT parameters, named as queries.ts's JOB_COLUMNS name them. */
+const OUT_COLUMNS: readonly (readonly [string, string, string])[] = [
+  ['seq', 'bigint', 'seq'],
+  ['id', 'bytea', 'id'],
+  ['account', 'bytea', 'account'],
+  ['key', 'bytea', 'key'],
+  ['amount', 'bigint', 'amount'],
+  ['deadline', 'bigint', 'deadline'],
+  ['status', 'text', 'status'],
+  ['attempts', 'bigint', 'attempts'],
+  ['token', 'bigint', 'token'],
+  ['owner', 'bytea', 'owner'],
+  ['"leaseUntil"', 'bigint', 'lease_until'],
+  ['"notBefore"', 'bigint', 'not_before'],
+  ['reason', 'text', 'reason'],
+  ['"lastError"', 'bytea', 'last_error'],
+  ['claimable', 'boolean', 'claimable'],
+];
+
+/**
+ * A procedure `name(params, OUT <the job's columns>)` that runs `call` (a fast function) with
+ * synchronous_commit off for its transaction, copies the job it returned (all NULL for none),
+ * commits, and runs the barrier in the transaction CALL commits at its end, as the server commits.
+ */
+function callSql(s: string, name: string, params: string, call: string): string {
+  const outs = OUT_COLUMNS.map(([n, t]) => `OUT ${n} ${t}`).join(', ');
+  const copies = OUT_COLUMNS.map(([n, , c]) => `${n} := j.${c};`).join(' ');
+  return `CREATE PROCEDURE ${s}.${name}(${params}, ${outs}) LANGUAGE plpgsql AS $f$
+DECLARE
+  j ${s}.jobs%ROWTYPE;
+BEGIN
+  PERFORM set_config('synchronous_commit', 'off', true);
+  SELECT * INTO j FROM ${s}.${call};
+  IF FOUND THEN ${copies} END IF;
+  COMMIT;
+  ${BARRIER}
+END $f$;`;
+}
+
+/** The CALL of a fast procedure of schema `s` (quoted) for `c`, a claim or an ack (its OUT parameters given as NULL). Pure. */
+export function fastCallStatement(s: string, c: Command): string {
+  const outs = OUT_COLUMNS.map(() => 'NULL').join(', ');
+  if (c.type === 'claim') return `CALL ${s}.fast_claim_call(${literal(toBytes(c.worker))}, ${literal(c.now)}, ${outs})`;
+  if (c.type === 'ack')
+    return `CALL ${s}.fast_ack_call(${literal(toBytes(c.worker))}, ${literal(c.token)}, ${literal(c.now)}, ${outs})`;
+  throw new Error(`no fast statement for a ${c.type}`);
+}
+
+/** The rows of a fast procedure's CALL: its one row, or none when it returned no job (every column NULL). Pure. */
+export function fastRows(rows: readonly unknown[]): unknown[] {
+  const row = rows[0] as { seq?: unknown } | undefined;
+  return row === undefined || row.seq === null ? [] : [row];
 }
 
 /** A command the fast path may run: its statement and the reply made from the rows it returns. */
