@@ -126,9 +126,12 @@ BEGIN
 END $f$;`;
 }
 
+/** The arguments a CALL gives the procedures' OUT parameters. */
+const OUT_ARGS = OUT_COLUMNS.map(() => 'NULL').join(', ');
+
 /** The CALL of a fast procedure of schema `s` (quoted) for `c`, a claim or an ack (its OUT parameters given as NULL). Pure. */
 export function fastCallStatement(s: string, c: Command): string {
-  const outs = OUT_COLUMNS.map(() => 'NULL').join(', ');
+  const outs = OUT_ARGS;
   if (c.type === 'claim') return `CALL ${s}.fast_claim_call(${literal(toBytes(c.worker))}, ${literal(c.now)}, ${outs})`;
   if (c.type === 'ack')
     return `CALL ${s}.fast_ack_call(${literal(toBytes(c.worker))}, ${literal(c.token)}, ${literal(c.now)}, ${outs})`;
