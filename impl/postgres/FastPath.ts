@@ -164,8 +164,8 @@ export interface FastCall {
 }
 
 /**
- * The fast call of `c` (a claim or an ack), with `statement` making the text of a function's call
- * (the store's prepared one, or a broken variant's), or undefined for any other command. Pure.
+ * The fast call of `c` (a claim or an ack), with `statement` making the text of a procedure's CALL
+ * (the store's, or a broken variant's), or undefined for any other command. Pure.
  */
 export function fastCallOf(c: Command, statement: (c: Command) => string): FastCall | undefined {
   if (c.type === 'claim')
