@@ -57,6 +57,8 @@ export const SLOW_TESTS: readonly string[] = [
   'conformance/crash/pgCrash.test.ts',
   // ~7 s: the lanes campaign with a PostgreSQL store per lane process (three node processes started).
   'conformance/stores/processLanes.test.ts',
+  // ~6 s: a PostgreSQL server of its own killed under lanes of claim + ack: nothing acknowledged is lost.
+  'conformance/crash/pgServerKill.test.ts',
   // ~24 s: modules that stall or end their process, run isolated until SIGTERM ends them.
   'conformance/isolated/isolated.test.ts',
   // ~23 s: every broken variant of the catalogue through the real command.
@@ -176,6 +178,7 @@ export const SLOW_IN_PAIRS: readonly string[] = [
   // Broker servers' starts and restarts: lower bounds on waiting only, never a short timeout.
   'conformance/servers/servers.test.ts',
   'conformance/servers/durability.test.ts',
+  'conformance/crash/pgServerKill.test.ts',
   'adapters/brokerAbsent.test.ts',
 ];
 

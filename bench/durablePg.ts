@@ -565,10 +565,12 @@ export async function postgresSections(say: Say): Promise<void> {
   say("their claims together over the time from the window's opening to the last one's end.");
   say('');
   say('- PostgresStore, one store per worker process: each process a store object over a pool of one connection.');
-  say('  Nothing groups commands across processes: a claim or an ack runs as one statement, a function in the');
-  say("  store's schema that takes the meta row's lock, decides and writes on the server, in its own transaction");
-  say("  (impl/postgres/FastPath.ts), so the lock is held for the server's work and COMMIT, never across a round");
-  say('  trip; a command the function leaves (a clock to advance over due jobs, a rejection) runs on the paths below.');
+  say('  Nothing groups commands across processes: a claim or an ack runs as one CALL of a procedure in the');
+  say("  store's schema that takes the meta row's lock, decides, writes and commits asynchronously on the server");
+  say("  (impl/postgres/FastPath.ts), so the lock is held for the server's work alone, never across a round trip");
+  say('  nor a WAL flush; then, in the same CALL, a durability barrier (a transaction that writes WAL and commits');
+  say('  synchronously) flushes past that commit before the reply, and the barriers of the processes share flushes.');
+  say('  A command the procedure leaves (a clock to advance over due jobs, a rejection) runs on the paths below.');
   say('- pg-boss, one per worker process: each process a PgBoss of one connection (maintenance and scheduling');
   say('  off), looping `fetch(queue)` (one job) + `complete(queue, job)`: two statements, each its own transaction,');
   say('  the fetch with SKIP LOCKED.');
@@ -588,7 +590,8 @@ export async function postgresSections(say: Say): Promise<void> {
     );
   say('- pg-boss, one PgBoss shared by the workers: one PgBoss of as many connections as workers, the same loop.');
   say('');
-  say('Synchronous_commit on for every side (the server default; no session changes it).');
+  say('Synchronous_commit on for every side (the server default), but for the first transaction of a');
+  say("PostgresStore CALL above, whose reply waits for its barrier's flush: every reply is durable on every side.");
   say('');
   const owner = new PgBoss({
     ...bossConnection(),

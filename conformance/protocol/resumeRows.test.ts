@@ -153,6 +153,11 @@ describe.skipIf(pgMissing !== undefined)(
         /invalid_store: .*"b".*claimable column/,
       ],
       ['a meta row whose capacity is 0', 'UPDATE S.meta SET capacity = 0', /invalid_store: .*capacity/],
+      [
+        'the layout before, whose fast path has no procedures',
+        "DROP PROCEDURE S.fast_claim_call; DROP PROCEDURE S.fast_ack_call; UPDATE S.meta SET layout = 'jobcheck.postgres/3'",
+        /schema_mismatch: .*layout "jobcheck\.postgres\/3", not jobcheck\.postgres\//,
+      ],
     ])('answers a hello that resumes a schema holding %s', async (_what, sql, message) => {
       const db = pool as NonNullable<typeof pool>;
       const store = await PostgresStore.create(db, config);

@@ -52,7 +52,9 @@ describe.skipIf(missing !== undefined)(
 
     it('delivers one ready job once when every lane claims it at once, and twice from the fast claim without locks', async () => {
       expect(contentionProblems(await claimContention(lanes.factory(), 3, 8))).toEqual([]);
-      const r = await claimContention(lanes.factory(variant('pg-fast-claim-without-locks')), 3, 8);
+      // Its claims race only while the first one's transaction is open, which ends at an asynchronous
+      // COMMIT (FastPath.ts): about one round in five overlaps there, so it gets 40.
+      const r = await claimContention(lanes.factory(variant('pg-fast-claim-without-locks')), 3, 40);
       expect(r.deliveries.filter((d) => d > 1).length + r.errors.length).toBeGreaterThan(0);
     }, 60_000);
   },

@@ -13,7 +13,7 @@
  *   that checks nobody wrote since, when it has them; else, or when they were stale, it runs on
  *   the locked path: BEGIN and the lock with the reads its commands will ask for (GroupReads.ts).
  * - A group of one claim or ack goes first as one statement (FastPath.ts): the server takes the
- *   lock, decides and commits; a `jobcheck_slow` answer sends it on to the paths above.
+ *   lock, decides, commits and flushes; a `jobcheck_slow` answer sends it on to the paths above.
  * - A connection whose transaction failed is dropped rather than reused.
  */
 import type { Command, Reply } from '../../contract/index.ts';
@@ -25,7 +25,7 @@ import type { GroupReads } from './GroupReads.ts';
 import type { PgPool, PgPoolClient } from './PgPool.ts';
 import type { Prepared } from './Prepared.ts';
 import type { PreparedKey } from './queries.ts';
-import { isSlow } from './FastPath.ts';
+import { fastRows, isSlow } from './FastPath.ts';
 import type { FastCall } from './FastPath.ts';
 import { ReadAheadKeeper, readAheadOf } from './ReadAhead.ts';
 import type { ReadAhead } from './ReadAhead.ts';
@@ -158,7 +158,7 @@ export class GroupCommit {
   }
 
   /**
-   * The one statement of a command alone in its group (FastPath.ts), its own transaction: the
+   * The one statement of a command alone in its group (FastPath.ts), its own transactions: the
    * reply, or undefined when the server left it to the other paths (nothing was written). The rows
    * read ahead are dropped: this COMMIT changed the meta row behind them.
    */
@@ -170,7 +170,7 @@ export class GroupCommit {
     this.commands += 1;
     let rows: unknown[];
     try {
-      rows = (await client.query(fast.sql)).rows;
+      rows = fastRows((await client.query(fast.sql)).rows);
     } catch (error) {
       if (!isSlow(error)) throw error;
       this.slowCommands += 1;

@@ -20,6 +20,9 @@ export interface Queued {
 /** Commands in one group at most (one transaction; its replies wait for its COMMIT). */
 export const GROUP_MAX = 64;
 
+/** The listener a taken connection's `error` event gets: its query fails with the error already. */
+const ignore = (): void => undefined;
+
 /** The queue of one store object, draining one group at a time through `run`. */
 export class GroupQueue {
   private readonly queue: Queued[] = [];
@@ -56,8 +59,14 @@ export class GroupQueue {
           for (const q of this.queue.splice(0)) q.reject(error);
           return;
         }
-        // Taken after the connection came: the commands queued while it did join this group.
-        await this.run(client, this.next());
+        // A server that goes while the connection is taken fails its query: the event is not the process's.
+        client.on?.('error', ignore);
+        try {
+          // Taken after the connection came: the commands queued while it did join this group.
+          await this.run(client, this.next());
+        } finally {
+          client.off?.('error', ignore);
+        }
       }
     } finally {
       this.draining = false;

@@ -21,6 +21,9 @@ export interface PgQueryable {
 /** A connection taken from a pool (pg's `PoolClient`), given back with `release`. */
 export interface PgPoolClient extends PgQueryable {
   release(destroy?: boolean | Error): void;
+  /** The driver's connection emits `error` when the server goes while it is taken (the pool listens only while it idles). */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  off?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** A connection pool (pg's `Pool`). */

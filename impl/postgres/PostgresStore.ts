@@ -6,17 +6,17 @@
  * - One total order: every transaction of every path and process takes the meta row `FOR UPDATE`
  *   (READ COMMITTED) before it reads anything, and that row holds the clock, the next token and the
  *   next seq, so tokens and seqs are handed out in the order the lock is granted, on one clock.
- * - A claim or an ack alone in its group is one statement: the schema's function takes the lock,
- *   decides and writes on the server (FastPath.ts), so the lock never spans a client's round trip.
- *   Else, or when the function leaves it, the commands of one store object that wait form one
- *   transaction (GroupCommit.ts), reads with BEGIN and COMMIT, writes with the next message (Tx.ts).
- * - A claim takes the lowest-seq claimable job `FOR UPDATE`, never `SKIP LOCKED`: the contract
- *   says which job a claim gets, and the `claimable` column is kept under the lock.
- * - Writes of commit, ack and fail are guarded by the delivery's token and owner (`lost_guard`).
- * - `now` is always the command's own integer; the server's clock is never used.
- * - Fault points (impl/faults.ts): after BEGIN, after the first write (the one-statement path is off
- *   while either is armed), after COMMIT. A killed client's open transaction is rolled back.
- * - Why it is built so, and what each choice measured: docs/durable-bench.md, "Design notes".
+ * - A claim or an ack alone in its group is one CALL: the schema's procedure takes the lock, decides,
+ *   writes and commits on the server (FastPath.ts). Else the commands of one store object that wait
+ *   form one transaction (GroupCommit.ts), reads with BEGIN and COMMIT, writes with the next message (Tx.ts).
+ * - Durable before any reply: the CALL commits asynchronously, so the lock is not held across a WAL
+ *   flush, then runs a barrier, a transaction that writes WAL and commits with a flush up to its own
+ *   commit record. WAL is one sequence, and whatever saw a commit committed after it: every reply,
+ *   a snapshot's too (it ends with the barrier), waits for a flush past everything it saw.
+ * - A claim takes the lowest-seq claimable job `FOR UPDATE`, never `SKIP LOCKED`; commit, ack and
+ *   fail write under the delivery's token and owner (`lost_guard`); `now` is the command's own. Fault
+ *   points (impl/faults.ts): after BEGIN, after the first write (no CALL while either is armed), after
+ *   COMMIT. Why it is built so, and what each choice measured: docs/durable-bench.md, "Design notes".
  */
 import type { Command, Config, Reply, Snapshot } from '../../contract/index.ts';
 import { parseCommand, parseConfig, parseSnapshot } from '../../contract/index.ts';
@@ -29,7 +29,7 @@ import type { BalanceRow, Counters, DerivedColumns, EffectRow, Job, JobRow, Meta
 import { GroupCommit } from './GroupCommit.ts';
 import type { Traffic } from './GroupCommit.ts';
 import { GroupReads } from './GroupReads.ts';
-import { fastCallOf, fastPathSql } from './FastPath.ts';
+import { BARRIER_CALL, fastCallOf, fastCallStatement, fastPathSql } from './FastPath.ts';
 import type { FastCall } from './FastPath.ts';
 import { FAULT_POINTS, faultArmed } from '../faults.ts';
 import { inline } from './literal.ts';
@@ -297,13 +297,11 @@ export class PostgresStore {
   private fastOk: boolean | undefined;
 
   /**
-   * The statement of a claim or an ack run alone (FastPath.ts): a call of the schema's function,
-   * prepared (a hook for the broken variants; any other command is never asked for).
+   * The statement of a claim or an ack run alone (FastPath.ts): a CALL of the schema's procedure
+   * (a hook for the broken variants; any other command is never asked for).
    */
   protected fastSql(c: Command): string {
-    if (c.type === 'claim') return this.p.exec('fastClaim', [toBytes(c.worker), c.now]);
-    if (c.type === 'ack') return this.p.exec('fastAck', [toBytes(c.worker), c.token, c.now]);
-    throw new Error(`no fast statement for a ${c.type}`);
+    return fastCallStatement(quoteIdent(this.schema), c);
   }
 
   /** The statement that reads the lowest-seq claimable job, locking it (a hook for the broken variants). */
@@ -485,7 +483,8 @@ export class PostgresStore {
       const jobRows = (await client.query<JobRow<Buffer>>(this.q.allJobs)).rows;
       const balanceRows = (await client.query<BalanceRow<Buffer>>(this.q.allBalances)).rows;
       const effectRows = (await client.query<EffectRow<Buffer>>(this.q.allEffects)).rows;
-      await client.query('COMMIT');
+      // What it read may hold commits not flushed yet (the fast path's): the barrier's flush covers them.
+      await client.query(`COMMIT;\nSELECT ${BARRIER_CALL}`);
       if (meta === undefined) throw new PostgresStoreError('invalid_store', `schema ${this.schema} lost its meta row`);
       return ROWS.snapshot(this.cfg, meta, jobRows, balanceRows, effectRows);
     } catch (error) {

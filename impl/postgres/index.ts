@@ -11,6 +11,7 @@ export type { PostgresStoreClass } from './PostgresStore.ts';
 export type { Queries } from './queries.ts';
 export type { Traffic } from './GroupCommit.ts';
 export { Tx } from './Tx.ts';
+export { BARRIER } from './FastPath.ts';
 export { PostgresStore, isStoreSchema } from './PostgresStore.ts';
 export type { PostgresPoolOptions } from './schema.ts';
 export { SCHEMA_PREFIX, SCHEMA_VERSION, STORE_TYPES, postgresPool, quoteIdent, schemaSql } from './schema.ts';

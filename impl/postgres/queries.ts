@@ -112,9 +112,6 @@ export function preparedTexts(s: string, q: Queries) {
     setBalance: q.setBalance,
     insertEffect: q.insertEffect,
     insertEffectChecked: guardedSqlAt(q.insertEffect, 7),
-    // The one-statement claim and ack (FastPath.ts), each its own transaction.
-    fastClaim: `SELECT ${JOB_COLUMNS} FROM ${s}.fast_claim($1::bytea, $2::bigint)`,
-    fastAck: `SELECT ${JOB_COLUMNS} FROM ${s}.fast_ack($1::bytea, $2::bigint, $3::bigint)`,
   } as const;
 }
 

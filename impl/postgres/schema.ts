@@ -17,9 +17,9 @@ import { PostgresStoreError } from './PostgresStoreError.ts';
  * and a store that opens a transaction on rows read behind its last COMMIT can tell that nobody
  * wrote since (PostgresStore.ts). A `/1` writer does not keep it (a commit command wrote no meta
  * row), so the two must not share a schema. `/3` adds the fast path's functions (FastPath.ts),
- * which a `/2` schema lacks.
+ * which a `/2` schema lacks; `/4` the procedures that call them, commit and flush.
  */
-export const SCHEMA_VERSION = 'jobcheck.postgres/3';
+export const SCHEMA_VERSION = 'jobcheck.postgres/4';
 
 /** The prefix of every store's schema name. */
 export const SCHEMA_PREFIX = 'jobcheck_';

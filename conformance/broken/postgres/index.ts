@@ -7,6 +7,7 @@
 import type { PostgresStoreClass } from '../../../impl/postgres/index.ts';
 import { PostgresStore } from '../../../impl/postgres/index.ts';
 import { AckOutsideGuard } from './ackOutsideGuard.ts';
+import { AsyncWithoutBarrier } from './asyncWithoutBarrier.ts';
 import { ClaimWithoutLocks } from './claimWithoutLocks.ts';
 import { EffectApartFromLedger } from './effectApartFromLedger.ts';
 import { FastClaimWithoutLocks } from './fastClaimWithoutLocks.ts';
@@ -43,10 +44,16 @@ export const POSTGRES_VARIANTS: readonly PostgresVariant[] = [
       'The one-statement claim does not lock the meta row, so two at once in two processes deliver one job twice.',
     Store: FastClaimWithoutLocks,
   },
+  {
+    name: 'pg-async-without-barrier',
+    description:
+      'The one-statement claim and ack commit asynchronously and reply with no flush behind them, so a server crash loses acknowledged ones.',
+    Store: AsyncWithoutBarrier,
+  },
 ];
 
 /** The variant with this name, or undefined. */
 export const postgresVariant = (name: string): PostgresVariant | undefined =>
   POSTGRES_VARIANTS.find((v) => v.name === name);
 
-export { AckOutsideGuard, ClaimWithoutLocks, EffectApartFromLedger, FastClaimWithoutLocks };
+export { AckOutsideGuard, AsyncWithoutBarrier, ClaimWithoutLocks, EffectApartFromLedger, FastClaimWithoutLocks };
