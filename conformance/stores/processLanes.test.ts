@@ -53,9 +53,14 @@ describe.skipIf(missing !== undefined)(
     it('delivers one ready job once when every lane claims it at once, and twice from the fast claim without locks', async () => {
       expect(contentionProblems(await claimContention(lanes.factory(), 3, 8))).toEqual([]);
       // Its claims race only while the first one's transaction is open, which ends at an asynchronous
-      // COMMIT (FastPath.ts): about one round in five overlaps there, so it gets 40.
-      const r = await claimContention(lanes.factory(variant('pg-fast-claim-without-locks')), 3, 40);
-      expect(r.deliveries.filter((d) => d > 1).length + r.errors.length).toBeGreaterThan(0);
-    }, 60_000);
+      // COMMIT (FastPath.ts): about one round in five overlaps there once the lanes are warm, none
+      // in some cold first batches; so batches of 40 rounds, up to 5, until one shows it.
+      let caught = 0;
+      for (let batch = 0; batch < 5 && caught === 0; batch++) {
+        const r = await claimContention(lanes.factory(variant('pg-fast-claim-without-locks')), 3, 40);
+        caught = r.deliveries.filter((d) => d > 1).length + r.errors.length;
+      }
+      expect(caught, 'double deliveries or errors in 5 batches of 40 rounds').toBeGreaterThan(0);
+    }, 120_000);
   },
 );
