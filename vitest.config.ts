@@ -191,9 +191,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       // Two files at a time on CI's two cores: a quick file waits on nothing for more than a few seconds.
-      // No project is isolated: each worker keeps the modules it loaded for the next file, which
-      // saves about a minute of CPU in module loading; a file that mocks a module loads it again
-      // (vi.resetModules), and a file that changes process.env puts it back.
+      // Not isolated: each worker keeps the modules it loaded for the next file, which saves about a
+      // minute of CPU in module loading; a file that mocks a module loads it again (vi.resetModules),
+      // and a file that changes process.env puts it back. The slow lanes stay isolated: one worker
+      // would carry every file's heap to the end of its lane.
       {
         extends: true,
         test: {
@@ -211,7 +212,6 @@ export default defineConfig({
           include: [...SLOW_TESTS],
           exclude: [...NOT_TESTS, ...SLOW_IN_PAIRS],
           maxWorkers: 1,
-          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },
@@ -224,7 +224,6 @@ export default defineConfig({
           include: [...SLOW_IN_PAIRS],
           exclude: NOT_TESTS,
           maxWorkers: 1,
-          isolate: false,
           sequence: { groupOrder: 2 },
         },
       },

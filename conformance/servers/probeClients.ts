@@ -289,7 +289,12 @@ async function postgresClient(env: Readonly<Record<string, string>>, ms: number)
   await client.connect();
   const probe: ProbeClient = {
     setUp: async () => {
-      await client.query('CREATE TABLE probe (i integer PRIMARY KEY, pad text)');
+      // The writes' target must outlive the kill for their loss to be counted: its creation is
+      // flushed whatever the configuration (with synchronous_commit off, a kill within a few hundred
+      // milliseconds lost the table with every write).
+      await client.query(
+        'BEGIN; SET LOCAL synchronous_commit = on; CREATE TABLE probe (i integer PRIMARY KEY, pad text); COMMIT',
+      );
     },
     write: async (i, pad = 0) => {
       await client.query('INSERT INTO probe VALUES ($1, $2)', [i, value(i, pad)]);

@@ -21,7 +21,7 @@ export interface Queued {
 export const GROUP_MAX = 64;
 
 /** The listener a taken connection's `error` event gets: its query fails with the error already. */
-const ignore = (): void => undefined;
+export const ignoreTakenError = (): void => undefined;
 
 /** The queue of one store object, draining one group at a time through `run`. */
 export class GroupQueue {
@@ -60,12 +60,12 @@ export class GroupQueue {
           return;
         }
         // A server that goes while the connection is taken fails its query: the event is not the process's.
-        client.on?.('error', ignore);
+        client.on?.('error', ignoreTakenError);
         try {
           // Taken after the connection came: the commands queued while it did join this group.
           await this.run(client, this.next());
         } finally {
-          client.off?.('error', ignore);
+          client.off?.('error', ignoreTakenError);
         }
       }
     } finally {

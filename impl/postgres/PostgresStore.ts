@@ -27,6 +27,7 @@ import type { Decisions } from '../decisions/index.ts';
 import { configOfMeta, EMPTY_COUNTERS, metaValues } from '../durable/index.ts';
 import type { BalanceRow, Counters, DerivedColumns, EffectRow, Job, JobRow, MetaRow } from '../durable/index.ts';
 import { GroupCommit } from './GroupCommit.ts';
+import { ignoreTakenError } from './GroupQueue.ts';
 import type { Traffic } from './GroupCommit.ts';
 import { GroupReads } from './GroupReads.ts';
 import { BARRIER_CALL, fastCallOf, fastCallStatement, fastPathSql } from './FastPath.ts';
@@ -476,6 +477,8 @@ export class PostgresStore {
   /** The canonical snapshot, read in one REPEATABLE READ transaction: a fresh JSON value (jobs in seq order, accounts and keys sorted). */
   async snapshot(): Promise<Snapshot> {
     const client = await this.pool.connect();
+    // A server that goes while the connection is taken fails its query: the event is not the process's.
+    client.on?.('error', ignoreTakenError);
     let broken: Error | undefined;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -491,6 +494,7 @@ export class PostgresStore {
       broken = error as Error;
       throw error;
     } finally {
+      client.off?.('error', ignoreTakenError);
       client.release(broken);
     }
   }
