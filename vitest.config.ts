@@ -128,6 +128,8 @@ export const SLOW_TESTS: readonly string[] = [
   'adapters/faults.test.ts',
   // ~6 s: a NATS JetStream run recorded and audited, and a stale ack waited out (1 s ack wait) and audited by the command.
   'adapters/nats-jetstream/recorder.test.ts',
+  // ~3 s: a NATS server of its own, paused then killed under an ack in flight.
+  'adapters/nats-jetstream/serverLoss.test.ts',
   // ~1 s: a RabbitMQ run recorded through amqplib channels on a real server, then audited.
   'adapters/rabbitmq/recorder.test.ts',
   // ~1 s: a pg-boss run recorded on a real PostgreSQL (its own schema), then audited.

@@ -285,12 +285,7 @@ export class NatsJetStreamAdapter implements Adapter {
       JSON.stringify({ batch: 1, expires: PULL_WAIT_MS * 1e6 }),
       { noMux: true, timeout: REPLY_TIMEOUT_MS },
     );
-    // A pull whose connection closes is never settled by the client (nor by its timeout): the close ends it.
-    const closed = l.nc.closed().then((error) => {
-      throw new BrokerLostError(natsLoss({ url: this.url }).where(), 'connection closed', { cause: error });
-    });
-    closed.catch(() => undefined); // a close after the pull was answered is no failure of it
-    const msg = await Promise.race([pull, closed]);
+    const msg = await this.untilClosed(l, pull);
     // 404 (no messages) and 408 (request expired): nothing to deliver now.
     if (msg.headers?.code === 404 || msg.headers?.code === 408) return claimReply(null);
     const at = parseAckSubject(msg.reply ?? '');
@@ -321,7 +316,20 @@ export class NatsJetStreamAdapter implements Adapter {
 
   /** Sends an acknowledgement body to a delivery's reply subject and waits for the broker to confirm it. */
   private async settle(l: Lane, d: DeliveryRecord, body: string): Promise<void> {
-    await l.nc.request(d.reply, body, { noMux: true, timeout: REPLY_TIMEOUT_MS });
+    await this.untilClosed(l, l.nc.request(d.reply, body, { noMux: true, timeout: REPLY_TIMEOUT_MS }));
+  }
+
+  /**
+   * `request` (a `noMux` request of lane `l`), or a BrokerLostError when the lane's connection closes
+   * first: nats.js settles such a request neither at the close nor at its own timeout (a pull or an
+   * ack in flight when the server was killed waited for ever).
+   */
+  private untilClosed<T>(l: Lane, request: Promise<T>): Promise<T> {
+    const closed = l.nc.closed().then((error) => {
+      throw new BrokerLostError(natsLoss({ url: this.url }).where(), 'connection closed', { cause: error });
+    });
+    closed.catch(() => undefined); // a close after the request was answered is no failure of it
+    return Promise.race([request, closed]);
   }
 
   private commit(c: CommitCommand): Reply {
