@@ -151,7 +151,6 @@ export const SLOW_TESTS: readonly string[] = [
 export const SLOW_IN_PAIRS: readonly string[] = [
   'docs/docs.test.ts',
   'scripts/catalogue.test.ts',
-  'conformance/stores/sqlite.test.ts',
   'conformance/broken/decisionBugs.test.ts',
   'conformance/stores/postgres.test.ts',
   // Beside postgres.test.ts, never at once with it: both read the server's jobcheck_ schemas.
