@@ -109,6 +109,8 @@ export function stopTree(leaders: readonly number[], ms: number): number[] {
   for (;;) {
     const running = treeOf(leaders).filter((pid) => !stopped(pid));
     if (running.length === 0 || Date.now() >= end) return running;
+    // A process forked after the first signals gets one too.
+    for (const pid of running) signal(pid, 'SIGSTOP');
     sleepSync(1);
   }
 }
