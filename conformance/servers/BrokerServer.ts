@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { ServerConfig } from './configurations.ts';
 import { diskFullUnsupported } from './limits.ts';
 import { freePort } from './network.ts';
-import { Reaper, alive, killTree, signalTree, spawnGroup, stopTree, treeOf, waitGone } from './processes.ts';
+import { Reaper, alive, killTree, signalTree, sleepSync, spawnGroup, stopTree, treeOf, waitGone } from './processes.ts';
 import type { Recipe, ServerPlace } from './recipe.ts';
 import { logTail, run } from './recipe.ts';
 import { recipeOf } from './recipes.ts';
@@ -66,7 +66,6 @@ function hook(): void {
 const GONE_MS = 30_000;
 /** How long a SIGSTOP may take to stop every thread of the server's tree. */
 const STOP_MS = 5_000;
-const sleepSync = (ms: number): void => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms) as never;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A server the harness controls; see the top of the file. Start one with `BrokerServer.start`. */

@@ -96,7 +96,8 @@ function stopped(pid: number): boolean {
   });
 }
 
-const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+/** Blocks this thread for `ms` (no event loop turn): for synchronous waits on other processes. */
+export const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
  * SIGSTOPs the trees of `leaders` and waits, synchronously and at most `ms`, until every thread of
