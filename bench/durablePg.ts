@@ -22,7 +22,7 @@ import { PgBoss } from 'pg-boss';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PostgresStore, STORE_TYPES, postgresPool, quoteIdent } from '../impl/postgres/index.ts';
@@ -41,6 +41,8 @@ const WORKERS: readonly number[] = (process.env['JOBCHECK_BENCH_PG_WORKERS'] ?? 
 const ONLY_CLAIMS = process.env['JOBCHECK_BENCH_PG_ONLY'] === 'claims';
 const REPS = Number(process.env['JOBCHECK_BENCH_PG_REPS'] ?? (QUICK ? 1 : 3));
 const WINDOW_MS = QUICK ? 500 : 2000;
+/** Claims each worker process settles before the window opens (bench/durablePgWorker.ts). */
+const WARM = QUICK ? 20 : 300;
 /** Rows put in front of each scaling point; more than any of them claims in its window. */
 const PREFILL = QUICK ? 2_000 : 20_000;
 
@@ -306,6 +308,8 @@ interface WorkerEnd {
   readonly startedAt: number;
   readonly endedAt: number;
   readonly traffic: Counters | null;
+  readonly trafficBefore: Counters | null;
+  readonly cpuUs: number;
 }
 
 /**
@@ -317,7 +321,7 @@ interface WorkerEnd {
 async function processClaims(
   workers: number,
   start: (w: number) => Record<string, unknown>,
-): Promise<{ rate: number; ends: WorkerEnd[]; wallMs: number }> {
+): Promise<{ rate: number; ends: WorkerEnd[]; wallMs: number; cpuPerClaim: number }> {
   const file = fileURLToPath(new URL('./durablePgWorker.ts', import.meta.url));
   const children = Array.from({ length: workers }, () =>
     spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['pipe', 'pipe', 'inherit'] }),
@@ -340,7 +344,8 @@ async function processClaims(
     const ends = (await Promise.all(said.map((next) => next()))) as WorkerEnd[];
     const wallMs = Math.max(...ends.map((e) => e.endedAt)) - opened;
     const claims = ends.reduce((n, e) => n + e.claims, 0);
-    return { rate: claims / (wallMs / 1000), ends, wallMs };
+    const cpuUs = ends.reduce((n, e) => n + e.cpuUs, 0);
+    return { rate: claims / (wallMs / 1000), ends, wallMs, cpuPerClaim: cpuUs / Math.max(1, claims) };
   } finally {
     for (const child of children) {
       child.stdin.end();
@@ -349,20 +354,33 @@ async function processClaims(
   }
 }
 
+/** The worker processes' CPU µs per claim at each point, by contender and worker count (the repetitions in order). */
+const processCpu = { procs: new Map<number, number[]>(), bossProcs: new Map<number, number[]>() };
+const noteCpu = (kind: keyof typeof processCpu, workers: number, perClaim: number): void => {
+  processCpu[kind].set(workers, [...(processCpu[kind].get(workers) ?? []), perClaim]);
+};
+
 /** One store per worker process, on a pre-filled schema. */
 async function procsClaims(workers: number): Promise<number> {
   const admin = postgresPool('', { max: 1, applicationName: 'jobcheck-bench' }) as pg.Pool;
   const schema = await fillStore(admin, PREFILL, true);
   try {
-    const { rate, ends, wallMs } = await processClaims(workers, (w) => ({ kind: 'store', schema, worker: `w${w}` }));
+    const { rate, ends, wallMs, cpuPerClaim } = await processClaims(workers, (w) => ({
+      kind: 'store',
+      schema,
+      worker: `w${w}`,
+      warm: WARM,
+    }));
+    noteCpu('procs', workers, cpuPerClaim);
     const after = ends.flatMap((e) => (e.traffic === null ? [] : [e.traffic]));
+    const before = ends.flatMap((e) => (e.trafficBefore === null ? [] : [e.trafficBefore]));
     traffic.procs.push(
       trafficOf(
         workers,
         ends.reduce((n, e) => n + e.claims, 0),
         wallMs,
         after,
-        [],
+        before,
       ),
     );
     return rate;
@@ -399,7 +417,14 @@ async function bossQueue(owner: PgBoss, queue: string): Promise<void> {
 async function bossProcsClaims(owner: PgBoss, queue: string, workers: number): Promise<number> {
   await bossQueue(owner, queue);
   try {
-    return (await processClaims(workers, (w) => ({ kind: 'boss', queue, worker: `w${w}` }))).rate;
+    const { rate, cpuPerClaim } = await processClaims(workers, (w) => ({
+      kind: 'boss',
+      queue,
+      worker: `w${w}`,
+      warm: WARM,
+    }));
+    noteCpu('bossProcs', workers, cpuPerClaim);
+    return rate;
   } finally {
     await owner.deleteQueue(queue);
   }
@@ -561,8 +586,9 @@ export async function postgresSections(say: Say): Promise<void> {
   say('prints the table and writes no page).');
   say('');
   say('**A process per worker** (what workers on many machines run): each worker is an OS process of its own');
-  say('(bench/durablePgWorker.ts), started and connected before the window, which opens for all at once; the rate is');
-  say("their claims together over the time from the window's opening to the last one's end.");
+  say(`(bench/durablePgWorker.ts), started, connected and warmed up before the window (each settles ${WARM} claims`);
+  say("first), which opens for all at once; the rate is their claims together over the time from the window's");
+  say("opening to the last one's end.");
   say('');
   say('- PostgresStore, one store per worker process: each process a store object over a pool of one connection.');
   say('  Nothing groups commands across processes: a claim or an ack runs as one CALL of a procedure in the');
@@ -662,6 +688,18 @@ export async function postgresSections(say: Say): Promise<void> {
       ['PostgresStore a process per worker / pg-boss shared', 'procs', 'boss'],
     ],
   );
+  const cpuCell = (kind: keyof typeof processCpu, w: number): string => {
+    const each = processCpu[kind].get(w) ?? [];
+    return `${Math.round(median(each))} (${each.map(Math.round).join(', ')})`;
+  };
+  say(
+    `The worker processes' CPU per claim (user + system time of every worker process over the window, over the claims they settled), µs, on a machine of ${availableParallelism()} cores that runs the server too:`,
+  );
+  say('');
+  say(`| workers | ${names.procs} | ${names.bossProcs} |`);
+  say('| --- | --- | --- |');
+  for (const w of WORKERS) say(`| ${w} | ${cpuCell('procs', w)} | ${cpuCell('bossProcs', w)} |`);
+  say('');
   say('One process, shared:');
   say('');
   table(
