@@ -1,6 +1,13 @@
-// npm run build (and prepack): compiles the package to dist/ (tsconfig.build.json) from a clean
-// folder, so that no file of an earlier build is packed, then copies the files the code reads at
-// run time beside the code that reads them (model/fixtures.ts reads model/fixtures/*.json).
+// npm run build: compiles the package to dist/ (tsconfig.build.json) from a clean folder, so that
+// no file of an earlier build is packed, then copies the files the code reads at run time beside
+// the code that reads them (model/fixtures.ts reads model/fixtures/*.json), and lists what it
+// wrote (dist/.files: each file's path and size).
+//
+// `--reuse` (the `prepack` script) keeps dist/ when it is such a build of exactly the sources there
+// are now and holds exactly the files that build listed, same sizes; anything else is built again
+// from a clean folder. npm packs a git install right after its `prepare` built dist/, so the
+// package is compiled once, not twice, and `npm pack` in a built checkout does not remove the dist/
+// that a running `jobcheck` may be loading.
 //
 // `--if-changed` (the `prepare` script) skips the build when dist/ was built from exactly the
 // sources there are now. npm runs `prepare` when it installs the package from git (twice: once
@@ -12,7 +19,7 @@
 // the same test to tell a release's committed dist/ from none.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +50,31 @@ export function sourcesHash() {
   return hash.digest('hex');
 }
 
+/** What `dist` holds: each file's path from it and size, a line each, sorted; the listing itself aside. */
+export function distListing(dist) {
+  const lines = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(dist, dir), { withFileTypes: true })) {
+      const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (path !== '.files') lines.push(`${path} ${statSync(join(dist, path)).size}`);
+    }
+  };
+  walk('');
+  return `${lines.sort().join('\n')}\n`;
+}
+
+/** Whether `dist` is a build of the sources hashed `hash` as that build left it (its stamp and its listing). */
+export function reusable(dist, hash) {
+  const at = (name) => join(dist, name);
+  return (
+    existsSync(at('.sources-hash')) &&
+    readFileSync(at('.sources-hash'), 'utf8') === hash &&
+    existsSync(at('.files')) &&
+    readFileSync(at('.files'), 'utf8') === distListing(dist)
+  );
+}
+
 /** Whether dist/ was built from exactly the sources there are now. */
 export const distIsCurrent = () => existsSync(stamp) && readFileSync(stamp, 'utf8') === sourcesHash();
 
@@ -60,6 +92,10 @@ function build() {
     console.log('dist/ is current: not rebuilt');
     process.exit(0);
   }
+  if (process.argv.includes('--reuse') && reusable(join(root, 'dist'), hash)) {
+    console.log('dist/ is current and as its build left it: not rebuilt');
+    process.exit(0);
+  }
   rmSync(join(root, 'dist'), { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
@@ -74,4 +110,5 @@ function build() {
   });
   if (lab.status !== 0) process.exit(lab.status ?? 1);
   writeFileSync(stamp, hash);
+  writeFileSync(join(root, 'dist', '.files'), distListing(join(root, 'dist')));
 }
