@@ -37,7 +37,7 @@ export const SLOW_TESTS: readonly string[] = [
   // and on campaigns (the M scope, 43 s more, runs in npm run bench:step).
   'conformance/fastStepEqualsReference.test.ts',
   // ~25 s: regenerates every generated page and runs the commands the chapters quote. It waits on
-  // nothing, yet runs in the `slow` lane: the other lane's files took about 55 s more (CI runs).
+  // nothing, yet runs in the `slow` lane, so that both lanes end together.
   'docs/docs.test.ts',
   // ~33 s: five racy Python stores caught over jobcheck/2, each a concurrent campaign.
   'examples/python/racy.test.ts',

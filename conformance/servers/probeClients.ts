@@ -258,12 +258,11 @@ async function rabbitClient(url: string, queueType: 'quorum' | 'classic', ms: nu
     },
     write: (i, pad = 0) => write(Buffer.from(value(i, pad))),
     // After a restart a quorum queue answers 0 until its Raft member has replayed its log, and a
-    // part of it while it replays (274 of 301 once; 285 of 300 twice, 500 ms apart, on a loaded
-    // machine). So a quorum count first writes a marker and waits for its confirm: the queue
-    // confirms a publish once it has applied it, and it applies its log in order, so every write
-    // before the marker is counted then. The count leaves out this client's markers. A classic
-    // queue answers from its index at once: the first count above 0 that the next, 500 ms later,
-    // repeats; 0 stands only after 15 s of asking (both kinds).
+    // part of it while it replays, a part that can stand still for over 500 ms on a loaded machine.
+    // So a quorum count first writes a marker and waits for its confirm: the queue confirms a
+    // publish once it has applied it, and it applies its log in order, so every write before the
+    // marker is counted then. The count leaves out this client's markers. Then, for both kinds, the
+    // count is the first above 0 that the next, 500 ms later, repeats; 0 stands only after 15 s.
     count: async () => {
       if (queueType === 'quorum') {
         await write(Buffer.from('marker'));
