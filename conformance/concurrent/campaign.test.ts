@@ -48,7 +48,8 @@ describe('runConcurrentCampaign', () => {
         expect(caught.story).toMatch(/The longest order found: #|No request can come first:/);
         expect(caught.story).toContain("The model's replies in the closest order");
         expect(caught.story).toContain(`seed: ${SEED}  path: ${caught.path}`);
-        // Shrinking never grows the run, and the witness names a request of it.
+        // The run told is the smallest failing run (never more requests than the first: shrinking
+        // alone may add some), and the witness names a request of it.
         expect(requestsOf(caught)).toBeLessThanOrEqual(caught.firstFailureRequests ?? 0);
         const ids = new Set(caught.failure?.run?.history.operations.map((o) => o.id));
         expect((caught.failure?.witness?.stuck ?? []).length).toBeGreaterThan(0);

@@ -2,8 +2,9 @@
  * Concurrent campaigns: fast-check generates concurrent scenarios (generate.ts), each runs against
  * a fresh implementation with competing workers (run.ts), and each recorded history is checked
  * for linearizability against the job model (linearizability.ts, jobModel.ts). The first history
- * no order explains is shrunk by fast-check (fewer rounds, fewer requests, fewer workers) and
- * told as a story (story.ts).
+ * no order explains is shrunk by fast-check, and the failing run with the fewest requests that
+ * shrinking went through (the latest of equals) is told as a story (story.ts), with its own path:
+ * fast-check's order of values can take a step to a scenario with more requests.
  *
  * In-process adapters that accept await points (inProcess.ts, SchedulableFactory) run under
  * `fc.scheduler()`: the interleaving is chosen by the property's own randomness, so the seed and
@@ -195,6 +196,10 @@ interface Tally {
   excusedRuns: number;
   firstUnknown: ConcurrentCampaignResult['firstUnknown'];
   lastFailure: ConcurrentFailure | null;
+  /** Failing runs so far: the first, then one for each shrinking step fast-check took (a path segment each). */
+  failures: number;
+  /** The failing run with the fewest requests (the latest of equals), and its place among them. */
+  smallest: { readonly failure: ConcurrentFailure; readonly index: number; readonly requests: number } | null;
   firstFailureRequests: number | null;
   /** When the first failing run ended, in ms from the campaign's start (null: none failed). */
   firstFailureMs: number | null;
@@ -221,6 +226,8 @@ export async function runConcurrentCampaign(options: ConcurrentCampaignOptions):
     excusedRuns: 0,
     firstUnknown: null,
     lastFailure: null,
+    failures: 0,
+    smallest: null,
     firstFailureRequests: null,
     firstFailureMs: null,
     overlap: NO_OVERLAP,
@@ -342,6 +349,12 @@ async function judged(
       tally.failedOnce = true;
       // fast-check's final counterexample is the last value that failed, so this ends up holding it.
       tally.lastFailure = e.failure;
+      {
+        const requests = requestCount(scenario.rounds);
+        if (tally.smallest === null || requests <= tally.smallest.requests)
+          tally.smallest = { failure: e.failure, index: tally.failures, requests };
+        tally.failures += 1;
+      }
       return false;
   }
 }
@@ -464,11 +477,33 @@ async function checkHistory(settings: Settings, scenario: ConcurrentScenario, ru
   }
 }
 
+/**
+ * The failing run to tell when fast-check reported a counterexample: the smallest of the failing
+ * runs (Tally.smallest), with its path, the first segments of the counterexample's (the run's
+ * index, or the path asked for, then one segment a shrinking step). Null for a fixed scenario, for
+ * no counterexample, and when the segments do not count the failing runs (then the last is told).
+ */
+function toldFailure(
+  settings: Settings,
+  tally: Tally,
+  details: fc.RunDetails<unknown> | null,
+): { failure: ConcurrentFailure; path: string; shrinks: number } | null {
+  const full = details?.failed === true ? details.counterexamplePath : null;
+  if (settings.options.scenario !== undefined || full === null || full === undefined || tally.smallest === null)
+    return null;
+  const segments = full.split(':');
+  const base = settings.pathAsked === undefined ? 1 : settings.pathAsked.split(':').length;
+  if (segments.length !== base + tally.failures - 1) return null;
+  const { failure, index } = tally.smallest;
+  return { failure, path: segments.slice(0, base + index).join(':'), shrinks: index };
+}
+
 /** The campaign's result from what the runs found and what fast-check reported. */
 function resultOf(settings: Settings, tally: Tally, details: fc.RunDetails<unknown> | null): ConcurrentCampaignResult {
   const { options, seed, comparison } = settings;
   const { overlap, unknownRuns, runs } = tally;
-  const failure = tally.lastFailure;
+  const told = toldFailure(settings, tally, details);
+  const failure = told?.failure ?? tally.lastFailure;
   const stoppedByTimeLimit = tally.interrupted || details?.interrupted === true;
   const common = {
     adapter: tally.adapterName,
@@ -493,9 +528,11 @@ function resultOf(settings: Settings, tally: Tally, details: fc.RunDetails<unkno
     const path =
       fixed !== undefined
         ? null
-        : details?.failed === true && details.counterexamplePath !== null
-          ? details.counterexamplePath
-          : (options.path ?? null);
+        : told !== null
+          ? told.path
+          : details?.failed === true && details.counterexamplePath !== null
+            ? details.counterexamplePath
+            : (options.path ?? null);
     const story = renderConcurrentStory(failure, {
       adapter: tally.adapterName,
       workers: options.workers,
@@ -508,7 +545,7 @@ function resultOf(settings: Settings, tally: Tally, details: fc.RunDetails<unkno
       ...common,
       verdict: 'failed',
       path,
-      shrinks: details?.numShrinks ?? 0,
+      shrinks: told?.shrinks ?? details?.numShrinks ?? 0,
       failure,
       story,
       notExercised: null,
