@@ -341,21 +341,20 @@ async function judged(
         tally.firstUnknown ??= { scenario, run: e.run, reason: e.reason };
       }
       return true; // undecided: not a failure to shrink, and counted so that it is never a pass
-    case 'failed':
+    case 'failed': {
+      const requests = requestCount(scenario.rounds);
       if (!tally.failedOnce) {
-        tally.firstFailureRequests = requestCount(scenario.rounds);
+        tally.firstFailureRequests = requests;
         tally.firstFailureMs = performance.now() - settings.started;
       }
       tally.failedOnce = true;
       // fast-check's final counterexample is the last value that failed, so this ends up holding it.
       tally.lastFailure = e.failure;
-      {
-        const requests = requestCount(scenario.rounds);
-        if (tally.smallest === null || requests <= tally.smallest.requests)
-          tally.smallest = { failure: e.failure, index: tally.failures, requests };
-        tally.failures += 1;
-      }
+      if (tally.smallest === null || requests <= tally.smallest.requests)
+        tally.smallest = { failure: e.failure, index: tally.failures, requests };
+      tally.failures += 1;
       return false;
+    }
   }
 }
 

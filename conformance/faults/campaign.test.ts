@@ -5,9 +5,8 @@
  * request once the fault has ended is `unknown`, never `holds`, even when its final snapshot is
  * one some order of the model explains (its requests are indefinite and may not have happened).
  */
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { Adapter } from '../adapter.ts';
